@@ -1,0 +1,44 @@
+"""Turning user-facing errors into one clear line and exit code 2."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import NoReturn
+
+import click
+
+from knowmeter.errors import InputError
+
+
+EXIT_OK = 0
+EXIT_GATE = 1
+EXIT_INPUT = 2
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``knowmeter: error: <message>`` to stderr and exit 2."""
+    click.echo(f"knowmeter: error: {message}", err=True)
+    sys.exit(EXIT_INPUT)
+
+
+@contextmanager
+def input_errors() -> Iterator[None]:
+    """Turn ``InputError`` (and the library's other user errors) into one line + exit 2."""
+    try:
+        yield
+    except InputError as exc:
+        fail(str(exc))
+
+
+def guarded(fn: Callable[..., None]) -> Callable[..., None]:
+    """Decorator form of ``input_errors`` for click command callbacks."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: object, **kwargs: object) -> None:
+        with input_errors():
+            fn(*args, **kwargs)
+
+    return wrapper

@@ -1,0 +1,140 @@
+"""The executor protocol: how knowmeter asks an agent to answer one task."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from knowmeter.traces import Trace
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token usage; ``None`` means the executor did not report it (unknown, not zero)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_creation_tokens: int | None = None
+
+    def to_dict(self) -> dict[str, int | None]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_creation_tokens": self.cache_creation_tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> Usage:
+        d = d or {}
+        return cls(d.get("input_tokens"), d.get("output_tokens"), d.get("cache_read_tokens"),
+                   d.get("cache_creation_tokens"))
+
+
+@dataclass(slots=True)
+class SkillInstall:
+    """A skill to install into the task's workspace (``.claude/skills/<name>/``) instead of, or
+    as well as, passing its text as the system prompt."""
+
+    name: str
+    source_dir: Path | None  # a directory skill's folder; None for a single-file skill
+    text: str  # the SKILL.md (or .md file) text
+
+
+@dataclass(slots=True)
+class ExecRequest:
+    """One task for an executor.
+
+    ``system`` is the variant's artifact text (None for the baseline). ``workspace`` is the
+    directory the agent works in — a per-task copy when the runner isolates tasks. ``prompt``
+    already includes the sample's context.
+    """
+
+    task_id: str
+    sample_id: str
+    prompt: str
+    system: str | None
+    model: str | None = None
+    workspace: Path | None = None
+    skill: SkillInstall | None = None
+    timeout_s: float | None = None
+    max_cost_usd: float | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ExecResult:
+    """What an executor returns for one task.
+
+    ``cost_usd`` is None when the executor did not report a cost: unknown, never a fake 0.
+    ``error`` is set when the run failed; ``output`` may still hold partial text.
+    """
+
+    output: str
+    trace: Trace
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+    latency_ms: float | None = None
+    duration_api_ms: float | None = None
+    num_turns: int | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "output": self.output,
+            "usage": self.usage.to_dict(),
+            "cost_usd": self.cost_usd,
+            "latency_ms": self.latency_ms,
+            "duration_api_ms": self.duration_api_ms,
+            "num_turns": self.num_turns,
+            "error": self.error,
+            "trace": self.trace.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ExecResult:
+        from knowmeter.traces import trace_from_dict
+
+        return cls(
+            output=d.get("output", ""),
+            trace=trace_from_dict(d.get("trace") or {}),
+            usage=Usage.from_dict(d.get("usage")),
+            cost_usd=d.get("cost_usd"),
+            latency_ms=d.get("latency_ms"),
+            duration_api_ms=d.get("duration_api_ms"),
+            num_turns=d.get("num_turns"),
+            error=d.get("error"),
+        )
+
+
+class ExecutorError(Exception):
+    """Raised by an executor for a failure worth retrying (a crash, a timeout, an API error)."""
+
+
+class ExecutorUnavailable(Exception):
+    """The executor cannot run here at all (CLI or SDK missing); the message is the install hint."""
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """An agent under test (or a judge). Implementations are async and must not block the loop."""
+
+    #: registry name, e.g. ``offline``, ``script``, ``claude``
+    name: str
+    #: True for agents that are not LLMs (reports label them)
+    non_llm: bool
+
+    def identity(self) -> str:
+        """A string that changes whenever the executor would answer differently for the same
+        request (command line, version, options). Part of the response-cache key."""
+        ...
+
+    async def run(self, request: ExecRequest) -> ExecResult:
+        """Run one task. Raise ``ExecutorError`` for retryable failures."""
+        ...
