@@ -1,0 +1,175 @@
+"""Loading sample files (omk JSON / YAML, JSONL) with one-line errors for bad input."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from knowmeter.errors import InputError
+from knowmeter.samples._model import Sample
+
+WATERMARK_WARNING = (
+    "This metric only reflects the interaction between the current test set and the knowledge "
+    "base, and does not represent the knowledge base's absolute completeness."
+)
+
+DEFAULT_SAMPLE_FILES = ("eval-samples.yaml", "eval-samples.yml", "eval-samples.json", "eval-samples.jsonl")
+
+
+@dataclass(frozen=True, slots=True)
+class Watermark:
+    """Identifies the sample set a number depends on (gap-signal spec §7.1)."""
+
+    paths: tuple[str, ...]
+    count: int
+    sha256: str
+
+    @property
+    def short(self) -> str:
+        """First 8 hex of the content hash, as shown to people."""
+        return self.sha256[:8]
+
+    @property
+    def id(self) -> str:
+        """``<file name>@<short hash>``: the sample-set id used in trends."""
+        names = "+".join(Path(p).name for p in self.paths)
+        return f"{names}@{self.short}"
+
+    def label(self) -> str:
+        return f"sample set {', '.join(self.paths)} · {self.count} samples · {self.short}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"paths": list(self.paths), "count": self.count, "sha256": self.sha256, "short": self.short,
+                "id": self.id, "warning": WATERMARK_WARNING}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Watermark:
+        return cls(tuple(d["paths"]), int(d["count"]), str(d["sha256"]))
+
+
+@dataclass(frozen=True, slots=True)
+class SampleSet:
+    """Loaded samples plus their watermark and the ``requires`` header (if the file had one)."""
+
+    samples: tuple[Sample, ...]
+    watermark: Watermark
+    requires: dict[str, Any] | None = None
+
+    def by_id(self) -> dict[str, Sample]:
+        return {s.sample_id: s for s in self.samples}
+
+
+def canonical_sample_bytes(samples: Iterable[Sample]) -> bytes:
+    """Canonical JSON of the samples (sorted keys, no whitespace, unset fields omitted): the
+    content the watermark hashes, so re-formatting a file does not change it."""
+    payload = [s.model_dump(mode="json", exclude_none=True, exclude_defaults=True) for s in samples]
+    return json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _yaml_error(path: Path, exc: yaml.YAMLError) -> InputError:
+    mark = getattr(exc, "problem_mark", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "?"
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return InputError(f"{path}: {where}: invalid YAML ({problem}); fix the syntax at that line")
+
+
+def _read_records(path: Path) -> tuple[list[tuple[str, Any]], dict[str, Any] | None]:
+    """Return ``[(where, record)]`` and the optional ``requires`` header."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: sample file not found; pass --samples or create it (knowmeter init)") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        out: list[tuple[str, Any]] = []
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                out.append((f"line {lineno}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}: line {lineno}: invalid JSON ({exc.msg}); one sample object per line") \
+                    from None
+        return out, None
+    if suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})") from None
+    elif suffix in (".yaml", ".yml"):
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise _yaml_error(path, exc) from None
+    else:
+        raise InputError(f"{path}: unknown sample file type {suffix!r}; use .json, .yaml, .yml or .jsonl")
+    requires: dict[str, Any] | None = None
+    if isinstance(data, dict):
+        if "samples" not in data:
+            raise InputError(f"{path}: expected a list of samples or a mapping with a 'samples' key")
+        req = data.get("requires")
+        requires = req if isinstance(req, dict) else None
+        data = data["samples"]
+    if not isinstance(data, list):
+        raise InputError(f"{path}: expected a list of samples, got {type(data).__name__}")
+    return [(f"sample #{i + 1}", rec) for i, rec in enumerate(data)], requires
+
+
+def _validate(path: Path, where: str, record: Any) -> Sample:
+    if not isinstance(record, dict):
+        raise InputError(f"{path}: {where}: a sample must be a mapping, got {type(record).__name__}")
+    sid = record.get("sample_id")
+    label = f"sample {sid!r}" if sid not in (None, "") else where
+    if sid in (None, ""):
+        raise InputError(f"{path}: {where}: missing sample_id; give every sample a unique sample_id")
+    try:
+        return Sample.model_validate(record)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"]) or "sample"
+        raise InputError(f"{path}: {label}: field {loc!r}: {err['msg']}") from None
+
+
+def load_samples(paths: Path | Iterable[Path]) -> SampleSet:
+    """Load and validate one or more sample files; ids must be present and unique across them."""
+    path_list = [paths] if isinstance(paths, Path) else list(paths)
+    if not path_list:
+        raise InputError("no sample file given; pass --samples eval-samples.yaml")
+    samples: list[Sample] = []
+    seen: dict[str, str] = {}
+    requires: dict[str, Any] | None = None
+    for path in path_list:
+        records, req = _read_records(path)
+        requires = requires or req
+        for where, record in records:
+            sample = _validate(path, where, record)
+            if sample.sample_id in seen:
+                raise InputError(
+                    f"{path}: {where}: duplicate sample_id {sample.sample_id!r} (first seen in {seen[sample.sample_id]}); "
+                    "sample ids must be unique"
+                )
+            seen[sample.sample_id] = f"{path.name} {where}"
+            samples.append(sample)
+    if not samples:
+        raise InputError(f"{path_list[0]}: no samples in the file; add at least one sample")
+    digest = hashlib.sha256(canonical_sample_bytes(samples)).hexdigest()
+    watermark = Watermark(tuple(str(p) for p in path_list), len(samples), digest)
+    return SampleSet(tuple(samples), watermark, requires)
+
+
+def find_sample_file(directory: Path) -> Path | None:
+    """The default sample file in ``directory`` (eval-samples.yaml|yml|json|jsonl), if any."""
+    for name in DEFAULT_SAMPLE_FILES:
+        candidate = directory / name
+        if candidate.is_file():
+            return candidate
+    return None

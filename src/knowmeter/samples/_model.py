@@ -1,0 +1,48 @@
+"""The Sample model (omk's eval-sample fields, with unknown keys kept)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Difficulty = Literal["easy", "medium", "hard"]
+
+
+class Sample(BaseModel):
+    """One eval case. Fields follow omk's ``eval-samples`` format; keys knowmeter does not know
+    are kept in ``model_extra`` (and written back), never dropped."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, serialize_by_alias=True)
+
+    sample_id: str = Field(min_length=1)
+    prompt: str = Field(min_length=1)
+    context: str | None = None
+    cwd: str | None = None
+    rubric: str | None = None
+    dimensions: dict[str, str] | None = None
+    assertions: list[dict[str, Any]] = Field(default_factory=list)
+    capability: str | list[str] | None = None
+    difficulty: Difficulty | None = None
+    # "construct" would shadow pydantic's BaseModel.construct; the file key stays "construct"
+    construct_name: str | None = Field(default=None, alias="construct")
+    provenance: str | None = None
+
+    @field_validator("sample_id", mode="before")
+    @classmethod
+    def _id_as_text(cls, v: object) -> object:
+        # omk files sometimes use numeric ids; keep them as their text form
+        if isinstance(v, int) and not isinstance(v, bool):
+            return str(v)
+        return v
+
+    def full_prompt(self) -> str:
+        """The prompt the agent sees: the prompt, then the context (if any) fenced below it."""
+        if not self.context:
+            return self.prompt
+        return f"{self.prompt}\n\n<context>\n{self.context}\n</context>"
+
+    @property
+    def extras(self) -> dict[str, Any]:
+        """Keys of the sample file that knowmeter does not model, kept as they were."""
+        return dict(self.model_extra or {})
