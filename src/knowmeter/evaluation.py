@@ -1,0 +1,268 @@
+"""The evaluation pipeline's API: resolve the configuration, plan, run (or resume), and store.
+
+``knowmeter eval`` is a thin wrapper over ``resolve_config`` → ``prepare`` → ``start_run`` /
+``resume_run`` → ``execute`` → ``finish_run``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from knowmeter import _provenance
+from knowmeter.artifacts import Variant, resolve_variant
+from knowmeter.config import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_OUTPUT_DIR,
+    DEFAULT_RETRY,
+    DEFAULT_SEED,
+    DEFAULT_SKILL_DIR,
+    DEFAULT_TIMEOUT_S,
+    EvalFile,
+    RunConfig,
+    VariantSpec,
+    find_config,
+    load_eval_file,
+)
+from knowmeter.errors import InputError
+from knowmeter.executors import Executor, ExecutorSpec, UnknownExecutor, create_executor
+from knowmeter.runner import (
+    Budget,
+    ExecutionSettings,
+    ExecutionStats,
+    ResponseCache,
+    Task,
+    execute_tasks,
+    plan_tasks,
+)
+from knowmeter.runner._execute import OnRecord, PostProcess
+from knowmeter.samples import SampleSet, find_sample_file, load_samples
+from knowmeter.store import ResultsWriter, RunDir, write_json_atomic
+
+RUN_SCHEMA_VERSION = 1
+
+
+@dataclass
+class Overrides:
+    """Command-line values; None means "not given" (the file or the default applies)."""
+
+    config: Path | None = None
+    samples: list[str] | None = None
+    control: str | None = None
+    treatments: list[str] | None = None
+    executor: str | None = None
+    model: str | None = None
+    skill_dir: str | None = None
+    concurrency: int | None = None
+    repeat: int | None = None
+    timeout_s: float | None = None
+    retry: int | None = None
+    no_cache: bool | None = None
+    budget_usd: float | None = None
+    seed: int | None = None
+    output_dir: str | None = None
+    judges: list[str] | None = None
+    judge_repeat: int | None = None
+    length_debias: bool | None = None
+    max_gap_rate: float | None = None
+    gap_rate_regression: float | None = None
+    threshold: float | None = None
+    bootstrap_samples: int | None = None
+    hedging_judge: str | None = None
+
+
+def _first(*values: Any) -> Any:
+    return next((v for v in values if v is not None), None)
+
+
+def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
+    """Merge flags over ``eval.yaml`` over defaults."""
+    config_path = ov.config if ov.config is not None else find_config(cwd)
+    if ov.config is not None and not ov.config.is_file():
+        raise InputError(f"{ov.config}: config file not found")
+    ef = load_eval_file(config_path) if config_path is not None else EvalFile()
+    base = (config_path.parent if config_path is not None else cwd).resolve()
+
+    samples = ov.samples or ([ef.samples] if isinstance(ef.samples, str) else ef.samples)
+    if not samples:
+        found = find_sample_file(base)
+        if found is None:
+            raise InputError(f"no sample file: pass --samples FILE or put eval-samples.yaml in {base}")
+        samples = [found.name]
+
+    variants: list[VariantSpec]
+    if ov.control is not None or ov.treatments:
+        variants = []
+        if ov.control is not None:
+            variants.append(VariantSpec(role="control", expression=ov.control))
+        variants += [VariantSpec(role="treatment", expression=t) for t in ov.treatments or []]
+    elif ef.variants:
+        variants = []
+        for i, vf in enumerate(ef.variants):
+            role = vf.role or ("control" if i == 0 else "treatment")
+            variants.append(VariantSpec(name=vf.name, role=role, expression=vf.artifact, cwd=vf.cwd))
+    else:
+        raise InputError("no variants: pass --control X --treatment Y, or list variants in eval.yaml")
+    if sum(v.role == "control" for v in variants) > 1:
+        raise InputError("more than one control variant; mark exactly one variant role: control")
+
+    exec_name, exec_model, exec_opts = None, None, {}
+    if isinstance(ef.executor, str):
+        exec_name = ef.executor
+    elif ef.executor is not None:
+        exec_name, exec_model, exec_opts = ef.executor.name, ef.executor.model, dict(ef.executor.options)
+    budget = ef.budget
+    gates = ef.gates
+    judges = ov.judges or ([ef.judge] if isinstance(ef.judge, str) else ef.judge) or []
+    timeout_s = _first(ov.timeout_s, ef.timeoutMs / 1000 if ef.timeoutMs else None, DEFAULT_TIMEOUT_S)
+    per_ms = budget.perSampleMs if budget else None
+    if per_ms is not None:
+        timeout_s = min(timeout_s, per_ms / 1000)
+    hc = ef.hedgingClassifier
+    return RunConfig(
+        base_dir=str(base),
+        samples=list(samples),
+        variants=variants,
+        executor=_first(ov.executor, exec_name, "offline"),
+        executor_options=exec_opts if ov.executor is None else {},
+        model=_first(ov.model, ef.model, exec_model),
+        concurrency=_first(ov.concurrency, ef.concurrency, DEFAULT_CONCURRENCY),
+        timeout_s=timeout_s,
+        retry=_first(ov.retry, ef.retry, DEFAULT_RETRY),
+        repeat=_first(ov.repeat, ef.repeat, 1),
+        no_cache=bool(_first(ov.no_cache, ef.noCache, False)),
+        seed=_first(ov.seed, ef.seed, DEFAULT_SEED),
+        skill_dir=_first(ov.skill_dir, ef.skillDir, DEFAULT_SKILL_DIR),
+        output_dir=_first(ov.output_dir, ef.outputDir, DEFAULT_OUTPUT_DIR),
+        budget_total_usd=_first(ov.budget_usd, budget.totalUSD if budget else None),
+        budget_per_task_usd=budget.perSampleUSD if budget else None,
+        budget_per_task_ms=per_ms,
+        judges=list(judges),
+        judge_repeat=_first(ov.judge_repeat, ef.judgeRepeat, 1),
+        length_debias=bool(_first(ov.length_debias, ef.lengthDebias, True)),
+        knowledge_dirs=list(ef.knowledgeDirs or []),
+        max_gap_rate=_first(ov.max_gap_rate, gates.maxGapRate if gates else None),
+        gap_rate_regression=_first(ov.gap_rate_regression, gates.gapRateRegression if gates else None),
+        layer_gate=_first(ov.threshold, gates.layerGate if gates else None, 3.5),
+        min_effect=_first(gates.minEffect if gates else None, 0.1),
+        bootstrap_samples=_first(ov.bootstrap_samples, ef.bootstrapSamples, 10_000),
+        hedging_judge=_first(ov.hedging_judge, hc.judge if hc and hc.enabled else None),
+        hedging_max_candidates=hc.maxCandidates if hc else 50,
+    )
+
+
+@dataclass
+class Prepared:
+    """Everything a run needs, loaded and validated."""
+
+    config: RunConfig
+    sample_set: SampleSet
+    variants: list[Variant]
+    executor: Executor
+    tasks: list[Task]
+
+
+def _executor_from(config: RunConfig) -> Executor:
+    try:
+        return create_executor(ExecutorSpec(config.executor, config.model, dict(config.executor_options)))
+    except UnknownExecutor as exc:
+        raise InputError(str(exc)) from None
+
+
+def prepare(config: RunConfig) -> Prepared:
+    """Load samples, resolve variants and the executor, plan the tasks."""
+    base = config.base_path()
+    sample_set = load_samples([base / p for p in config.samples])
+    cache_dir = config.output_path() / "artifacts"
+    variants: list[Variant] = []
+    for spec in config.variants:
+        cwd = (base / spec.cwd).resolve() if spec.cwd else None
+        if cwd is not None and not cwd.is_dir():
+            raise InputError(f"variant {spec.expression!r}: cwd {spec.cwd!r} is not a directory")
+        variants.append(resolve_variant(spec.expression, role=spec.role, skill_dir=Path(config.skill_dir),
+                                        base_dir=base, cache_dir=cache_dir, name=spec.name, cwd=cwd))
+    names = [v.name for v in variants]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise InputError(f"two variants are both named {dupes[0]!r}; give them distinct names in eval.yaml")
+    executor = _executor_from(config)
+    tasks = plan_tasks(sample_set.samples, variants, config.repeat, base)
+    return Prepared(config, sample_set, variants, executor, tasks)
+
+
+def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
+    """The content of ``run.json``: resolved config, provenance, watermark, variant hashes."""
+    cfg = prepared.config
+    return {
+        "schema_version": RUN_SCHEMA_VERSION,
+        "run_id": run_id,
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "status": "running",
+        "versions": _provenance.versions(),
+        "git": _provenance.git_state(cfg.base_path()),
+        "config": cfg.model_dump(mode="json"),
+        "seed": cfg.seed,
+        "watermark": prepared.sample_set.watermark.to_dict(),
+        "executor": {"name": prepared.executor.name, "identity": prepared.executor.identity(),
+                     "non_llm": prepared.executor.non_llm, "model": cfg.model},
+        "variants": [
+            {"name": v.name, "role": v.role, "expression": v.expression, "kind": v.artifact.kind,
+             "hash": v.artifact.hash, "files": len(v.artifact.files),
+             "path": str(v.artifact.path) if v.artifact.path else None,
+             "cwd": str(v.cwd) if v.cwd else None}
+            for v in prepared.variants
+        ],
+        "tasks_total": len(prepared.tasks),
+    }
+
+
+def start_run(prepared: Prepared) -> RunDir:
+    run_dir = RunDir.create(prepared.config.output_path() / "runs")
+    write_json_atomic(run_dir.run_file, run_record(prepared, run_dir.id))
+    return run_dir
+
+
+def resume_run(run_dir: RunDir) -> tuple[Prepared, list[Task]]:
+    """Re-prepare a stored run from its ``run.json`` and return the tasks not yet finished.
+    Refuses when the samples or a variant's artifact changed since the run started."""
+    record = run_dir.read_run()
+    config = RunConfig.model_validate(record["config"])
+    prepared = prepare(config)
+    if prepared.sample_set.watermark.sha256 != record["watermark"]["sha256"]:
+        raise InputError(f"run {run_dir.id}: the sample set changed since the run started "
+                         f"({record['watermark']['sha256'][:8]} → {prepared.sample_set.watermark.short}); "
+                         "start a new run instead of resuming")
+    stored = {v["name"]: v["hash"] for v in record["variants"]}
+    for v in prepared.variants:
+        if stored.get(v.name) != v.artifact.hash:
+            raise InputError(f"run {run_dir.id}: variant {v.name!r} changed since the run started; "
+                             "start a new run instead of resuming")
+    done = {r["task_id"] for r in run_dir.results()}
+    return prepared, [t for t in prepared.tasks if t.id not in done]
+
+
+async def execute(
+    prepared: Prepared,
+    run_dir: RunDir,
+    tasks: list[Task],
+    *,
+    post_process: PostProcess | None = None,
+    on_record: OnRecord | None = None,
+) -> tuple[ExecutionStats, Budget]:
+    """Run ``tasks`` of a started run, appending to its ``results.jsonl``."""
+    cfg = prepared.config
+    budget = Budget(cfg.budget_total_usd, cfg.budget_per_task_usd)
+    settings = ExecutionSettings(concurrency=cfg.concurrency, timeout_s=cfg.timeout_s, retry=cfg.retry,
+                                 model=cfg.model, use_cache=not cfg.no_cache)
+    cache = None if cfg.no_cache else ResponseCache(cfg.output_path())
+    try:
+        with ResultsWriter(run_dir.results_file) as writer:
+            stats = await execute_tasks(tasks, prepared.executor, writer=writer, settings=settings,
+                                        budget=budget, cache=cache, post_process=post_process,
+                                        on_record=on_record)
+    finally:
+        if cache is not None:
+            cache.close()
+    return stats, budget

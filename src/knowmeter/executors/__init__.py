@@ -1,0 +1,33 @@
+"""Executors: the agents under test (and judges), behind one async protocol and a registry."""
+
+from knowmeter.executors._protocol import (
+    Executor,
+    ExecutorError,
+    ExecutorUnavailable,
+    ExecRequest,
+    ExecResult,
+    SkillInstall,
+    Usage,
+)
+from knowmeter.executors._registry import (
+    ExecutorSpec,
+    UnknownExecutor,
+    create_executor,
+    executor_names,
+    register_executor,
+)
+
+__all__ = [
+    "ExecRequest",
+    "ExecResult",
+    "Executor",
+    "ExecutorError",
+    "ExecutorSpec",
+    "ExecutorUnavailable",
+    "SkillInstall",
+    "UnknownExecutor",
+    "Usage",
+    "create_executor",
+    "executor_names",
+    "register_executor",
+]

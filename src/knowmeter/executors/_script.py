@@ -1,0 +1,188 @@
+"""The ``script`` executor: any command speaking omk's custom-executor protocol.
+
+stdin: ``{"model", "system", "prompt"}``. stdout: JSON ``{output, inputTokens, outputTokens,
+costUSD, durationApiMs, numTurns, turns?, toolCalls?, ok?, error?}``; stdout that is not JSON is
+the output text. A non-zero exit is an error carrying stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from anyio.abc import Process
+
+from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, Usage
+from knowmeter.executors._registry import ExecutorSpec, register_executor
+from knowmeter.traces import MessageEvent, ToolCallEvent, ToolResultEvent, ToolStatus, Trace, normalise_tool_name
+
+
+def _num(v: Any) -> float | None:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+def _int(v: Any) -> int | None:
+    return int(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+def _tool_events(calls: list[Any], turn: int, prefix: str) -> list[ToolCallEvent | ToolResultEvent]:
+    events: list[ToolCallEvent | ToolResultEvent] = []
+    for i, raw in enumerate(calls):
+        if not isinstance(raw, dict):
+            continue
+        name = str(raw.get("tool") or raw.get("name") or "unknown")
+        call_id = str(raw.get("id") or f"{prefix}{i}")
+        tool_input = raw.get("input") if isinstance(raw.get("input"), dict) else {"value": raw.get("input")}
+        events.append(ToolCallEvent(call_id, normalise_tool_name(name), tool_input, turn, source_tool=name))
+        if any(k in raw for k in ("output", "success", "is_error", "status")):
+            if raw.get("status") in {s.value for s in ToolStatus}:
+                status = ToolStatus(raw["status"])
+            elif raw.get("success") is False or raw.get("is_error") is True:
+                status = ToolStatus.FAILURE
+            elif raw.get("success") is True or raw.get("is_error") is False:
+                status = ToolStatus.SUCCESS
+            else:
+                status = ToolStatus.UNKNOWN
+            output = raw.get("output")
+            text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+            events.append(ToolResultEvent(call_id, text if output is not None else "", status, turn,
+                                          exit_code=_int(raw.get("exitCode", raw.get("exit_code")))))
+    return events
+
+
+def trace_from_script_reply(reply: dict[str, Any], output: str) -> Trace:
+    """Build a Trace from the protocol's optional ``turns`` / ``toolCalls`` fields."""
+    trace = Trace(source="script")
+    turns = reply.get("turns")
+    if isinstance(turns, list) and turns:
+        for n, turn in enumerate(turns, 1):
+            if not isinstance(turn, dict):
+                continue
+            role = turn.get("role", "assistant")
+            text = turn.get("content", turn.get("text", ""))
+            if isinstance(text, str) and text:
+                trace.events.append(MessageEvent("user" if role == "user" else "assistant", text, n))
+            trace.events.extend(_tool_events(turn.get("toolCalls") or [], n, f"t{n}c"))
+    else:
+        trace.events.extend(_tool_events(reply.get("toolCalls") or [], 1, "c"))
+    if output and not any(isinstance(e, MessageEvent) and e.role == "assistant" for e in trace.events):
+        trace.events.append(MessageEvent("assistant", output, max(trace.turns, 1)))
+    return trace
+
+
+def parse_script_stdout(stdout: str) -> ExecResult:
+    """Turn the command's stdout into an ExecResult (non-JSON stdout is the output text)."""
+    text = stdout.strip()
+    try:
+        reply = json.loads(text) if text.startswith("{") else None
+    except json.JSONDecodeError:
+        reply = None
+    if not isinstance(reply, dict):
+        trace = Trace(source="script", events=[MessageEvent("assistant", stdout, 1)] if stdout else [])
+        return ExecResult(output=stdout, trace=trace)
+    output = reply.get("output")
+    output = output if isinstance(output, str) else ("" if output is None else json.dumps(output))
+    error = reply.get("error")
+    if reply.get("ok") is False and not error:
+        error = "executor reported ok: false"
+    return ExecResult(
+        output=output,
+        trace=trace_from_script_reply(reply, output),
+        usage=Usage(_int(reply.get("inputTokens")), _int(reply.get("outputTokens"))),
+        cost_usd=_num(reply.get("costUSD")),
+        duration_api_ms=_num(reply.get("durationApiMs")),
+        num_turns=_int(reply.get("numTurns")),
+        error=str(error) if error else None,
+    )
+
+
+async def _kill_group(proc: Process) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    with anyio.CancelScope(shield=True):
+        await proc.wait()
+
+
+class ScriptExecutor:
+    """Runs ``command`` once per task (in the task's workspace) with the protocol above."""
+
+    name = "script"
+    non_llm = False
+
+    def __init__(self, command: str, model: str | None = None, env: dict[str, str] | None = None) -> None:
+        self.command = command
+        self.argv = shlex.split(command)
+        self.model = model
+        self.env = env or {}
+
+    def identity(self) -> str:
+        return f"script:{self.command}"
+
+    async def run(self, request: ExecRequest) -> ExecResult:
+        payload = json.dumps(
+            {"model": request.model or self.model, "system": request.system, "prompt": request.prompt},
+            ensure_ascii=False,
+        ).encode()
+        env = {**os.environ, **self.env, **request.env}
+        cwd = str(request.workspace) if request.workspace else None
+        started = time.perf_counter()
+        try:
+            proc = await anyio.open_process(self.argv, cwd=cwd, env=env, start_new_session=True)
+        except FileNotFoundError:
+            raise ExecutorError(f"executor command not found: {self.argv[0]}") from None
+        except PermissionError:
+            raise ExecutorError(f"executor command is not executable: {self.argv[0]}") from None
+        try:
+            stdout, stderr = await _communicate(proc, payload)
+        except BaseException:
+            await _kill_group(proc)
+            raise
+        latency = (time.perf_counter() - started) * 1000
+        if proc.returncode != 0:
+            detail = stderr.decode(errors="replace").strip().splitlines()
+            tail = detail[-1] if detail else "(no stderr)"
+            raise ExecutorError(f"{Path(self.argv[0]).name} exited with {proc.returncode}: {tail}")
+        result = parse_script_stdout(stdout.decode(errors="replace"))
+        result.latency_ms = latency
+        return result
+
+
+async def _communicate(proc: Process, payload: bytes) -> tuple[bytes, bytes]:
+    """Write stdin, read stdout and stderr concurrently, wait for exit."""
+    out = bytearray()
+    err = bytearray()
+
+    async def drain(stream: Any, sink: bytearray) -> None:
+        async for chunk in stream:
+            sink.extend(chunk)
+
+    async with anyio.create_task_group() as tg:
+        assert proc.stdout is not None and proc.stderr is not None and proc.stdin is not None
+        tg.start_soon(drain, proc.stdout, out)
+        tg.start_soon(drain, proc.stderr, err)
+        try:
+            await proc.stdin.send(payload)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass  # the command did not read its stdin; that is allowed
+        await proc.stdin.aclose()
+    await proc.wait()
+    return bytes(out), bytes(err)
+
+
+@register_executor("script")
+def _make_script(spec: ExecutorSpec) -> ScriptExecutor:
+    command = spec.options.get("command")
+    if not command:
+        from knowmeter.errors import InputError
+
+        raise InputError("executor 'script' needs a command: --executor 'python my_agent.py' or "
+                         "executor: {name: script, command: ...} in eval.yaml")
+    return ScriptExecutor(str(command), spec.model, dict(spec.options.get("env") or {}))

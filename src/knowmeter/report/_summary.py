@@ -1,0 +1,101 @@
+"""Per-variant operational summary (tasks, errors, cost known / unknown, tokens, latency,
+assertion pass rate, layer means) computed from stored result records."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class _Acc:
+    tasks: int = 0
+    errors: int = 0
+    cached: int = 0
+    cost_known: float = 0.0
+    cost_known_tasks: int = 0
+    cost_unknown_tasks: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    tokens_unknown_tasks: int = 0
+    latencies: list[float] = field(default_factory=list)
+    assertions_passed: float = 0.0
+    assertions_total: float = 0.0
+    layer_values: dict[str, list[float]] = field(default_factory=dict)
+    layer_sets: Counter[str] = field(default_factory=Counter)
+    error_messages: Counter[str] = field(default_factory=Counter)
+
+
+def _mean(values: list[float]) -> float | None:
+    return float(np.mean(values)) if values else None
+
+
+def summarize_operations(records: Iterable[dict[str, Any]], variants: list[str]) -> dict[str, dict[str, Any]]:
+    """One summary per variant, in ``variants`` order. Unknowns are ``None``, never 0."""
+    acc: dict[str, _Acc] = {v: _Acc() for v in variants}
+    for rec in records:
+        a = acc.setdefault(rec["variant"], _Acc())
+        ex = rec.get("exec") or {}
+        a.tasks += 1
+        a.cached += bool(rec.get("cached"))
+        if ex.get("error"):
+            a.errors += 1
+            a.error_messages[str(ex["error"])[:120]] += 1
+        cost = ex.get("cost_usd")
+        if rec.get("cached"):
+            pass  # a cached answer cost nothing in this run
+        elif cost is None:
+            a.cost_unknown_tasks += 1
+        else:
+            a.cost_known += float(cost)
+            a.cost_known_tasks += 1
+        usage = ex.get("usage") or {}
+        if usage.get("input_tokens") is None and usage.get("output_tokens") is None:
+            a.tokens_unknown_tasks += 1
+        else:
+            a.input_tokens += int(usage.get("input_tokens") or 0)
+            a.output_tokens += int(usage.get("output_tokens") or 0)
+        if ex.get("latency_ms") is not None:
+            a.latencies.append(float(ex["latency_ms"]))
+        grade = rec.get("grade") or {}
+        for det in grade.get("assertions") or []:
+            if det.get("passed") is None:
+                continue
+            w = float(det.get("weight", 1.0))
+            a.assertions_total += w
+            a.assertions_passed += w if det["passed"] else 0.0
+        if not ex.get("error"):
+            layers = grade.get("layers") or {}
+            for name in ("fact", "behavior", "judge"):
+                if layers.get(name) is not None:
+                    a.layer_values.setdefault(name, []).append(float(layers[name]))
+            if grade.get("composite") is not None:
+                a.layer_values.setdefault("composite", []).append(float(grade["composite"]))
+            a.layer_sets["+".join(grade.get("layers_used") or []) or "none"] += 1
+    out: dict[str, dict[str, Any]] = {}
+    for name, a in acc.items():
+        lat = np.array(a.latencies) if a.latencies else None
+        out[name] = {
+            "tasks": a.tasks,
+            "errors": a.errors,
+            "cached": a.cached,
+            "error_examples": [m for m, _ in a.error_messages.most_common(3)],
+            "cost": {
+                "known_usd": round(a.cost_known, 6) if a.cost_known_tasks else None,
+                "tasks_with_known_cost": a.cost_known_tasks,
+                "tasks_with_unknown_cost": a.cost_unknown_tasks,
+            },
+            "tokens": {"input": a.input_tokens, "output": a.output_tokens,
+                       "tasks_with_unknown_usage": a.tokens_unknown_tasks},
+            "latency_ms": None if lat is None else {
+                "mean": float(lat.mean()), "p50": float(np.percentile(lat, 50)), "p95": float(np.percentile(lat, 95)),
+            },
+            "assertion_pass_rate": (a.assertions_passed / a.assertions_total) if a.assertions_total else None,
+            "layer_means": {k: _mean(v) for k, v in a.layer_values.items()},
+            "layer_sets": dict(a.layer_sets),
+        }
+    return out

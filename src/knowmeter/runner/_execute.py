@@ -1,0 +1,186 @@
+"""Executing planned tasks: concurrency, per-task timeout, retries with backoff, the response
+cache, the budget, and one flushed results line per finished task."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from knowmeter.executors import Executor, ExecutorError, ExecRequest, ExecResult, SkillInstall
+from knowmeter.runner._budget import Budget
+from knowmeter.runner._cache import ResponseCache, cache_key
+from knowmeter.runner._plan import Task, directory_fingerprint
+from knowmeter.store import ResultsWriter
+from knowmeter.traces import Trace
+
+PostProcess = Callable[[Task, ExecResult], Awaitable[dict[str, Any]]]
+OnRecord = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class ExecutionSettings:
+    concurrency: int = 4
+    timeout_s: float = 300.0
+    retry: int = 2
+    backoff_s: float = 0.5
+    model: str | None = None
+    use_cache: bool = True
+
+
+@dataclass
+class ExecutionStats:
+    done: int = 0
+    errors: int = 0
+    cached: int = 0
+    retries: int = 0
+    not_started: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def build_request(task: Task, settings: ExecutionSettings, budget: Budget) -> ExecRequest:
+    artifact = task.variant.artifact
+    skill = None
+    if not task.variant.is_baseline and artifact.text is not None:
+        skill = SkillInstall(task.variant.name, artifact.root, artifact.text)
+    return ExecRequest(
+        task_id=task.id,
+        sample_id=task.sample.sample_id,
+        prompt=task.sample.full_prompt(),
+        system=artifact.text if not task.variant.is_baseline else None,
+        model=settings.model,
+        workspace=task.workspace,
+        skill=skill,
+        timeout_s=settings.timeout_s,
+        max_cost_usd=budget.per_task_usd,
+    )
+
+
+async def _run_with_retries(
+    executor: Executor, request: ExecRequest, settings: ExecutionSettings, stats: ExecutionStats
+) -> tuple[ExecResult, int]:
+    attempt = 0
+    while True:
+        attempt += 1
+        started = time.perf_counter()
+        try:
+            with anyio.fail_after(settings.timeout_s):
+                result = await executor.run(request)
+            if result.latency_ms is None:
+                result.latency_ms = (time.perf_counter() - started) * 1000
+            return result, attempt
+        except TimeoutError:
+            msg = f"timed out after {settings.timeout_s:g}s"
+            return ExecResult("", Trace(source=executor.name), error=msg,
+                              latency_ms=(time.perf_counter() - started) * 1000), attempt
+        except ExecutorError as exc:
+            if attempt > settings.retry:
+                return ExecResult("", Trace(source=executor.name), error=str(exc),
+                                  latency_ms=(time.perf_counter() - started) * 1000), attempt
+            stats.retries += 1
+            await anyio.sleep(min(settings.backoff_s * 2 ** (attempt - 1), 30.0))
+
+
+async def execute_tasks(
+    tasks: list[Task],
+    executor: Executor,
+    *,
+    writer: ResultsWriter,
+    settings: ExecutionSettings,
+    budget: Budget,
+    cache: ResponseCache | None,
+    post_process: PostProcess | None = None,
+    on_record: OnRecord | None = None,
+) -> ExecutionStats:
+    """Run ``tasks`` and append one record per finished task to ``writer``."""
+    stats = ExecutionStats()
+    started = time.perf_counter()
+    fingerprints: dict[Path, str] = {}
+    next_index = 0
+    slot_freed = anyio.Event()
+
+    def fingerprint(path: Path) -> str:
+        if path not in fingerprints:
+            fingerprints[path] = directory_fingerprint(path)
+        return fingerprints[path]
+
+    async def handle(task: Task, reserved: float) -> None:
+        nonlocal slot_freed
+        request = build_request(task, settings, budget)
+        key = None
+        result: ExecResult | None = None
+        attempts = 0
+        cached = False
+        t0 = _now()
+        if cache is not None:
+            key = cache_key(executor=executor.identity(), model=settings.model, artifact_hash=task.variant.artifact.hash,
+                            prompt=task.sample.prompt, context=task.sample.context,
+                            workspace_fingerprint=fingerprint(task.workspace), repeat=task.repeat)
+            result = cache.get(key)
+            cached = result is not None
+        try:
+            if result is None:
+                result, attempts = await _run_with_retries(executor, request, settings, stats)
+                if cache is not None and key is not None:
+                    cache.put(key, result)
+        except Exception as exc:  # an executor bug must not kill the run: record it on the task
+            result = ExecResult("", Trace(source=executor.name), error=f"{type(exc).__name__}: {exc}")
+        finally:
+            budget.settle(reserved, None if result is None or cached else result.cost_usd)
+            slot_freed.set()
+            slot_freed = anyio.Event()
+        record: dict[str, Any] = {
+            "task_id": task.id,
+            "sample_id": task.sample.sample_id,
+            "variant": task.variant.name,
+            "role": task.variant.role,
+            "repeat": task.repeat,
+            "attempts": attempts,
+            "cached": cached,
+            "started_at": t0,
+            "finished_at": _now(),
+            "exec": result.to_dict(),
+        }
+        if post_process is not None:
+            record.update(await post_process(task, result))
+        writer.append(record)
+        stats.done += 1
+        stats.errors += result.error is not None
+        stats.cached += cached
+        if on_record is not None:
+            on_record(record)
+
+    async def worker() -> None:
+        nonlocal next_index
+        while next_index < len(tasks):
+            task = tasks[next_index]
+            reserved = budget.try_reserve()
+            if reserved is None:
+                if budget.waiting_possible:
+                    await slot_freed.wait()
+                    continue
+                budget.refused += len(tasks) - next_index
+                stats.not_started.extend(t.id for t in tasks[next_index:])
+                next_index = len(tasks)
+                return
+            next_index += 1
+            await handle(task, reserved)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            for _ in range(max(1, settings.concurrency)):
+                tg.start_soon(worker)
+    finally:
+        if cache is not None:
+            cache.flush()
+    stats.wall_s = time.perf_counter() - started
+    return stats

@@ -1,0 +1,173 @@
+"""Run directories: ``<output>/runs/<run-id>/`` with ``run.json``, ``results.jsonl``, ``report.json``.
+
+``results.jsonl`` is appended and flushed as each task finishes, so a killed run loses at most
+the line being written; readers skip a truncated last line and ``ResultsWriter`` cuts it off
+before appending again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from knowmeter.errors import InputError
+
+RUN_FILE = "run.json"
+RESULTS_FILE = "results.jsonl"
+REPORT_FILE = "report.json"
+
+
+def new_run_id(now: float | None = None) -> str:
+    """``YYYYMMDD-HHMMSS-<6 hex>``: sortable by time, unique within one second."""
+    t = time.gmtime(now if now is not None else time.time())
+    return time.strftime("%Y%m%d-%H%M%S", t) + "-" + secrets.token_hex(3)
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON to ``path`` via a temp file and rename (never a half-written file)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        json.dump(data, fh, ensure_ascii=False, indent=2, sort_keys=False)
+        fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{path}: not found") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+
+
+def iter_results(path: Path) -> Iterator[dict[str, Any]]:
+    """Stream result records; a truncated or corrupt line (from a killed run) is skipped."""
+    if not path.exists():
+        return
+    with path.open("r", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if not line.endswith("\n"):
+                return  # the line being written when the run died
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict):
+                yield record
+
+
+class ResultsWriter:
+    """Appends one JSON line per finished task and flushes it at once."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        _cut_partial_last_line(path)
+        self._fh: IO[str] = path.open("a", encoding="utf-8")
+
+    def append(self, record: dict[str, Any]) -> None:
+        self._fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _cut_partial_last_line(path: Path) -> None:
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb+") as fh:
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) == b"\n":
+            return
+        size = fh.seek(0, os.SEEK_END)
+        pos = size
+        chunk = 4096
+        while pos > 0:
+            start = max(0, pos - chunk)
+            fh.seek(start)
+            data = fh.read(pos - start)
+            idx = data.rfind(b"\n")
+            if idx >= 0:
+                fh.truncate(start + idx + 1)
+                return
+            pos = start
+        fh.truncate(0)
+
+
+class RunDir:
+    """One run's directory."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @property
+    def id(self) -> str:
+        return self.path.name
+
+    @property
+    def run_file(self) -> Path:
+        return self.path / RUN_FILE
+
+    @property
+    def results_file(self) -> Path:
+        return self.path / RESULTS_FILE
+
+    @property
+    def report_file(self) -> Path:
+        return self.path / REPORT_FILE
+
+    @classmethod
+    def create(cls, runs_root: Path) -> RunDir:
+        runs_root.mkdir(parents=True, exist_ok=True)
+        while True:
+            path = runs_root / new_run_id()
+            try:
+                path.mkdir()
+                return cls(path)
+            except FileExistsError:
+                continue
+
+    def read_run(self) -> dict[str, Any]:
+        data = read_json(self.run_file)
+        if not isinstance(data, dict):
+            raise InputError(f"{self.run_file}: not a run record")
+        return data
+
+    def results(self) -> Iterator[dict[str, Any]]:
+        return iter_results(self.results_file)
+
+
+def find_run(output_dir: Path, run: str) -> RunDir:
+    """Resolve a run id (or unique prefix, or ``latest``, or a path) to its directory."""
+    as_path = Path(run)
+    if (as_path / RUN_FILE).is_file():
+        return RunDir(as_path)
+    runs_root = output_dir / "runs"
+    if not runs_root.is_dir():
+        raise InputError(f"no runs in {runs_root}; run knowmeter eval first")
+    ids = sorted(p.name for p in runs_root.iterdir() if (p / RUN_FILE).is_file())
+    if run == "latest":
+        if not ids:
+            raise InputError(f"no runs in {runs_root}; run knowmeter eval first")
+        return RunDir(runs_root / ids[-1])
+    matches = [i for i in ids if i == run] or [i for i in ids if i.startswith(run)]
+    if len(matches) == 1:
+        return RunDir(runs_root / matches[0])
+    if not matches:
+        recent = ", ".join(ids[-3:]) or "none"
+        raise InputError(f"run {run!r} not found in {runs_root}; recent runs: {recent} (see knowmeter runs)")
+    raise InputError(f"run {run!r} is ambiguous: {', '.join(matches[:5])}; give more of the id")
