@@ -174,7 +174,7 @@ def _executor_from(config: RunConfig) -> Executor:
 def prepare(config: RunConfig) -> Prepared:
     """Load samples, resolve variants and the executor, plan the tasks."""
     base = config.base_path()
-    sample_set = load_samples([base / p for p in config.samples])
+    sample_set = load_samples([base / p for p in config.samples], display_paths=config.samples)
     cache_dir = config.output_path() / "artifacts"
     variants: list[Variant] = []
     for spec in config.variants:

@@ -16,10 +16,12 @@ CACHE_FILE = "cache.sqlite"
 
 
 def cache_key(
-    *, executor: str, model: str | None, artifact_hash: str, prompt: str, context: str | None,
+    *, executor: str, model: str | None, variant: str, artifact_hash: str, prompt: str, context: str | None,
     workspace_fingerprint: str, repeat: int,
 ) -> str:
-    payload = {"executor": executor, "model": model, "artifact": artifact_hash, "prompt": prompt,
+    """The variant's name is part of the key: two arms with the same artifact (an A/A test) are
+    independent runs, never one answer served twice."""
+    payload = {"executor": executor, "model": model, "variant": variant, "artifact": artifact_hash, "prompt": prompt,
                "context": context, "cwd": workspace_fingerprint, "repeat": repeat}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 

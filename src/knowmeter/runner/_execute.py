@@ -122,7 +122,8 @@ async def execute_tasks(
         cached = False
         t0 = _now()
         if cache is not None:
-            key = cache_key(executor=executor.identity(), model=settings.model, artifact_hash=task.variant.artifact.hash,
+            key = cache_key(executor=executor.identity(), model=settings.model, variant=task.variant.name,
+                            artifact_hash=task.variant.artifact.hash,
                             prompt=task.sample.prompt, context=task.sample.context,
                             workspace_fingerprint=fingerprint(task.workspace), repeat=task.repeat)
             result = cache.get(key)

@@ -139,8 +139,9 @@ def _validate(path: Path, where: str, record: Any) -> Sample:
         raise InputError(f"{path}: {label}: field {loc!r}: {err['msg']}") from None
 
 
-def load_samples(paths: Path | Iterable[Path]) -> SampleSet:
-    """Load and validate one or more sample files; ids must be present and unique across them."""
+def load_samples(paths: Path | Iterable[Path], *, display_paths: Iterable[str] | None = None) -> SampleSet:
+    """Load and validate one or more sample files; ids must be present and unique across them.
+    ``display_paths`` (default: the paths) is how the watermark names the files."""
     path_list = [paths] if isinstance(paths, Path) else list(paths)
     if not path_list:
         raise InputError("no sample file given; pass --samples eval-samples.yaml")
@@ -162,7 +163,8 @@ def load_samples(paths: Path | Iterable[Path]) -> SampleSet:
     if not samples:
         raise InputError(f"{path_list[0]}: no samples in the file; add at least one sample")
     digest = hashlib.sha256(canonical_sample_bytes(samples)).hexdigest()
-    watermark = Watermark(tuple(str(p) for p in path_list), len(samples), digest)
+    shown = tuple(display_paths) if display_paths is not None else tuple(str(p) for p in path_list)
+    watermark = Watermark(shown, len(samples), digest)
     return SampleSet(tuple(samples), watermark, requires)
 
 

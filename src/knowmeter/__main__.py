@@ -1,0 +1,5 @@
+"""``python -m knowmeter``."""
+
+from knowmeter.cli import main
+
+main()

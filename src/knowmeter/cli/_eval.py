@@ -1,0 +1,57 @@
+"""``knowmeter eval``: run, grade, compare, decide."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from knowmeter.cli._errors import EXIT_OK, guarded
+
+
+@click.command("eval")
+@click.option("--config", "config", type=click.Path(path_type=Path), help="eval.yaml (default: ./eval.yaml if present).")
+@click.option("--samples", multiple=True, help="Sample file(s): eval-samples.json|yaml|yml|jsonl.")
+@click.option("--control", help="Control variant: baseline, <name>, path/to/file.md, dir/SKILL.md, git:<ref>:<name>.")
+@click.option("--treatment", "treatments", multiple=True, help="Treatment variant (repeatable).")
+@click.option("--executor", help="Registered executor (offline, script, claude, codex, openai, anthropic, "
+              "claude-sdk) or any command speaking the script protocol.")
+@click.option("--model", help="Model passed to the executor.")
+@click.option("--skill-dir", help="Where <name> variants are looked up (default: skills).")
+@click.option("--concurrency", type=click.IntRange(1, 256), help="Tasks run at once (default 4).")
+@click.option("--repeat", type=click.IntRange(1, 100), help="Real replicates per sample and variant.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Per-task timeout in seconds.")
+@click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors (exponential backoff).")
+@click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the response cache.")
+@click.option("--budget-usd", type=click.FloatRange(min=0), help="Total cost budget; never exceeded.")
+@click.option("--seed", type=int, help="Seed for every statistical computation.")
+@click.option("--output-dir", help="Where runs are stored (default: .knowmeter).")
+@click.option("--judge", "judges", multiple=True, help="LLM judge as executor:model (repeatable for an ensemble).")
+@click.option("--judge-repeat", type=click.IntRange(1, 20), help="Judge calls per task (mean, SD, failures).")
+@click.option("--no-length-debias", is_flag=True, default=False, help="Drop the judge's length-debias instruction.")
+@click.option("--threshold", type=click.FloatRange(1, 5), help="Layer gate: each present layer's mean ≥ this.")
+@click.option("--bootstrap-samples", type=click.IntRange(min=100), help="Bootstrap resamples (default 10000).")
+@click.option("--max-gap-rate", type=click.FloatRange(0, 1), help="Fail (exit 1) when a variant's gap rate exceeds this.")
+@click.option("--gap-rate-regression", type=click.FloatRange(0, 1),
+              help="Fail when the gap rate rose by more than this since the last run on the same sample set.")
+@click.option("--hedging-judge", help="executor:model for the hedging classifier (default: regex only).")
+@click.option("--resume", "resume", help="Continue a killed run: execute only its missing tasks.")
+@click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")
+@click.option("--report-only", is_flag=True, help="Always exit 0 (report, do not gate).")
+@guarded
+def eval_cmd(**opts: object) -> None:
+    """Run every sample under every variant, grade, compare and print the verdict.
+
+    Exit codes: 0 PROGRESS (or a passing SOLO), 1 any other verdict or a failed gate,
+    2 bad input. With --report-only always 0.
+    """
+    from knowmeter.cli._run import run_eval
+
+    code = run_eval(opts)
+    sys.exit(EXIT_OK if opts.get("report_only") else code)
+
+
+def print_json(data: object) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))

@@ -1,0 +1,41 @@
+"""``knowmeter report RUN``: re-render and re-decide a stored run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from knowmeter.cli._errors import EXIT_OK, guarded
+
+
+@click.command("report")
+@click.argument("run", default="latest")
+@click.option("--output-dir", default=".knowmeter", show_default=True, help="Where runs are stored.")
+@click.option("--threshold", type=click.FloatRange(1, 5), help="Layer gate override.")
+@click.option("--seed", type=int, help="Seed override for the statistics.")
+@click.option("--bootstrap-samples", type=click.IntRange(min=100), help="Bootstrap resamples override.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report JSON to stdout.")
+@click.option("--report-only", is_flag=True, help="Always exit 0.")
+@guarded
+def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | None,
+               bootstrap_samples: int | None, as_json: bool, report_only: bool) -> None:
+    """Recompute the comparison and verdict of RUN (an id, a prefix, 'latest' or a run
+    directory) from its stored results, without re-running anything."""
+    from rich.console import Console
+
+    from knowmeter.pipeline import rebuild_report
+    from knowmeter.report._terminal import render_terminal
+    from knowmeter.store import find_run
+
+    run_dir = find_run(Path(output_dir), run)
+    report = rebuild_report(run_dir, threshold=threshold, seed=seed, bootstrap_samples=bootstrap_samples)
+    if as_json:
+        from knowmeter.cli._eval import print_json
+
+        print_json(report)
+    else:
+        render_terminal(report, Console())
+    code = int((report.get("verdict") or {}).get("exit_code", 0))
+    sys.exit(EXIT_OK if report_only else code)

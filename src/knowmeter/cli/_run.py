@@ -1,0 +1,103 @@
+"""The body of ``knowmeter eval`` (kept apart so the command module stays import-light)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import click
+from rich.console import Console
+
+from knowmeter.evaluation import Overrides, execute, prepare, resolve_config, resume_run, start_run
+from knowmeter.pipeline import finalize, make_post_process
+from knowmeter.report._terminal import render_terminal
+from knowmeter.store import find_run
+
+
+def _overrides(opts: dict[str, Any]) -> Overrides:
+    return Overrides(
+        config=opts.get("config"),
+        samples=list(opts["samples"]) or None,
+        control=opts.get("control"),
+        treatments=list(opts["treatments"]) or None,
+        executor=opts.get("executor"),
+        model=opts.get("model"),
+        skill_dir=opts.get("skill_dir"),
+        concurrency=opts.get("concurrency"),
+        repeat=opts.get("repeat"),
+        timeout_s=opts.get("timeout_s"),
+        retry=opts.get("retry"),
+        no_cache=True if opts.get("no_cache") else None,
+        budget_usd=opts.get("budget_usd"),
+        seed=opts.get("seed"),
+        output_dir=opts.get("output_dir"),
+        judges=list(opts["judges"]) or None,
+        judge_repeat=opts.get("judge_repeat"),
+        length_debias=False if opts.get("no_length_debias") else None,
+        max_gap_rate=opts.get("max_gap_rate"),
+        gap_rate_regression=opts.get("gap_rate_regression"),
+        threshold=opts.get("threshold"),
+        bootstrap_samples=opts.get("bootstrap_samples"),
+        hedging_judge=opts.get("hedging_judge"),
+    )
+
+
+def run_eval(opts: dict[str, Any]) -> int:
+    """Run (or resume) an evaluation; returns the exit code the verdict and gates call for."""
+    err = Console(stderr=True)
+    if opts.get("resume"):
+        ov = _overrides(opts)
+        from knowmeter.config import DEFAULT_OUTPUT_DIR
+
+        output_dir = Path(ov.output_dir or DEFAULT_OUTPUT_DIR)
+        run_dir = find_run(output_dir, str(opts["resume"]))
+        prepared, tasks = resume_run(run_dir)
+        err.print(f"resuming run {run_dir.id}: {len(tasks)} of {len(prepared.tasks)} tasks left")
+    else:
+        config = resolve_config(_overrides(opts), Path.cwd())
+        prepared = prepare(config)
+        run_dir = start_run(prepared)
+        tasks = prepared.tasks
+        err.print(f"run {run_dir.id}: {len(prepared.sample_set.samples)} samples × {len(prepared.variants)} "
+                  f"variants × {prepared.config.repeat} repeat(s) = {len(tasks)} tasks "
+                  f"({prepared.executor.name})")
+
+    progress = _Progress(len(tasks), err if sys.stderr.isatty() else None)
+    stats, budget = anyio.run(
+        lambda: execute(prepared, run_dir, tasks, post_process=make_post_process(prepared),
+                        on_record=progress.tick)
+    )
+    progress.close()
+    status = "complete" if not stats.not_started else "incomplete"
+    if stats.not_started:
+        err.print(f"budget: {len(stats.not_started)} task(s) not started — the budget would have been exceeded")
+    report = finalize(run_dir, status=status, wall_s=stats.wall_s, budget=budget.to_dict())
+    if opts.get("as_json"):
+        from knowmeter.cli._eval import print_json
+
+        print_json(report)
+    else:
+        render_terminal(report, Console())
+        click.echo(f"report: {run_dir.report_file}")
+    return int((report.get("verdict") or {}).get("exit_code", 0 if status == "complete" else 1))
+
+
+class _Progress:
+    """A one-line progress counter on a terminal; silent otherwise."""
+
+    def __init__(self, total: int, console: Console | None) -> None:
+        self.total = total
+        self.done = 0
+        self.console = console
+
+    def tick(self, record: dict[str, Any]) -> None:
+        self.done += 1
+        if self.console is not None:
+            self.console.file.write(f"\r{self.done}/{self.total} tasks")
+            self.console.file.flush()
+
+    def close(self) -> None:
+        if self.console is not None and self.total:
+            self.console.file.write("\n")

@@ -1,0 +1,67 @@
+"""Building ``report.json`` from a run's stored records (``run.json`` + ``results.jsonl``).
+
+Works from stored results alone, so ``knowmeter report RUN`` re-renders and re-decides without
+re-running anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from knowmeter.report._summary import summarize_operations
+from knowmeter.store import RunDir
+
+REPORT_SCHEMA_VERSION = 1
+
+#: Extra sections computed from the records (comparison, verdict, gaps, …): name → builder.
+SectionBuilder = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
+
+
+def build_report(
+    run_dir: RunDir,
+    *,
+    sections: list[SectionBuilder] | None = None,
+    include_tasks: bool = True,
+) -> dict[str, Any]:
+    """Assemble the report. ``sections`` add analysis blocks (each returns a dict merged into
+    the report's top level)."""
+    run = run_dir.read_run()
+    records = sorted(run_dir.results(), key=lambda r: (r["repeat"], r["sample_id"], r["variant"]))
+    names = [v["name"] for v in run["variants"]]
+    summaries = summarize_operations(records, names)
+    variants = []
+    for v in run["variants"]:
+        variants.append({"name": v["name"], "role": v["role"], "expression": v["expression"], "kind": v["kind"],
+                         "artifact_hash": v["hash"], **summaries.get(v["name"], {})})
+    done = {r["task_id"] for r in records}
+    executor = dict(run["executor"])
+    executor["label"] = "non-LLM agent (offline retrieval)" if executor.get("non_llm") else "LLM agent"
+    report: dict[str, Any] = {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "run": {
+            "id": run["run_id"],
+            "created_at": run["created_at"],
+            "finished_at": run.get("finished_at"),
+            "status": run.get("status"),
+            "reported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "versions": run["versions"],
+            "git": run["git"],
+            "executor": executor,
+            "seed": run["seed"],
+            "watermark": run["watermark"],
+            "config": run["config"],
+            "budget": run.get("budget"),
+            "tasks_total": run["tasks_total"],
+            "tasks_done": len(done),
+            "tasks_missing": run["tasks_total"] - len(done),
+            "wall_s": run.get("wall_s"),
+        },
+        "variants": variants,
+    }
+    for section in sections or []:
+        report.update(section(run, records))
+    if include_tasks:
+        report["tasks"] = records
+    return report

@@ -1,0 +1,134 @@
+"""End to end through the CLI: init → eval → report → runs, kill and resume, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from knowmeter.cli import cli
+from knowmeter.store import iter_results
+
+
+def km(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "knowmeter", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("demo")
+    r = km("init", "demo", cwd=root)
+    assert r.returncode == 0, r.stderr
+    return root / "demo"
+
+
+@pytest.fixture(scope="module")
+def demo_report(demo: Path) -> dict:  # type: ignore[type-arg]
+    r = km("eval", "--json", "--report-only", cwd=demo)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_demo_report_has_two_variants_real_tool_calls_and_a_difference(demo_report: dict) -> None:  # type: ignore[type-arg]
+    variants = {v["name"]: v for v in demo_report["variants"]}
+    assert set(variants) == {"support-basic", "support-expert"}
+    assert all(v["tasks"] >= 20 and v["errors"] == 0 for v in variants.values())
+    assert demo_report["run"]["executor"]["label"].startswith("non-LLM")
+    tools = {e["tool"] for t in demo_report["tasks"] for e in t["exec"]["trace"]["events"] if e["kind"] == "tool_call"}
+    assert {"Read", "Grep"} <= tools
+    outputs = {(t["sample_id"], t["variant"]): t["exec"]["output"] for t in demo_report["tasks"]}
+    differing = sum(outputs[(s, "support-basic")] != outputs[(s, "support-expert")] for s, _ in outputs)
+    assert differing >= 10
+    wm = demo_report["run"]["watermark"]
+    assert wm["paths"] == ["eval-samples.yaml"] and wm["count"] >= 20 and len(wm["short"]) == 8
+
+
+def test_report_rerenders_without_rerunning_and_runs_lists_it(demo: Path, demo_report: dict) -> None:  # type: ignore[type-arg]
+    run_id = demo_report["run"]["id"]
+    results = demo / ".knowmeter" / "runs" / run_id / "results.jsonl"
+    before = results.read_bytes()
+    r = km("report", run_id[:15], "--json", "--report-only", cwd=demo)
+    assert r.returncode == 0, r.stderr
+    again = json.loads(r.stdout)
+    assert again["run"]["id"] == run_id and results.read_bytes() == before
+    assert [v["layer_means"] for v in again["variants"]] == [v["layer_means"] for v in demo_report["variants"]]
+    listing = km("runs", cwd=demo)
+    assert run_id in listing.stdout
+
+
+def test_kill_midway_then_resume_runs_every_task_exactly_once(tmp_path: Path) -> None:
+    km("init", "d", cwd=tmp_path)
+    demo = tmp_path / "d"
+    agent = demo / "slow_agent.py"
+    agent.write_text("import json, sys, time\nreq = json.load(sys.stdin)\ntime.sleep(0.15)\n"
+                     "print(json.dumps({'output': 'ok ' + req['prompt'][:20], 'costUSD': 0.0}))\n")
+    proc = subprocess.Popen([sys.executable, "-m", "knowmeter", "eval", "--executor", f"{sys.executable} {agent}",
+                             "--concurrency", "2", "--report-only"], cwd=demo, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    runs = demo / ".knowmeter" / "runs"
+    deadline = time.time() + 60
+    results = None
+    while time.time() < deadline:
+        found = list(runs.glob("*/results.jsonl")) if runs.exists() else []
+        if found and sum(1 for _ in iter_results(found[0])) >= 8:
+            results = found[0]
+            break
+        time.sleep(0.05)
+    assert results is not None
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done_before = sum(1 for _ in iter_results(results))
+    assert done_before < 46
+    r = km("eval", "--resume", results.parent.name, "--report-only", cwd=demo)
+    assert r.returncode == 0, r.stderr
+    assert f"{46 - done_before} of 46 tasks left" in r.stderr or "tasks left" in r.stderr
+    ids = [rec["task_id"] for rec in iter_results(results)]
+    assert len(ids) == 46 and len(set(ids)) == 46
+    report = json.loads((results.parent / "report.json").read_text())
+    assert report["run"]["tasks_missing"] == 0 and report["run"]["status"] == "complete"
+
+
+@pytest.mark.parametrize(
+    ("args", "files", "expected"),
+    [
+        (["eval", "--samples", "missing.yaml", "--control", "baseline"], {}, "missing.yaml: sample file not found"),
+        (["eval", "--control", "nosuch"], {"eval-samples.yaml": "- {sample_id: a, prompt: x}\n"},
+         "unknown variant 'nosuch'"),
+        (["eval", "--control", "baseline", "--executor", "./no-such-agent"],
+         {"eval-samples.yaml": "- {sample_id: a, prompt: x}\n"}, "not found or not executable"),
+        (["eval"], {"eval.yaml": "samples: s.yaml\nvariants: [{artifact: baseline}]\nconcurency: 2\n",
+                    "s.yaml": "- {sample_id: a, prompt: x}\n"}, "unknown config key 'concurency'"),
+        (["eval", "--control", "baseline"], {"eval-samples.yaml": "- {sample_id: a, prompt: x}\n"
+                                             "- {sample_id: a, prompt: y}\n"}, "duplicate sample_id 'a'"),
+        (["eval", "--control", "baseline"], {"eval-samples.yaml": "- sample_id: a\n  prompt: x\n"
+                                             "  assertions: [{type: no_such_type, value: 1}]\n"}, "no_such_type"),
+        (["report", "nope"], {".knowmeter/runs/.keep": ""}, "run 'nope' not found"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(tmp_path: Path, args: list[str], files: dict[str, str], expected: str) -> None:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        result = CliRunner().invoke(cli, args)
+    finally:
+        os.chdir(old)
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and expected in lines[0] and "Traceback" not in result.output
+
+
+def test_init_refuses_to_overwrite(tmp_path: Path) -> None:
+    assert km("init", "x", cwd=tmp_path).returncode == 0
+    r = km("init", "x", cwd=tmp_path)
+    assert r.returncode == 2 and "already exists" in r.stderr

@@ -1,0 +1,74 @@
+"""Sample loading: omk formats, JSONL, validation errors, the watermark."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from knowmeter.errors import InputError
+from knowmeter.samples import load_samples
+
+
+def write(tmp: Path, name: str, text: str) -> Path:
+    p = tmp / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_omk_reference_files_load_unchanged(shared_dir: Path) -> None:
+    omk = shared_dir / "reference" / "omk"
+    cr = load_samples(omk / "code-review" / "eval-samples.json")
+    assert [s.sample_id for s in cr.samples] == ["s001", "s002", "s003"]
+    assert cr.samples[0].dimensions and "security" in cr.samples[0].dimensions
+    rag = load_samples(omk / "rag-eval" / "eval-samples.yaml")
+    assert rag.samples[0].assertions[0] == {"type": "faithfulness", "threshold": 4}
+    gold = load_samples(omk / "gold-dataset" / "eval-samples.yaml")
+    assert gold.watermark.count == len(gold.samples) == 10
+
+
+def test_list_mapping_and_jsonl_forms_and_unknown_keys_kept(tmp_path: Path) -> None:
+    a = write(tmp_path, "a.yaml", "requires: {knowmeter: '>=0.1'}\nsamples:\n  - sample_id: x\n    prompt: hi\n"
+              "    my_key: {deep: 1}\n")
+    s = load_samples(a)
+    assert s.requires == {"knowmeter": ">=0.1"}
+    assert s.samples[0].extras == {"my_key": {"deep": 1}}
+    assert s.samples[0].model_dump(exclude_none=True)["my_key"] == {"deep": 1}
+    b = write(tmp_path, "b.jsonl", json.dumps({"sample_id": "y", "prompt": "p"}) + "\n\n")
+    assert load_samples(b).samples[0].sample_id == "y"
+
+
+def test_watermark_ignores_formatting_but_not_content(tmp_path: Path) -> None:
+    a = write(tmp_path, "a.json", json.dumps([{"sample_id": "x", "prompt": "hi"}]))
+    b = write(tmp_path, "b.yaml", "- prompt: hi\n  sample_id: x\n")
+    c = write(tmp_path, "c.yaml", "- prompt: hi!\n  sample_id: x\n")
+    wa, wb, wc = (load_samples(p).watermark for p in (a, b, c))
+    assert wa.sha256 == wb.sha256 != wc.sha256
+    assert len(wa.short) == 8 and wa.count == 1
+    assert "absolute completeness" in wa.to_dict()["warning"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("dup.yaml", "- {sample_id: a, prompt: x}\n- {sample_id: a, prompt: y}\n", "duplicate sample_id 'a'"),
+        ("noid.yaml", "- {prompt: x}\n", "sample #1: missing sample_id"),
+        ("bad.yaml", "- sample_id: a\n  prompt: [unclosed\n", "line 3"),
+        ("bad.jsonl", '{"sample_id": "a", "prompt": "x"}\n{oops\n', "line 2: invalid JSON"),
+        ("type.yaml", "- {sample_id: a, prompt: x, difficulty: extreme}\n", "sample 'a': field 'difficulty'"),
+        ("empty.yaml", "samples: []\n", "no samples"),
+        ("scalar.yaml", "hello\n", "expected a list of samples"),
+    ],
+)
+def test_bad_input_is_one_clear_line(tmp_path: Path, name: str, text: str, expected: str) -> None:
+    p = write(tmp_path, name, text)
+    with pytest.raises(InputError) as exc:
+        load_samples(p)
+    msg = str(exc.value)
+    assert expected in msg and "\n" not in msg and name in msg
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not found"):
+        load_samples(tmp_path / "nope.yaml")
