@@ -1,0 +1,90 @@
+"""Which layer each assertion type scores in, and the layered-score formulas.
+
+Layers (composite-score spec §1–§3):
+
+- **fact** — *what the answer says*: is it right, complete, well-formed, close to a reference?
+  Text checks (``contains``, ``not_contains``, ``icontains``, ``contains_all``, ``contains_any``,
+  ``regex``, ``starts_with``, ``ends_with``, ``equals``, ``not_equals``, ``min_length``,
+  ``max_length``, ``word_count_min``, ``word_count_max``, ``json_valid``, ``json_schema``),
+  similarity to a reference (``rouge_n_min``, ``bleu_min``, ``levenshtein_max``) and the
+  judge-backed content metrics (``semantic_similarity``, ``faithfulness``, ``answer_relevancy``,
+  ``context_recall``). Length and format checks are here because they constrain the answer
+  itself ("≤ 25 characters", "valid JSON"), not how the agent worked.
+- **behavior** — *how the agent got there*: which tools it called and with what
+  (``tools_called``, ``tools_not_called``, ``tools_count_min``, ``tools_count_max``,
+  ``tool_input_contains``, ``tool_input_not_contains``, ``tool_output_contains``), how many turns
+  it took (``turns_min``, ``turns_max``) and what the run cost (``cost_max``, ``latency_max``).
+- ``custom`` scores in **fact** unless the assertion says ``layer: behavior``; an ``assert-set``
+  scores in the layer of its members (a set mixing layers must say ``layer:``).
+
+(omk files the two differently — it puts e.g. ``starts_with`` in behavior and
+``tool_output_contains`` in fact; knowmeter follows the rule above, so the split is predictable.)
+
+Scores: ``fact = 1 + 4 · passed_weight / total_weight`` over the fact assertions that were
+evaluated (an assertion that could not be evaluated — a judge-backed one with no judge — is left
+out of both sums), ``behavior`` likewise, ``judge`` is the judge's score; a layer with nothing to
+score is missing (``None``), never 0. ``composite`` is the mean of the layers present, and
+``layers_used`` names them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from enum import StrEnum
+from typing import Literal
+
+
+class Layer(StrEnum):
+    FACT = "fact"
+    BEHAVIOR = "behavior"
+
+
+LayerName = Literal["fact", "behavior", "judge"]
+
+#: Score layers in their canonical order.
+LAYER_NAMES: tuple[LayerName, ...] = ("fact", "behavior", "judge")
+
+_FACT = (
+    "contains", "not_contains", "icontains", "contains_all", "contains_any", "regex", "starts_with",
+    "ends_with", "equals", "not_equals", "min_length", "max_length", "word_count_min", "word_count_max",
+    "json_valid", "json_schema", "rouge_n_min", "bleu_min", "levenshtein_max", "semantic_similarity",
+    "faithfulness", "answer_relevancy", "context_recall", "custom",
+)
+_BEHAVIOR = (
+    "tools_called", "tools_not_called", "tools_count_min", "tools_count_max", "tool_input_contains",
+    "tool_input_not_contains", "tool_output_contains", "turns_min", "turns_max", "cost_max", "latency_max",
+)
+
+#: The default layer of every assertion type (``assert-set`` takes its members' layer).
+DEFAULT_LAYER: Mapping[str, Layer] = {
+    **{t: Layer.FACT for t in _FACT},
+    **{t: Layer.BEHAVIOR for t in _BEHAVIOR},
+}
+
+
+def ratio_score(passed_weight: float, total_weight: float) -> float | None:
+    """``1 + 4 · passed / total``, or None when there is no weight to score."""
+    if total_weight <= 0:
+        return None
+    return 1.0 + 4.0 * passed_weight / total_weight
+
+
+def assertion_layer_score(items: Iterable[tuple[str, float, bool | None]], layer: str) -> float | None:
+    """Score of one assertion layer from ``(layer, weight, passed)`` triples; ``passed`` None
+    (not evaluated) is left out."""
+    total = passed = 0.0
+    for item_layer, weight, ok in items:
+        if item_layer != layer or ok is None:
+            continue
+        total += weight
+        if ok:
+            passed += weight
+    return ratio_score(passed, total)
+
+
+def composite_score(layers: Mapping[str, float | None]) -> tuple[float | None, list[LayerName]]:
+    """Mean of the layers present and their names (in canonical order)."""
+    used = [name for name in LAYER_NAMES if layers.get(name) is not None]
+    if not used:
+        return None, []
+    return sum(float(layers[name] or 0.0) for name in used) / len(used), used

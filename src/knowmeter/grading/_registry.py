@@ -1,0 +1,187 @@
+"""The assertion registry: type name → typed config class, validated at load time.
+
+Every assertion type is a pydantic model (its fields are its config) registered under its type
+name with ``@register``. Common keys: ``weight`` (default 1, may be fractional, 0 = reported but
+not scored), ``not: true`` (inverts the result; a result that could not be evaluated stays
+unevaluated) and ``description`` (free text, as in omk files). Unknown keys are input errors.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from abc import abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from knowmeter.errors import InputError
+from knowmeter.executors._protocol import ExecResult
+from knowmeter.grading._layers import DEFAULT_LAYER, Layer
+from knowmeter.grading._model import AssertionResult, GradingConfig, JudgeSpec
+from knowmeter.samples._model import Sample
+
+_CHECK_MODULES = ("_checks_text", "_checks_similarity", "_checks_trace", "_checks_judge", "_checks_custom",
+                  "_checks_set")
+
+
+@dataclass(frozen=True, slots=True)
+class CheckContext:
+    """What an assertion can look at."""
+
+    sample: Sample
+    result: ExecResult
+    judges: Sequence[JudgeSpec]
+    config: GradingConfig
+    task_id: str
+
+    @property
+    def output(self) -> str:
+        return self.result.output
+
+
+@dataclass(slots=True)
+class Outcome:
+    """An assertion's raw outcome (before ``not``). ``passed`` None: not evaluated.
+    ``judge_costs`` are the costs of the judge calls it made (None = unknown)."""
+
+    passed: bool | None
+    message: str
+    details: dict[str, Any] | None = None
+    judge_costs: list[float | None] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadContext:
+    """Passed to validation as pydantic context: where the assertion is, and the sample file's
+    directory (``custom`` paths are relative to it)."""
+
+    where: str
+    base_dir: Path
+
+
+class Assertion(BaseModel):
+    """Base of every assertion type."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+    type: str
+    weight: float = Field(default=1.0, ge=0, allow_inf_nan=False)
+    negate: bool = Field(default=False, alias="not")
+    description: str | None = None
+
+    type_name: ClassVar[str] = ""
+
+    @property
+    def layer(self) -> Layer:
+        """The layer this assertion scores in."""
+        return DEFAULT_LAYER[self.type_name]
+
+    @abstractmethod
+    async def evaluate(self, ctx: CheckContext) -> Outcome:
+        """Check the task; the result before ``not`` is applied."""
+
+
+class SyncAssertion(Assertion):
+    """An assertion that needs no I/O."""
+
+    @abstractmethod
+    def check(self, ctx: CheckContext) -> Outcome:
+        """Check the task."""
+
+    async def evaluate(self, ctx: CheckContext) -> Outcome:
+        return self.check(ctx)
+
+
+_REGISTRY: dict[str, type[Assertion]] = {}
+_BUILTINS_LOADED = False
+
+A = TypeVar("A", bound=type[Assertion])
+
+
+def register(name: str) -> Callable[[A], A]:
+    """Class decorator: register an assertion type under ``name``."""
+
+    def deco(cls: A) -> A:
+        cls.type_name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return deco
+
+
+def _load_builtins() -> None:
+    global _BUILTINS_LOADED
+    if not _BUILTINS_LOADED:
+        _BUILTINS_LOADED = True
+        for module in _CHECK_MODULES:
+            importlib.import_module(f"knowmeter.grading.{module}")
+
+
+def assertion_types() -> dict[str, Layer | None]:
+    """Every assertion type and its default layer (None: ``assert-set``, which takes its members')."""
+    _load_builtins()
+    return {name: DEFAULT_LAYER.get(name) for name in sorted(_REGISTRY)}
+
+
+def _describe(exc: ValidationError, cls: type[Assertion]) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"])
+    if err["type"] == "extra_forbidden":
+        allowed = sorted(f.alias or name for name, f in cls.model_fields.items() if name != "type")
+        return f"unknown key {loc!r} (allowed: {', '.join(allowed)})"
+    if err["type"] == "missing":
+        return f"missing key {loc!r}"
+    msg = err["msg"].removeprefix("Value error, ")
+    return f"{loc}: {msg}" if loc else msg
+
+
+def load_assertion(raw: Any, where: str, base_dir: Path) -> Assertion:
+    """Validate one assertion; ``where`` names it in error messages."""
+    _load_builtins()
+    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+        raise InputError(f"{where}: an assertion must be a mapping with a 'type' key; got {raw!r:.80}")
+    name = raw["type"]
+    cls = _REGISTRY.get(name)
+    if cls is None:
+        close = difflib.get_close_matches(name, list(_REGISTRY), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise InputError(f"{where}: unknown assertion type {name!r}; {hint}valid types: "
+                         f"{', '.join(sorted(_REGISTRY))}")
+    try:
+        return cls.model_validate(raw, context=LoadContext(where, base_dir))
+    except ValidationError as exc:
+        raise InputError(f"{where} ({name}): {_describe(exc, cls)}; fix the assertion") from None
+
+
+def load_assertions(raw: Sequence[Any], where: str, base_dir: Path) -> list[Assertion]:
+    """Validate a sample's assertions at load time. ``where`` names the sample (e.g.
+    ``"eval-samples.yaml: sample 's003'"``); errors add ``assertion #N`` (1-based) and raise
+    ``InputError`` listing the valid types for an unknown one."""
+    if not isinstance(raw, list | tuple):
+        raise InputError(f"{where}: 'assertions' must be a list; got {type(raw).__name__}")
+    return [load_assertion(item, f"{where}: assertion #{i}", base_dir) for i, item in enumerate(raw, start=1)]
+
+
+@dataclass(slots=True)
+class Evaluated:
+    result: AssertionResult
+    judge_costs: list[float | None]
+
+
+async def run_assertion(assertion: Assertion, ctx: CheckContext) -> Evaluated:
+    """Evaluate one assertion and apply ``not``."""
+    outcome = await assertion.evaluate(ctx)
+    passed = outcome.passed
+    message = outcome.message
+    if assertion.negate:
+        message = f"not: {message}"
+        if passed is not None:
+            passed = not passed
+    result = AssertionResult(type=assertion.type, layer=assertion.layer.value, weight=assertion.weight,
+                             passed=passed, negated=assertion.negate, message=message,
+                             description=assertion.description, details=outcome.details)
+    return Evaluated(result, outcome.judge_costs)
