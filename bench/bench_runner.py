@@ -1,0 +1,117 @@
+"""Runner benchmark (prints numbers; not a test).
+
+Workload: 2,000 samples × 2 variants, an instant shell-script executor (omk script protocol),
+concurrency 8, no judge. Measures knowmeter's wall time, tasks/s and peak RSS (the eval runs as
+a child process, so its ru_maxrss is its own), and — in the same run, on the same machine — the
+bare process-spawn floor: the same script spawned 4,000 times, 8 at a time, with nothing else
+done. Then the same workload with an in-process executor (no spawning) for the runner's own
+overhead. Targets: wall ≤ 1.3 × spawn floor, peak RSS ≤ 150 MB, in-process ≥ 500 tasks/s.
+
+    python bench/bench_runner.py [--samples 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+SCRIPT = "#!/bin/sh\ncat >/dev/null\necho '{\"output\":\"ok\",\"costUSD\":0,\"inputTokens\":1,\"outputTokens\":1}'\n"
+
+
+def make_project(root: Path, n: int) -> Path:
+    (root / "skills").mkdir(parents=True)
+    (root / "skills" / "a.md").write_text("Skill A.\n")
+    (root / "skills" / "b.md").write_text("Skill B.\n")
+    agent = root / "agent.sh"
+    agent.write_text(SCRIPT)
+    agent.chmod(0o755)
+    with (root / "eval-samples.jsonl").open("w") as fh:
+        for i in range(n):
+            fh.write(json.dumps({"sample_id": f"s{i:05d}", "prompt": f"question {i}",
+                                 "assertions": [{"type": "contains", "value": "ok"}]}) + "\n")
+    return agent
+
+
+async def spawn_floor(agent: Path, count: int, concurrency: int) -> float:
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one() -> None:
+        async with sem:
+            proc = await asyncio.create_subprocess_exec(str(agent), stdin=asyncio.subprocess.PIPE,
+                                                        stdout=asyncio.subprocess.PIPE)
+            await proc.communicate(b'{"model":null,"system":"x","prompt":"y"}')
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one() for _ in range(count)))
+    return time.perf_counter() - t0
+
+
+def run_eval(root: Path, agent: Path) -> tuple[float, float]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "knowmeter", "eval", "--samples", "eval-samples.jsonl", "--control", "a",
+                    "--treatment", "b", "--executor", str(agent), "--concurrency", "8", "--no-cache",
+                    "--report-only"], cwd=root, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    rss_mb = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    return wall, rss_mb
+
+
+IN_PROCESS = textwrap.dedent("""
+    import sys, time, anyio
+    from pathlib import Path
+    from knowmeter.evaluation import Overrides, resolve_config, prepare, start_run, execute
+    from knowmeter.executors import ExecResult, register_executor
+    from knowmeter.pipeline import make_post_process
+    from knowmeter.traces import Trace
+
+    class Instant:
+        name = "instant"; non_llm = True
+        def identity(self): return "instant"
+        async def run(self, request):
+            return ExecResult("ok", Trace(source="instant"), cost_usd=0.0)
+
+    register_executor("instant")(lambda spec: Instant())
+    cfg = resolve_config(Overrides(samples=["eval-samples.jsonl"], control="a", treatments=["b"],
+                                   executor="instant", concurrency=8, no_cache=True), Path.cwd())
+    prepared = prepare(cfg)
+    run_dir = start_run(prepared)
+    t0 = time.perf_counter()
+    stats, _ = anyio.run(lambda: execute(prepared, run_dir, prepared.tasks,
+                                         post_process=make_post_process(prepared)))
+    wall = time.perf_counter() - t0
+    print(stats.done, wall)
+""")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--samples", type=int, default=2000)
+    args = ap.parse_args()
+    tasks = args.samples * 2
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        agent = make_project(root, args.samples)
+        floor = asyncio.run(spawn_floor(agent, tasks, 8))
+        wall, rss = run_eval(root, agent)
+        out = subprocess.run([sys.executable, "-c", IN_PROCESS], cwd=root, check=True, capture_output=True,
+                             text=True).stdout.split()
+        done, inproc_wall = int(out[0]), float(out[1])
+    print(f"workload: {args.samples} samples × 2 variants = {tasks} tasks, concurrency 8, script executor, no judge")
+    print(f"spawn floor:        {floor:7.2f} s  ({tasks / floor:7.0f} spawns/s)")
+    print(f"knowmeter eval:     {wall:7.2f} s  ({tasks / wall:7.0f} tasks/s)  = {wall / floor:.2f} × floor "
+          f"(target ≤ 1.30)")
+    print(f"peak RSS (eval):    {rss:7.1f} MB (target ≤ 150)")
+    print(f"in-process runner:  {inproc_wall:7.2f} s  ({done / inproc_wall:7.0f} tasks/s, target ≥ 500)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""The script executor (omk custom-executor protocol) against real child processes."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from knowmeter.executors import ExecRequest, ExecutorError, ExecutorSpec, create_executor
+from knowmeter.traces import ToolStatus
+
+
+def agent(tmp_path: Path, body: str) -> str:
+    p = tmp_path / "agent.py"
+    p.write_text("import json, sys\nreq = json.load(sys.stdin)\n" + body)
+    return f"{sys.executable} {p}"
+
+
+def run(cmd: str, **kw: object):  # type: ignore[no-untyped-def]
+    ex = create_executor(ExecutorSpec(cmd, model="m1"))
+    req = ExecRequest(task_id="t", sample_id="s", prompt="the prompt", system="the skill", **kw)  # type: ignore[arg-type]
+    return anyio.run(ex.run, req)
+
+
+def test_protocol_fields_and_tool_calls(tmp_path: Path) -> None:
+    cmd = agent(tmp_path, "print(json.dumps({'output': req['system'] + '|' + req['prompt'] + '|' + req['model'],"
+                          "'inputTokens': 10, 'outputTokens': 3, 'costUSD': 0.002, 'durationApiMs': 12, 'numTurns': 2,"
+                          "'toolCalls': [{'tool': 'Grep', 'input': {'pattern': 'x'}, 'output': 'No matches found',"
+                          "'success': True}, {'tool': 'read_file', 'input': {'path': 'a'}, 'success': False}]}))\n")
+    r = run(cmd)
+    assert r.output == "the skill|the prompt|m1" and r.error is None
+    assert (r.usage.input_tokens, r.usage.output_tokens, r.cost_usd, r.num_turns) == (10, 3, 0.002, 2)
+    inv = r.trace.invocations()
+    assert [i.call.tool for i in inv] == ["Grep", "Read"] and inv[1].call.source_tool == "read_file"
+    assert [i.status for i in inv] == [ToolStatus.SUCCESS, ToolStatus.FAILURE]
+
+
+def test_plain_text_output_and_unknown_cost(tmp_path: Path) -> None:
+    r = run(agent(tmp_path, "print('just text')\n"))
+    assert r.output.strip() == "just text" and r.cost_usd is None and r.usage.input_tokens is None
+
+
+def test_nonzero_exit_is_an_error_carrying_stderr(tmp_path: Path) -> None:
+    with pytest.raises(ExecutorError, match="exited with 3: boom happened"):
+        run(agent(tmp_path, "sys.stderr.write('noise\\nboom happened\\n'); sys.exit(3)\n"))
+
+
+def test_ok_false_is_an_error(tmp_path: Path) -> None:
+    r = run(agent(tmp_path, "print(json.dumps({'output': '', 'ok': False, 'error': 'rate limited'}))\n"))
+    assert r.error == "rate limited"
+
+
+def test_cancellation_kills_the_process_group(tmp_path: Path) -> None:
+    marker = tmp_path / "child-alive"
+    cmd = agent(tmp_path, f"import subprocess, time\nsubprocess.Popen(['sh', '-c', 'sleep 2; touch {marker}'])\n"
+                          "time.sleep(10)\n")
+    ex = create_executor(ExecutorSpec(cmd))
+
+    async def main() -> None:
+        with anyio.move_on_after(1.0):
+            await ex.run(ExecRequest(task_id="t", sample_id="s", prompt="p", system=None))
+
+    t0 = time.time()
+    anyio.run(main)
+    assert time.time() - t0 < 5
+    time.sleep(2.5)
+    assert not marker.exists()  # the grandchild died with the group
