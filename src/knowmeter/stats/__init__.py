@@ -1,0 +1,62 @@
+"""Paired statistics in pure numpy: seeded (cluster) bootstrap with percentile and BCa intervals,
+sign-flip permutation tests, effect sizes, power, McNemar, Holm, Wilson, rater agreement.
+
+No scipy at runtime; every random computation takes an explicit seed (numpy ``Generator``).
+Inputs are numpy-compatible arrays; NaN / infinite entries are excluded and counted, never
+averaged in. Undefined results are ``None``.
+"""
+
+from knowmeter.stats._agreement import (
+    coefficient_of_variation,
+    krippendorff_alpha,
+    krippendorff_alpha_bootstrap,
+    mean_abs_diff,
+    pearson,
+    weighted_kappa,
+)
+from knowmeter.stats._binary import McNemarResult, mcnemar_exact, wilson_interval
+from knowmeter.stats._bootstrap import (
+    BootstrapResult,
+    bootstrap_mean,
+    bootstrap_means,
+    paired_bootstrap,
+)
+from knowmeter.stats._effect import (
+    cohen_dz,
+    hedges_correction,
+    hedges_g_av,
+    minimum_detectable_effect,
+    n_for_effect,
+)
+from knowmeter.stats._multiple import holm
+from knowmeter.stats._permutation import PermutationResult, sign_flip_test, sign_flip_tests
+from knowmeter.stats._special import norm_cdf, norm_ppf, t_cdf, t_ppf
+
+__all__ = [
+    "BootstrapResult",
+    "McNemarResult",
+    "PermutationResult",
+    "bootstrap_mean",
+    "bootstrap_means",
+    "coefficient_of_variation",
+    "cohen_dz",
+    "hedges_correction",
+    "hedges_g_av",
+    "holm",
+    "krippendorff_alpha",
+    "krippendorff_alpha_bootstrap",
+    "mcnemar_exact",
+    "mean_abs_diff",
+    "minimum_detectable_effect",
+    "n_for_effect",
+    "norm_cdf",
+    "norm_ppf",
+    "paired_bootstrap",
+    "pearson",
+    "sign_flip_test",
+    "sign_flip_tests",
+    "t_cdf",
+    "t_ppf",
+    "weighted_kappa",
+    "wilson_interval",
+]
