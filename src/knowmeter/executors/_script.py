@@ -109,7 +109,7 @@ async def _kill_group(proc: Process) -> None:
     except (ProcessLookupError, PermissionError):
         pass
     with anyio.CancelScope(shield=True):
-        await proc.wait()
+        await proc.aclose()
 
 
 class ScriptExecutor:
@@ -154,6 +154,7 @@ class ScriptExecutor:
             except BaseException:
                 await _kill_group(proc)
                 raise
+            await proc.aclose()
             latency = (time.perf_counter() - started) * 1000
             if proc.returncode != 0:
                 errfile.seek(0)
