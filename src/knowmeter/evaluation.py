@@ -28,6 +28,8 @@ from knowmeter.config import (
 )
 from knowmeter.errors import InputError
 from knowmeter.executors import Executor, ExecutorSpec, UnknownExecutor, create_executor
+from knowmeter.grading import Assertion, JudgeSpec, judge_prompt_hash, load_assertions, metric_prompt_hashes
+from knowmeter.judges import build_judges
 from knowmeter.runner import (
     Budget,
     ExecutionSettings,
@@ -162,6 +164,8 @@ class Prepared:
     variants: list[Variant]
     executor: Executor
     tasks: list[Task]
+    assertions: dict[str, list[Assertion]]
+    judges: list[JudgeSpec]
 
 
 def _executor_from(config: RunConfig) -> Executor:
@@ -187,9 +191,13 @@ def prepare(config: RunConfig) -> Prepared:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise InputError(f"two variants are both named {dupes[0]!r}; give them distinct names in eval.yaml")
+    source = ", ".join(config.samples)
+    assertions = {s.sample_id: load_assertions(s.assertions, f"{source}: sample {s.sample_id!r}", base)
+                  for s in sample_set.samples}
+    judges = build_judges(config.judges)
     executor = _executor_from(config)
     tasks = plan_tasks(sample_set.samples, variants, config.repeat, base)
-    return Prepared(config, sample_set, variants, executor, tasks)
+    return Prepared(config, sample_set, variants, executor, tasks, assertions, judges)
 
 
 def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
@@ -215,6 +223,8 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
             for v in prepared.variants
         ],
         "tasks_total": len(prepared.tasks),
+        "judges": [{"name": j.name, "executor": j.executor.name, "model": j.model} for j in prepared.judges],
+        "prompt_hashes": {"judge": judge_prompt_hash(cfg.length_debias), **metric_prompt_hashes()},
     }
 
 

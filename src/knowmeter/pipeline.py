@@ -9,6 +9,7 @@ from typing import Any
 
 from knowmeter.evaluation import Prepared
 from knowmeter.executors import ExecResult
+from knowmeter.grading import GradingConfig, grade
 from knowmeter.report import build_report
 from knowmeter.runner import Task
 from knowmeter.runner._execute import PostProcess
@@ -18,8 +19,15 @@ from knowmeter.store import RunDir, open_index, upsert_run, write_json_atomic
 def make_post_process(prepared: Prepared) -> PostProcess:
     """Grade and analyze each finished task (results are stored with the record)."""
 
+    cfg = prepared.config
+    grading = GradingConfig(length_debias=cfg.length_debias, judge_repeat=cfg.judge_repeat)
+
     async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
-        return {}
+        if result.error is not None:
+            return {"grade": None}  # a failed execution is not graded: it is an error, not a low score
+        g = await grade(task.sample, result, assertions=prepared.assertions[task.sample.sample_id],
+                        judges=prepared.judges, config=grading, task_id=task.id)
+        return {"grade": g.to_dict()}
 
     return post_process
 

@@ -23,8 +23,7 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
                bootstrap_samples: int | None, as_json: bool, report_only: bool) -> None:
     """Recompute the comparison and verdict of RUN (an id, a prefix, 'latest' or a run
     directory) from its stored results, without re-running anything."""
-    from rich.console import Console
-
+    from knowmeter.cli._run import terminal_console
     from knowmeter.pipeline import rebuild_report
     from knowmeter.report._terminal import render_terminal
     from knowmeter.store import find_run
@@ -36,6 +35,6 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
 
         print_json(report)
     else:
-        render_terminal(report, Console())
+        render_terminal(report, terminal_console())
     code = int((report.get("verdict") or {}).get("exit_code", 0))
     sys.exit(EXIT_OK if report_only else code)

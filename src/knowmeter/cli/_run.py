@@ -79,9 +79,15 @@ def run_eval(opts: dict[str, Any]) -> int:
 
         print_json(report)
     else:
-        render_terminal(report, Console())
+        render_terminal(report, terminal_console())
         click.echo(f"report: {run_dir.report_file}")
     return int((report.get("verdict") or {}).get("exit_code", 0 if status == "complete" else 1))
+
+
+def terminal_console() -> Console:
+    """stdout console; at least 120 columns when stdout is not a terminal (logs, CI)."""
+    console = Console()
+    return console if console.is_terminal else Console(width=120)
 
 
 class _Progress:

@@ -32,22 +32,23 @@ def render_terminal(report: dict[str, Any], console: Console) -> None:
                   f" · {run['tasks_done']}/{run['tasks_total']} tasks · seed {run['seed']}")
     console.print(f"sample set {', '.join(wm['paths'])} · {wm['count']} samples · {wm['short']}")
 
-    table = Table(title="Variants", show_lines=False)
-    for col in ("variant", "role", "tasks", "errors", "composite", "fact", "behavior", "judge", "layers used",
-                "pass rate", "cost (known)", "latency p50"):
-        table.add_column(col)
+    table = Table(title="Variants", title_justify="left")
+    for col in ("variant", "role", "tasks", "errors", "composite", "layer means (n by layer set)", "pass rate",
+                "cost (known)", "latency p50"):
+        table.add_column(col, overflow="fold")
     for v in report["variants"]:
         means = v.get("layer_means") or {}
         cost = v.get("cost") or {}
         cost_txt = _fmt(cost.get("known_usd"), ".4f")
         if cost.get("tasks_with_unknown_cost"):
-            cost_txt += f" (+{cost['tasks_with_unknown_cost']} unknown)"
+            cost_txt += f" +{cost['tasks_with_unknown_cost']} unknown"
         lat = v.get("latency_ms") or {}
-        sets = ", ".join(f"{k}×{n}" for k, n in (v.get("layer_sets") or {}).items())
+        layers = " · ".join(f"{name} {_fmt(means.get(name))}" if means.get(name) is not None else f"{name} absent"
+                            for name in ("fact", "behavior", "judge"))
+        sets = ", ".join(f"{k}: {n}" for k, n in (v.get("layer_sets") or {}).items())
         table.add_row(v["name"], v["role"], str(v["tasks"]), str(v["errors"]), _fmt(means.get("composite")),
-                      _fmt(means.get("fact")), _fmt(means.get("behavior")),
-                      _fmt(means.get("judge")) if means.get("judge") is not None else "absent",
-                      sets or "-", _pct(v.get("assertion_pass_rate")), cost_txt, _fmt(lat.get("p50"), ".0f") + " ms")
+                      f"{layers}\n({sets or 'none scored'})", _pct(v.get("assertion_pass_rate")), cost_txt,
+                      _fmt(lat.get("p50"), ".0f") + " ms" if lat else "unknown")
     console.print(table)
     for line in report.get("terminal_lines", []):
         console.print(line, markup=False, highlight=False)
