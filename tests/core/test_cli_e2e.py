@@ -16,25 +16,7 @@ from click.testing import CliRunner
 from knowmeter.cli import cli
 from knowmeter.store import iter_results
 
-
-def km(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "knowmeter", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("demo")
-    r = km("init", "demo", cwd=root)
-    assert r.returncode == 0, r.stderr
-    return root / "demo"
-
-
-@pytest.fixture(scope="module")
-def demo_report(demo: Path) -> dict:  # type: ignore[type-arg]
-    r = km("eval", "--json", "--report-only", cwd=demo)
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)
+from .conftest import km
 
 
 def test_demo_report_has_two_variants_real_tool_calls_and_a_difference(demo_report: dict) -> None:  # type: ignore[type-arg]

@@ -11,7 +11,6 @@ import click
 
 from knowmeter.errors import InputError
 
-
 EXIT_OK = 0
 EXIT_GATE = 1
 EXIT_INPUT = 2

@@ -12,7 +12,8 @@ from knowmeter.cli._errors import EXIT_OK, guarded
 
 
 @click.command("eval")
-@click.option("--config", "config", type=click.Path(path_type=Path), help="eval.yaml (default: ./eval.yaml if present).")
+@click.option("--config", "config", type=click.Path(path_type=Path),
+              help="eval.yaml (default: ./eval.yaml if present).")
 @click.option("--samples", multiple=True, help="Sample file(s): eval-samples.json|yaml|yml|jsonl.")
 @click.option("--control", help="Control variant: baseline, <name>, path/to/file.md, dir/SKILL.md, git:<ref>:<name>.")
 @click.option("--treatment", "treatments", multiple=True, help="Treatment variant (repeatable).")
@@ -33,7 +34,8 @@ from knowmeter.cli._errors import EXIT_OK, guarded
 @click.option("--no-length-debias", is_flag=True, default=False, help="Drop the judge's length-debias instruction.")
 @click.option("--threshold", type=click.FloatRange(1, 5), help="Layer gate: each present layer's mean ≥ this.")
 @click.option("--bootstrap-samples", type=click.IntRange(min=100), help="Bootstrap resamples (default 10000).")
-@click.option("--max-gap-rate", type=click.FloatRange(0, 1), help="Fail (exit 1) when a variant's gap rate exceeds this.")
+@click.option("--max-gap-rate", type=click.FloatRange(0, 1),
+              help="Fail (exit 1) when a variant's gap rate exceeds this.")
 @click.option("--gap-rate-regression", type=click.FloatRange(0, 1),
               help="Fail when the gap rate rose by more than this since the last run on the same sample set.")
 @click.option("--hedging-judge", help="executor:model for the hedging classifier (default: regex only).")

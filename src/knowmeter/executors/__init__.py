@@ -1,11 +1,11 @@
 """Executors: the agents under test (and judges), behind one async protocol and a registry."""
 
 from knowmeter.executors._protocol import (
+    ExecRequest,
+    ExecResult,
     Executor,
     ExecutorError,
     ExecutorUnavailable,
-    ExecRequest,
-    ExecResult,
     SkillInstall,
     Usage,
 )

@@ -35,14 +35,16 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_\-]*[a-z0-9]|[\u4e00-\u9fff]{2,}", re.IGNOR
 _PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:md|txt|yaml|yml|json|rst))\b")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _STOP = frozenset(
-    """a about above after again all also am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have
-    having he her here hers him his how i if in into is it its itself just me more most my no nor not now
-    of off on once only or other our out over own same she should so some such than that the their them
-    then there these they this those through to too under until up very was we were what when where which
-    while who whom why will with would you your yours please tell explain know need want get does did
-    answer question use using used see find look also may might must shall any much many one two way
-    give show say said like well make made take""".split()
+    """
+    a about above after again all also am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has
+    have having he her here hers him his how i if in into is it its itself just me more most my no
+    nor not now of off on once only or other our out over own same she should so some such than that
+    the their them then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours please tell explain know
+    need want get does did answer question use using used see find look also may might must shall
+    any much many one two way give show say said like well make made take
+    """.split()
 )
 #: how much a word the skill associated with the question counts, relative to a word of the question
 EXPANSION_WEIGHT = 0.3
@@ -183,8 +185,8 @@ class OfflineAgent:
         turn += 1
         trace.events.append(MessageEvent("assistant", answer, turn))
         words = len(request.prompt.split()) + len(artifact.split())
-        return ExecResult(output=answer, trace=trace, usage=Usage(input_tokens=words, output_tokens=len(answer.split())),
-                          cost_usd=0.0, num_turns=turn)
+        usage = Usage(input_tokens=words, output_tokens=len(answer.split()))
+        return ExecResult(output=answer, trace=trace, usage=usage, cost_usd=0.0, num_turns=turn)
 
     def _compose(self, prompt_set: set[str], expansion: set[str], artifact: str, read_texts: dict[str, str]) -> str:
         candidates: list[_Scored] = []

@@ -7,6 +7,7 @@ the output text. A non-zero exit is an error carrying stderr.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -21,7 +22,14 @@ from anyio.abc import Process
 
 from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, Usage
 from knowmeter.executors._registry import ExecutorSpec, register_executor
-from knowmeter.traces import MessageEvent, ToolCallEvent, ToolResultEvent, ToolStatus, Trace, normalise_tool_name
+from knowmeter.traces import (
+    MessageEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    ToolStatus,
+    Trace,
+    normalise_tool_name,
+)
 
 
 def _num(v: Any) -> float | None:
@@ -39,7 +47,8 @@ def _tool_events(calls: list[Any], turn: int, prefix: str) -> list[ToolCallEvent
             continue
         name = str(raw.get("tool") or raw.get("name") or "unknown")
         call_id = str(raw.get("id") or f"{prefix}{i}")
-        tool_input = raw.get("input") if isinstance(raw.get("input"), dict) else {"value": raw.get("input")}
+        raw_input = raw.get("input")
+        tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {"value": raw_input}
         events.append(ToolCallEvent(call_id, normalise_tool_name(name), tool_input, turn, source_tool=name))
         if any(k in raw for k in ("output", "success", "is_error", "status")):
             if raw.get("status") in {s.value for s in ToolStatus}:
@@ -104,10 +113,8 @@ def parse_script_stdout(stdout: str) -> ExecResult:
 
 
 async def _kill_group(proc: Process) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     with anyio.CancelScope(shield=True):
         await proc.aclose()
 
@@ -138,7 +145,7 @@ class ScriptExecutor:
         ).encode()
         env = {**os.environ, **self.env, **request.env} if (self.env or request.env) else None
         cwd = str(request.workspace) if request.workspace else None
-        errfile = self._stderr_pool.pop() if self._stderr_pool else tempfile.TemporaryFile()
+        errfile = self._stderr_pool.pop() if self._stderr_pool else tempfile.TemporaryFile()  # noqa: SIM115
         errfile.seek(0)
         errfile.truncate()
         started = time.perf_counter()
@@ -180,10 +187,9 @@ async def _communicate(proc: Process, payload: bytes) -> bytes:
     async with anyio.create_task_group() as tg:
         assert proc.stdin is not None
         tg.start_soon(drain)
-        try:
+        # a command that does not read its stdin is allowed
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
             await proc.stdin.send(payload)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-            pass  # the command did not read its stdin; that is allowed
         await proc.stdin.aclose()
     await proc.wait()
     return bytes(out)

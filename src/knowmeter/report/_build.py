@@ -10,6 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from knowmeter.report._schema import Report
 from knowmeter.report._summary import summarize_operations
 from knowmeter.store import RunDir
 
@@ -64,4 +65,5 @@ def build_report(
         report.update(section(run, records))
     if include_tasks:
         report["tasks"] = records
+    Report.model_validate(report)  # the report always matches its published schema
     return report

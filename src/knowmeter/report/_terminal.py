@@ -28,7 +28,8 @@ def render_terminal(report: dict[str, Any], console: Console) -> None:
     run = report["run"]
     wm = run["watermark"]
     ex = run["executor"]
-    console.print(f"run {run['id']} · {ex['name']} ({ex['label']}){' · model ' + ex['model'] if ex.get('model') else ''}"
+    model = f" · model {ex['model']}" if ex.get("model") else ""
+    console.print(f"run {run['id']} · {ex['name']} ({ex['label']}){model}"
                   f" · {run['tasks_done']}/{run['tasks_total']} tasks · seed {run['seed']}")
     console.print(f"sample set {', '.join(wm['paths'])} · {wm['count']} samples · {wm['short']}")
 

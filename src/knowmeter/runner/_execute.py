@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 
-from knowmeter.executors import Executor, ExecutorError, ExecRequest, ExecResult, SkillInstall
+from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError, SkillInstall
 from knowmeter.runner._budget import Budget
 from knowmeter.runner._cache import ResponseCache, cache_key
 from knowmeter.runner._plan import Task, directory_fingerprint

@@ -155,7 +155,8 @@ def load_samples(paths: Path | Iterable[Path], *, display_paths: Iterable[str] |
             sample = _validate(path, where, record)
             if sample.sample_id in seen:
                 raise InputError(
-                    f"{path}: {where}: duplicate sample_id {sample.sample_id!r} (first seen in {seen[sample.sample_id]}); "
+                    f"{path}: {where}: duplicate sample_id {sample.sample_id!r} "
+                    f"(first seen in {seen[sample.sample_id]}); "
                     "sample ids must be unique"
                 )
             seen[sample.sample_id] = f"{path.name} {where}"

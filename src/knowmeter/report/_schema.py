@@ -1,0 +1,143 @@
+"""The report's schema: pydantic models, the source of the JSON Schema shipped as
+``report.schema.json`` (regenerate with ``python -m knowmeter.report._schema``; a test keeps the
+shipped file in step). ``build_report`` validates every report against these models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_FILE = Path(__file__).with_name("report.schema.json")
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Watermark(_M):
+    """The sample set every figure depends on (gap-signal spec §7.1)."""
+
+    paths: list[str]
+    count: int
+    sha256: str
+    short: str
+    id: str
+    warning: str
+
+
+class ExecutorInfo(_M):
+    name: str
+    identity: str
+    non_llm: bool
+    model: str | None
+    label: str
+
+
+class Git(_M):
+    commit: str | None
+    dirty: bool | None
+
+
+class RunInfo(_M):
+    """Run metadata: provenance, settings, watermark, budget, timings."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    created_at: str
+    finished_at: str | None
+    status: str | None
+    reported_at: str
+    versions: dict[str, str]
+    git: Git
+    executor: ExecutorInfo
+    seed: int
+    watermark: Watermark
+    config: dict[str, Any]
+    budget: dict[str, Any] | None
+    tasks_total: int
+    tasks_done: int
+    tasks_missing: int
+    wall_s: float | None
+
+
+class Cost(_M):
+    known_usd: float | None = Field(description="Sum of reported costs; None when no task reported one.")
+    tasks_with_known_cost: int
+    tasks_with_unknown_cost: int
+
+
+class Tokens(_M):
+    input: int
+    output: int
+    tasks_with_unknown_usage: int
+
+
+class Latency(_M):
+    mean: float
+    p50: float
+    p95: float
+
+
+class VariantSummary(_M):
+    """Per-variant operational summary; statistics and gaps are added by their sections."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    role: Literal["control", "treatment"]
+    expression: str
+    kind: str
+    artifact_hash: str
+    tasks: int
+    errors: int
+    cached: int
+    error_examples: list[str]
+    cost: Cost
+    tokens: Tokens
+    latency_ms: Latency | None
+    assertion_pass_rate: float | None
+    layer_means: dict[str, float | None]
+    layer_sets: dict[str, int] = Field(description="How many results were scored from which set of layers.")
+
+
+class TaskRecord(_M):
+    """One finished task as stored in results.jsonl (exec result with trace, grade, analysis)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    task_id: str
+    sample_id: str
+    variant: str
+    role: str
+    repeat: int
+    attempts: int
+    cached: bool
+    started_at: str
+    finished_at: str
+    exec: dict[str, Any]
+    grade: dict[str, Any] | None = None
+
+
+class Report(_M):
+    """``report.json``."""
+
+    model_config = ConfigDict(extra="allow", title="knowmeter report")
+
+    schema_version: int
+    run: RunInfo
+    variants: list[VariantSummary]
+    tasks: list[TaskRecord] | None = None
+
+
+def json_schema() -> dict[str, Any]:
+    schema = Report.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
+
+
+if __name__ == "__main__":  # regenerate the shipped schema
+    SCHEMA_FILE.write_text(json.dumps(json_schema(), indent=2) + "\n", encoding="utf-8")
