@@ -1,0 +1,93 @@
+"""The ``anthropic`` executor: one Messages API call through the official Anthropic SDK.
+
+Single turn: the artifact is the ``system`` prompt, the prompt is the user message. ``base_url``
+points it at any Messages-compatible endpoint (without ``/v1``). Cost comes from the dated price
+table (None for models not in it); cache reads and writes are priced apart.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from pydantic import Field
+
+from knowmeter.executors._model_api import (
+    ApiOptions,
+    api_error_result,
+    api_key,
+    exchange_trace,
+    import_sdk,
+    require_model,
+)
+from knowmeter.executors._options import options_hash, parse_options
+from knowmeter.executors._prices import cost_usd
+from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, Usage
+from knowmeter.executors._registry import ExecutorSpec, register_executor
+
+INSTALL_HINT = "install it with: pip install 'knowmeter[anthropic]'"
+SOURCE = "anthropic"
+
+
+class AnthropicOptions(ApiOptions):
+    """Options of the ``anthropic`` executor (``max_tokens`` is required by the API: default 4096)."""
+
+    max_tokens: int | None = Field(default=4096, gt=0)
+
+
+def _usage(u: Any) -> Usage:
+    if u is None:
+        return Usage()
+    return Usage(u.input_tokens, u.output_tokens, getattr(u, "cache_read_input_tokens", None),
+                 getattr(u, "cache_creation_input_tokens", None))
+
+
+class AnthropicExecutor:
+    """A single-turn call to the Anthropic Messages API."""
+
+    name = "anthropic"
+    non_llm = False
+
+    def __init__(self, model: str, options: AnthropicOptions) -> None:
+        self.model = model
+        self.options = options
+
+    def identity(self) -> str:
+        return f"anthropic:{self.model}:{options_hash(self.options)}"
+
+    async def run(self, request: ExecRequest) -> ExecResult:
+        anthropic = import_sdk("anthropic", INSTALL_HINT)
+        o = self.options
+        model = request.model or self.model
+        params: dict[str, Any] = {"model": model, "max_tokens": o.max_tokens or 4096,
+                                  "messages": [{"role": "user", "content": request.prompt}]}
+        if request.system is not None:
+            params["system"] = request.system
+        if o.temperature is not None:
+            params["temperature"] = o.temperature
+        started = time.perf_counter()
+        client = anthropic.AsyncAnthropic(api_key=api_key(o, "ANTHROPIC_API_KEY"), base_url=o.base_url,
+                                          max_retries=o.max_retries,
+                                          timeout=o.timeout_s or request.timeout_s or 600.0)
+        try:
+            async with client:
+                msg = await client.messages.create(**params)
+        except anthropic.APIStatusError as exc:
+            return api_error_result(SOURCE, exc.status_code, str(exc.message), request.prompt, model)
+        except (anthropic.APIConnectionError, anthropic.APITimeoutError) as exc:
+            raise ExecutorError(f"anthropic: {type(exc).__name__}: {exc}") from exc
+        text = "".join(b.text for b in msg.content if getattr(b, "type", None) == "text")
+        usage = _usage(msg.usage)
+        trace = exchange_trace(SOURCE, request.prompt, text, model)
+        trace.meta["stop_reason"] = msg.stop_reason
+        return ExecResult(output=text, trace=trace, usage=usage,
+                          cost_usd=cost_usd(model, usage, input_includes_cache_read=False),
+                          latency_ms=(time.perf_counter() - started) * 1000, num_turns=1)
+
+
+@register_executor("anthropic")
+def _make_anthropic(spec: ExecutorSpec) -> AnthropicExecutor:
+    options = parse_options(AnthropicOptions, "anthropic", spec.options)
+    import_sdk("anthropic", INSTALL_HINT)
+    api_key(options, "ANTHROPIC_API_KEY")
+    return AnthropicExecutor(require_model(spec), options)

@@ -1,0 +1,177 @@
+"""What the agent-CLI executors (``claude``, ``codex``) share: options, finding the binary and its
+version, and one run skeleton (sandbox → prepare → run the process → interpret its output)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import ClassVar, Generic, TypeVar
+
+import anyio
+from pydantic import Field
+
+from knowmeter.executors._isolation import (
+    DEFAULT_WORKSPACE_IGNORE,
+    ProcessOutcome,
+    TaskSandbox,
+    minimal_env,
+    run_process,
+    task_sandbox,
+)
+from knowmeter.executors._options import ExecutorOptions, options_hash
+from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, ExecutorUnavailable
+
+DEFAULT_TIMEOUT_S = 600.0
+#: Proxy variables every CLI executor passes through (the agent must reach its API).
+PROXY_ENV = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy",
+             "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
+
+
+class CliOptions(ExecutorOptions):
+    """Options every agent-CLI executor takes."""
+
+    #: the CLI binary (path or name on PATH); default: on PATH, else ./node_modules/.bin/<cli>
+    bin: str | None = None
+    #: seconds before the whole process group is killed; default: the task's timeout, else 600
+    timeout_s: float | None = Field(default=None, gt=0)
+    #: extra environment variables for the agent (set last; they win)
+    env: dict[str, str] = Field(default_factory=dict)
+    #: more variables (names or globs like ``MY_*``) to copy from knowmeter's environment
+    pass_env: list[str] = Field(default_factory=list)
+    #: extra command-line arguments, appended before the prompt
+    extra_args: list[str] = Field(default_factory=list)
+    #: keep ``.claude/skills`` / ``.codex/skills`` / ``.agents/skills`` of the workspace in the copy
+    keep_workspace_skills: bool = False
+    #: names (globs) not copied into the task's workspace
+    workspace_ignore: list[str] = Field(default_factory=lambda: list(DEFAULT_WORKSPACE_IGNORE))
+    #: keep each task's temporary folder (for debugging); its path is in ``trace.meta["sandbox"]``
+    keep_temp: bool = False
+
+
+def find_binary(name: str, configured: str | None, install_hint: str) -> Path:
+    """The CLI to run: ``configured`` (a path or a name on PATH), else ``name`` on PATH, else
+    ``./node_modules/.bin/<name>``. Raises ExecutorUnavailable with ``install_hint``."""
+    if configured:
+        found = shutil.which(os.path.expanduser(configured))
+        if found is None:
+            raise ExecutorUnavailable(f"{name}: {configured} not found or not executable; {install_hint}")
+        return Path(found).absolute()
+    found = shutil.which(name)
+    if found is None:
+        local = Path.cwd() / "node_modules" / ".bin" / name
+        found = str(local) if local.is_file() and os.access(local, os.X_OK) else None
+    if found is None:
+        raise ExecutorUnavailable(f"{name} CLI not found on PATH; {install_hint}")
+    return Path(found).absolute()
+
+
+@functools.lru_cache(maxsize=16)
+def _version(binary: str, mtime_ns: int) -> str:
+    with tempfile.TemporaryDirectory(prefix="knowmeter-version-") as tmp:
+        home = Path(tmp)
+        env = minimal_env(home, home)
+        try:
+            proc = subprocess.run([binary, "--version"], env=env, cwd=tmp, capture_output=True, text=True,
+                                  timeout=60, stdin=subprocess.DEVNULL, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return "unknown"
+    lines = proc.stdout.strip().splitlines()
+    return lines[0].strip() if proc.returncode == 0 and lines else "unknown"
+
+
+def cli_version(binary: Path) -> str:
+    """``<binary> --version`` (first line), run once per binary file; ``unknown`` if it fails."""
+    try:
+        mtime = binary.resolve().stat().st_mtime_ns
+    except OSError:
+        return "unknown"
+    return _version(str(binary), mtime)
+
+
+def artifact_text(request: ExecRequest) -> str | None:
+    """The variant's artifact text: the system text, else the skill's text (None for the baseline)."""
+    if request.system is not None:
+        return request.system
+    return request.skill.text if request.skill is not None else None
+
+
+async def write_text(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` in a worker thread."""
+    await anyio.to_thread.run_sync(functools.partial(path.write_text, text, encoding="utf-8"))
+    return path
+
+
+CliOptionsT = TypeVar("CliOptionsT", bound=CliOptions)
+
+
+class CliAgentExecutor(ABC, Generic[CliOptionsT]):
+    """One agent CLI run per task, isolated: a private workspace copy and HOME, a minimal
+    environment, the process group killed on timeout. Subclasses build the command line and turn
+    the process's output into an ExecResult."""
+
+    name: str
+    non_llm: bool = False
+    #: environment variables (names or globs) passed through by default
+    default_pass_env: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, binary: Path, options: CliOptionsT, model: str | None) -> None:
+        self.binary = binary
+        self.options = options
+        self.model = model
+
+    def identity(self) -> str:
+        return f"{self.name}:{cli_version(self.binary)}:{self.model}:{options_hash(self.options)}"
+
+    def base_env(self) -> dict[str, str]:
+        """Fixed variables of this CLI (set before ``options.env`` and the request's env)."""
+        return {}
+
+    @abstractmethod
+    async def prepare(self, request: ExecRequest, sandbox: TaskSandbox) -> tuple[list[str], Path | None]:
+        """Install the artifact in the sandbox; return the argv and a file to feed on stdin."""
+
+    @abstractmethod
+    async def interpret(self, request: ExecRequest, sandbox: TaskSandbox,
+                        outcome: ProcessOutcome) -> ExecResult:
+        """Turn the finished process (and any session files in the sandbox) into an ExecResult."""
+
+    async def run(self, request: ExecRequest) -> ExecResult:
+        opts = self.options
+        timeout = opts.timeout_s or request.timeout_s or DEFAULT_TIMEOUT_S
+        started = time.perf_counter()
+        async with task_sandbox(request, pass_env=[*self.default_pass_env, *PROXY_ENV, *opts.pass_env],
+                                extra_env={**self.base_env(), **opts.env},
+                                keep_workspace_skills=opts.keep_workspace_skills,
+                                workspace_ignore=opts.workspace_ignore, keep=opts.keep_temp) as sandbox:
+            argv, stdin_path = await self.prepare(request, sandbox)
+            try:
+                outcome = await run_process(argv, cwd=sandbox.workspace, env=sandbox.env, timeout_s=timeout,
+                                            stdin_path=stdin_path)
+            except OSError as exc:
+                raise ExecutorError(f"{self.name}: could not start {self.binary}: {exc}") from exc
+            result = await self.interpret(request, sandbox, outcome)
+            if opts.keep_temp:
+                result.trace.meta["sandbox"] = str(sandbox.root)
+        result.latency_ms = (time.perf_counter() - started) * 1000
+        if outcome.timed_out:
+            result.error = f"{self.name} timed out after {timeout:g}s (process group killed)"
+        elif outcome.returncode != 0 and not outcome.stdout.strip():
+            # no event at all: a crash or a start-up failure, worth a retry
+            raise ExecutorError(process_error(self.name, outcome, None) or f"{self.name} failed")
+        return result
+
+
+def process_error(name: str, outcome: ProcessOutcome, reported: str | None) -> str | None:
+    """The error of a finished CLI run: what the run reported, else a non-zero exit with stderr."""
+    if reported:
+        return reported
+    if outcome.returncode not in (0, None) and not outcome.timed_out:
+        tail = outcome.stderr_tail()
+        return f"{name} exited with {outcome.returncode}" + (f": {tail}" if tail else "")
+    return None

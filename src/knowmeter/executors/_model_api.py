@@ -1,0 +1,76 @@
+"""What the single-turn model-API executors (``openai``, ``anthropic``) share: options, importing
+the SDK with an install hint, the trace of one exchange, and which API failures are retried."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+from pydantic import Field
+
+from knowmeter.errors import InputError
+from knowmeter.executors._options import ExecutorOptions
+from knowmeter.executors._protocol import ExecResult, ExecutorError, ExecutorUnavailable
+from knowmeter.executors._registry import ExecutorSpec
+from knowmeter.traces import Event, MessageEvent, Trace
+
+
+class ApiOptions(ExecutorOptions):
+    """Options of a model-API executor."""
+
+    #: an API-compatible endpoint (OpenAI: with ``/v1``; Anthropic: without)
+    base_url: str | None = None
+    #: default: the SDK's environment variable (OPENAI_API_KEY / ANTHROPIC_API_KEY)
+    api_key: str | None = None
+    max_tokens: int | None = Field(default=None, gt=0)
+    temperature: float | None = Field(default=None, ge=0)
+    #: per-request timeout of the SDK (the task's timeout also applies)
+    timeout_s: float | None = Field(default=None, gt=0)
+    #: the SDK's own retries of connection errors, 408/409/429 and 5xx
+    max_retries: int = Field(default=2, ge=0)
+
+
+def import_sdk(module: str, install_hint: str) -> ModuleType:
+    """Import an optional SDK or raise ExecutorUnavailable with the one-line install hint."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ExecutorUnavailable(f"the {module} SDK is not installed; {install_hint}") from None
+
+
+def api_key(options: ApiOptions, env_var: str) -> str:
+    """The API key: the option, else ``env_var``; a server given by ``base_url`` may need none."""
+    key = options.api_key or os.environ.get(env_var) or ("unused" if options.base_url else None)
+    if key is None:
+        raise InputError(f"no API key: set {env_var} or the executor option api_key")
+    return key
+
+
+def require_model(spec: ExecutorSpec) -> str:
+    """The spec's model; these executors cannot pick one for the user."""
+    if not spec.model:
+        raise InputError(f"executor {spec.name!r} needs a model: pass --model NAME or set "
+                         f"executor: {{name: {spec.name}, model: NAME}} in eval.yaml")
+    return spec.model
+
+
+def exchange_trace(source: str, prompt: str, output: str, model: str) -> Trace:
+    """The trace of one single-turn exchange: the user's prompt and the model's answer."""
+    events: list[Event] = [MessageEvent("user", prompt, 0)]
+    if output:
+        events.append(MessageEvent("assistant", output, 1))
+    return Trace(events=events, source=source, meta={"model": model})
+
+
+def is_retryable_status(status: int) -> bool:
+    """Statuses worth retrying the task for: timeouts, conflicts, rate limits, server errors."""
+    return status in (408, 409, 429) or status >= 500
+
+
+def api_error_result(name: str, status: int, message: str, prompt: str, model: str) -> ExecResult:
+    """A failed call: raise ExecutorError when a retry may help, else an error result."""
+    error = f"{name}: API error {status}: {message}"
+    if is_retryable_status(status):
+        raise ExecutorError(error)
+    return ExecResult("", exchange_trace(name, prompt, "", model), error=error)
