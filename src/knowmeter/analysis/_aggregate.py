@@ -1,0 +1,107 @@
+"""Per-variant gap aggregates (spec §5) — always bound to their sample-set watermark (§7.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from knowmeter.analysis._model import SOURCES, GapSignal, SignalSource, TaskGaps
+from knowmeter.analysis._watermark import WatermarkField, watermark_lines
+from knowmeter.samples import Watermark
+
+Confidence = Literal["underpowered", "low", "high"]
+
+#: ``gap_rate - weighted_gap_rate`` at or above this means soft signals carry a fair share.
+SOFT_SIGNAL_THRESHOLD = 0.10
+SOFT_SIGNAL_NOTE = (
+    "Soft signals make up a fair share: gap_rate may be inflated by hedging / explicit markers — "
+    "cross-check the weak signals against the gap inventory."
+)
+
+
+def confidence_tier(samples: int) -> Confidence:
+    """Spec §5 guardrail: < 5 samples underpowered, < 20 low, else high."""
+    if samples < 5:
+        return "underpowered"
+    return "low" if samples < 20 else "high"
+
+
+class GapSummary(BaseModel):
+    """One variant's gap aggregates over the executed tasks of a run, with the inventory.
+
+    ``executed`` counts tasks (sample × repeat) that ran; ``failed_executions`` those that did
+    not (outside the denominator). ``samples`` counts distinct executed sample ids and sets the
+    confidence tier. Rates are None when nothing executed. ``hedging_mode`` is ``mixed`` when
+    only some tasks went through the classifier. The watermark is required."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    watermark: WatermarkField
+    variant: str | None = None
+    executed: int = Field(ge=0)
+    failed_executions: int = Field(ge=0)
+    samples: int = Field(ge=0)
+    samples_with_gap: int = Field(ge=0)
+    gap_rate: float | None
+    weighted_gap_rate: float | None
+    signals_by_source: dict[SignalSource, int]
+    samples_by_source: dict[SignalSource, int]
+    confidence: Confidence
+    soft_signal_note: str | None = None
+    hedging_mode: Literal["regex-only", "regex+llm", "mixed"]
+    hedging_dropped: int = 0
+    excluded: dict[str, int] = Field(default_factory=dict)
+    signals: tuple[GapSignal, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form for report.json (always with the full watermark)."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls.model_validate(d)
+
+    def headline(self) -> str:
+        """``gap rate 41.7% (5/12) · weighted 33.3% · confidence low``."""
+        if self.gap_rate is None or self.weighted_gap_rate is None:
+            return "gap rate n/a (no successfully executed task)"
+        return (f"gap rate {self.gap_rate:.1%} ({self.samples_with_gap}/{self.executed}) · "
+                f"weighted {self.weighted_gap_rate:.1%} · confidence {self.confidence}")
+
+    def lines(self) -> list[str]:
+        """The headline followed by the watermark lines: the only way the rate is printed."""
+        return [self.headline(), *watermark_lines(self.watermark)]
+
+
+def aggregate_gaps(tasks: Iterable[TaskGaps], watermark: Watermark, *,
+                   variant: str | None = None) -> GapSummary:
+    """Aggregate one variant's per-task analyses into rates, counts and the inventory."""
+    done = list(tasks)
+    ok = [t for t in done if t.ok]
+    n = len(ok)
+    with_gap = [t for t in ok if t.has_gap]
+    signals = tuple(s for t in ok for s in t.signals)
+    gap_rate = len(with_gap) / n if n else None
+    weighted = sum(t.max_weight for t in ok) / n if n else None
+    soft = (gap_rate is not None and weighted is not None
+            and round(gap_rate - weighted, 9) >= SOFT_SIGNAL_THRESHOLD)
+    modes = {t.hedging_mode for t in ok}
+    excluded: dict[str, int] = {}
+    for t in ok:
+        for k, v in t.excluded.items():
+            excluded[k] = excluded.get(k, 0) + v
+    samples = len({t.sample_id for t in ok})
+    order = SOURCES.index
+    return GapSummary(
+        watermark=watermark, variant=variant, executed=n, failed_executions=len(done) - n, samples=samples,
+        samples_with_gap=len(with_gap), gap_rate=gap_rate, weighted_gap_rate=weighted,
+        signals_by_source={src: sum(1 for s in signals if s.source == src) for src in SOURCES},
+        samples_by_source={src: sum(1 for t in ok if any(s.source == src for s in t.signals))
+                           for src in SOURCES},
+        confidence=confidence_tier(samples), soft_signal_note=SOFT_SIGNAL_NOTE if soft else None,
+        hedging_mode="mixed" if len(modes) > 1 else modes.pop() if modes else "regex-only",
+        hedging_dropped=sum(t.hedging_dropped for t in ok), excluded=dict(sorted(excluded.items())),
+        signals=tuple(sorted(signals, key=lambda s: (s.sample_id, s.repeat, s.turn, order(s.source)))),
+    )

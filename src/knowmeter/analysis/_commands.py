@@ -1,0 +1,232 @@
+"""Just enough shell parsing to tell a search / read command from any other Bash call and to
+pull out what it searched for (pattern or path) and which files it read."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+#: Commands that look for something by pattern (their target is the pattern).
+PATTERN_VERBS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git grep", "find", "fd", "fdfind",
+                           "locate"})
+#: Commands that list or inspect a path (their target is the path).
+LIST_VERBS = frozenset({"ls", "tree", "stat", "file", "git ls-files"})
+#: Commands that print a file's content: a successful one is a knowledge-file access.
+READ_VERBS = frozenset({"cat", "head", "tail", "less", "more", "bat", "batcat", "nl", "sed"})
+SEARCH_VERBS = PATTERN_VERBS | LIST_VERBS | READ_VERBS
+
+# statements that neither search nor change what the command as a whole is about
+_NEUTRAL_VERBS = frozenset({"cd", "pushd", "popd", "echo", "printf", "true", "pwd", "set", "export", ":"})
+# wrappers skipped before the real verb
+_WRAPPERS = frozenset({"sudo", "command", "time", "nohup", "env", "exec"})
+# options that take a value, per verb family (so the value is not mistaken for a pattern / path)
+_VALUED_OPTIONS: dict[str, frozenset[str]] = {
+    "grep": frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "--max-count", "--context", "--include",
+                       "--exclude"}),
+    "rg": frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "-g", "-t", "-T", "--glob", "--type", "--type-not",
+                     "--max-count", "--max-depth", "-M", "--context"}),
+    "head": frozenset({"-n", "-c"}),
+    "tail": frozenset({"-n", "-c"}),
+    "sed": frozenset({"-e", "-f"}),
+    "ls": frozenset({"-I", "--ignore", "-w"}),
+    "tree": frozenset({"-L", "-P", "-I"}),
+    "fd": frozenset({"-e", "-t", "-d", "--extension", "--type", "--max-depth", "-E", "--exclude"}),
+}
+_VALUED_OPTIONS.update({"egrep": _VALUED_OPTIONS["grep"], "fgrep": _VALUED_OPTIONS["grep"],
+                        "git grep": _VALUED_OPTIONS["grep"], "ag": _VALUED_OPTIONS["rg"],
+                        "ack": _VALUED_OPTIONS["rg"], "fdfind": _VALUED_OPTIONS["fd"]})
+_FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex"})
+_SHELL_WRAPPER = re.compile(r"^\s*(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\s+-l?c\s+(?P<rest>.+)$", re.S)
+_SEPARATORS = frozenset(";&|\n()")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One simple command: its verb (``git grep`` counts as one verb) and its arguments."""
+
+    verb: str
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ShellCommand:
+    """A parsed command line: the first stage of each pipeline (what it is *about*) and every
+    stage (for reads of the form ``cat a | head``)."""
+
+    text: str
+    heads: tuple[Statement, ...]
+    stages: tuple[Statement, ...]
+
+    @property
+    def relevant(self) -> tuple[Statement, ...]:
+        return tuple(s for s in self.heads if s.verb not in _NEUTRAL_VERBS)
+
+    @property
+    def is_search(self) -> bool:
+        """True when every pipeline that does something is a search, list or read command."""
+        rel = self.relevant
+        return bool(rel) and all(s.verb in SEARCH_VERBS and not (s.verb == "sed" and _sed_edits(s.args))
+                                 for s in rel)
+
+    def target(self) -> tuple[str, str]:
+        """``(kind, value)`` of what the first search looked for: ``("pattern", …)`` or
+        ``("path", …)``; ``("command", text)`` when nothing better can be said."""
+        for st in self.relevant:
+            if st.verb in SEARCH_VERBS:
+                kind, value = _statement_target(st)
+                if value:
+                    return kind, value
+        return "command", self.text.strip()
+
+    def read_paths(self) -> list[str]:
+        """Files whose content the command prints (``cat``/``head``/``sed -n`` … with file
+        arguments); a reader fed by a pipe reads nothing by itself."""
+        out: list[str] = []
+        for st in self.stages:
+            if st.verb not in READ_VERBS or (st.verb == "sed" and _sed_edits(st.args)):
+                continue
+            operands = _operands(st)
+            if st.verb == "sed" and not any(a in ("-e", "-f") for a in st.args):
+                operands = operands[1:]  # the first operand is the sed script
+            out.extend(operands)
+        return out
+
+
+def command_text(tool_input: dict[str, Any]) -> str:
+    """The command line of a Bash-like tool call (Claude ``command``, Codex ``cmd`` or an argv list)."""
+    raw = tool_input.get("command", tool_input.get("cmd", ""))
+    if isinstance(raw, list):
+        shell = str(raw[0]).rsplit("/", 1)[-1] if raw else ""
+        if len(raw) >= 3 and shell in ("bash", "sh", "zsh") and raw[1] in ("-c", "-lc"):
+            return str(raw[2])
+        return shlex.join(str(a) for a in raw)
+    return str(raw) if raw is not None else ""
+
+
+def parse_command(text: str) -> ShellCommand:
+    """Parse a command line leniently (unbalanced quotes fall back to whitespace splitting)."""
+    text = _unwrap_shell(text)
+    tokens = _tokens(text)
+    heads: list[Statement] = []
+    stages: list[Statement] = []
+    current: list[str] = []
+    after_pipe = False
+
+    def flush() -> None:
+        st = _statement(current)
+        if st is not None:
+            stages.append(st)
+            if not after_pipe:
+                heads.append(st)
+        current.clear()
+
+    skip_next = False
+    for tok in tokens:
+        if skip_next:
+            skip_next = False
+            continue
+        if tok and all(c in "<>&" for c in tok) and tok not in ("&", "&&"):
+            skip_next = True  # a redirection: drop its target
+            if current and current[-1].isdigit():
+                current.pop()
+            continue
+        if tok and all(c in _SEPARATORS for c in tok):
+            flush()
+            after_pipe = tok == "|"
+            continue
+        current.append(tok)
+    flush()
+    return ShellCommand(text, tuple(heads), tuple(stages))
+
+
+def _unwrap_shell(text: str) -> str:
+    m = _SHELL_WRAPPER.match(text)
+    if not m:
+        return text
+    try:
+        parts = shlex.split(m.group("rest"))
+    except ValueError:
+        return text
+    return parts[0] if len(parts) == 1 else text
+
+
+def _tokens(text: str) -> list[str]:
+    lex = shlex.shlex(text, posix=True, punctuation_chars=";&|<>()\n")
+    lex.whitespace = " \t\r"
+    lex.whitespace_split = True
+    try:
+        return list(lex)
+    except ValueError:
+        return text.split()
+
+
+def _statement(words: list[str]) -> Statement | None:
+    i = 0
+    while i < len(words) and (_ASSIGNMENT.match(words[i]) or words[i] in _WRAPPERS):
+        i += 1
+    if i >= len(words):
+        return None
+    verb = PurePosixPath(words[i]).name
+    rest = words[i + 1:]
+    if verb == "git" and rest and rest[0] in ("grep", "ls-files"):
+        verb, rest = f"git {rest[0]}", rest[1:]
+    return Statement(verb, tuple(rest))
+
+
+def _operands(st: Statement) -> list[str]:
+    """Non-option arguments, skipping the values of options that take one."""
+    valued = _VALUED_OPTIONS.get(st.verb, frozenset())
+    out: list[str] = []
+    it = iter(st.args)
+    for a in it:
+        if a == "--":
+            out.extend(it)
+            break
+        if a.startswith("-") and len(a) > 1:
+            if a in valued:
+                next(it, None)
+            continue
+        out.append(a)
+    return out
+
+
+def _glob_option(args: tuple[str, ...]) -> str:
+    """The value of ``-g`` / ``--glob`` (``rg --files -g '*.md'``, also written ``-g'*.md'``)."""
+    for j, a in enumerate(args):
+        if a in ("-g", "--glob") and j + 1 < len(args):
+            return args[j + 1]
+        if a.startswith("--glob="):
+            return a[len("--glob="):]
+        if a.startswith("-g") and len(a) > 2:
+            return a[2:]
+    return ""
+
+
+def _sed_edits(args: tuple[str, ...]) -> bool:
+    return any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args)
+
+
+def _statement_target(st: Statement) -> tuple[str, str]:
+    if st.verb == "find":
+        args = list(st.args)
+        for j, a in enumerate(args[:-1]):
+            if a in _FIND_NAME_TESTS:
+                return "pattern", args[j + 1]
+        ops = [a for a in args if not a.startswith("-")]
+        return "path", ops[0] if ops else "."
+    if st.verb in PATTERN_VERBS:
+        for j, a in enumerate(st.args[:-1]):
+            if a in ("-e", "--regexp"):
+                return "pattern", st.args[j + 1]
+        ops = _operands(st)
+        if ops and "--files" not in st.args:
+            return "pattern", ops[0]
+        return "pattern", _glob_option(st.args)
+    ops = _operands(st)
+    if st.verb == "sed" and ops:
+        ops = ops[1:] or ops
+    return "path", ops[0] if ops else "."

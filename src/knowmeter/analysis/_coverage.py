@@ -1,0 +1,253 @@
+"""Knowledge-file coverage: which of a variant's knowledge files the agent actually took in.
+
+A variant's knowledge files are its artifact tree (every file of a directory skill, or the single
+``.md``), the files the artifact's text references (relative paths, markdown links, ``dir/``
+mentions — kept only when they exist), everything under ``.claude/knowledge/``, the memory files
+``CLAUDE.md`` / ``.claude/CLAUDE.md`` / ``AGENTS.md`` of its working directory, and any
+``knowledge_dirs`` given.
+
+A file counts as **accessed** when the agent printed its content — a successful ``Read``, or a
+successful Bash ``cat`` / ``head`` / ``tail`` / ``sed -n`` / ``less`` / ``more`` / ``bat`` /
+``nl`` with the file as an argument — or when it was **injected** into the context (the artifact
+delivered as system prompt, ``CLAUDE.md`` auto-loaded, Codex's ``# AGENTS.md instructions``
+message, Claude's ``Contents of …/CLAUDE.md`` reminder). A grep hit or a listing that merely
+names the file is not an access: the agent saw a line or a name, not the knowledge.
+
+Matching is by exact key (see ``_paths``): the path relative to the workspace root, so a run in
+a temporary copy matches the original, and ``a/notes.md`` is never matched by ``b/notes.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from knowmeter.analysis._commands import command_text, parse_command
+from knowmeter.analysis._paths import PathKeyer
+from knowmeter.analysis._watermark import WatermarkField, watermark_lines
+from knowmeter.samples import Watermark
+from knowmeter.traces import MessageEvent, ToolStatus, Trace
+
+Origin = Literal["artifact", "referenced", "knowledge_dir", "claude_knowledge", "memory"]
+MEMORY_FILES = ("CLAUDE.md", ".claude/CLAUDE.md", "AGENTS.md")
+_SKIP_DIRS = frozenset({"__pycache__", "node_modules"})
+_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_PATH_TOKEN = re.compile(r"(?<![\w/.:@-])((?:\.{1,2}/)?(?:[\w.-]+/)+(?:[\w-][\w.-]*\.[A-Za-z0-9]{1,8})?"
+                         r"|[\w-][\w.-]*\.(?:md|markdown|txt|rst|json|ya?ml|csv|toml|sh|py))(?![\w/-])")
+_AGENTS_HEADER = re.compile(r"#\s*AGENTS\.md instructions for (\S+)")
+_CONTENTS_OF = re.compile(r"Contents of (\S+?(?:CLAUDE|AGENTS)\.md)\b")
+
+
+class KnowledgeFile(BaseModel):
+    """One knowledge file: its key (see ``_paths``), why it is one, and other keys it can be
+    reached under (another path to the same file, or its installed copy
+    ``.claude/skills/<name>/…``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    origin: Origin
+    aliases: tuple[str, ...] = ()
+
+
+class FileCoverage(BaseModel):
+    """Access counts of one knowledge file: ``accesses`` (reads, and injections a trace shows,
+    over all tasks), ``tasks`` (tasks that accessed or were given it), ``injected`` (delivered
+    in every task's context by configuration)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    origin: Origin
+    accesses: int = Field(ge=0)
+    tasks: int = Field(ge=0)
+    injected: bool = False
+
+    @property
+    def accessed(self) -> bool:
+        return self.accesses > 0 or self.injected
+
+
+class Coverage(BaseModel):
+    """One variant's knowledge coverage, bound to the sample-set watermark (required)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    watermark: WatermarkField
+    variant: str | None = None
+    total: int = Field(ge=0)
+    covered: int = Field(ge=0)
+    rate: float | None
+    uncovered: tuple[str, ...]
+    files: tuple[FileCoverage, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form for report.json (always with the full watermark)."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls.model_validate(d)
+
+    def headline(self) -> str:
+        if self.rate is None:
+            return "coverage n/a (no knowledge files)"
+        return f"coverage {self.rate:.1%} ({self.covered}/{self.total} knowledge files)"
+
+    def lines(self) -> list[str]:
+        """The headline followed by the watermark lines."""
+        return [self.headline(), *watermark_lines(self.watermark)]
+
+
+def _walk(directory: Path) -> list[Path]:
+    """Regular files under ``directory`` (hidden names and cache folders skipped), sorted."""
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(directory):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
+        out.extend(Path(dirpath, f) for f in sorted(filenames) if not f.startswith("."))
+    return out
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _references(text: str, bases: Sequence[Path], root: Path) -> list[Path]:
+    """Existing files a text points at (a referenced directory contributes its files)."""
+    found: list[Path] = []
+    raw = [m.group(1).split("#", 1)[0] for m in _LINK.finditer(text)]
+    raw += [m.group(1) for m in _PATH_TOKEN.finditer(text)]
+    for ref in dict.fromkeys(r for r in raw if r and not re.match(r"^[a-z][a-z0-9+.-]*:", r, re.I)):
+        if ref.startswith("/"):
+            continue
+        for base in bases:
+            candidate = base / ref
+            if candidate.is_file() and _inside(candidate, root):
+                found.append(candidate)
+                break
+            if ref.endswith("/") and candidate.is_dir() and _inside(candidate, root):
+                found.extend(_walk(candidate))
+                break
+    return found
+
+
+def knowledge_files(root: Path | str, *, artifact: Path | str | None = None,
+                    knowledge_dirs: Iterable[Path | str] = (),
+                    skill_name: str | None = None) -> list[KnowledgeFile]:
+    """A variant's knowledge files, keyed relative to its working directory ``root``.
+
+    ``artifact`` is the variant's ``.md`` file, its ``SKILL.md`` (the whole directory is the
+    artifact) or the skill directory; ``skill_name`` adds the installed-copy alias
+    ``.claude/skills/<skill_name>/<file>`` for every artifact file. ``knowledge_dirs`` are
+    relative to ``root`` or absolute."""
+    root = Path(root)
+    keyer = PathKeyer(root)
+    found: list[tuple[Path, Origin, tuple[str, ...]]] = []
+    if artifact is not None:
+        art = Path(artifact)
+        art_dir = art if art.is_dir() else art.parent if art.name == "SKILL.md" else None
+        art_files = _walk(art_dir) if art_dir is not None else [art] if art.is_file() else []
+        for f in art_files:
+            alias: tuple[str, ...] = ()
+            if skill_name:
+                rel = f.relative_to(art_dir).as_posix() if art_dir is not None else "SKILL.md"
+                alias = (f".claude/skills/{skill_name}/{rel}",)
+            found.append((f, "artifact", alias))
+        bases = [art_dir or art.parent, root]
+        for f in art_files:
+            try:
+                text = f.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            found.extend((r, "referenced", ()) for r in _references(text, bases, root))
+    for d in knowledge_dirs:
+        d_path = Path(d) if Path(d).is_absolute() else root / d
+        found.extend((f, "knowledge_dir", ()) for f in _walk(d_path))
+    found.extend((f, "claude_knowledge", ()) for f in _walk(root / ".claude" / "knowledge"))
+    found.extend((root / m, "memory", ()) for m in MEMORY_FILES if (root / m).is_file())
+    return _dedupe(found, keyer)
+
+
+def _dedupe(found: list[tuple[Path, Origin, tuple[str, ...]]], keyer: PathKeyer) -> list[KnowledgeFile]:
+    by_real: dict[str, tuple[str, Origin, list[str]]] = {}
+    for path, origin, aliases in found:
+        real = str(path.resolve())
+        key = keyer.key(str(path.absolute()))
+        if real not in by_real:
+            by_real[real] = (key, origin, list(aliases))
+            continue
+        first_key, _, first_aliases = by_real[real]
+        first_aliases.extend(a for a in (key, *aliases) if a != first_key and a not in first_aliases)
+    return sorted((KnowledgeFile(path=k, origin=o, aliases=tuple(a)) for k, o, a in by_real.values()),
+                  key=lambda f: f.path)
+
+
+def injected_files(trace: Trace, workspace_root: Path | str | None, *, cwd: str | None = None) -> set[str]:
+    """Keys of memory files the harness put into the context, as its injected messages show."""
+    keyer = PathKeyer(workspace_root, cwd or _trace_cwd(trace))
+    out: set[str] = set()
+    for e in trace.events:
+        if not (isinstance(e, MessageEvent) and e.injected):
+            continue
+        out.update(keyer.key(m.group(1).rstrip("/") + "/AGENTS.md") for m in _AGENTS_HEADER.finditer(e.text))
+        out.update(keyer.key(m.group(1)) for m in _CONTENTS_OF.finditer(e.text))
+    return out
+
+
+def _trace_cwd(trace: Trace) -> str | None:
+    cwd = trace.meta.get("cwd")
+    return cwd if isinstance(cwd, str) and cwd else None
+
+
+def accessed_files(trace: Trace, workspace_root: Path | str | None, *,
+                   cwd: str | None = None) -> dict[str, int]:
+    """Read counts by file key for one task: successful Read calls and Bash reads (see module
+    docstring), plus 1 for each memory file the trace shows was injected."""
+    keyer = PathKeyer(workspace_root, cwd or _trace_cwd(trace))
+    counts: dict[str, int] = {}
+    for inv in trace.invocations():
+        if inv.result is None or inv.result.status != ToolStatus.SUCCESS:
+            continue
+        paths: list[str] = []
+        if inv.call.tool == "Read":
+            inp = inv.call.input
+            p = inp.get("file_path", inp.get("path", inp.get("absolute_path")))
+            paths = [str(p)] if p else []
+        elif inv.call.tool == "Bash" and inv.result.exit_code in (None, 0):
+            paths = parse_command(command_text(inv.call.input)).read_paths()
+        for p in paths:
+            k = keyer.key(p)
+            counts[k] = counts.get(k, 0) + 1
+    for k in injected_files(trace, workspace_root, cwd=cwd):
+        counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+def coverage(files: Sequence[KnowledgeFile], accesses: Iterable[Mapping[str, int]], watermark: Watermark, *,
+             variant: str | None = None, injected: Iterable[str] = ()) -> Coverage:
+    """Coverage of ``files`` by the per-task access counts ``accesses`` (one mapping per
+    executed task, from ``accessed_files``). ``injected`` are keys delivered in every task's
+    context (the artifact as system prompt; ``CLAUDE.md`` when the agent auto-loads it)."""
+    per_task = [dict(a) for a in accesses]
+    given = set(injected)
+    rows: list[FileCoverage] = []
+    for f in files:
+        keys = (f.path, *f.aliases)
+        count = sum(a.get(k, 0) for a in per_task for k in keys)
+        tasks = sum(1 for a in per_task if any(a.get(k, 0) for k in keys))
+        is_injected = any(k in given for k in keys)
+        rows.append(FileCoverage(path=f.path, origin=f.origin, accesses=count, injected=is_injected,
+                                 tasks=len(per_task) if is_injected else tasks))
+    covered = sum(1 for r in rows if r.accessed)
+    return Coverage(watermark=watermark, variant=variant, total=len(rows), covered=covered,
+                    rate=covered / len(rows) if rows else None,
+                    uncovered=tuple(r.path for r in rows if not r.accessed), files=tuple(rows))

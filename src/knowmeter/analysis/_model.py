@@ -1,0 +1,111 @@
+"""Gap-signal data model: one signal, one task's signals, the classifier's verdict.
+
+Everything here is a frozen pydantic model so per-task analysis can be stored in each
+``results.jsonl`` line (``to_dict``) and read back (``from_dict``) by ``knowmeter report``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+SignalSource = Literal["failed_search", "explicit_marker", "hedging", "repeated_failure"]
+
+#: The four sources of gap-signal spec §4, in the order reports list them.
+SOURCES: tuple[SignalSource, ...] = ("failed_search", "explicit_marker", "hedging", "repeated_failure")
+
+#: Spec §5 weights: hard tool-level evidence 1.0, the agent's own words 0.5.
+SIGNAL_WEIGHTS: dict[SignalSource, float] = {
+    "failed_search": 1.0,
+    "repeated_failure": 1.0,
+    "explicit_marker": 0.5,
+    "hedging": 0.5,
+}
+
+#: How a task's hedging signals were decided: regex recall only, or regex recall + LLM second pass.
+HedgingMode = Literal["regex-only", "regex+llm"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (``None`` fields left out)."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        """Rebuild from ``to_dict`` output."""
+        return cls.model_validate(d)
+
+
+class HedgingVerdict(_Frozen):
+    """The classifier's decision on one hedging candidate (spec §4.3 ``HedgingVerdict``).
+
+    ``origin`` says where it came from: a model call, the cache, or a conservative fallback
+    (the call failed / was unparseable, or the candidate was over the per-evaluation cap) —
+    fallbacks always keep the candidate (``is_uncertainty=True``)."""
+
+    is_uncertainty: bool
+    confidence: float = Field(ge=0.0, le=1.0)
+    reason: str = ""
+    origin: Literal["llm", "cache", "fallback-error", "fallback-cap"] = "llm"
+
+
+class GapSignal(_Frozen):
+    """One knowledge-gap signal found in one task's trace.
+
+    ``target`` is what the agent looked for (a grep pattern, a path, a command) or, for text
+    signals, the marker / hedging phrase matched; ``context`` is a short human-readable line
+    (for text signals: the sentence). ``occurrences`` counts the similar consecutive failed
+    searches collapsed into this one event. ``note`` is the agent's next sentence after a failed
+    search; ``window`` the sentences around a hedging match (what the classifier sees)."""
+
+    sample_id: str
+    repeat: int = 0
+    turn: int = 0
+    source: SignalSource
+    weight: float = -1.0
+    tool: str | None = None
+    target: str = ""
+    context: str = ""
+    occurrences: int = Field(default=1, ge=1)
+    note: str | None = None
+    window: str | None = None
+    classifier_verdict: HedgingVerdict | None = None
+
+    @model_validator(mode="after")
+    def _weight_from_source(self) -> Self:
+        expected = SIGNAL_WEIGHTS[self.source]
+        if self.weight == -1.0:
+            object.__setattr__(self, "weight", expected)
+        elif self.weight != expected:
+            raise ValueError(f"weight of a {self.source} signal is {expected}, not {self.weight}")
+        return self
+
+
+class TaskGaps(_Frozen):
+    """The gap analysis of one task (one sample × variant × repeat).
+
+    ``ok`` is False when the execution itself failed: such a task has no signals and is left out
+    of the gap-rate denominator (counted separately). ``excluded`` counts tool failures that were
+    deliberately *not* gaps, by reason (``permission_denied``, ``command_missing``, ``given_path``
+    …). ``hedging_dropped`` counts regex candidates the classifier judged not uncertain."""
+
+    sample_id: str
+    repeat: int = 0
+    ok: bool = True
+    signals: tuple[GapSignal, ...] = ()
+    hedging_mode: HedgingMode = "regex-only"
+    hedging_dropped: int = 0
+    excluded: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def has_gap(self) -> bool:
+        return bool(self.signals)
+
+    @property
+    def max_weight(self) -> float:
+        """The sample weight of spec §5: the strongest signal's weight, 0 without signals."""
+        return max((s.weight for s in self.signals), default=0.0)

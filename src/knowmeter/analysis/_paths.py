@@ -1,0 +1,107 @@
+"""Path keys: paths the agent used, normalised so they can be compared exactly.
+
+A key is the POSIX path relative to the workspace root when the path lies inside it (so a run
+in a temporary copy of the workspace matches the original layout), and the normalised absolute
+path otherwise. Normalisation is lexical (``a/./b/../c`` → ``a/c``): the workspace may be gone
+by the time a trace is analysed."""
+
+from __future__ import annotations
+
+import fnmatch
+import os.path
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+
+
+class PathKeyer:
+    """Turns the paths one task's agent used into keys relative to its workspace root."""
+
+    def __init__(self, workspace_root: Path | str | None, cwd: str | None = None) -> None:
+        roots: list[str] = []
+        if workspace_root is not None:
+            root = Path(workspace_root)
+            roots.append(_norm(str(root.absolute())))
+            if root.exists():
+                roots.append(_norm(str(root.resolve())))
+        self._roots = sorted(set(roots), key=len, reverse=True)
+        self._cwd = _norm(cwd) if cwd else (self._roots[-1] if self._roots else None)
+
+    def key(self, raw: str) -> str:
+        """The key of ``raw`` (relative paths resolve against the agent's cwd)."""
+        p = raw.strip().strip("'\"")
+        if p.startswith("file://"):
+            p = p[len("file://"):]
+        if not p.startswith("/"):
+            if self._cwd is None:
+                return _norm(p)
+            p = f"{self._cwd}/{p}"
+        ap = _norm(p)
+        for root in self._roots:
+            if ap == root:
+                return "."
+            if ap.startswith(root.rstrip("/") + "/"):
+                return ap[len(root.rstrip("/")) + 1:]
+        return ap
+
+
+def _norm(p: str) -> str:
+    out = os.path.normpath(p.replace("\\", "/"))
+    return "/" + out.lstrip("/") if out.startswith("//") else out
+
+
+_GLOB_CHARS = frozenset("*?[{")
+
+
+def literal_prefix(path_key: str) -> str:
+    """The path up to (not including) its first component with a glob character; ``""`` when
+    the very first component is a glob (``**/*.py``)."""
+    parts: list[str] = []
+    for part in PurePosixPath(path_key).parts:
+        if any(c in _GLOB_CHARS for c in part):
+            break
+        parts.append(part)
+    if not parts:
+        return ""
+    return str(PurePosixPath(*parts))
+
+
+def is_component_prefix(a: str, b: str) -> bool:
+    """True when path ``a`` equals ``b`` or is one of its ancestor directories (component-wise,
+    so ``docs`` is a prefix of ``docs/a.md`` but not of ``docs2/a.md``). The workspace root
+    ``.`` and the filesystem root are nobody's prefix: they would make every path similar."""
+    if a == b:
+        return True
+    if a in ("", ".", "/"):
+        return False
+    pa, pb = PurePosixPath(a).parts, PurePosixPath(b).parts
+    return len(pa) < len(pb) and pb[: len(pa)] == pa
+
+
+def mentioned(raw: str, key: str, texts: Sequence[str]) -> bool:
+    """True when a path appears in any of ``texts`` as the agent wrote it or as its key
+    (paths shorter than 3 characters never count: ``.`` is in every prompt)."""
+    forms = {raw.strip().strip("'\""), key}
+    forms = {f for f in forms if len(f) >= 3}
+    return any(f in t for f in forms for t in texts)
+
+
+def _has_literal_stem(name: str) -> bool:
+    literal = "".join(c for c in name if c not in _GLOB_CHARS and c not in "]}")
+    stem = literal.rsplit(".", 1)[0] if "." in literal.lstrip(".") else literal
+    return any(c.isalnum() for c in stem)
+
+
+def same_file_name(a: str, b: str) -> bool:
+    """True when two paths name the same file, wherever they look for it: equal final names, or
+    a glob final name (``*session_live.html.heex``) matching the other's name. A glob without a
+    literal stem (``*.py``) names no particular file and matches nothing here."""
+    na, nb = PurePosixPath(a).name, PurePosixPath(b).name
+    if not na or not nb:
+        return False
+    ga, gb = any(c in _GLOB_CHARS for c in na), any(c in _GLOB_CHARS for c in nb)
+    if not ga and not gb:
+        return na == nb
+    if ga and gb:
+        return na == nb and _has_literal_stem(na)
+    glob, name = (na, nb) if ga else (nb, na)
+    return _has_literal_stem(glob) and fnmatch.fnmatchcase(name, glob)

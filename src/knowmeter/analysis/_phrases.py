@@ -1,0 +1,124 @@
+"""Text gap signals in the agent's own words: explicit markers (spec §4.2) and the regex recall
+stage of hedging (spec §4.3).
+
+Only prose counts: code (fenced or inline), quoted spans, blockquotes and markdown tables are
+skipped (see ``_text.excluded_spans``). Hedging is sentence-level: one candidate per sentence,
+with the sentences around it as the window a classifier sees. The phrase sets cover Chinese
+and English; Chinese phrases are not matched in sentences containing kana, where the same
+characters mean other things in Japanese (``実行可能``). There are two recall nets: *strict*
+(alone, in regex-only mode) and *broad* (strict + softer phrasing such as "might be", "I think",
+"也许"), meant for when an LLM second pass filters the candidates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from knowmeter.analysis._model import GapSignal
+from knowmeter.analysis._text import ProseMask, clip, sentences
+
+MARKER_PATTERN = re.compile(
+    r"【推断】|【知识缺口】|【未知】|\[inferred\]|\[unknown\]|\[knowledge[ _-]?gap\]", re.I)
+
+#: Strict recall (used alone in regex-only mode): the spec's examples and phrases that say the
+#: agent does not know, could not find, or has to guess.
+HEDGING_ZH: tuple[str, ...] = (
+    "不确定", "不太确定", "无法确定", "无法确认", "不能确认", "没法确认",
+    "没有足够信息", "没有足够的信息", "信息不足", "缺少相关信息", "缺乏信息",
+    "需要查证", "需要核实", "需要进一步确认", "需要确认", "有待确认", "有待核实",
+    "猜测", "推测", "可能是", "很可能", "不清楚", "不太清楚", "不知道",
+    "没有找到", "未找到", "找不到", "据我所知",
+)
+HEDGING_EN: tuple[str, ...] = (
+    r"I'?m not (?:sure|certain)", r"I am not (?:sure|certain)", r"not (?:entirely |completely |fully )?sure",
+    r"not certain", r"uncertain", r"unsure", r"insufficient (?:information|data|context)",
+    r"not enough (?:information|data|context)",
+    r"lack(?:s|ing)? (?:of )?(?:information|documentation|details)",
+    r"need(?:s|ed)? to (?:be )?(?:verif(?:y|ied)|double-check(?:ed)?|confirm(?:ed)?)", r"needs? verification",
+    r"should be (?:verified|confirmed|double-checked)",
+    r"needs? (?:confirmation|checking)",
+    r"(?:cannot|can't|could not|couldn't|unable to) (?:confirm|verify|determine|find|locate|tell)",
+    r"I (?:don't|do not) know", r"I (?:don't|do not) have (?:enough|sufficient|specific|the) "
+    r"(?:information|details|context)",
+    r"no (?:information|documentation|docs) (?:about|on|for)", r"not documented", r"undocumented",
+    r"(?:it'?s |it is |remains )?unclear", r"likely", r"presumably", r"probably",
+    r"as far as I (?:know|can tell)", r"to (?:the best of )?my knowledge", r"best guess", r"I'?m guessing",
+    r"if I recall",
+)
+#: Broad recall, added only when an LLM second pass will filter it: softer phrasing that is as
+#: often polite or speculative as it is knowledge-level uncertainty.
+HEDGING_ZH_BROAD: tuple[str, ...] = ("也许", "或许", "大概", "似乎", "好像", "估计", "应该是", "看起来")
+HEDGING_EN_BROAD: tuple[str, ...] = (
+    r"perhaps", r"possibly", r"might be", r"may be", r"I (?:think|believe|assume|guess|suspect)",
+    r"it (?:seems|appears)", r"seems to", r"appears to",
+)
+
+
+def _zh(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True)))
+
+
+def _en(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b", re.I)
+
+
+_RECALL: dict[bool, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    False: (_en(HEDGING_EN), _zh(HEDGING_ZH)),
+    True: (_en(HEDGING_EN + HEDGING_EN_BROAD), _zh(HEDGING_ZH + HEDGING_ZH_BROAD)),
+}
+_KANA = re.compile(r"[\u3040-\u30ff]")
+
+
+@dataclass(frozen=True, slots=True)
+class AgentText:
+    """One message of the agent's own words, with the turn it was said in."""
+
+    text: str
+    turn: int
+
+
+def marker_signals(messages: list[AgentText], *, sample_id: str) -> list[GapSignal]:
+    """One signal per explicit marker in prose (identical marker + sentence counted once)."""
+    out: dict[tuple[str, str], GapSignal] = {}
+    for msg in messages:
+        mask = ProseMask(msg.text)
+        sents = sentences(msg.text)
+        for m in MARKER_PATTERN.finditer(msg.text):
+            if mask.hides(m.start(), m.end()):
+                continue
+            sent = next((s.text for s in sents if s.start <= m.start() < s.end), m.group(0))
+            key = (m.group(0).lower(), sent)
+            if key not in out:
+                out[key] = GapSignal(sample_id=sample_id, turn=msg.turn, source="explicit_marker",
+                                     target=m.group(0), context=clip(sent, 300))
+    return list(out.values())
+
+
+def _hedge_in(text: str, start: int, mask: ProseMask, broad: bool) -> str | None:
+    """The first hedging phrase in a sentence that is in prose, or None."""
+    en, zh = _RECALL[broad]
+    rxs = (en,) if _KANA.search(text) else (en, zh)
+    for rx in rxs:
+        for m in rx.finditer(text):
+            if not mask.hides(start + m.start(), start + m.end()):
+                return m.group(0)
+    return None
+
+
+def hedging_signals(messages: list[AgentText], *, sample_id: str, broad: bool = False) -> list[GapSignal]:
+    """Regex recall: one hedging candidate per prose sentence with a hedging phrase (a sentence
+    repeated verbatim is one candidate). ``context`` holds the sentence, ``window`` the
+    sentence with its neighbours. ``broad`` adds the soft phrases (for an LLM second pass)."""
+    out: dict[str, GapSignal] = {}
+    for msg in messages:
+        mask = ProseMask(msg.text)
+        sents = sentences(msg.text)
+        for i, s in enumerate(sents):
+            phrase = _hedge_in(s.text, s.start, mask, broad)
+            if phrase is None or s.text in out:
+                continue
+            window = " ".join(x.text for x in sents[max(0, i - 1): i + 2])
+            out[s.text] = GapSignal(sample_id=sample_id, turn=msg.turn, source="hedging", target=phrase,
+                                    context=clip(s.text, 500), window=clip(window, 900))
+    return list(out.values())

@@ -1,0 +1,271 @@
+"""Tool-level gap signals: failed searches (spec §4.1) and repeated failures (spec §4.4).
+
+Every tool call of a *search class* gets one outcome:
+
+- ``gap``       — it looked for something and came back empty or not found;
+- ``found``     — it looked and found something (ends a run of failures);
+- ``excluded``  — it failed for a reason that says nothing about knowledge (permission denied,
+  user rejection, cancelled sibling, tool misuse, API error, timeout, command missing = exit
+  127, or a path the user gave in the prompt); it neither counts nor ends a run.
+
+Search classes: ``Grep``, ``Glob``, ``LS``, ``Read``, ``WebSearch`` and ``Bash search`` (a Bash
+command whose every pipeline is a grep / rg / find / ls / cat / head / sed … command). Any
+other call (an edit, a build, a test run) is not a search and is ignored here.
+
+Similar targets (the collapse rule): two failed searches are similar when their normalised
+targets are equal; for paths, when one is an ancestor directory of the other (glob patterns
+compare by their literal directory prefix); for patterns and queries, when they share their
+first search term or at least half of their terms. Consecutive similar failures — no
+successful search of the same class in between, in the same agent — are one event, with
+``occurrences`` counting them.
+
+Repeated failure: the same search class failing at least 3 times in a row (excluded outcomes
+skipped, a success resets) with those failures inside 3 consecutive turns. One signal per run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from knowmeter.analysis._commands import command_text, parse_command
+from knowmeter.analysis._model import GapSignal
+from knowmeter.analysis._paths import (
+    PathKeyer,
+    is_component_prefix,
+    literal_prefix,
+    mentioned,
+    same_file_name,
+)
+from knowmeter.analysis._text import clip
+from knowmeter.traces import ErrorKind, MessageEvent, ToolInvocation, ToolResultEvent, ToolStatus, Trace
+
+#: Error kinds that are never knowledge gaps (FORMATS.md §5 and the issue's exclusion list).
+NON_GAP_KINDS: frozenset[ErrorKind] = frozenset({
+    ErrorKind.PERMISSION_DENIED, ErrorKind.USER_REJECTED, ErrorKind.CANCELLED_SIBLING, ErrorKind.TOOL_MISUSE,
+    ErrorKind.API_ERROR, ErrorKind.TIMEOUT, ErrorKind.COMMAND_MISSING,
+})
+# exit codes with a fixed non-knowledge meaning, for traces whose adapter set no error_kind
+_EXIT_KINDS = {127: ErrorKind.COMMAND_MISSING, 126: ErrorKind.PERMISSION_DENIED, 124: ErrorKind.TIMEOUT,
+               -1: ErrorKind.PERMISSION_DENIED}
+_EMPTY_TEXTS = ("no matches found", "no files found", "no results found", "(bash completed with no output)")
+_NOT_FOUND = re.compile(r"no such file or directory|cannot access|cannot open|does not exist|not found", re.I)
+# a line of a command's output that is itself an error message (``ls: cannot access 'x': …``), as
+# opposed to a match line that merely contains the words (``./a.txt:3:No such file …``)
+_NOT_FOUND_ERROR_LINE = re.compile(r"^[\w./-]+: (?:.*No such file or directory|cannot access|cannot open)",
+                                   re.I)
+_TERM = re.compile(r"\w{2,}")
+_QUERY_STOPWORDS = frozenset({"how", "to", "the", "what", "is", "are", "a", "an", "of", "in", "for", "does",
+                              "do", "why", "where", "which", "and", "or", "with"})
+REPEAT_MIN_FAILURES = 3
+REPEAT_TURN_WINDOW = 3
+
+Kind = Literal["pattern", "path", "command"]
+OutcomeKind = Literal["gap", "found", "excluded"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    inv: ToolInvocation
+    cls: str
+    kind: OutcomeKind
+    reason: str  # "empty", "not_found", "error", or the exclusion reason
+    target_kind: Kind
+    target: str
+    key: str
+
+
+def search_class(inv: ToolInvocation) -> str | None:
+    """The search class of a call, or None when the call is not a search."""
+    tool = inv.call.tool
+    if tool in ("Grep", "Glob", "LS", "Read", "WebSearch"):
+        return tool
+    if tool == "Bash" and parse_command(command_text(inv.call.input)).is_search:
+        return "Bash search"
+    return None
+
+
+def _target(inv: ToolInvocation, cls: str, keyer: PathKeyer) -> tuple[Kind, str, str]:
+    """``(kind, display target, comparison key)`` of a search call."""
+    inp = inv.call.input
+    if cls == "Grep":
+        pat = str(inp.get("pattern", inp.get("query", "")))
+        return "pattern", pat, pat
+    if cls == "WebSearch":
+        q = str(inp.get("query", inp.get("q", "")))
+        return "pattern", q, q
+    if cls in ("Read", "LS"):
+        p = str(inp.get("file_path", inp.get("path", inp.get("absolute_path", inp.get("dir_path", "")))))
+        return "path", p, keyer.key(p) if p else ""
+    if cls == "Glob":
+        pat = str(inp.get("pattern", ""))
+        base = str(inp.get("path", "") or "")
+        shown = f"{base.rstrip('/')}/{pat}" if base else pat
+        literal = literal_prefix(shown)
+        return "path", shown, f"{keyer.key(literal)}/{shown[len(literal):].lstrip('/')}" if literal else shown
+    cmd = parse_command(command_text(inp))
+    kind, value = cmd.target()
+    if kind == "path":
+        return "path", value, keyer.key(value.rstrip("*?/") or value)
+    return ("pattern" if kind == "pattern" else "command"), value, value
+
+
+def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKeyer) -> _Outcome | None:
+    """The outcome of one search-class call (None when it has no result to judge)."""
+    r = inv.result
+    if r is None or r.status == ToolStatus.UNKNOWN:
+        return None
+    tkind, target, key = _target(inv, cls, keyer)
+
+    def out(kind: OutcomeKind, reason: str) -> _Outcome:
+        return _Outcome(inv, cls, kind, reason, tkind, target, key)
+
+    ek = r.error_kind
+    if r.status == ToolStatus.CANCELLED:
+        return out("excluded", (ek if ek in NON_GAP_KINDS else ErrorKind.CANCELLED_SIBLING).value)
+    if ek is None and r.exit_code in _EXIT_KINDS:
+        ek = _EXIT_KINDS[r.exit_code]
+    if ek in NON_GAP_KINDS:
+        assert ek is not None
+        return out("excluded", ek.value)
+    text = r.output.strip()
+    empty = not text or text.lower().startswith(_EMPTY_TEXTS)
+    lines = [line for line in text.splitlines() if line.strip()]
+    if r.status == ToolStatus.FAILURE:
+        not_found = ek == ErrorKind.NOT_FOUND or bool(_NOT_FOUND.search(text))
+        if cls == "Read" and not not_found:
+            return out("excluded", (ek or ErrorKind.OTHER).value)
+        reason = "not_found" if not_found else "empty" if empty else "error"
+    elif ek == ErrorKind.EMPTY_SEARCH or (empty and cls != "Read"):
+        reason = "empty"
+    elif ek == ErrorKind.NOT_FOUND or (
+            cls == "Bash search" and bool(lines) and all(_NOT_FOUND_ERROR_LINE.match(x) for x in lines)):
+        reason = "not_found"
+    else:
+        return out("found", "")
+    if tkind == "path" and reason == "not_found" and mentioned(target, key, given):
+        return out("excluded", "given_path")
+    return out("gap", reason)
+
+
+def _terms(pattern: str) -> list[str]:
+    return [t for t in _TERM.findall(pattern.lower()) if t not in _QUERY_STOPWORDS]
+
+
+def similar(a: _Outcome, b: _Outcome) -> bool:
+    """The collapse rule of the module docstring."""
+    if a.key == b.key:
+        return True
+    if a.target_kind != b.target_kind:
+        return False
+    if a.target_kind == "path":
+        pa, pb = literal_prefix(a.key), literal_prefix(b.key)
+        a_inside_b = pb == b.key and is_component_prefix(pb, pa)
+        b_inside_a = pa == a.key and is_component_prefix(pa, pb)
+        return a_inside_b or b_inside_a or same_file_name(a.key, b.key)
+    ta, tb = _terms(a.key), _terms(b.key)
+    if not ta or not tb:
+        return False
+    if ta[0] == tb[0]:
+        return True
+    sa, sb = set(ta), set(tb)
+    return len(sa & sb) / len(sa | sb) >= 0.5
+
+
+_REASON_TEXT = {"empty": "no results", "not_found": "not found", "error": "failed"}
+
+
+def _describe(o: _Outcome) -> str:
+    result = _REASON_TEXT[o.reason]
+    code = o.inv.result.exit_code if o.inv.result is not None else None
+    if code not in (None, 0):
+        result += f" (exit {code})"
+    if o.cls == "Bash search":
+        return f"Bash: {clip(command_text(o.inv.call.input), 160)} → {result}"
+    return f'{o.cls} "{clip(o.target, 160)}" → {result}'
+
+
+def _next_words(trace: Trace, after_index: int, agent_id: str | None) -> str | None:
+    """The agent's first sentence after event ``after_index`` (its reaction to a failure)."""
+    for e in trace.events[after_index + 1:]:
+        if (isinstance(e, MessageEvent) and e.role == "assistant" and not e.injected
+                and e.agent_id == agent_id and e.text.strip()):
+            first = re.split(r"(?<=[.!?。！？])\s|\n", e.text.strip(), maxsplit=1)[0]
+            return clip(first, 200)
+    return None
+
+
+def search_signals(trace: Trace, *, sample_id: str, given: Sequence[str], keyer: PathKeyer
+                   ) -> tuple[list[GapSignal], dict[str, int]]:
+    """Failed-search and repeated-failure signals of one trace, plus the count of excluded
+    (non-knowledge) failures by reason."""
+    outcomes: list[_Outcome] = []
+    for inv in trace.invocations():
+        cls = search_class(inv)
+        if cls is None:
+            continue
+        o = _classify(inv, cls, given, keyer)
+        if o is not None:
+            outcomes.append(o)
+    excluded: dict[str, int] = {}
+    for o in outcomes:
+        if o.kind == "excluded":
+            excluded[o.reason] = excluded.get(o.reason, 0) + 1
+    result_pos = {e.id: i for i, e in enumerate(trace.events) if isinstance(e, ToolResultEvent)}
+    return _failed_searches(trace, outcomes, sample_id, result_pos) + _repeated(outcomes, sample_id), excluded
+
+
+def _failed_searches(trace: Trace, outcomes: list[_Outcome], sample_id: str, result_pos: dict[str, int]
+                     ) -> list[GapSignal]:
+    signals: list[GapSignal] = []
+    # per agent: the index in ``signals`` of the last event and its outcome, until a success
+    last: dict[str | None, tuple[int, _Outcome] | None] = {}
+    for o in outcomes:
+        agent = o.inv.call.agent_id
+        if o.kind == "found":
+            last[agent] = None
+        if o.kind != "gap":
+            continue
+        prev = last.get(agent)
+        if prev is not None and similar(prev[1], o):
+            idx = prev[0]
+            signals[idx] = signals[idx].model_copy(update={"occurrences": signals[idx].occurrences + 1})
+            last[agent] = (idx, o)
+            continue
+        pos = result_pos.get(o.inv.call.id, len(trace.events) - 1)
+        signals.append(GapSignal(sample_id=sample_id, turn=o.inv.call.turn, source="failed_search",
+                                 tool=o.inv.call.tool, target=clip(o.target, 300), context=_describe(o),
+                                 note=_next_words(trace, pos, agent)))
+        last[agent] = (len(signals) - 1, o)
+    return signals
+
+
+def _repeated(outcomes: list[_Outcome], sample_id: str) -> list[GapSignal]:
+    signals: list[GapSignal] = []
+    runs: dict[tuple[str | None, str], list[_Outcome]] = {}
+    fired: set[tuple[str | None, str]] = set()
+    for o in outcomes:
+        if o.kind == "excluded":
+            continue
+        k = (o.inv.call.agent_id, o.cls)
+        if o.kind == "found":
+            runs[k] = []
+            fired.discard(k)
+            continue
+        run = runs.setdefault(k, [])
+        run.append(o)
+        if k in fired:
+            continue
+        window = [x for x in run if o.inv.call.turn - x.inv.call.turn < REPEAT_TURN_WINDOW]
+        if len(window) >= REPEAT_MIN_FAILURES:
+            fired.add(k)
+            first = window[0]
+            targets = "; ".join(dict.fromkeys(clip(x.target, 80) for x in window))
+            turns = f"{first.inv.call.turn}–{o.inv.call.turn}"
+            signals.append(GapSignal(
+                sample_id=sample_id, turn=first.inv.call.turn, source="repeated_failure", tool=o.cls,
+                target=clip(first.target, 300),
+                context=clip(f"{o.cls} failed {len(window)}× in turns {turns}: {targets}", 300)))
+    return signals

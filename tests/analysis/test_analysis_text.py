@@ -1,0 +1,121 @@
+"""Spec-by-example: explicit markers (§4.2) and hedging recall (§4.3) in the agent's own prose."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowmeter.analysis import analyze_task
+from knowmeter.analysis._text import excluded_spans, sentences
+
+
+def _text_signals(tb, text, source, *, role="assistant", injected=False, **kw):
+    trace = tb().say(text, turn=2, role=role, injected=injected).build()
+    return [s for s in analyze_task(trace, sample_id="s7", **kw).signals if s.source == source]
+
+
+# --- explicit markers -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("marker", ["【推断】", "【知识缺口】", "【未知】", "[inferred]", "[unknown]",
+                                    "[knowledge gap]", "[Knowledge Gap]", "[UNKNOWN]"])
+def test_each_marker_is_a_weak_signal(tb, marker):
+    sigs = _text_signals(tb, f"{marker} this data should come from the user_profile table.", "explicit_marker")
+    assert len(sigs) == 1
+    assert (sigs[0].weight, sigs[0].turn, sigs[0].target) == (0.5, 2, marker)
+    assert sigs[0].context == f"{marker} this data should come from the user_profile table."
+
+
+@pytest.mark.parametrize("text", [
+    'The convention is to write "[unknown]" when unsure.',
+    "Mark guesses with “【推断】” in your answer.",
+    "Use 「【未知】」 for unknown fields.",
+    "Write `[inferred]` before a guess.",
+    "```\nprint('[knowledge gap]')\n```",
+    "~~~md\n【推断】 example\n~~~",
+    "| field | note |\n|---|---|\n| revenue | [unknown] |",
+    "> 【推断】 quoted from the doc",
+])
+def test_markers_in_quotes_code_tables_and_blockquotes_do_not_count(tb, text):
+    assert _text_signals(tb, text, "explicit_marker") == []
+
+
+def test_markers_outside_a_code_block_still_count(tb):
+    text = "```\n[unknown]\n```\n[unknown] the schema owner is not documented."
+    assert len(_text_signals(tb, text, "explicit_marker")) == 1
+
+
+def test_unclosed_fence_hides_the_rest(tb):
+    assert _text_signals(tb, "Here:\n```python\nx = '[unknown]'\n", "explicit_marker") == []
+
+
+def test_injected_and_user_text_is_never_agent_text(tb):
+    text = "【推断】 something. I'm not sure about it."
+    assert _text_signals(tb, text, "explicit_marker", injected=True) == []
+    assert _text_signals(tb, text, "hedging", injected=True) == []
+    assert _text_signals(tb, text, "explicit_marker", role="user") == []
+    assert _text_signals(tb, text, "hedging", role="system") == []
+
+
+def test_repeated_identical_marker_sentence_counts_once(tb):
+    trace = tb().say("[unknown] owner.", 1).say("[unknown] owner.", 2).build()
+    assert len([s for s in analyze_task(trace, sample_id="s").signals if s.source == "explicit_marker"]) == 1
+
+
+# --- hedging recall -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "我不确定这个字段在哪个域。", "目前没有足够信息回答。", "这一点需要查证。", "无法确认表的归属。",
+    "我只能猜测它的来源。", "这可能是用户画像表。",
+    "I'm not sure which domain holds the revenue fields.", "There is insufficient information to answer.",
+    "I need to verify the table name.", "It is likely the orders table.", "The owner is presumably finance.",
+    "I couldn't find any documentation on refunds.", "This is not documented anywhere.",
+])
+def test_spec_examples_are_recalled_strictly(tb, sentence):
+    sigs = _text_signals(tb, sentence, "hedging")
+    assert len(sigs) == 1
+    assert (sigs[0].weight, sigs[0].context) == (0.5, sentence)
+
+
+@pytest.mark.parametrize("sentence", ["The answer might be in the config.", "I think the owner is finance.",
+                                      "也许是财务部门。", "Perhaps the cache is stale."])
+def test_soft_phrases_need_the_broad_net(tb, sentence):
+    assert _text_signals(tb, sentence, "hedging") == []
+    assert len(_text_signals(tb, sentence, "hedging", hedging_recall="broad")) == 1
+
+
+@pytest.mark.parametrize("text", [
+    "Run `grep -q 'not sure' log` to check.",
+    'The doc says "we are not sure yet" about this.',
+    "> I'm not sure this quote is accurate",
+    "| status | likely |\n|---|---|",
+    "```\n# probably fine\n```",
+])
+def test_hedging_in_code_quotes_and_tables_does_not_count(tb, text):
+    assert _text_signals(tb, text, "hedging") == []
+
+
+def test_one_candidate_per_sentence_with_its_window(tb):
+    text = "Revenue lives in the ledger. It is likely the orders table, but I'm not sure. Next, check access."
+    sigs = _text_signals(tb, text, "hedging")
+    assert len(sigs) == 1
+    assert sigs[0].context == "It is likely the orders table, but I'm not sure."
+    assert sigs[0].window == text
+    assert sigs[0].target.lower() == "likely"
+
+
+def test_chinese_phrases_are_not_matched_in_japanese(tb):
+    # 実行可能 / 不明 are ordinary Japanese; the sentence has kana, so Chinese phrases are skipped
+    assert _text_signals(tb, "このスクリプトは実行可能です。必要なら猜测してください。", "hedging") == []
+
+
+def test_final_output_is_used_when_the_trace_has_no_assistant_text(tb):
+    gaps = analyze_task(tb().build(), sample_id="s", output_text="I'm not sure what the owner is.")
+    assert [s.source for s in gaps.signals] == ["hedging"]
+
+
+def test_sentences_and_spans():
+    text = "First one. 第二句。Third!\nFourth"
+    assert [s.text for s in sentences(text)] == ["First one.", "第二句。", "Third!", "Fourth"]
+    t = 'a `code` b "quote" c'
+    spans = [t[s:e] for s, e in excluded_spans(t)]
+    assert spans == ["`code`", '"quote"']
+    assert excluded_spans("don't and it's fine") == []
