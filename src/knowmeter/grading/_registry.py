@@ -128,7 +128,9 @@ def assertion_types() -> dict[str, Layer | None]:
 
 
 def _describe(exc: ValidationError, cls: type[Assertion]) -> str:
-    err = exc.errors()[0]
+    errors = exc.errors()
+    # a misspelt key also shows up as a missing one: name the misspelling
+    err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = ".".join(str(p) for p in err["loc"])
     if err["type"] == "extra_forbidden":
         allowed = sorted(f.alias or name for name, f in cls.model_fields.items() if name != "type")

@@ -1,0 +1,150 @@
+"""Loading assertions: the registry, layers, weights, `not`, and `assert-set`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from grading_helpers import judge, load, make_result, reply, run, sample
+
+from knowmeter.errors import InputError
+from knowmeter.grading import DEFAULT_LAYER, assertion_types, load_assertions
+
+ALL_TYPES = {
+    "contains", "not_contains", "icontains", "contains_all", "contains_any", "regex", "starts_with", "ends_with",
+    "equals", "not_equals", "min_length", "max_length", "word_count_min", "word_count_max", "json_valid",
+    "json_schema", "rouge_n_min", "bleu_min", "levenshtein_max", "tools_called", "tools_not_called",
+    "tools_count_min", "tools_count_max", "tool_input_contains", "tool_input_not_contains",
+    "tool_output_contains", "turns_min", "turns_max", "cost_max", "latency_max", "assert-set",
+    "semantic_similarity", "faithfulness", "answer_relevancy", "context_recall", "custom",
+}
+
+
+def test_every_required_type_is_registered_and_classified() -> None:
+    types = assertion_types()
+    assert set(types) == ALL_TYPES
+    assert set(DEFAULT_LAYER) == ALL_TYPES - {"assert-set"}
+    behavior = {t for t, layer in types.items() if layer == "behavior"}
+    assert behavior == {"tools_called", "tools_not_called", "tools_count_min", "tools_count_max",
+                        "tool_input_contains", "tool_input_not_contains", "tool_output_contains",
+                        "turns_min", "turns_max", "cost_max", "latency_max"}
+
+
+def test_unknown_type_names_the_place_and_lists_valid_types() -> None:
+    with pytest.raises(InputError) as exc:
+        load_assertions([{"type": "contains", "value": "a"}, {"type": "containz", "value": "a"}],
+                        "eval-samples.yaml: sample 's003'", Path.cwd())
+    message = str(exc.value)
+    assert message.startswith("eval-samples.yaml: sample 's003': assertion #2: unknown assertion type 'containz'")
+    assert "did you mean 'contains'?" in message
+    for t in ("assert-set", "bleu_min", "tools_called", "custom"):
+        assert t in message
+
+
+@pytest.mark.parametrize("raw", [[{"value": "x"}], ["contains"], [{"type": 3}]])
+def test_malformed_assertions_are_input_errors(raw: list[object]) -> None:
+    with pytest.raises(InputError, match="must be a mapping with a 'type' key"):
+        load_assertions(raw, "f.yaml: sample 'a'", Path.cwd())
+    with pytest.raises(InputError, match="must be a list"):
+        load_assertions({"type": "contains"}, "f.yaml: sample 'a'", Path.cwd())
+
+
+def test_common_keys() -> None:
+    [a] = load([{"type": "contains", "value": "x", "weight": 0.5, "not": True, "description": "no x"}])
+    assert (a.weight, a.negate, a.description) == (0.5, True, "no x")
+    with pytest.raises(InputError, match="weight"):
+        load([{"type": "contains", "value": "x", "weight": -1}])
+    with pytest.raises(InputError, match="weight"):
+        load([{"type": "contains", "value": "x", "weight": float("nan")}])
+
+
+def test_weights_are_summed_not_counted() -> None:
+    g = run(sample(), make_result("SQL 注入"), load([
+        {"type": "contains", "value": "SQL", "weight": 1},
+        {"type": "contains", "value": "注入", "weight": 1},
+        {"type": "contains", "value": "参数化", "weight": 0.5},
+        {"type": "not_contains", "value": "没有问题", "weight": 0.5},
+    ]))
+    assert g.layers.fact == pytest.approx(1 + 4 * 2.5 / 3)
+
+
+def test_zero_weight_is_reported_but_not_scored() -> None:
+    g = run(sample(), make_result("a"), load([{"type": "contains", "value": "a"},
+                                              {"type": "contains", "value": "b", "weight": 0}]))
+    assert g.layers.fact == 5.0
+    assert g.assertions[1].passed is False
+    assert g.passed is False  # every evaluated assertion counts for `passed`
+
+
+# --- assert-set ----------------------------------------------------------------------------
+
+def set_of(mode: str, *members: dict[str, object], **extra: object) -> dict[str, object]:
+    return {"type": "assert-set", "mode": mode, "assertions": list(members), **extra}
+
+
+A_YES = {"type": "contains", "value": "alpha"}
+A_NO = {"type": "contains", "value": "omega"}
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    (set_of("all", A_YES, A_YES), True),
+    (set_of("all", A_YES, A_NO), False),
+    (set_of("any", A_YES, A_NO), True),
+    (set_of("any", A_NO, A_NO), False),
+    (set_of("all", A_YES, {**A_NO, "not": True}), True),  # `not` inside a set
+    (set_of("any", A_NO, set_of("all", A_YES, A_YES)), True),  # nested
+    (set_of("all", A_YES, set_of("any", A_NO, A_NO)), False),
+    ({**set_of("all", A_YES, A_NO), "not": True}, True),  # `not` on the set
+])
+def test_assert_set(raw: dict[str, object], expected: bool) -> None:
+    g = run(sample(), make_result("alpha beta"), load([raw]))
+    assert g.assertions[0].passed is expected
+    assert g.assertions[0].details is not None
+    assert len(g.assertions[0].details["assertions"]) == len(raw["assertions"])
+
+
+def test_assert_set_counts_once_with_its_weight() -> None:
+    g = run(sample(), make_result("alpha"), load([set_of("all", A_YES, A_NO, weight=3), A_YES]))
+    assert g.layers.fact == pytest.approx(1 + 4 * 1 / 4)
+
+
+SIM = {"type": "semantic_similarity", "reference": "alpha"}
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    (set_of("all", A_YES, SIM), None),  # unknown member could decide
+    (set_of("all", A_NO, SIM), False),  # a failing member decides "all"
+    (set_of("any", A_YES, SIM), True),  # a passing member decides "any"
+    (set_of("any", A_NO, SIM), None),
+])
+def test_assert_set_with_unevaluated_member_uses_three_valued_logic(raw: dict[str, object],
+                                                                      expected: bool | None) -> None:
+    g = run(sample(), make_result("alpha"), load([raw]))
+    assert g.assertions[0].passed is expected
+
+
+def test_assert_set_judge_member_with_a_judge() -> None:
+    g = run(sample(), make_result("alpha"), load([set_of("all", A_YES, SIM)]), [judge([reply(5)])])
+    assert g.assertions[0].passed is True
+    assert g.judge_cost_usd == pytest.approx(0.01)
+
+
+def test_assert_set_layers() -> None:
+    trace_member = {"type": "tools_count_max", "value": 3}
+    [behavior_set] = load([set_of("all", trace_member, {"type": "turns_max", "value": 9})])
+    assert behavior_set.layer == "behavior"
+    with pytest.raises(InputError, match="different layers"):
+        load([set_of("all", A_YES, trace_member)])
+    [mixed] = load([set_of("all", A_YES, trace_member, layer="behavior")])
+    assert mixed.layer == "behavior"
+
+
+def test_assert_set_member_errors_name_the_member() -> None:
+    with pytest.raises(InputError) as exc:
+        load([A_YES, set_of("all", A_YES, set_of("any", {"type": "nope"}))])
+    assert str(exc.value).startswith(
+        "test.yaml: sample 's1': assertion #2: member #2: member #1: unknown assertion type 'nope'")
+    with pytest.raises(InputError, match="non-empty list"):
+        load([set_of("all")])
+    with pytest.raises(InputError, match="mode"):
+        load([set_of("most", A_YES)])
