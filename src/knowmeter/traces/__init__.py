@@ -1,5 +1,17 @@
 """Trace IR and adapters that turn real agent output into it."""
 
+from knowmeter.traces._claude_session import (
+    ClaudeSessionReader,
+    claude_session_files,
+    iter_claude_sessions,
+    load_claude_session,
+    parse_claude_session,
+)
+from knowmeter.traces._claude_stream import parse_claude_stream
+from knowmeter.traces._codex_exec import parse_codex_exec
+from knowmeter.traces._codex_rollout import iter_codex_sessions, merge_codex, parse_codex_rollout
+from knowmeter.traces._common import RunSummary, SessionTrace
+from knowmeter.traces._detect import TraceFormat, detect_format, iter_sessions, load_trace, sniff
 from knowmeter.traces._ir import (
     ErrorKind,
     Event,
@@ -13,17 +25,37 @@ from knowmeter.traces._ir import (
     normalise_tool_name,
     trace_from_dict,
 )
+from knowmeter.traces._status import Outcome, classify_result
 
 __all__ = [
+    "ClaudeSessionReader",
     "ErrorKind",
     "Event",
     "MessageEvent",
+    "Outcome",
+    "RunSummary",
+    "SessionTrace",
     "ToolCallEvent",
     "ToolInvocation",
     "ToolResultEvent",
     "ToolStatus",
     "Trace",
+    "TraceFormat",
+    "classify_result",
+    "claude_session_files",
+    "detect_format",
     "event_from_dict",
+    "iter_claude_sessions",
+    "iter_codex_sessions",
+    "iter_sessions",
+    "load_claude_session",
+    "load_trace",
+    "merge_codex",
     "normalise_tool_name",
+    "parse_claude_session",
+    "parse_claude_stream",
+    "parse_codex_exec",
+    "parse_codex_rollout",
+    "sniff",
     "trace_from_dict",
 ]

@@ -1,0 +1,193 @@
+"""Claude Code on-disk session transcripts (``~/.claude/projects/<project>/<session>.jsonl``) → Trace.
+
+Built for scanning large folders: lines are read one at a time, lines whose record type is of no
+use (progress, file-history snapshots, API request dumps, attachments, …) are skipped before
+``json.loads`` when the raw text already shows their type, and ``ClaudeSessionReader.events``
+yields events as it goes, so memory stays flat however long the file is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from knowmeter.traces._claude_stream import ClaudeMessages
+from knowmeter.traces._common import LineStats, SessionTrace, loads_line
+from knowmeter.traces._ir import Event, Trace
+
+SOURCE = "claude-session-jsonl"
+
+#: Record types the reader turns into events or meta; every other type is skipped.
+_WANTED = frozenset({"user", "assistant", "system", "summary", "ai-title", "custom-title", "cost-state"})
+_TYPE_PREFIX = '{"type":"'
+_META_FIELDS = (("sessionId", "session_id"), ("version", "agent_version"), ("cwd", "cwd"),
+                ("gitBranch", "git_branch"), ("slug", "slug"))
+
+
+class ClaudeSessionReader:
+    """Streaming parser for one session JSONL file.
+
+    ``agent_id`` is set for a subagent file (every event carries it); ``compaction`` marks a
+    compaction side-transcript (``agent-acompact-*``), whose text is all harness text.
+    ``meta`` is complete once ``events`` is exhausted.
+    """
+
+    def __init__(self, *, agent_id: str | None = None, compaction: bool = False) -> None:
+        self.agent_id = agent_id
+        self.meta: dict[str, Any] = {"compaction": True} if compaction else {}
+        self._msgs = ClaudeMessages(injected_all=compaction)
+        self._stats = LineStats()
+        self._seen_uuids: set[str] = set()
+        self._skipped = 0
+
+    def events(self, lines: Iterable[str]) -> Iterator[Event]:
+        """Yield the events of ``lines`` in order (resumed-session copies of a line are dropped)."""
+        for line in lines:
+            if len(line) < 3 and not line.strip():
+                continue
+            self._stats.lines += 1
+            if line.startswith(_TYPE_PREFIX):
+                skip = line[9:line.find('"', 9)] not in _WANTED
+            else:
+                skip = '"type":"' in line and not (
+                    '"type":"user"' in line or '"type":"assistant"' in line or '"type":"system"' in line
+                )
+            if skip:
+                if line.endswith(("}\n", "}", "}\r\n")):
+                    self._skipped += 1
+                else:  # cut off mid-record: count it like any undecodable line
+                    self._stats.bad()
+                continue
+            try:
+                rec = loads_line(line)
+            except ValueError:
+                self._stats.bad()
+                continue
+            if isinstance(rec, dict):
+                yield from self._record(rec)
+            else:
+                self._stats.bad()
+        self._finish()
+
+    def _record(self, rec: dict[str, Any]) -> Iterator[Event]:
+        rtype = rec.get("type")
+        if rtype not in _WANTED:
+            self._skipped += 1
+            return
+        uuid = rec.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in self._seen_uuids:
+                return
+            self._seen_uuids.add(uuid)
+        meta = self.meta
+        if "cwd" not in meta:
+            for src, dst in _META_FIELDS:
+                if rec.get(src) is not None:
+                    meta.setdefault(dst, rec[src])
+        ts = rec.get("timestamp")
+        if isinstance(ts, str):
+            meta.setdefault("started_at", ts)
+            meta["ended_at"] = ts
+        agent_id = self.agent_id
+        if agent_id is None and rec.get("isSidechain"):
+            agent_id = str(rec.get("agentId") or "sidechain")
+        message = rec.get("message")
+        if rtype == "assistant" and isinstance(message, dict):
+            synthetic = bool(rec.get("isApiErrorMessage"))
+            yield from self._msgs.assistant(message, agent_id=agent_id, synthetic=synthetic)
+        elif rtype == "user" and isinstance(message, dict):
+            injected = any(rec.get(k) for k in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly"))
+            yield from self._msgs.user(message, agent_id=agent_id, structured=rec.get("toolUseResult"),
+                                       injected=injected)
+        elif rtype == "system":
+            text = rec.get("content")
+            if rec.get("subtype") == "api_error":
+                self._msgs.api_errors += 1
+                text = text or json.dumps(rec.get("error"), ensure_ascii=False)
+            if isinstance(text, str) and text.strip():
+                yield self._msgs.harness_text("system", text, agent_id)
+        elif rtype == "cost-state":
+            cost = rec.get("totalCostUSD")
+            if isinstance(cost, int | float):
+                meta["cost_usd"] = float(cost)
+        else:  # summary / ai-title / custom-title
+            title = rec.get("summary") or rec.get("aiTitle") or rec.get("customTitle")
+            if isinstance(title, str):
+                meta["title"] = title
+
+    def _finish(self) -> None:
+        self._stats.write_meta(self.meta)
+        self.meta.update(api_messages=self._msgs.api_messages, api_errors=self._msgs.api_errors,
+                         usage=self._msgs.usage(), model=self._msgs.model, skipped_records=self._skipped)
+        if self.agent_id is not None:
+            self.meta["agent_id"] = self.agent_id
+
+
+def parse_claude_session(lines: Iterable[str], *, agent_id: str | None = None,
+                         compaction: bool = False) -> Trace:
+    """Parse one session JSONL stream (main transcript or one subagent file) into a Trace."""
+    reader = ClaudeSessionReader(agent_id=agent_id, compaction=compaction)
+    events = list(reader.events(lines))
+    return Trace(events=events, source=SOURCE, meta=reader.meta)
+
+
+def read_claude_session_file(path: Path) -> Trace:
+    """Parse one session file; a file named ``agent-<id>.jsonl`` is read as subagent ``<id>``
+    (``agent-acompact-*`` as a compaction transcript)."""
+    agent_id, compaction = _agent_of(path)
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        trace = parse_claude_session(fh, agent_id=agent_id, compaction=compaction)
+    trace.meta["path"] = str(path)
+    side = path.with_name(path.name[: -len(".jsonl")] + ".meta.json")
+    if agent_id is not None and side.is_file():
+        with contextlib.suppress(OSError, ValueError):
+            trace.meta["agent_meta"] = json.loads(side.read_text(encoding="utf-8"))
+    return trace
+
+
+def load_claude_session(path: Path) -> SessionTrace:
+    """A main session file with its subagent and compaction transcripts
+    (``<session-id>/subagents/**/agent-*.jsonl``; missing subagent files are simply absent)."""
+    main = read_claude_session_file(path)
+    sub_dir = path.with_suffix("") / "subagents"
+    files = sorted(sub_dir.rglob("agent-*.jsonl")) if sub_dir.is_dir() else []
+    subagents = [read_claude_session_file(p) for p in files]
+    session_id = str(main.meta.get("session_id") or path.stem)
+    return SessionTrace(session_id=session_id, path=path, main=main, subagents=subagents)
+
+
+def iter_claude_sessions(root: Path) -> Iterator[SessionTrace]:
+    """Every session under ``root``, one at a time (memory holds one session).
+
+    ``root`` may be a Claude config dir (``~/.claude``, which has ``projects/``), a ``projects``
+    folder, one project folder, or one session file. Session files are ``<project>/<uuid>.jsonl``;
+    their subagent files are read with them, never as sessions of their own.
+    """
+    for path in claude_session_files(root):
+        yield load_claude_session(path)
+
+
+def claude_session_files(root: Path) -> Iterator[Path]:
+    """The main session files under ``root`` (see ``iter_claude_sessions``), sorted per folder."""
+    if root.is_file():
+        yield root
+        return
+    if (root / "projects").is_dir():
+        root = root / "projects"
+    own = sorted(p for p in root.glob("*.jsonl") if p.is_file())
+    yield from own
+    if own:
+        return
+    for project in sorted(p for p in root.iterdir() if p.is_dir()):
+        yield from sorted(p for p in project.glob("*.jsonl") if p.is_file())
+
+
+def _agent_of(path: Path) -> tuple[str | None, bool]:
+    name = path.name
+    if not name.startswith("agent-") or not name.endswith(".jsonl"):
+        return None, False
+    agent_id = name[len("agent-"): -len(".jsonl")]
+    return agent_id, agent_id.startswith("acompact")

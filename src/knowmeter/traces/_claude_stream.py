@@ -1,0 +1,291 @@
+"""Claude Code ``-p --output-format stream-json --verbose`` (and the Agent SDK's message dicts) → Trace.
+
+``ClaudeMessages`` turns Claude's Messages-API shaped ``assistant`` / ``user`` messages into IR
+events; the session-JSONL adapter reuses it. It deduplicates by ``message.id`` (one API message is
+written as one line per content block, each repeating the same ``usage``), numbers turns by API
+message, pairs results with calls by ``tool_use_id`` and marks harness text as injected.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from knowmeter.traces._common import (
+    Line,
+    LineStats,
+    RunSummary,
+    add_usage,
+    anthropic_usage,
+    as_int,
+    content_text,
+    empty_usage,
+    json_records,
+)
+from knowmeter.traces._ir import (
+    ErrorKind,
+    Event,
+    MessageEvent,
+    Role,
+    ToolCallEvent,
+    ToolResultEvent,
+    ToolStatus,
+    Trace,
+    normalise_tool_name,
+)
+from knowmeter.traces._status import SHELL_TOOLS, classify_result
+
+SOURCE = "claude-stream-json"
+
+#: User-side text that the harness wrote, not the human (FORMATS.md §1.5).
+_INJECTED_PREFIXES = (
+    "<system-reminder>", "<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
+    "<local-command-stderr>", "<local-command-caveat>", "Caveat: The messages below", "<task-notification>",
+    "<user-prompt-submit-hook>", "[Request interrupted by user", "<bash-input>", "<bash-stdout>",
+    "<bash-stderr>", "This session is being continued from a previous conversation",
+    "Base directory for this skill:",
+)
+_HOOK_TEXT = re.compile(r"^\S+ hook (?:additional context|feedback|error|blocking error|success)\b"
+                        r"|^Stop hook ")
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+
+
+def is_injected_text(text: str) -> bool:
+    """True for harness text in a user turn: reminders, slash-command echoes, hook output, …"""
+    s = text.lstrip()
+    return s.startswith(_INJECTED_PREFIXES) or bool(_HOOK_TEXT.match(s))
+
+
+class ClaudeMessages:
+    """Builds IR events from Claude ``assistant`` / ``user`` messages, one message at a time.
+
+    ``injected_all`` marks every message as injected (compaction transcripts).
+    """
+
+    def __init__(self, *, injected_all: bool = False) -> None:
+        self.injected_all = injected_all
+        self.turn = 0
+        self.api_errors = 0
+        self.model: str | None = None
+        self._msg_turn: dict[str, int] = {}
+        self._msg_usage: dict[str, Any] = {}
+        self._pending: dict[str, tuple[str, str | None, int, str | None]] = {}
+        self._seen_calls: set[str] = set()
+        self._seen_results: set[str] = set()
+        self._anon = 0
+
+    def assistant(self, message: Mapping[str, Any], *, agent_id: str | None = None,
+                  synthetic: bool = False) -> Iterator[Event]:
+        """Events of one assistant line. ``synthetic``: an API-error message the harness wrote."""
+        model = message.get("model")
+        content = message.get("content")
+        if synthetic or model == "<synthetic>":
+            self.api_errors += 1
+            text = content_text(content)
+            if text:
+                yield MessageEvent("assistant", text, self.turn, injected=True, agent_id=agent_id)
+            return
+        if isinstance(model, str):
+            self.model = model
+        raw_id = message.get("id")
+        if isinstance(raw_id, str):
+            mid = raw_id
+        else:
+            self._anon += 1
+            mid = f"\0line{self._anon}"
+        turn = self._msg_turn.get(mid)
+        if turn is None:
+            self.turn += 1
+            turn = self._msg_turn[mid] = self.turn
+        usage = message.get("usage")
+        if usage is not None:
+            self._msg_usage[mid] = usage
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            btype = block.get("type")
+            if btype == "text":
+                said = block.get("text")
+                if isinstance(said, str) and said.strip():
+                    yield MessageEvent("assistant", said, turn, injected=self.injected_all, agent_id=agent_id)
+            elif btype in ("tool_use", "server_tool_use"):
+                yield from self._call(block, turn, agent_id)
+
+    def _call(self, block: Mapping[str, Any], turn: int, agent_id: str | None) -> Iterator[Event]:
+        cid = block.get("id")
+        if not isinstance(cid, str) or cid in self._seen_calls:
+            return
+        self._seen_calls.add(cid)
+        source = str(block.get("name") or "")
+        tool = normalise_tool_name(source)
+        raw_input = block.get("input")
+        args: dict[str, Any] = dict(raw_input) if isinstance(raw_input, Mapping) else {}
+        command = args.get("command") if tool in SHELL_TOOLS else None
+        self._pending[cid] = (tool, command if isinstance(command, str) else None, turn, agent_id)
+        yield ToolCallEvent(cid, tool, args, turn, source_tool=source, agent_id=agent_id)
+
+    def user(self, message: Mapping[str, Any], *, agent_id: str | None = None, structured: Any = None,
+             injected: bool = False) -> Iterator[Event]:
+        """Events of one user line: tool results and/or text. ``structured`` is the line's
+        ``tool_use_result`` / ``toolUseResult``; ``injected`` marks ``isMeta``-style lines."""
+        content = message.get("content")
+        if isinstance(content, str):
+            yield from self._user_text(content, agent_id, injected)
+            return
+        if not isinstance(content, list):
+            return
+        results = 1 if structured is None else sum(
+            1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            btype = block.get("type")
+            if btype == "tool_result":
+                yield from self._result(block, agent_id, structured if results == 1 else None)
+            elif btype == "text":
+                text = block.get("text")
+                if isinstance(text, str):
+                    yield from self._user_text(text, agent_id, injected)
+
+    def _result(self, block: Mapping[str, Any], agent_id: str | None, structured: Any) -> Iterator[Event]:
+        cid = block.get("tool_use_id")
+        if not isinstance(cid, str) or cid in self._seen_results:
+            return
+        self._seen_results.add(cid)
+        tool, command, turn, call_agent = self._pending.pop(cid, ("", None, self.turn, agent_id))
+        text = content_text(block.get("content"))
+        outcome = classify_result(tool, text, is_error=bool(block.get("is_error")), command=command,
+                                  structured=structured)
+        yield ToolResultEvent(cid, text, outcome.status, turn, outcome.exit_code, outcome.error_kind,
+                              agent_id=call_agent)
+
+    def _user_text(self, text: str, agent_id: str | None, injected: bool) -> Iterator[Event]:
+        if not text.strip():
+            return
+        injected = injected or self.injected_all
+        if not injected and "<system-reminder>" in text:  # reminders glued to the human's words
+            for m in _REMINDER.finditer(text):
+                yield MessageEvent("user", m.group(0), self.turn, injected=True, agent_id=agent_id)
+            text = _REMINDER.sub("", text).strip()
+            if not text:
+                return
+        injected = injected or is_injected_text(text)
+        yield MessageEvent("user", text, self.turn, injected=injected, agent_id=agent_id)
+
+    def harness_text(self, role: Role, text: str, agent_id: str | None = None) -> MessageEvent:
+        """An injected message (system notices, compaction markers) at the current turn."""
+        return MessageEvent(role, text, self.turn, injected=True, agent_id=agent_id)
+
+    @property
+    def api_messages(self) -> int:
+        """Distinct API messages seen (deduplicated by ``message.id``)."""
+        return len(self._msg_turn)
+
+    def usage(self) -> dict[str, int | None]:
+        """Token usage summed once per API message (the last line of a message carries its final usage)."""
+        total = empty_usage()
+        for u in self._msg_usage.values():
+            add_usage(total, anthropic_usage(u))
+        return total
+
+
+def mark_permission_denials(events: list[Event], denied_ids: set[str]) -> None:
+    """Results of calls listed in ``result.permission_denials`` are permission denials whatever their text."""
+    if not denied_ids:
+        return
+    for e in events:
+        if isinstance(e, ToolResultEvent) and e.id in denied_ids and e.status is not ToolStatus.SUCCESS:
+            e.error_kind = ErrorKind.PERMISSION_DENIED
+
+
+def parse_claude_stream(lines: Iterable[Line]) -> tuple[Trace, RunSummary]:
+    """Parse a Claude stream-json run (text lines, or the SDK's message dicts) into a Trace and the
+    run's summary (final text, usage, cost, turns, API duration, error). Unknown record types and
+    undecodable lines (e.g. a truncated last line) are skipped and counted in ``trace.meta``."""
+    stats = LineStats()
+    msgs = ClaudeMessages()
+    events: list[Event] = []
+    meta: dict[str, Any] = {}
+    skipped: dict[str, int] = {}
+    result: dict[str, Any] | None = None
+    for rec in json_records(lines, stats):
+        rtype = rec.get("type")
+        message = rec.get("message")
+        agent_id = rec.get("parent_tool_use_id") if isinstance(rec.get("parent_tool_use_id"), str) else None
+        if rtype == "assistant" and isinstance(message, Mapping):
+            events.extend(msgs.assistant(message, agent_id=agent_id))
+        elif rtype == "user" and isinstance(message, Mapping):
+            injected = bool(rec.get("isMeta") or rec.get("isSynthetic"))
+            events.extend(msgs.user(message, agent_id=agent_id, structured=rec.get("tool_use_result"),
+                                    injected=injected))
+        elif rtype == "system" and rec.get("subtype") == "init":
+            _init_meta(rec, meta)
+        elif rtype == "result":
+            result = rec
+        else:
+            key = str(rtype) if rtype != "system" else f"system/{rec.get('subtype')}"
+            skipped[key] = skipped.get(key, 0) + 1
+    summary = _summary(result, msgs, events, meta)
+    if result is not None:
+        denied = {d.get("tool_use_id") for d in summary.permission_denials if isinstance(d, Mapping)}
+        mark_permission_denials(events, {d for d in denied if isinstance(d, str)})
+    stats.write_meta(meta)
+    meta.update(api_messages=msgs.api_messages, api_errors=msgs.api_errors, usage=summary.usage,
+                cost_usd=summary.cost_usd, num_turns=summary.num_turns, skipped_records=skipped)
+    if summary.error is not None:
+        meta["error"] = summary.error
+    meta.setdefault("model", msgs.model)
+    return Trace(events=events, source=SOURCE, meta=meta), summary
+
+
+def _init_meta(rec: Mapping[str, Any], meta: dict[str, Any]) -> None:
+    for src, dst in (("session_id", "session_id"), ("model", "model"), ("cwd", "cwd"),
+                     ("claude_code_version", "agent_version"), ("permissionMode", "permission_mode"),
+                     ("tools", "tools"), ("skills", "skills"), ("agents", "agents"), ("plugins", "plugins"),
+                     ("mcp_servers", "mcp_servers")):
+        if rec.get(src) is not None:
+            meta[dst] = rec[src]
+
+
+def _summary(result: Mapping[str, Any] | None, msgs: ClaudeMessages, events: list[Event],
+             meta: Mapping[str, Any]) -> RunSummary:
+    own_texts = [e.text for e in events if isinstance(e, MessageEvent) and e.role == "assistant"
+                 and not e.injected and e.agent_id is None]
+    last_text = own_texts[-1] if own_texts else ""
+    if result is None:
+        return RunSummary(output=last_text, usage=msgs.usage(), num_turns=msgs.api_messages or None,
+                          error="the stream ended without a result line (the run was cut short)",
+                          session_id=meta.get("session_id"), model=msgs.model)
+    is_error = bool(result.get("is_error")) or str(result.get("subtype", "success")) != "success"
+    text = result.get("result") if isinstance(result.get("result"), str) else None
+    error: str | None = None
+    if is_error:
+        errors = [str(e) for e in result.get("errors") or [] if e]
+        error = text or "; ".join(errors) or str(result.get("subtype") or "error")
+    usage = anthropic_usage(result.get("usage")) if isinstance(result.get("usage"), Mapping) else msgs.usage()
+    cost = result.get("total_cost_usd", result.get("cost_usd"))
+    denials = result.get("permission_denials")
+    return RunSummary(
+        output=(text if text is not None and not is_error else last_text),
+        usage=usage,
+        cost_usd=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
+        num_turns=as_int(result.get("num_turns")),
+        duration_ms=_float(result.get("duration_ms")),
+        duration_api_ms=_float(result.get("duration_api_ms")),
+        error=error,
+        session_id=result.get("session_id") or meta.get("session_id"),
+        model=msgs.model or meta.get("model"),
+        api_error_status=as_int(result.get("api_error_status")),
+        permission_denials=[dict(d) for d in denials if isinstance(d, Mapping)] if isinstance(denials, list)
+        else [],
+    )
+
+
+def _float(v: Any) -> float | None:
+    n = as_int(v)
+    return float(v) if n is not None else None

@@ -1,0 +1,194 @@
+"""Shared pieces of the trace adapters: tolerant JSON-lines reading, content → text, usage, run summary."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from knowmeter.traces._ir import Event, ToolCallEvent, Trace
+
+#: Keys of a normalised usage dict (the same keys as ``executors.Usage.to_dict``).
+USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
+
+Line = str | bytes | Mapping[str, Any]
+
+
+# ``JSONDecoder.scan_once`` is what ``json.loads`` runs after its per-call checks; calling it
+# directly parses a JSONL line about 30 % faster. It ignores text after the value (the newline).
+_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def loads_line(line: str | bytes) -> Any:
+    """Decode one JSON line; raises ``ValueError`` when it is not JSON (e.g. truncated)."""
+    if isinstance(line, str):
+        try:
+            return _scan_once(line, 0)[0]
+        except StopIteration:  # not starting with a JSON value (leading blanks): the careful path
+            pass
+    return json.loads(line)
+
+
+def empty_usage() -> dict[str, int | None]:
+    """A usage dict with every count unknown."""
+    return dict.fromkeys(USAGE_KEYS)
+
+
+def anthropic_usage(u: Any) -> dict[str, int | None]:
+    """Normalise an Anthropic ``usage`` object (snake_case API form or camelCase ``modelUsage``)."""
+    if not isinstance(u, Mapping):
+        return empty_usage()
+
+    def pick(*names: str) -> int | None:
+        for n in names:
+            v = u.get(n)
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                return int(v)
+        return None
+
+    return {
+        "input_tokens": pick("input_tokens", "inputTokens"),
+        "output_tokens": pick("output_tokens", "outputTokens"),
+        "cache_read_tokens": pick("cache_read_input_tokens", "cacheReadInputTokens", "cached_input_tokens"),
+        "cache_creation_tokens": pick("cache_creation_input_tokens", "cacheCreationInputTokens",
+                                      "cache_write_input_tokens"),
+    }
+
+
+def add_usage(total: dict[str, int | None], part: Mapping[str, int | None]) -> None:
+    """Add ``part`` into ``total`` in place; unknown (None) counts stay unknown until one is known."""
+    for k in USAGE_KEYS:
+        v = part.get(k)
+        if v is not None:
+            total[k] = (total.get(k) or 0) + v
+
+
+@dataclass(slots=True)
+class LineStats:
+    """Counts kept while reading a JSON-lines source; a truncated last line is skipped, not fatal."""
+
+    lines: int = 0
+    bad_lines: int = 0
+    last_bad_line: int = 0
+
+    def bad(self) -> None:
+        self.bad_lines += 1
+        self.last_bad_line = self.lines
+
+    def write_meta(self, meta: dict[str, Any]) -> None:
+        meta["lines"] = self.lines
+        meta["bad_lines"] = self.bad_lines
+        meta["truncated_last_line"] = self.bad_lines > 0 and self.last_bad_line == self.lines
+
+
+def json_records(lines: Iterable[Line], stats: LineStats) -> Iterator[dict[str, Any]]:
+    """Yield each line as a JSON object. Blank lines are ignored; lines that are not a JSON object
+    (e.g. a truncated last line) are counted in ``stats`` and skipped. Mappings pass through."""
+    for raw in lines:
+        if isinstance(raw, Mapping):
+            stats.lines += 1
+            yield dict(raw)
+            continue
+        if not raw.strip():
+            continue
+        stats.lines += 1
+        try:
+            rec = loads_line(raw)
+        except ValueError:
+            stats.bad()
+            continue
+        if isinstance(rec, dict):
+            yield rec
+        else:
+            stats.bad()
+
+
+def content_text(content: Any) -> str:
+    """Text of a message / tool-result ``content``: a string, a list of blocks, or null."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict):
+                text = block.get("text")
+                if isinstance(text, str):
+                    parts.append(text)
+                elif block.get("type") in ("image", "input_image"):
+                    parts.append("[image]")
+        return "\n".join(parts)
+    return str(content)
+
+
+def as_int(v: Any) -> int | None:
+    """``v`` as an int when it is a number (not a bool), else None."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return None
+    return int(v)
+
+
+@dataclass(slots=True)
+class RunSummary:
+    """What one agent run reported about itself (from Claude's ``result`` line or Codex's
+    ``turn.completed``), in the shape an executor needs for its ``ExecResult``.
+
+    ``usage`` has the keys of ``executors.Usage.to_dict``; ``cost_usd`` is None when the source
+    reports no cost (Codex) — unknown, never a fake 0.
+    """
+
+    output: str = ""
+    usage: dict[str, int | None] = field(default_factory=empty_usage)
+    cost_usd: float | None = None
+    num_turns: int | None = None
+    duration_ms: float | None = None
+    duration_api_ms: float | None = None
+    error: str | None = None
+    session_id: str | None = None
+    model: str | None = None
+    api_error_status: int | None = None
+    permission_denials: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "output": self.output,
+            "usage": dict(self.usage),
+            "cost_usd": self.cost_usd,
+            "num_turns": self.num_turns,
+            "duration_ms": self.duration_ms,
+            "duration_api_ms": self.duration_api_ms,
+            "error": self.error,
+            "session_id": self.session_id,
+            "model": self.model,
+            "api_error_status": self.api_error_status,
+            "permission_denials": list(self.permission_denials),
+        }
+
+
+@dataclass(slots=True)
+class SessionTrace:
+    """One on-disk agent session: the main transcript plus its subagent transcripts (Claude
+    ``<session>/subagents/agent-*.jsonl``; compaction runs have ``meta["compaction"] = True``)."""
+
+    session_id: str
+    path: Path
+    main: Trace
+    subagents: list[Trace] = field(default_factory=list)
+
+    def traces(self) -> Iterator[Trace]:
+        """The main trace, then each subagent trace."""
+        yield self.main
+        yield from self.subagents
+
+    def events(self) -> Iterator[Event]:
+        """Every event of the session (main first, then subagents; subagent events carry ``agent_id``)."""
+        for trace in self.traces():
+            yield from trace.events
+
+    def tool_calls(self) -> list[ToolCallEvent]:
+        return [e for e in self.events() if isinstance(e, ToolCallEvent)]
