@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from knowmeter.grading._judge import gather
+from knowmeter.grading._concurrency import gather
 from knowmeter.grading._layers import Layer
 from knowmeter.grading._registry import (
     Assertion,

@@ -8,7 +8,8 @@ from functools import partial
 import anyio
 
 from knowmeter.executors._protocol import ExecResult
-from knowmeter.grading._judge import CallSite, PanelResult, gather, run_panel, sum_costs
+from knowmeter.grading._concurrency import gather
+from knowmeter.grading._judge import CallSite, PanelResult, run_panel, sum_costs
 from knowmeter.grading._layers import assertion_layer_score, composite_score
 from knowmeter.grading._model import Grade, GradingConfig, JudgeSpec, Layers
 from knowmeter.grading._prompts import tool_use_summary

@@ -11,37 +11,15 @@ from __future__ import annotations
 import statistics
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
-
-import anyio
 
 from knowmeter.executors._protocol import ExecRequest, ExecutorError
+from knowmeter.grading._concurrency import gather
 from knowmeter.grading._model import DimensionOutcome, GradingConfig, JudgeOutcome, JudgeSpec
 from knowmeter.grading._prompts import PromptTemplate, judge_template
 from knowmeter.grading._reply import JudgeReplyError, parse_judge_reply
 from knowmeter.samples._model import Sample
 
-T = TypeVar("T")
-
 _MAX_ERROR_CHARS = 300
-
-
-async def gather(thunks: Sequence[Callable[[], Awaitable[T]]], limit: int | None = None) -> list[T]:
-    """Run the thunks concurrently (at most ``limit`` at once); results in input order."""
-    results: list[T | None] = [None] * len(thunks)
-    limiter = anyio.CapacityLimiter(limit) if limit else None
-
-    async def one(i: int) -> None:
-        if limiter is None:
-            results[i] = await thunks[i]()
-            return
-        async with limiter:
-            results[i] = await thunks[i]()
-
-    async with anyio.create_task_group() as tg:
-        for i in range(len(thunks)):
-            tg.start_soon(one, i)
-    return results  # type: ignore[return-value]
 
 
 @dataclass(slots=True)
