@@ -141,3 +141,22 @@ def test_coverage_carries_the_watermark(project, watermark):
 def test_no_knowledge_files_means_no_rate(tmp_path, watermark):
     cov = coverage(knowledge_files(tmp_path), [], watermark)
     assert cov.rate is None and cov.headline() == "coverage n/a (no knowledge files)"
+
+
+def test_artifact_outside_the_working_dir_and_what_is_in_context(project, tb, watermark):
+    # the demo layout: the agent works in knowledge's parent, the skill lives beside it
+    root = project / "knowledge"
+    (root / "CLAUDE.md").write_text("# rules", encoding="utf-8")
+    files = knowledge_files(root, artifact=project / "skills/refund/SKILL.md", artifact_in_context=True,
+                            memory_in_context=True)
+    rows = {f.path: f for f in files}
+    main = rows["../skills/refund/SKILL.md"]
+    assert main.origin == "artifact" and main.injected
+    assert str(project / "skills/refund/SKILL.md") in main.aliases
+    assert not rows["../skills/refund/reference.md"].injected
+    # "knowledge/refunds.md" resolves neither from the skill's folder nor from this root; the link
+    # ../../knowledge/policy.md does
+    assert rows["CLAUDE.md"].injected and rows["policy.md"].origin == "referenced" and "refunds.md" not in rows
+    trace = tb(meta={"cwd": str(root)}).read_ok(str(project / "skills/refund/reference.md")).build()
+    cov = coverage(files, [accessed_files(trace, root)], watermark)
+    assert set(cov.uncovered) == {"policy.md"}

@@ -3,6 +3,7 @@ pull out what it searched for (pattern or path) and which files it read."""
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from dataclasses import dataclass
@@ -107,6 +108,7 @@ def command_text(tool_input: dict[str, Any]) -> str:
     return str(raw) if raw is not None else ""
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_command(text: str) -> ShellCommand:
     """Parse a command line leniently (unbalanced quotes fall back to whitespace splitting)."""
     text = _unwrap_shell(text)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -44,15 +45,16 @@ _CONTENTS_OF = re.compile(r"Contents of (\S+?(?:CLAUDE|AGENTS)\.md)\b")
 
 
 class KnowledgeFile(BaseModel):
-    """One knowledge file: its key (see ``_paths``), why it is one, and other keys it can be
-    reached under (another path to the same file, or its installed copy
-    ``.claude/skills/<name>/…``)."""
+    """One knowledge file: its key (see ``_paths``), why it is one, other keys it can be
+    reached under (another path to the same file, its installed copy ``.claude/skills/<name>/…``),
+    and whether it is in every task's context by configuration (``injected``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     path: str
     origin: Origin
     aliases: tuple[str, ...] = ()
+    injected: bool = False
 
 
 class FileCoverage(BaseModel):
@@ -140,54 +142,73 @@ def _references(text: str, bases: Sequence[Path], root: Path) -> list[Path]:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class _Found:
+    path: Path
+    origin: Origin
+    aliases: tuple[str, ...] = ()
+    in_context: bool = False
+
+
+def _main_artifact_file(art: Path, art_dir: Path | None) -> Path:
+    return art_dir / "SKILL.md" if art_dir is not None else art
+
+
 def knowledge_files(root: Path | str, *, artifact: Path | str | None = None,
-                    knowledge_dirs: Iterable[Path | str] = (),
-                    skill_name: str | None = None) -> list[KnowledgeFile]:
+                    knowledge_dirs: Iterable[Path | str] = (), skill_name: str | None = None,
+                    artifact_in_context: bool = False, memory_in_context: bool = False) -> list[KnowledgeFile]:
     """A variant's knowledge files, keyed relative to its working directory ``root``.
 
     ``artifact`` is the variant's ``.md`` file, its ``SKILL.md`` (the whole directory is the
     artifact) or the skill directory; ``skill_name`` adds the installed-copy alias
     ``.claude/skills/<skill_name>/<file>`` for every artifact file. ``knowledge_dirs`` are
-    relative to ``root`` or absolute."""
+    relative to ``root`` or absolute. ``artifact_in_context`` marks the artifact's main file
+    (the ``.md`` / ``SKILL.md``) as injected — it was the system prompt; ``memory_in_context``
+    marks ``CLAUDE.md`` / ``AGENTS.md`` as injected — the agent auto-loads them. A file outside
+    ``root`` is keyed ``../…`` relative to it, with its absolute path as an alias."""
     root = Path(root)
-    keyer = PathKeyer(root)
-    found: list[tuple[Path, Origin, tuple[str, ...]]] = []
+    found: list[_Found] = []
     if artifact is not None:
         art = Path(artifact)
         art_dir = art if art.is_dir() else art.parent if art.name == "SKILL.md" else None
         art_files = _walk(art_dir) if art_dir is not None else [art] if art.is_file() else []
+        main = _main_artifact_file(art, art_dir)
         for f in art_files:
             alias: tuple[str, ...] = ()
             if skill_name:
                 rel = f.relative_to(art_dir).as_posix() if art_dir is not None else "SKILL.md"
                 alias = (f".claude/skills/{skill_name}/{rel}",)
-            found.append((f, "artifact", alias))
+            found.append(_Found(f, "artifact", alias, artifact_in_context and f == main))
         bases = [art_dir or art.parent, root]
         for f in art_files:
             try:
                 text = f.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 continue
-            found.extend((r, "referenced", ()) for r in _references(text, bases, root))
+            found.extend(_Found(r, "referenced") for r in _references(text, bases, root))
     for d in knowledge_dirs:
         d_path = Path(d) if Path(d).is_absolute() else root / d
-        found.extend((f, "knowledge_dir", ()) for f in _walk(d_path))
-    found.extend((f, "claude_knowledge", ()) for f in _walk(root / ".claude" / "knowledge"))
-    found.extend((root / m, "memory", ()) for m in MEMORY_FILES if (root / m).is_file())
-    return _dedupe(found, keyer)
+        found.extend(_Found(f, "knowledge_dir") for f in _walk(d_path))
+    found.extend(_Found(f, "claude_knowledge") for f in _walk(root / ".claude" / "knowledge"))
+    found.extend(_Found(root / m, "memory", (), memory_in_context) for m in MEMORY_FILES if (root / m).is_file())
+    return _dedupe(found, root)
 
 
-def _dedupe(found: list[tuple[Path, Origin, tuple[str, ...]]], keyer: PathKeyer) -> list[KnowledgeFile]:
-    by_real: dict[str, tuple[str, Origin, list[str]]] = {}
-    for path, origin, aliases in found:
-        real = str(path.resolve())
-        key = keyer.key(str(path.absolute()))
+def _dedupe(found: list[_Found], root: Path) -> list[KnowledgeFile]:
+    """One entry per real file: the first origin wins, other paths to it become aliases."""
+    keyer = PathKeyer(root)
+    by_real: dict[str, tuple[str, Origin, list[str], bool]] = {}
+    for f in found:
+        key = keyer.key(str(f.path.absolute()))
+        keys = [key] if not key.startswith("/") else [os.path.relpath(key, root.absolute()), key]
+        real = str(f.path.resolve())
         if real not in by_real:
-            by_real[real] = (key, origin, list(aliases))
+            by_real[real] = (keys[0], f.origin, [*keys[1:], *f.aliases], f.in_context)
             continue
-        first_key, _, first_aliases = by_real[real]
-        first_aliases.extend(a for a in (key, *aliases) if a != first_key and a not in first_aliases)
-    return sorted((KnowledgeFile(path=k, origin=o, aliases=tuple(a)) for k, o, a in by_real.values()),
+        first_key, origin, aliases, in_context = by_real[real]
+        aliases.extend(a for a in (*keys, *f.aliases) if a != first_key and a not in aliases)
+        by_real[real] = (first_key, origin, aliases, in_context or f.in_context)
+    return sorted((KnowledgeFile(path=k, origin=o, aliases=tuple(a), injected=i) for k, o, a, i in by_real.values()),
                   key=lambda f: f.path)
 
 
@@ -235,8 +256,8 @@ def accessed_files(trace: Trace, workspace_root: Path | str | None, *,
 def coverage(files: Sequence[KnowledgeFile], accesses: Iterable[Mapping[str, int]], watermark: Watermark, *,
              variant: str | None = None, injected: Iterable[str] = ()) -> Coverage:
     """Coverage of ``files`` by the per-task access counts ``accesses`` (one mapping per
-    executed task, from ``accessed_files``). ``injected`` are keys delivered in every task's
-    context (the artifact as system prompt; ``CLAUDE.md`` when the agent auto-loads it)."""
+    executed task, from ``accessed_files``). Files marked ``injected`` by ``knowledge_files``, and
+    the keys in ``injected``, were in every task's context and count as accessed."""
     per_task = [dict(a) for a in accesses]
     given = set(injected)
     rows: list[FileCoverage] = []
@@ -244,7 +265,7 @@ def coverage(files: Sequence[KnowledgeFile], accesses: Iterable[Mapping[str, int
         keys = (f.path, *f.aliases)
         count = sum(a.get(k, 0) for a in per_task for k in keys)
         tasks = sum(1 for a in per_task if any(a.get(k, 0) for k in keys))
-        is_injected = any(k in given for k in keys)
+        is_injected = f.injected or any(k in given for k in keys)
         rows.append(FileCoverage(path=f.path, origin=f.origin, accesses=count, injected=is_injected,
                                  tasks=len(per_task) if is_injected else tasks))
     covered = sum(1 for r in rows if r.accessed)

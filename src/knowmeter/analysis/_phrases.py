@@ -12,11 +12,12 @@ characters mean other things in Japanese (``実行可能``). There are two recal
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
 from knowmeter.analysis._model import GapSignal
-from knowmeter.analysis._text import ProseMask, clip, sentences
+from knowmeter.analysis._text import ProseMask, Sentence, clip, sentences
 
 MARKER_PATTERN = re.compile(
     r"【推断】|【知识缺口】|【未知】|\[inferred\]|\[unknown\]|\[knowledge[ _-]?gap\]", re.I)
@@ -78,12 +79,17 @@ class AgentText:
     turn: int
 
 
+def _prose(msg: AgentText) -> tuple[ProseMask, list[Sentence]]:
+    return ProseMask(msg.text), sentences(msg.text)
+
+
 def marker_signals(messages: list[AgentText], *, sample_id: str) -> list[GapSignal]:
     """One signal per explicit marker in prose (identical marker + sentence counted once)."""
     out: dict[tuple[str, str], GapSignal] = {}
     for msg in messages:
-        mask = ProseMask(msg.text)
-        sents = sentences(msg.text)
+        if MARKER_PATTERN.search(msg.text) is None:
+            continue
+        mask, sents = _prose(msg)
         for m in MARKER_PATTERN.finditer(msg.text):
             if mask.hides(m.start(), m.end()):
                 continue
@@ -95,15 +101,24 @@ def marker_signals(messages: list[AgentText], *, sample_id: str) -> list[GapSign
     return list(out.values())
 
 
-def _hedge_in(text: str, start: int, mask: ProseMask, broad: bool) -> str | None:
-    """The first hedging phrase in a sentence that is in prose, or None."""
+def _hedges(msg: AgentText, broad: bool) -> tuple[list[Sentence], dict[int, str]]:
+    """The message's sentences and, by sentence index, the first hedging phrase in its prose."""
     en, zh = _RECALL[broad]
-    rxs = (en,) if _KANA.search(text) else (en, zh)
-    for rx in rxs:
-        for m in rx.finditer(text):
-            if not mask.hides(start + m.start(), start + m.end()):
-                return m.group(0)
-    return None
+    if en.search(msg.text) is None and zh.search(msg.text) is None:
+        return [], {}
+    mask, sents = _prose(msg)
+    starts = [s.start for s in sents]
+    first: dict[int, tuple[int, str]] = {}
+    for rx, chinese in ((en, False), (zh, True)):
+        for m in rx.finditer(msg.text):
+            i = bisect.bisect_right(starts, m.start()) - 1
+            if i < 0 or m.end() > sents[i].end or mask.hides(m.start(), m.end()):
+                continue
+            if chinese and _KANA.search(sents[i].text):
+                continue  # Japanese, where these characters mean something else
+            if i not in first or m.start() < first[i][0]:
+                first[i] = (m.start(), m.group(0))
+    return sents, {i: phrase for i, (_, phrase) in first.items()}
 
 
 def hedging_signals(messages: list[AgentText], *, sample_id: str, broad: bool = False) -> list[GapSignal]:
@@ -112,13 +127,12 @@ def hedging_signals(messages: list[AgentText], *, sample_id: str, broad: bool = 
     sentence with its neighbours. ``broad`` adds the soft phrases (for an LLM second pass)."""
     out: dict[str, GapSignal] = {}
     for msg in messages:
-        mask = ProseMask(msg.text)
-        sents = sentences(msg.text)
-        for i, s in enumerate(sents):
-            phrase = _hedge_in(s.text, s.start, mask, broad)
-            if phrase is None or s.text in out:
+        sents, found = _hedges(msg, broad)
+        for i in sorted(found):
+            s = sents[i]
+            if s.text in out:
                 continue
             window = " ".join(x.text for x in sents[max(0, i - 1): i + 2])
-            out[s.text] = GapSignal(sample_id=sample_id, turn=msg.turn, source="hedging", target=phrase,
+            out[s.text] = GapSignal(sample_id=sample_id, turn=msg.turn, source="hedging", target=found[i],
                                     context=clip(s.text, 500), window=clip(window, 900))
     return list(out.values())

@@ -189,7 +189,8 @@ def _describe(o: _Outcome) -> str:
 
 def _next_words(trace: Trace, after_index: int, agent_id: str | None) -> str | None:
     """The agent's first sentence after event ``after_index`` (its reaction to a failure)."""
-    for e in trace.events[after_index + 1:]:
+    for i in range(after_index + 1, len(trace.events)):
+        e = trace.events[i]
         if (isinstance(e, MessageEvent) and e.role == "assistant" and not e.injected
                 and e.agent_id == agent_id and e.text.strip()):
             first = re.split(r"(?<=[.!?。！？])\s|\n", e.text.strip(), maxsplit=1)[0]

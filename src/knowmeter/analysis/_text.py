@@ -63,13 +63,21 @@ class ProseMask:
     """Answers "is this range inside code / a quote / a table?" for one text."""
 
     def __init__(self, text: str) -> None:
-        self._spans = excluded_spans(text)
-        self._starts = [s for s, _ in self._spans]
+        merged: list[list[int]] = []
+        for s, e in excluded_spans(text):
+            if merged and s <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], e)
+            else:
+                merged.append([s, e])
+        self._starts = [s for s, _ in merged]
+        self._ends = [e for _, e in merged]
 
     def hides(self, start: int, end: int) -> bool:
         """True when ``[start, end)`` overlaps an excluded span."""
-        i = bisect.bisect_right(self._starts, end)
-        return any(s < end and start < e for s, e in self._spans[:i])
+        j = bisect.bisect_right(self._starts, start) - 1
+        if j >= 0 and self._ends[j] > start:
+            return True
+        return j + 1 < len(self._starts) and self._starts[j + 1] < end
 
 
 @dataclass(frozen=True, slots=True)
