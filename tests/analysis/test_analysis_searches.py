@@ -273,7 +273,21 @@ def test_shell_parsing(command, is_search, target):
         assert cmd.target() == target
 
 
+@pytest.mark.parametrize("command", ["cat a.md > b.md", "ls docs > listing.txt",
+                                     "cat > notes.md <<'EOF'\nls missing\ngrep nothing\nEOF"])
+def test_writing_a_file_with_cat_or_ls_is_not_a_search(tb, command):
+    assert not parse_command(command).is_search
+    assert _signals(tb().bash(command, "").build())[0] == []
+
+
+def test_a_quiet_grep_is_judged_by_its_exit_code_not_its_empty_output(tb):
+    trace = tb().bash("grep -q revenue_schema docs/a.md", "", exit_code=0) \
+        .bash("grep -rq user_profile docs", "", exit_code=1, kind=ErrorKind.EMPTY_SEARCH).build()
+    assert [s.target for s in _signals(trace, "failed_search")[0]] == ["user_profile"]
+
+
 def test_read_paths_of_a_command():
     assert parse_command("cat a.md b.md | grep x; head -n 3 c.md; sed -n '1p' d.md").read_paths() == \
         ["a.md", "b.md", "c.md", "d.md"]
     assert parse_command("grep x a.md | head -3").read_paths() == []
+    assert parse_command("cat a.md > copy.md").read_paths() == []

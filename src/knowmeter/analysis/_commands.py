@@ -42,15 +42,18 @@ _VALUED_OPTIONS.update({"egrep": _VALUED_OPTIONS["grep"], "fgrep": _VALUED_OPTIO
 _FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex"})
 _SHELL_WRAPPER = re.compile(r"^\s*(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\s+-l?c\s+(?P<rest>.+)$", re.S)
 _SEPARATORS = frozenset(";&|\n()")
+_QUIET_FLAGS = frozenset({"-q", "--quiet", "--silent"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 @dataclass(frozen=True, slots=True)
 class Statement:
-    """One simple command: its verb (``git grep`` counts as one verb) and its arguments."""
+    """One simple command: its verb (``git grep`` counts as one verb), its arguments, and
+    whether its output is hidden from the agent (stdout redirected to a file, ``grep -q``)."""
 
     verb: str
     args: tuple[str, ...]
+    quiet: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +73,12 @@ class ShellCommand:
     def is_search(self) -> bool:
         """True when every pipeline that does something is a search, list or read command."""
         rel = self.relevant
-        return bool(rel) and all(s.verb in SEARCH_VERBS and not (s.verb == "sed" and _sed_edits(s.args))
-                                 for s in rel)
+        return bool(rel) and all(_searches(s) for s in rel)
+
+    @property
+    def quiet(self) -> bool:
+        """True when empty output means nothing: some search's output does not reach the agent."""
+        return any(s.quiet for s in self.relevant)
 
     def target(self) -> tuple[str, str]:
         """``(kind, value)`` of what the first search looked for: ``("pattern", …)`` or
@@ -88,13 +95,21 @@ class ShellCommand:
         arguments); a reader fed by a pipe reads nothing by itself."""
         out: list[str] = []
         for st in self.stages:
-            if st.verb not in READ_VERBS or (st.verb == "sed" and _sed_edits(st.args)):
+            if st.verb not in READ_VERBS or st.quiet or (st.verb == "sed" and _sed_edits(st.args)):
                 continue
             operands = _operands(st)
             if st.verb == "sed" and not any(a in ("-e", "-f") for a in st.args):
                 operands = operands[1:]  # the first operand is the sed script
             out.extend(operands)
         return out
+
+
+def _searches(st: Statement) -> bool:
+    """A search, list or read statement — not an in-place ``sed``, and not a ``cat``/``ls`` whose
+    output goes to a file (that writes a file; a quiet grep still answers by its exit code)."""
+    if st.verb not in SEARCH_VERBS or (st.verb == "sed" and _sed_edits(st.args)):
+        return False
+    return st.verb in PATTERN_VERBS or not st.quiet
 
 
 def command_text(tool_input: dict[str, Any]) -> str:
@@ -110,35 +125,49 @@ def command_text(tool_input: dict[str, Any]) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def parse_command(text: str) -> ShellCommand:
-    """Parse a command line leniently (unbalanced quotes fall back to whitespace splitting)."""
+    """Parse a command line leniently (unbalanced quotes fall back to whitespace splitting).
+    Redirection targets are dropped; a here-document's body is not parsed as commands."""
     text = _unwrap_shell(text)
-    tokens = _tokens(text)
     heads: list[Statement] = []
     stages: list[Statement] = []
     current: list[str] = []
     after_pipe = False
+    quiet = False
+    expect: str | None = None  # "target" of a redirection, or "delimiter" of a here-document
+    heredoc: str | None = None  # delimiter whose body starts after the next newline
+    in_body = False
 
     def flush() -> None:
-        st = _statement(current)
+        st = _statement(current, quiet)
         if st is not None:
             stages.append(st)
             if not after_pipe:
                 heads.append(st)
         current.clear()
 
-    skip_next = False
-    for tok in tokens:
-        if skip_next:
-            skip_next = False
+    for tok in _tokens(text):
+        if in_body:
+            in_body = tok != heredoc
+            heredoc = heredoc if in_body else None
+            continue
+        if expect is not None:
+            if expect == "delimiter":
+                heredoc = tok.lstrip("-")
+            expect = None
             continue
         if tok and all(c in "<>&" for c in tok) and tok not in ("&", "&&"):
-            skip_next = True  # a redirection: drop its target
-            if current and current[-1].isdigit():
-                current.pop()
+            fd = current.pop() if current and current[-1].isdigit() else None
+            if tok.startswith("<<") and tok != "<<<":
+                expect = "delimiter"
+            else:
+                expect = "target"
+                quiet = quiet or (tok in (">", ">>", "&>", "&>>", ">|") and fd in (None, "1"))
             continue
         if tok and all(c in _SEPARATORS for c in tok):
             flush()
+            quiet = False
             after_pipe = tok == "|"
+            in_body = heredoc is not None and "\n" in tok
             continue
         current.append(tok)
     flush()
@@ -166,7 +195,7 @@ def _tokens(text: str) -> list[str]:
         return text.split()
 
 
-def _statement(words: list[str]) -> Statement | None:
+def _statement(words: list[str], redirected: bool = False) -> Statement | None:
     i = 0
     while i < len(words) and (_ASSIGNMENT.match(words[i]) or words[i] in _WRAPPERS):
         i += 1
@@ -176,7 +205,15 @@ def _statement(words: list[str]) -> Statement | None:
     rest = words[i + 1:]
     if verb == "git" and rest and rest[0] in ("grep", "ls-files"):
         verb, rest = f"git {rest[0]}", rest[1:]
-    return Statement(verb, tuple(rest))
+    quiet = redirected or (verb in PATTERN_VERBS and any(a in _QUIET_FLAGS or _short_flags_with(a, "q")
+                                                          for a in rest))
+    return Statement(verb, tuple(rest), quiet)
+
+
+def _short_flags_with(arg: str, letter: str) -> bool:
+    """``-rq`` style bundles of single-letter flags that include ``letter``."""
+    return arg.startswith("-") and not arg.startswith("--") and len(arg) > 1 and arg[1:].isalpha() \
+        and letter in arg[1:]
 
 
 def _operands(st: Statement) -> list[str]:

@@ -131,7 +131,8 @@ def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKe
         assert ek is not None
         return out("excluded", ek.value)
     text = r.output.strip()
-    empty = not text or text.lower().startswith(_EMPTY_TEXTS)
+    hidden = cls == "Bash search" and parse_command(command_text(inv.call.input)).quiet
+    empty = not hidden and (not text or text.lower().startswith(_EMPTY_TEXTS))
     lines = [line for line in text.splitlines() if line.strip()]
     if r.status == ToolStatus.FAILURE:
         not_found = ek == ErrorKind.NOT_FOUND or bool(_NOT_FOUND.search(text))
