@@ -1,0 +1,73 @@
+"""From scored observations to paired comparisons, per-variant summaries, a verdict and an audit.
+
+``analyze(observations, control=..., treatments=..., config=...)`` does everything at once; the
+pieces (``summarize_variant``, ``compare_pair`` / ``compare_all``, ``decide_verdict``,
+``methodology_audit``) are public too. All results are frozen pydantic models that serialise to
+JSON with unknown numbers as ``null``. Only numpy and pydantic are imported (no scipy).
+"""
+
+from knowmeter.compare._analyze import analyze
+from knowmeter.compare._audit import methodology_audit
+from knowmeter.compare._inputs import LAYERS, METRICS, CompareConfig, Observation
+from knowmeter.compare._pair import compare_all, compare_pair
+from knowmeter.compare._results import (
+    Analysis,
+    AuditCheck,
+    AuditStatus,
+    BootstrapEstimate,
+    ConfidenceInterval,
+    DropCounts,
+    JudgeAgreement,
+    JudgePairAgreement,
+    LayerGate,
+    McNemarTest,
+    MethodologyAudit,
+    MetricComparison,
+    PairComparison,
+    PairVerdict,
+    PassRate,
+    PermutationTest,
+    RepeatStability,
+    Saturation,
+    SaturationPoint,
+    VariantSummary,
+    Verdict,
+    VerdictLevel,
+)
+from knowmeter.compare._summary import summarize_variant
+from knowmeter.compare._verdict import decide_verdict
+
+__all__ = [
+    "LAYERS",
+    "METRICS",
+    "Analysis",
+    "AuditCheck",
+    "AuditStatus",
+    "BootstrapEstimate",
+    "CompareConfig",
+    "ConfidenceInterval",
+    "DropCounts",
+    "JudgeAgreement",
+    "JudgePairAgreement",
+    "LayerGate",
+    "McNemarTest",
+    "MethodologyAudit",
+    "MetricComparison",
+    "Observation",
+    "PairComparison",
+    "PairVerdict",
+    "PassRate",
+    "PermutationTest",
+    "RepeatStability",
+    "Saturation",
+    "SaturationPoint",
+    "VariantSummary",
+    "Verdict",
+    "VerdictLevel",
+    "analyze",
+    "compare_all",
+    "compare_pair",
+    "decide_verdict",
+    "methodology_audit",
+    "summarize_variant",
+]

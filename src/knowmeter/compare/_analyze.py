@@ -1,0 +1,55 @@
+"""One call from stored observations to summaries, comparisons, verdict and audit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from knowmeter.compare._audit import methodology_audit
+from knowmeter.compare._inputs import CompareConfig, Observation
+from knowmeter.compare._pair import compare_all
+from knowmeter.compare._results import Analysis
+from knowmeter.compare._summary import summarize_variant
+from knowmeter.compare._verdict import decide_verdict
+from knowmeter.errors import InputError
+
+if TYPE_CHECKING:
+    from knowmeter.gold import GoldComparison
+
+
+def analyze(
+    observations: Iterable[Observation],
+    *,
+    control: str | None = None,
+    treatments: Sequence[str] | None = None,
+    config: CompareConfig | None = None,
+    gold: GoldComparison | None = None,
+) -> Analysis:
+    """Summaries, paired comparisons (Holm across all), verdict and audit.
+
+    ``control`` defaults to the first variant seen when there are several; a single variant is
+    a SOLO run. ``treatments`` defaults to every other variant, in the order first seen. With the
+    variants named, the result does not depend on the order of the observations.
+    """
+    config = config or CompareConfig()
+    by_variant: dict[str, list[Observation]] = {}
+    for obs in observations:
+        by_variant.setdefault(obs.variant, []).append(obs)
+    names = list(by_variant)
+    for name in [control, *(treatments or [])]:
+        if name is not None and name not in by_variant:
+            raise InputError(f"variant {name!r} has no results in this run; variants with results: "
+                             f"{', '.join(names) or 'none'}")
+    if control is None and len(names) > 1:
+        control = names[0]
+    chosen = [t for t in (treatments if treatments is not None else names) if t != control]
+    if control is None:
+        chosen = []
+    ordered = [*([control] if control else []), *chosen, *(n for n in names if n != control and n not in chosen)]
+    summaries = {name: summarize_variant(name, by_variant[name], config) for name in ordered}
+    comparisons = (compare_all(by_variant[control], {t: by_variant[t] for t in chosen}, config, control=control)
+                   if control is not None and chosen else [])
+    return Analysis(config=config, control=control if comparisons else None, treatments=chosen,
+                    summaries=summaries, comparisons=comparisons,
+                    verdict=decide_verdict(comparisons, summaries, config),
+                    audit=methodology_audit(comparisons, summaries, config, gold))

@@ -1,0 +1,104 @@
+"""What the comparison consumes: one scored observation per task, and the decision settings."""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+#: Score layers in canonical order, and the metrics compared (the composite first).
+LAYERS: tuple[str, ...] = ("fact", "behavior", "judge")
+METRICS: tuple[str, ...] = ("composite", *LAYERS)
+
+
+class Observation(BaseModel):
+    """One graded task: a sample under a variant at one repeat index.
+
+    ``scores`` maps ``composite`` / ``fact`` / ``behavior`` / ``judge`` to a 1–5 score, ``None``
+    (or a missing key) when that layer is absent for the task. ``ok`` is False when the task
+    errored. ``passed`` says whether every assertion passed (None: no assertions).
+    ``judge_scores`` holds each judge's score by judge name (None: that judge failed), for
+    inter-judge agreement. ``layers_used`` names the layers the composite was computed from; when
+    empty it is taken to be the layers with a score.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    sample_id: str = Field(min_length=1)
+    repeat: int = Field(default=0, ge=0)
+    variant: str = Field(min_length=1)
+    ok: bool = True
+    scores: dict[str, float | None] = Field(default_factory=dict)
+    passed: bool | None = None
+    judge_scores: dict[str, float | None] = Field(default_factory=dict)
+    layers_used: tuple[str, ...] = ()
+
+    @field_validator("scores")
+    @classmethod
+    def _known_metrics(cls, value: dict[str, float | None]) -> dict[str, float | None]:
+        unknown = sorted(set(value) - set(METRICS))
+        if unknown:
+            raise ValueError(f"unknown score key(s) {unknown}; expected some of {list(METRICS)}")
+        return value
+
+    @field_validator("layers_used")
+    @classmethod
+    def _known_layers(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = sorted(set(value) - set(LAYERS))
+        if unknown:
+            raise ValueError(f"unknown layer(s) {unknown}; expected some of {list(LAYERS)}")
+        return tuple(layer for layer in LAYERS if layer in value)
+
+    def score(self, metric: str) -> float | None:
+        """The metric's score as given (may be NaN); None when absent."""
+        return self.scores.get(metric)
+
+    @property
+    def layer_set(self) -> tuple[str, ...]:
+        """Layers the composite was built from, in canonical order."""
+        if self.layers_used:
+            return self.layers_used
+        return tuple(
+            layer for layer in LAYERS
+            if (v := self.scores.get(layer)) is not None and math.isfinite(v)
+        )
+
+
+class CompareConfig(BaseModel):
+    """Decision settings. Defaults follow the composite-score spec (§4) and the issue.
+
+    - ``threshold``: layer gate — each present layer's treatment mean must be >= this.
+    - ``min_effect``: a significant composite gain smaller than this is "trivially small".
+    - ``cv_limit``: median run-to-run CV across repeats above this is "unstable".
+    - ``judge_dissent``: inter-judge Pearson below this (either arm) is judge dissent.
+    - ``alpha``: significance level after Holm adjustment.
+    - ``min_pairs``: fewer paired samples than this is underpowered.
+    - ``max_mde``: a non-significant comparison whose minimum detectable effect (at ``power``)
+      exceeds this many score points is underpowered rather than noise.
+    - ``saturation_tolerance``: the last repeat narrowing the CI by less than this share means
+      the CI has saturated in repeats.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    threshold: float = 3.5
+    min_effect: float = Field(default=0.1, ge=0)
+    cv_limit: float = Field(default=0.15, gt=0)
+    judge_dissent: float = Field(default=0.4, ge=-1, le=1)
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    bootstrap_samples: int = Field(default=10_000, ge=100)
+    permutation_samples: int = Field(default=10_000, ge=100)
+    seed: int = Field(default=0, ge=0)
+    ci_level: float = Field(default=0.95, gt=0, lt=1)
+    ci_method: Literal["bca", "percentile"] = "bca"
+    min_pairs: int = Field(default=20, ge=2)
+    max_mde: float = Field(default=0.5, gt=0)
+    power: float = Field(default=0.8, gt=0, lt=1)
+    saturation_tolerance: float = Field(default=0.1, gt=0, lt=1)
+
+    @model_validator(mode="after")
+    def _power_above_alpha(self) -> CompareConfig:
+        if self.power <= self.alpha:
+            raise ValueError("power must be larger than alpha")
+        return self

@@ -1,0 +1,318 @@
+"""What the comparison returns. Every model serialises to JSON (``model_dump_json``); an unknown
+number is ``None``, never 0 or NaN."""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, computed_field
+
+from knowmeter.compare._inputs import CompareConfig
+from knowmeter.stats import BootstrapResult
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def finite(value: float | None) -> float | None:
+    """``value`` as a float, or None when it is missing, NaN or infinite."""
+    return float(value) if value is not None and math.isfinite(value) else None
+
+
+class ConfidenceInterval(_Model):
+    """A bootstrap interval with everything needed to reproduce it."""
+
+    method: Literal["percentile", "bca"]
+    level: float
+    low: float | None
+    high: float | None
+    b: int
+    seed: int
+
+    @property
+    def width(self) -> float | None:
+        return None if self.low is None or self.high is None else self.high - self.low
+
+    def excludes_zero(self) -> bool:
+        return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
+
+
+class BootstrapEstimate(_Model):
+    """A mean (or mean difference) with its percentile and BCa intervals from the same resamples.
+
+    ``n`` observations from ``n_samples`` samples (clusters); ``n_non_finite`` NaN/inf scores
+    were excluded (absent scores are not counted here).
+    """
+
+    estimate: float | None
+    standard_error: float | None
+    n: int
+    n_samples: int
+    n_non_finite: int
+    percentile: ConfidenceInterval
+    bca: ConfidenceInterval
+
+    @classmethod
+    def from_result(cls, r: BootstrapResult, *, n_non_finite: int) -> BootstrapEstimate:
+        def ci(method: Literal["percentile", "bca"]) -> ConfidenceInterval:
+            bounds = r.interval(method)
+            low, high = bounds if bounds else (None, None)
+            return ConfidenceInterval(method=method, level=r.level, low=finite(low), high=finite(high),
+                                      b=r.b, seed=r.seed)
+
+        return cls(estimate=finite(r.estimate), standard_error=finite(r.standard_error), n=r.n,
+                   n_samples=r.n_clusters, n_non_finite=n_non_finite, percentile=ci("percentile"), bca=ci("bca"))
+
+    def interval(self, method: Literal["percentile", "bca"]) -> ConfidenceInterval:
+        """The requested interval, falling back to the percentile one when BCa is undefined."""
+        chosen = self.bca if method == "bca" else self.percentile
+        return chosen if chosen.low is not None else self.percentile
+
+
+class PassRate(_Model):
+    """Share of results whose assertions all passed, with a Wilson interval."""
+
+    passed: int
+    n: int
+    rate: float | None
+    low: float | None
+    high: float | None
+    level: float
+    method: Literal["wilson"] = "wilson"
+
+
+class RepeatStability(_Model):
+    """Run-to-run spread of the composite across repeats: CV (sd / mean) per sample."""
+
+    metric: str
+    n_samples: int
+    median_cv: float | None
+    max_cv: float | None
+    limit: float
+    stable: bool | None
+    per_sample_cv: dict[str, float | None]
+
+
+class JudgePairAgreement(_Model):
+    judge_a: str
+    judge_b: str
+    n: int
+    pearson: float | None
+    mean_abs_diff: float | None
+
+
+class JudgeAgreement(_Model):
+    """Agreement between judges over the results both scored (>= 2 judges only)."""
+
+    judges: list[str]
+    n_results: int
+    pairs: list[JudgePairAgreement]
+    min_pearson: float | None
+    krippendorff_alpha_interval: float | None
+    dissent_threshold: float
+    dissent: bool | None
+
+
+class SaturationPoint(_Model):
+    repeats: int
+    n: int
+    ci_width: float | None
+
+
+class Saturation(_Model):
+    """CI width over cumulative repeats (repeat 0, 0–1, 0–2, …) and whether more repeats still
+    narrow it. ``saturated`` / ``confidence`` are None when fewer than two repeats were run."""
+
+    metric: str
+    method: Literal["percentile", "bca"]
+    points: list[SaturationPoint]
+    tolerance: float
+    last_narrowing: float | None
+    saturated: bool | None
+    confidence: Literal["low", "medium", "high"] | None
+    note: str
+
+
+class VariantSummary(_Model):
+    """One variant on its own: per-layer means with CIs, pass rate, stability, judge agreement."""
+
+    variant: str
+    n_results: int
+    n_samples: int
+    repeats: int
+    n_errors: int
+    n_duplicates: int
+    n_scored: int
+    layer_sets: dict[str, int]
+    metrics: dict[str, BootstrapEstimate]
+    pass_rate: PassRate | None
+    stability: RepeatStability | None
+    judge_agreement: JudgeAgreement | None
+    saturation: Saturation | None
+
+
+class DropCounts(_Model):
+    """Why aligned (sample, repeat) keys did not become a pair for one metric."""
+
+    missing_control: int = 0
+    missing_treatment: int = 0
+    error: int = 0
+    absent: int = 0
+    non_finite: int = 0
+    layer_mismatch: int = 0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def total(self) -> int:
+        return (self.missing_control + self.missing_treatment + self.error + self.absent
+                + self.non_finite + self.layer_mismatch)
+
+
+class PermutationTest(_Model):
+    p_value: float | None
+    method: Literal["exact", "monte_carlo"] | None
+    n_permutations: int
+    seed: int | None
+
+
+class MetricComparison(_Model):
+    """Paired comparison of one metric (treatment − control) over the samples scored in both.
+
+    Effect sizes and power use per-sample mean differences (repeats averaged within a sample):
+    ``d_z`` = mean / sd of those differences, ``hedges_g_av`` = mean difference over the average
+    of the two arms' sds times the exact Hedges correction (df = samples − 1), ``mde`` = minimum
+    detectable effect at the configured power, ``n_needed`` = samples the observed effect would
+    need. ``significant``: Holm-adjusted p < alpha *and* the decision CI excludes 0.
+    """
+
+    metric: str
+    n_pairs: int
+    n_samples: int
+    dropped: DropCounts
+    control_mean: float | None
+    treatment_mean: float | None
+    diff: BootstrapEstimate
+    decision_ci: Literal["percentile", "bca"]
+    permutation: PermutationTest
+    p_value: float | None
+    p_adjusted: float | None
+    significant: bool | None
+    direction: Literal["up", "down", "none"] | None
+    sd_diff: float | None
+    d_z: float | None
+    hedges_g_av: float | None
+    mde: float | None
+    n_needed: int | None
+
+
+class McNemarTest(_Model):
+    """Exact McNemar test on paired pass/fail (``passed``). With repeats, (sample, repeat) pairs
+    are treated as independent — see ``note``."""
+
+    n_pairs: int
+    both: int
+    control_only: int
+    treatment_only: int
+    neither: int
+    p_value: float | None
+    note: str | None
+
+
+class LayerGate(_Model):
+    """Layer gate: the layer's mean over all scored results of each arm against ``threshold``."""
+
+    layer: str
+    threshold: float
+    control_mean: float | None
+    treatment_mean: float | None
+    control_pass: bool | None
+    treatment_pass: bool | None
+
+
+class PairComparison(_Model):
+    """A treatment against the control."""
+
+    control: str
+    treatment: str
+    n_control: int
+    n_treatment: int
+    layers_control: list[str]
+    layers_treatment: list[str]
+    composite_comparable: bool
+    comparability_note: str | None
+    metrics: dict[str, MetricComparison]
+    mcnemar: McNemarTest | None
+    gates: list[LayerGate]
+    saturation: Saturation | None
+    holm_family_size: int
+
+
+class VerdictLevel(StrEnum):
+    PROGRESS = "PROGRESS"
+    CAUTIOUS = "CAUTIOUS"
+    REGRESS = "REGRESS"
+    NOISE = "NOISE"
+    UNDERPOWERED = "UNDERPOWERED"
+    SOLO = "SOLO"
+
+
+class PairVerdict(_Model):
+    """The verdict for one pair; ``rule`` names the decision rule that fired."""
+
+    control: str
+    treatment: str
+    level: VerdictLevel
+    rule: str
+    headline: str
+    rationale: list[str]
+
+
+class Verdict(_Model):
+    """The run's verdict: the worst pair's level (REGRESS > CAUTIOUS > UNDERPOWERED > NOISE >
+    PROGRESS), or SOLO for a single variant. ``exit_code`` is 0 for PROGRESS or a passing SOLO."""
+
+    level: VerdictLevel
+    headline: str
+    rationale: list[str]
+    ship_recommendation: str
+    exit_code: int
+    pairs: list[PairVerdict]
+
+
+class AuditStatus(StrEnum):
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+    NOT_APPLICABLE = "not_applicable"
+    UNKNOWN = "unknown"
+
+
+class AuditCheck(_Model):
+    status: AuditStatus
+    value: float | None
+    detail: str
+
+
+class MethodologyAudit(_Model):
+    """The four badges: each pass / warn / fail with the number behind it, or not applicable /
+    unknown when it cannot be judged (never a fake pass)."""
+
+    judges_agree: AuditCheck
+    difference_significant: AuditCheck
+    saturated: AuditCheck
+    human_aligned: AuditCheck
+
+
+class Analysis(_Model):
+    """Everything ``analyze`` computed from stored observations."""
+
+    config: CompareConfig
+    control: str | None
+    treatments: list[str]
+    summaries: dict[str, VariantSummary]
+    comparisons: list[PairComparison]
+    verdict: Verdict
+    audit: MethodologyAudit

@@ -1,0 +1,137 @@
+"""One variant on its own: per-layer means with bootstrap CIs, pass rate, repeats, judge agreement."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+
+from knowmeter.compare._align import Arm, value
+from knowmeter.compare._inputs import METRICS, CompareConfig, Observation
+from knowmeter.compare._results import (
+    BootstrapEstimate,
+    JudgeAgreement,
+    JudgePairAgreement,
+    PassRate,
+    RepeatStability,
+    VariantSummary,
+    finite,
+)
+from knowmeter.compare._saturation import saturation_curve
+from knowmeter.stats import (
+    bootstrap_means,
+    coefficient_of_variation,
+    krippendorff_alpha,
+    mean_abs_diff,
+    pearson,
+    wilson_interval,
+)
+
+
+def summarize_variant(
+    variant: str, observations: Iterable[Observation], config: CompareConfig | None = None
+) -> VariantSummary:
+    """Summarise ``variant`` from its observations (observations of other variants are ignored).
+
+    Errored results are counted in ``n_errors`` and left out of every mean; NaN / infinite
+    scores are left out and counted per metric (``n_non_finite``).
+    """
+    config = config or CompareConfig()
+    arm = Arm.build(variant, observations)
+    scored = arm.scored
+    samples = [o.sample_id for o in scored]
+    matrix = np.array([[value(o, m) for m in METRICS] for o in scored]).reshape(len(scored), len(METRICS))
+    present = [j for j, m in enumerate(METRICS) if any(o.score(m) is not None for o in scored)]
+    results = bootstrap_means(matrix[:, present], samples, b=config.bootstrap_samples, seed=config.seed,
+                              level=config.ci_level) if present else []
+    metrics = {
+        METRICS[j]: BootstrapEstimate.from_result(r, n_non_finite=_non_finite(scored, METRICS[j]))
+        for j, r in zip(present, results, strict=True)
+    }
+    composite = metrics.get("composite")
+    saturation = None
+    if composite is not None and composite.n:
+        saturation = saturation_curve("composite", matrix[:, 0], samples, [o.repeat for o in scored],
+                                      composite, config)
+    return VariantSummary(
+        variant=variant,
+        n_results=len(arm.by_key),
+        n_samples=len({k[0] for k in arm.by_key}),
+        repeats=max(Counter(k[0] for k in arm.by_key).values(), default=0),
+        n_errors=len(arm.by_key) - len(scored),
+        n_duplicates=arm.duplicates,
+        n_scored=composite.n if composite else 0,
+        layer_sets=_layer_sets(scored),
+        metrics=metrics,
+        pass_rate=_pass_rate(scored, config.ci_level),
+        stability=repeat_stability(scored, config.cv_limit),
+        judge_agreement=judge_agreement(scored, config.judge_dissent),
+        saturation=saturation,
+    )
+
+
+def _non_finite(scored: list[Observation], metric: str) -> int:
+    """Scores given as NaN / infinite (excluded from the mean, counted)."""
+    return sum(1 for o in scored if (v := o.score(metric)) is not None and not math.isfinite(v))
+
+
+def _layer_sets(scored: list[Observation]) -> dict[str, int]:
+    """How many results were scored from which layer set ("none": no layer at all)."""
+    counts = Counter("+".join(o.layer_set) or "none" for o in scored)
+    return dict(sorted(counts.items()))
+
+
+def _pass_rate(scored: list[Observation], level: float) -> PassRate | None:
+    outcomes = [o.passed for o in scored if o.passed is not None]
+    if not outcomes:
+        return None
+    passed = sum(outcomes)
+    bounds = wilson_interval(passed, len(outcomes), level)
+    low, high = bounds if bounds else (None, None)
+    return PassRate(passed=passed, n=len(outcomes), rate=passed / len(outcomes), low=low, high=high, level=level)
+
+
+def repeat_stability(scored: list[Observation], limit: float, metric: str = "composite") -> RepeatStability | None:
+    """Per-sample CV of ``metric`` across repeats; None when no sample has two scored repeats."""
+    by_sample: dict[str, list[float]] = {}
+    for o in scored:
+        by_sample.setdefault(o.sample_id, []).append(value(o, metric))
+    per_sample = {s: coefficient_of_variation(v) for s, v in sorted(by_sample.items())
+                  if np.isfinite(v).sum() >= 2}
+    if not per_sample:
+        return None
+    known = [cv for cv in per_sample.values() if cv is not None]
+    median = statistics.median(known) if known else None
+    return RepeatStability(metric=metric, n_samples=len(per_sample), median_cv=median,
+                           max_cv=max(known) if known else None, limit=limit,
+                           stable=None if median is None else median <= limit, per_sample_cv=per_sample)
+
+
+def judge_agreement(scored: list[Observation], dissent_threshold: float) -> JudgeAgreement | None:
+    """Agreement between judges across results (each result = one judged answer); None with
+    fewer than two judges."""
+    judges = sorted({name for o in scored for name in o.judge_scores})
+    if len(judges) < 2:
+        return None
+    ratings = np.array([[_judge_value(o, j) for o in scored] for j in judges]).reshape(len(judges), len(scored))
+    pairs = []
+    for (a, ra), (b, rb) in itertools.combinations(zip(judges, ratings, strict=True), 2):
+        both = int(np.sum(np.isfinite(ra) & np.isfinite(rb)))
+        pairs.append(JudgePairAgreement(judge_a=a, judge_b=b, n=both, pearson=pearson(ra, rb),
+                                        mean_abs_diff=mean_abs_diff(ra, rb)))
+    known = [p.pearson for p in pairs if p.pearson is not None]
+    min_pearson = min(known) if known else None
+    return JudgeAgreement(
+        judges=judges, n_results=int(np.sum(np.sum(np.isfinite(ratings), axis=0) >= 2)), pairs=pairs,
+        min_pearson=min_pearson, krippendorff_alpha_interval=finite(krippendorff_alpha(ratings)),
+        dissent_threshold=dissent_threshold,
+        dissent=None if min_pearson is None else min_pearson < dissent_threshold)
+
+
+def _judge_value(obs: Observation, judge: str) -> float:
+    v = obs.judge_scores.get(judge)
+    return float("nan") if v is None else float(v)

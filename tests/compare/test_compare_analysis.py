@@ -1,0 +1,133 @@
+"""analyze(): orchestration, JSON output, reproducibility, audit badges, lazy imports, validation."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from compare_factory import FAST, observations, shifted
+from pydantic import ValidationError
+
+from knowmeter.compare import AuditStatus, CompareConfig, Observation, analyze, methodology_audit
+from knowmeter.errors import InputError
+from knowmeter.gold import GoldComparison
+
+LAYERS3 = ("fact", "behavior", "judge")
+
+
+def _run(seed: int = 0, repeats: int = 1, n: int = 30) -> list[Observation]:
+    rng = np.random.default_rng(seed)
+    control = {layer: rng.normal(3.9, 0.5, (n, repeats)) for layer in LAYERS3}
+    treatment = {layer: shifted(v, 0.3, 0.4, seed + k) for k, (layer, v) in enumerate(control.items())}
+    judges_c = {"a": control["judge"], "b": control["judge"] + rng.normal(0, 0.3, (n, repeats))}
+    judges_t = {"a": treatment["judge"], "b": treatment["judge"] + rng.normal(0, 0.3, (n, repeats))}
+    return (observations("control", control, judges=judges_c)
+            + observations("treatment", treatment, judges=judges_t))
+
+
+def _strict_json(text: str) -> object:
+    def refuse(token: str) -> float:
+        raise AssertionError(f"non-standard JSON number {token}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_same_seed_same_bytes_and_seed_is_recorded() -> None:
+    obs = _run(repeats=2)
+    first = analyze(obs, control="control", config=FAST).model_dump_json()
+    assert first == analyze(list(reversed(obs)), control="control", config=FAST).model_dump_json()
+    other = analyze(obs, control="control", config=FAST.model_copy(update={"seed": 2})).model_dump_json()
+    assert other != first
+    data = _strict_json(first)
+    assert isinstance(data, dict)
+    ci = data["comparisons"][0]["metrics"]["composite"]["diff"]["bca"]
+    assert (ci["method"], ci["b"], ci["seed"], ci["level"]) == ("bca", 2000, 1, 0.95)
+
+
+def test_unknowns_serialise_as_null_never_nan() -> None:
+    obs = _run(n=1)
+    obs.append(Observation(sample_id="nan", variant="control", scores={"composite": math.nan}))
+    text = analyze(obs, control="control", config=FAST).model_dump_json()
+    assert "NaN" not in text and "Infinity" not in text
+    _strict_json(text)
+
+
+def test_defaults_first_variant_is_control_and_others_are_treatments() -> None:
+    obs = _run()
+    extra = [o.model_copy(update={"variant": "third"}) for o in obs if o.variant == "treatment"]
+    analysis = analyze(obs + extra, config=FAST)
+    assert analysis.control == "control" and analysis.treatments == ["treatment", "third"]
+    assert [pc.treatment for pc in analysis.comparisons] == ["treatment", "third"]
+    assert set(analysis.summaries) == {"control", "treatment", "third"}
+    only = analyze(obs + extra, control="control", treatments=["third"], config=FAST)
+    assert [pc.treatment for pc in only.comparisons] == ["third"]
+
+
+def test_unknown_variant_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="variant 'nope' has no results"):
+        analyze(_run(), control="nope", config=FAST)
+
+
+def test_empty_run_is_a_failing_solo() -> None:
+    analysis = analyze([], config=FAST)
+    assert analysis.verdict.level == "SOLO" and analysis.verdict.exit_code == 1
+    assert analysis.audit.difference_significant.status == AuditStatus.NOT_APPLICABLE
+
+
+def test_audit_badges_carry_their_numbers() -> None:
+    analysis = analyze(_run(repeats=3), control="control", config=FAST)
+    audit = analysis.audit
+    assert audit.judges_agree.status == AuditStatus.PASS and audit.judges_agree.value is not None
+    assert audit.difference_significant.status == AuditStatus.PASS
+    assert audit.difference_significant.value == analysis.comparisons[0].metrics["composite"].p_adjusted
+    assert audit.saturated.status in (AuditStatus.PASS, AuditStatus.WARN, AuditStatus.FAIL)
+    assert audit.saturated.value == analysis.comparisons[0].saturation.last_narrowing  # type: ignore[union-attr]
+    assert audit.human_aligned.status == AuditStatus.UNKNOWN and audit.human_aligned.value is None
+
+
+def test_audit_without_repeats_or_judges_never_fakes_a_pass() -> None:
+    obs = [o.model_copy(update={"judge_scores": {}}) for o in _run()]
+    audit = analyze(obs, control="control", config=FAST).audit
+    assert audit.judges_agree.status == AuditStatus.NOT_APPLICABLE
+    assert audit.saturated.status == AuditStatus.UNKNOWN
+
+
+def _gold(alpha: float | None, contamination: str | None = None) -> GoldComparison:
+    ci = {"method": "percentile", "level": 0.95, "low": None, "high": None, "b": 100, "seed": 0}
+    return GoldComparison(
+        annotator="alice", judges=["j"], scale_min=1, scale_max=5, n_gold=10, n_judged=10, n_matched=10,
+        missing_in_run=[], not_in_gold=0, alpha_interval=alpha, alpha_ordinal=alpha,
+        alpha_ci_percentile=ci, alpha_ci_bca={**ci, "method": "bca"}, kappa_quadratic=None, pearson=None,
+        mean_abs_diff=None, agreement=None, contamination_warning=contamination)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("alpha", "contamination", "status"), [
+    (0.85, None, AuditStatus.PASS), (0.7, None, AuditStatus.WARN), (0.3, None, AuditStatus.FAIL),
+    (None, None, AuditStatus.UNKNOWN), (0.9, "annotator is a judge", AuditStatus.WARN)])
+def test_human_aligned_badge(alpha: float | None, contamination: str | None, status: AuditStatus) -> None:
+    audit = methodology_audit([], {}, FAST, gold=_gold(alpha, contamination))
+    assert audit.human_aligned.status == status and audit.human_aligned.value == alpha
+
+
+def test_import_does_not_pull_scipy() -> None:
+    code = "import sys, knowmeter.compare, knowmeter.stats, knowmeter.gold; print('scipy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_observation_and_config_validation() -> None:
+    with pytest.raises(ValidationError, match="unknown score key"):
+        Observation(sample_id="s", variant="v", scores={"compsite": 3.0})
+    with pytest.raises(ValidationError, match="unknown layer"):
+        Observation(sample_id="s", variant="v", layers_used=("facts",))
+    derived = Observation(sample_id="s", variant="v", scores={"judge": 4.0, "fact": math.nan, "behavior": None})
+    assert derived.layer_set == ("judge",)
+    assert Observation(sample_id="s", variant="v", layers_used=("judge", "fact")).layer_set == ("fact", "judge")
+    with pytest.raises(ValidationError):
+        CompareConfig(power=0.01, alpha=0.05)
+    with pytest.raises(ValidationError):
+        CompareConfig(ci_method="basic")  # type: ignore[arg-type]

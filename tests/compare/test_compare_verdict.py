@@ -1,0 +1,225 @@
+"""Decision table: every verdict branch reached from observations, plus roll-up and exit codes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from compare_factory import FAST, observations, shifted
+
+from knowmeter.compare import CompareConfig, Observation, VerdictLevel, analyze, decide_verdict
+
+LAYERS3 = ("fact", "behavior", "judge")
+
+
+def _base(n: int, seed: int = 0, mean: float = 4.0, repeats: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    per_sample = rng.normal(mean, 0.5, (n, 1))
+    return np.repeat(per_sample, repeats, axis=1)
+
+
+def _pair(control: dict[str, np.ndarray], treatment: dict[str, np.ndarray],
+          **kwargs: dict[str, np.ndarray]) -> list[Observation]:
+    return (observations("control", control, judges=kwargs.get("control_judges"))
+            + observations("treatment", treatment, judges=kwargs.get("treatment_judges")))
+
+
+def _shift_all(n: int, deltas: dict[str, tuple[float, float]], seed: int = 0, mean: float = 4.0,
+               repeats: int = 1) -> list[Observation]:
+    control = {layer: _base(n, seed + k, mean, repeats) for k, layer in enumerate(deltas)}
+    treatment = {layer: shifted(control[layer], m, sd, seed + 100 + k)
+                 for k, (layer, (m, sd)) in enumerate(deltas.items())}
+    return _pair(control, treatment)
+
+
+def _verdict(obs: list[Observation], config: CompareConfig = FAST) -> tuple[VerdictLevel, str, int]:
+    verdict = analyze(obs, control="control", config=config).verdict
+    return verdict.level, verdict.pairs[0].rule if verdict.pairs else "solo", verdict.exit_code
+
+
+def test_clean_win_is_progress_and_exits_zero() -> None:
+    obs = _shift_all(40, {layer: (0.5, 0.2) for layer in LAYERS3})
+    assert _verdict(obs) == (VerdictLevel.PROGRESS, "clean_win", 0)
+
+
+def test_significantly_lower_composite_is_regress() -> None:
+    obs = _shift_all(40, {layer: (-0.5, 0.2) for layer in LAYERS3})
+    assert _verdict(obs) == (VerdictLevel.REGRESS, "composite_regress", 1)
+
+
+def test_a_significantly_regressing_layer_keeps_a_composite_win_from_progress() -> None:
+    obs = _shift_all(40, {"fact": (-0.4, 0.2), "behavior": (1.2, 0.2), "judge": (0.6, 0.2)})
+    analysis = analyze(obs, control="control", config=FAST)
+    assert analysis.comparisons[0].metrics["composite"].direction == "up"
+    assert analysis.comparisons[0].metrics["fact"].direction == "down"
+    assert _verdict(obs) == (VerdictLevel.CAUTIOUS, "layer_regress", 1)
+
+
+def test_a_layer_below_its_gate_keeps_a_composite_win_from_progress() -> None:
+    obs = _shift_all(40, {"fact": (0.5, 0.2), "behavior": (0.5, 0.2), "judge": (0.5, 0.2)}, mean=3.0)
+    level, rule, _ = _verdict(obs)
+    assert (level, rule) == (VerdictLevel.CAUTIOUS, "gate_fail")  # treatment layers ~3.5 ± sampling
+    passing = _verdict(obs, FAST.model_copy(update={"threshold": 3.0}))
+    assert passing[0] == VerdictLevel.PROGRESS
+
+
+def test_no_layered_score_fails_the_gate() -> None:
+    base = _base(40)
+    control = [Observation(sample_id=f"s{i}", variant="control", scores={"composite": float(v)})
+               for i, v in enumerate(base[:, 0])]
+    treated = shifted(base[:, 0], 0.5, 0.2, 3)
+    treatment = [Observation(sample_id=f"s{i}", variant="treatment", scores={"composite": float(v)})
+                 for i, v in enumerate(treated)]
+    assert _verdict(control + treatment)[:2] == (VerdictLevel.CAUTIOUS, "gate_fail")
+
+
+def test_significant_but_trivially_small_gain_is_cautious() -> None:
+    obs = _shift_all(60, {layer: (0.05, 0.01) for layer in LAYERS3})
+    assert _verdict(obs)[:2] == (VerdictLevel.CAUTIOUS, "trivial_effect")
+    assert _verdict(obs, FAST.model_copy(update={"min_effect": 0.01}))[0] == VerdictLevel.PROGRESS
+
+
+def test_judge_dissent_downgrades_progress() -> None:
+    n = 40
+    control = {layer: _base(n, k) for k, layer in enumerate(LAYERS3)}
+    treatment = {layer: shifted(control[layer], 0.5, 0.2, 10 + k) for k, layer in enumerate(LAYERS3)}
+    rng = np.random.default_rng(5)
+    agree = rng.normal(3.5, 1.0, n)
+    judges_c = {"a": agree, "b": agree + rng.normal(0, 0.2, n)}
+    judges_t = {"a": agree, "b": -agree + rng.normal(0, 0.2, n)}  # the judges disagree on the treatment
+    obs = _pair(control, treatment, control_judges=judges_c, treatment_judges=judges_t)
+    analysis = analyze(obs, control="control", config=FAST)
+    assert analysis.summaries["treatment"].judge_agreement is not None
+    assert analysis.summaries["treatment"].judge_agreement.dissent is True
+    assert analysis.summaries["control"].judge_agreement.dissent is False  # type: ignore[union-attr]
+    assert (analysis.verdict.level, analysis.verdict.pairs[0].rule) == (VerdictLevel.CAUTIOUS, "judge_dissent")
+
+
+def test_unstable_repeats_downgrade_progress() -> None:
+    n, repeats = 40, 3
+    wobble = np.tile([-1.2, 0.0, 1.2], (n, 1))  # the same run-to-run swing in both arms: CV ~ 30 %
+    control = {layer: _base(n, k, repeats=repeats) + wobble for k, layer in enumerate(LAYERS3)}
+    treatment = {layer: control[layer] + 0.5 + np.random.default_rng(k).normal(0, 0.1, (n, repeats))
+                 for k, layer in enumerate(LAYERS3)}
+    analysis = analyze(_pair(control, treatment), control="control", config=FAST)
+    stability = analysis.summaries["control"].stability
+    assert stability is not None and stability.median_cv is not None and stability.median_cv > 0.15
+    assert stability.stable is False and len(stability.per_sample_cv) == n
+    assert (analysis.verdict.level, analysis.verdict.pairs[0].rule) == (VerdictLevel.CAUTIOUS, "unstable_repeats")
+
+
+def test_significant_win_on_few_pairs_is_cautious_not_yet_powered() -> None:
+    obs = _shift_all(12, {layer: (1.0, 0.1) for layer in LAYERS3})
+    assert _verdict(obs)[:2] == (VerdictLevel.CAUTIOUS, "few_pairs")
+
+
+def test_a_layer_regressing_without_a_composite_win_is_regress() -> None:
+    obs = _shift_all(40, {"fact": (-0.6, 0.2), "behavior": (0.6, 0.2), "judge": (0.0, 0.2)})
+    assert _verdict(obs)[:2] == (VerdictLevel.REGRESS, "layer_regress")
+
+
+def test_dropping_below_a_gate_is_regress() -> None:
+    n = 30
+    control = {layer: np.full(n, 4.2) + np.random.default_rng(k).normal(0, 0.3, n)
+               for k, layer in enumerate(LAYERS3)}
+    control["judge"] = control["judge"] - 0.6  # judge ~3.6: passes the gate in the control
+    treatment = {layer: shifted(control[layer], 0.0, 0.3, 20 + k) for k, layer in enumerate(LAYERS3)}
+    noise = np.random.default_rng(9).normal(0, 2.0, n)
+    treatment["judge"] = control["judge"] - 0.25 + noise - noise.mean()  # ~3.35, far too noisy to be significant
+    analysis = analyze(_pair(control, treatment), control="control", config=FAST)
+    judge = analysis.comparisons[0].metrics["judge"]
+    assert judge.significant is False
+    assert (analysis.verdict.level, analysis.verdict.pairs[0].rule) == (VerdictLevel.REGRESS, "gate_dropped")
+
+
+def test_a_layer_gain_the_composite_does_not_confirm_is_cautious() -> None:
+    obs = _shift_all(40, {"fact": (0.6, 0.2), "behavior": (-0.6, 4.0), "judge": (0.0, 0.2)})
+    analysis = analyze(obs, control="control", config=FAST)
+    assert analysis.comparisons[0].metrics["composite"].significant is False
+    assert (analysis.verdict.level, analysis.verdict.pairs[0].rule) == (VerdictLevel.CAUTIOUS, "layer_gain")
+
+
+def test_composites_from_different_layer_sets_are_not_comparable() -> None:
+    n = 40
+    judge_c = _base(n, 1)
+    fact_t = _base(n, 2)
+    obs = (observations("control", {"judge": judge_c})
+           + observations("treatment", {"fact": fact_t, "judge": shifted(judge_c, 0.0, 0.3, 4)}))
+    analysis = analyze(obs, control="control", config=FAST)
+    pc = analysis.comparisons[0]
+    assert pc.composite_comparable is False
+    assert pc.layers_control == ["judge"] and pc.layers_treatment == ["fact", "judge"]
+    assert pc.metrics["composite"].n_pairs == 0 and pc.metrics["composite"].dropped.layer_mismatch == n
+    assert "fact" not in pc.metrics  # a layer present in one arm only is not compared
+    assert (analysis.verdict.level, analysis.verdict.pairs[0].rule) == (VerdictLevel.CAUTIOUS, "not_comparable")
+
+
+def test_too_few_pairs_without_signal_is_underpowered() -> None:
+    obs = _shift_all(8, {layer: (0.0, 0.3) for layer in LAYERS3})
+    level, rule, code = _verdict(obs)
+    assert (level, rule, code) == (VerdictLevel.UNDERPOWERED, "underpowered", 1)
+
+
+def test_a_large_minimum_detectable_effect_is_underpowered() -> None:
+    obs = _shift_all(30, {layer: (0.0, 2.5) for layer in LAYERS3})
+    analysis = analyze(obs, control="control", config=FAST)
+    composite = analysis.comparisons[0].metrics["composite"]
+    assert composite.n_samples >= FAST.min_pairs and composite.mde is not None and composite.mde > FAST.max_mde
+    assert analysis.verdict.level == VerdictLevel.UNDERPOWERED
+    assert any("minimum detectable effect" in line for line in analysis.verdict.rationale)
+
+
+def test_repeats_still_narrowing_the_ci_is_underpowered() -> None:
+    n, repeats = 100, 2
+    control = {layer: _base(n, k, repeats=repeats) for k, layer in enumerate(LAYERS3)}
+    treatment = {layer: shifted(control[layer], 0.0, 0.3, 30 + k) for k, layer in enumerate(LAYERS3)}
+    analysis = analyze(_pair(control, treatment), control="control", config=FAST)
+    saturation = analysis.comparisons[0].saturation
+    assert saturation is not None and saturation.saturated is False and saturation.confidence == "low"
+    assert [p.repeats for p in saturation.points] == [1, 2]
+    assert analysis.verdict.level == VerdictLevel.UNDERPOWERED
+    assert analysis.comparisons[0].metrics["composite"].mde < FAST.max_mde  # type: ignore[operator]
+
+
+def test_well_powered_null_is_noise() -> None:
+    obs = _shift_all(200, {layer: (0.0, 0.3) for layer in LAYERS3})
+    assert _verdict(obs) == (VerdictLevel.NOISE, "noise", 1)
+
+
+def test_solo_passes_or_fails_on_the_gate() -> None:
+    good = observations("only", {layer: _base(30, k) for k, layer in enumerate(LAYERS3)})
+    verdict = analyze(good, config=FAST).verdict
+    assert (verdict.level, verdict.exit_code, verdict.pairs) == (VerdictLevel.SOLO, 0, [])
+    bad = observations("only", {layer: _base(30, k, mean=3.0) for k, layer in enumerate(LAYERS3)})
+    assert (analyze(bad, config=FAST).verdict.exit_code) == 1
+    assert decide_verdict([], {}).exit_code == 1
+
+
+def test_several_treatments_roll_up_worst_first() -> None:
+    n = 40
+    control = {layer: _base(n, k) for k, layer in enumerate(LAYERS3)}
+    better = {layer: shifted(control[layer], 0.5, 0.2, 40 + k) for k, layer in enumerate(LAYERS3)}
+    worse = {layer: shifted(control[layer], -0.5, 0.2, 50 + k) for k, layer in enumerate(LAYERS3)}
+    obs = observations("control", control) + observations("better", better) + observations("worse", worse)
+    verdict = analyze(obs, control="control", config=FAST).verdict
+    assert [p.level for p in verdict.pairs] == [VerdictLevel.PROGRESS, VerdictLevel.REGRESS]
+    assert verdict.level == VerdictLevel.REGRESS and verdict.exit_code == 1
+    assert verdict.headline.startswith("REGRESS · worse vs control")
+    assert sum(line.startswith(("PROGRESS:", "REGRESS:")) for line in verdict.rationale) == 2
+
+
+@pytest.mark.parametrize("level", list(VerdictLevel))
+def test_every_level_has_a_ship_recommendation(level: VerdictLevel) -> None:
+    from knowmeter.compare._verdict import _SHIP
+
+    assert level == VerdictLevel.SOLO or _SHIP[level]
+
+
+def test_verdict_text_carries_the_numbers() -> None:
+    obs = _shift_all(40, {layer: (0.5, 0.2) for layer in LAYERS3})
+    verdict = analyze(obs, control="control", config=FAST).verdict
+    assert "Δcomposite +0.5" in verdict.headline and "40 paired samples" in verdict.headline
+    assert verdict.ship_recommendation.startswith("SHIP")
+    text = "\n".join(verdict.rationale)
+    for needle in ("BCa CI", "B=2000", "seed 1", "Holm", "d_z", "g_av", "minimum detectable effect",
+                   "gate fact ≥ 3.5", "not measured (single run"):
+        assert needle in text
