@@ -51,7 +51,7 @@ _HOOK_TEXT = re.compile(r"^\S+ hook (?:additional context|feedback|error|blockin
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 
 
-def is_injected_text(text: str) -> bool:
+def _is_injected_text(text: str) -> bool:
     """True for harness text in a user turn: reminders, slash-command echoes, hook output, …"""
     s = text.lstrip()
     return s.startswith(_INJECTED_PREFIXES) or bool(_HOOK_TEXT.match(s))
@@ -174,7 +174,7 @@ class ClaudeMessages:
             text = _REMINDER.sub("", text).strip()
             if not text:
                 return
-        injected = injected or is_injected_text(text)
+        injected = injected or _is_injected_text(text)
         yield MessageEvent("user", text, self.turn, injected=injected, agent_id=agent_id)
 
     def harness_text(self, role: Role, text: str, agent_id: str | None = None) -> MessageEvent:
@@ -194,7 +194,7 @@ class ClaudeMessages:
         return total
 
 
-def mark_permission_denials(events: list[Event], denied_ids: set[str]) -> None:
+def _mark_permission_denials(events: list[Event], denied_ids: set[str]) -> None:
     """Results of calls listed in ``result.permission_denials`` are permission denials whatever their text."""
     if not denied_ids:
         return
@@ -233,7 +233,7 @@ def parse_claude_stream(lines: Iterable[Line]) -> tuple[Trace, RunSummary]:
     summary = _summary(result, msgs, events, meta)
     if result is not None:
         denied = {d.get("tool_use_id") for d in summary.permission_denials if isinstance(d, Mapping)}
-        mark_permission_denials(events, {d for d in denied if isinstance(d, str)})
+        _mark_permission_denials(events, {d for d in denied if isinstance(d, str)})
     stats.write_meta(meta)
     meta.update(api_messages=msgs.api_messages, api_errors=msgs.api_errors, usage=summary.usage,
                 cost_usd=summary.cost_usd, num_turns=summary.num_turns, skipped_records=skipped)

@@ -154,21 +154,6 @@ class RunSummary:
     api_error_status: int | None = None
     permission_denials: list[dict[str, Any]] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "output": self.output,
-            "usage": dict(self.usage),
-            "cost_usd": self.cost_usd,
-            "num_turns": self.num_turns,
-            "duration_ms": self.duration_ms,
-            "duration_api_ms": self.duration_api_ms,
-            "error": self.error,
-            "session_id": self.session_id,
-            "model": self.model,
-            "api_error_status": self.api_error_status,
-            "permission_denials": list(self.permission_denials),
-        }
-
 
 @dataclass(slots=True)
 class SessionTrace:
