@@ -121,9 +121,11 @@ def test_injection_seen_in_the_trace_counts(project, tb):
 
 def test_installed_skill_copy_is_matched_by_alias(project, tb, watermark):
     files = knowledge_files(project, artifact=project / "skills/refund", skill_name="refund")
-    trace = tb(meta={"cwd": str(project)}).read_ok(".claude/skills/refund/reference.md").build()
+    trace = tb(meta={"cwd": str(project)}).read_ok(".claude/skills/refund/reference.md") \
+        .tool("Skill", {"skill": "refund"}, "Launching skill: refund").build()
     cov = coverage(files, [accessed_files(trace, project)], watermark)
     assert "skills/refund/reference.md" not in cov.uncovered
+    assert "skills/refund/SKILL.md" not in cov.uncovered
 
 
 def test_coverage_carries_the_watermark(project, watermark):

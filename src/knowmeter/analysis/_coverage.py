@@ -8,10 +8,12 @@ mentions — kept only when they exist), everything under ``.claude/knowledge/``
 
 A file counts as **accessed** when the agent printed its content — a successful ``Read``, or a
 successful Bash ``cat`` / ``head`` / ``tail`` / ``sed -n`` / ``less`` / ``more`` / ``bat`` /
-``nl`` with the file as an argument — or when it was **injected** into the context (the artifact
-delivered as system prompt, ``CLAUDE.md`` auto-loaded, Codex's ``# AGENTS.md instructions``
-message, Claude's ``Contents of …/CLAUDE.md`` reminder). A grep hit or a listing that merely
-names the file is not an access: the agent saw a line or a name, not the knowledge.
+``nl`` with the file as an argument (not redirected to a file) — when it invoked an installed
+skill (``Skill`` loads ``.claude/skills/<name>/SKILL.md``), or when the file was **injected**
+into the context (the artifact delivered as system prompt, ``CLAUDE.md`` auto-loaded, Codex's
+``# AGENTS.md instructions`` message, Claude's ``Contents of …/CLAUDE.md`` reminder). A grep
+hit or a listing that merely names the file is not an access: the agent saw a line or a name,
+not the knowledge.
 
 Matching is by exact key (see ``_paths``): the path relative to the workspace root, so a run in
 a temporary copy matches the original, and ``a/notes.md`` is never matched by ``b/notes.md``.
@@ -231,8 +233,8 @@ def _trace_cwd(trace: Trace) -> str | None:
 
 def accessed_files(trace: Trace, workspace_root: Path | str | None, *,
                    cwd: str | None = None) -> dict[str, int]:
-    """Read counts by file key for one task: successful Read calls and Bash reads (see module
-    docstring), plus 1 for each memory file the trace shows was injected."""
+    """Access counts by file key for one task: successful Read calls, Bash reads and Skill
+    invocations (see module docstring), plus 1 for each memory file the trace shows injected."""
     keyer = PathKeyer(workspace_root, cwd or _trace_cwd(trace))
     counts: dict[str, int] = {}
     for inv in trace.invocations():
@@ -245,8 +247,11 @@ def accessed_files(trace: Trace, workspace_root: Path | str | None, *,
             paths = [str(p)] if p else []
         elif inv.call.tool == "Bash" and inv.result.exit_code in (None, 0):
             paths = parse_command(command_text(inv.call.input)).read_paths()
-        for p in paths:
-            k = keyer.key(p)
+        keys = [keyer.key(p) for p in paths]
+        if inv.call.tool == "Skill" and inv.call.input.get("skill"):
+            # invoking an installed skill loads its SKILL.md into the context
+            keys.append(f".claude/skills/{str(inv.call.input['skill']).rsplit(':', 1)[-1]}/SKILL.md")
+        for k in keys:
             counts[k] = counts.get(k, 0) + 1
     for k in injected_files(trace, workspace_root, cwd=cwd):
         counts[k] = counts.get(k, 0) + 1
