@@ -1,0 +1,167 @@
+"""``knowmeter gold``: scaffold, validate and compare against human gold sets (omk format)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import click
+
+from knowmeter.cli._errors import input_errors
+from knowmeter.errors import InputError
+
+RUNS_DIR = Path(".knowmeter") / "runs"
+RESULTS = "results.jsonl"
+
+
+@click.group("gold")
+def gold_group() -> None:
+    """Human gold sets: init, validate, compare a run against one.
+
+    A gold directory holds metadata.yaml (annotator, version, scale) and annotations.yaml (one
+    score and reason per sample id), as in omk.
+    """
+
+
+@gold_group.command("init")
+@click.argument("samples", type=click.Path(path_type=Path))
+@click.option("--gold-dir", "-o", type=click.Path(path_type=Path), default=Path("gold"), show_default=True,
+              help="Directory to write metadata.yaml and annotations.yaml into.")
+@click.option("--annotator", required=True, help="Who annotates (a person, or a model that is not a judge).")
+@click.option("--scale-min", type=float, default=1.0, show_default=True, help="Lowest allowed score.")
+@click.option("--scale-max", type=float, default=5.0, show_default=True, help="Highest allowed score.")
+@click.option("--force", is_flag=True, help="Overwrite existing gold files.")
+def init_cmd(samples: Path, gold_dir: Path, annotator: str, scale_min: float, scale_max: float, force: bool) -> None:
+    """Write a template gold directory with one empty entry per sample in SAMPLES."""
+    from pydantic import ValidationError
+
+    from knowmeter.gold import GoldScale, init_gold
+    from knowmeter.samples import load_samples
+
+    with input_errors():
+        try:
+            scale = GoldScale(min=scale_min, max=scale_max)
+        except ValidationError as exc:
+            raise InputError(f"--scale-min/--scale-max: {exc.errors()[0]['msg']}") from None
+        ids = [s.sample_id for s in load_samples(samples).samples]
+        written = init_gold(ids, gold_dir, annotator=annotator, scale=scale, force=force)
+    click.echo(f"wrote {', '.join(map(str, written))}: {len(ids)} samples to annotate "
+               f"(scores {scale_min:g}–{scale_max:g}); then run `knowmeter gold validate {gold_dir}`")
+
+
+@gold_group.command("validate")
+@click.argument("gold_dir", type=click.Path(path_type=Path))
+def validate_cmd(gold_dir: Path) -> None:
+    """Check a gold directory: readable YAML, known keys, every score inside the declared scale."""
+    from knowmeter.gold import load_gold
+
+    with input_errors():
+        gold = load_gold(gold_dir)
+    meta = gold.metadata
+    click.echo(f"{gold_dir}: OK · {len(gold.annotations)} annotations · annotator {meta.annotator} · "
+               f"scale {meta.scale.min:g}–{meta.scale.max:g}" + (f" · version {meta.version}" if meta.version else ""))
+
+
+@gold_group.command("compare")
+@click.argument("run")
+@click.option("--gold-dir", required=True, type=click.Path(path_type=Path), help="The gold directory.")
+@click.option("--variant", help="Compare only this variant (default: every variant in the run).")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--bootstrap-samples", type=click.IntRange(min=100), default=10_000, show_default=True,
+              help="Bootstrap resamples for the CI of α.")
+def compare_cmd(run: str, gold_dir: Path, variant: str | None, as_json: bool, seed: int,
+                bootstrap_samples: int) -> None:
+    """Agreement of RUN's judge scores with a gold set: Krippendorff α (interval, ordinal) with a
+    bootstrap CI, quadratic-weighted κ, Pearson, and a warning when the annotator is a judge.
+
+    RUN is a run id under .knowmeter/runs/, a run directory, or a results.jsonl file.
+    """
+    from knowmeter.gold import compare, load_gold
+
+    with input_errors():
+        gold = load_gold(gold_dir)
+        path = _results_path(run)
+        per_variant = _judge_scores(path)
+        if variant is not None and variant not in per_variant:
+            raise InputError(f"{path}: no results for variant {variant!r}; variants: "
+                             f"{', '.join(per_variant) or 'none'}")
+        if not per_variant:
+            raise InputError(f"{path}: no results to compare")
+    chosen = [variant] if variant is not None else list(per_variant)
+    results = {v: compare(per_variant[v][0], gold, judges=sorted(per_variant[v][1]), b=bootstrap_samples,
+                          seed=seed) for v in chosen}
+    if as_json:
+        click.echo(json.dumps({v: r.model_dump(mode="json") for v, r in results.items()}, indent=2))
+        return
+    for v, r in results.items():
+        _print_comparison(v, r)
+
+
+def _results_path(run: str) -> Path:
+    given = Path(run)
+    for candidate in (given, given / RESULTS, RUNS_DIR / run / RESULTS):
+        if candidate.is_file():
+            return candidate
+    raise InputError(f"{run}: no such run; expected {RUNS_DIR / run / RESULTS}, a run directory or a results file")
+
+
+def _read_lines(path: Path) -> list[dict[str, Any]]:
+    """Records of a results file; a truncated last line (a killed run) is skipped."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines) and not text.endswith("\n"):
+                break
+            raise InputError(f"{path}: line {number}: not valid JSON; the results file is damaged") from None
+        if not isinstance(record, dict):
+            raise InputError(f"{path}: line {number}: expected a JSON object per line")
+        records.append(record)
+    return records
+
+
+def _judge_scores(path: Path) -> dict[str, tuple[dict[str, float], set[str]]]:
+    """Per variant: the mean judge-layer score of each sample over its repeats, and the judges
+    (names and models) that scored."""
+    sums: dict[str, dict[str, list[float]]] = {}
+    judges: dict[str, set[str]] = {}
+    for number, rec in enumerate(_read_lines(path), start=1):
+        variant, sample = rec.get("variant"), rec.get("sample_id")
+        if not isinstance(variant, str) or not isinstance(sample, str):
+            raise InputError(f"{path}: record {number}: missing variant or sample_id")
+        grade = rec.get("grade") or {}
+        score = (grade.get("layers") or {}).get("judge")
+        per_sample = sums.setdefault(variant, {})
+        names = judges.setdefault(variant, set())
+        if isinstance(score, int | float) and not isinstance(score, bool) and math.isfinite(score):
+            per_sample.setdefault(sample, []).append(float(score))
+        for outcome in grade.get("judges") or []:
+            names.update(str(outcome[k]) for k in ("judge", "model") if isinstance(outcome, dict) and outcome.get(k))
+    return {v: ({s: sum(xs) / len(xs) for s, xs in sorted(per.items())}, judges[v]) for v, per in sums.items()}
+
+
+def _fmt(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2f}"
+
+
+def _print_comparison(variant: str, r: Any) -> None:
+    click.echo(f"gold compare · variant {variant} vs {r.annotator} (scale {r.scale_min:g}–{r.scale_max:g})")
+    missing = f"; gold samples without a judge score: {', '.join(r.missing_in_run)}" if r.missing_in_run else ""
+    click.echo(f"  matched {r.n_matched} of {r.n_gold} gold samples{missing}")
+    ci = r.alpha_ci_bca if r.alpha_ci_bca.low is not None else r.alpha_ci_percentile
+    method = "BCa" if ci.method == "bca" else "percentile"
+    click.echo(f"  Krippendorff α interval {_fmt(r.alpha_interval)} [{ci.level:.0%} {method} CI {_fmt(ci.low)}, "
+               f"{_fmt(ci.high)}; B={ci.b}, seed {ci.seed}] · ordinal {_fmt(r.alpha_ordinal)}")
+    click.echo(f"  quadratic-weighted κ {_fmt(r.kappa_quadratic)} · Pearson {_fmt(r.pearson)} · "
+               f"mean |judge − gold| {_fmt(r.mean_abs_diff)}")
+    click.echo(f"  agreement: {r.agreement or 'unknown'}")
+    if r.contamination_warning:
+        click.echo(f"  warning: {r.contamination_warning}")
