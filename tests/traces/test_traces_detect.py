@@ -94,3 +94,10 @@ def test_iter_sessions_over_a_mixed_folder(tmp_path: Path, ref_traces: Path, cap
     [a758] = [s for s in sessions if s.session_id.startswith("a758")]
     assert [t.meta["agent_id"] for t in a758.subagents] == ["a1"]
     assert len(list(iter_sessions(tmp_path / "exec.jsonl"))) == 1
+
+
+def test_a_byte_order_mark_is_ignored(tmp_path: Path, captures: Path) -> None:
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + (captures / "claude_failures" / "stdout.jsonl").read_bytes())
+    trace = load_trace(path)
+    assert len(trace.tool_calls()) == 4 and trace.meta["bad_lines"] == 0

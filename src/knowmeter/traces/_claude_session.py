@@ -138,7 +138,7 @@ def read_claude_session_file(path: Path) -> Trace:
     """Parse one session file; a file named ``agent-<id>.jsonl`` is read as subagent ``<id>``
     (``agent-acompact-*`` as a compaction transcript)."""
     agent_id, compaction = _agent_of(path)
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         trace = parse_claude_session(fh, agent_id=agent_id, compaction=compaction)
     trace.meta["path"] = str(path)
     side = path.with_name(path.name[: -len(".jsonl")] + ".meta.json")

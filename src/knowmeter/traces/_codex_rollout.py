@@ -298,7 +298,7 @@ def _match_key(call: ToolCallEvent) -> tuple[str, str]:
 
 def read_codex_rollout_file(path: Path) -> Trace:
     """Parse one rollout file (line by line)."""
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         trace = parse_codex_rollout(fh)
     trace.meta["path"] = str(path)
     return trace

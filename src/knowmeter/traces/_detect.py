@@ -75,7 +75,7 @@ def sniff(path: Path) -> TraceFormat:
         raise InputError(f"{path}: is a folder; pass one trace file (folders: use iter_sessions)")
     if path.name.endswith(".zst"):
         raise InputError(f"{path}: compressed rollouts are not read; decompress first (zstd -d {path.name})")
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         return _sniff_open(path, fh)
 
 
@@ -128,7 +128,7 @@ def load_trace(path: Path) -> Trace:
         return read_claude_session_file(path)
     if fmt is TraceFormat.CODEX_ROLLOUT:
         return read_codex_rollout_file(path)
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         trace = parse_claude_stream(fh)[0] if fmt is TraceFormat.CLAUDE_STREAM else parse_codex_exec(fh)[0]
     trace.meta["path"] = str(path)
     return trace
