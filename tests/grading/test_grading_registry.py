@@ -123,6 +123,13 @@ def test_assert_set_with_unevaluated_member_uses_three_valued_logic(raw: dict[st
     assert g.assertions[0].passed is expected
 
 
+def test_assert_set_details_keep_unevaluated_members() -> None:
+    g = run(sample(), make_result("alpha"), load([set_of("all", A_YES, SIM)]))
+    members = g.to_dict()["assertions"][0]["details"]["assertions"]
+    assert [m["passed"] for m in members] == [True, None]
+    assert members[1]["message"] == "not evaluated: no judge configured"
+
+
 def test_assert_set_judge_member_with_a_judge() -> None:
     g = run(sample(), make_result("alpha"), load([set_of("all", A_YES, SIM)]), [judge([reply(5)])])
     assert g.assertions[0].passed is True

@@ -93,10 +93,26 @@ def reference_levenshtein(a: str, b: str) -> int:
     return d(len(a), len(b))
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.text(alphabet="abcé中文 ", max_size=12), st.text(alphabet="abcé中文 ", max_size=12))
-def test_levenshtein_matches_recursive_definition(a: str, b: str) -> None:
-    assert levenshtein(list(a), list(b)) == reference_levenshtein(a, b)
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="abcé中文 ", max_size=12), st.text(alphabet="abcé中文 ", max_size=12),
+       st.integers(min_value=0, max_value=6))
+def test_levenshtein_matches_recursive_definition(a: str, b: str, limit: int) -> None:
+    exact = reference_levenshtein(a, b)
+    assert levenshtein(list(a), list(b)) == exact
+    assert levenshtein(list(a), list(b), limit=limit) == min(exact, limit + 1)
+
+
+def test_levenshtein_with_a_limit_is_fast_on_long_texts() -> None:
+    import time
+
+    a = list("自动驾驶并非完全无监督。" * 800)
+    b = list(a)
+    for i in (100, 5000, 9000):
+        b[i] = "x"
+    start = time.monotonic()
+    assert levenshtein(a, b, limit=20) == 3
+    assert levenshtein(a, list(reversed(a)), limit=20) == 21
+    assert time.monotonic() - start < 2.0
 
 
 def test_levenshtein_assertion() -> None:

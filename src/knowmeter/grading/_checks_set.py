@@ -73,5 +73,5 @@ class AssertSet(Assertion):
         message = f"{self.mode}: {n_pass} of {len(values)} passed" + (
             f", {n_unknown} not evaluated" if n_unknown else "")
         details = {"mode": self.mode,
-                   "assertions": [m.result.model_dump(mode="json", exclude_none=True) for m in members]}
+                   "assertions": [m.result.to_dict() for m in members]}
         return Outcome(passed, message, details, [c for m in members for c in m.judge_costs])

@@ -73,7 +73,7 @@ class LevenshteinMax(SyncAssertion):
     def check(self, ctx: CheckContext) -> Outcome:
         a = graphemes(fold(ctx.output.strip(), ignore_case=self.ignore_case))
         b = graphemes(fold(self.reference.strip(), ignore_case=self.ignore_case))
-        distance = levenshtein(a, b)
-        ok = distance <= self.value
-        return Outcome(ok, f"edit distance {distance} ({'<=' if ok else '>'} {self.value})",
-                       {"distance": distance})
+        distance = levenshtein(a, b, limit=self.value)
+        if distance <= self.value:
+            return Outcome(True, f"edit distance {distance} (<= {self.value})", {"distance": distance})
+        return Outcome(False, f"edit distance above {self.value}", {"distance_above": self.value})

@@ -57,6 +57,12 @@ class AssertionResult(_Stored):
     description: str | None = None
     details: dict[str, Any] | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form; ``description`` and ``details`` only when set."""
+        d = self.model_dump(mode="json")
+        _drop_none(d, "details", "description")
+        return d
+
 
 class DimensionOutcome(_Stored):
     """One rubric dimension as scored by one judge (over the repeats)."""
@@ -117,8 +123,7 @@ class Grade(_Stored):
     def to_dict(self) -> dict[str, Any]:
         """JSON form; optional keys (``details``, ``description``, ``dimensions``) only when set."""
         d = self.model_dump(mode="json")
-        for a in d["assertions"]:
-            _drop_none(a, "details", "description")
+        d["assertions"] = [a.to_dict() for a in self.assertions]
         for j in d["judges"]:
             _drop_none(j, "dimensions")
         return d

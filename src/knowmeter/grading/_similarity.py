@@ -89,14 +89,33 @@ def bleu(candidate: Sequence[str], references: Sequence[Sequence[str]], *, max_n
     return brevity * math.exp(log_sum / orders)
 
 
-def levenshtein(a: Sequence[str], b: Sequence[str]) -> int:
-    """Edit distance between two sequences (of characters, graphemes or tokens)."""
+def levenshtein(a: Sequence[str], b: Sequence[str], limit: int | None = None) -> int:
+    """Edit distance between two sequences (of characters, graphemes or tokens). With ``limit``,
+    any distance above it is reported as ``limit + 1`` and only a band of width ``2·limit + 1``
+    is computed (Ukkonen), so long texts with a small threshold stay fast."""
+    prefix = 0
+    while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
+        prefix += 1
+    a, b = a[prefix:], b[prefix:]
+    suffix = 0
+    while suffix < min(len(a), len(b)) and a[len(a) - 1 - suffix] == b[len(b) - 1 - suffix]:
+        suffix += 1
+    a, b = a[: len(a) - suffix], b[: len(b) - suffix]
     if len(a) < len(b):
         a, b = b, a
-    previous = list(range(len(b) + 1))
-    for i, x in enumerate(a, start=1):
-        current = [i]
-        for j, y in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
-        previous = current
-    return previous[-1]
+    k = len(a) if limit is None else limit
+    big = k + 1
+    if len(a) - len(b) > k:
+        return big
+    previous = [j if j <= k else big for j in range(len(b) + 1)]
+    current = [big] * (len(b) + 1)
+    for i in range(1, len(a) + 1):
+        lo, hi = max(1, i - k), min(len(b), i + k)
+        current[lo - 1] = i if lo == 1 and i <= k else big
+        x = a[i - 1]
+        for j in range(lo, hi + 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != b[j - 1]), big)
+        if min(current[lo - 1: hi + 1]) >= big:
+            return big
+        previous, current = current, previous
+    return previous[len(b)]
