@@ -192,7 +192,8 @@ def prepare(config: RunConfig) -> Prepared:
     if dupes:
         raise InputError(f"two variants are both named {dupes[0]!r}; give them distinct names in eval.yaml")
     source = ", ".join(config.samples)
-    assertions = {s.sample_id: load_assertions(s.assertions, f"{source}: sample {s.sample_id!r}", base)
+    sample_dir = (base / config.samples[0]).parent  # custom assertion paths are relative to the sample file
+    assertions = {s.sample_id: load_assertions(s.assertions, f"{source}: sample {s.sample_id!r}", sample_dir)
                   for s in sample_set.samples}
     judges = build_judges(config.judges)
     executor = _executor_from(config)
