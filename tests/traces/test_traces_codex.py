@@ -277,3 +277,19 @@ def test_simple_runs_agree_between_stream_and_rollout(captures: Path, name: str)
     rollout = parse_codex_rollout(_rollout(captures, name))
     assert _outcomes(exec_trace.invocations()) == _outcomes(rollout.invocations())
     assert exec_trace.assistant_text() == rollout.assistant_text()
+
+
+def test_exec_item_ids_reused_by_a_later_turn_stay_distinct() -> None:
+    turn = [
+        {"type": "turn.started"},
+        {"type": "item.started", "item": {"id": "item_0", "type": "command_execution", "command": "ls"}},
+        {"type": "item.completed", "item": {"id": "item_0", "type": "command_execution", "command": "ls",
+                                            "aggregated_output": "", "exit_code": 0, "status": "completed"}},
+        {"type": "item.completed", "item": {"id": "item_1", "type": "file_change", "status": "completed",
+                                            "changes": []}},
+        {"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 1}},
+    ]
+    trace, summary = parse_codex_exec(jsonl(*turn, *turn))
+    assert [c.id for c in trace.tool_calls()] == ["item_0", "item_1", "item_0#1", "item_1#1"]
+    assert all(i.result is not None for i in trace.invocations())
+    assert summary.usage["input_tokens"] == 2

@@ -95,7 +95,10 @@ class _ExecItems:
 
     def item(self, item: Mapping[str, Any], *, completed: bool) -> None:
         itype = item.get("type")
-        cid = self._id(str(item.get("id") or f"item@{len(self.events)}"), starting=not completed)
+        raw_id = str(item.get("id") or f"item@{len(self.events)}")
+        cid = self._id(raw_id, starting=not completed)
+        if completed and cid in self._done:  # a completed-only item (file_change) reusing an id
+            cid = self._id(raw_id, starting=True)
         if itype == "agent_message":
             if completed and isinstance(item.get("text"), str):
                 self.last_message = item["text"]
