@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from knowmeter.executors._protocol import ExecRequest, ExecResult
+from knowmeter.executors import ExecRequest, ExecResult
 from knowmeter.samples import Watermark
 from knowmeter.traces import ErrorKind, MessageEvent, ToolCallEvent, ToolResultEvent, ToolStatus, Trace
 

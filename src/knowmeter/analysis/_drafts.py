@@ -19,7 +19,7 @@ import yaml
 from knowmeter.analysis._aggregate import GapSummary
 from knowmeter.analysis._model import GapSignal
 from knowmeter.errors import InputError
-from knowmeter.executors._protocol import ExecRequest, Executor
+from knowmeter.executors import ExecRequest, Executor
 
 _REGEX_NOISE = re.compile(r"\\[bBwWsSdD]|\\|[\^$*+?()\[\]{}]|\.\*")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.M)

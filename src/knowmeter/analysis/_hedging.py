@@ -24,7 +24,7 @@ from typing import Any
 import anyio
 
 from knowmeter.analysis._model import HedgingVerdict, TaskGaps
-from knowmeter.executors._protocol import ExecRequest, Executor
+from knowmeter.executors import ExecRequest, Executor
 
 log = logging.getLogger("knowmeter.analysis")
 
