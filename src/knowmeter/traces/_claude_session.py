@@ -45,6 +45,7 @@ class ClaudeSessionReader:
 
     def events(self, lines: Iterable[str]) -> Iterator[Event]:
         """Yield the events of ``lines`` in order (resumed-session copies of a line are dropped)."""
+        out: list[Event] = []
         for line in lines:
             if len(line) < 3 and not line.strip():
                 continue
@@ -67,12 +68,15 @@ class ClaudeSessionReader:
                 self._stats.bad()
                 continue
             if isinstance(rec, dict):
-                yield from self._record(rec)
+                self._record(rec, out)
+                if out:
+                    yield from out
+                    out = []
             else:
                 self._stats.bad()
         self._finish()
 
-    def _record(self, rec: dict[str, Any]) -> Iterator[Event]:
+    def _record(self, rec: dict[str, Any], out: list[Event]) -> None:
         rtype = rec.get("type")
         if rtype not in _WANTED:
             self._skipped += 1
@@ -97,18 +101,18 @@ class ClaudeSessionReader:
         message = rec.get("message")
         if rtype == "assistant" and isinstance(message, dict):
             synthetic = bool(rec.get("isApiErrorMessage"))
-            yield from self._msgs.assistant(message, agent_id=agent_id, synthetic=synthetic)
+            self._msgs.assistant(message, out, agent_id=agent_id, synthetic=synthetic)
         elif rtype == "user" and isinstance(message, dict):
             injected = any(rec.get(k) for k in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly"))
-            yield from self._msgs.user(message, agent_id=agent_id, structured=rec.get("toolUseResult"),
-                                       injected=injected)
+            self._msgs.user(message, out, agent_id=agent_id, structured=rec.get("toolUseResult"),
+                            injected=injected)
         elif rtype == "system":
             text = rec.get("content")
             if rec.get("subtype") == "api_error":
                 self._msgs.api_errors += 1
                 text = text or json.dumps(rec.get("error"), ensure_ascii=False)
             if isinstance(text, str) and text.strip():
-                yield self._msgs.harness_text("system", text, agent_id)
+                out.append(self._msgs.harness_text("system", text, agent_id))
         elif rtype == "cost-state":
             cost = rec.get("totalCostUSD")
             if isinstance(cost, int | float):

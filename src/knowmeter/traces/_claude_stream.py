@@ -9,7 +9,7 @@ message, pairs results with calls by ``tool_use_id`` and marks harness text as i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from knowmeter.traces._common import (
@@ -75,16 +75,17 @@ class ClaudeMessages:
         self._seen_results: set[str] = set()
         self._anon = 0
 
-    def assistant(self, message: Mapping[str, Any], *, agent_id: str | None = None,
-                  synthetic: bool = False) -> Iterator[Event]:
-        """Events of one assistant line. ``synthetic``: an API-error message the harness wrote."""
+    def assistant(self, message: Mapping[str, Any], out: list[Event], *, agent_id: str | None = None,
+                  synthetic: bool = False) -> None:
+        """Append the events of one assistant line to ``out``. ``synthetic``: an API-error message
+        the harness wrote."""
         model = message.get("model")
         content = message.get("content")
         if synthetic or model == "<synthetic>":
             self.api_errors += 1
             text = content_text(content)
             if text:
-                yield MessageEvent("assistant", text, self.turn, injected=True, agent_id=agent_id)
+                out.append(MessageEvent("assistant", text, self.turn, injected=True, agent_id=agent_id))
             return
         if isinstance(model, str):
             self.model = model
@@ -112,11 +113,11 @@ class ClaudeMessages:
             if btype == "text":
                 said = block.get("text")
                 if isinstance(said, str) and said.strip():
-                    yield MessageEvent("assistant", said, turn, injected=self.injected_all, agent_id=agent_id)
+                    out.append(MessageEvent("assistant", said, turn, injected=self.injected_all, agent_id=agent_id))
             elif btype in ("tool_use", "server_tool_use"):
-                yield from self._call(block, turn, agent_id)
+                self._call(block, turn, agent_id, out)
 
-    def _call(self, block: Mapping[str, Any], turn: int, agent_id: str | None) -> Iterator[Event]:
+    def _call(self, block: Mapping[str, Any], turn: int, agent_id: str | None, out: list[Event]) -> None:
         cid = block.get("id")
         if not isinstance(cid, str) or cid in self._seen_calls:
             return
@@ -127,15 +128,15 @@ class ClaudeMessages:
         args: dict[str, Any] = dict(raw_input) if isinstance(raw_input, Mapping) else {}
         command = args.get("command") if tool in SHELL_TOOLS else None
         self._pending[cid] = (tool, command if isinstance(command, str) else None, turn, agent_id)
-        yield ToolCallEvent(cid, tool, args, turn, source_tool=source, agent_id=agent_id)
+        out.append(ToolCallEvent(cid, tool, args, turn, source_tool=source, agent_id=agent_id))
 
-    def user(self, message: Mapping[str, Any], *, agent_id: str | None = None, structured: Any = None,
-             injected: bool = False) -> Iterator[Event]:
-        """Events of one user line: tool results and/or text. ``structured`` is the line's
-        ``tool_use_result`` / ``toolUseResult``; ``injected`` marks ``isMeta``-style lines."""
+    def user(self, message: Mapping[str, Any], out: list[Event], *, agent_id: str | None = None,
+             structured: Any = None, injected: bool = False) -> None:
+        """Append the events of one user line (tool results and/or text) to ``out``. ``structured``
+        is the line's ``tool_use_result`` / ``toolUseResult``; ``injected`` marks ``isMeta``-style lines."""
         content = message.get("content")
         if isinstance(content, str):
-            yield from self._user_text(content, agent_id, injected)
+            self._user_text(content, agent_id, injected, out)
             return
         if not isinstance(content, list):
             return
@@ -146,13 +147,13 @@ class ClaudeMessages:
                 continue
             btype = block.get("type")
             if btype == "tool_result":
-                yield from self._result(block, agent_id, structured if results == 1 else None)
+                self._result(block, agent_id, structured if results == 1 else None, out)
             elif btype == "text":
                 text = block.get("text")
                 if isinstance(text, str):
-                    yield from self._user_text(text, agent_id, injected)
+                    self._user_text(text, agent_id, injected, out)
 
-    def _result(self, block: Mapping[str, Any], agent_id: str | None, structured: Any) -> Iterator[Event]:
+    def _result(self, block: Mapping[str, Any], agent_id: str | None, structured: Any, out: list[Event]) -> None:
         cid = block.get("tool_use_id")
         if not isinstance(cid, str) or cid in self._seen_results:
             return
@@ -161,21 +162,21 @@ class ClaudeMessages:
         text = content_text(block.get("content"))
         outcome = classify_result(tool, text, is_error=bool(block.get("is_error")), command=command,
                                   structured=structured)
-        yield ToolResultEvent(cid, text, outcome.status, turn, outcome.exit_code, outcome.error_kind,
-                              agent_id=call_agent)
+        out.append(ToolResultEvent(cid, text, outcome.status, turn, outcome.exit_code, outcome.error_kind,
+                                   agent_id=call_agent))
 
-    def _user_text(self, text: str, agent_id: str | None, injected: bool) -> Iterator[Event]:
+    def _user_text(self, text: str, agent_id: str | None, injected: bool, out: list[Event]) -> None:
         if not text.strip():
             return
         injected = injected or self.injected_all
         if not injected and "<system-reminder>" in text:  # reminders glued to the human's words
             for m in _REMINDER.finditer(text):
-                yield MessageEvent("user", m.group(0), self.turn, injected=True, agent_id=agent_id)
+                out.append(MessageEvent("user", m.group(0), self.turn, injected=True, agent_id=agent_id))
             text = _REMINDER.sub("", text).strip()
             if not text:
                 return
         injected = injected or _is_injected_text(text)
-        yield MessageEvent("user", text, self.turn, injected=injected, agent_id=agent_id)
+        out.append(MessageEvent("user", text, self.turn, injected=injected, agent_id=agent_id))
 
     def harness_text(self, role: Role, text: str, agent_id: str | None = None) -> MessageEvent:
         """An injected message (system notices, compaction markers) at the current turn."""
@@ -218,11 +219,11 @@ def parse_claude_stream(lines: Iterable[Line]) -> tuple[Trace, RunSummary]:
         message = rec.get("message")
         agent_id = rec.get("parent_tool_use_id") if isinstance(rec.get("parent_tool_use_id"), str) else None
         if rtype == "assistant" and isinstance(message, Mapping):
-            events.extend(msgs.assistant(message, agent_id=agent_id))
+            msgs.assistant(message, events, agent_id=agent_id)
         elif rtype == "user" and isinstance(message, Mapping):
             injected = bool(rec.get("isMeta") or rec.get("isSynthetic"))
-            events.extend(msgs.user(message, agent_id=agent_id, structured=rec.get("tool_use_result"),
-                                    injected=injected))
+            msgs.user(message, events, agent_id=agent_id, structured=rec.get("tool_use_result"),
+                      injected=injected)
         elif rtype == "system" and rec.get("subtype") == "init":
             _init_meta(rec, meta)
         elif rtype == "result":
