@@ -4,21 +4,19 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from knowmeter.executors import SkillInstall
-from support.mock_model import MockModelServer
+from support.mock_model import MockModelServer, ServerFactory
 
 AGENTS_DIR = Path(__file__).resolve().parent
 #: A phrase that occurs only in the test skill: finding it in a request means the skill leaked in.
 SKILL_MARKER = "PLUMTREE-7731"
 SKILL_NAME = "fruit-finder"
-
-ServerFactory = Callable[..., MockModelServer]
 
 
 def _cli(name: str) -> Path:

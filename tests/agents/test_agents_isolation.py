@@ -74,9 +74,10 @@ def test_sandbox_home_and_env_are_private(workspace: Path, monkeypatch: pytest.M
     assert env["TERM"] == "dumb"
     assert env["ANTHROPIC_TEST_VAR"] == "passed" and env["FIXED"] == "1" and env["TASK_VAR"] == "from-request"
     assert "KNOWMETER_TEST_SECRET" not in env
+    assert env["KNOWMETER_SANDBOX"] == str(root)
     assert set(env) <= {"PATH", "HOME", "TERM", "LANG", "TMPDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
                         "XDG_STATE_HOME", "XDG_CACHE_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR",
-                        "ANTHROPIC_TEST_VAR", "FIXED", "TASK_VAR"}
+                        "KNOWMETER_SANDBOX", "ANTHROPIC_TEST_VAR", "FIXED", "TASK_VAR"}
 
 
 def test_minimal_env_does_not_let_passthrough_override_isolation(tmp_path: Path,
@@ -170,6 +171,28 @@ def test_cancellation_kills_the_process_group(tmp_path: Path) -> None:
             await run_process([sys.executable, "-c", _SPAWN_CHILD, tag], cwd=tmp_path, env=env, timeout_s=None)
 
     anyio.run(main)
+    deadline = time.monotonic() + 5
+    while _sleepers(tag) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _sleepers(tag)
+
+
+_SPAWN_DETACHED = ("import subprocess, sys; subprocess.Popen(['sleep', sys.argv[1]], start_new_session=True, "
+                   "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)")
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="the sandbox sweep reads /proc (Linux)")
+def test_leaving_the_sandbox_kills_processes_that_left_the_group(workspace: Path) -> None:
+    tag = f"{os.getpid() % 1000 + 3000}.{time.time_ns() % 10_000:04d}"
+
+    async def main() -> ProcessOutcome:
+        async with task_sandbox(_request(workspace)) as sb:
+            outcome = await run_process([sys.executable, "-c", _SPAWN_DETACHED, tag], cwd=sb.workspace, env=sb.env,
+                                        timeout_s=30)
+            assert _sleepers(tag), "the detached child should outlive its parent and the group kill"
+            return outcome
+
+    assert anyio.run(main).returncode == 0
     deadline = time.monotonic() + 5
     while _sleepers(tag) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -24,8 +24,8 @@ already in the request, so retries, warm-ups and side requests cannot shift the 
 One server can serve several scenarios: pass ``scenarios`` as a mapping from a *marker* to a
 scenario; a request plays the first scenario whose marker occurs in its conversation text (system
 prompt and messages, tool results excluded); the marker ``""`` is the default. Every request is
-logged (method, path, headers, JSON body, the marker and step chosen) in ``requests`` and,
-when ``log_path`` is given, appended to that JSONL file.
+logged (method, path, headers with lower-case names, JSON body, the marker and step chosen) in
+``requests`` and, when ``log_path`` is given, appended to that JSONL file.
 """
 
 from __future__ import annotations
@@ -34,14 +34,14 @@ import itertools
 import json
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["MockModelServer", "Scenario", "conversation_text", "load_scenario"]
+__all__ = ["MockModelServer", "Scenario", "ServerFactory", "conversation_text", "count_tool_results", "load_scenario"]
 
 Scenario = dict[str, Any]
 ScenarioSpec = Scenario | str | Path
@@ -308,7 +308,8 @@ class MockModelServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="mock-model", daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="mock-model",
+                                        daemon=True)
         self._thread.start()
         return self
 
@@ -390,6 +391,9 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         return
 
+    def _headers(self) -> dict[str, str]:
+        return {k.lower(): v for k, v in self.headers.items()}
+
     def _read_body(self) -> bytes:
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
             data = b""
@@ -413,13 +417,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
 
     def do_HEAD(self) -> None:
-        self.mock._log({"t": time.time(), "method": "HEAD", "path": self.path, "headers": dict(self.headers),
+        self.mock._log({"t": time.time(), "method": "HEAD", "path": self.path, "headers": self._headers(),
                         "body": ""})
         self._send(200, "text/plain", b"")
 
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
-        self.mock._log({"t": time.time(), "method": "GET", "path": self.path, "headers": dict(self.headers),
+        self.mock._log({"t": time.time(), "method": "GET", "path": self.path, "headers": self._headers(),
                         "body": ""})
         if path.rstrip("/") == "/v1/models":
             models = [{"id": m, "object": "model", "type": "model", "created": 0, "owned_by": "mock",
@@ -439,7 +443,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = raw.decode("utf-8", "replace")
         record: dict[str, Any] = {"t": time.time(), "method": "POST", "path": self.path,
-                                  "headers": dict(self.headers), "body": body}
+                                  "headers": self._headers(), "body": body}
         wire = {"/v1/messages": "anthropic", "/v1/responses": "responses",
                 "/v1/chat/completions": "chat"}.get(path)
         if path == "/v1/messages/count_tokens":
@@ -491,3 +495,7 @@ class _Handler(BaseHTTPRequestHandler):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             ctype, payload = _chat_reply(step, model, usage, stream, include_usage)
         self._send(200, ctype, payload)
+
+
+#: The type of the ``mock_server`` pytest fixture: ``mock_server(scenarios, **kwargs)`` → a started server.
+ServerFactory = Callable[..., MockModelServer]

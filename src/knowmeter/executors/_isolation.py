@@ -12,6 +12,11 @@ Each task gets its own temporary root holding
 The process gets an ``env -i``-style environment: PATH, HOME, TERM=dumb, LANG, the private
 config dirs, the provider variables the executor names, and nothing else. ``run_process`` runs
 the agent in its own process group and kills the whole group on timeout or cancellation.
+
+Agents start tools in process groups (and sessions) of their own — Claude Code's Bash tool does —
+so a group kill cannot reach them. Every process of a task therefore carries
+``KNOWMETER_SANDBOX=<task root>`` in its environment, and leaving the sandbox kills whatever
+still carries it (Linux ``/proc``; elsewhere only the process group is killed).
 """
 
 from __future__ import annotations
@@ -37,9 +42,11 @@ from knowmeter.executors._protocol import ExecRequest, SkillInstall
 __all__ = [
     "AGENT_SKILL_DIRS",
     "DEFAULT_WORKSPACE_IGNORE",
+    "SANDBOX_ENV_VAR",
     "ProcessOutcome",
     "TaskSandbox",
     "install_skill",
+    "kill_sandbox_processes",
     "minimal_env",
     "run_process",
     "skill_folder_name",
@@ -48,6 +55,8 @@ __all__ = [
 
 #: Folders (relative to a workspace) where agents discover project skills.
 AGENT_SKILL_DIRS: tuple[str, ...] = (".claude/skills", ".codex/skills", ".agents/skills")
+#: The variable that marks every process of a task (its value is the task's temporary root).
+SANDBOX_ENV_VAR = "KNOWMETER_SANDBOX"
 #: Names not copied into a task's workspace by default (the runner's cache fingerprint skips them too).
 DEFAULT_WORKSPACE_IGNORE: tuple[str, ...] = (".git", ".knowmeter", "node_modules", "__pycache__", ".venv")
 
@@ -181,11 +190,36 @@ async def task_sandbox(request: ExecRequest, *, pass_env: Iterable[str] = (),
 
         await anyio.to_thread.run_sync(_prepare)
         env = minimal_env(home, tmp, pass_env=pass_env, extra={**(extra_env or {}), **request.env})
+        env[SANDBOX_ENV_VAR] = str(root)
         yield TaskSandbox(root=root, workspace=work, home=home, env=env)
     finally:
-        if not keep:
-            with anyio.CancelScope(shield=True):
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(kill_sandbox_processes, root)
+            if not keep:
                 await anyio.to_thread.run_sync(lambda: shutil.rmtree(root, ignore_errors=True))
+
+
+def kill_sandbox_processes(root: Path) -> int:
+    """SIGKILL every process marked with ``KNOWMETER_SANDBOX=<root>`` (processes an agent left
+    behind, in whatever process group or session); return how many. Linux only (reads
+    ``/proc/<pid>/environ``); elsewhere it does nothing and returns 0. Blocking: call in a thread."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return 0
+    marker = f"{SANDBOX_ENV_VAR}={root}".encode()
+    killed = 0
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone, or not ours
+            continue
+        if marker in environ.split(b"\0"):
+            with suppress(ProcessLookupError, PermissionError):
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed += 1
+    return killed
 
 
 @dataclass(slots=True)
