@@ -7,13 +7,35 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from pathlib import Path
+
+from knowmeter.analysis import HedgingClassifier, accessed_files, analyze_task
+from knowmeter.config import RunConfig
+from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared
+from knowmeter.executors import ExecutorSpec, UnknownExecutor, create_executor
+from knowmeter.judges import split_judge
 from knowmeter.executors import ExecResult
 from knowmeter.grading import GradingConfig, grade
-from knowmeter.report import build_report
+from knowmeter.report import SectionBuilder, build_report
+from knowmeter.report._compare_section import comparison_section
+from knowmeter.report._gaps_section import gaps_section
 from knowmeter.runner import Task
 from knowmeter.runner._execute import PostProcess
 from knowmeter.store import RunDir, open_index, upsert_run, write_json_atomic
+
+
+def hedging_classifier(config: RunConfig) -> HedgingClassifier | None:
+    """The run's LLM hedging classifier (one per run: its 50-candidate cap and cache are
+    run-wide), or None for regex-only hedging."""
+    if not config.hedging_judge:
+        return None
+    name, model = split_judge(config.hedging_judge)
+    try:
+        executor = create_executor(ExecutorSpec(name, model))
+    except UnknownExecutor as exc:
+        raise InputError(f"hedging classifier {config.hedging_judge!r}: {exc}") from None
+    return HedgingClassifier(executor, model=model, max_candidates=config.hedging_max_candidates)
 
 
 def make_post_process(prepared: Prepared) -> PostProcess:
@@ -21,13 +43,22 @@ def make_post_process(prepared: Prepared) -> PostProcess:
 
     cfg = prepared.config
     grading = GradingConfig(length_debias=cfg.length_debias, judge_repeat=cfg.judge_repeat)
+    classifier = hedging_classifier(cfg)
 
     async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
+        root = Path(result.trace.meta.get("workspace_root") or task.workspace)
+        gaps = analyze_task(result.trace, sample_id=task.sample.sample_id, repeat=task.repeat,
+                            prompt_text=task.sample.full_prompt(), ok=result.ok, workspace_root=root,
+                            output_text=result.output, hedging_recall="broad" if classifier else "strict")
+        if classifier is not None and result.ok:
+            gaps = await classifier.apply(gaps)
+        analysis = {"gaps": gaps.to_dict(), "access": accessed_files(result.trace, root)}
         if result.error is not None:
-            return {"grade": None}  # a failed execution is not graded: it is an error, not a low score
+            # a failed execution is not graded: it is an error, not a low score
+            return {"grade": None, "analysis": analysis}
         g = await grade(task.sample, result, assertions=prepared.assertions[task.sample.sample_id],
                         judges=prepared.judges, config=grading, task_id=task.id)
-        return {"grade": g.to_dict()}
+        return {"grade": g.to_dict(), "analysis": analysis}
 
     return post_process
 
@@ -43,7 +74,7 @@ def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
     if budget is not None:
         record["budget"] = budget
     write_json_atomic(run_dir.run_file, record)
-    report = build_report(run_dir)
+    report = build_report(run_dir, sections=report_sections())
     write_json_atomic(run_dir.report_file, report)
     index_run(run_dir, report)
     return report
@@ -52,10 +83,16 @@ def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
 def rebuild_report(run_dir: RunDir, *, threshold: float | None = None, seed: int | None = None,
                    bootstrap_samples: int | None = None) -> dict[str, Any]:
     """Recompute report.json from stored results (``knowmeter report``), with overrides."""
-    report = build_report(run_dir)
+    overrides = {"threshold": threshold, "seed": seed, "bootstrap_samples": bootstrap_samples}
+    report = build_report(run_dir, sections=report_sections(overrides))
     write_json_atomic(run_dir.report_file, report)
     index_run(run_dir, report)
     return report
+
+
+def report_sections(overrides: dict[str, Any] | None = None) -> list[SectionBuilder]:
+    """The analysis sections of report.json, in order."""
+    return [comparison_section(overrides), gaps_section]
 
 
 def index_run(run_dir: RunDir, report: dict[str, Any]) -> None:
@@ -66,11 +103,10 @@ def index_run(run_dir: RunDir, report: dict[str, Any]) -> None:
     verdict = report.get("verdict") or {}
     variants = report["variants"]
     cost_known = [v["cost"]["known_usd"] for v in variants if v["cost"]["known_usd"] is not None]
-    from pathlib import Path
-
     output_dir = Path(cfg["output_dir"]) if Path(cfg["output_dir"]).is_absolute() else \
         Path(cfg["base_dir"]) / cfg["output_dir"]
     gaps = {g["variant"]: g for g in (report.get("gaps") or {}).get("variants", [])}
+    cov = {c["variant"]: c for c in (report.get("coverage") or {}).get("variants", [])}
     with open_index(output_dir) as conn:
         upsert_run(
             conn,
@@ -88,7 +124,7 @@ def index_run(run_dir: RunDir, report: dict[str, Any]) -> None:
                 {
                     "run_id": run["id"], "variant": v["name"], "role": v["role"], "artifact_hash": v["artifact_hash"],
                     "composite": (v.get("layer_means") or {}).get("composite"),
-                    "coverage": (gaps.get(v["name"]) or {}).get("coverage_rate"),
+                    "coverage": (cov.get(v["name"]) or {}).get("rate"),
                     "gap_rate": (gaps.get(v["name"]) or {}).get("gap_rate"),
                     "weighted_gap_rate": (gaps.get(v["name"]) or {}).get("weighted_gap_rate"),
                     "tasks": v["tasks"], "errors": v["errors"], "cost_known_usd": v["cost"]["known_usd"],

@@ -6,9 +6,10 @@ coding agent over a knowledge folder:
 1. derives query terms from the prompt (and context);
 2. reads the artifact (the variant's skill / prompt) and takes the lines that share terms with
    the prompt as guidance: the files they point to and the words they use widen the search;
-3. really searches the workspace — ``Read`` of each pointed-to file, ``Grep`` for the most
-   specific prompt terms, ``Read`` of the best Grep hit — and records every call with its true
-   outcome (content, "No matches found", "File does not exist.");
+3. really works in the workspace — ``Read`` of each file the artifact points to; when that gave
+   it no entry point, ``Grep`` for the most specific prompt terms and ``Read`` of the best hit —
+   and records every call with its true outcome (content, "No matches found", "File does not
+   exist.");
 4. answers with the best-matching sentences of the artifact and the files it read, naming its
    sources; when nothing relevant turned up it says so in hedged words.
 
@@ -153,10 +154,8 @@ class OfflineAgent:
                     read_texts[rel] = text
                     trace.events.append(ToolResultEvent(call_id, _numbered(text), ToolStatus.SUCCESS, turn))
 
-        # search the workspace for the most specific prompt terms the artifact did not explain
-        explained = set().union(*(query_terms(t) for t in [*guidance, *read_texts.values()])) if guidance else set()
-        unexplained = [t for t in prompt_terms if t not in explained]
-        search_terms = sorted(unexplained, key=lambda t: (-len(t), prompt_terms.index(t)))[:2]
+        # no entry point from the artifact: search the workspace for the most specific prompt terms
+        search_terms = [] if read_texts else sorted(prompt_terms, key=lambda t: (-len(t), prompt_terms.index(t)))[:2]
         hits: dict[str, int] = {}
         if search_terms:
             turn += 1

@@ -1,0 +1,66 @@
+"""The report's statistics section: stored records → observations → paired comparisons,
+per-variant statistics, verdict and methodology audit (``knowmeter.compare``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from knowmeter.compare import Analysis, CompareConfig, Observation, analyze
+
+
+def observations(records: list[dict[str, Any]]) -> list[Observation]:
+    """One observation per stored task. A failed execution is ``ok=False`` (never a low score)."""
+    out = []
+    for rec in records:
+        grade = rec.get("grade") or {}
+        layers = grade.get("layers") or {}
+        judge_scores = {j["judge"]: j.get("mean") for j in grade.get("judges") or []}
+        out.append(Observation(
+            sample_id=rec["sample_id"],
+            repeat=rec["repeat"],
+            variant=rec["variant"],
+            ok=not (rec.get("exec") or {}).get("error") and rec.get("grade") is not None,
+            scores={"composite": grade.get("composite"), "fact": layers.get("fact"),
+                    "behavior": layers.get("behavior"), "judge": layers.get("judge")},
+            passed=grade.get("passed"),
+            judge_scores=judge_scores,
+            layers_used=tuple(grade.get("layers_used") or ()),
+        ))
+    return out
+
+
+def compare_config(run: dict[str, Any], overrides: dict[str, Any] | None = None) -> CompareConfig:
+    """The comparison settings a run was made with, plus ``knowmeter report`` overrides."""
+    cfg = run["config"]
+    values: dict[str, Any] = {"threshold": cfg["layer_gate"], "min_effect": cfg["min_effect"],
+                              "bootstrap_samples": cfg["bootstrap_samples"], "seed": cfg["seed"]}
+    values.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    return CompareConfig(**values)
+
+
+def run_analysis(run: dict[str, Any], records: list[dict[str, Any]],
+                 overrides: dict[str, Any] | None = None) -> Analysis:
+    control = next((v["name"] for v in run["variants"] if v["role"] == "control"), None)
+    names = [v["name"] for v in run["variants"]]
+    treatments = [n for n in names if n != control]
+    if control is None and names:  # no control: the first variant is the reference
+        control, treatments = names[0], names[1:]
+    return analyze(observations(records), control=control, treatments=treatments,
+                   config=compare_config(run, overrides))
+
+
+def comparison_section(overrides: dict[str, Any] | None = None):  # type: ignore[no-untyped-def]
+    """A ``SectionBuilder`` adding ``statistics``, ``comparisons``, ``verdict`` and ``audit``."""
+
+    def build(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+        analysis = run_analysis(run, records, overrides)
+        data = analysis.model_dump(mode="json")
+        return {
+            "statistics": {"config": data["config"], "control": data["control"], "treatments": data["treatments"],
+                           "variants": data["summaries"]},
+            "comparisons": data["comparisons"],
+            "verdict": data["verdict"],
+            "audit": data["audit"],
+        }
+
+    return build
