@@ -125,7 +125,7 @@ class ClaudeMessages:
         source = str(block.get("name") or "")
         tool = normalise_tool_name(source)
         raw_input = block.get("input")
-        args: dict[str, Any] = dict(raw_input) if isinstance(raw_input, Mapping) else {}
+        args: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
         command = args.get("command") if tool in SHELL_TOOLS else None
         self._pending[cid] = (tool, command if isinstance(command, str) else None, turn, agent_id)
         out.append(ToolCallEvent(cid, tool, args, turn, source_tool=source, agent_id=agent_id))
