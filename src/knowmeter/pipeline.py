@@ -5,24 +5,23 @@ decide → render → store). Both are built from a run's configuration only, so
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 from knowmeter.analysis import HedgingClassifier, accessed_files, analyze_task
 from knowmeter.config import RunConfig
 from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared
-from knowmeter.executors import ExecutorSpec, UnknownExecutor, create_executor
-from knowmeter.judges import split_judge
-from knowmeter.executors import ExecResult
+from knowmeter.executors import ExecResult, ExecutorSpec, UnknownExecutor, create_executor
+from knowmeter.gates import check_gates, evolution_nudges, gates_to_dict
 from knowmeter.grading import GradingConfig, grade
+from knowmeter.judges import split_judge
 from knowmeter.report import SectionBuilder, build_report
 from knowmeter.report._compare_section import comparison_section
 from knowmeter.report._gaps_section import gaps_section
 from knowmeter.runner import Task
 from knowmeter.runner._execute import PostProcess
-from knowmeter.store import RunDir, open_index, upsert_run, write_json_atomic
+from knowmeter.store import RunDir, open_index, upsert_run, variant_history, write_json_atomic
 
 
 def hedging_classifier(config: RunConfig) -> HedgingClassifier | None:
@@ -75,6 +74,7 @@ def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
         record["budget"] = budget
     write_json_atomic(run_dir.run_file, record)
     report = build_report(run_dir, sections=report_sections())
+    apply_gates(report)
     write_json_atomic(run_dir.report_file, report)
     index_run(run_dir, report)
     return report
@@ -85,6 +85,7 @@ def rebuild_report(run_dir: RunDir, *, threshold: float | None = None, seed: int
     """Recompute report.json from stored results (``knowmeter report``), with overrides."""
     overrides = {"threshold": threshold, "seed": seed, "bootstrap_samples": bootstrap_samples}
     report = build_report(run_dir, sections=report_sections(overrides))
+    apply_gates(report)
     write_json_atomic(run_dir.report_file, report)
     index_run(run_dir, report)
     return report
@@ -95,6 +96,33 @@ def report_sections(overrides: dict[str, Any] | None = None) -> list[SectionBuil
     return [comparison_section(overrides), gaps_section]
 
 
+def _output_dir(cfg: dict[str, Any]) -> Path:
+    out = Path(cfg["output_dir"])
+    return out if out.is_absolute() else Path(cfg["base_dir"]) / out
+
+
+def apply_gates(report: dict[str, Any]) -> None:
+    """Add ``gates`` and ``notes`` (the sample-evolution nudge) to the report, comparing with
+    earlier complete runs on the same sample set; a failed gate makes the exit code 1."""
+    run = report["run"]
+    cfg = run["config"]
+    wm = run["watermark"]
+    rates = {g["variant"]: g.get("gap_rate") for g in (report.get("gaps") or {}).get("variants", [])}
+    history: dict[str, list[tuple[str, float | None]]] = {}
+    with open_index(_output_dir(cfg)) as conn:
+        for row in variant_history(conn, sample_set_id=wm["id"]):
+            if row["run_id"] != run["id"] and row["created_at"] <= run["created_at"]:
+                history.setdefault(row["variant"], []).append((row["run_id"], row["gap_rate"]))
+    results = check_gates(rates, {v: h[-1] for v, h in history.items() if h}, sample_set=wm["id"],
+                          max_gap_rate=cfg.get("max_gap_rate"), regression=cfg.get("gap_rate_regression"))
+    report["gates"] = gates_to_dict(results)
+    report["notes"] = evolution_nudges({v: [r for _, r in h] for v, h in history.items()}, rates)
+    lines = [f"gate failed: {r.message}" for r in results if not r.passed] + report["notes"]
+    report["terminal_lines"] = lines
+    verdict_code = int((report.get("verdict") or {}).get("exit_code", 0))
+    report["exit_code"] = verdict_code if report["gates"]["passed"] else 1
+
+
 def index_run(run_dir: RunDir, report: dict[str, Any]) -> None:
     """Write the run and its per-variant figures into the SQLite index."""
     run = report["run"]
@@ -103,8 +131,7 @@ def index_run(run_dir: RunDir, report: dict[str, Any]) -> None:
     verdict = report.get("verdict") or {}
     variants = report["variants"]
     cost_known = [v["cost"]["known_usd"] for v in variants if v["cost"]["known_usd"] is not None]
-    output_dir = Path(cfg["output_dir"]) if Path(cfg["output_dir"]).is_absolute() else \
-        Path(cfg["base_dir"]) / cfg["output_dir"]
+    output_dir = _output_dir(cfg)
     gaps = {g["variant"]: g for g in (report.get("gaps") or {}).get("variants", [])}
     cov = {c["variant"]: c for c in (report.get("coverage") or {}).get("variants", [])}
     with open_index(output_dir) as conn:

@@ -36,5 +36,5 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
         print_json(report)
     else:
         render_terminal(report, terminal_console())
-    code = int((report.get("verdict") or {}).get("exit_code", 0))
+    code = int(report["exit_code"])
     sys.exit(EXIT_OK if report_only else code)

@@ -81,7 +81,7 @@ def run_eval(opts: dict[str, Any]) -> int:
     else:
         render_terminal(report, terminal_console())
         click.echo(f"report: {run_dir.report_file}")
-    return int((report.get("verdict") or {}).get("exit_code", 0 if status == "complete" else 1))
+    return int(report["exit_code"]) if status == "complete" else 1
 
 
 def terminal_console() -> Console:

@@ -1,0 +1,44 @@
+"""``knowmeter gaps RUN``: the knowledge-gap inventory and classification of a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from knowmeter.cli._errors import fail, guarded
+
+
+@click.command("gaps")
+@click.argument("run", default="latest")
+@click.option("--variant", help="Only this variant.")
+@click.option("--limit", type=click.IntRange(1), help="Show at most this many signals per variant.")
+@click.option("--output-dir", default=".knowmeter", show_default=True, help="Where runs are stored.")
+@click.option("--json", "as_json", is_flag=True, help="Print the gap and coverage sections as JSON.")
+@guarded
+def gaps_cmd(run: str, variant: str | None, limit: int | None, output_dir: str, as_json: bool) -> None:
+    """Every gap signal of RUN (sample, turn, source, tool, target, context), classified by
+    source, with the sample-set watermark; and the knowledge files the agent never used."""
+    from knowmeter.analysis import Coverage, GapSummary, render_coverage, render_inventory
+    from knowmeter.store import find_run, read_json
+
+    run_dir = find_run(Path(output_dir), run)
+    report = read_json(run_dir.report_file) if run_dir.report_file.exists() else None
+    if report is None:
+        fail(f"run {run_dir.id} has no report.json yet; run knowmeter report {run_dir.id} first")
+    gaps = [g for g in report.get("gaps", {}).get("variants", []) if variant in (None, g["variant"])]
+    cov = [c for c in report.get("coverage", {}).get("variants", []) if variant in (None, c["variant"])]
+    if not gaps:
+        names = ", ".join(v["name"] for v in report["variants"])
+        fail(f"run {run_dir.id}: no gap analysis for variant {variant!r}; variants: {names}")
+    if as_json:
+        from knowmeter.cli._eval import print_json
+
+        print_json({"gaps": gaps, "coverage": cov})
+        return
+    for g in gaps:
+        click.echo(render_inventory(GapSummary.from_dict(g), limit=limit))
+        click.echo()
+    for c in cov:
+        click.echo(render_coverage(Coverage.from_dict(c)))
+        click.echo()

@@ -1,0 +1,60 @@
+"""``knowmeter sample --from-gaps RUN``: draft new samples from a run's gaps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from knowmeter.cli._errors import fail, guarded
+
+
+@click.command("sample")
+@click.option("--from-gaps", "run", required=True, help="Run whose failed searches and uncovered files seed drafts.")
+@click.option("--variant", help="Use this variant's gaps (default: the treatment, else the first variant).")
+@click.option("--out", "out", default="eval-samples.drafts.yaml", show_default=True, type=click.Path(path_type=Path))
+@click.option("--max", "max_samples", type=click.IntRange(1), help="At most this many drafts.")
+@click.option("--refine", help="executor:model that rewrites each draft's prompt and rubric (optional).")
+@click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
+@click.option("--output-dir", default=".knowmeter", show_default=True, help="Where runs are stored.")
+@guarded
+def sample_cmd(run: str, variant: str | None, out: Path, max_samples: int | None, refine: str | None, force: bool,
+               output_dir: str) -> None:
+    """Draft new samples (YAML, provenance: gap-derived, draft: true — review them before use)
+    from RUN's failed-search targets and the knowledge files no sample touched. Deterministic
+    without --refine."""
+    import anyio
+
+    from knowmeter.analysis import Coverage, GapSummary, draft_samples, refine_drafts, write_drafts_yaml
+    from knowmeter.store import find_run, read_json
+
+    run_dir = find_run(Path(output_dir), run)
+    report = read_json(run_dir.report_file)
+    by_name = {g["variant"]: g for g in report.get("gaps", {}).get("variants", [])}
+    cov_by_name = {c["variant"]: c for c in report.get("coverage", {}).get("variants", [])}
+    if variant is None:
+        treatments = [v["name"] for v in report["variants"] if v["role"] == "treatment"]
+        variant = treatments[0] if treatments else report["variants"][0]["name"]
+    if variant not in by_name:
+        fail(f"run {run_dir.id}: no gap analysis for variant {variant!r}; variants: {', '.join(by_name)}")
+    summary = GapSummary.from_dict(by_name[variant])
+    cov = Coverage.from_dict(cov_by_name[variant]) if variant in cov_by_name else None
+    from knowmeter.report._gaps_section import variant_root
+
+    run_record = run_dir.read_run()
+    root = variant_root(run_record, next(v for v in run_record["variants"] if v["name"] == variant))
+    drafts = draft_samples(summary, cov.uncovered if cov else [], existing_ids=[t["sample_id"] for t in
+                           report.get("tasks", [])], knowledge_root=root, max_samples=max_samples)
+    if not drafts:
+        click.echo(f"no drafts: variant {variant} had no failed searches and no uncovered knowledge files")
+        return
+    if refine:
+        from knowmeter.executors import ExecutorSpec, create_executor
+        from knowmeter.judges import split_judge
+
+        name, model = split_judge(refine)
+        executor = create_executor(ExecutorSpec(name, model))
+        drafts = anyio.run(lambda: refine_drafts(drafts, executor, model=model))
+    path = write_drafts_yaml(drafts, out, overwrite=force)
+    click.echo(f"wrote {len(drafts)} draft sample(s) to {path} (from run {run_dir.id}, variant {variant}); "
+               "review them, then move the good ones into your sample file")

@@ -1,0 +1,95 @@
+"""Issue 5 end to end on the demo: gap rates per variant, trends, CI gates, the nudge, drafts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from knowmeter.gates import NUDGE_TEXT, check_gates, evolution_nudges
+
+from .conftest import km
+
+
+def test_thinner_variant_has_more_failed_searches_and_higher_gap_rate(demo_report: dict) -> None:  # type: ignore[type-arg]
+    gaps = {g["variant"]: g for g in demo_report["gaps"]["variants"]}
+    basic, expert = gaps["support-basic"], gaps["support-expert"]
+    assert basic["signals_by_source"]["failed_search"] > expert["signals_by_source"]["failed_search"]
+    assert basic["gap_rate"] > expert["gap_rate"]
+    for g in gaps.values():
+        assert g["watermark"]["short"] == demo_report["run"]["watermark"]["short"]
+        assert "absolute completeness" in g["watermark"]["warning"]
+    cov = {c["variant"]: c for c in demo_report["coverage"]["variants"]}
+    assert all(c["watermark"]["count"] == 23 for c in cov.values())
+    assert all(0 <= c["rate"] <= 1 for c in cov.values())
+
+
+def _config(demo: Path, name: str, artifact: str, file: str) -> Path:
+    path = demo / file
+    path.write_text(yaml.safe_dump({"samples": "eval-samples.yaml", "executor": "offline",
+                                    "knowledgeDirs": ["workspace/knowledge"],
+                                    "variants": [{"name": name, "artifact": artifact, "cwd": "workspace"}]}))
+    return path
+
+
+@pytest.fixture
+def fresh_demo(tmp_path: Path) -> Path:
+    assert km("init", "d", cwd=tmp_path).returncode == 0
+    return tmp_path / "d"
+
+
+def test_max_gap_rate_gate_fails_with_one_line_reason(fresh_demo: Path) -> None:
+    r = km("eval", "--max-gap-rate", "0.5", cwd=fresh_demo)
+    assert r.returncode == 1
+    reasons = [line for line in r.stdout.splitlines() if line.startswith("gate failed:")]
+    assert len(reasons) == 1 and "gap rate of support-basic" in reasons[0] and "> max 50.0%" in reasons[0]
+
+
+def test_regression_gate_trends_and_nudge(fresh_demo: Path) -> None:
+    good = _config(fresh_demo, "kb", "support-expert", "good.yaml")
+    bad = _config(fresh_demo, "kb", "support-basic", "bad.yaml")
+    for i in range(3):
+        r = km("eval", "--config", str(good), "--json", "--gap-rate-regression", "0.05", cwd=fresh_demo)
+        report = json.loads(r.stdout)
+        assert report["verdict"]["level"] == "SOLO"
+        assert report["gates"]["passed"]
+        nudged = any(NUDGE_TEXT in n for n in report["notes"])
+        assert nudged == (i == 2), report["notes"]
+    r = km("eval", "--config", str(bad), "--gap-rate-regression", "0.05", cwd=fresh_demo)
+    assert r.returncode == 1
+    assert "gate failed: gap rate of kb went 8.7% → 87.0%" in r.stdout
+    trends = km("trends", "--variant", "kb", cwd=fresh_demo)
+    assert trends.returncode == 0
+    assert len([line for line in trends.stdout.splitlines() if "eval-samples.yaml@" in line and "│" in line]) >= 4, \
+        trends.stdout
+    assert "absolute completeness" in " ".join(trends.stdout.split())
+
+
+def test_gaps_and_sample_commands(fresh_demo: Path) -> None:
+    assert km("eval", "--report-only", cwd=fresh_demo).returncode == 0
+    g = km("gaps", "latest", "--variant", "support-basic", "--limit", "2", cwd=fresh_demo)
+    assert g.returncode == 0 and "[failed search]" in g.stdout and "sample set eval-samples.yaml" in g.stdout
+    s = km("sample", "--from-gaps", "latest", "--variant", "support-basic", "--max", "3", cwd=fresh_demo)
+    assert s.returncode == 0, s.stderr
+    drafts = yaml.safe_load((fresh_demo / "eval-samples.drafts.yaml").read_text())
+    assert len(drafts) == 3 and all(d["provenance"] == "gap-derived" and d["draft"] for d in drafts)
+    again = km("sample", "--from-gaps", "latest", cwd=fresh_demo)
+    assert again.returncode == 2 and "already exists" in again.stderr
+
+
+def test_gate_logic_unknown_rate_fails_and_first_run_has_nothing_to_regress() -> None:
+    res = check_gates({"a": None, "b": 0.2}, {}, sample_set="s@1", max_gap_rate=0.3, regression=0.1)
+    by = {(r.gate, r.variant): r for r in res}
+    assert not by[("max_gap_rate", "a")].passed and by[("max_gap_rate", "b")].passed
+    assert by[("gap_rate_regression", "b")].passed and "no earlier run" in by[("gap_rate_regression", "b")].message
+    res = check_gates({"b": 0.35}, {"b": ("r1", 0.2)}, sample_set="s@1", max_gap_rate=None, regression=0.1)
+    assert not res[0].passed and "since run r1" in res[0].message
+
+
+def test_nudge_needs_three_low_runs_in_a_row() -> None:
+    assert evolution_nudges({"a": [0.05]}, {"a": 0.0}) == []
+    assert evolution_nudges({"a": [0.5, 0.05, 0.1]}, {"a": 0.02}) != []
+    assert evolution_nudges({"a": [0.05, 0.2]}, {"a": 0.02}) == []
+    assert evolution_nudges({"a": [0.05, None]}, {"a": 0.02}) == []
