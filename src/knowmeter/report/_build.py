@@ -58,6 +58,8 @@ def build_report(
             "tasks_done": len(done),
             "tasks_missing": run["tasks_total"] - len(done),
             "wall_s": run.get("wall_s"),
+            "judges": run.get("judges", []),
+            "prompt_hashes": run.get("prompt_hashes", {}),
         },
         "variants": variants,
     }

@@ -62,6 +62,8 @@ class RunInfo(_M):
     tasks_done: int
     tasks_missing: int
     wall_s: float | None
+    judges: list[dict[str, Any]] = Field(description="Configured judges (name, executor, model).")
+    prompt_hashes: dict[str, str] = Field(description="Hashes of the judge and judge-backed metric prompts.")
 
 
 class Cost(_M):
