@@ -23,8 +23,9 @@ Grep and Glob are hidden in the native builds unless named, hence the explicit t
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import anyio
 from pydantic import Field, field_validator
@@ -89,7 +90,7 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
     """Claude Code (``claude -p --output-format stream-json``) as the agent under test."""
 
     name = "claude"
-    default_pass_env: ClassVar[tuple[str, ...]] = CLAUDE_PASS_ENV
+    default_pass_env = CLAUDE_PASS_ENV
 
     def base_env(self) -> dict[str, str]:
         env = dict(CLAUDE_OFFLINE_ENV)
@@ -101,58 +102,80 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
             env["IS_SANDBOX"] = "1"  # Claude Code refuses bypassPermissions as root without it
         return env
 
-    def _flags(self, request: ExecRequest) -> list[str]:
+    def setting_sources(self) -> str:
+        """``--setting-sources``: the option, else none ("") — "project" for skill delivery."""
         o = self.options
-        sources = o.setting_sources
-        if sources is None:
-            sources = "project" if o.delivery == "skill" else ""
-        flags = ["-p", "--output-format", "stream-json", "--verbose", "--setting-sources", sources,
-                 "--strict-mcp-config", "--mcp-config", EMPTY_MCP, "--no-session-persistence",
-                 "--permission-mode", o.permission_mode]
-        if o.tools != "default":
-            flags += ["--tools", ",".join(o.tools)]
-        allowed = o.allowed_tools if o.allowed_tools is not None else (
-            list(DEFAULT_TOOLS) if o.tools == "default" else o.tools)
-        if allowed:
-            flags += ["--allowedTools", *allowed]
-        if o.disallowed_tools:
-            flags += ["--disallowedTools", *o.disallowed_tools]
-        model = request.model or self.model
-        if model:
-            flags += ["--model", model]
-        budgets = [b for b in (o.max_budget_usd, request.max_cost_usd) if b]
-        if budgets:
-            flags += ["--max-budget-usd", f"{min(budgets):g}"]
-        return flags
+        if o.setting_sources is not None:
+            return o.setting_sources
+        return "project" if o.delivery == "skill" else ""
 
-    async def prepare(self, request: ExecRequest, sandbox: TaskSandbox) -> tuple[list[str], Path | None]:
+    def allowed_tools(self) -> list[str]:
+        """``--allowedTools``: the option, else the ``tools`` list (the defaults for ``tools: default``)."""
         o = self.options
-        argv = [str(self.binary), *self._flags(request)]
+        if o.allowed_tools is not None:
+            return o.allowed_tools
+        return list(DEFAULT_TOOLS) if o.tools == "default" else o.tools
+
+    def budget_usd(self, request: ExecRequest) -> float | None:
+        """``--max-budget-usd``: the smaller of the option and the task's cost cap."""
+        budgets = [b for b in (self.options.max_budget_usd, request.max_cost_usd) if b]
+        return min(budgets) if budgets else None
+
+    async def install_artifact(self, request: ExecRequest, sandbox: TaskSandbox) -> list[str]:
+        """Deliver the artifact: install the skill, or write the system prompt file and return the
+        flag that passes it (``--append-system-prompt-file`` / ``--system-prompt-file``)."""
+        o = self.options
         text = artifact_text(request)
         if o.delivery == "skill":
             if text is not None:
                 skill = request.skill or SkillInstall("artifact", None, text)
                 skills_dir = sandbox.workspace / ".claude" / "skills"
                 await anyio.to_thread.run_sync(lambda: install_skill(skills_dir, skill))
-        elif o.system_prompt == "append":
-            if text is not None:
-                path = await write_text(sandbox.root / "system.md", text)
-                argv += ["--append-system-prompt-file", str(path)]
-        else:
-            system = "\n\n".join(p for p in (o.base_system_prompt, text) if p)
-            argv += ["--system-prompt-file", str(await write_text(sandbox.root / "system.md", system))]
-        argv += o.extra_args
+            return []
+        if o.system_prompt == "append":
+            if text is None:
+                return []
+            return ["--append-system-prompt-file", str(await write_text(sandbox.root / "system.md", text))]
+        system = "\n\n".join(p for p in (o.base_system_prompt, text) if p)
+        return ["--system-prompt-file", str(await write_text(sandbox.root / "system.md", system))]
+
+    def _flags(self, request: ExecRequest) -> list[str]:
+        o = self.options
+        flags = ["-p", "--output-format", "stream-json", "--verbose", "--setting-sources", self.setting_sources(),
+                 "--strict-mcp-config", "--mcp-config", EMPTY_MCP, "--no-session-persistence",
+                 "--permission-mode", o.permission_mode]
+        if o.tools != "default":
+            flags += ["--tools", ",".join(o.tools)]
+        if allowed := self.allowed_tools():
+            flags += ["--allowedTools", *allowed]
+        if o.disallowed_tools:
+            flags += ["--disallowedTools", *o.disallowed_tools]
+        if model := request.model or self.model:
+            flags += ["--model", model]
+        if budget := self.budget_usd(request):
+            flags += ["--max-budget-usd", f"{budget:g}"]
+        return flags
+
+    async def prepare(self, request: ExecRequest, sandbox: TaskSandbox) -> tuple[list[str], Path | None]:
+        argv = [str(self.binary), *self._flags(request), *await self.install_artifact(request, sandbox),
+                *self.options.extra_args]
         return argv, await write_text(sandbox.root / "prompt.txt", request.prompt)
 
-    async def interpret(self, request: ExecRequest, sandbox: TaskSandbox,
-                        outcome: ProcessOutcome) -> ExecResult:
-        trace, summary = parse_claude_stream(outcome.stdout.decode("utf-8", "replace").splitlines())
+    def stream_result(self, records: Iterable[str | Mapping[str, Any]], error: str | None = None) -> ExecResult:
+        """An ExecResult from Claude stream-json records (lines or the SDK's message dicts);
+        ``error`` is a process-level error used when the stream reports none."""
+        trace, summary = parse_claude_stream(records)
         if summary.api_error_status in RETRYABLE_STATUS:
-            raise ExecutorError(f"claude: API error {summary.api_error_status}: {summary.error}")
+            raise ExecutorError(f"{self.name}: API error {summary.api_error_status}: {summary.error}")
         trace.meta.update(executor=self.name, delivery=self.options.delivery)
         return ExecResult(output=summary.output, trace=trace, usage=Usage.from_dict(summary.usage),
                           cost_usd=summary.cost_usd, duration_api_ms=summary.duration_api_ms,
-                          num_turns=summary.num_turns, error=process_error(self.name, outcome, summary.error))
+                          num_turns=summary.num_turns, error=summary.error or error)
+
+    async def interpret(self, request: ExecRequest, sandbox: TaskSandbox,
+                        outcome: ProcessOutcome) -> ExecResult:
+        lines = outcome.stdout.decode("utf-8", "replace").splitlines()
+        return self.stream_result(lines, process_error(self.name, outcome, None))
 
 
 @register_executor("claude")

@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 import time
 from abc import ABC, abstractmethod
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import ClassVar, Generic, TypeVar
 
@@ -141,14 +142,23 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
                         outcome: ProcessOutcome) -> ExecResult:
         """Turn the finished process (and any session files in the sandbox) into an ExecResult."""
 
+    def timeout_for(self, request: ExecRequest) -> float:
+        """Seconds the task may run: the option, else the task's timeout, else 600."""
+        return self.options.timeout_s or request.timeout_s or DEFAULT_TIMEOUT_S
+
+    def sandbox(self, request: ExecRequest) -> AbstractAsyncContextManager[TaskSandbox]:
+        """The task's isolated workspace, HOME and environment (see ``_isolation``)."""
+        opts = self.options
+        return task_sandbox(request, pass_env=[*self.default_pass_env, *PROXY_ENV, *opts.pass_env],
+                            extra_env={**self.base_env(), **opts.env},
+                            keep_workspace_skills=opts.keep_workspace_skills,
+                            workspace_ignore=opts.workspace_ignore, keep=opts.keep_temp)
+
     async def run(self, request: ExecRequest) -> ExecResult:
         opts = self.options
-        timeout = opts.timeout_s or request.timeout_s or DEFAULT_TIMEOUT_S
+        timeout = self.timeout_for(request)
         started = time.perf_counter()
-        async with task_sandbox(request, pass_env=[*self.default_pass_env, *PROXY_ENV, *opts.pass_env],
-                                extra_env={**self.base_env(), **opts.env},
-                                keep_workspace_skills=opts.keep_workspace_skills,
-                                workspace_ignore=opts.workspace_ignore, keep=opts.keep_temp) as sandbox:
+        async with self.sandbox(request) as sandbox:
             argv, stdin_path = await self.prepare(request, sandbox)
             try:
                 outcome = await run_process(argv, cwd=sandbox.workspace, env=sandbox.env, timeout_s=timeout,
