@@ -47,6 +47,8 @@ def _overrides(opts: dict[str, Any]) -> Overrides:
 def run_eval(opts: dict[str, Any]) -> int:
     """Run (or resume) an evaluation; returns the exit code the verdict and gates call for."""
     err = Console(stderr=True)
+    if not err.is_terminal:
+        err = Console(stderr=True, width=120)
     if opts.get("resume"):
         ov = _overrides(opts)
         from knowmeter.config import DEFAULT_OUTPUT_DIR

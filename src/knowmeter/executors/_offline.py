@@ -48,7 +48,7 @@ _STOP = frozenset(
     """.split()
 )
 #: how much a word the skill associated with the question counts, relative to a word of the question
-EXPANSION_WEIGHT = 0.3
+EXPANSION_WEIGHT = 0.5
 _TEXT_SUFFIXES = {".md", ".txt", ".yaml", ".yml", ".json", ".rst", ".csv", ".toml", ".py", ".sh"}
 _MAX_FILE_BYTES = 512 * 1024
 _SKIP_DIRS = {".git", ".knowmeter", "node_modules", "__pycache__", ".venv"}
