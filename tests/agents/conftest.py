@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,34 +10,24 @@ from typing import Any
 import pytest
 
 from knowmeter.executors import SkillInstall
+from support.agents import agent_cli
 from support.mock_model import MockModelServer, ServerFactory
 
-AGENTS_DIR = Path(__file__).resolve().parent
 #: A phrase that occurs only in the test skill: finding it in a request means the skill leaked in.
 SKILL_MARKER = "PLUMTREE-7731"
 SKILL_NAME = "fruit-finder"
 
 
-def _cli(name: str) -> Path:
-    path = AGENTS_DIR / "node_modules" / ".bin" / name
-    if not (path.is_file() and os.access(path, os.X_OK)):
-        message = f"{name} CLI not installed: run `npm ci --prefix tests/agents`"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
-
-
 @pytest.fixture(scope="session")
 def claude_bin() -> Path:
     """The pinned claude CLI (fails under CI=true when missing, skips otherwise)."""
-    return _cli("claude")
+    return agent_cli("claude")
 
 
 @pytest.fixture(scope="session")
 def codex_bin() -> Path:
     """The pinned codex CLI (fails under CI=true when missing, skips otherwise)."""
-    return _cli("codex")
+    return agent_cli("codex")
 
 
 @pytest.fixture

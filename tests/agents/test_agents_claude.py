@@ -24,6 +24,7 @@ from knowmeter.executors import (
     create_executor,
 )
 from knowmeter.traces import ErrorKind, ToolStatus
+from support.agents import executor_options
 from support.mock_model import MockModelServer, ServerFactory
 
 DEFAULT_PROMPT_PHRASE = "You are an interactive agent that helps users with software engineering tasks"
@@ -39,9 +40,32 @@ SEARCH = {"anthropic": [
 
 
 def _run(claude_bin: Path, srv: MockModelServer, request: ExecRequest, **options: Any) -> ExecResult:
-    spec = ExecutorSpec("claude", None, {"bin": str(claude_bin), "base_url": srv.anthropic_base_url,
-                                         "api_key": "dummy", **options})
+    spec = ExecutorSpec("claude", None, executor_options("claude", srv, bin=str(claude_bin), **options))
     return anyio.run(create_executor(spec).run, request)
+
+
+def _run_arms(srv: MockModelServer, requests: dict[str, ExecRequest], **options: Any) -> dict[str, ExecResult]:
+    """Run the requests at the same time through one executor."""
+    executor = create_executor(ExecutorSpec("claude", None, executor_options("claude", srv, **options)))
+    results: dict[str, ExecResult] = {}
+
+    async def one(arm: str) -> None:
+        results[arm] = await executor.run(requests[arm])
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            for arm in requests:
+                tg.start_soon(one, arm)
+
+    anyio.run(main)
+    return results
+
+
+def _bodies_of(srv: MockModelServer, result: ExecResult) -> list[str]:
+    """The request bodies of one claude run (its session id is in every request's headers)."""
+    session = result.trace.meta["session_id"]
+    return [json.dumps(r["body"]) for r in srv.model_requests()
+            if r["headers"].get("x-claude-code-session-id") == session]
 
 
 def _request(workspace: Path, *, variant: str = "baseline", system: str | None = None,
@@ -99,15 +123,14 @@ def test_skill_delivery_baseline_never_sees_the_skill(claude_bin: Path, mock_ser
     # the variant's folder itself holds the skill (as a user's repository would): the copy drops it
     shutil.copytree(skill.source_dir, workspace / ".claude" / "skills" / "fruit-finder")  # type: ignore[arg-type]
     srv = _ab_server(mock_server, skill_marker)
-
-    baseline = _run(claude_bin, srv, _request(workspace), delivery="skill")
-    n_baseline = len(srv.model_requests())
-    treatment = _run(claude_bin, srv, _request(workspace, variant="t", system=skill.text, skill=skill),
+    arms = _run_arms(srv, {"baseline": _request(workspace),
+                           "treatment": _request(workspace, variant="t", system=skill.text, skill=skill)},
                      delivery="skill")
-
-    bodies = srv.bodies_text()
-    assert n_baseline == 2 and not any(skill_marker in b for b in bodies[:n_baseline])
-    assert all(skill_marker in b for b in bodies[n_baseline:])
+    baseline, treatment = arms["baseline"], arms["treatment"]
+    assert baseline.trace.meta["cwd"] != treatment.trace.meta["cwd"]  # concurrent tasks, separate copies
+    base_bodies, treat_bodies = _bodies_of(srv, baseline), _bodies_of(srv, treatment)
+    assert len(base_bodies) == 2 and len(treat_bodies) == 3
+    assert not any(skill_marker in b for b in base_bodies) and all(skill_marker in b for b in treat_bodies)
     assert baseline.output == "baseline answer" and treatment.output == "treatment answer"
     assert "No such file or directory" in baseline.trace.invocations()[0].result.output  # type: ignore[union-attr]
     assert "fruit-finder" not in baseline.trace.meta["skills"]

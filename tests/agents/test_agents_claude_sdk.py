@@ -21,6 +21,7 @@ from knowmeter.executors import (
 )
 from knowmeter.executors._claude_sdk import flag_dict, wrapper_script
 from knowmeter.traces import ErrorKind
+from support.agents import executor_options
 from support.mock_model import MockModelServer, ServerFactory
 
 
@@ -55,8 +56,7 @@ def sdk() -> Any:
 
 
 def _run(claude_bin: Path, srv: MockModelServer, request: ExecRequest, **options: Any) -> ExecResult:
-    spec = ExecutorSpec("claude-sdk", None, {"bin": str(claude_bin), "base_url": srv.anthropic_base_url,
-                                             "api_key": "dummy", **options})
+    spec = ExecutorSpec("claude-sdk", None, executor_options("claude-sdk", srv, bin=str(claude_bin), **options))
     return anyio.run(create_executor(spec).run, request)
 
 

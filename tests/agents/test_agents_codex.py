@@ -23,9 +23,10 @@ from knowmeter.executors import (
     create_executor,
 )
 from knowmeter.traces import ErrorKind, ToolStatus
+from support.agents import executor_model, executor_options
 from support.mock_model import MockModelServer, ServerFactory
 
-MODEL = "gpt-5.5"  # a slug codex knows (an unknown one adds a warning item to the stream)
+MODEL = executor_model("codex")  # a slug codex knows (an unknown one adds a warning item to the stream)
 FAILURES = {"openai": [
     {"shell": "grep -rn banana ."},
     {"shell": "grep -rn kiwi ."},
@@ -37,8 +38,7 @@ FAILURES = {"openai": [
 
 
 def _run(codex_bin: Path, srv: MockModelServer, request: ExecRequest, **options: Any) -> ExecResult:
-    spec = ExecutorSpec("codex", MODEL, {"bin": str(codex_bin), "base_url": srv.openai_base_url,
-                                         "api_key": "dummy", "max_retries": 0, **options})
+    spec = ExecutorSpec("codex", MODEL, executor_options("codex", srv, bin=str(codex_bin), **options))
     return anyio.run(create_executor(spec).run, request)
 
 

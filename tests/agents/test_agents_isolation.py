@@ -125,6 +125,13 @@ def test_install_skill_copies_the_whole_folder(skill_dir: Path, tmp_path: Path) 
     assert (skill_dir / "SKILL.md").is_file()
 
 
+def test_skill_folder_is_named_after_the_frontmatter_name(tmp_path: Path) -> None:
+    named = SkillInstall("treatment", None, "---\nname: 'release-notes'\ndescription: d\n---\nbody")
+    assert install_skill(tmp_path, named).name == "release-notes"
+    unnamed = SkillInstall("v2 draft", None, "# no frontmatter\nname: not-this\n")
+    assert install_skill(tmp_path, unnamed).name == "v2-draft"
+
+
 def test_install_skill_adds_frontmatter_only_when_asked_and_missing(tmp_path: Path) -> None:
     plain = SkillInstall("notes", None, "# Release notes\n\nAlways cite the ticket.\n")
     text = (install_skill(tmp_path / "a", plain, ensure_frontmatter=True) / "SKILL.md").read_text()

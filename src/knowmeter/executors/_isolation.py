@@ -61,6 +61,7 @@ SANDBOX_ENV_VAR = "KNOWMETER_SANDBOX"
 DEFAULT_WORKSPACE_IGNORE: tuple[str, ...] = (".git", ".knowmeter", "node_modules", "__pycache__", ".venv")
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+_FRONTMATTER_NAME = re.compile(r"^name:[ \t]*(.+)$", re.M)
 _KILL_GRACE_S = 3.0
 _PIPE_DRAIN_S = 2.0
 
@@ -129,8 +130,11 @@ def _with_frontmatter(name: str, text: str) -> str:
 
 
 def skill_folder_name(skill: SkillInstall) -> str:
-    """A safe folder name for the skill (its name with anything but ``[A-Za-z0-9._-]`` replaced)."""
-    return _SAFE_NAME.sub("-", skill.name).strip(".-") or "skill"
+    """The folder to install the skill in: the ``name`` of its SKILL.md frontmatter (agents expect
+    folder and name to agree), else the install's name; anything but ``[A-Za-z0-9._-]`` → ``-``."""
+    match = _FRONTMATTER_NAME.search(skill.text.split("\n---", 1)[0]) if _has_frontmatter(skill.text) else None
+    name = match.group(1).strip().strip("\"'") if match else skill.name
+    return _SAFE_NAME.sub("-", name).strip(".-") or "skill"
 
 
 def install_skill(skills_dir: Path, skill: SkillInstall, *, ensure_frontmatter: bool = False) -> Path:
