@@ -66,7 +66,7 @@ class AnthropicExecutor:
         if o.temperature is not None:
             params["temperature"] = o.temperature
         started = time.perf_counter()
-        client = anthropic.AsyncAnthropic(api_key=api_key(o, "ANTHROPIC_API_KEY"), base_url=o.base_url,
+        client = anthropic.AsyncAnthropic(api_key=api_key(SOURCE, o, "ANTHROPIC_API_KEY"), base_url=o.base_url,
                                           max_retries=o.max_retries,
                                           timeout=o.timeout_s or request.timeout_s or 600.0)
         try:
@@ -89,5 +89,5 @@ class AnthropicExecutor:
 def _make_anthropic(spec: ExecutorSpec) -> AnthropicExecutor:
     options = parse_options(AnthropicOptions, "anthropic", spec.options)
     import_sdk("anthropic", INSTALL_HINT)
-    api_key(options, "ANTHROPIC_API_KEY")
+    api_key(SOURCE, options, "ANTHROPIC_API_KEY")
     return AnthropicExecutor(require_model(spec), options)

@@ -39,11 +39,11 @@ def import_sdk(module: str, install_hint: str) -> ModuleType:
         raise ExecutorUnavailable(f"the {module} SDK is not installed; {install_hint}") from None
 
 
-def api_key(options: ApiOptions, env_var: str) -> str:
+def api_key(executor: str, options: ApiOptions, env_var: str) -> str:
     """The API key: the option, else ``env_var``; a server given by ``base_url`` may need none."""
     key = options.api_key or os.environ.get(env_var) or ("unused" if options.base_url else None)
     if key is None:
-        raise InputError(f"no API key: set {env_var} or the executor option api_key")
+        raise InputError(f"executor {executor!r}: no API key: set {env_var} or the executor option api_key")
     return key
 
 

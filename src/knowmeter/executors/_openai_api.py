@@ -91,7 +91,7 @@ class OpenAIExecutor:
         o = self.options
         model = request.model or self.model
         started = time.perf_counter()
-        client = openai.AsyncOpenAI(api_key=api_key(o, "OPENAI_API_KEY"), base_url=o.base_url,
+        client = openai.AsyncOpenAI(api_key=api_key(SOURCE, o, "OPENAI_API_KEY"), base_url=o.base_url,
                                     max_retries=o.max_retries,
                                     timeout=o.timeout_s or request.timeout_s or 600.0)
         try:
@@ -112,5 +112,5 @@ class OpenAIExecutor:
 def _make_openai(spec: ExecutorSpec) -> OpenAIExecutor:
     options = parse_options(OpenAIOptions, "openai", spec.options)
     import_sdk("openai", INSTALL_HINT)
-    api_key(options, "OPENAI_API_KEY")
+    api_key(SOURCE, options, "OPENAI_API_KEY")
     return OpenAIExecutor(require_model(spec), options)
