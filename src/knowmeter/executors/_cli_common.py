@@ -45,7 +45,7 @@ class CliOptions(ExecutorOptions):
     env: dict[str, str] = Field(default_factory=dict)
     #: more variables (names or globs like ``MY_*``) to copy from knowmeter's environment
     pass_env: list[str] = Field(default_factory=list)
-    #: extra command-line arguments, appended before the prompt
+    #: extra command-line arguments, after knowmeter's own flags
     extra_args: list[str] = Field(default_factory=list)
     #: keep ``.claude/skills`` / ``.codex/skills`` / ``.agents/skills`` of the workspace in the copy
     keep_workspace_skills: bool = False
