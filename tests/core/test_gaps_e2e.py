@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,9 @@ def test_regression_gate_trends_and_nudge(fresh_demo: Path) -> None:
         assert nudged == (i == 2), report["notes"]
     r = km("eval", "--config", str(bad), "--gap-rate-regression", "0.05", cwd=fresh_demo)
     assert r.returncode == 1
-    assert "gate failed: gap rate of kb went 8.7% → 87.0%" in r.stdout
+    reason = next(line for line in r.stdout.splitlines() if line.startswith("gate failed:"))
+    assert re.match(r"gate failed: gap rate of kb went \d+\.\d% → 87\.0% \(\+\d+\.\d points; allowed \+5\.0\) "
+                    r"since run \S+ on eval-samples\.yaml@", reason), reason
     trends = km("trends", "--variant", "kb", cwd=fresh_demo)
     assert trends.returncode == 0
     assert len([line for line in trends.stdout.splitlines() if "eval-samples.yaml@" in line and "│" in line]) >= 4, \
