@@ -57,7 +57,7 @@ def render_terminal(report: dict[str, Any], console: Console) -> None:
     _render_comparisons(report, console)
     _render_gaps(report, console)
     for line in report.get("terminal_lines", []):
-        console.print(line, markup=False, highlight=False)
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     if verdict:
         console.print(f"[bold]{verdict.get('ship_recommendation', '')}[/bold]", highlight=False)
 
