@@ -11,6 +11,7 @@ import click
 
 from knowmeter.cli._errors import input_errors
 from knowmeter.errors import InputError
+from knowmeter.store import iter_results
 
 RUNS_DIR = Path(".knowmeter") / "runs"
 RESULTS = "results.jsonl"
@@ -108,32 +109,12 @@ def _results_path(run: str) -> Path:
     raise InputError(f"{run}: no such run; expected {RUNS_DIR / run / RESULTS}, a run directory or a results file")
 
 
-def _read_lines(path: Path) -> list[dict[str, Any]]:
-    """Records of a results file; a truncated last line (a killed run) is skipped."""
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines) and not text.endswith("\n"):
-                break
-            raise InputError(f"{path}: line {number}: not valid JSON; the results file is damaged") from None
-        if not isinstance(record, dict):
-            raise InputError(f"{path}: line {number}: expected a JSON object per line")
-        records.append(record)
-    return records
-
-
 def _judge_scores(path: Path) -> dict[str, tuple[dict[str, float], set[str]]]:
     """Per variant: the mean judge-layer score of each sample over its repeats, and the judges
     (names and models) that scored."""
     sums: dict[str, dict[str, list[float]]] = {}
     judges: dict[str, set[str]] = {}
-    for number, rec in enumerate(_read_lines(path), start=1):
+    for number, rec in enumerate(iter_results(path, strict=True), start=1):
         variant, sample = rec.get("variant"), rec.get("sample_id")
         if not isinstance(variant, str) or not isinstance(sample, str):
             raise InputError(f"{path}: record {number}: missing variant or sample_id")

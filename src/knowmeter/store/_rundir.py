@@ -48,20 +48,27 @@ def read_json(path: Path) -> Any:
         raise InputError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
 
 
-def iter_results(path: Path) -> Iterator[dict[str, Any]]:
-    """Stream result records; a truncated or corrupt line (from a killed run) is skipped."""
+def iter_results(path: Path, *, strict: bool = False) -> Iterator[dict[str, Any]]:
+    """Stream result records. A truncated last line (from a killed run) is always skipped; a
+    damaged line elsewhere is skipped too, or with ``strict`` raises ``InputError`` naming it."""
     if not path.exists():
         return
     with path.open("r", encoding="utf-8", errors="replace") as fh:
-        for line in fh:
+        for number, line in enumerate(fh, start=1):
             if not line.endswith("\n"):
                 return  # the line being written when the run died
+            if not line.strip():
+                continue
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
+                if strict:
+                    raise InputError(f"{path}: line {number}: not valid JSON; the results file is damaged") from None
                 continue
             if isinstance(record, dict):
                 yield record
+            elif strict:
+                raise InputError(f"{path}: line {number}: expected a JSON object per line")
 
 
 class ResultsWriter:
