@@ -114,3 +114,16 @@ def test_init_refuses_to_overwrite(tmp_path: Path) -> None:
     assert km("init", "x", cwd=tmp_path).returncode == 0
     r = km("init", "x", cwd=tmp_path)
     assert r.returncode == 2 and "already exists" in r.stderr
+
+
+def test_repeats_give_stability_and_saturation(tmp_path: Path) -> None:
+    km("init", "d", cwd=tmp_path)
+    r = km("eval", "--repeat", "2", "--json", "--report-only", "--no-cache", cwd=tmp_path / "d")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert len(report["tasks"]) == 92
+    assert {t["repeat"] for t in report["tasks"]} == {0, 1} and not any(t["cached"] for t in report["tasks"])
+    s = report["statistics"]["variants"]["support-expert"]
+    assert s["repeats"] == 2
+    assert s["stability"]["median_cv"] == 0.0 and s["stability"]["stable"]  # the offline agent is deterministic
+    assert [p["repeats"] for p in s["saturation"]["points"]] == [1, 2]
