@@ -27,7 +27,7 @@ from knowmeter.config import (
     load_eval_file,
 )
 from knowmeter.errors import InputError
-from knowmeter.executors import Executor, ExecutorSpec, UnknownExecutor, create_executor
+from knowmeter.executors import Executor, ExecutorSpec, ExecutorUnavailable, UnknownExecutor, create_executor
 from knowmeter.grading import Assertion, JudgeSpec, judge_prompt_hash, load_assertions, metric_prompt_hashes
 from knowmeter.judges import build_judges
 from knowmeter.runner import (
@@ -171,7 +171,7 @@ class Prepared:
 def _executor_from(config: RunConfig) -> Executor:
     try:
         return create_executor(ExecutorSpec(config.executor, config.model, dict(config.executor_options)))
-    except UnknownExecutor as exc:
+    except (UnknownExecutor, ExecutorUnavailable) as exc:
         raise InputError(str(exc)) from None
 
 

@@ -6,7 +6,14 @@ import shlex
 import shutil
 
 from knowmeter.errors import InputError
-from knowmeter.executors import ExecutorSpec, UnknownExecutor, create_executor, executor_names
+from knowmeter.executors import (
+    Executor,
+    ExecutorSpec,
+    ExecutorUnavailable,
+    UnknownExecutor,
+    create_executor,
+    executor_names,
+)
 from knowmeter.grading import JudgeSpec
 
 
@@ -24,14 +31,20 @@ def split_judge(value: str) -> tuple[str, str | None]:
     return value, None
 
 
+def executor_for(value: str, what: str) -> tuple[Executor, str | None]:
+    """The executor and model named by an ``executor:model`` value; ``what`` names the option
+    in the one-line error (e.g. ``--judge 'x:y'``)."""
+    name, model = split_judge(value)
+    try:
+        return create_executor(ExecutorSpec(name, model)), model
+    except (UnknownExecutor, ExecutorUnavailable) as exc:
+        raise InputError(f"{what}: {exc}") from None
+
+
 def build_judges(values: list[str]) -> list[JudgeSpec]:
     """One JudgeSpec per ``--judge`` value (an ensemble when several)."""
     judges = []
     for value in values:
-        name, model = split_judge(value)
-        try:
-            executor = create_executor(ExecutorSpec(name, model))
-        except UnknownExecutor as exc:
-            raise InputError(f"--judge {value!r}: {exc}") from None
+        executor, model = executor_for(value, f"--judge {value!r}")
         judges.append(JudgeSpec(value, executor, model))
     return judges

@@ -10,12 +10,11 @@ from typing import Any
 
 from knowmeter.analysis import HedgingClassifier, accessed_files, analyze_task
 from knowmeter.config import RunConfig
-from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared
-from knowmeter.executors import ExecResult, ExecutorSpec, UnknownExecutor, create_executor
+from knowmeter.executors import ExecResult
 from knowmeter.gates import check_gates, evolution_nudges, gates_to_dict
 from knowmeter.grading import GradingConfig, grade
-from knowmeter.judges import split_judge
+from knowmeter.judges import executor_for
 from knowmeter.report import SectionBuilder, build_report
 from knowmeter.report._compare_section import comparison_section
 from knowmeter.report._gaps_section import gaps_section
@@ -29,11 +28,7 @@ def hedging_classifier(config: RunConfig) -> HedgingClassifier | None:
     run-wide), or None for regex-only hedging."""
     if not config.hedging_judge:
         return None
-    name, model = split_judge(config.hedging_judge)
-    try:
-        executor = create_executor(ExecutorSpec(name, model))
-    except UnknownExecutor as exc:
-        raise InputError(f"hedging classifier {config.hedging_judge!r}: {exc}") from None
+    executor, model = executor_for(config.hedging_judge, f"hedging classifier {config.hedging_judge!r}")
     return HedgingClassifier(executor, model=model, max_candidates=config.hedging_max_candidates)
 
 

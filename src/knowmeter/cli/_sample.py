@@ -49,11 +49,9 @@ def sample_cmd(run: str, variant: str | None, out: Path, max_samples: int | None
         click.echo(f"no drafts: variant {variant} had no failed searches and no uncovered knowledge files")
         return
     if refine:
-        from knowmeter.executors import ExecutorSpec, create_executor
-        from knowmeter.judges import split_judge
+        from knowmeter.judges import executor_for
 
-        name, model = split_judge(refine)
-        executor = create_executor(ExecutorSpec(name, model))
+        executor, model = executor_for(refine, f"--refine {refine!r}")
         drafts = anyio.run(lambda: refine_drafts(drafts, executor, model=model))
     path = write_drafts_yaml(drafts, out, overwrite=force)
     click.echo(f"wrote {len(drafts)} draft sample(s) to {path} (from run {run_dir.id}, variant {variant}); "
