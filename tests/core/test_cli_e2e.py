@@ -127,3 +127,32 @@ def test_repeats_give_stability_and_saturation(tmp_path: Path) -> None:
     assert s["repeats"] == 2
     assert s["stability"]["median_cv"] == 0.0 and s["stability"]["stable"]  # the offline agent is deterministic
     assert [p["repeats"] for p in s["saturation"]["points"]] == [1, 2]
+
+
+def test_report_overrides_recompute_the_verdict(demo: Path, demo_report: dict) -> None:  # type: ignore[type-arg]
+    run_id = demo_report["run"]["id"]
+    assert demo_report["verdict"]["level"] == "PROGRESS" and demo_report["exit_code"] == 0
+    strict = km("report", run_id, "--threshold", "5", "--json", cwd=demo)
+    assert strict.returncode == 1
+    report = json.loads(strict.stdout)
+    assert report["verdict"]["level"] != "PROGRESS" and report["statistics"]["config"]["threshold"] == 5
+    reseeded = json.loads(km("report", run_id, "--seed", "7", "--bootstrap-samples", "2000", "--json",
+                             "--report-only", cwd=demo).stdout)
+    ci = reseeded["comparisons"][0]["metrics"]["composite"]["diff"]["bca"]
+    assert (ci["seed"], ci["b"]) == (7, 2000)
+    text = km("report", run_id, cwd=demo).stdout
+    assert text.splitlines()[0].startswith("PROGRESS") and "methodology audit" in text
+
+
+def test_hedging_classifier_from_the_command_line(tmp_path: Path) -> None:
+    km("init", "d", cwd=tmp_path)
+    demo = tmp_path / "d"
+    (demo / "hedge.py").write_text("import json, sys\njson.load(sys.stdin)\n"
+                                   "print(json.dumps({'output': json.dumps({'isUncertainty': False, "
+                                   "'confidence': 0.9, 'reason': 'polite phrasing'})}))\n")
+    r = km("eval", "--json", "--report-only", "--hedging-judge", f"{sys.executable} hedge.py", cwd=demo)
+    assert r.returncode == 0, r.stderr
+    gaps = {g["variant"]: g for g in json.loads(r.stdout)["gaps"]["variants"]}
+    assert all(g["hedging_mode"] == "regex+llm" for g in gaps.values())
+    basic = gaps["support-basic"]
+    assert basic["signals_by_source"]["hedging"] == 0 and basic["hedging_dropped"] > 0  # the classifier said no

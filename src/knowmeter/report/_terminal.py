@@ -55,6 +55,7 @@ def render_terminal(report: dict[str, Any], console: Console) -> None:
                       _fmt(lat.get("p50"), ".0f") + " ms" if lat else "unknown")
     console.print(table)
     _render_comparisons(report, console)
+    _render_audit(report, console)
     _render_gaps(report, console)
     for line in report.get("terminal_lines", []):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
@@ -122,3 +123,14 @@ def _render_gaps(report: dict[str, Any], console: Console) -> None:
     for name, g in gaps.items():
         if g.get("soft_signal_note"):
             console.print(f"{name}: {g['soft_signal_note']}", highlight=False)
+
+
+def _render_audit(report: dict[str, Any], console: Console) -> None:
+    audit = report.get("audit") or {}
+    if not audit:
+        return
+    parts = [f"{name.replace('_', ' ')}: {check.get('status')}" for name, check in audit.items()]
+    console.print("methodology audit · " + " · ".join(parts), highlight=False)
+    for name, check in audit.items():
+        if check.get("status") in ("warn", "fail"):
+            console.print(f"  {name.replace('_', ' ')} ({check['status']}): {check.get('detail')}", highlight=False)

@@ -1,0 +1,54 @@
+"""Configuration: eval.yaml keys, flags override the file, defaults in one place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knowmeter.errors import InputError
+from knowmeter.evaluation import Overrides, resolve_config
+
+
+def write(tmp: Path, text: str) -> Path:
+    (tmp / "eval.yaml").write_text(text)
+    (tmp / "s.yaml").write_text("- {sample_id: a, prompt: x}\n")
+    return tmp
+
+
+def test_file_values_and_flag_overrides(tmp_path: Path) -> None:
+    write(tmp_path, "samples: s.yaml\nvariants:\n  - {name: c, artifact: baseline}\n  - {name: t, artifact: baseline}\n"
+          "executor: offline\nconcurrency: 3\ntimeoutMs: 5000\nrepeat: 2\nnoCache: true\n"
+          "budget: {totalUSD: 2, perSampleUSD: 0.5, perSampleMs: 1000}\n")
+    cfg = resolve_config(Overrides(), tmp_path)
+    assert [(v.name, v.role) for v in cfg.variants] == [("c", "control"), ("t", "treatment")]
+    assert (cfg.concurrency, cfg.repeat, cfg.no_cache, cfg.budget_total_usd, cfg.budget_per_task_usd) == \
+        (3, 2, True, 2, 0.5)
+    assert cfg.timeout_s == 1.0  # perSampleMs caps the per-task timeout
+    cfg2 = resolve_config(Overrides(concurrency=9, control="baseline", treatments=["x", "y"], budget_usd=1.0),
+                          tmp_path)
+    assert cfg2.concurrency == 9 and cfg2.budget_total_usd == 1.0
+    assert [(v.expression, v.role) for v in cfg2.variants] == [("baseline", "control"), ("x", "treatment"),
+                                                                ("y", "treatment")]
+
+
+def test_defaults_without_a_file(tmp_path: Path) -> None:
+    (tmp_path / "eval-samples.yaml").write_text("- {sample_id: a, prompt: x}\n")
+    cfg = resolve_config(Overrides(control="baseline"), tmp_path)
+    assert cfg.samples == ["eval-samples.yaml"] and cfg.executor == "offline" and cfg.repeat == 1
+    assert cfg.layer_gate == 3.5 and cfg.bootstrap_samples == 10_000
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("samples: s.yaml\nvariants: [{artifact: baseline}]\nrepeats: 2\n", "unknown config key 'repeats'"),
+    ("samples: s.yaml\nvariants: [{artifact: baseline}]\nconcurrency: 0\n", "concurrency"),
+    ("samples: s.yaml\nvariants: [{artifact: baseline, role: judge}]\n", "variants.0.role"),
+    ("samples: s.yaml\nvariants: [{artifact: a, role: control}, {artifact: b, role: control}]\n",
+     "more than one control"),
+    ("samples: [s.yaml\n", "line 2"),
+])
+def test_bad_config_is_one_line(tmp_path: Path, text: str, message: str) -> None:
+    write(tmp_path, text)
+    with pytest.raises(InputError) as exc:
+        resolve_config(Overrides(), tmp_path)
+    assert message in str(exc.value) and "\n" not in str(exc.value)
