@@ -1,0 +1,50 @@
+"""``knowmeter observe PATH…``: skill health from real Claude Code / Codex usage traces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from knowmeter.cli._errors import guarded
+
+
+@click.command("observe")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--last", metavar="N[m|h|d|w]", help="Only segments that started in the last N minutes, hours, "
+              "days or weeks (e.g. 7d).")
+@click.option("--since", metavar="WHEN", help="Only segments that started at or after WHEN (ISO date or datetime, "
+              "UTC unless it has an offset).")
+@click.option("--until", metavar="WHEN", help="Only segments that started before WHEN (a bare date includes "
+              "that whole day).")
+@click.option("--skills", metavar="A,B", help="Only these skills (comma-separated); the (no skill) row is left out.")
+@click.option("--kb", type=click.Path(path_type=Path), metavar="DIR",
+              help="Knowledge folder: report which of its files the segments read (coverage).")
+@click.option("--json", "as_json", is_flag=True, help="Print the health report as JSON.")
+@click.option("--workers", type=click.IntRange(1), metavar="N",
+              help="Processes sharing the files (default: the number of cores).")
+@guarded
+def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, until: str | None,
+                skills: str | None, kb: Path | None, as_json: bool, workers: int | None) -> None:
+    """Skill health from real usage traces under PATH… (a Claude Code projects folder such as
+    ~/.claude/projects, session .jsonl files with their subagents, Codex session folders).
+
+    Each session is cut into segments at every skill start (Skill tool call, /command, read of a
+    skill's SKILL.md). Per skill: segments, tool failure rate, knowledge-gap signals and gap
+    rates, coverage of --kb, tokens, confidence and a health band — every rate shown with the
+    watermark of the trace set it was measured on.
+    """
+    from knowmeter.observe import make_window, observe, render_health
+
+    window = make_window(last=last, since=since, until=until)
+    names = skills.split(",") if skills is not None else None
+    report = observe(list(paths), window=window, skills=names, kb=kb, workers=workers)
+    if as_json:
+        import json
+
+        click.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+        return
+    from rich.console import Console
+
+    console = Console(width=None if click.get_text_stream("stdout").isatty() else 160)
+    render_health(report, console)

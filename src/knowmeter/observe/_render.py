@@ -1,0 +1,116 @@
+"""The terminal view of a health report: one table row per skill, then the trace-set watermark.
+
+Bands of underpowered skills (< 5 segments) are printed dim with ``?`` — indicative only (gap
+spec §5) — so a red from one segment does not read like a red from fifty."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from knowmeter.observe._report import HealthReport, SkillHealth
+
+_BAND_STYLE = {"green": "green", "amber": "yellow", "red": "red"}
+
+
+def _pct(rate: float | None) -> str:
+    return "–" if rate is None else f"{rate:.1%}"
+
+
+def _count(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1e6:.1f}M"
+    return f"{n / 1e3:.1f}k" if n >= 10_000 else str(n)
+
+
+def _band(h: SkillHealth) -> str:
+    if h.band is None:
+        return "–"
+    if h.band_indicative:
+        return f"[dim italic]{h.band}?[/dim italic]"
+    return f"[bold {_BAND_STYLE[h.band]}]{h.band}[/bold {_BAND_STYLE[h.band]}]"
+
+
+def _row(h: SkillHealth, with_kb: bool) -> list[str]:
+    g = h.gaps
+    by = g.signals_by_source
+    signals = "/".join(str(by.get(s, 0)) for s in ("failed_search", "explicit_marker", "hedging", "repeated_failure"))
+    gap = "–" if g.gap_rate is None else f"{g.gap_rate:.1%} ({g.samples_with_gap}/{g.executed})"
+    t = h.tokens
+    tokens = f"{_count(t.input_tokens + t.cache_read_tokens + t.cache_creation_tokens)} / {_count(t.output_tokens)}"
+    row = [h.skill, f"{h.segments} ({h.sessions})", str(h.tool_calls), _pct(h.tool_failure_rate), gap,
+           _pct(g.weighted_gap_rate), signals]
+    if with_kb:
+        c = h.coverage
+        row.append("–" if c is None or c.rate is None else f"{c.rate:.0%} ({c.covered}/{c.total})")
+    return [*row, tokens, h.confidence, _band(h)]
+
+
+def top_gaps(h: SkillHealth, limit: int = 3) -> list[str]:
+    """The skill's most frequent failed-search targets (``Grep "x" ×4``)."""
+    counts: Counter[str] = Counter()
+    for s in h.gaps.signals:
+        if s.source == "failed_search":
+            counts[f'{s.tool} "{s.target[:60]}"'] += s.occurrences
+    return [f"{what} ×{n}" for what, n in counts.most_common(limit)]
+
+
+def render_health(report: HealthReport, console: Console) -> None:
+    """Print the report: the per-skill table, the watermark lines, then notes."""
+    from rich.table import Table
+
+    from knowmeter.samples import WATERMARK_WARNING
+
+    ts = report.trace_set
+    with_kb = ts.kb is not None
+    table = Table(title="Skill health from real usage traces", title_justify="left")
+    cols = ["skill", "segs (sess)", "calls", "tool fail", "gap rate", "weighted", "fs/em/hd/rf",
+            *(["coverage"] if with_kb else []), "tokens in/out", "confidence", "health"]
+    for c in cols:
+        table.add_column(c, justify="left" if c in ("skill", "health", "confidence") else "right")
+    for h in report.skills:
+        table.add_row(*_row(h, with_kb))
+    if report.overall is not None and len(report.skills) > 1:
+        table.add_section()
+        table.add_row(*_row(report.overall, with_kb), style="bold")
+    if report.skills:
+        console.print(table)
+    else:
+        console.print("No segments in the trace set (check the window and --skills).")
+    w = report.watermark
+    console.print(f"trace set {', '.join(w.paths)} · {ts.sessions} sessions · {w.count} segments · {w.short}",
+                  markup=False, highlight=False)
+    console.print(f"⚠ {WATERMARK_WARNING}", markup=False, highlight=False)
+    tops = [(h.skill, top_gaps(h)) for h in report.skills]
+    lines = notes(report)
+    if any(t for _, t in tops):
+        lines.append("most frequent failed searches:")
+        lines += [f"  {skill}: " + "; ".join(t) for skill, t in tops if t]
+    for line in lines:
+        console.print(line, markup=False, highlight=False)
+
+
+def notes(report: HealthReport) -> list[str]:
+    """The lines under the table: window, filters, what was skipped, how bands are set."""
+    ts = report.trace_set
+    out: list[str] = []
+    if ts.window["since"] or ts.window["until"]:
+        out.append(f"window: {ts.window['since'] or '…'} → {ts.window['until'] or '…'} (UTC, by segment start)")
+    if ts.skills:
+        out.append(f"skills: {', '.join(ts.skills)}")
+    if ts.kb is not None:
+        out.append(f"coverage of {ts.kb} (files matched by their path inside it)")
+    if ts.undated_sessions:
+        out.append(f"{ts.undated_sessions} session(s) without timestamps left out of the window")
+    if ts.skipped_by_mtime:
+        out.append(f"{ts.skipped_by_mtime} file(s) last written before the window, not read")
+    if ts.not_traces:
+        out.append(f"{len(ts.not_traces)} .jsonl file(s) are not agent traces, skipped: {ts.not_traces[0]}"
+                   + (" …" if len(ts.not_traces) > 1 else ""))
+    g, f = report.thresholds["weighted_gap_rate"], report.thresholds["tool_failure_rate"]
+    out.append(f"health: worse of weighted gap rate (amber ≥ {g['amber']:.0%}, red ≥ {g['red']:.0%}) and tool "
+               f"failure rate (amber ≥ {f['amber']:.0%}, red ≥ {f['red']:.0%}); '?' = under 5 segments, indicative")
+    return out

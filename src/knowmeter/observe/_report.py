@@ -1,0 +1,176 @@
+"""The health report: per-skill figures merged from the workers' partial results.
+
+Per skill (one *sample* = one segment):
+
+- ``tool_failure_rate`` = failed tool calls / tool calls that came back with a verdict. Calls
+  cancelled because a parallel sibling failed, and calls without a result (the session ended,
+  the call was interrupted) are left out of the denominator: they say nothing about the tool.
+  A search that ran and found nothing (``rg`` exiting 1) is not a failure — the tool worked; it
+  is a gap signal. Permission denials and user rejections are failures (``failures_by_kind``
+  tells them apart).
+- gap signals and rates from ``analysis.aggregate_gaps`` over the skill's segments, coverage from
+  ``analysis.coverage`` over their kb accesses — both carrying the trace-set watermark.
+- ``confidence`` by segment count (< 5 underpowered, < 20 low, else high, gap spec §5).
+- ``band``: the worse of the weighted gap rate band and the failure-rate band (``THRESHOLDS``);
+  ``band_indicative`` when the skill is underpowered — show it softened, do not act on it.
+
+``overall`` aggregates every segment in the report (the ``(no skill)`` row included when shown).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
+
+from knowmeter.analysis import (
+    Confidence,
+    Coverage,
+    GapSummary,
+    KnowledgeFile,
+    TaskGaps,
+    aggregate_gaps,
+    confidence_tier,
+    coverage,
+)
+from knowmeter.observe._results import USAGE_KEYS
+from knowmeter.samples import Watermark
+
+if TYPE_CHECKING:
+    from knowmeter.observe._merge import Merger, SkillTotals
+
+Band = Literal["green", "amber", "red"]
+
+#: Health-band thresholds: a rate at or above ``amber`` is amber, at or above ``red`` is red.
+THRESHOLDS: dict[str, dict[str, float]] = {
+    "weighted_gap_rate": {"amber": 0.25, "red": 0.50},
+    "tool_failure_rate": {"amber": 0.10, "red": 0.25},
+}
+_BANDS: tuple[Band, ...] = ("green", "amber", "red")
+
+
+def band_of(weighted_gap_rate: float | None, tool_failure_rate: float | None) -> Band | None:
+    """The worse of the two rates' bands; None when neither is known."""
+    levels: list[int] = []
+    for name, rate in (("weighted_gap_rate", weighted_gap_rate), ("tool_failure_rate", tool_failure_rate)):
+        if rate is None:
+            continue
+        t = THRESHOLDS[name]
+        levels.append(2 if rate >= t["red"] else 1 if rate >= t["amber"] else 0)
+    return _BANDS[max(levels)] if levels else None
+
+
+class Tokens(BaseModel):
+    """Token usage summed over segments (each API message counted once); segments whose share
+    of a session's usage cannot be told apart (a multi-skill Codex session) are counted in
+    ``segments_without_usage`` instead."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
+    segments_without_usage: int = 0
+
+
+class SkillHealth(BaseModel):
+    """The health of one skill (or ``(no skill)``, or ``overall``) over the observed segments."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    skill: str
+    segments: int = Field(ge=0)
+    sessions: int = Field(ge=0)
+    started_by: dict[str, int]
+    first_seen: str | None
+    last_seen: str | None
+    tool_calls: int = Field(ge=0)
+    tool_failures: int = Field(ge=0)
+    cancelled: int = Field(ge=0)
+    unresolved: int = Field(ge=0)
+    tool_failure_rate: float | None
+    failures_by_kind: dict[str, int]
+    subagents: int = Field(ge=0)
+    gaps: GapSummary
+    coverage: Coverage | None = None
+    tokens: Tokens
+    confidence: Confidence
+    band: Band | None
+    band_indicative: bool
+
+
+class TraceSet(BaseModel):
+    """Which traces the report read and what was passed over."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    paths: list[str]
+    files: int
+    bytes: int
+    sessions: int
+    segments: int
+    not_traces: list[str]
+    skipped_by_mtime: int
+    undated_sessions: int
+    window: dict[str, str | None]
+    skills: list[str] | None
+    kb: str | None
+
+
+class HealthReport(BaseModel):
+    """``knowmeter observe``'s report. Every gap rate and coverage figure in it carries the
+    trace-set watermark (``paths``, ``count`` = segments, ``sha256``, the warning). The gap
+    inventory (``gaps.signals``) is listed per skill; ``overall`` has the totals only."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    schema_version: Literal[1] = 1
+    watermark: Watermark
+    trace_set: TraceSet
+    thresholds: dict[str, dict[str, float]]
+    overall: SkillHealth | None
+    skills: list[SkillHealth]
+
+    @field_serializer("watermark")
+    def _watermark(self, w: Watermark) -> dict[str, Any]:
+        return w.to_dict()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (``knowmeter observe --json``)."""
+        return self.model_dump(mode="json")
+
+
+
+
+def skill_health(t: SkillTotals, watermark: Watermark, kb_files: Sequence[KnowledgeFile] | None) -> SkillHealth:
+    """One row of the report from a skill's running totals."""
+    gaps = aggregate_gaps((TaskGaps.from_dict(g) for g in t.gaps), watermark, variant=t.skill)
+    judged = t.calls - t.cancelled - t.unresolved
+    fail_rate = t.failures / judged if judged else None
+    cov = coverage(kb_files, t.kb, watermark, variant=t.skill) if kb_files is not None else None
+    tier = confidence_tier(t.segments)
+    return SkillHealth(
+        skill=t.skill, segments=t.segments, sessions=len(t.sessions), started_by=dict(sorted(t.started_by.items())),
+        first_seen=t.first, last_seen=t.last, tool_calls=t.calls, tool_failures=t.failures, cancelled=t.cancelled,
+        unresolved=t.unresolved, tool_failure_rate=fail_rate, failures_by_kind=dict(sorted(t.failure_kinds.items())),
+        subagents=t.subagents, gaps=gaps, coverage=cov,
+        tokens=Tokens(**{k: t.usage.get(k, 0) for k in USAGE_KEYS}, segments_without_usage=t.without_usage),
+        confidence=tier, band=band_of(gaps.weighted_gap_rate, fail_rate), band_indicative=tier == "underpowered",
+    )
+
+
+def build_report(m: Merger, *, paths: Sequence[str], window: dict[str, str | None], skills: Sequence[str] | None,
+                 kb: str | None, kb_files: Sequence[KnowledgeFile] | None) -> HealthReport:
+    """The report of everything ``m`` merged."""
+    wm = m.watermark(paths, skills)
+    trace_set = TraceSet(
+        paths=list(paths), files=m.files, bytes=m.bytes, sessions=m.sessions, segments=m.overall.segments,
+        not_traces=sorted(m.not_traces), skipped_by_mtime=m.mtime_skips, undated_sessions=m.undated,
+        window=window, skills=sorted(skills) if skills else None, kb=kb)
+    overall = skill_health(m.overall, wm, kb_files) if m.overall.segments else None
+    if overall is not None:  # every signal is listed in its skill's row already
+        overall = overall.model_copy(update={"gaps": overall.gaps.model_copy(update={"signals": ()})})
+    return HealthReport(watermark=wm, trace_set=trace_set, thresholds=THRESHOLDS, overall=overall,
+                        skills=[skill_health(t, wm, kb_files) for t in m.rows()])

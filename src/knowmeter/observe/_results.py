@@ -1,0 +1,73 @@
+"""What a worker sends back and what it is told: small, plain, picklable records.
+
+A worker returns one ``SessionResult`` per session file: per kept segment its counts, its gap
+analysis as a plain dict (``TaskGaps.to_dict``), its token usage and the knowledge files it
+accessed — never events or traces. This module imports nothing heavy, so the parent process stays
+small until the merge is done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Literal
+
+from knowmeter.observe._kb import KbIndex
+from knowmeter.observe._window import TimeWindow
+
+Usage = dict[str, int | None]
+
+#: The label of segment 0 (events before any skill started) in reports.
+NO_SKILL = "(no skill)"
+#: A file is skipped unread only when its mtime is this much before ``--since`` (clock skew
+#: between the recording machine and this file system, copies that kept their mtime).
+MTIME_SLACK = timedelta(days=1)
+USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
+
+Status = Literal["ok", "no_segments", "skipped_mtime", "not_trace"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScanConfig:
+    """What every worker needs: the window, the skill filter, the kb index."""
+
+    window: TimeWindow = field(default_factory=TimeWindow)
+    skills: frozenset[str] | None = None
+    kb: KbIndex | None = None
+
+    def wants_skill(self, skill: str | None) -> bool:
+        """Without ``--skills`` every segment counts (no-skill ones too); with it, only those skills."""
+        return self.skills is None or (skill is not None and skill in self.skills)
+
+
+@dataclass(slots=True)
+class SegmentResult:
+    """One kept segment, reduced to what the report needs."""
+
+    sample_id: str
+    skill: str
+    marker: str | None
+    started_at: str | None
+    tool_calls: int = 0
+    failures: int = 0
+    cancelled: int = 0
+    unresolved: int = 0
+    failure_kinds: dict[str, int] = field(default_factory=dict)
+    usage: Usage | None = None
+    subagents: int = 0
+    gaps: dict[str, Any] = field(default_factory=dict)
+    kb_access: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class SessionResult:
+    """What one session file contributed. ``fingerprint`` (sha256 over its files' size and mtime
+    and the ids of its kept segments) names its part of the trace set; None when nothing was kept."""
+
+    key: str
+    status: Status
+    size: int = 0
+    fingerprint: str | None = None
+    undated: bool = False
+    segments: list[SegmentResult] = field(default_factory=list)
+    error: str | None = None

@@ -1,0 +1,96 @@
+"""``observe``: scan session files in worker processes and merge their partial results.
+
+Each worker gets whole session files (a session and its subagent transcripts stay together) and
+returns a small ``SessionResult``; the parent folds results in as they arrive and builds the
+report at the end. Files go out biggest first so the last worker is not left with the largest
+session. The report does not depend on the number of workers or the order results come back in.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from knowmeter.errors import InputError
+from knowmeter.observe._files import session_jobs
+from knowmeter.observe._merge import Merger
+from knowmeter.observe._results import ScanConfig, SessionResult
+from knowmeter.observe._window import TimeWindow
+
+if TYPE_CHECKING:
+    from knowmeter.analysis import KnowledgeFile
+    from knowmeter.observe._report import HealthReport
+
+_CONFIG: ScanConfig | None = None
+
+
+def default_workers() -> int:
+    """The number of cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _init_worker(cfg: ScanConfig) -> None:
+    global _CONFIG
+    _CONFIG = cfg
+
+
+def _scan_job(job: tuple[Path, str]) -> SessionResult:
+    from knowmeter.observe._scan import scan_session
+
+    assert _CONFIG is not None, "worker not initialised"
+    return scan_session(job[0], job[1], _CONFIG)
+
+
+def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int) -> Iterator[SessionResult]:
+    if workers <= 1 or len(jobs) <= 1:
+        from knowmeter.observe._scan import scan_session
+
+        for path, key in jobs:
+            yield scan_session(path, key, cfg)
+        return
+    order = sorted(jobs, key=lambda j: j[0].stat().st_size, reverse=True)
+    n = min(workers, len(jobs))
+    chunk = max(1, min(16, len(jobs) // (n * 8)))
+    with ProcessPoolExecutor(max_workers=n, initializer=_init_worker, initargs=(cfg,)) as pool:
+        yield from pool.map(_scan_job, order, chunksize=chunk)
+
+
+def observe(paths: Sequence[Path | str], *, window: TimeWindow | None = None, skills: Iterable[str] | None = None,
+            kb: Path | str | None = None, workers: int | None = None) -> HealthReport:
+    """Skill health over the Claude Code / Codex session traces under ``paths``.
+
+    ``window`` keeps the segments that started in it; ``skills`` keeps only those skills (and drops
+    the ``(no skill)`` row); ``kb`` adds coverage of that folder's files; ``workers`` processes
+    share the files (default: every core). Raises ``InputError`` for a path that does not exist, a
+    file named directly that is not an agent trace, or folders without any agent session."""
+    roots = [Path(p) for p in paths]
+    if not roots:
+        raise InputError("observe: no path given; pass a Claude projects folder, session files or a Codex "
+                         "sessions folder")
+    wanted = frozenset(s.strip() for s in skills if s.strip()) if skills is not None else None
+    if wanted is not None and not wanted:
+        raise InputError("--skills: no skill name given; pass names separated by commas")
+    jobs = session_jobs(roots)
+    kb_files: list[KnowledgeFile] | None = None
+    cfg = ScanConfig(window or TimeWindow(), wanted, None)
+    if kb is not None:
+        from knowmeter.observe._kb import load_kb
+
+        kb_files, index = load_kb(Path(kb))
+        cfg = ScanConfig(cfg.window, wanted, index)
+    merger = Merger()
+    for res in _results(jobs, cfg, workers or default_workers()):
+        merger.add(res)
+    if merger.files == 0 and merger.mtime_skips == 0:
+        first = merger.not_traces[0] if merger.not_traces else ""
+        raise InputError(f"no agent session traces among {len(jobs)} .jsonl file(s) under "
+                         f"{', '.join(map(str, roots))} (first: {first})")
+    return merger.report(paths=[str(p) for p in paths], window=cfg.window.to_dict(),
+                         skills=sorted(wanted) if wanted else None, kb=str(kb) if kb is not None else None,
+                         kb_files=kb_files)

@@ -1,0 +1,277 @@
+"""One session file → per-segment partial results (runs inside a worker process).
+
+A Claude session JSONL file is streamed: events come from ``ClaudeSessionReader`` one record at
+a time, and each segment is analysed and dropped as soon as it is finished, so memory holds about
+two segments, never the session. Its subagent transcripts (``<session>/subagents/agent-*.jsonl``)
+are read after it, one at a time, and folded into the segment that spawned them. Other formats
+(Codex rollouts, Claude stream-json, Codex ``exec --json``) are loaded whole and then segmented.
+
+What a worker sends back is small: per kept segment its counts, its gap analysis as a plain dict,
+its token usage and the knowledge files it accessed — never events or traces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from knowmeter.analysis import TaskGaps, accessed_files, analyze_task
+from knowmeter.errors import InputError
+from knowmeter.observe._results import (
+    MTIME_SLACK,
+    NO_SKILL,
+    USAGE_KEYS,
+    ScanConfig,
+    SegmentResult,
+    SessionResult,
+    Usage,
+)
+from knowmeter.observe._segment import Links, Segment, Segmenter, segment_events
+from knowmeter.observe._window import parse_timestamp
+from knowmeter.traces import (
+    ClaudeSessionReader,
+    ErrorKind,
+    Event,
+    MessageEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    ToolStatus,
+    Trace,
+    TraceFormat,
+    load_trace,
+    parse_claude_session,
+    sniff,
+)
+
+_GIVEN_CAP = 200_000  # chars of the person's own messages kept as "given" paths for the analysis
+
+
+def file_stamp(path: Path, st: os.stat_result | None = None) -> str:
+    """``size:mtime_ns`` — changes whenever the file is rewritten or appended to."""
+    st = st or path.stat()
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def subagent_files(path: Path) -> list[Path]:
+    """A Claude session file's subagent / compaction transcripts (``<session>/subagents/**/agent-*.jsonl``)."""
+    sub_dir = path.with_suffix("") / "subagents"
+    return sorted(sub_dir.rglob("agent-*.jsonl")) if sub_dir.is_dir() else []
+
+
+def _agent_of(path: Path) -> tuple[str | None, bool]:
+    """``agent-<id>.jsonl`` → (id, is a compaction transcript)."""
+    name = path.name
+    if not (name.startswith("agent-") and name.endswith(".jsonl")):
+        return None, False
+    agent = name[len("agent-"):-len(".jsonl")]
+    return agent, agent.startswith("acompact")
+
+
+def _usage_so_far(reader: ClaudeSessionReader) -> Usage:
+    # The reader deduplicates usage by message id; its running total is not public API yet.
+    return reader._msgs.usage()
+
+
+class _Session:
+    """Scanning state of one session file."""
+
+    def __init__(self, path: Path, key: str, cfg: ScanConfig) -> None:
+        self.path, self.key, self.cfg = path, key, cfg
+        self.stem = path.stem
+        self.cwd: str | None = None
+        self.started: datetime | None = None
+        self.given: list[str] = []
+        self._given_chars = 0
+        self.results: dict[int, SegmentResult] = {}
+        self.undated = False
+
+    # -- segments ---------------------------------------------------------------------------
+    def wanted(self, seg: Segment) -> bool:
+        if not self.cfg.wants_skill(seg.skill):
+            return False
+        when = parse_timestamp(seg.started_at) or self.started
+        if when is None and self.cfg.window.bounded:
+            self.undated = True
+        return self.cfg.window.contains(when)
+
+    def take(self, seg: Segment) -> None:
+        """Analyse a finished segment (when the filters want it) and keep its result."""
+        if not self.wanted(seg):
+            return
+        started = seg.started_at or (self.started.isoformat() if self.started else None)
+        res = SegmentResult(sample_id=f"{self.stem}#{seg.index}", skill=seg.skill or NO_SKILL,
+                            marker=seg.marker, started_at=started, usage=seg.usage)
+        trace = Trace(events=seg.events, source="observe-segment", meta={"cwd": self.cwd} if self.cwd else {})
+        self._fold(res, trace, "\n".join(self.given))
+        self.results[seg.index] = res
+
+    def note_given(self, event: Event) -> None:
+        """Remember what the person typed (it is "given", not constructed by the agent)."""
+        if (isinstance(event, MessageEvent) and event.role == "user" and event.agent_id is None
+                and (not event.injected or "<command-args>" in event.text)
+                and self._given_chars < _GIVEN_CAP):
+            self.given.append(event.text[:_GIVEN_CAP])
+            self._given_chars += len(event.text)
+
+    def _fold(self, res: SegmentResult, trace: Trace, prompt: str) -> None:
+        """Add one trace's tool counts, gap signals and kb accesses to a segment result."""
+        _count_tools(res, trace.events)
+        gaps = analyze_task(trace, sample_id=res.sample_id, prompt_text=prompt, workspace_root=self.cwd)
+        res.gaps = _merge_gaps(res.gaps, gaps)
+        if self.cfg.kb is not None:
+            for k, n in self.cfg.kb.map_accesses(accessed_files(trace, None, cwd=self.cwd)).items():
+                res.kb_access[k] = res.kb_access.get(k, 0) + n
+
+    # -- subagents --------------------------------------------------------------------------
+    def add_subagent(self, path: Path, links: Links) -> str | None:
+        """Fold one subagent transcript into the segment that spawned it; its stamp when it counted."""
+        agent, compaction = _agent_of(path)
+        index = links.agents.get(agent) if agent is not None else None
+        if index is not None and index not in self.results:
+            return None  # spawned by a segment the filters left out: not even read
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            trace = parse_claude_session(fh, agent_id=agent, compaction=compaction)
+        first = next((e.text for e in trace.events if isinstance(e, MessageEvent) and e.role == "user"), None)
+        if index is None:
+            index = links.segment_of(agent, first, trace.meta.get("started_at"))
+        res = self.results.get(index) if index is not None else None
+        if res is None:
+            return None
+        trace.meta.setdefault("cwd", self.cwd)
+        self._fold(res, trace, first or "")
+        res.subagents += 1
+        res.usage = _add_usage(res.usage, trace.meta.get("usage"))
+        return file_stamp(path)
+
+
+def _count_tools(res: SegmentResult, events: list[Event]) -> None:
+    status: dict[str, ToolResultEvent] = {e.id: e for e in events if isinstance(e, ToolResultEvent)}
+    for e in events:
+        if not isinstance(e, ToolCallEvent):
+            continue
+        res.tool_calls += 1
+        r = status.get(e.id)
+        if r is None or r.status is ToolStatus.UNKNOWN:
+            res.unresolved += 1
+        elif r.status is ToolStatus.CANCELLED:
+            res.cancelled += 1
+        elif r.status is ToolStatus.FAILURE and r.error_kind is not ErrorKind.EMPTY_SEARCH:
+            res.failures += 1
+            kind = r.error_kind.value if r.error_kind is not None else "other"
+            res.failure_kinds[kind] = res.failure_kinds.get(kind, 0) + 1
+
+
+def _merge_gaps(current: dict[str, Any], new: TaskGaps) -> dict[str, Any]:
+    """One segment's gap analysis from its main part and each subagent's (analysed apart: the
+    signals are per agent anyway, and turn numbers restart in every transcript)."""
+    if not current:
+        return new.to_dict()
+    old = TaskGaps.from_dict(current)
+    excluded = dict(old.excluded)
+    for k, v in new.excluded.items():
+        excluded[k] = excluded.get(k, 0) + v
+    merged = old.model_copy(update={"signals": (*old.signals, *new.signals), "excluded": excluded})
+    return merged.to_dict()
+
+
+def _add_usage(total: Usage | None, part: Any) -> Usage | None:
+    if total is None or not isinstance(part, dict):
+        return total
+    out = dict(total)
+    for k in USAGE_KEYS:
+        v = part.get(k)
+        if isinstance(v, int):
+            out[k] = (out.get(k) or 0) + v
+    return out
+
+
+def _first_timestamp(path: Path) -> str | None:
+    """The ``timestamp`` of a rollout's first record (its ``session_meta``)."""
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+        for line in fh:
+            if line.strip():
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    return None
+                if not isinstance(rec, dict):
+                    return None
+                payload = rec.get("payload")
+                ts = rec.get("timestamp") or (payload.get("timestamp") if isinstance(payload, dict) else None)
+                return ts if isinstance(ts, str) else None
+    return None
+
+
+def _mtime_skip(path: Path, cfg: ScanConfig, size_mtime: os.stat_result) -> bool:
+    since = cfg.window.since
+    if since is None:
+        return False
+    latest = max([size_mtime.st_mtime, *(p.stat().st_mtime for p in subagent_files(path))])
+    return datetime.fromtimestamp(latest, since.tzinfo) < since - MTIME_SLACK
+
+
+def scan_session(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
+    """Scan one session file (see the module docstring); never raises for a bad file."""
+    st = path.stat()
+    if _mtime_skip(path, cfg, st):
+        return SessionResult(key, "skipped_mtime", size=st.st_size)
+    try:
+        fmt = sniff(path)
+    except InputError as exc:
+        return SessionResult(key, "not_trace", size=st.st_size, error=str(exc))
+    session = _Session(path, key, cfg)
+    stamps = [file_stamp(path, st)]
+    if fmt is TraceFormat.CLAUDE_SESSION:
+        links = _scan_claude(session)
+        for sub in subagent_files(path) if session.results else []:
+            stamp = session.add_subagent(sub, links)
+            if stamp is not None:
+                stamps.append(f"{sub.relative_to(path.parent).as_posix()}:{stamp}")
+    else:
+        _scan_loaded(session, fmt)
+    size = st.st_size
+    kept = [session.results[i] for i in sorted(session.results)]
+    if not kept:
+        return SessionResult(key, "no_segments", size=size, undated=session.undated)
+    fp = hashlib.sha256("\n".join([*stamps, *(r.sample_id for r in kept)]).encode()).hexdigest()
+    return SessionResult(key, "ok", size=size, fingerprint=fp, undated=session.undated, segments=kept)
+
+
+def _scan_claude(session: _Session) -> Links:
+    agent, compaction = _agent_of(session.path)
+    reader = ClaudeSessionReader(agent_id=agent, compaction=compaction)
+    segmenter = Segmenter(usage_probe=lambda: _usage_so_far(reader))
+    meta = reader.meta
+    with open(session.path, encoding="utf-8-sig", errors="replace") as fh:
+        for event in reader.events(fh):
+            if session.cwd is None:
+                session.cwd = meta.get("cwd")
+                session.started = parse_timestamp(meta.get("started_at"))
+            session.note_given(event)
+            for seg in segmenter.feed(event, meta.get("ended_at")):
+                session.take(seg)
+        for seg in segmenter.finish():
+            session.take(seg)
+    return segmenter.links
+
+
+def _scan_loaded(session: _Session, fmt: TraceFormat) -> None:
+    trace = load_trace(session.path)
+    session.cwd = trace.meta.get("cwd") if isinstance(trace.meta.get("cwd"), str) else None
+    started = trace.meta.get("started_at")
+    if started is None and fmt is TraceFormat.CODEX_ROLLOUT:
+        started = _first_timestamp(session.path)
+    session.started = parse_timestamp(started)
+    for e in trace.events:
+        session.note_given(e)
+    segments, _ = segment_events(trace.events, started if isinstance(started, str) else None)
+    if len(segments) == 1 and isinstance(trace.meta.get("usage"), dict):
+        segments[0].usage = dict(trace.meta["usage"])
+    for seg in segments:
+        session.take(seg)
+
+

@@ -1,0 +1,96 @@
+"""``knowmeter observe`` end to end: the table, JSON, filters, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from knowmeter.cli import cli
+from knowmeter.samples import WATERMARK_WARNING
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, ["observe", *args], catch_exceptions=False)
+
+
+def test_table_with_watermark(traces: Path, kb_dir: Path) -> None:
+    res = invoke(str(traces / "claude-projects"), str(traces / "codex-sessions"), "--kb", str(kb_dir),
+                 "--workers", "1")
+    assert res.exit_code == 0, res.output
+    out = res.output
+    for name in ("pdf", "deploy", "imagegen", "review-pr", "(no skill)", "overall"):
+        assert name in out
+    assert "3 sessions · 7 segments" in out and WATERMARK_WARNING[:60] in out
+    assert "coverage of" in out and "33% (1/3)" in out
+    assert "most frequent failed searches:" in out and 'Grep "revenue_schema" ×1' in out
+    assert "underpowered" in out and "red?" in out  # bands of skills under 5 segments are only indicative
+
+
+def test_json_output_and_filters(traces: Path) -> None:
+    res = invoke(str(traces), "--json", "--skills", "pdf", "--since", "2026-03-15", "--workers", "2")
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.output)
+    assert [h["skill"] for h in d["skills"]] == ["pdf"]
+    assert d["skills"][0]["segments"] == 2 and d["watermark"]["count"] == 2
+    assert d["skills"][0]["gaps"]["watermark"] == d["watermark"]
+    assert d["trace_set"]["window"] == {"since": "2026-03-15T00:00:00Z", "until": None}
+    assert d["trace_set"]["skills"] == ["pdf"]
+
+
+def test_workers_do_not_change_the_json(traces: Path) -> None:
+    one = invoke(str(traces), "--json", "--workers", "1").output
+    two = invoke(str(traces), "--json", "--workers", "2").output
+    assert one == two and json.loads(one)["trace_set"]["segments"] == 7
+
+
+def test_an_empty_window_is_a_report_not_an_error(traces: Path) -> None:
+    res = invoke(str(traces), "--until", "2020-01-01", "--workers", "1")
+    assert res.exit_code == 0
+    assert "No segments in the trace set" in res.output and "0 segments" in res.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--last", "7x"], "--last '7x': not a duration"),
+    (["--last", "7d", "--since", "2026-01-01"], "give only one of them"),
+    (["--since", "yesterday"], "--since 'yesterday': not an ISO date"),
+    (["--since", "2026-03-02", "--until", "2026-03-01"], "the window is empty"),
+    (["--skills", ","], "--skills: no skill name given"),
+    (["--kb", "/nonexistent/kb"], "--kb must be a folder"),
+])
+def test_bad_options_exit_2_with_one_line(traces: Path, args: list[str], message: str) -> None:
+    res = invoke(str(traces), *args)
+    assert res.exit_code == 2
+    assert message in res.output and res.output.count("\n") == 1 and "Traceback" not in res.output
+
+
+def test_a_file_that_is_not_a_trace_exits_2_with_one_line(fixtures: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "knowmeter", "observe", str(fixtures / "not-a-trace.jsonl")],
+                          capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("knowmeter: error: ")
+    assert "not-a-trace.jsonl: line 1: not an agent trace" in proc.stderr
+
+
+def test_missing_path_and_missing_argument(tmp_path: Path) -> None:
+    res = invoke(str(tmp_path / "nope"))
+    assert res.exit_code == 2 and "no such file or folder" in res.output
+    assert invoke().exit_code == 2  # PATH… is required (click's usage error)
+
+
+def test_real_claude_session_end_to_end(shared_dir: Path) -> None:
+    path = (shared_dir / "reference" / "traces" / "claude-code-session-jsonl"
+            / "a758b6ba-8d47-447c-bead-7f25794b7319.jsonl")
+    proc = subprocess.run([sys.executable, "-m", "knowmeter", "observe", str(path), "--json"],
+                          capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    (row,) = d["skills"]
+    assert row["skill"] == "(no skill)" and row["tool_calls"] == 32 and row["segments"] == 1
+    assert row["gaps"]["samples_with_gap"] == 1 and d["watermark"]["paths"] == [str(path)]
