@@ -221,7 +221,7 @@ def test_real_traces_lose_no_tool_call(shared_dir: Path) -> None:
     assert [h.skill for h in report.skills] == [NO_SKILL]  # none of the real traces invokes a skill
     # the scripted model server's request logs beside the captures are JSON lines but not traces
     assert any("requests.trimmed.jsonl" in line and "not an agent trace" in line
-               for line in report.trace_set.not_traces)
+               for line in report.trace_set.skipped_files)
 
 
 def test_bad_input_is_one_clear_error(tmp_path: Path, fixtures: Path) -> None:
@@ -235,3 +235,34 @@ def test_bad_input_is_one_clear_error(tmp_path: Path, fixtures: Path) -> None:
         observe([tmp_path / "only"])
     with pytest.raises(InputError, match=r"no \.jsonl session files"):
         observe([fixtures / "kb"])
+
+
+def test_a_path_the_person_gave_before_the_skill_started_is_not_a_gap(tmp_path: Path) -> None:
+    (SessionFile(tmp_path / "s2.jsonl")
+     .human("2026-03-01T00:00:00Z", "the spec is at /home/u/proj/notes/spec.md")
+     .human("2026-03-01T00:00:01Z", "<command-message>impl is running…</command-message>\n"
+                                    "<command-name>/impl</command-name>")
+     .call("2026-03-01T00:00:02Z", "t1", "Read", {"file_path": "/home/u/proj/notes/spec.md"})
+     .result("2026-03-01T00:00:03Z", "t1", "File does not exist.", is_error=True)
+     .call("2026-03-01T00:00:04Z", "t2", "Read", {"file_path": "/home/u/proj/notes/design.md"})
+     .result("2026-03-01T00:00:05Z", "t2", "File does not exist.", is_error=True)
+     .write())
+    impl = rows(observe([tmp_path], workers=1))["impl"]
+    assert [s.target for s in impl.gaps.signals] == ["/home/u/proj/notes/design.md"]
+    assert impl.gaps.excluded == {"given_path": 1}
+
+
+def test_a_codex_session_with_two_skills_cannot_split_its_token_total(traces: Path) -> None:
+    (rollout,) = (traces / "codex-sessions").rglob("rollout-*.jsonl")
+    extra = [{"timestamp": "2026-03-15T12:01:00.000Z", "type": "response_item",
+              "payload": {"type": "function_call", "name": "exec_command", "call_id": "call_c3",
+                          "arguments": json.dumps({"cmd": "sed -n 1,80p /root/.codex/skills/pdf/SKILL.md"})}},
+             {"timestamp": "2026-03-15T12:01:01.000Z", "type": "response_item",
+              "payload": {"type": "function_call_output", "call_id": "call_c3",
+                          "output": "Process exited with code 0\nOutput:\n# pdf\n"}}]
+    with rollout.open("a", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in extra)
+    by = rows(observe([traces / "codex-sessions"], workers=1))
+    assert {s: (h.segments, h.tokens.segments_without_usage, h.tokens.input_tokens) for s, h in by.items()} == {
+        "imagegen": (1, 1, 0), "pdf": (1, 1, 0)}
+    assert by["pdf"].started_by == {"skill_md_read": 1}

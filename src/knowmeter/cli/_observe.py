@@ -32,7 +32,9 @@ def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, un
     Each session is cut into segments at every skill start (Skill tool call, /command, read of a
     skill's SKILL.md). Per skill: segments, tool failure rate, knowledge-gap signals and gap
     rates, coverage of --kb, tokens, confidence and a health band — every rate shown with the
-    watermark of the trace set it was measured on.
+    watermark of the trace set it was measured on. The health band is the worse of the weighted
+    gap rate (amber from 25%, red from 50%) and the tool failure rate (amber from 10%, red from
+    25%); with fewer than 5 segments it is only indicative.
     """
     from knowmeter.observe import make_window, observe, render_health
 

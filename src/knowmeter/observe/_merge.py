@@ -9,7 +9,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from knowmeter.observe._results import NO_SKILL, USAGE_KEYS, SegmentResult, SessionResult
 
@@ -37,7 +37,7 @@ class SkillTotals:
     subagents: int = 0
     usage: Counter[str] = field(default_factory=Counter)
     without_usage: int = 0
-    gaps: list[dict[str, Any]] = field(default_factory=list)
+    gaps: list[str] = field(default_factory=list)
     kb: list[dict[str, int]] = field(default_factory=list)
 
     def add(self, session: str, seg: SegmentResult) -> None:
@@ -70,11 +70,11 @@ class Merger:
         self.overall = SkillTotals("overall")
         self._fingerprints: list[tuple[str, str]] = []
         self.files = self.bytes = self.sessions = self.mtime_skips = self.undated = 0
-        self.not_traces: list[str] = []
+        self.skipped: list[str] = []
 
     def add(self, res: SessionResult) -> None:
-        if res.status == "not_trace":
-            self.not_traces.append(res.error or res.key)
+        if res.status == "skipped":
+            self.skipped.append(res.error or res.key)
             return
         if res.status == "skipped_mtime":
             self.mtime_skips += 1

@@ -107,9 +107,11 @@ def notes(report: HealthReport) -> list[str]:
         out.append(f"{ts.undated_sessions} session(s) without timestamps left out of the window")
     if ts.skipped_by_mtime:
         out.append(f"{ts.skipped_by_mtime} file(s) last written before the window, not read")
-    if ts.not_traces:
-        out.append(f"{len(ts.not_traces)} .jsonl file(s) are not agent traces, skipped: {ts.not_traces[0]}"
-                   + (" …" if len(ts.not_traces) > 1 else ""))
+    if ts.skipped_files:
+        out.append(f"{len(ts.skipped_files)} .jsonl file(s) skipped (not agent traces or unreadable): "
+                   + ts.skipped_files[0] + (" …" if len(ts.skipped_files) > 1 else ""))
+    out.append("tokens in = input + cache read + cache write; fs/em/hd/rf = failed search / explicit marker / "
+               "hedging / repeated failure signals")
     g, f = report.thresholds["weighted_gap_rate"], report.thresholds["tool_failure_rate"]
     out.append(f"health: worse of weighted gap rate (amber ≥ {g['amber']:.0%}, red ≥ {g['red']:.0%}) and tool "
                f"failure rate (amber ≥ {f['amber']:.0%}, red ≥ {f['red']:.0%}); '?' = under 5 segments, indicative")

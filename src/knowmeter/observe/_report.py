@@ -111,7 +111,7 @@ class TraceSet(BaseModel):
     bytes: int
     sessions: int
     segments: int
-    not_traces: list[str]
+    skipped_files: list[str]
     skipped_by_mtime: int
     undated_sessions: int
     window: dict[str, str | None]
@@ -146,7 +146,7 @@ class HealthReport(BaseModel):
 
 def skill_health(t: SkillTotals, watermark: Watermark, kb_files: Sequence[KnowledgeFile] | None) -> SkillHealth:
     """One row of the report from a skill's running totals."""
-    gaps = aggregate_gaps((TaskGaps.from_dict(g) for g in t.gaps), watermark, variant=t.skill)
+    gaps = aggregate_gaps((TaskGaps.model_validate_json(g) for g in t.gaps), watermark, variant=t.skill)
     judged = t.calls - t.cancelled - t.unresolved
     fail_rate = t.failures / judged if judged else None
     cov = coverage(kb_files, t.kb, watermark, variant=t.skill) if kb_files is not None else None
@@ -167,7 +167,7 @@ def build_report(m: Merger, *, paths: Sequence[str], window: dict[str, str | Non
     wm = m.watermark(paths, skills)
     trace_set = TraceSet(
         paths=list(paths), files=m.files, bytes=m.bytes, sessions=m.sessions, segments=m.overall.segments,
-        not_traces=sorted(m.not_traces), skipped_by_mtime=m.mtime_skips, undated_sessions=m.undated,
+        skipped_files=sorted(m.skipped), skipped_by_mtime=m.mtime_skips, undated_sessions=m.undated,
         window=window, skills=sorted(skills) if skills else None, kb=kb)
     overall = skill_health(m.overall, wm, kb_files) if m.overall.segments else None
     if overall is not None:  # every signal is listed in its skill's row already

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Literal
 
 from knowmeter.observe._kb import KbIndex
 from knowmeter.observe._window import TimeWindow
@@ -24,7 +24,7 @@ NO_SKILL = "(no skill)"
 MTIME_SLACK = timedelta(days=1)
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
 
-Status = Literal["ok", "no_segments", "skipped_mtime", "not_trace"]
+Status = Literal["ok", "no_segments", "skipped_mtime", "skipped"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,7 @@ class ScanConfig:
 
 @dataclass(slots=True)
 class SegmentResult:
-    """One kept segment, reduced to what the report needs."""
+    """One kept segment, reduced to what the report needs; ``gaps`` is its ``TaskGaps`` as JSON."""
 
     sample_id: str
     skill: str
@@ -55,7 +55,7 @@ class SegmentResult:
     failure_kinds: dict[str, int] = field(default_factory=dict)
     usage: Usage | None = None
     subagents: int = 0
-    gaps: dict[str, Any] = field(default_factory=dict)
+    gaps: str = ""
     kb_access: dict[str, int] = field(default_factory=dict)
 
 

@@ -69,7 +69,7 @@ def observe(paths: Sequence[Path | str], *, window: TimeWindow | None = None, sk
     the ``(no skill)`` row); ``kb`` adds coverage of that folder's files; ``workers`` processes
     share the files (default: every core). Raises ``InputError`` for a path that does not exist, a
     file named directly that is not an agent trace, or folders without any agent session."""
-    roots = [Path(p) for p in paths]
+    roots = [Path(p).expanduser() for p in paths]
     if not roots:
         raise InputError("observe: no path given; pass a Claude projects folder, session files or a Codex "
                          "sessions folder")
@@ -88,7 +88,7 @@ def observe(paths: Sequence[Path | str], *, window: TimeWindow | None = None, sk
     for res in _results(jobs, cfg, workers or default_workers()):
         merger.add(res)
     if merger.files == 0 and merger.mtime_skips == 0:
-        first = merger.not_traces[0] if merger.not_traces else ""
+        first = merger.skipped[0] if merger.skipped else ""
         raise InputError(f"no agent session traces among {len(jobs)} .jsonl file(s) under "
                          f"{', '.join(map(str, roots))} (first: {first})")
     return merger.report(paths=[str(p) for p in paths], window=cfg.window.to_dict(),

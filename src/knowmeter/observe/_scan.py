@@ -87,6 +87,7 @@ class _Session:
         self.given: list[str] = []
         self._given_chars = 0
         self.results: dict[int, SegmentResult] = {}
+        self.gaps: dict[str, TaskGaps] = {}
         self.undated = False
 
     # -- segments ---------------------------------------------------------------------------
@@ -121,10 +122,18 @@ class _Session:
         """Add one trace's tool counts, gap signals and kb accesses to a segment result."""
         _count_tools(res, trace.events)
         gaps = analyze_task(trace, sample_id=res.sample_id, prompt_text=prompt, workspace_root=self.cwd)
-        res.gaps = _merge_gaps(res.gaps, gaps)
+        before = self.gaps.get(res.sample_id)
+        self.gaps[res.sample_id] = gaps if before is None else _merge_gaps(before, gaps)
         if self.cfg.kb is not None:
             for k, n in self.cfg.kb.map_accesses(accessed_files(trace, None, cwd=self.cwd)).items():
                 res.kb_access[k] = res.kb_access.get(k, 0) + n
+
+    def finished(self) -> list[SegmentResult]:
+        """The kept segments in order, their gap analyses serialised (compact to send and to hold)."""
+        out = [self.results[i] for i in sorted(self.results)]
+        for res in out:
+            res.gaps = self.gaps[res.sample_id].model_dump_json(exclude_none=True)
+        return out
 
     # -- subagents --------------------------------------------------------------------------
     def add_subagent(self, path: Path, links: Links) -> str | None:
@@ -165,17 +174,13 @@ def _count_tools(res: SegmentResult, events: list[Event]) -> None:
             res.failure_kinds[kind] = res.failure_kinds.get(kind, 0) + 1
 
 
-def _merge_gaps(current: dict[str, Any], new: TaskGaps) -> dict[str, Any]:
+def _merge_gaps(old: TaskGaps, new: TaskGaps) -> TaskGaps:
     """One segment's gap analysis from its main part and each subagent's (analysed apart: the
     signals are per agent anyway, and turn numbers restart in every transcript)."""
-    if not current:
-        return new.to_dict()
-    old = TaskGaps.from_dict(current)
     excluded = dict(old.excluded)
     for k, v in new.excluded.items():
         excluded[k] = excluded.get(k, 0) + v
-    merged = old.model_copy(update={"signals": (*old.signals, *new.signals), "excluded": excluded})
-    return merged.to_dict()
+    return old.model_copy(update={"signals": (*old.signals, *new.signals), "excluded": excluded})
 
 
 def _add_usage(total: Usage | None, part: Any) -> Usage | None:
@@ -215,14 +220,22 @@ def _mtime_skip(path: Path, cfg: ScanConfig, size_mtime: os.stat_result) -> bool
 
 
 def scan_session(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
-    """Scan one session file (see the module docstring); never raises for a bad file."""
+    """Scan one session file (see the module docstring). A file that is not an agent trace or
+    cannot be read is reported as ``skipped`` with the reason, never raised."""
+    try:
+        return _scan(path, key, cfg)
+    except InputError as exc:
+        return SessionResult(key, "skipped", error=str(exc))
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        return SessionResult(key, "skipped", error=f"{path}: cannot read ({reason}); check its permissions")
+
+
+def _scan(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
     st = path.stat()
     if _mtime_skip(path, cfg, st):
         return SessionResult(key, "skipped_mtime", size=st.st_size)
-    try:
-        fmt = sniff(path)
-    except InputError as exc:
-        return SessionResult(key, "not_trace", size=st.st_size, error=str(exc))
+    fmt = sniff(path)
     session = _Session(path, key, cfg)
     stamps = [file_stamp(path, st)]
     if fmt is TraceFormat.CLAUDE_SESSION:
@@ -234,7 +247,7 @@ def scan_session(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
     else:
         _scan_loaded(session, fmt)
     size = st.st_size
-    kept = [session.results[i] for i in sorted(session.results)]
+    kept = session.finished()
     if not kept:
         return SessionResult(key, "no_segments", size=size, undated=session.undated)
     fp = hashlib.sha256("\n".join([*stamps, *(r.sample_id for r in kept)]).encode()).hexdigest()
