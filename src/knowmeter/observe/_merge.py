@@ -37,7 +37,7 @@ class SkillTotals:
     subagents: int = 0
     usage: Counter[str] = field(default_factory=Counter)
     without_usage: int = 0
-    gaps: list[str] = field(default_factory=list)
+    gaps: list[bytes] = field(default_factory=list)
     kb: list[dict[str, int]] = field(default_factory=list)
 
     def add(self, session: str, seg: SegmentResult) -> None:

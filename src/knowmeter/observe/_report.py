@@ -19,6 +19,7 @@ Per skill (one *sample* = one segment):
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -146,7 +147,8 @@ class HealthReport(BaseModel):
 
 def skill_health(t: SkillTotals, watermark: Watermark, kb_files: Sequence[KnowledgeFile] | None) -> SkillHealth:
     """One row of the report from a skill's running totals."""
-    gaps = aggregate_gaps((TaskGaps.model_validate_json(g) for g in t.gaps), watermark, variant=t.skill)
+    gaps = aggregate_gaps((TaskGaps.model_validate_json(zlib.decompress(g)) for g in t.gaps), watermark,
+                          variant=t.skill)
     judged = t.calls - t.cancelled - t.unresolved
     fail_rate = t.failures / judged if judged else None
     cov = coverage(kb_files, t.kb, watermark, variant=t.skill) if kb_files is not None else None

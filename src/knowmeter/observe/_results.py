@@ -42,7 +42,8 @@ class ScanConfig:
 
 @dataclass(slots=True)
 class SegmentResult:
-    """One kept segment, reduced to what the report needs; ``gaps`` is its ``TaskGaps`` as JSON."""
+    """One kept segment, reduced to what the report needs; ``gaps`` is its ``TaskGaps`` as
+    zlib-compressed JSON."""
 
     sample_id: str
     skill: str
@@ -55,7 +56,7 @@ class SegmentResult:
     failure_kinds: dict[str, int] = field(default_factory=dict)
     usage: Usage | None = None
     subagents: int = 0
-    gaps: str = ""
+    gaps: bytes = b""
     kb_access: dict[str, int] = field(default_factory=dict)
 
 

@@ -2,8 +2,9 @@
 
 Each worker gets whole session files (a session and its subagent transcripts stay together) and
 returns a small ``SessionResult``; the parent folds results in as they arrive and builds the
-report at the end. Files go out biggest first so the last worker is not left with the largest
-session. The report does not depend on the number of workers or the order results come back in.
+report at the end, after the workers are gone. Files go out biggest first so the last worker is
+not left with the largest session. The report does not depend on the number of workers or the
+order results come back in.
 """
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int) -> Ite
         for path, key in jobs:
             yield scan_session(path, key, cfg)
         return
+    # Load the scanner (and the analysis package it needs) before forking: the workers share it
+    # instead of each importing it again, which on a corpus of ~100 MB is a tenth of the run.
+    import knowmeter.observe._scan  # noqa: F401
+
     order = sorted(jobs, key=lambda j: j[0].stat().st_size, reverse=True)
     n = min(workers, len(jobs))
     chunk = max(1, min(16, len(jobs) // (n * 8)))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zlib
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -129,10 +130,11 @@ class _Session:
                 res.kb_access[k] = res.kb_access.get(k, 0) + n
 
     def finished(self) -> list[SegmentResult]:
-        """The kept segments in order, their gap analyses serialised (compact to send and to hold)."""
+        """The kept segments in order, their gap analyses as compressed JSON (the parent holds one
+        per segment until the end: a few hundred bytes each)."""
         out = [self.results[i] for i in sorted(self.results)]
         for res in out:
-            res.gaps = self.gaps[res.sample_id].model_dump_json(exclude_none=True)
+            res.gaps = zlib.compress(self.gaps[res.sample_id].model_dump_json(exclude_none=True).encode(), 1)
         return out
 
     # -- subagents --------------------------------------------------------------------------
