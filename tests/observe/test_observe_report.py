@@ -201,7 +201,7 @@ def test_json_shape(traces: Path, kb_dir: Path) -> None:
         assert h["gaps"]["watermark"] == d["watermark"] and h["coverage"]["watermark"] == d["watermark"]
         assert {"skill", "segments", "sessions", "tool_calls", "tool_failure_rate", "gaps", "coverage", "tokens",
                 "confidence", "band", "band_indicative"} <= set(h)
-    assert HealthReport.model_validate({**d, "watermark": run(traces).watermark}).skills[0].skill == "pdf"
+    assert HealthReport.from_dict(d).to_dict() == d  # reads back unchanged
 
 
 def test_health_band_thresholds() -> None:
@@ -266,3 +266,12 @@ def test_a_codex_session_with_two_skills_cannot_split_its_token_total(traces: Pa
     assert {s: (h.segments, h.tokens.segments_without_usage, h.tokens.input_tokens) for s, h in by.items()} == {
         "imagegen": (1, 1, 0), "pdf": (1, 1, 0)}
     assert by["pdf"].started_by == {"skill_md_read": 1}
+
+
+def test_real_codex_rollout_is_dated_by_its_first_record(shared_dir: Path) -> None:
+    session = shared_dir / "reference" / "agent-clis" / "captures" / "codex_failures_readonly" / "session"
+    (row,) = observe([session], workers=1).skills
+    assert row.skill == NO_SKILL and row.first_seen == "2026-11-22T09:40:17.543Z"
+    assert row.tool_calls == sum(len(s.tool_calls()) for s in iter_sessions(session))
+    assert row.tokens.segments_without_usage == 0 and row.tokens.input_tokens > 0
+    assert observe([session], workers=1, window=make_window(since="2026-11-23")).skills == []

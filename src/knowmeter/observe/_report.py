@@ -11,7 +11,9 @@ Per skill (one *sample* = one segment):
 - gap signals and rates from ``analysis.aggregate_gaps`` over the skill's segments, coverage from
   ``analysis.coverage`` over their kb accesses — both carrying the trace-set watermark.
 - ``confidence`` by segment count (< 5 underpowered, < 20 low, else high, gap spec §5).
-- ``band``: the worse of the weighted gap rate band and the failure-rate band (``THRESHOLDS``);
+- ``band``: the worse of the weighted gap rate band and the failure-rate band (``THRESHOLDS``).
+  The weighted rate (hard evidence 1.0, the agent's own hedges and markers 0.5) is used so a
+  skill whose only signals are soft needs twice the share of segments to change colour.
   ``band_indicative`` when the skill is underpowered — show it softened, do not act on it.
 
 ``overall`` aggregates every segment in the report (the ``(no skill)`` row included when shown).
@@ -23,7 +25,7 @@ import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from knowmeter.analysis import (
     Confidence,
@@ -134,6 +136,11 @@ class HealthReport(BaseModel):
     overall: SkillHealth | None
     skills: list[SkillHealth]
 
+    @field_validator("watermark", mode="before")
+    @classmethod
+    def _read_watermark(cls, value: Any) -> Any:
+        return Watermark.from_dict(value) if isinstance(value, dict) else value
+
     @field_serializer("watermark")
     def _watermark(self, w: Watermark) -> dict[str, Any]:
         return w.to_dict()
@@ -141,6 +148,11 @@ class HealthReport(BaseModel):
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``knowmeter observe --json``)."""
         return self.model_dump(mode="json")
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> HealthReport:
+        """Read a report back from its JSON form."""
+        return cls.model_validate(d)
 
 
 

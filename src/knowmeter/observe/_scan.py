@@ -6,8 +6,8 @@ two segments, never the session. Its subagent transcripts (``<session>/subagents
 are read after it, one at a time, and folded into the segment that spawned them. Other formats
 (Codex rollouts, Claude stream-json, Codex ``exec --json``) are loaded whole and then segmented.
 
-What a worker sends back is small: per kept segment its counts, its gap analysis as a plain dict,
-its token usage and the knowledge files it accessed — never events or traces.
+What a worker sends back is small: per kept segment its counts, its gap analysis as compressed
+JSON, its token usage and the knowledge files it accessed — never events or traces.
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ class _Session:
         self.stem = path.stem
         self.cwd: str | None = None
         self.started: datetime | None = None
+        self.started_text: str | None = None  # as the trace wrote it
         self.given: list[str] = []
         self._given_chars = 0
         self.results: dict[int, SegmentResult] = {}
@@ -92,6 +93,11 @@ class _Session:
         self.undated = False
 
     # -- segments ---------------------------------------------------------------------------
+    def start(self, text: object) -> None:
+        """The session's start, from the trace."""
+        self.started = parse_timestamp(text)
+        self.started_text = text if self.started is not None and isinstance(text, str) else None
+
     def wanted(self, seg: Segment) -> bool:
         if not self.cfg.wants_skill(seg.skill):
             return False
@@ -104,9 +110,8 @@ class _Session:
         """Analyse a finished segment (when the filters want it) and keep its result."""
         if not self.wanted(seg):
             return
-        started = seg.started_at or (self.started.isoformat() if self.started else None)
         res = SegmentResult(sample_id=f"{self.stem}#{seg.index}", skill=seg.skill or NO_SKILL,
-                            marker=seg.marker, started_at=started, usage=seg.usage)
+                            marker=seg.marker, started_at=seg.started_at or self.started_text, usage=seg.usage)
         trace = Trace(events=seg.events, source="observe-segment", meta={"cwd": self.cwd} if self.cwd else {})
         self._fold(res, trace, "\n".join(self.given))
         self.results[seg.index] = res
@@ -261,11 +266,13 @@ def _scan_claude(session: _Session) -> Links:
     reader = ClaudeSessionReader(agent_id=agent, compaction=compaction)
     segmenter = Segmenter(usage_probe=lambda: _usage_so_far(reader))
     meta = reader.meta
+    first = True
     with open(session.path, encoding="utf-8-sig", errors="replace") as fh:
         for event in reader.events(fh):
-            if session.cwd is None:
+            if first:  # the reader has read the session's first record: its cwd and start are known
                 session.cwd = meta.get("cwd")
-                session.started = parse_timestamp(meta.get("started_at"))
+                session.start(meta.get("started_at"))
+                first = False
             session.note_given(event)
             for seg in segmenter.feed(event, meta.get("ended_at")):
                 session.take(seg)
@@ -280,7 +287,7 @@ def _scan_loaded(session: _Session, fmt: TraceFormat) -> None:
     started = trace.meta.get("started_at")
     if started is None and fmt is TraceFormat.CODEX_ROLLOUT:
         started = _first_timestamp(session.path)
-    session.started = parse_timestamp(started)
+    session.start(started)
     for e in trace.events:
         session.note_given(e)
     segments, _ = segment_events(trace.events, started if isinstance(started, str) else None)
