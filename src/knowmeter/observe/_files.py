@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -9,6 +10,19 @@ from knowmeter.errors import InputError
 from knowmeter.traces import sniff
 
 _WHAT = "a Claude Code projects folder (~/.claude/projects), session .jsonl files, or a Codex sessions folder"
+
+
+#: Folders beside a Claude session file that hold no sessions of their own.
+_NOT_SESSIONS = frozenset({"subagents", "tool-results"})
+
+
+def _jsonl_files(root: Path) -> list[Path]:
+    """Every ``*.jsonl`` file under ``root`` outside subagent / tool-output folders, sorted."""
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in _NOT_SESSIONS]
+        out.extend(Path(dirpath, f) for f in filenames if f.endswith(".jsonl"))
+    return sorted(p for p in out if p.is_file())
 
 
 def session_jobs(paths: Sequence[Path]) -> list[tuple[Path, str]]:
@@ -26,8 +40,7 @@ def session_jobs(paths: Sequence[Path]) -> list[tuple[Path, str]]:
             sniff(root)  # a file named on the command line must be a trace: say so now, in one line
             found = [(root, root.name)]
         else:
-            found = [(p, p.relative_to(root).as_posix()) for p in sorted(root.rglob("*.jsonl"))
-                     if "subagents" not in p.relative_to(root).parts and p.is_file()]
+            found = [(p, p.relative_to(root).as_posix()) for p in _jsonl_files(root)]
         for path, key in found:
             real = path.resolve()
             if real not in seen:
