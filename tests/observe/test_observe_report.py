@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from observe_support import SESSION_A, SESSION_B, SessionFile
 
-from conftest import SESSION_A, SESSION_B, SessionFile
 from knowmeter.errors import InputError
 from knowmeter.observe import NO_SKILL, HealthReport, SkillHealth, TimeWindow, band_of, make_window, observe
 from knowmeter.samples import WATERMARK_WARNING

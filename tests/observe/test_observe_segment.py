@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import SESSION_A, SESSION_B
+from observe_support import SESSION_A, SESSION_B
+
 from knowmeter.observe import Links, Segment, Segmenter, segment_events
 from knowmeter.traces import (
     ClaudeSessionReader,

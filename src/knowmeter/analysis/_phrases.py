@@ -60,8 +60,36 @@ def _zh(phrases: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True)))
 
 
+def _first_letters(phrase: str) -> str:
+    """The letters a phrase can start with (alternatives of a leading ``(?:a|b)`` group too)."""
+    if phrase.startswith("(?:"):
+        depth, end = 0, 0
+        for i, ch in enumerate(phrase):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0:
+                end = i
+                break
+        alternatives = [_first_letters(alt) for alt in phrase[3:end].split("|")]
+        if not all(alternatives):  # a nested group or a symbol: do not guess, disable the look-ahead
+            return ""
+        letters = "".join(alternatives)
+        if phrase[end + 1:end + 2] in ("?", "*"):  # an optional group: the rest may come first
+            rest = _first_letters(phrase[end + 2:])
+            return letters + rest if rest else ""
+        return letters
+    return phrase[0] if phrase[:1].isalpha() else ""
+
+
 def _en(phrases: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b", re.I)
+    """The phrases as one case-insensitive regex, with a look-ahead on their possible first
+    letters (about twice as fast on long texts: most positions are rejected at once)."""
+    firsts = {_first_letters(p) for p in phrases}
+    body = r"\b(?:" + "|".join(phrases) + r")\b"
+    if "" in firsts:
+        return re.compile(body, re.I)
+    letters = sorted({c for f in firsts for c in f.lower() + f.upper()})
+    return re.compile(r"(?=[" + "".join(letters) + r"])" + body, re.I)
 
 
 _RECALL: dict[bool, tuple[re.Pattern[str], re.Pattern[str]]] = {

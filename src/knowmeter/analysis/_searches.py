@@ -112,6 +112,12 @@ def _target(inv: ToolInvocation, cls: str, keyer: PathKeyer) -> tuple[Kind, str,
     return ("pattern" if kind == "pattern" else "command"), value, value
 
 
+def _all_not_found_lines(text: str) -> bool:
+    """Every non-blank line of ``text`` is a "no such file" error of a shell command."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and all(_NOT_FOUND_ERROR_LINE.match(x) for x in lines)
+
+
 def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKeyer) -> _Outcome | None:
     """The outcome of one search-class call (None when it has no result to judge)."""
     r = inv.result
@@ -132,8 +138,7 @@ def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKe
         return out("excluded", ek.value)
     text = r.output.strip()
     hidden = cls == "Bash search" and parse_command(command_text(inv.call.input)).quiet
-    empty = not hidden and (not text or text.lower().startswith(_EMPTY_TEXTS))
-    lines = [line for line in text.splitlines() if line.strip()]
+    empty = not hidden and (not text or text[:64].lower().startswith(_EMPTY_TEXTS))
     if r.status == ToolStatus.FAILURE:
         not_found = ek == ErrorKind.NOT_FOUND or bool(_NOT_FOUND.search(text))
         if cls == "Read" and not not_found:
@@ -142,7 +147,7 @@ def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKe
     elif ek == ErrorKind.EMPTY_SEARCH or (empty and cls != "Read"):
         reason = "empty"
     elif ek == ErrorKind.NOT_FOUND or (
-            cls == "Bash search" and bool(lines) and all(_NOT_FOUND_ERROR_LINE.match(x) for x in lines)):
+            cls == "Bash search" and _all_not_found_lines(text)):
         reason = "not_found"
     else:
         return out("found", "")

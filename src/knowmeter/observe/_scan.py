@@ -13,7 +13,6 @@ JSON, its token usage and the knowledge files it accessed — never events or tr
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import zlib
 from datetime import datetime
@@ -73,8 +72,7 @@ def _agent_of(path: Path) -> tuple[str | None, bool]:
 
 
 def _usage_so_far(reader: ClaudeSessionReader) -> Usage:
-    # The reader deduplicates usage by message id; its running total is not public API yet.
-    return reader._msgs.usage()
+    return reader.usage_so_far()
 
 
 class _Session:
@@ -201,23 +199,6 @@ def _add_usage(total: Usage | None, part: Any) -> Usage | None:
     return out
 
 
-def _first_timestamp(path: Path) -> str | None:
-    """The ``timestamp`` of a rollout's first record (its ``session_meta``)."""
-    with open(path, encoding="utf-8-sig", errors="replace") as fh:
-        for line in fh:
-            if line.strip():
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    return None
-                if not isinstance(rec, dict):
-                    return None
-                payload = rec.get("payload")
-                ts = rec.get("timestamp") or (payload.get("timestamp") if isinstance(payload, dict) else None)
-                return ts if isinstance(ts, str) else None
-    return None
-
-
 def _mtime_skip(path: Path, cfg: ScanConfig, size_mtime: os.stat_result) -> bool:
     since = cfg.window.since
     if since is None:
@@ -285,8 +266,6 @@ def _scan_loaded(session: _Session, fmt: TraceFormat) -> None:
     trace = load_trace(session.path)
     session.cwd = trace.meta.get("cwd") if isinstance(trace.meta.get("cwd"), str) else None
     started = trace.meta.get("started_at")
-    if started is None and fmt is TraceFormat.CODEX_ROLLOUT:
-        started = _first_timestamp(session.path)
     session.start(started)
     for e in trace.events:
         session.note_given(e)

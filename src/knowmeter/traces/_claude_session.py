@@ -43,6 +43,11 @@ class ClaudeSessionReader:
         self._seen_uuids: set[str] = set()
         self._skipped = 0
 
+
+    def usage_so_far(self) -> dict[str, int | None]:
+        """Token usage of the records read so far (deduplicated by message id)."""
+        return self._msgs.usage()
+
     def events(self, lines: Iterable[str]) -> Iterator[Event]:
         """Yield the events of ``lines`` in order (resumed-session copies of a line are dropped)."""
         out: list[Event] = []

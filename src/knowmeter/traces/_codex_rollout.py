@@ -102,6 +102,10 @@ class _Rollout:
 
     def record(self, rec: Mapping[str, Any]) -> None:
         rtype = rec.get("type")
+        stamp = rec.get("timestamp")
+        if isinstance(stamp, str):
+            self.meta.setdefault("started_at", stamp)
+            self.meta["ended_at"] = stamp
         payload = rec.get("payload")
         if not isinstance(payload, Mapping):
             return
