@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -48,5 +49,5 @@ def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, un
         return
     from rich.console import Console
 
-    console = Console(width=None if click.get_text_stream("stdout").isatty() else 160)
+    console = Console(width=None if sys.stdout.isatty() else 160)
     render_health(report, console)
