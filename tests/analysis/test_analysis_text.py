@@ -119,3 +119,13 @@ def test_sentences_and_spans():
     spans = [t[s:e] for s, e in excluded_spans(t)]
     assert spans == ["`code`", '"quote"']
     assert excluded_spans("don't and it's fine") == []
+
+
+def test_hedging_phrase_is_reported_as_written_and_length_changing_lowercase_is_safe() -> None:
+    from knowmeter.analysis._phrases import AgentText, hedging_signals
+
+    out = hedging_signals([AgentText("Honestly, I'm NOT SURE which file holds it.", 1)], sample_id="s")
+    assert [s.target for s in out] == ["I'm NOT SURE"]
+    # "İ" lower-cases to two characters: offsets must not drift (the case-insensitive net is used)
+    out = hedging_signals([AgentText("İstanbul office: I'm not sure about the schedule.", 1)], sample_id="s")
+    assert [s.target for s in out] == ["I'm not sure"]

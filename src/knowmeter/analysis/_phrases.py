@@ -81,18 +81,33 @@ def _first_letters(phrase: str) -> str:
     return phrase[0] if phrase[:1].isalpha() else ""
 
 
-def _en(phrases: tuple[str, ...]) -> re.Pattern[str]:
-    """The phrases as one case-insensitive regex, with a look-ahead on their possible first
-    letters (about twice as fast on long texts: most positions are rejected at once)."""
-    firsts = {_first_letters(p) for p in phrases}
-    body = r"\b(?:" + "|".join(phrases) + r")\b"
-    if "" in firsts:
-        return re.compile(body, re.I)
-    letters = sorted({c for f in firsts for c in f.lower() + f.upper()})
-    return re.compile(r"(?=[" + "".join(letters) + r"])" + body, re.I)
+@dataclass(frozen=True, slots=True)
+class _EnglishNet:
+    """The English phrases as one regex over *lower-cased* text (several times faster than a
+    case-insensitive search), with a look-ahead on the phrases' possible first letters; and the
+    same phrases case-insensitively, for the rare text whose lower-cased form changes length."""
+
+    lowered: re.Pattern[str]
+    any_case: re.Pattern[str]
+
+    def finditer(self, text: str) -> list[re.Match[str]]:
+        low = text.lower()
+        if len(low) != len(text):  # e.g. "İ" lower-cases to two characters: offsets would drift
+            return list(self.any_case.finditer(text))
+        return list(self.lowered.finditer(low))
 
 
-_RECALL: dict[bool, tuple[re.Pattern[str], re.Pattern[str]]] = {
+def _en(phrases: tuple[str, ...]) -> _EnglishNet:
+    if any("\\" in p for p in phrases):
+        raise ValueError("English hedging phrases must not contain escapes (they are lower-cased)")
+    lowered = tuple(p.lower() for p in phrases)
+    firsts = {_first_letters(p) for p in lowered}
+    body = r"\b(?:" + "|".join(lowered) + r")\b"
+    ahead = "" if "" in firsts else r"(?=[" + "".join(sorted({c for f in firsts for c in f})) + r"])"
+    return _EnglishNet(re.compile(ahead + body), re.compile(r"\b(?:" + "|".join(phrases) + r")\b", re.I))
+
+
+_RECALL: dict[bool, tuple[_EnglishNet, re.Pattern[str]]] = {
     False: (_en(HEDGING_EN), _zh(HEDGING_ZH)),
     True: (_en(HEDGING_EN + HEDGING_EN_BROAD), _zh(HEDGING_ZH + HEDGING_ZH_BROAD)),
 }
@@ -132,20 +147,20 @@ def marker_signals(messages: list[AgentText], *, sample_id: str) -> list[GapSign
 def _hedges(msg: AgentText, broad: bool) -> tuple[list[Sentence], dict[int, str]]:
     """The message's sentences and, by sentence index, the first hedging phrase in its prose."""
     en, zh = _RECALL[broad]
-    if en.search(msg.text) is None and zh.search(msg.text) is None:
+    found = [(m, False) for m in en.finditer(msg.text)] + [(m, True) for m in zh.finditer(msg.text)]
+    if not found:
         return [], {}
     mask, sents = _prose(msg)
     starts = [s.start for s in sents]
     first: dict[int, tuple[int, str]] = {}
-    for rx, chinese in ((en, False), (zh, True)):
-        for m in rx.finditer(msg.text):
-            i = bisect.bisect_right(starts, m.start()) - 1
-            if i < 0 or m.end() > sents[i].end or mask.hides(m.start(), m.end()):
-                continue
-            if chinese and _KANA.search(sents[i].text):
-                continue  # Japanese, where these characters mean something else
-            if i not in first or m.start() < first[i][0]:
-                first[i] = (m.start(), m.group(0))
+    for m, chinese in found:
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i < 0 or m.end() > sents[i].end or mask.hides(m.start(), m.end()):
+            continue
+        if chinese and _KANA.search(sents[i].text):
+            continue  # Japanese, where these characters mean something else
+        if i not in first or m.start() < first[i][0]:
+            first[i] = (m.start(), msg.text[m.start():m.end()])  # as written (the match may be lower-cased)
     return sents, {i: phrase for i, (_, phrase) in first.items()}
 
 
