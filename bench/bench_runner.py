@@ -23,6 +23,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from knowmeter.runner._subprocess import use_pidfd_child_watcher
+
 SCRIPT = "#!/bin/sh\ncat >/dev/null\necho '{\"output\":\"ok\",\"costUSD\":0,\"inputTokens\":1,\"outputTokens\":1}'\n"
 
 
@@ -100,6 +102,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         agent = make_project(root, args.samples)
+        use_pidfd_child_watcher()  # the floor waits for children the way knowmeter does
         floor = asyncio.run(spawn_floor(agent, tasks, 8))
         wall, rss = run_eval(root, agent)
         out = subprocess.run([sys.executable, "-c", IN_PROCESS], cwd=root, check=True, capture_output=True,

@@ -70,7 +70,7 @@ def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
     write_json_atomic(run_dir.run_file, record)
     report = build_report(run_dir, sections=report_sections())
     apply_gates(report)
-    write_json_atomic(run_dir.report_file, report)
+    write_json_atomic(run_dir.report_file, report, indent=None)
     index_run(run_dir, report)
     return report
 
@@ -81,7 +81,7 @@ def rebuild_report(run_dir: RunDir, *, threshold: float | None = None, seed: int
     overrides = {"threshold": threshold, "seed": seed, "bootstrap_samples": bootstrap_samples}
     report = build_report(run_dir, sections=report_sections(overrides))
     apply_gates(report)
-    write_json_atomic(run_dir.report_file, report)
+    write_json_atomic(run_dir.report_file, report, indent=None)
     index_run(run_dir, report)
     return report
 

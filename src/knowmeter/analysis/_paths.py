@@ -8,6 +8,7 @@ by the time a trace is analysed."""
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os.path
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
@@ -17,13 +18,7 @@ class PathKeyer:
     """Turns the paths one task's agent used into keys relative to its workspace root."""
 
     def __init__(self, workspace_root: Path | str | None, cwd: str | None = None) -> None:
-        roots: list[str] = []
-        if workspace_root is not None:
-            root = Path(workspace_root)
-            roots.append(_norm(str(root.absolute())))
-            if root.exists():
-                roots.append(_norm(str(root.resolve())))
-        self._roots = sorted(set(roots), key=len, reverse=True)
+        self._roots = list(_root_forms(str(workspace_root))) if workspace_root is not None else []
         self._cwd = _norm(cwd) if cwd else (self._roots[-1] if self._roots else None)
 
     def key(self, raw: str) -> str:
@@ -42,6 +37,17 @@ class PathKeyer:
             if ap.startswith(root.rstrip("/") + "/"):
                 return ap[len(root.rstrip("/")) + 1:]
         return ap
+
+
+@functools.lru_cache(maxsize=256)
+def _root_forms(workspace_root: str) -> tuple[str, ...]:
+    """The workspace root as written and with links resolved, longest first. Cached: one run
+    analyses thousands of tasks in the same few workspaces, and ``resolve`` costs system calls."""
+    root = Path(workspace_root)
+    roots = {_norm(str(root.absolute()))}
+    if root.exists():
+        roots.add(_norm(str(root.resolve())))
+    return tuple(sorted(roots, key=len, reverse=True))
 
 
 def _norm(p: str) -> str:

@@ -13,6 +13,7 @@ from rich.console import Console
 from knowmeter.evaluation import Overrides, execute, prepare, resolve_config, resume_run, start_run
 from knowmeter.pipeline import finalize, make_post_process
 from knowmeter.report._terminal import render_terminal
+from knowmeter.runner._subprocess import use_pidfd_child_watcher
 from knowmeter.store import find_run
 
 
@@ -67,6 +68,7 @@ def run_eval(opts: dict[str, Any]) -> int:
                   f"({prepared.executor.name})")
 
     progress = _Progress(len(tasks), err if sys.stderr.isatty() else None)
+    use_pidfd_child_watcher()
     stats, budget = anyio.run(
         lambda: execute(prepared, run_dir, tasks, post_process=make_post_process(prepared),
                         on_record=progress.tick)

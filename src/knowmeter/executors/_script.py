@@ -7,6 +7,7 @@ the output text. A non-zero exit is an error carrying stderr.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -18,7 +19,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import anyio
-from anyio.abc import Process
 
 from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, Usage
 from knowmeter.executors._registry import ExecutorSpec, register_executor
@@ -112,18 +112,23 @@ def parse_script_stdout(stdout: str) -> ExecResult:
     )
 
 
-async def _kill_group(proc: Process) -> None:
+async def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    """Kill the command and everything it started (its own session), then reap it."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     with anyio.CancelScope(shield=True):
-        await proc.aclose()
+        await proc.wait()
 
 
 class ScriptExecutor:
     """Runs ``command`` once per task (in the task's workspace) with the protocol above.
 
-    stderr goes to a pooled temporary file rather than a pipe: it is only read when the command
-    fails, and a third pipe per task costs about a third of the spawn time."""
+    The child is spawned with asyncio's own subprocess API (the loop anyio runs on): its
+    ``communicate`` costs less per task than anyio's stream wrappers and a task group, which
+    matters when thousands of short commands run. stderr goes to a pooled temporary file
+    rather than a pipe: it is only read when the command fails, and a third pipe per task costs
+    about a third of the spawn time. Cancellation (a timeout) kills the command's whole process
+    group."""
 
     name = "script"
     non_llm = False
@@ -151,17 +156,18 @@ class ScriptExecutor:
         started = time.perf_counter()
         try:
             try:
-                proc = await anyio.open_process(self.argv, cwd=cwd, env=env, stderr=errfile, start_new_session=True)
+                proc = await asyncio.create_subprocess_exec(
+                    *self.argv, cwd=cwd, env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                    stderr=errfile, start_new_session=True)
             except FileNotFoundError:
                 raise ExecutorError(f"executor command not found: {self.argv[0]}") from None
             except PermissionError:
                 raise ExecutorError(f"executor command is not executable: {self.argv[0]}") from None
             try:
-                stdout = await _communicate(proc, payload)
+                stdout, _ = await proc.communicate(payload)
             except BaseException:
                 await _kill_group(proc)
                 raise
-            await proc.aclose()
             latency = (time.perf_counter() - started) * 1000
             if proc.returncode != 0:
                 errfile.seek(0)
@@ -173,26 +179,6 @@ class ScriptExecutor:
         result = parse_script_stdout(stdout.decode(errors="replace"))
         result.latency_ms = latency
         return result
-
-
-async def _communicate(proc: Process, payload: bytes) -> bytes:
-    """Write stdin and read stdout concurrently, then wait for exit."""
-    out = bytearray()
-
-    async def drain() -> None:
-        assert proc.stdout is not None
-        async for chunk in proc.stdout:
-            out.extend(chunk)
-
-    async with anyio.create_task_group() as tg:
-        assert proc.stdin is not None
-        tg.start_soon(drain)
-        # a command that does not read its stdin is allowed
-        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await proc.stdin.send(payload)
-        await proc.stdin.aclose()
-    await proc.wait()
-    return bytes(out)
 
 
 @register_executor("script")

@@ -12,6 +12,8 @@ T = TypeVar("T")
 
 async def gather(thunks: Sequence[Callable[[], Awaitable[T]]], limit: int | None = None) -> list[T]:
     """Run the thunks concurrently (at most ``limit`` at once); results in input order."""
+    if len(thunks) <= 1:  # nothing to overlap: skip the task group (it costs more than the work)
+        return [await thunk() for thunk in thunks]
     results: dict[int, T] = {}
     limiter = anyio.CapacityLimiter(limit) if limit else None
 

@@ -38,9 +38,13 @@ async def grade(sample: Sample, result: ExecResult, *, assertions: Sequence[Asse
         summary = tool_use_summary(result.trace, result.num_turns)
         panel = await run_panel(judges, sample, result.output, summary, config, site)
 
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(check_all)
-        tg.start_soon(judge_all)
+    if judges:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(check_all)
+            tg.start_soon(judge_all)
+    else:  # no judge: nothing to overlap with the checks
+        await check_all()
+        await judge_all()
 
     results = [e.result for e in evaluated]
     triples = [(r.layer, r.weight, r.passed) for r in results]

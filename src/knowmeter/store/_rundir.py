@@ -28,11 +28,15 @@ def new_run_id(now: float | None = None) -> str:
     return time.strftime("%Y%m%d-%H%M%S", t) + "-" + secrets.token_hex(3)
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON to ``path`` via a temp file and rename (never a half-written file)."""
+def write_json_atomic(path: Path, data: Any, *, indent: int | None = 2) -> None:
+    """Write JSON to ``path`` via a temp file and rename (never a half-written file).
+    ``indent=None`` writes compact JSON with the C encoder (several times faster for big files)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with tmp.open("w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False, indent=2, sort_keys=False)
+        if indent is None:
+            fh.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+        else:
+            json.dump(data, fh, ensure_ascii=False, indent=indent)
         fh.write("\n")
         fh.flush()
         os.fsync(fh.fileno())
