@@ -92,8 +92,8 @@ def report_sections(overrides: dict[str, Any] | None = None) -> list[SectionBuil
 
 
 def _output_dir(cfg: dict[str, Any]) -> Path:
-    out = Path(cfg["output_dir"])
-    return out if out.is_absolute() else Path(cfg["base_dir"]) / out
+    """Where the run's index lives, resolved from the stored config as the run itself did."""
+    return RunConfig.model_validate(cfg).output_path()
 
 
 def apply_gates(report: dict[str, Any]) -> None:

@@ -10,10 +10,6 @@ import click
 from knowmeter.cli._errors import guarded
 
 
-def _pct(v: float | None) -> str:
-    return "unknown" if v is None else f"{100 * v:.1f}%"
-
-
 @click.command("trends")
 @click.option("--variant", help="Only this variant.")
 @click.option("--sample-set", "sample_set", help="Only runs on this sample set (id like file@hash8, or a hash prefix).")
@@ -25,6 +21,7 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str) -> 
     from rich.console import Console
     from rich.table import Table
 
+    from knowmeter.report._terminal import percent
     from knowmeter.samples import WATERMARK_WARNING
     from knowmeter.store import open_index, variant_history
 
@@ -55,7 +52,7 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str) -> 
                 cost += f" +{r['cost_unknown_tasks']} unknown"
             table.add_row(r["created_at"], commit, r["variant"],
                           "unknown" if r["composite"] is None else f"{r['composite']:.2f}",
-                          _pct(r["coverage"]), _pct(r["gap_rate"]), _pct(r["weighted_gap_rate"]), set_id,
+                          percent(r["coverage"]), percent(r["gap_rate"]), percent(r["weighted_gap_rate"]), set_id,
                           str(r["sample_count"]), cost)
         console.print(table)
     console.print(f"⚠ {WATERMARK_WARNING}")

@@ -16,7 +16,8 @@ def _fmt(v: Any, spec: str = ".2f") -> str:
     return str(v)
 
 
-def _pct(v: Any) -> str:
+def percent(v: Any) -> str:
+    """``41.7%``, or ``unknown`` for None (never a fake 0)."""
     return "unknown" if v is None else f"{100 * float(v):.1f}%"
 
 
@@ -51,7 +52,7 @@ def render_terminal(report: dict[str, Any], console: Console) -> None:
                             for name in ("fact", "behavior", "judge"))
         sets = ", ".join(f"{k}: {n}" for k, n in (v.get("layer_sets") or {}).items())
         table.add_row(v["name"], v["role"], str(v["tasks"]), str(v["errors"]), _fmt(means.get("composite")),
-                      f"{layers}\n({sets or 'none scored'})", _pct(v.get("assertion_pass_rate")), cost_txt,
+                      f"{layers}\n({sets or 'none scored'})", percent(v.get("assertion_pass_rate")), cost_txt,
                       _fmt(lat.get("p50"), ".0f") + " ms" if lat else "unknown")
     console.print(table)
     _render_comparisons(report, console)
@@ -110,10 +111,10 @@ def _render_gaps(report: dict[str, Any], console: Console) -> None:
         c = cov.get(name) or {}
         by_source = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in (g.get("samples_by_source") or {}).items() if n)
         uncovered = c.get("uncovered") or []
-        table.add_row(name, f"{_pct(g.get('gap_rate'))} ({g.get('samples_with_gap', '?')}/{g.get('executed', '?')})",
-                      _pct(g.get("weighted_gap_rate")), by_source or "none", str(g.get("confidence", "unknown")),
+        table.add_row(name, f"{percent(g.get('gap_rate'))} ({g.get('samples_with_gap', '?')}/{g.get('executed', '?')})",
+                      percent(g.get("weighted_gap_rate")), by_source or "none", str(g.get("confidence", "unknown")),
                       str(g.get("hedging_mode", "unknown")),
-                      f"{_pct(c.get('rate'))} ({c.get('covered', '?')}/{c.get('total', '?')})",
+                      f"{percent(c.get('rate'))} ({c.get('covered', '?')}/{c.get('total', '?')})",
                       ", ".join(uncovered[:4]) + (f" +{len(uncovered) - 4}" if len(uncovered) > 4 else "") or "none")
     console.print(table)
     wm = (report.get("gaps") or report.get("coverage") or {}).get("watermark") or report["run"]["watermark"]
