@@ -7,21 +7,17 @@ the output text. A non-zero exit is an error carrying stderr.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import os
 import shlex
-import signal
 import tempfile
 import time
 from pathlib import Path
 from typing import IO, Any
 
-import anyio
-
 from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, Usage
 from knowmeter.executors._registry import ExecutorSpec, register_executor
+from knowmeter.executors._spawn import run_command
 from knowmeter.traces import (
     MessageEvent,
     ToolCallEvent,
@@ -112,23 +108,13 @@ def parse_script_stdout(stdout: str) -> ExecResult:
     )
 
 
-async def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    """Kill the command and everything it started (its own session), then reap it."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    with anyio.CancelScope(shield=True):
-        await proc.wait()
-
-
 class ScriptExecutor:
     """Runs ``command`` once per task (in the task's workspace) with the protocol above.
 
-    The child is spawned with asyncio's own subprocess API (the loop anyio runs on): its
-    ``communicate`` costs less per task than anyio's stream wrappers and a task group, which
-    matters when thousands of short commands run. stderr goes to a pooled temporary file
-    rather than a pipe: it is only read when the command fails, and a third pipe per task costs
-    about a third of the spawn time. Cancellation (a timeout) kills the command's whole process
-    group."""
+    The command is started by ``run_command`` (the cheapest way to run thousands of short
+    commands, see ``_spawn``). stderr goes to a pooled temporary file rather than a pipe: it is
+    only read when the command fails. Cancellation (a timeout) kills the command's whole
+    process group."""
 
     name = "script"
     non_llm = False
@@ -156,24 +142,17 @@ class ScriptExecutor:
         started = time.perf_counter()
         try:
             try:
-                proc = await asyncio.create_subprocess_exec(
-                    *self.argv, cwd=cwd, env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                    stderr=errfile, start_new_session=True)
+                code, stdout = await run_command(self.argv, payload, cwd=cwd, env=env, stderr=errfile)
             except FileNotFoundError:
                 raise ExecutorError(f"executor command not found: {self.argv[0]}") from None
             except PermissionError:
                 raise ExecutorError(f"executor command is not executable: {self.argv[0]}") from None
-            try:
-                stdout, _ = await proc.communicate(payload)
-            except BaseException:
-                await _kill_group(proc)
-                raise
             latency = (time.perf_counter() - started) * 1000
-            if proc.returncode != 0:
+            if code != 0:
                 errfile.seek(0)
                 detail = errfile.read().decode(errors="replace").strip().splitlines()
                 tail = detail[-1] if detail else "(no stderr)"
-                raise ExecutorError(f"{Path(self.argv[0]).name} exited with {proc.returncode}: {tail}")
+                raise ExecutorError(f"{Path(self.argv[0]).name} exited with {code}: {tail}")
         finally:
             self._stderr_pool.append(errfile)
         result = parse_script_stdout(stdout.decode(errors="replace"))

@@ -1,0 +1,77 @@
+"""``run_command``: the script executor's way of running a command, with real child processes,
+on both paths (pidfd where the kernel has it, asyncio's subprocess API otherwise)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from knowmeter.executors import _spawn
+from knowmeter.executors._spawn import run_command
+
+PATHS = [pytest.param(True, id="pidfd"), pytest.param(False, id="asyncio")]
+
+
+@pytest.fixture(params=PATHS)
+def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[bool]:
+    if request.param and not _spawn.USE_PIDFD:
+        pytest.skip("no pidfd support on this system")
+    monkeypatch.setattr(_spawn, "USE_PIDFD", request.param)
+    yield request.param
+
+
+def run(argv: list[str], stdin: bytes, cwd: str | None = None) -> tuple[int, bytes, bytes]:
+    with tempfile.TemporaryFile() as err:
+        code, out = anyio.run(lambda: run_command(argv, stdin, cwd=cwd, env=None, stderr=err))
+        err.seek(0)
+        return code, out, err.read()
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.usefixtures("path")
+def test_small_and_large_payloads_round_trip() -> None:
+    assert run(["cat"], b"hello") == (0, b"hello", b"")
+    big = os.urandom(3 * 1024 * 1024)  # far more than a pipe holds: written on as the child reads
+    code, out, _ = run(["cat"], big)
+    assert code == 0 and out == big
+
+
+@pytest.mark.usefixtures("path")
+def test_exit_code_stderr_cwd_and_a_child_that_ignores_stdin(tmp_path: Path) -> None:
+    code, out, err = run(["sh", "-c", "pwd; echo oops >&2; exit 7"], b"x" * (2 * 1024 * 1024), cwd=str(tmp_path))
+    assert code == 7 and out.decode().strip() == str(tmp_path) and err == b"oops\n"
+
+
+@pytest.mark.usefixtures("path")
+def test_missing_command_raises_and_leaks_no_descriptor(tmp_path: Path) -> None:
+    before = open_fds()
+    with pytest.raises(FileNotFoundError):
+        run([str(tmp_path / "nope")], b"")
+    for _ in range(20):
+        run(["true"], b"payload")
+    assert open_fds() == before
+
+
+@pytest.mark.usefixtures("path")
+def test_cancel_kills_the_group_and_reaps_it(tmp_path: Path) -> None:
+    marker = tmp_path / "grandchild-alive"
+
+    async def main() -> None:
+        with tempfile.TemporaryFile() as err, anyio.move_on_after(0.5):
+            await run_command(["sh", "-c", f"(sleep 1.5; touch {marker}) & sleep 30"], b"", cwd=None, env=None,
+                              stderr=err)
+
+    t0 = time.monotonic()
+    anyio.run(main)
+    assert time.monotonic() - t0 < 3
+    time.sleep(2)
+    assert not marker.exists()
