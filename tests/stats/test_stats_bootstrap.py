@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import scipy.stats as ss
 
-from knowmeter.stats import bootstrap_mean, bootstrap_means, paired_bootstrap
+from knowmeter.stats import bootstrap_mean, bootstrap_means, paired_bootstrap, shared_resamples
+from knowmeter.stats._arrays import resample_counts
 
 RNG = np.random.default_rng(20240501)
 DATASETS = {
@@ -134,3 +135,24 @@ def test_same_seed_same_bytes_other_seed_other_interval() -> None:
 def test_bad_parameters_are_rejected(kwargs: dict[str, float], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         bootstrap_mean([1.0, 2.0], **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("k", "b"), [(1, 7), (5, 300), (2000, 700), (300_000, 2)])
+def test_resample_counts_are_the_counts_of_the_documented_draws(k: int, b: int) -> None:
+    draws = np.random.default_rng(9).integers(0, k, (b, k))
+    expected = np.stack([np.bincount(row, minlength=k) for row in draws]).astype(np.float64)
+    got = np.concatenate([counts for _, _, counts in resample_counts(k, b, 9)])
+    assert np.array_equal(got, expected)
+
+
+def test_shared_resamples_reuses_draws_and_changes_no_number() -> None:
+    rng = np.random.default_rng(4)
+    values, labels = rng.normal(size=(600, 3)), np.repeat(np.arange(200), 3)
+    alone = [bootstrap_means(values, labels, b=2000, seed=s) for s in (1, 1, 2)]
+    with shared_resamples() as memo:
+        shared = [bootstrap_means(values, labels, b=2000, seed=s) for s in (1, 1, 2)]
+        assert memo.used == 2 * 200 * 2000  # two distinct (k, b, seed), one byte per count
+    assert shared == alone
+    with shared_resamples(max_bytes=1000) as small:  # too small to keep anything: still correct
+        assert bootstrap_means(values, labels, b=2000, seed=1) == alone[0]
+        assert small.used == 0

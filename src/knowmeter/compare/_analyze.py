@@ -12,6 +12,7 @@ from knowmeter.compare._results import Analysis
 from knowmeter.compare._summary import summarize_variant
 from knowmeter.compare._verdict import decide_verdict
 from knowmeter.errors import InputError
+from knowmeter.stats import shared_resamples
 
 if TYPE_CHECKING:
     from knowmeter.gold import GoldComparison
@@ -46,9 +47,10 @@ def analyze(
     if control is None:
         chosen = []
     ordered = [*([control] if control else []), *chosen, *(n for n in names if n != control and n not in chosen)]
-    summaries = {name: summarize_variant(name, by_variant[name], config) for name in ordered}
-    comparisons = (compare_all(by_variant[control], {t: by_variant[t] for t in chosen}, config, control=control)
-                   if control is not None and chosen else [])
+    with shared_resamples():  # summaries and comparisons resample the same samples with one seed
+        summaries = {name: summarize_variant(name, by_variant[name], config) for name in ordered}
+        comparisons = (compare_all(by_variant[control], {t: by_variant[t] for t in chosen}, config,
+                                   control=control) if control is not None and chosen else [])
     return Analysis(config=config, control=control if comparisons else None, treatments=chosen,
                     summaries=summaries, comparisons=comparisons,
                     verdict=decide_verdict(comparisons, summaries, config),

@@ -14,6 +14,7 @@ from knowmeter.stats._agreement import (
     pearson,
     weighted_kappa,
 )
+from knowmeter.stats._arrays import shared_resamples
 from knowmeter.stats._binary import McNemarResult, mcnemar_exact, wilson_interval
 from knowmeter.stats._bootstrap import (
     BootstrapResult,
@@ -53,6 +54,7 @@ __all__ = [
     "norm_ppf",
     "paired_bootstrap",
     "pearson",
+    "shared_resamples",
     "sign_flip_test",
     "sign_flip_tests",
     "t_cdf",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,18 +95,71 @@ def chunk_rows(total_rows: int, k: int) -> Iterator[tuple[int, int]]:
         yield start, min(start + step, total_rows)
 
 
+class ResampleMemo:
+    """Count matrices of resamples already drawn, for reuse by later calls with the same
+    ``(k, b, seed)``: a run's variant summaries, its paired comparisons and their saturation
+    curves all draw the same resamples. Stored as the smallest unsigned integer type that holds
+    the counts, within ``max_bytes``; what does not fit is drawn again when asked for."""
+
+    def __init__(self, max_bytes: int = 48 * 2**20) -> None:
+        self.max_bytes = max_bytes
+        self.used = 0
+        self._chunks: dict[tuple[int, int, int], list[npt.NDArray[np.unsignedinteger[Any]]]] = {}
+
+    def get(self, key: tuple[int, int, int]) -> list[npt.NDArray[np.unsignedinteger[Any]]] | None:
+        return self._chunks.get(key)
+
+    def fits(self, k: int, b: int) -> bool:
+        return self.used + k * b <= self.max_bytes  # at one byte per count (the usual case)
+
+    def keep(self, key: tuple[int, int, int], chunks: list[npt.NDArray[np.unsignedinteger[Any]]]) -> None:
+        self.used += sum(c.nbytes for c in chunks)
+        self._chunks[key] = chunks
+
+
+_memo: ContextVar[ResampleMemo | None] = ContextVar("knowmeter_resample_memo", default=None)
+
+
+@contextmanager
+def shared_resamples(max_bytes: int = 48 * 2**20) -> Iterator[ResampleMemo]:
+    """Within this block, ``resample_counts`` draws each ``(k, b, seed)`` once (see
+    ``ResampleMemo``); the numbers are identical to drawing them again."""
+    memo = ResampleMemo(max_bytes)
+    token = _memo.set(memo)
+    try:
+        yield memo
+    finally:
+        _memo.reset(token)
+
+
 def resample_counts(k: int, b: int, seed: int) -> Iterator[tuple[int, int, FloatArray]]:
     """Bootstrap resamples of ``k`` clusters as count matrices, chunk by chunk.
 
     Row ``i`` of the full (b, k) matrix counts how often each cluster was drawn in resample ``i``.
     The draws are ``numpy.random.default_rng(seed).integers(0, k, (b, k))`` — the same indices
-    ``scipy.stats.bootstrap`` draws with that generator — generated in row chunks (the stream is
-    identical) so memory stays flat.
+    ``scipy.stats.bootstrap`` draws with that generator (drawn as int32 when ``k`` fits, which
+    yields the same stream) — generated in row chunks (the stream is identical) so memory stays
+    flat. Inside ``shared_resamples`` a repeated ``(k, b, seed)`` is served from memory.
     """
+    memo = _memo.get()
+    key = (k, b, seed)
+    stored = memo.get(key) if memo is not None else None
+    if stored is not None:
+        start = 0
+        for chunk in stored:
+            yield start, start + chunk.shape[0], chunk.astype(np.float64)
+            start += chunk.shape[0]
+        return
+    keep: list[npt.NDArray[np.unsignedinteger[Any]]] | None = [] if memo is not None and memo.fits(k, b) else None
     rng = np.random.default_rng(seed)
+    dtype = np.int32 if max(k, CHUNK_ELEMENTS) < 2**31 - 1 else np.int64
     for start, stop in chunk_rows(b, k):
         rows = stop - start
-        idx = rng.integers(0, k, size=(rows, k))
-        idx += (np.arange(rows, dtype=np.int64) * k)[:, None]
+        idx = rng.integers(0, k, size=(rows, k), dtype=dtype)
+        idx += (np.arange(rows, dtype=np.int64) * k).astype(idx.dtype)[:, None]
         counts = np.bincount(idx.ravel(), minlength=rows * k).reshape(rows, k)
+        if keep is not None:
+            keep.append(counts.astype(np.min_scalar_type(counts.max(initial=0))))
         yield start, stop, counts.astype(np.float64)
+    if memo is not None and keep is not None:
+        memo.keep(key, keep)
