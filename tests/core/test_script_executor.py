@@ -68,3 +68,23 @@ def test_cancellation_kills_the_process_group(tmp_path: Path) -> None:
     assert time.time() - t0 < 5
     time.sleep(2.5)
     assert not marker.exists()  # the grandchild died with the group
+
+
+def test_each_failure_reports_its_own_stderr(tmp_path: Path) -> None:
+    """The stderr file is pooled across tasks: a failure must show only what its command wrote."""
+    cmd = agent(tmp_path, "sys.stderr.write(req['prompt'] + '\\n')\nsys.exit(0 if req['prompt'] == 'fine' else 2)\n")
+    ex = create_executor(ExecutorSpec(cmd))
+
+    async def main() -> list[str]:
+        messages = []
+        for prompt in ("first failure", "fine", "second failure"):
+            try:
+                await ex.run(ExecRequest(task_id="t", sample_id="s", prompt=prompt, system=None))
+                messages.append("ok")
+            except ExecutorError as exc:
+                messages.append(str(exc))
+        return messages
+
+    first, fine, second = anyio.run(main)
+    assert first.endswith("exited with 2: first failure") and fine == "ok"
+    assert second.endswith("exited with 2: second failure")

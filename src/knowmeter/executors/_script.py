@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from knowmeter import jsonio
 from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, Usage
 from knowmeter.executors._registry import ExecutorSpec, register_executor
 from knowmeter.executors._spawn import run_command
@@ -86,8 +87,8 @@ def parse_script_stdout(stdout: str) -> ExecResult:
     """Turn the command's stdout into an ExecResult (non-JSON stdout is the output text)."""
     text = stdout.strip()
     try:
-        reply = json.loads(text) if text.startswith("{") else None
-    except json.JSONDecodeError:
+        reply = jsonio.loads(text) if text.startswith("{") else None
+    except ValueError:
         reply = None
     if not isinstance(reply, dict):
         trace = Trace(source="script", events=[MessageEvent("assistant", stdout, 1)] if stdout else [])
@@ -106,6 +107,10 @@ def parse_script_stdout(stdout: str) -> ExecResult:
         num_turns=_int(reply.get("numTurns")),
         error=str(error) if error else None,
     )
+
+
+#: A pooled stderr file is emptied once it holds more than this (bytes).
+_STDERR_KEEP = 1 << 20
 
 
 class ScriptExecutor:
@@ -130,15 +135,15 @@ class ScriptExecutor:
         return f"script:{self.command}"
 
     async def run(self, request: ExecRequest) -> ExecResult:
-        payload = json.dumps(
-            {"model": request.model or self.model, "system": request.system, "prompt": request.prompt},
-            ensure_ascii=False,
-        ).encode()
+        payload = jsonio.dumps({"model": request.model or self.model, "system": request.system,
+                                "prompt": request.prompt})
         env = {**os.environ, **self.env, **request.env} if (self.env or request.env) else None
         cwd = str(request.workspace) if request.workspace else None
         errfile = self._stderr_pool.pop() if self._stderr_pool else tempfile.TemporaryFile()  # noqa: SIM115
-        errfile.seek(0)
-        errfile.truncate()
+        err_start = errfile.seek(0, os.SEEK_END)  # the command's stderr is what it adds from here
+        if err_start > _STDERR_KEEP:
+            errfile.truncate(0)
+            err_start = errfile.seek(0)
         started = time.perf_counter()
         try:
             try:
@@ -149,7 +154,7 @@ class ScriptExecutor:
                 raise ExecutorError(f"executor command is not executable: {self.argv[0]}") from None
             latency = (time.perf_counter() - started) * 1000
             if code != 0:
-                errfile.seek(0)
+                errfile.seek(err_start)
                 detail = errfile.read().decode(errors="replace").strip().splitlines()
                 tail = detail[-1] if detail else "(no stderr)"
                 raise ExecutorError(f"{Path(self.argv[0]).name} exited with {code}: {tail}")
