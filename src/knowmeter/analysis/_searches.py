@@ -72,9 +72,9 @@ class _Outcome:
     cls: str
     kind: OutcomeKind
     reason: str  # "empty", "not_found", "error", or the exclusion reason
-    target_kind: Kind
-    target: str
-    key: str
+    target_kind: Kind = "command"  # the target: set for gaps only
+    target: str = ""
+    key: str = ""
 
 
 def search_class(inv: ToolInvocation) -> str | None:
@@ -119,30 +119,26 @@ def _all_not_found_lines(text: str) -> bool:
 
 
 def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKeyer) -> _Outcome | None:
-    """The outcome of one search-class call (None when it has no result to judge)."""
+    """The outcome of one search-class call (None when it has no result to judge). Only a gap
+    needs its target: a found or excluded search is not compared with anything."""
     r = inv.result
     if r is None or r.status == ToolStatus.UNKNOWN:
         return None
-    tkind, target, key = _target(inv, cls, keyer)
-
-    def out(kind: OutcomeKind, reason: str) -> _Outcome:
-        return _Outcome(inv, cls, kind, reason, tkind, target, key)
-
     ek = r.error_kind
     if r.status == ToolStatus.CANCELLED:
-        return out("excluded", (ek if ek in NON_GAP_KINDS else ErrorKind.CANCELLED_SIBLING).value)
+        return _Outcome(inv, cls, "excluded", (ek if ek in NON_GAP_KINDS else ErrorKind.CANCELLED_SIBLING).value)
     if ek is None and r.exit_code in _EXIT_KINDS:
         ek = _EXIT_KINDS[r.exit_code]
     if ek in NON_GAP_KINDS:
         assert ek is not None
-        return out("excluded", ek.value)
+        return _Outcome(inv, cls, "excluded", ek.value)
     text = r.output.strip()
     hidden = cls == "Bash search" and parse_command(command_text(inv.call.input)).quiet
     empty = not hidden and (not text or text[:64].lower().startswith(_EMPTY_TEXTS))
     if r.status == ToolStatus.FAILURE:
         not_found = ek == ErrorKind.NOT_FOUND or bool(_NOT_FOUND.search(text))
         if cls == "Read" and not not_found:
-            return out("excluded", (ek or ErrorKind.OTHER).value)
+            return _Outcome(inv, cls, "excluded", (ek or ErrorKind.OTHER).value)
         reason = "not_found" if not_found else "empty" if empty else "error"
     elif ek == ErrorKind.EMPTY_SEARCH or (empty and cls != "Read"):
         reason = "empty"
@@ -150,10 +146,11 @@ def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKe
             cls == "Bash search" and _all_not_found_lines(text)):
         reason = "not_found"
     else:
-        return out("found", "")
+        return _Outcome(inv, cls, "found", "")
+    tkind, target, key = _target(inv, cls, keyer)
     if tkind == "path" and reason == "not_found" and mentioned(target, key, given):
-        return out("excluded", "given_path")
-    return out("gap", reason)
+        return _Outcome(inv, cls, "excluded", "given_path")
+    return _Outcome(inv, cls, "gap", reason, tkind, target, key)
 
 
 def _terms(pattern: str) -> list[str]:

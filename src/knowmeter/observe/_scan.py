@@ -44,6 +44,7 @@ from knowmeter.traces import (
     TraceFormat,
     load_trace,
     parse_claude_session,
+    read_lines,
     sniff,
 )
 
@@ -58,8 +59,10 @@ def file_stamp(path: Path, st: os.stat_result | None = None) -> str:
 
 def subagent_files(path: Path) -> list[Path]:
     """A Claude session file's subagent / compaction transcripts (``<session>/subagents/**/agent-*.jsonl``)."""
-    sub_dir = path.with_suffix("") / "subagents"
-    return sorted(sub_dir.rglob("agent-*.jsonl")) if sub_dir.is_dir() else []
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(path.with_suffix("") / "subagents"):  # what rglob finds, faster
+        found.extend(Path(folder, n) for n in (*dirs, *files) if n.startswith("agent-") and n.endswith(".jsonl"))
+    return sorted(found)
 
 
 def _agent_of(path: Path) -> tuple[str | None, bool]:
@@ -147,8 +150,7 @@ class _Session:
         index = links.agents.get(agent) if agent is not None else None
         if index is not None and index not in self.results:
             return None  # spawned by a segment the filters left out: not even read
-        with open(path, encoding="utf-8-sig", errors="replace") as fh:
-            trace = parse_claude_session(fh, agent_id=agent, compaction=compaction)
+        trace = parse_claude_session(read_lines(path), agent_id=agent, compaction=compaction)
         first = next((e.text for e in trace.events if isinstance(e, MessageEvent) and e.role == "user"), None)
         if index is None:
             index = links.segment_of(agent, first, trace.meta.get("started_at"))
@@ -248,17 +250,16 @@ def _scan_claude(session: _Session) -> Links:
     segmenter = Segmenter(usage_probe=lambda: _usage_so_far(reader))
     meta = reader.meta
     first = True
-    with open(session.path, encoding="utf-8-sig", errors="replace") as fh:
-        for event in reader.events(fh):
-            if first:  # the reader has read the session's first record: its cwd and start are known
-                session.cwd = meta.get("cwd")
-                session.start(meta.get("started_at"))
-                first = False
-            session.note_given(event)
-            for seg in segmenter.feed(event, meta.get("ended_at")):
-                session.take(seg)
-        for seg in segmenter.finish():
+    for event in reader.events(read_lines(session.path)):
+        if first:  # the reader has read the session's first record: its cwd and start are known
+            session.cwd = meta.get("cwd")
+            session.start(meta.get("started_at"))
+            first = False
+        session.note_given(event)
+        for seg in segmenter.feed(event, meta.get("ended_at")):
             session.take(seg)
+    for seg in segmenter.finish():
+        session.take(seg)
     return segmenter.links
 
 

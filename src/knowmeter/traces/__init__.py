@@ -10,7 +10,7 @@ from knowmeter.traces._claude_session import (
 from knowmeter.traces._claude_stream import parse_claude_stream
 from knowmeter.traces._codex_exec import parse_codex_exec
 from knowmeter.traces._codex_rollout import iter_codex_sessions, merge_codex, parse_codex_rollout
-from knowmeter.traces._common import RunSummary, SessionTrace
+from knowmeter.traces._common import RunSummary, SessionTrace, read_lines
 from knowmeter.traces._detect import TraceFormat, detect_format, iter_sessions, load_trace, sniff
 from knowmeter.traces._ir import (
     ErrorKind,
@@ -56,6 +56,7 @@ __all__ = [
     "parse_claude_stream",
     "parse_codex_exec",
     "parse_codex_rollout",
+    "read_lines",
     "sniff",
     "trace_from_dict",
 ]

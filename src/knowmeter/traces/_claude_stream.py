@@ -70,6 +70,7 @@ class ClaudeMessages:
         self.model: str | None = None
         self._msg_turn: dict[str, int] = {}
         self._msg_usage: dict[str, Any] = {}
+        self._normalised: dict[str, dict[str, int | None]] = {}  # ``anthropic_usage`` of _msg_usage's values
         self._pending: dict[str, tuple[str, str | None, int, str | None]] = {}
         self._seen_calls: set[str] = set()
         self._seen_results: set[str] = set()
@@ -102,6 +103,7 @@ class ClaudeMessages:
         usage = message.get("usage")
         if usage is not None:
             self._msg_usage[mid] = usage
+            self._normalised.pop(mid, None)
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
         if not isinstance(content, list):
@@ -140,7 +142,7 @@ class ClaudeMessages:
             return
         if not isinstance(content, list):
             return
-        results = 1 if structured is None else sum(
+        results = 1 if structured is None or len(content) == 1 else sum(
             1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
         for block in content:
             if not isinstance(block, dict):
@@ -190,8 +192,12 @@ class ClaudeMessages:
     def usage(self) -> dict[str, int | None]:
         """Token usage summed once per API message (the last line of a message carries its final usage)."""
         total = empty_usage()
-        for u in self._msg_usage.values():
-            add_usage(total, anthropic_usage(u))
+        normalised = self._normalised
+        for mid, u in self._msg_usage.items():
+            n = normalised.get(mid)
+            if n is None:
+                n = normalised[mid] = anthropic_usage(u)
+            add_usage(total, n)
         return total
 
 

@@ -28,6 +28,7 @@ from knowmeter.traces._common import (
     content_text,
     empty_usage,
     json_records,
+    read_lines,
 )
 from knowmeter.traces._ir import (
     Event,
@@ -302,8 +303,7 @@ def _match_key(call: ToolCallEvent) -> tuple[str, str]:
 
 def read_codex_rollout_file(path: Path) -> Trace:
     """Parse one rollout file (line by line)."""
-    with open(path, encoding="utf-8-sig", errors="replace") as fh:
-        trace = parse_codex_rollout(fh)
+    trace = parse_codex_rollout(read_lines(path))
     trace.meta["path"] = str(path)
     return trace
 
