@@ -37,6 +37,20 @@ def open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+def zombie_children() -> list[int]:
+    """Children of this process that exited and were never reaped."""
+    zombies = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] == "Z" and int(fields[1]) == os.getpid():
+                zombies.append(int(entry.name))
+    return zombies
+
+
 @pytest.mark.usefixtures("path")
 def test_small_and_large_payloads_round_trip() -> None:
     assert run(["cat"], b"hello") == (0, b"hello", b"")
@@ -62,16 +76,18 @@ def test_missing_command_raises_and_leaks_no_descriptor(tmp_path: Path) -> None:
 
 
 @pytest.mark.usefixtures("path")
-def test_cancel_kills_the_group_and_reaps_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("script", ["(sleep 1.5; touch {marker}) & sleep 30",  # cancelled while reading
+                                    "exec >&-; (sleep 1.5; touch {marker}) & sleep 30"])  # ... while waiting
+def test_cancel_kills_the_group_and_reaps_it(tmp_path: Path, script: str) -> None:
     marker = tmp_path / "grandchild-alive"
 
     async def main() -> None:
         with tempfile.TemporaryFile() as err, anyio.move_on_after(0.5):
-            await run_command(["sh", "-c", f"(sleep 1.5; touch {marker}) & sleep 30"], b"", cwd=None, env=None,
-                              stderr=err)
+            await run_command(["sh", "-c", script.format(marker=marker)], b"", cwd=None, env=None, stderr=err)
 
     t0 = time.monotonic()
     anyio.run(main)
     assert time.monotonic() - t0 < 3
+    assert zombie_children() == []
     time.sleep(2)
     assert not marker.exists()

@@ -89,6 +89,7 @@ class _Child:
         self.pidfd = os.pidfd_open(proc.pid)
         loop.add_reader(stdout_fd, self._read)
         loop.add_reader(self.pidfd, self._reap)
+        self.reading = self.waiting = True  # registered with the loop
         if stdin_fd is not None:
             loop.add_writer(stdin_fd, self._write)
 
@@ -118,22 +119,32 @@ class _Child:
             self.chunks.append(chunk)
         else:
             self.loop.remove_reader(self.stdout_fd)
-            if not self.eof.done():
+            self.reading = False
+            if not self.eof.done():  # (cancelled when the awaiting task was)
                 self.eof.set_result(None)
 
     def _reap(self) -> None:
         self.loop.remove_reader(self.pidfd)
+        self.waiting = False
+        code = self.proc.wait()
         if not self.exited.done():
-            self.exited.set_result(self.proc.wait())
+            self.exited.set_result(code)
+
+    def reaped(self) -> asyncio.Future[int]:
+        """A future for the exit, usable again after a cancellation cancelled the first one."""
+        if self.exited.cancelled():
+            self.exited = self.loop.create_future()
+        return self.exited
 
     def close(self) -> None:
-        """Unregister and close everything (idempotent)."""
+        """Unregister what is still registered and close everything."""
         self._close_stdin()
-        for fd in (self.stdout_fd, self.pidfd):
-            self.loop.remove_reader(fd)
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self.stdout_fd = self.pidfd = -1
+        if self.reading:
+            self.loop.remove_reader(self.stdout_fd)
+        if self.waiting:
+            self.loop.remove_reader(self.pidfd)
+        os.close(self.stdout_fd)
+        os.close(self.pidfd)
 
 
 def _prefill(fd: int, data: bytes) -> memoryview:
@@ -173,8 +184,9 @@ async def _run_pidfd(argv: Sequence[str], stdin: bytes, cwd: str | None, env: Ma
         code = await child.exited
     except BaseException:
         _kill_group(proc.pid)
-        with anyio.CancelScope(shield=True):
-            await child.exited
+        if child.waiting:
+            with anyio.CancelScope(shield=True):
+                await child.reaped()
         raise
     finally:
         child.close()
