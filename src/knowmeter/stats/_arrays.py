@@ -137,9 +137,9 @@ def resample_counts(k: int, b: int, seed: int) -> Iterator[tuple[int, int, Float
 
     Row ``i`` of the full (b, k) matrix counts how often each cluster was drawn in resample ``i``.
     The draws are ``numpy.random.default_rng(seed).integers(0, k, (b, k))`` — the same indices
-    ``scipy.stats.bootstrap`` draws with that generator (drawn as int32 when ``k`` fits, which
-    yields the same stream) — generated in row chunks (the stream is identical) so memory stays
-    flat. Inside ``shared_resamples`` a repeated ``(k, b, seed)`` is served from memory.
+    ``scipy.stats.bootstrap`` draws with that generator — generated in row chunks (the stream is
+    identical) so memory stays flat. Inside ``shared_resamples`` a repeated ``(k, b, seed)`` is
+    served from memory.
     """
     memo = _memo.get()
     key = (k, b, seed)
@@ -152,11 +152,10 @@ def resample_counts(k: int, b: int, seed: int) -> Iterator[tuple[int, int, Float
         return
     keep: list[npt.NDArray[np.unsignedinteger[Any]]] | None = [] if memo is not None and memo.fits(k, b) else None
     rng = np.random.default_rng(seed)
-    dtype = np.int32 if max(k, CHUNK_ELEMENTS) < 2**31 - 1 else np.int64
     for start, stop in chunk_rows(b, k):
         rows = stop - start
-        idx = rng.integers(0, k, size=(rows, k), dtype=dtype)
-        idx += (np.arange(rows, dtype=np.int64) * k).astype(idx.dtype)[:, None]
+        idx = rng.integers(0, k, size=(rows, k))
+        idx += (np.arange(rows, dtype=np.int64) * k)[:, None]
         counts = np.bincount(idx.ravel(), minlength=rows * k).reshape(rows, k)
         if keep is not None:
             keep.append(counts.astype(np.min_scalar_type(counts.max(initial=0))))
