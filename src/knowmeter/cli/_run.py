@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,7 @@ def run_eval(opts: dict[str, Any]) -> int:
 
     progress = _Progress(len(tasks), err if sys.stderr.isatty() else None)
     use_pidfd_child_watcher()
+    gc.freeze()  # modules, config, samples and the plan live to the end: the cyclic GC need not rescan them
     stats, budget = anyio.run(
         lambda: execute(prepared, run_dir, tasks, post_process=make_post_process(prepared),
                         on_record=progress.tick)
