@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -155,3 +157,27 @@ def test_assert_set_member_errors_name_the_member() -> None:
         load([set_of("all")])
     with pytest.raises(InputError, match="mode"):
         load([set_of("most", A_YES)])
+
+
+def test_each_type_is_defined_in_the_module_the_lazy_table_names() -> None:
+    from knowmeter.grading._registry import BUILTIN_MODULES
+
+    assert set(BUILTIN_MODULES) == ALL_TYPES
+    for name, cls in _registered().items():
+        assert cls.__module__ == f"knowmeter.grading.{BUILTIN_MODULES[name]}", name
+
+
+def test_a_run_imports_only_the_check_modules_its_samples_use() -> None:
+    code = ("import sys\nfrom pathlib import Path\nfrom knowmeter.grading import load_assertions\n"
+            "load_assertions([{'type': 'contains', 'value': 'x'}], 'f: sample s1', Path.cwd())\n"
+            "print(sorted(m for m in sys.modules if m.startswith('knowmeter.grading._checks')),"
+            " 'jsonschema' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['knowmeter.grading._checks_text'] False"
+
+
+def _registered() -> dict[str, type]:
+    from knowmeter.grading._registry import _REGISTRY
+
+    assertion_types()  # imports every built-in module
+    return dict(_REGISTRY)

@@ -24,8 +24,23 @@ from knowmeter.grading._layers import DEFAULT_LAYER, Layer
 from knowmeter.grading._model import AssertionResult, GradingConfig, JudgeSpec
 from knowmeter.samples._model import Sample
 
-_CHECK_MODULES = ("_checks_text", "_checks_similarity", "_checks_trace", "_checks_judge", "_checks_custom",
-                  "_checks_set")
+#: The built-in assertion types by the module defining them: a type's module is imported when a sample
+#: first uses it, so a run loads only the checks it needs (a test keeps this in step with the
+#: ``@register`` calls).
+_BUILTINS: dict[str, tuple[str, ...]] = {
+    "_checks_text": (
+        "contains", "not_contains", "icontains", "contains_all", "contains_any", "regex", "starts_with", "ends_with",
+        "equals", "not_equals", "min_length", "max_length", "word_count_min", "word_count_max", "json_valid",
+        "json_schema"),
+    "_checks_similarity": ("rouge_n_min", "bleu_min", "levenshtein_max"),
+    "_checks_trace": (
+        "tools_called", "tools_not_called", "tools_count_min", "tools_count_max", "tool_input_contains",
+        "tool_input_not_contains", "tool_output_contains", "turns_min", "turns_max", "cost_max", "latency_max"),
+    "_checks_judge": ("semantic_similarity", "faithfulness", "answer_relevancy", "context_recall"),
+    "_checks_custom": ("custom",),
+    "_checks_set": ("assert-set",),
+}
+BUILTIN_MODULES: dict[str, str] = {name: module for module, names in _BUILTINS.items() for name in names}
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +112,6 @@ class SyncAssertion(Assertion):
 
 
 _REGISTRY: dict[str, type[Assertion]] = {}
-_BUILTINS_LOADED = False
 
 A = TypeVar("A", bound=type[Assertion])
 
@@ -113,17 +127,17 @@ def register(name: str) -> Callable[[A], A]:
     return deco
 
 
-def _load_builtins() -> None:
-    global _BUILTINS_LOADED
-    if not _BUILTINS_LOADED:
-        _BUILTINS_LOADED = True
-        for module in _CHECK_MODULES:
-            importlib.import_module(f"knowmeter.grading.{module}")
+def _assertion_class(name: str) -> type[Assertion] | None:
+    """The class registered under ``name``, importing its built-in module on first use."""
+    if name not in _REGISTRY and name in BUILTIN_MODULES:
+        importlib.import_module(f"knowmeter.grading.{BUILTIN_MODULES[name]}")
+    return _REGISTRY.get(name)
 
 
 def assertion_types() -> dict[str, Layer | None]:
     """Every assertion type and its default layer (None: ``assert-set``, which takes its members')."""
-    _load_builtins()
+    for name in BUILTIN_MODULES:
+        _assertion_class(name)
     return {name: DEFAULT_LAYER.get(name) for name in sorted(_REGISTRY)}
 
 
@@ -143,16 +157,15 @@ def _describe(exc: ValidationError, cls: type[Assertion]) -> str:
 
 def load_assertion(raw: Any, where: str, base_dir: Path) -> Assertion:
     """Validate one assertion; ``where`` names it in error messages."""
-    _load_builtins()
     if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
         raise InputError(f"{where}: an assertion must be a mapping with a 'type' key; got {raw!r:.80}")
     name = raw["type"]
-    cls = _REGISTRY.get(name)
+    cls = _assertion_class(name)
     if cls is None:
-        close = difflib.get_close_matches(name, list(_REGISTRY), n=1)
+        known = sorted({*_REGISTRY, *BUILTIN_MODULES})
+        close = difflib.get_close_matches(name, known, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        raise InputError(f"{where}: unknown assertion type {name!r}; {hint}valid types: "
-                         f"{', '.join(sorted(_REGISTRY))}")
+        raise InputError(f"{where}: unknown assertion type {name!r}; {hint}valid types: {', '.join(known)}")
     try:
         return cls.model_validate(raw, context=LoadContext(where, base_dir))
     except ValidationError as exc:
