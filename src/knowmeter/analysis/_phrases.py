@@ -13,6 +13,7 @@ characters mean other things in Japanese (``実行可能``). There are two recal
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass
 
@@ -85,15 +86,16 @@ def _first_letters(phrase: str) -> str:
 class _EnglishNet:
     """The English phrases as one regex over *lower-cased* text (several times faster than a
     case-insensitive search), with a look-ahead on the phrases' possible first letters; and the
-    same phrases case-insensitively, for the rare text whose lower-cased form changes length."""
+    same phrases case-insensitively, for the rare text whose lower-cased form changes length
+    (compiled on first use, through ``re``'s cache)."""
 
     lowered: re.Pattern[str]
-    any_case: re.Pattern[str]
+    any_case: str
 
     def finditer(self, text: str) -> list[re.Match[str]]:
         low = text.lower()
         if len(low) != len(text):  # e.g. "İ" lower-cases to two characters: offsets would drift
-            return list(self.any_case.finditer(text))
+            return list(re.compile(self.any_case, re.I).finditer(text))
         return list(self.lowered.finditer(low))
 
 
@@ -104,13 +106,18 @@ def _en(phrases: tuple[str, ...]) -> _EnglishNet:
     firsts = {_first_letters(p) for p in lowered}
     body = r"\b(?:" + "|".join(lowered) + r")\b"
     ahead = "" if "" in firsts else r"(?=[" + "".join(sorted({c for f in firsts for c in f})) + r"])"
-    return _EnglishNet(re.compile(ahead + body), re.compile(r"\b(?:" + "|".join(phrases) + r")\b", re.I))
+    return _EnglishNet(re.compile(ahead + body), r"\b(?:" + "|".join(phrases) + r")\b")
 
 
-_RECALL: dict[bool, tuple[_EnglishNet, re.Pattern[str]]] = {
-    False: (_en(HEDGING_EN), _zh(HEDGING_ZH)),
-    True: (_en(HEDGING_EN + HEDGING_EN_BROAD), _zh(HEDGING_ZH + HEDGING_ZH_BROAD)),
-}
+@functools.cache
+def _recall(broad: bool) -> tuple[_EnglishNet, re.Pattern[str]]:
+    """The strict or the broad net (English, Chinese), compiled on first use: big alternations
+    take milliseconds to compile, and most runs never use the broad one."""
+    if broad:
+        return _en(HEDGING_EN + HEDGING_EN_BROAD), _zh(HEDGING_ZH + HEDGING_ZH_BROAD)
+    return _en(HEDGING_EN), _zh(HEDGING_ZH)
+
+
 _KANA = re.compile(r"[\u3040-\u30ff]")
 
 
@@ -146,7 +153,7 @@ def marker_signals(messages: list[AgentText], *, sample_id: str) -> list[GapSign
 
 def _hedges(msg: AgentText, broad: bool) -> tuple[list[Sentence], dict[int, str]]:
     """The message's sentences and, by sentence index, the first hedging phrase in its prose."""
-    en, zh = _RECALL[broad]
+    en, zh = _recall(broad)
     found = [(m, False) for m in en.finditer(msg.text)] + [(m, True) for m in zh.finditer(msg.text)]
     if not found:
         return [], {}

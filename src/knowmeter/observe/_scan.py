@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from knowmeter.analysis import TaskGaps, accessed_files, analyze_task
+from knowmeter.analysis import TaskGaps, analyze_task
 from knowmeter.errors import InputError
 from knowmeter.observe._results import (
     MTIME_SLACK,
@@ -132,6 +132,8 @@ class _Session:
         before = self.gaps.get(res.sample_id)
         self.gaps[res.sample_id] = gaps if before is None else _merge_gaps(before, gaps)
         if self.cfg.kb is not None:
+            from knowmeter.analysis import accessed_files  # its module loads the coverage models
+
             for k, n in self.cfg.kb.map_accesses(accessed_files(trace, None, cwd=self.cwd)).items():
                 res.kb_access[k] = res.kb_access.get(k, 0) + n
 

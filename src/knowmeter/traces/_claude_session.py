@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ _WANTED = frozenset({"user", "assistant", "system", "summary", "ai-title", "cust
 _TYPE_PREFIX = b'{"type":"'
 _TYPE_KEY = b'"type":"'
 _WANTED_BYTES = frozenset(t.encode() for t in _WANTED)
-_EVENT_TYPES = frozenset({b"user", b"assistant", b"system"})
+_EVENT_TYPE = re.compile(rb'"type":"(?:user|assistant|system)"')
 _META_FIELDS = (("sessionId", "session_id"), ("version", "agent_version"), ("cwd", "cwd"),
                 ("gitBranch", "git_branch"), ("slug", "slug"))
 
@@ -137,18 +138,13 @@ class ClaudeSessionReader:
 
 def _skipped_type(line: bytes) -> bool:
     """True when the raw line already shows a record type of no use, so it need not be decoded:
-    a line that starts with another ``{"type":…}``, or one whose text has a ``"type":"…"`` but
-    never ``"type":"user"`` / ``"assistant"`` / ``"system"`` (cheap: the first ``"type"`` found is
-    usually the record's own)."""
+    a line that starts with another ``{"type":…}``, or one that has a ``"type":"…"`` but never
+    ``"type":"user"`` / ``"assistant"`` / ``"system"`` (one regex pass: three substring searches
+    cost twice as much on JSON, where the quote they start with is everywhere)."""
     if line.startswith(_TYPE_PREFIX):
         return line[9:line.find(b'"', 9)] not in _WANTED_BYTES
     at = line.find(_TYPE_KEY)
-    if at < 0:
-        return False
-    end = line.find(b'"', at + 8)
-    if end > 0 and line[at + 8:end] in _EVENT_TYPES:
-        return False
-    return not (b'"type":"user"' in line or b'"type":"assistant"' in line or b'"type":"system"' in line)
+    return at >= 0 and _EVENT_TYPE.search(line, at) is None
 
 
 def parse_claude_session(lines: Iterable[str | bytes], *, agent_id: str | None = None,

@@ -14,6 +14,7 @@ exit); ``error_kind`` says why, following reference/traces/FORMATS.md §1.4 and 
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from typing import Any, NamedTuple
@@ -221,8 +222,10 @@ def _classify_shell(head: str, text: str, *, failed: bool, exit_code: int | None
     return Outcome(ToolStatus.FAILURE, ErrorKind.NONZERO_EXIT, exit_code)
 
 
+@functools.lru_cache(maxsize=4096)
 def _last_verb(command: str) -> str:
-    """The program whose exit status a shell script returns (the last simple command)."""
+    """The program whose exit status a shell script returns (the last simple command). Cached:
+    ``shlex`` is slow, and agents run the same commands again and again."""
     verbs = command_verbs(unwrap_shell(command)) if command else []
     return verbs[-1] if verbs else ""
 
