@@ -137,8 +137,8 @@ def marker_signals(messages: list[AgentText], *, sample_id: str) -> list[GapSign
     """One signal per explicit marker in prose (identical marker + sentence counted once)."""
     out: dict[tuple[str, str], GapSignal] = {}
     for msg in messages:
-        if MARKER_PATTERN.search(msg.text) is None:
-            continue
+        if ("[" not in msg.text and "【" not in msg.text) or MARKER_PATTERN.search(msg.text) is None:
+            continue  # every marker has a bracket: a plain ``in`` scan is many times faster
         mask, sents = _prose(msg)
         for m in MARKER_PATTERN.finditer(msg.text):
             if mask.hides(m.start(), m.end()):

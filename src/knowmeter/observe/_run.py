@@ -2,8 +2,8 @@
 
 Each worker gets whole session files (a session and its subagent transcripts stay together) and
 returns a small ``SessionResult``; the parent folds results in as they arrive and builds the
-report at the end, after the workers are gone. Files go out biggest first so the last worker is
-not left with the largest session. The report does not depend on the number of workers or the
+report at the end, after the workers are gone. Files go out biggest first, in chunks that shrink
+towards the end, so no worker is left alone with the largest session or a long last chunk. The report does not depend on the number of workers or the
 order results come back in.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,11 +40,21 @@ def _init_worker(cfg: ScanConfig) -> None:
     _CONFIG = cfg
 
 
-def _scan_job(job: tuple[Path, str]) -> SessionResult:
+def _scan_chunk(jobs: list[tuple[Path, str]]) -> list[SessionResult]:
     from knowmeter.observe._scan import scan_session
 
     assert _CONFIG is not None, "worker not initialised"
-    return scan_session(job[0], job[1], _CONFIG)
+    return [scan_session(path, key, _CONFIG) for path, key in jobs]
+
+
+def _chunks(jobs: list[tuple[Path, str]], workers: int) -> Iterator[list[tuple[Path, str]]]:
+    """The jobs in chunks that shrink as the work runs out (guided scheduling): few round trips
+    while there is much left, single files at the end so no worker is left alone with a long tail."""
+    i = 0
+    while i < len(jobs):
+        size = max(1, min(16, (len(jobs) - i) // (4 * workers)))
+        yield jobs[i:i + size]
+        i += size
 
 
 def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int) -> Iterator[SessionResult]:
@@ -55,15 +64,20 @@ def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int) -> Ite
         for path, key in jobs:
             yield scan_session(path, key, cfg)
         return
-    # Load the scanner (and the analysis package it needs) before forking: the workers share it
-    # instead of each importing it again, which on a corpus of ~100 MB is a tenth of the run.
-    import knowmeter.observe._scan  # noqa: F401
+    # Load the scanner (and the analysis it needs) before forking: the workers share it instead
+    # of each importing it again. The report's own models are loaded while the workers scan.
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    import knowmeter.observe._scan
 
     order = sorted(jobs, key=lambda j: j[0].stat().st_size, reverse=True)
     n = min(workers, len(jobs))
-    chunk = max(1, min(16, len(jobs) // (n * 8)))
     with ProcessPoolExecutor(max_workers=n, initializer=_init_worker, initargs=(cfg,)) as pool:
-        yield from pool.map(_scan_job, order, chunksize=chunk)
+        futures = [pool.submit(_scan_chunk, chunk) for chunk in _chunks(order, n)]
+        import knowmeter.observe._report  # noqa: F401
+
+        for future in as_completed(futures):
+            yield from future.result()
 
 
 def observe(paths: Sequence[Path | str], *, window: TimeWindow | None = None, skills: Iterable[str] | None = None,

@@ -16,11 +16,10 @@ from knowmeter.traces._common import (
     Line,
     LineStats,
     RunSummary,
-    add_usage,
+    UsageTotals,
     anthropic_usage,
     as_int,
     content_text,
-    empty_usage,
     json_records,
 )
 from knowmeter.traces._ir import (
@@ -69,8 +68,8 @@ class ClaudeMessages:
         self.api_errors = 0
         self.model: str | None = None
         self._msg_turn: dict[str, int] = {}
-        self._msg_usage: dict[str, Any] = {}
-        self._normalised: dict[str, dict[str, int | None]] = {}  # ``anthropic_usage`` of _msg_usage's values
+        self._msg_usage: dict[str, Any] = {}  # per message, its last line's (final) usage
+        self._usage_totals = UsageTotals()
         self._pending: dict[str, tuple[str, str | None, int, str | None]] = {}
         self._seen_calls: set[str] = set()
         self._seen_results: set[str] = set()
@@ -103,7 +102,7 @@ class ClaudeMessages:
         usage = message.get("usage")
         if usage is not None:
             self._msg_usage[mid] = usage
-            self._normalised.pop(mid, None)
+            self._usage_totals.changed.add(mid)
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
         if not isinstance(content, list):
@@ -191,14 +190,7 @@ class ClaudeMessages:
 
     def usage(self) -> dict[str, int | None]:
         """Token usage summed once per API message (the last line of a message carries its final usage)."""
-        total = empty_usage()
-        normalised = self._normalised
-        for mid, u in self._msg_usage.items():
-            n = normalised.get(mid)
-            if n is None:
-                n = normalised[mid] = anthropic_usage(u)
-            add_usage(total, n)
-        return total
+        return self._usage_totals.update(self._msg_usage)
 
 
 def _mark_permission_denials(events: list[Event], denied_ids: set[str]) -> None:

@@ -67,25 +67,29 @@ def empty_usage() -> dict[str, int | None]:
     return dict.fromkeys(USAGE_KEYS)
 
 
+_USAGE_NAMES = (  # each normalised key and the names sources use for it, first found wins
+    ("input_tokens", ("input_tokens", "inputTokens")),
+    ("output_tokens", ("output_tokens", "outputTokens")),
+    ("cache_read_tokens", ("cache_read_input_tokens", "cacheReadInputTokens", "cached_input_tokens")),
+    ("cache_creation_tokens", ("cache_creation_input_tokens", "cacheCreationInputTokens",
+                               "cache_write_input_tokens")),
+)
+
+
 def anthropic_usage(u: Any) -> dict[str, int | None]:
     """Normalise an Anthropic ``usage`` object (snake_case API form or camelCase ``modelUsage``)."""
     if not isinstance(u, Mapping):
         return empty_usage()
-
-    def pick(*names: str) -> int | None:
+    out: dict[str, int | None] = {}
+    for key, names in _USAGE_NAMES:
+        count = None
         for n in names:
             v = u.get(n)
-            if isinstance(v, int | float) and not isinstance(v, bool):
-                return int(v)
-        return None
-
-    return {
-        "input_tokens": pick("input_tokens", "inputTokens"),
-        "output_tokens": pick("output_tokens", "outputTokens"),
-        "cache_read_tokens": pick("cache_read_input_tokens", "cacheReadInputTokens", "cached_input_tokens"),
-        "cache_creation_tokens": pick("cache_creation_input_tokens", "cacheCreationInputTokens",
-                                      "cache_write_input_tokens"),
-    }
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                count = int(v)
+                break
+        out[key] = count
+    return out
 
 
 def add_usage(total: dict[str, int | None], part: Mapping[str, int | None]) -> None:
@@ -94,6 +98,34 @@ def add_usage(total: dict[str, int | None], part: Mapping[str, int | None]) -> N
         v = part.get(k)
         if v is not None:
             total[k] = (total.get(k) or 0) + v
+
+
+@dataclass(slots=True)
+class UsageTotals:
+    """The sum of many messages' usage kept up to date as messages change (``add_usage`` of
+    every message, without re-adding them all each time it is asked for)."""
+
+    changed: set[str] = field(default_factory=set)
+    _counted: dict[str, dict[str, int | None]] = field(default_factory=dict)
+    _sums: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
+    _known: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))  # messages with a count
+
+    def update(self, raw: Mapping[str, Any]) -> dict[str, int | None]:
+        """Re-count the ``changed`` messages of ``raw`` (message id → raw usage); the totals."""
+        for mid in self.changed:
+            before = self._counted.get(mid)
+            if before is not None:
+                self._add(before, -1)
+            self._counted[mid] = now = anthropic_usage(raw[mid])
+            self._add(now, 1)
+        self.changed.clear()
+        return {k: self._sums[k] if self._known[k] else None for k in USAGE_KEYS}
+
+    def _add(self, part: dict[str, int | None], sign: int) -> None:
+        for k, v in part.items():
+            if v is not None:
+                self._sums[k] += sign * v
+                self._known[k] += sign
 
 
 @dataclass(slots=True)
