@@ -1,10 +1,12 @@
 """``observe``: scan session files in worker processes and merge their partial results.
 
 Each worker gets whole session files (a session and its subagent transcripts stay together) and
-returns a small ``SessionResult``; the parent folds results in as they arrive and builds the
-report at the end, after the workers are gone. Files go out biggest first, in chunks that shrink
-towards the end, so no worker is left alone with the largest session or a long last chunk. The report does not depend on the number of workers or the
-order results come back in.
+returns a small ``SessionResult``; the parent folds results in and builds the report at the end,
+after the workers are gone. Files go out biggest first, in chunks that shrink towards the end, so
+no worker is left alone with the largest session or a long last chunk; results are taken in that
+order (all the work is queued at once, so waiting for one costs nothing). The report's figures do
+not depend on the number of workers; only the inventory order of signals that tie (same sample id:
+session files of the same name in different folders) follows the order results are taken in.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int) -> Ite
         return
     # Load the scanner (and the analysis it needs) before forking: the workers share it instead
     # of each importing it again. The report's own models are loaded while the workers scan.
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import ProcessPoolExecutor
 
     import knowmeter.observe._scan
 
@@ -76,7 +78,7 @@ def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int) -> Ite
         futures = [pool.submit(_scan_chunk, chunk) for chunk in _chunks(order, n)]
         import knowmeter.observe._report  # noqa: F401
 
-        for future in as_completed(futures):
+        for future in futures:  # in order: ties between sessions of the same name stay put
             yield from future.result()
 
 
