@@ -132,18 +132,18 @@ def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKe
     if ek in NON_GAP_KINDS:
         assert ek is not None
         return _Outcome(inv, cls, "excluded", ek.value)
-    text = r.output.strip()
+    head = r.output.lstrip()[:64]  # what the stripped output starts with (no copy of a long output)
     hidden = cls == "Bash search" and parse_command(command_text(inv.call.input)).quiet
-    empty = not hidden and (not text or text[:64].lower().startswith(_EMPTY_TEXTS))
+    empty = not hidden and (not head.rstrip() or head.lower().startswith(_EMPTY_TEXTS))
     if r.status == ToolStatus.FAILURE:
-        not_found = ek == ErrorKind.NOT_FOUND or bool(_NOT_FOUND.search(text))
+        not_found = ek == ErrorKind.NOT_FOUND or bool(_NOT_FOUND.search(r.output))
         if cls == "Read" and not not_found:
             return _Outcome(inv, cls, "excluded", (ek or ErrorKind.OTHER).value)
         reason = "not_found" if not_found else "empty" if empty else "error"
     elif ek == ErrorKind.EMPTY_SEARCH or (empty and cls != "Read"):
         reason = "empty"
     elif ek == ErrorKind.NOT_FOUND or (
-            cls == "Bash search" and _all_not_found_lines(text)):
+            cls == "Bash search" and _all_not_found_lines(r.output.strip())):
         reason = "not_found"
     else:
         return _Outcome(inv, cls, "found", "")

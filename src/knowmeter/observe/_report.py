@@ -157,10 +157,10 @@ class HealthReport(BaseModel):
 
 
 
-def skill_health(t: SkillTotals, watermark: Watermark, kb_files: Sequence[KnowledgeFile] | None) -> SkillHealth:
-    """One row of the report from a skill's running totals."""
-    gaps = aggregate_gaps((TaskGaps.model_validate_json(zlib.decompress(g)) for g in t.gaps), watermark,
-                          variant=t.skill)
+def skill_health(t: SkillTotals, tasks: list[TaskGaps], watermark: Watermark,
+                 kb_files: Sequence[KnowledgeFile] | None) -> SkillHealth:
+    """One row of the report from a skill's running totals and its segments' gap analyses."""
+    gaps = aggregate_gaps(tasks, watermark, variant=t.skill)
     judged = t.calls - t.cancelled - t.unresolved
     fail_rate = t.failures / judged if judged else None
     cov = coverage(kb_files, t.kb, watermark, variant=t.skill) if kb_files is not None else None
@@ -183,8 +183,11 @@ def build_report(m: Merger, *, paths: Sequence[str], window: dict[str, str | Non
         paths=list(paths), files=m.files, bytes=m.bytes, sessions=m.sessions, segments=m.overall.segments,
         skipped_files=sorted(m.skipped), skipped_by_mtime=m.mtime_skips, undated_sessions=m.undated,
         window=window, skills=sorted(skills) if skills else None, kb=kb)
-    overall = skill_health(m.overall, wm, kb_files) if m.overall.segments else None
-    if overall is not None:  # every signal is listed in its skill's row already
+    rows = m.rows()
+    tasks = [[TaskGaps.model_validate_json(zlib.decompress(g)) for g in t.gaps] for t in rows]
+    overall = None
+    if m.overall.segments:  # the same segments as the rows (in another order: the overall has no inventory)
+        overall = skill_health(m.overall, [g for row in tasks for g in row], wm, kb_files)
         overall = overall.model_copy(update={"gaps": overall.gaps.model_copy(update={"signals": ()})})
     return HealthReport(watermark=wm, trace_set=trace_set, thresholds=THRESHOLDS, overall=overall,
-                        skills=[skill_health(t, wm, kb_files) for t in m.rows()])
+                        skills=[skill_health(t, g, wm, kb_files) for t, g in zip(rows, tasks, strict=True)])
