@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -133,7 +134,8 @@ def bench(size_mb: float, shared: Path, repeats: int) -> list[dict[str, float]]:
         sessions = add_skill_starts(root)
         size = sum(p.stat().st_size for p in root.rglob("*.jsonl"))
         print(f"\ncorpus: {size / 1e6:.1f} MB of Claude Code session JSONL ({sessions} main sessions + subagents), "
-              f"built in {time.perf_counter() - t0:.1f} s")
+              f"built in {time.perf_counter() - t0:.1f} s; load average before the runs "
+              f"{os.getloadavg()[0]:.2f} (other jobs slow the wall clock; MB per CPU-second less so)")
         for workers in (1, 2):
             best: tuple[float, float, TreeRss, dict[str, object]] | None = None
             for _ in range(repeats):
