@@ -112,8 +112,7 @@ def _busy_cpu() -> float:
     """CPU seconds the whole machine has spent busy, less this process's own (the RSS sampler)."""
     t = psutil.cpu_times()
     own = psutil.Process().cpu_times()
-    busy: float = sum(t) - t.idle - getattr(t, "iowait", 0.0)
-    return busy - own.user - own.system
+    return float(sum(t) - t.idle - getattr(t, "iowait", 0.0) - own.user - own.system)
 
 
 def run_observe(root: Path, workers: int) -> tuple[float, float, TreeRss, dict[str, object], float]:
