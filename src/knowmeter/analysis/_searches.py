@@ -118,6 +118,14 @@ def _all_not_found_lines(text: str) -> bool:
     return bool(lines) and all(_NOT_FOUND_ERROR_LINE.match(x) for x in lines)
 
 
+def _empty(inv: ToolInvocation, r: ToolResultEvent, cls: str) -> bool:
+    """The search came back with nothing to show (never when its output was kept from the agent)."""
+    if cls == "Bash search" and parse_command(command_text(inv.call.input)).quiet:
+        return False
+    head = r.output.lstrip()[:64]  # what the stripped output starts with (no copy of a long output)
+    return not head.rstrip() or head.lower().startswith(_EMPTY_TEXTS)
+
+
 def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKeyer) -> _Outcome | None:
     """The outcome of one search-class call (None when it has no result to judge). Only a gap
     needs its target: a found or excluded search is not compared with anything."""
@@ -132,15 +140,12 @@ def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKe
     if ek in NON_GAP_KINDS:
         assert ek is not None
         return _Outcome(inv, cls, "excluded", ek.value)
-    head = r.output.lstrip()[:64]  # what the stripped output starts with (no copy of a long output)
-    hidden = cls == "Bash search" and parse_command(command_text(inv.call.input)).quiet
-    empty = not hidden and (not head.rstrip() or head.lower().startswith(_EMPTY_TEXTS))
     if r.status == ToolStatus.FAILURE:
         not_found = ek == ErrorKind.NOT_FOUND or bool(_NOT_FOUND.search(r.output))
         if cls == "Read" and not not_found:
             return _Outcome(inv, cls, "excluded", (ek or ErrorKind.OTHER).value)
-        reason = "not_found" if not_found else "empty" if empty else "error"
-    elif ek == ErrorKind.EMPTY_SEARCH or (empty and cls != "Read"):
+        reason = "not_found" if not_found else "empty" if _empty(inv, r, cls) else "error"
+    elif ek == ErrorKind.EMPTY_SEARCH or (cls != "Read" and _empty(inv, r, cls)):
         reason = "empty"
     elif ek == ErrorKind.NOT_FOUND or (
             cls == "Bash search" and _all_not_found_lines(r.output.strip())):
@@ -217,7 +222,8 @@ def search_signals(trace: Trace, *, sample_id: str, given: Sequence[str], keyer:
     for o in outcomes:
         if o.kind == "excluded":
             excluded[o.reason] = excluded.get(o.reason, 0) + 1
-    result_pos = {e.id: i for i, e in enumerate(trace.events) if isinstance(e, ToolResultEvent)}
+    gaps = any(o.kind == "gap" for o in outcomes)  # only a gap needs the position of its result
+    result_pos = {e.id: i for i, e in enumerate(trace.events) if isinstance(e, ToolResultEvent)} if gaps else {}
     return _failed_searches(trace, outcomes, sample_id, result_pos) + _repeated(outcomes, sample_id), excluded
 
 
