@@ -40,7 +40,8 @@ def make_post_process(prepared: Prepared) -> PostProcess:
     classifier = hedging_classifier(cfg)
 
     async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
-        root = Path(result.trace.meta.get("workspace_root") or task.workspace)
+        meta_root = result.trace.meta.get("workspace_root")
+        root = Path(meta_root) if meta_root else task.workspace
         gaps = analyze_task(result.trace, sample_id=task.sample.sample_id, repeat=task.repeat,
                             prompt_text=task.sample.full_prompt(), ok=result.ok, workspace_root=root,
                             output_text=result.output, hedging_recall="broad" if classifier else "strict")

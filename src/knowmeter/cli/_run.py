@@ -80,6 +80,7 @@ def run_eval(opts: dict[str, Any]) -> int:
     if stats.not_started:
         err.print(f"budget: {len(stats.not_started)} task(s) not started — the budget would have been exceeded")
     report = finalize(run_dir, status=status, wall_s=stats.wall_s, budget=budget.to_dict())
+    gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
     if opts.get("as_json"):
         from knowmeter.cli._eval import print_json
 

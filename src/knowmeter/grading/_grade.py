@@ -42,9 +42,8 @@ async def grade(sample: Sample, result: ExecResult, *, assertions: Sequence[Asse
         async with anyio.create_task_group() as tg:
             tg.start_soon(check_all)
             tg.start_soon(judge_all)
-    else:  # no judge: nothing to overlap with the checks
+    else:  # no judge: no panel, and nothing to overlap with the checks
         await check_all()
-        await judge_all()
 
     results = [e.result for e in evaluated]
     triples = [(r.layer, r.weight, r.passed) for r in results]

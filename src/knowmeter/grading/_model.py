@@ -122,7 +122,7 @@ class Grade(_Stored):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form; optional keys (``details``, ``description``, ``dimensions``) only when set."""
-        d = self.model_dump(mode="json")
+        d = self.model_dump(mode="json", exclude={"assertions"})
         d["assertions"] = [a.to_dict() for a in self.assertions]
         for j in d["judges"]:
             _drop_none(j, "dimensions")
