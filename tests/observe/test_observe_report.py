@@ -275,3 +275,15 @@ def test_real_codex_rollout_is_dated_by_its_first_record(shared_dir: Path) -> No
     assert row.tool_calls == sum(len(s.tool_calls()) for s in iter_sessions(session))
     assert row.tokens.segments_without_usage == 0 and row.tokens.input_tokens > 0
     assert observe([session], workers=1, window=make_window(since="2026-11-23")).skills == []
+
+
+@pytest.mark.parametrize(("jobs", "workers"), [(0, 2), (1, 2), (7, 2), (330, 2), (1000, 4)])
+def test_work_goes_out_in_order_in_chunks_that_shrink_to_single_files(jobs: int, workers: int) -> None:
+    from knowmeter.observe._run import _chunks
+
+    order = [(Path(f"s{i}.jsonl"), f"s{i}.jsonl") for i in range(jobs)]
+    chunks = list(_chunks(order, workers))
+    assert [job for chunk in chunks for job in chunk] == order
+    sizes = [len(c) for c in chunks]
+    assert sizes == sorted(sizes, reverse=True) and max(sizes, default=1) <= 16
+    assert sizes[-workers:] == [1] * min(workers, len(sizes))  # the tail is shared out file by file

@@ -8,8 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from knowmeter.traces import parse_claude_session, parse_codex_rollout, read_lines
+from knowmeter.traces._claude_session import _WANTED, _skipped_type
 from knowmeter.traces._common import loads_line
 
 SESSION = "claude-code-session-jsonl/a758b6ba-8d47-447c-bead-7f25794b7319.jsonl"
@@ -82,3 +85,19 @@ def test_loads_line_refuses_what_is_not_json() -> None:
     for bad in ('{"a": 1', "", "[1, 2", b"\xff\xfe"):
         with pytest.raises(ValueError):
             loads_line(bad)
+
+
+_FRAGMENTS = st.sampled_from(['{"type":"', '"type":"', "user", "assistant", "system", "progress", "summary",
+                              "ai-title", '"', "}", "{", ",", ":", "x", '"data":{', " ", "\n"])
+
+
+@given(st.lists(_FRAGMENTS, max_size=14).map("".join))
+def test_the_raw_skip_rule_is_the_substring_rule_it_replaces(text: str) -> None:
+    """A line is skipped undecoded when it starts with an unwanted ``{"type":…}`` or has a
+    ``"type":"`` but none of the three event types' ``"type":"…"`` (the rule as first written)."""
+    line = text.encode()
+    if text.startswith('{"type":"'):
+        expected = text[9:text.find('"', 9)] not in _WANTED
+    else:
+        expected = '"type":"' in text and not any(f'"type":"{t}"' in text for t in ("user", "assistant", "system"))
+    assert _skipped_type(line) == expected
