@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from knowmeter._yaml import parse_yaml
 from knowmeter.errors import InputError
 
 DEFAULT_CONFIG_FILES = ("eval.yaml", "eval.yml")
@@ -94,13 +94,10 @@ def find_config(directory: Path) -> Path | None:
 def load_eval_file(path: Path) -> EvalFile:
     """Read and validate ``eval.yaml``; every problem is one line naming the file and the key."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(f"{path}: config file not found") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "?"
-        raise InputError(f"{path}: {where}: invalid YAML ({getattr(exc, 'problem', exc)})") from None
+    data = parse_yaml(text, path)
     if data is None:
         return EvalFile()
     if not isinstance(data, dict):

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from knowmeter._yaml import parse_yaml
 from knowmeter.errors import InputError
 from knowmeter.gold._model import GoldAnnotation, GoldMetadata, GoldScale, GoldSet
 
@@ -25,12 +26,10 @@ def _read_yaml(path: Path) -> Any:
         raise InputError(f"{path}: missing; a gold directory holds {METADATA} and {ANNOTATIONS} "
                          "(create one with `knowmeter gold init`)")
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.MarkedYAMLError as exc:
-        line = f"line {exc.problem_mark.line + 1}: " if exc.problem_mark else ""
-        raise InputError(f"{path}: {line}invalid YAML ({exc.problem}); fix the syntax") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot be read as YAML ({exc}); fix the file") from None
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+    return parse_yaml(text, path)
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
+from knowmeter._yaml import parse_yaml
 from knowmeter.errors import InputError
 from knowmeter.samples._model import Sample
 
@@ -73,13 +73,6 @@ def canonical_sample_bytes(samples: Iterable[Sample]) -> bytes:
     return json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def _yaml_error(path: Path, exc: yaml.YAMLError) -> InputError:
-    mark = getattr(exc, "problem_mark", None)
-    where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "?"
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    return InputError(f"{path}: {where}: invalid YAML ({problem}); fix the syntax at that line")
-
-
 def _read_records(path: Path) -> tuple[list[tuple[str, Any]], dict[str, Any] | None]:
     """Return ``[(where, record)]`` and the optional ``requires`` header."""
     try:
@@ -106,10 +99,7 @@ def _read_records(path: Path) -> tuple[list[tuple[str, Any]], dict[str, Any] | N
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})") from None
     elif suffix in (".yaml", ".yml"):
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise _yaml_error(path, exc) from None
+        data = parse_yaml(text, path)
     else:
         raise InputError(f"{path}: unknown sample file type {suffix!r}; use .json, .yaml, .yml or .jsonl")
     requires: dict[str, Any] | None = None
