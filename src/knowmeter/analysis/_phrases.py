@@ -57,8 +57,23 @@ HEDGING_EN_BROAD: tuple[str, ...] = (
 )
 
 
-def _zh(phrases: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True)))
+@dataclass(frozen=True, slots=True)
+class _ChineseNet:
+    """The Chinese phrases as one regex, run only on text holding one of their first
+    characters (a few ``in`` scans are many times faster than the regex over text without)."""
+
+    pattern: re.Pattern[str]
+    firsts: frozenset[str]
+
+    def finditer(self, text: str) -> list[re.Match[str]]:
+        if text.isascii() or not any(c in text for c in self.firsts):
+            return []
+        return list(self.pattern.finditer(text))
+
+
+def _zh(phrases: tuple[str, ...]) -> _ChineseNet:
+    return _ChineseNet(re.compile("|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))),
+                       frozenset(p[0] for p in phrases))
 
 
 def _first_letters(phrase: str) -> str:
@@ -110,7 +125,7 @@ def _en(phrases: tuple[str, ...]) -> _EnglishNet:
 
 
 @functools.cache
-def _recall(broad: bool) -> tuple[_EnglishNet, re.Pattern[str]]:
+def _recall(broad: bool) -> tuple[_EnglishNet, _ChineseNet]:
     """The strict or the broad net (English, Chinese), compiled on first use: big alternations
     take milliseconds to compile, and most runs never use the broad one."""
     if broad:
