@@ -21,9 +21,9 @@ def _other(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def dumps(value: Any) -> bytes:
-    """Compact UTF-8 JSON of ``value``."""
-    return orjson.dumps(value, default=_other, option=_OPTIONS)
+def dumps(value: Any, *, indent: bool = False) -> bytes:
+    """UTF-8 JSON of ``value``: compact, or indented by two spaces."""
+    return orjson.dumps(value, default=_other, option=_OPTIONS | orjson.OPT_INDENT_2 if indent else _OPTIONS)
 
 
 def loads(data: bytes | str) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -55,5 +54,3 @@ def eval_cmd(**opts: object) -> None:
     sys.exit(EXIT_OK if opts.get("report_only") else code)
 
 
-def print_json(data: object) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))

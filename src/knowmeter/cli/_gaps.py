@@ -32,7 +32,7 @@ def gaps_cmd(run: str, variant: str | None, limit: int | None, output_dir: str, 
         names = ", ".join(v["name"] for v in report["variants"])
         fail(f"run {run_dir.id}: no gap analysis for variant {variant!r}; variants: {names}")
     if as_json:
-        from knowmeter.cli._eval import print_json
+        from knowmeter.cli._output import print_json
 
         print_json({"gaps": gaps, "coverage": cov})
         return

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -95,7 +94,9 @@ def compare_cmd(run: str, gold_dir: Path, variant: str | None, as_json: bool, se
     results = {v: compare(per_variant[v][0], gold, judges=sorted(per_variant[v][1]), b=bootstrap_samples,
                           seed=seed) for v in chosen}
     if as_json:
-        click.echo(json.dumps({v: r.model_dump(mode="json") for v, r in results.items()}, indent=2))
+        from knowmeter.cli._output import print_json
+
+        print_json({v: r.model_dump(mode="json") for v, r in results.items()})
         return
     for v, r in results.items():
         _print_comparison(v, r)

@@ -48,9 +48,9 @@ def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, un
     names = skills.split(",") if skills is not None else None
     report = observe(list(paths), window=window, skills=names, kb=kb, workers=workers)
     if as_json:
-        import json
+        from knowmeter.cli._output import print_json
 
-        click.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+        print_json(report.to_dict())
         return
     from rich.console import Console
 

@@ -31,7 +31,7 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
     run_dir = find_run(Path(output_dir), run)
     report = rebuild_report(run_dir, threshold=threshold, seed=seed, bootstrap_samples=bootstrap_samples)
     if as_json:
-        from knowmeter.cli._eval import print_json
+        from knowmeter.cli._output import print_json
 
         print_json(report)
     else:

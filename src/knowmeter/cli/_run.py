@@ -82,7 +82,7 @@ def run_eval(opts: dict[str, Any]) -> int:
     report = finalize(run_dir, status=status, wall_s=stats.wall_s, budget=budget.to_dict())
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
     if opts.get("as_json"):
-        from knowmeter.cli._eval import print_json
+        from knowmeter.cli._output import print_json
 
         print_json(report)
     else:
