@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import json
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -172,6 +173,11 @@ def main() -> None:
           f"= {wall / floor:.2f} × floor (target ≤ 1.30), {wall / lean:.2f} × lean floor")
     print("  all rounds (floor / lean / eval, s): "
           + "; ".join(f"{f[0]:.2f} / {le[0]:.2f} / {e[0]:.2f}" for f, le, e in zip(floors, leans, evals, strict=True)))
+    per_round = [e[0] / f[0] for f, e in zip(floors, evals, strict=True)]
+    per_round_lean = [e[0] / le[0] for le, e in zip(leans, evals, strict=True)]
+    print(f"  eval / floor within each round: median {statistics.median(per_round):.2f} "
+          f"(range {min(per_round):.2f}–{max(per_round):.2f}); eval / lean floor: median "
+          f"{statistics.median(per_round_lean):.2f}")
     print(f"peak RSS (eval):    {rss:7.1f} MB (target ≤ 150)")
     print(f"in-process runner:  {inproc_wall:7.2f} s  ({done / inproc_wall:7.0f} tasks/s, target ≥ 500)")
 
