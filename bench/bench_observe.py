@@ -31,6 +31,7 @@ from pathlib import Path
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _machine import cpu_reference
 from bench_trace_parse import REPO, synthesise
 
 SKILLS = ("review-pr", "pdf", "deploy", "release-notes-writer", "db-migrate")
@@ -176,7 +177,9 @@ def main() -> None:
     ap.add_argument("--shared", type=Path, default=REPO.parent / "shared", help="the shared/ folder")
     ap.add_argument("--repeats", type=int, default=2, help="runs per setting (the fastest is reported)")
     args = ap.parse_args()
+    reference_before = cpu_reference()
     rows = bench(args.mb, args.shared, args.repeats) + bench(2 * args.mb, args.shared, args.repeats)
+    reference_after = cpu_reference()
     print()
     for workers in (1, 2):
         small, big = (r for r in rows if r["workers"] == workers)
@@ -186,6 +189,8 @@ def main() -> None:
     ok = all(r["mbps"] >= 100 and r["tree_rss"] <= 100 for r in two)
     print(f"target (2 workers): >= 100 MB/s and <= 100 MB peak RSS of the whole process tree -> "
           f"{'OK' if ok else 'MISSED'}")
+    print(f"CPU speed reference (bench/_machine.py, lower is faster): {reference_before:.3f} s before, "
+          f"{reference_after:.3f} s after")
     kernel = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"(largest single process by the kernel's ru_maxrss: {kernel:.1f} MB)")
 

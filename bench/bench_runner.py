@@ -33,6 +33,9 @@ from typing import IO
 from knowmeter.executors._spawn import run_command
 from knowmeter.runner._subprocess import use_pidfd_child_watcher
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _machine import cpu_reference
+
 SCRIPT = "#!/bin/sh\ncat >/dev/null\necho '{\"output\":\"ok\",\"costUSD\":0,\"inputTokens\":1,\"outputTokens\":1}'\n"
 
 
@@ -146,6 +149,7 @@ def main() -> None:
     args = ap.parse_args()
     tasks = args.samples * 2
     compile_bytecode()
+    reference_before = cpu_reference()
     floors: list[tuple[float, float]] = []
     leans: list[tuple[float, float]] = []
     evals: list[tuple[float, float, float]] = []
@@ -160,6 +164,7 @@ def main() -> None:
         out = subprocess.run([sys.executable, "-c", IN_PROCESS], cwd=root, check=True, capture_output=True,
                              text=True).stdout.split()
         done, inproc_wall = int(out[0]), float(out[1])
+    reference_after = cpu_reference()
     (floor, floor_cpu), (lean, lean_cpu) = min(floors), min(leans)
     wall, _, eval_cpu = min(evals)
     rss = max(e[1] for e in evals)
@@ -179,6 +184,8 @@ def main() -> None:
           f"(range {min(per_round):.2f}–{max(per_round):.2f}); eval / lean floor: median "
           f"{statistics.median(per_round_lean):.2f}")
     print(f"peak RSS (eval):    {rss:7.1f} MB (target ≤ 150)")
+    print(f"CPU speed reference (bench/_machine.py, lower is faster): {reference_before:.3f} s before, "
+          f"{reference_after:.3f} s after")
     print(f"in-process runner:  {inproc_wall:7.2f} s  ({done / inproc_wall:7.0f} tasks/s, target ≥ 500)")
 
 
