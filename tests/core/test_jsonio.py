@@ -28,3 +28,17 @@ def test_bad_json_and_unserialisable_values_raise_the_usual_errors() -> None:
         jsonio.loads(b'{"x": ')
     with pytest.raises(TypeError, match="not JSON serializable"):
         jsonio.dumps({"s": {1, 2}})
+
+
+def test_print_json_writes_to_binary_and_text_only_streams(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    import contextlib
+    import io
+
+    from knowmeter.cli._output import print_json
+
+    print_json({"k": "é", "n": [1, 2]})
+    assert json.loads(capsysbinary.readouterr().out) == {"k": "é", "n": [1, 2]}
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        print_json({"k": "é"})
+    assert text.getvalue() == '{\n  "k": "é"\n}\n'

@@ -10,7 +10,12 @@ from knowmeter import jsonio
 
 def print_json(data: Any) -> None:
     """Write ``data`` to stdout as indented JSON (non-finite numbers as null)."""
+    text = jsonio.dumps(data, indent=True) + b"\n"
     out = sys.stdout
+    binary = getattr(out, "buffer", None)
+    if binary is None:  # a text-only stream (redirected in-process, a notebook)
+        out.write(text.decode())
+        return
     out.flush()
-    out.buffer.write(jsonio.dumps(data, indent=True) + b"\n")
-    out.buffer.flush()
+    binary.write(text)
+    binary.flush()
