@@ -38,10 +38,10 @@ How the traces are read (each rule is documented in the module that applies it):
 - **Confidence** by segment count (< 5 underpowered, < 20 low, else high); the **health band** is
   the worse of the weighted gap rate band and the tool failure rate band (``THRESHOLDS``),
   shown as indicative when underpowered.
-- **Performance**: workers (``ProcessPoolExecutor``; where processes fork, after the scanner is
-  loaded, so they share it) get whole session files, biggest first, and stream them as bytes
-  (``orjson``); they send back per-segment counts, never traces; the parent loads the report
-  models while they scan.
+- **Performance**: with ``--workers N`` this process and N-1 worker processes
+  (``ProcessPoolExecutor``; where processes fork, after the scanner is loaded, so they share it)
+  take whole session files, biggest first, and stream them as bytes (``orjson``); workers send
+  back per-segment counts, never traces.
 """
 
 from __future__ import annotations

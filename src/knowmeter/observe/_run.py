@@ -1,17 +1,19 @@
-"""``observe``: scan session files in worker processes and merge their partial results.
+"""``observe``: scan session files in this process and worker processes, merge their partial results.
 
-Each worker gets whole session files (a session and its subagent transcripts stay together) and
-returns a small ``SessionResult``; the parent folds results in and builds the report at the end,
-after the workers are gone. Files go out biggest first, in chunks that shrink towards the end, so
-no worker is left alone with the largest session or a long last chunk; results are taken in that
-order (all the work is queued at once, so waiting for one costs nothing). The report's figures do
-not depend on the number of workers; only the inventory order of signals that tie (same sample id:
-session files of the same name in different folders) follows the order results are taken in.
+With N workers, this process scans next to N-1 worker processes (one fewer process to start and
+to feed, and none waiting idle). Each takes whole session files (a session and its subagent
+transcripts stay together) and returns a small ``SessionResult`` per file; the results are folded
+in chunk order and the report is built at the end, after the workers are gone. Files go out
+biggest first, in chunks that shrink towards the end, so no process is left alone with the
+largest session or a long last chunk. The report's figures do not depend on the number of
+workers; only the inventory order of signals that tie (same sample id: session files of the same
+name in different folders) follows the scan order, which differs between one worker and several.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +29,8 @@ if TYPE_CHECKING:
     from knowmeter.observe._report import HealthReport
 
 _CONFIG: ScanConfig | None = None
+#: Chunks queued per worker process, so it never waits while this process scans a chunk.
+_AHEAD = 2
 
 
 def default_workers() -> int:
@@ -43,10 +47,8 @@ def _init_worker(cfg: ScanConfig) -> None:
 
 
 def _scan_chunk(jobs: list[tuple[Path, str]]) -> list[SessionResult]:
-    from knowmeter.observe._scan import scan_session
-
     assert _CONFIG is not None, "worker not initialised"
-    return [scan_session(path, key, _CONFIG) for path, key in jobs]
+    return _scan_with(_CONFIG, jobs)
 
 
 def _chunks(jobs: list[tuple[Path, str]], workers: int) -> Iterator[list[tuple[Path, str]]]:
@@ -67,19 +69,58 @@ def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int) -> Ite
             yield scan_session(path, key, cfg)
         return
     # Load the scanner (and the analysis it needs) before forking: the workers share it instead
-    # of each importing it again. The report's own models are loaded while the workers scan.
-    from concurrent.futures import ProcessPoolExecutor
+    # of each importing it again.
+    from concurrent.futures import Future, ProcessPoolExecutor
 
-    import knowmeter.observe._scan
+    import knowmeter.observe._scan  # noqa: F401
 
     order = sorted(jobs, key=lambda j: j[0].stat().st_size, reverse=True)
-    n = min(workers, len(jobs))
-    with ProcessPoolExecutor(max_workers=n, initializer=_init_worker, initargs=(cfg,)) as pool:
-        futures = [pool.submit(_scan_chunk, chunk) for chunk in _chunks(order, n)]
-        import knowmeter.observe._report  # noqa: F401
+    chunks = list(_chunks(order, workers))
+    helpers = min(workers, len(chunks)) - 1
+    if helpers < 1:
+        yield from _scan_with(cfg, order)
+        return
+    # This process scans too, next to ``helpers`` worker processes. Every chunk is claimed once,
+    # in order: the workers keep ``_AHEAD`` chunks queued each (a finished one is replaced from
+    # its completion callback), this process takes the next unclaimed one whenever it is free.
+    # Results are put back in chunk order, so they come out as they would from one process.
+    lock = threading.Lock()
+    claimed = 0
+    done: dict[int, list[SessionResult]] = {}
+    queued: dict[int, Future[list[SessionResult]]] = {}
+    with ProcessPoolExecutor(max_workers=helpers, initializer=_init_worker, initargs=(cfg,)) as pool:
 
-        for future in futures:  # in order: ties between sessions of the same name stay put
-            yield from future.result()
+        def claim(for_pool: bool) -> int | None:
+            """The next chunk's index (queued in the pool when ``for_pool``), None when none is left."""
+            nonlocal claimed
+            with lock:
+                if claimed >= len(chunks):
+                    return None
+                index, claimed = claimed, claimed + 1
+                if for_pool:
+                    queued[index] = pool.submit(_scan_chunk, chunks[index])
+            if for_pool:
+                queued[index].add_done_callback(refill)
+            return index
+
+        def refill(finished: Future[list[SessionResult]]) -> None:
+            if not finished.cancelled() and finished.exception() is None:
+                claim(for_pool=True)
+
+        for _ in range(helpers * _AHEAD):
+            claim(for_pool=True)
+        while (index := claim(for_pool=False)) is not None:
+            done[index] = _scan_with(cfg, chunks[index])
+        for index, future in sorted(queued.items()):
+            done[index] = future.result()
+    for index in range(len(chunks)):
+        yield from done.pop(index)
+
+
+def _scan_with(cfg: ScanConfig, jobs: list[tuple[Path, str]]) -> list[SessionResult]:
+    from knowmeter.observe._scan import scan_session
+
+    return [scan_session(path, key, cfg) for path, key in jobs]
 
 
 def observe(paths: Sequence[Path | str], *, window: TimeWindow | None = None, skills: Iterable[str] | None = None,
