@@ -12,6 +12,7 @@ name in different folders) follows the scan order, which differs between one wor
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -105,7 +106,8 @@ def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int) -> Ite
 
         def refill(finished: Future[list[SessionResult]]) -> None:
             if not finished.cancelled() and finished.exception() is None:
-                claim(for_pool=True)
+                with contextlib.suppress(RuntimeError):  # the pool is shutting down: an error is on its way
+                    claim(for_pool=True)
 
         for _ in range(helpers * _AHEAD):
             claim(for_pool=True)
