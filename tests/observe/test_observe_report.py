@@ -287,3 +287,23 @@ def test_work_goes_out_in_order_in_chunks_that_shrink_to_single_files(jobs: int,
     sizes = [len(c) for c in chunks]
     assert sizes == sorted(sizes, reverse=True) and max(sizes, default=1) <= 16
     assert sizes[-workers:] == [1] * min(workers, len(sizes))  # the tail is shared out file by file
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_every_file_is_scanned_once_and_results_come_in_scan_order(traces: Path, tmp_path: Path,
+                                                                    workers: int) -> None:
+    """This process and the workers claim chunks from one queue: nothing is lost or doubled."""
+    from knowmeter.observe._results import ScanConfig
+    from knowmeter.observe._run import _results
+    from knowmeter.observe._window import TimeWindow
+
+    source = next((traces / "claude-projects").glob("*/*.jsonl"))
+    jobs = []
+    for i in range(60):  # same size: the biggest-first order keeps this order
+        copy = tmp_path / "many" / f"s{i:02d}.jsonl"
+        copy.parent.mkdir(exist_ok=True)
+        copy.write_bytes(source.read_bytes())
+        jobs.append((copy, f"s{i:02d}"))
+    results = list(_results(jobs, ScanConfig(TimeWindow(), None, None), workers))
+    assert [r.key for r in results] == [key for _, key in jobs]
+    assert all(r.status == "ok" for r in results)
