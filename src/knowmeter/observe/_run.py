@@ -73,7 +73,7 @@ def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int) -> Ite
     # of each importing it again.
     from concurrent.futures import Future, ProcessPoolExecutor
 
-    import knowmeter.observe._scan  # noqa: F401
+    import knowmeter.observe._scan
 
     order = sorted(jobs, key=lambda j: j[0].stat().st_size, reverse=True)
     chunks = list(_chunks(order, workers))
@@ -111,6 +111,8 @@ def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int) -> Ite
 
         for _ in range(helpers * _AHEAD):
             claim(for_pool=True)
+        import knowmeter.observe._report  # noqa: F401  (needed at the end; loaded while the workers scan)
+
         while (index := claim(for_pool=False)) is not None:
             done[index] = _scan_with(cfg, chunks[index])
         for index, future in sorted(queued.items()):
