@@ -307,3 +307,17 @@ def test_every_file_is_scanned_once_and_results_come_in_scan_order(traces: Path,
     results = list(_results(jobs, ScanConfig(TimeWindow(), None, None), workers))
     assert [r.key for r in results] == [key for _, key in jobs]
     assert all(r.status == "ok" for r in results)
+
+
+def test_a_file_reached_twice_is_one_job_and_odd_entries_are_skipped(traces: Path) -> None:
+    from knowmeter.observe._files import session_jobs
+
+    projects = traces / "claude-projects"
+    session = next(projects.glob("*/*.jsonl"))
+    (projects / "link.jsonl").symlink_to(session)  # the same file under another name
+    (projects / "dangling.jsonl").symlink_to(projects / "missing.jsonl")
+    (projects / "dir.jsonl").mkdir()  # a folder that looks like a session file
+    jobs = session_jobs([projects, session, projects])
+    paths = [path for path, _ in jobs]
+    assert len(paths) == len({p.resolve() for p in paths}) == len(list(projects.glob("*/*.jsonl")))
+    assert all(p.is_file() and not p.name.startswith(("dangling", "dir")) for p in paths)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,13 +17,23 @@ _WHAT = "a Claude Code projects folder (~/.claude/projects), session .jsonl file
 _NOT_SESSIONS = frozenset({"subagents", "tool-results"})
 
 
-def _jsonl_files(root: Path) -> list[Path]:
-    """Every ``*.jsonl`` file under ``root`` outside subagent / tool-output folders, sorted."""
-    out: list[Path] = []
+def _jsonl_files(root: Path) -> list[tuple[Path, os.stat_result]]:
+    """Every ``*.jsonl`` file under ``root`` outside subagent / tool-output folders, sorted, with
+    its ``stat`` (one system call per file: it tells a file from anything else and identifies it)."""
+    out: list[tuple[Path, os.stat_result]] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in _NOT_SESSIONS]
-        out.extend(Path(dirpath, f) for f in filenames if f.endswith(".jsonl"))
-    return sorted(p for p in out if p.is_file())
+        for name in filenames:
+            if name.endswith(".jsonl"):
+                path = os.path.join(dirpath, name)
+                try:
+                    st = os.stat(path)
+                except OSError:  # a dangling link, or gone since the listing
+                    continue
+                if stat.S_ISREG(st.st_mode):
+                    out.append((Path(path), st))
+    out.sort(key=lambda item: item[0])
+    return out
 
 
 def session_jobs(paths: Sequence[Path]) -> list[tuple[Path, str]]:
@@ -30,21 +41,21 @@ def session_jobs(paths: Sequence[Path]) -> list[tuple[Path, str]]:
     trace), or every ``*.jsonl`` under a folder except subagent transcripts (``…/subagents/…``,
     read with their session). ``key`` is the path relative to the folder given (the file's name for
     a file): what the watermark hashes, so a moved trace folder keeps its fingerprint. A file
-    reached twice is scanned once."""
+    reached twice (overlapping folders, links) is scanned once."""
     jobs: list[tuple[Path, str]] = []
-    seen: set[Path] = set()
+    seen: set[tuple[int, int]] = set()
     for root in paths:
         if not root.exists():
             raise InputError(f"{root}: no such file or folder; pass {_WHAT}")
         if root.is_file():
             sniff(root)  # a file named on the command line must be a trace: say so now, in one line
-            found = [(root, root.name)]
+            found = [(root, root.name, root.stat())]
         else:
-            found = [(p, p.relative_to(root).as_posix()) for p in _jsonl_files(root)]
-        for path, key in found:
-            real = path.resolve()
-            if real not in seen:
-                seen.add(real)
+            found = [(p, p.relative_to(root).as_posix(), st) for p, st in _jsonl_files(root)]
+        for path, key, st in found:
+            identity = (st.st_dev, st.st_ino)
+            if identity not in seen:
+                seen.add(identity)
                 jobs.append((path, key))
     if not jobs:
         raise InputError(f"{', '.join(map(str, paths))}: no .jsonl session files found; pass {_WHAT}")
