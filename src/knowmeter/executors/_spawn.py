@@ -2,7 +2,7 @@
 
 This is the hot path of a run with a ``script`` agent, where thousands of commands may each
 live a few milliseconds, so it does the least the kernel needs (measured with
-``bench/bench_runner.py``: about 0.25 ms of parent CPU per command against 0.6 ms for
+``bench/bench_runner.py``: about 0.25 ms of parent CPU per command against 0.45–0.6 ms for
 asyncio's subprocess transports):
 
 - stdin is a pipe filled *before* the child starts; only a payload larger than the pipe's
