@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal, Self
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from knowmeter.analysis._model import SOURCES, GapSignal, SignalSource, TaskGaps
+from knowmeter.analysis._model import SOURCES, GapSignal, Record, SignalSource, TaskGaps
 from knowmeter.analysis._watermark import WatermarkField, watermark_lines
 from knowmeter.samples import Watermark
 
@@ -28,15 +28,13 @@ def confidence_tier(samples: int) -> Confidence:
     return "low" if samples < 20 else "high"
 
 
-class GapSummary(BaseModel):
+class GapSummary(Record):
     """One variant's gap aggregates over the executed tasks of a run, with the inventory.
 
     ``executed`` counts tasks (sample × repeat) that ran; ``failed_executions`` those that did
     not (outside the denominator). ``samples`` counts distinct executed sample ids and sets the
     confidence tier. Rates are None when nothing executed. ``hedging_mode`` is ``mixed`` when
     only some tasks went through the classifier. The watermark is required."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     watermark: WatermarkField
     variant: str | None = None
@@ -54,14 +52,6 @@ class GapSummary(BaseModel):
     hedging_dropped: int = 0
     excluded: dict[str, int] = Field(default_factory=dict)
     signals: tuple[GapSignal, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form for report.json (always with the full watermark)."""
-        return self.model_dump(mode="json", exclude_none=True)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls.model_validate(d)
 
     def headline(self) -> str:
         """``gap rate 41.7% (5/12) · weighted 33.3% · confidence low``."""

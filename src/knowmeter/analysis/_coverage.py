@@ -26,11 +26,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from knowmeter.analysis._commands import command_text, parse_command
+from knowmeter.analysis._model import Record
 from knowmeter.analysis._paths import PathKeyer
 from knowmeter.analysis._watermark import WatermarkField, watermark_lines
 from knowmeter.samples import Watermark
@@ -77,10 +78,8 @@ class FileCoverage(BaseModel):
         return self.accesses > 0 or self.injected
 
 
-class Coverage(BaseModel):
+class Coverage(Record):
     """One variant's knowledge coverage, bound to the sample-set watermark (required)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     watermark: WatermarkField
     variant: str | None = None
@@ -89,14 +88,6 @@ class Coverage(BaseModel):
     rate: float | None
     uncovered: tuple[str, ...]
     files: tuple[FileCoverage, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form for report.json (always with the full watermark)."""
-        return self.model_dump(mode="json", exclude_none=True)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls.model_validate(d)
 
     def headline(self) -> str:
         if self.rate is None:

@@ -27,7 +27,9 @@ SIGNAL_WEIGHTS: dict[SignalSource, float] = {
 HedgingMode = Literal["regex-only", "regex+llm"]
 
 
-class _Frozen(BaseModel):
+class Record(BaseModel):
+    """A frozen analysis result with its JSON form (``to_dict`` / ``from_dict``)."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     def to_dict(self) -> dict[str, Any]:
@@ -40,7 +42,7 @@ class _Frozen(BaseModel):
         return cls.model_validate(d)
 
 
-class HedgingVerdict(_Frozen):
+class HedgingVerdict(Record):
     """The classifier's decision on one hedging candidate (spec §4.3 ``HedgingVerdict``).
 
     ``origin`` says where it came from: a model call, the cache, or a conservative fallback
@@ -53,7 +55,7 @@ class HedgingVerdict(_Frozen):
     origin: Literal["llm", "cache", "fallback-error", "fallback-cap"] = "llm"
 
 
-class GapSignal(_Frozen):
+class GapSignal(Record):
     """One knowledge-gap signal found in one task's trace.
 
     ``target`` is what the agent looked for (a grep pattern, a path, a command) or, for text
@@ -85,7 +87,7 @@ class GapSignal(_Frozen):
         return self
 
 
-class TaskGaps(_Frozen):
+class TaskGaps(Record):
     """The gap analysis of one task (one sample × variant × repeat).
 
     ``ok`` is False when the execution itself failed: such a task has no signals and is left out
