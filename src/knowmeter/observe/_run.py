@@ -64,10 +64,7 @@ def _chunks(jobs: list[tuple[Path, str]], workers: int) -> Iterator[list[tuple[P
 
 def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int) -> Iterator[SessionResult]:
     if workers <= 1 or len(jobs) <= 1:
-        from knowmeter.observe._scan import scan_session
-
-        for path, key in jobs:
-            yield scan_session(path, key, cfg)
+        yield from _scan_with(cfg, jobs)
         return
     # Load the scanner (and the analysis it needs) before forking: the workers share it instead
     # of each importing it again.
