@@ -13,17 +13,16 @@ from typing import Any
 from pydantic import Field
 
 from knowmeter.executors._model_api import (
+    ApiExecutor,
     ApiOptions,
     api_error_result,
     api_key,
     exchange_trace,
     import_sdk,
-    require_model,
 )
-from knowmeter.executors._options import options_hash, parse_options
 from knowmeter.executors._prices import cost_usd
 from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, Usage
-from knowmeter.executors._registry import ExecutorSpec, register_executor
+from knowmeter.executors._registry import register_executor
 
 INSTALL_HINT = "install it with: pip install 'knowmeter[anthropic]'"
 SOURCE = "anthropic"
@@ -42,21 +41,17 @@ def _usage(u: Any) -> Usage:
                  getattr(u, "cache_creation_input_tokens", None))
 
 
-class AnthropicExecutor:
+class AnthropicExecutor(ApiExecutor[AnthropicOptions]):
     """A single-turn call to the Anthropic Messages API."""
 
-    name = "anthropic"
-    non_llm = False
-
-    def __init__(self, model: str, options: AnthropicOptions) -> None:
-        self.model = model
-        self.options = options
-
-    def identity(self) -> str:
-        return f"anthropic:{self.model}:{options_hash(self.options)}"
+    name = SOURCE
+    options_type = AnthropicOptions
+    sdk = "anthropic"
+    install_hint = INSTALL_HINT
+    key_env = "ANTHROPIC_API_KEY"
 
     async def run(self, request: ExecRequest) -> ExecResult:
-        anthropic = import_sdk("anthropic", INSTALL_HINT)
+        anthropic = import_sdk(self.sdk, self.install_hint)
         o = self.options
         model = request.model or self.model
         params: dict[str, Any] = {"model": model, "max_tokens": o.max_tokens or 4096,
@@ -66,7 +61,7 @@ class AnthropicExecutor:
         if o.temperature is not None:
             params["temperature"] = o.temperature
         started = time.perf_counter()
-        client = anthropic.AsyncAnthropic(api_key=api_key(SOURCE, o, "ANTHROPIC_API_KEY"), base_url=o.base_url,
+        client = anthropic.AsyncAnthropic(api_key=api_key(SOURCE, o, self.key_env), base_url=o.base_url,
                                           max_retries=o.max_retries,
                                           timeout=o.timeout_s or request.timeout_s or 600.0)
         try:
@@ -85,9 +80,4 @@ class AnthropicExecutor:
                           latency_ms=(time.perf_counter() - started) * 1000, num_turns=1)
 
 
-@register_executor("anthropic")
-def _make_anthropic(spec: ExecutorSpec) -> AnthropicExecutor:
-    options = parse_options(AnthropicOptions, "anthropic", spec.options)
-    import_sdk("anthropic", INSTALL_HINT)
-    api_key(SOURCE, options, "ANTHROPIC_API_KEY")
-    return AnthropicExecutor(require_model(spec), options)
+register_executor("anthropic")(AnthropicExecutor.from_spec)

@@ -1,16 +1,18 @@
-"""What the single-turn model-API executors (``openai``, ``anthropic``) share: options, importing
-the SDK with an install hint, the trace of one exchange, and which API failures are retried."""
+"""What the single-turn model-API executors (``openai``, ``anthropic``) share: options, the
+executor's model / options / identity and its construction from a spec, importing the SDK with an
+install hint, the trace of one exchange, and which API failures are retried."""
 
 from __future__ import annotations
 
 import importlib
 import os
 from types import ModuleType
+from typing import ClassVar, Generic, Self, TypeVar
 
 from pydantic import Field
 
 from knowmeter.errors import InputError
-from knowmeter.executors._options import ExecutorOptions
+from knowmeter.executors._options import ExecutorOptions, options_hash, parse_options
 from knowmeter.executors._protocol import ExecResult, ExecutorError, ExecutorUnavailable
 from knowmeter.executors._registry import ExecutorSpec
 from knowmeter.traces import Event, MessageEvent, Trace
@@ -29,6 +31,36 @@ class ApiOptions(ExecutorOptions):
     timeout_s: float | None = Field(default=None, gt=0)
     #: the SDK's own retries of connection errors, 408/409/429 and 5xx
     max_retries: int = Field(default=2, ge=0)
+
+
+OptionsT = TypeVar("OptionsT", bound=ApiOptions)
+
+
+class ApiExecutor(Generic[OptionsT]):
+    """Base of a single-turn model-API executor: subclasses name the executor, its options class,
+    its SDK module, the install hint and the API key's environment variable, and implement ``run``."""
+
+    name: str
+    non_llm = False
+    options_type: ClassVar[type[ApiOptions]]
+    sdk: ClassVar[str]
+    install_hint: ClassVar[str]
+    key_env: ClassVar[str]
+
+    def __init__(self, model: str, options: OptionsT) -> None:
+        self.model = model
+        self.options = options
+
+    def identity(self) -> str:
+        return f"{self.name}:{self.model}:{options_hash(self.options)}"
+
+    @classmethod
+    def from_spec(cls, spec: ExecutorSpec) -> Self:
+        """Validate the options, check the SDK is installed and a key is set, require a model."""
+        options = parse_options(cls.options_type, cls.name, spec.options)
+        import_sdk(cls.sdk, cls.install_hint)
+        api_key(cls.name, options, cls.key_env)
+        return cls(require_model(spec), options)  # type: ignore[arg-type]
 
 
 def import_sdk(module: str, install_hint: str) -> ModuleType:

@@ -13,17 +13,16 @@ import time
 from typing import Any, Literal
 
 from knowmeter.executors._model_api import (
+    ApiExecutor,
     ApiOptions,
     api_error_result,
     api_key,
     exchange_trace,
     import_sdk,
-    require_model,
 )
-from knowmeter.executors._options import options_hash, parse_options
 from knowmeter.executors._prices import cost_usd
 from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, Usage
-from knowmeter.executors._registry import ExecutorSpec, register_executor
+from knowmeter.executors._registry import register_executor
 
 INSTALL_HINT = "install it with: pip install 'knowmeter[openai]'"
 SOURCE = "openai"
@@ -50,18 +49,14 @@ def _usage_responses(u: Any) -> Usage:
     return Usage(u.input_tokens, u.output_tokens, getattr(details, "cached_tokens", None))
 
 
-class OpenAIExecutor:
+class OpenAIExecutor(ApiExecutor[OpenAIOptions]):
     """A single-turn call to an OpenAI-compatible API."""
 
-    name = "openai"
-    non_llm = False
-
-    def __init__(self, model: str, options: OpenAIOptions) -> None:
-        self.model = model
-        self.options = options
-
-    def identity(self) -> str:
-        return f"openai:{self.model}:{options_hash(self.options)}"
+    name = SOURCE
+    options_type = OpenAIOptions
+    sdk = "openai"
+    install_hint = INSTALL_HINT
+    key_env = "OPENAI_API_KEY"
 
     async def _call(self, client: Any, model: str, request: ExecRequest) -> tuple[str, Usage, dict[str, Any]]:
         o = self.options
@@ -87,11 +82,11 @@ class OpenAIExecutor:
         return text, _usage_chat(resp.usage), {"finish_reason": finish}
 
     async def run(self, request: ExecRequest) -> ExecResult:
-        openai = import_sdk("openai", INSTALL_HINT)
+        openai = import_sdk(self.sdk, self.install_hint)
         o = self.options
         model = request.model or self.model
         started = time.perf_counter()
-        client = openai.AsyncOpenAI(api_key=api_key(SOURCE, o, "OPENAI_API_KEY"), base_url=o.base_url,
+        client = openai.AsyncOpenAI(api_key=api_key(SOURCE, o, self.key_env), base_url=o.base_url,
                                     max_retries=o.max_retries,
                                     timeout=o.timeout_s or request.timeout_s or 600.0)
         try:
@@ -108,9 +103,4 @@ class OpenAIExecutor:
                           latency_ms=(time.perf_counter() - started) * 1000, num_turns=1)
 
 
-@register_executor("openai")
-def _make_openai(spec: ExecutorSpec) -> OpenAIExecutor:
-    options = parse_options(OpenAIOptions, "openai", spec.options)
-    import_sdk("openai", INSTALL_HINT)
-    api_key(SOURCE, options, "OPENAI_API_KEY")
-    return OpenAIExecutor(require_model(spec), options)
+register_executor("openai")(OpenAIExecutor.from_spec)
