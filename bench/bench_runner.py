@@ -30,8 +30,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from knowmeter.executors._spawn import run_command
-from knowmeter.runner._subprocess import use_pidfd_child_watcher
+from knowmeter.executors._spawn import run_command, use_pidfd_child_watcher
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import cpu_reference

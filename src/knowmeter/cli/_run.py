@@ -12,9 +12,9 @@ import click
 from rich.console import Console
 
 from knowmeter.evaluation import Overrides, execute, prepare, resolve_config, resume_run, start_run
+from knowmeter.executors._spawn import use_pidfd_child_watcher
 from knowmeter.pipeline import finalize, make_post_process
 from knowmeter.report._terminal import render_terminal
-from knowmeter.runner._subprocess import use_pidfd_child_watcher
 from knowmeter.store import find_run
 
 

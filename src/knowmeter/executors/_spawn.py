@@ -1,6 +1,7 @@
-"""Run a short-lived command from the event loop: bytes in on stdin, bytes out from stdout.
+"""Child processes from the event loop: ``run_command`` (bytes in on stdin, bytes out from
+stdout) and, for the executors that use asyncio's subprocess API, ``use_pidfd_child_watcher``.
 
-This is the hot path of a run with a ``script`` agent, where thousands of commands may each
+``run_command`` is the hot path of a run with a ``script`` agent, where thousands of commands may each
 live a few milliseconds, so it does the least the kernel needs (measured with
 ``bench/bench_runner.py``: about 0.25 ms of parent CPU per command against 0.45–0.6 ms for
 asyncio's subprocess transports):
@@ -23,6 +24,8 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import IO
 
@@ -41,6 +44,19 @@ def _pidfds_work() -> bool:
 
 #: Whether exits are awaited through pidfds (else asyncio's subprocess API is used).
 USE_PIDFD = _pidfds_work()
+
+
+def use_pidfd_child_watcher() -> bool:
+    """For the other executors, which use asyncio's (or anyio's) subprocess API: on Python 3.11
+    asyncio waits for each child in a thread of its own, and the loop blocks until that thread
+    runs — a large share of a run of many short commands. Install asyncio's pidfd watcher instead
+    (what Python >= 3.12 does by default). Returns True when it was installed."""
+    if sys.version_info >= (3, 12) or not USE_PIDFD:
+        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        asyncio.set_child_watcher(asyncio.PidfdChildWatcher())
+    return True
 
 
 async def run_command(argv: Sequence[str], stdin: bytes, *, cwd: str | None, env: Mapping[str, str] | None,
