@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pydantic
 import pytest
 
 from knowmeter.analysis import (
@@ -92,7 +91,7 @@ def test_a_gap_summary_cannot_be_built_without_a_watermark(watermark):
     good = aggregate_gaps([_task("a")], watermark).to_dict()
     for broken in ({k: v for k, v in good.items() if k != "watermark"}, {**good, "watermark": None},
                    {**good, "watermark": {"paths": ["x"]}}):
-        with pytest.raises(pydantic.ValidationError):
+        with pytest.raises(ValueError, match="watermark"):
             GapSummary.from_dict(broken)
     with pytest.raises(TypeError):
         aggregate_gaps([_task("a")])  # type: ignore[call-arg]
@@ -106,9 +105,6 @@ def test_serialised_summary_always_embeds_the_full_watermark(watermark):
     assert d["watermark"]["short"] == "1a2b3c4d"
     assert d["watermark"]["warning"] == WATERMARK_WARNING
     assert GapSummary.from_dict(d) == s
-    schema = GapSummary.model_json_schema()
-    assert "watermark" in schema["required"]
-    assert "warning" in schema["properties"]["watermark"]["required"]
 
 
 def test_every_printed_rate_carries_the_watermark(watermark):
@@ -149,5 +145,5 @@ def test_inventory_limit_and_empty(watermark):
 
 def test_signal_weight_is_fixed_by_source():
     assert GapSignal(sample_id="a", source="hedging").weight == 0.5
-    with pytest.raises(pydantic.ValidationError):
+    with pytest.raises(ValueError, match="weight of a hedging signal is 0.5"):
         GapSignal(sample_id="a", source="hedging", weight=1.0)

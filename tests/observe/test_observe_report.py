@@ -39,7 +39,7 @@ def test_per_skill_figures(traces: Path) -> None:
                                           "repeated_failure": 1}
     assert (pdf.gaps.samples_with_gap, pdf.gaps.executed, pdf.gaps.samples) == (2, 3, 3)
     assert pdf.gaps.gap_rate == pytest.approx(2 / 3)
-    assert pdf.tokens.model_dump() == {"input_tokens": 348, "output_tokens": 231, "cache_read_tokens": 2600,
+    assert pdf.tokens.to_dict() == {"input_tokens": 348, "output_tokens": 231, "cache_read_tokens": 2600,
                                        "cache_creation_tokens": 0, "segments_without_usage": 0}
     assert (pdf.first_seen, pdf.last_seen) == ("2026-03-10T10:02:00.000Z", "2026-03-20T09:00:00.000Z")
     review = by["review-pr"]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
-
-from knowmeter.analysis._model import SOURCES, GapSignal, Record, SignalSource, TaskGaps
-from knowmeter.analysis._watermark import WatermarkField, watermark_lines
-from knowmeter.samples import Watermark
+from knowmeter._record import AtLeast, Record
+from knowmeter.analysis._model import SOURCES, GapSignal, SignalSource, TaskGaps
+from knowmeter.watermark import Watermark
 
 Confidence = Literal["underpowered", "low", "high"]
 
@@ -28,6 +27,7 @@ def confidence_tier(samples: int) -> Confidence:
     return "low" if samples < 20 else "high"
 
 
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class GapSummary(Record):
     """One variant's gap aggregates over the executed tasks of a run, with the inventory.
 
@@ -36,12 +36,12 @@ class GapSummary(Record):
     confidence tier. Rates are None when nothing executed. ``hedging_mode`` is ``mixed`` when
     only some tasks went through the classifier. The watermark is required."""
 
-    watermark: WatermarkField
+    watermark: Watermark
     variant: str | None = None
-    executed: int = Field(ge=0)
-    failed_executions: int = Field(ge=0)
-    samples: int = Field(ge=0)
-    samples_with_gap: int = Field(ge=0)
+    executed: Annotated[int, AtLeast(0)]
+    failed_executions: Annotated[int, AtLeast(0)]
+    samples: Annotated[int, AtLeast(0)]
+    samples_with_gap: Annotated[int, AtLeast(0)]
     gap_rate: float | None
     weighted_gap_rate: float | None
     signals_by_source: dict[SignalSource, int]
@@ -50,7 +50,7 @@ class GapSummary(Record):
     soft_signal_note: str | None = None
     hedging_mode: Literal["regex-only", "regex+llm", "mixed"]
     hedging_dropped: int = 0
-    excluded: dict[str, int] = Field(default_factory=dict)
+    excluded: dict[str, int] = dataclasses.field(default_factory=dict)
     signals: tuple[GapSignal, ...] = ()
 
     def headline(self) -> str:
@@ -62,7 +62,7 @@ class GapSummary(Record):
 
     def lines(self) -> list[str]:
         """The headline followed by the watermark lines: the only way the rate is printed."""
-        return [self.headline(), *watermark_lines(self.watermark)]
+        return [self.headline(), *self.watermark.lines()]
 
 
 def aggregate_gaps(tasks: Iterable[TaskGaps], watermark: Watermark, *,

@@ -26,16 +26,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from knowmeter._record import AtLeast, Record
 from knowmeter.analysis._commands import command_text, parse_command
-from knowmeter.analysis._model import Record
 from knowmeter.analysis._paths import PathKeyer
-from knowmeter.analysis._watermark import WatermarkField, watermark_lines
-from knowmeter.samples import Watermark
 from knowmeter.traces import MessageEvent, ToolStatus, Trace
+from knowmeter.watermark import Watermark
 
 Origin = Literal["artifact", "referenced", "knowledge_dir", "claude_knowledge", "memory"]
 MEMORY_FILES = ("CLAUDE.md", ".claude/CLAUDE.md", "AGENTS.md")
@@ -47,12 +44,11 @@ _AGENTS_HEADER = re.compile(r"#\s*AGENTS\.md instructions for (\S+)")
 _CONTENTS_OF = re.compile(r"Contents of (\S+?(?:CLAUDE|AGENTS)\.md)\b")
 
 
-class KnowledgeFile(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KnowledgeFile(Record):
     """One knowledge file: its key (see ``_paths``), why it is one, other keys it can be
     reached under (another path to the same file, its installed copy ``.claude/skills/<name>/…``),
     and whether it is in every task's context by configuration (``injected``)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     path: str
     origin: Origin
@@ -60,17 +56,16 @@ class KnowledgeFile(BaseModel):
     injected: bool = False
 
 
-class FileCoverage(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileCoverage(Record):
     """Access counts of one knowledge file: ``accesses`` (reads, and injections a trace shows,
     over all tasks), ``tasks`` (tasks that accessed or were given it), ``injected`` (delivered
     in every task's context by configuration)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     path: str
     origin: Origin
-    accesses: int = Field(ge=0)
-    tasks: int = Field(ge=0)
+    accesses: Annotated[int, AtLeast(0)]
+    tasks: Annotated[int, AtLeast(0)]
     injected: bool = False
 
     @property
@@ -78,13 +73,14 @@ class FileCoverage(BaseModel):
         return self.accesses > 0 or self.injected
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Coverage(Record):
     """One variant's knowledge coverage, bound to the sample-set watermark (required)."""
 
-    watermark: WatermarkField
+    watermark: Watermark
     variant: str | None = None
-    total: int = Field(ge=0)
-    covered: int = Field(ge=0)
+    total: Annotated[int, AtLeast(0)]
+    covered: Annotated[int, AtLeast(0)]
     rate: float | None
     uncovered: tuple[str, ...]
     files: tuple[FileCoverage, ...]
@@ -96,7 +92,7 @@ class Coverage(Record):
 
     def lines(self) -> list[str]:
         """The headline followed by the watermark lines."""
-        return [self.headline(), *watermark_lines(self.watermark)]
+        return [self.headline(), *self.watermark.lines()]
 
 
 def _walk(directory: Path) -> list[Path]:

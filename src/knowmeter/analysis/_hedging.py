@@ -18,7 +18,7 @@ import json
 import logging
 import re
 from collections.abc import MutableMapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -180,7 +180,7 @@ class HedgingClassifier:
         if not isinstance(raw, dict):
             return None
         try:
-            return HedgingVerdict.model_validate({**raw, "origin": "cache"})
+            return HedgingVerdict.from_dict({**raw, "origin": "cache"})
         except ValueError:  # a damaged entry of a persistent cache is a miss
             return None
 
@@ -206,7 +206,7 @@ class HedgingClassifier:
         if verdict is None:
             out[key] = _fallback(f"unparseable reply: {result.output.strip()[:80]!r}")
             return
-        self.cache[key] = verdict.model_dump(mode="json", exclude={"origin"})
+        self.cache[key] = {k: v for k, v in verdict.to_dict().items() if k != "origin"}
         out[key] = verdict
 
     async def apply(self, gaps: TaskGaps) -> TaskGaps:
@@ -225,11 +225,11 @@ class HedgingClassifier:
             if v is None:
                 kept.append(s)
             elif v.is_uncertainty:
-                kept.append(s.model_copy(update={"classifier_verdict": v}))
+                kept.append(replace(s, classifier_verdict=v))
             else:
                 dropped += 1
-        return gaps.model_copy(update={"signals": tuple(kept), "hedging_mode": "regex+llm",
-                                       "hedging_dropped": gaps.hedging_dropped + dropped})
+        return replace(gaps, signals=tuple(kept), hedging_mode="regex+llm",
+                       hedging_dropped=gaps.hedging_dropped + dropped)
 
 
 def _fallback(reason: str) -> HedgingVerdict:

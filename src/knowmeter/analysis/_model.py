@@ -1,14 +1,15 @@
 """Gap-signal data model: one signal, one task's signals, the classifier's verdict.
 
-Everything here is a frozen pydantic model so per-task analysis can be stored in each
-``results.jsonl`` line (``to_dict``) and read back (``from_dict``) by ``knowmeter report``.
+Everything here is a frozen ``Record`` so per-task analysis can be stored in each
+``results.jsonl`` line (``to_dict``) and read back, checked (``from_dict``), by ``knowmeter report``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self
+import dataclasses
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from knowmeter._record import AtLeast, AtMost, Record
 
 SignalSource = Literal["failed_search", "explicit_marker", "hedging", "repeated_failure"]
 
@@ -27,21 +28,7 @@ SIGNAL_WEIGHTS: dict[SignalSource, float] = {
 HedgingMode = Literal["regex-only", "regex+llm"]
 
 
-class Record(BaseModel):
-    """A frozen analysis result with its JSON form (``to_dict`` / ``from_dict``)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form (``None`` fields left out)."""
-        return self.model_dump(mode="json", exclude_none=True)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        """Rebuild from ``to_dict`` output."""
-        return cls.model_validate(d)
-
-
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class HedgingVerdict(Record):
     """The classifier's decision on one hedging candidate (spec §4.3 ``HedgingVerdict``).
 
@@ -50,11 +37,12 @@ class HedgingVerdict(Record):
     fallbacks always keep the candidate (``is_uncertainty=True``)."""
 
     is_uncertainty: bool
-    confidence: float = Field(ge=0.0, le=1.0)
+    confidence: Annotated[float, AtLeast(0.0), AtMost(1.0)]
     reason: str = ""
     origin: Literal["llm", "cache", "fallback-error", "fallback-cap"] = "llm"
 
 
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class GapSignal(Record):
     """One knowledge-gap signal found in one task's trace.
 
@@ -72,21 +60,20 @@ class GapSignal(Record):
     tool: str | None = None
     target: str = ""
     context: str = ""
-    occurrences: int = Field(default=1, ge=1)
+    occurrences: Annotated[int, AtLeast(1)] = 1
     note: str | None = None
     window: str | None = None
     classifier_verdict: HedgingVerdict | None = None
 
-    @model_validator(mode="after")
-    def _weight_from_source(self) -> Self:
+    def __post_init__(self) -> None:
         expected = SIGNAL_WEIGHTS[self.source]
         if self.weight == -1.0:
             object.__setattr__(self, "weight", expected)
         elif self.weight != expected:
             raise ValueError(f"weight of a {self.source} signal is {expected}, not {self.weight}")
-        return self
 
 
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class TaskGaps(Record):
     """The gap analysis of one task (one sample × variant × repeat).
 
@@ -101,7 +88,7 @@ class TaskGaps(Record):
     signals: tuple[GapSignal, ...] = ()
     hedging_mode: HedgingMode = "regex-only"
     hedging_dropped: int = 0
-    excluded: dict[str, int] = Field(default_factory=dict)
+    excluded: dict[str, int] = dataclasses.field(default_factory=dict)
 
     @property
     def has_gap(self) -> bool:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from knowmeter.analysis._commands import command_text, parse_command
@@ -241,7 +241,7 @@ def _failed_searches(trace: Trace, outcomes: list[_Outcome], sample_id: str, res
         prev = last.get(agent)
         if prev is not None and similar(prev[1], o):
             idx = prev[0]
-            signals[idx] = signals[idx].model_copy(update={"occurrences": signals[idx].occurrences + 1})
+            signals[idx] = replace(signals[idx], occurrences=signals[idx].occurrences + 1)
             last[agent] = (idx, o)
             continue
         pos = result_pos.get(o.inv.call.id, len(trace.events) - 1)

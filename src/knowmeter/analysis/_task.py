@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
@@ -42,6 +43,6 @@ def analyze_task(trace: Trace, *, sample_id: str, prompt_text: str = "", ok: boo
     signals = [*tool_signals, *marker_signals(texts, sample_id=sample_id),
                *hedging_signals(texts, sample_id=sample_id, broad=hedging_recall == "broad")]
     if repeat:
-        signals = [s.model_copy(update={"repeat": repeat}) for s in signals]
+        signals = [replace(s, repeat=repeat) for s in signals]
     signals.sort(key=lambda s: (s.turn, SOURCES.index(s.source)))
     return TaskGaps(sample_id=sample_id, repeat=repeat, ok=True, signals=tuple(signals), excluded=excluded)

@@ -22,8 +22,8 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str) -> 
     from rich.table import Table
 
     from knowmeter.report._terminal import percent
-    from knowmeter.samples import WATERMARK_WARNING
     from knowmeter.store import open_index, variant_history
+    from knowmeter.watermark import WATERMARK_WARNING
 
     root = Path(output_dir)
     if not root.is_dir():

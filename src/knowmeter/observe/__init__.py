@@ -58,7 +58,7 @@ from knowmeter.observe._window import TimeWindow, make_window, parse_duration, p
 if TYPE_CHECKING:
     from knowmeter.observe._report import THRESHOLDS, HealthReport, SkillHealth, Tokens, TraceSet, band_of
 
-#: Names whose module imports pydantic and the analysis package: loaded on first use, so the
+#: Names whose module loads the analysis aggregates and coverage: loaded on first use, so the
 #: parent process is still small when it forks its workers.
 _LAZY = frozenset({"THRESHOLDS", "HealthReport", "SkillHealth", "Tokens", "TraceSet", "band_of"})
 

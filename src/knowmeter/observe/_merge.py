@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from knowmeter.observe._results import NO_SKILL, USAGE_KEYS, SegmentResult, SessionResult
+from knowmeter.watermark import Watermark
 
 if TYPE_CHECKING:
     from knowmeter.analysis import KnowledgeFile
     from knowmeter.observe._report import HealthReport
-    from knowmeter.samples import Watermark
 
 
 @dataclass(slots=True)
@@ -94,8 +94,6 @@ class Merger:
         """The trace set's watermark: the paths given, the segment count, and a sha256 over every
         counted session's (path, fingerprint) pair (and the ``--skills`` filter) — it changes when
         a trace file is written, or the sessions in the window or the segments kept change."""
-        from knowmeter.samples import Watermark
-
         h = hashlib.sha256()
         for key, fp in sorted(self._fingerprints):
             h.update(f"{key}\t{fp}\n".encode())
@@ -109,7 +107,7 @@ class Merger:
 
     def report(self, *, paths: Sequence[str], window: dict[str, str | None], skills: Sequence[str] | None,
                kb: str | None, kb_files: Sequence[KnowledgeFile] | None) -> HealthReport:
-        """The health report (builds the pydantic models: call once, at the end)."""
+        """The health report (builds the report models: call once, at the end)."""
         from knowmeter.observe._report import build_report
 
         return build_report(self, paths=paths, window=window, skills=skills, kb=kb, kb_files=kb_files)

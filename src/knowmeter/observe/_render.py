@@ -62,7 +62,7 @@ def render_health(report: HealthReport, console: Console) -> None:
     """Print the report: the per-skill table, the watermark lines, then notes."""
     from rich.table import Table
 
-    from knowmeter.samples import WATERMARK_WARNING
+    from knowmeter.watermark import WATERMARK_WARNING
 
     ts = report.trace_set
     with_kb = ts.kb is not None

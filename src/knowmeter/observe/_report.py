@@ -21,12 +21,13 @@ Per skill (one *sample* = one segment):
 
 from __future__ import annotations
 
+import dataclasses
 import zlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
-
+from knowmeter import jsonio
+from knowmeter._record import AtLeast, Record
 from knowmeter.analysis import (
     Confidence,
     Coverage,
@@ -38,7 +39,7 @@ from knowmeter.analysis import (
     coverage,
 )
 from knowmeter.observe._results import USAGE_KEYS
-from knowmeter.samples import Watermark
+from knowmeter.watermark import Watermark
 
 if TYPE_CHECKING:
     from knowmeter.observe._merge import Merger, SkillTotals
@@ -64,12 +65,14 @@ def band_of(weighted_gap_rate: float | None, tool_failure_rate: float | None) ->
     return _BANDS[max(levels)] if levels else None
 
 
-class Tokens(BaseModel):
+Count = Annotated[int, AtLeast(0)]
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Tokens(Record):
     """Token usage summed over segments (each API message counted once); segments whose share
     of a session's usage cannot be told apart (a multi-skill Codex session) are counted in
     ``segments_without_usage`` instead."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     input_tokens: int = 0
     output_tokens: int = 0
@@ -78,24 +81,23 @@ class Tokens(BaseModel):
     segments_without_usage: int = 0
 
 
-class SkillHealth(BaseModel):
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class SkillHealth(Record):
     """The health of one skill (or ``(no skill)``, or ``overall``) over the observed segments."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     skill: str
-    segments: int = Field(ge=0)
-    sessions: int = Field(ge=0)
+    segments: Count
+    sessions: Count
     started_by: dict[str, int]
     first_seen: str | None
     last_seen: str | None
-    tool_calls: int = Field(ge=0)
-    tool_failures: int = Field(ge=0)
-    cancelled: int = Field(ge=0)
-    unresolved: int = Field(ge=0)
+    tool_calls: Count
+    tool_failures: Count
+    cancelled: Count
+    unresolved: Count
     tool_failure_rate: float | None
     failures_by_kind: dict[str, int]
-    subagents: int = Field(ge=0)
+    subagents: Count
     gaps: GapSummary
     coverage: Coverage | None = None
     tokens: Tokens
@@ -104,10 +106,9 @@ class SkillHealth(BaseModel):
     band_indicative: bool
 
 
-class TraceSet(BaseModel):
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class TraceSet(Record):
     """Which traces the report read and what was passed over."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     paths: list[str]
     files: int
@@ -122,12 +123,13 @@ class TraceSet(BaseModel):
     kb: str | None
 
 
-class HealthReport(BaseModel):
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class HealthReport(Record):
     """``knowmeter observe``'s report. Every gap rate and coverage figure in it carries the
     trace-set watermark (``paths``, ``count`` = segments, ``sha256``, the warning). The gap
     inventory (``gaps.signals``) is listed per skill; ``overall`` has the totals only."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    omit_none: ClassVar[bool] = False  # the JSON output shows unknown figures as null
 
     schema_version: Literal[1] = 1
     watermark: Watermark
@@ -135,26 +137,6 @@ class HealthReport(BaseModel):
     thresholds: dict[str, dict[str, float]]
     overall: SkillHealth | None
     skills: list[SkillHealth]
-
-    @field_validator("watermark", mode="before")
-    @classmethod
-    def _read_watermark(cls, value: Any) -> Any:
-        return Watermark.from_dict(value) if isinstance(value, dict) else value
-
-    @field_serializer("watermark")
-    def _watermark(self, w: Watermark) -> dict[str, Any]:
-        return w.to_dict()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form (``knowmeter observe --json``)."""
-        return self.model_dump(mode="json")
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> HealthReport:
-        """Read a report back from its JSON form."""
-        return cls.model_validate(d)
-
-
 
 
 def skill_health(t: SkillTotals, tasks: list[TaskGaps], watermark: Watermark,
@@ -184,10 +166,10 @@ def build_report(m: Merger, *, paths: Sequence[str], window: dict[str, str | Non
         skipped_files=sorted(m.skipped), skipped_by_mtime=m.mtime_skips, undated_sessions=m.undated,
         window=window, skills=sorted(skills) if skills else None, kb=kb)
     rows = m.rows()
-    tasks = [[TaskGaps.model_validate_json(zlib.decompress(g)) for g in t.gaps] for t in rows]
+    tasks = [[TaskGaps.from_dict(jsonio.loads(zlib.decompress(g))) for g in t.gaps] for t in rows]
     overall = None
     if m.overall.segments:  # the same segments as the rows (in another order: the overall has no inventory)
         overall = skill_health(m.overall, [g for row in tasks for g in row], wm, kb_files)
-        overall = overall.model_copy(update={"gaps": overall.gaps.model_copy(update={"signals": ()})})
+        overall = dataclasses.replace(overall, gaps=dataclasses.replace(overall.gaps, signals=()))
     return HealthReport(watermark=wm, trace_set=trace_set, thresholds=THRESHOLDS, overall=overall,
                         skills=[skill_health(t, g, wm, kb_files) for t, g in zip(rows, tasks, strict=True)])

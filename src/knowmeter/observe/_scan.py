@@ -15,10 +15,12 @@ from __future__ import annotations
 import hashlib
 import os
 import zlib
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from knowmeter import jsonio
 from knowmeter.analysis import TaskGaps, analyze_task
 from knowmeter.errors import InputError
 from knowmeter.observe._results import (
@@ -142,7 +144,7 @@ class _Session:
         per segment until the end: a few hundred bytes each)."""
         out = [self.results[i] for i in sorted(self.results)]
         for res in out:
-            res.gaps = zlib.compress(self.gaps[res.sample_id].model_dump_json(exclude_none=True).encode(), 1)
+            res.gaps = zlib.compress(jsonio.dumps(self.gaps[res.sample_id].to_dict()), 1)
         return out
 
     # -- subagents --------------------------------------------------------------------------
@@ -189,7 +191,7 @@ def _merge_gaps(old: TaskGaps, new: TaskGaps) -> TaskGaps:
     excluded = dict(old.excluded)
     for k, v in new.excluded.items():
         excluded[k] = excluded.get(k, 0) + v
-    return old.model_copy(update={"signals": (*old.signals, *new.signals), "excluded": excluded})
+    return replace(old, signals=(*old.signals, *new.signals), excluded=excluded)
 
 
 def _add_usage(total: Usage | None, part: Any) -> Usage | None:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from knowmeter.analysis import TaskGaps, aggregate_gaps, coverage, knowledge_files
-from knowmeter.samples import Watermark
+from knowmeter.watermark import Watermark
 
 #: executors whose agent auto-loads CLAUDE.md / AGENTS.md from its working directory
 MEMORY_LOADING_EXECUTORS = frozenset({"claude", "claude-sdk", "codex"})

@@ -1,14 +1,13 @@
 """Samples: the model, loaders for omk JSON/YAML and JSONL, and the sample-set watermark."""
 
 from knowmeter.samples._load import (
-    WATERMARK_WARNING,
     SampleSet,
-    Watermark,
     canonical_sample_bytes,
     find_sample_file,
     load_samples,
 )
 from knowmeter.samples._model import Sample
+from knowmeter.watermark import WATERMARK_WARNING, Watermark
 
 __all__ = [
     "WATERMARK_WARNING",

@@ -14,44 +14,9 @@ from pydantic import ValidationError
 from knowmeter._yaml import parse_yaml
 from knowmeter.errors import InputError
 from knowmeter.samples._model import Sample
-
-WATERMARK_WARNING = (
-    "This metric only reflects the interaction between the current test set and the knowledge "
-    "base, and does not represent the knowledge base's absolute completeness."
-)
+from knowmeter.watermark import Watermark
 
 DEFAULT_SAMPLE_FILES = ("eval-samples.yaml", "eval-samples.yml", "eval-samples.json", "eval-samples.jsonl")
-
-
-@dataclass(frozen=True, slots=True)
-class Watermark:
-    """Identifies the sample set a number depends on (gap-signal spec §7.1)."""
-
-    paths: tuple[str, ...]
-    count: int
-    sha256: str
-
-    @property
-    def short(self) -> str:
-        """First 8 hex of the content hash, as shown to people."""
-        return self.sha256[:8]
-
-    @property
-    def id(self) -> str:
-        """``<file name>@<short hash>``: the sample-set id used in trends."""
-        names = "+".join(Path(p).name for p in self.paths)
-        return f"{names}@{self.short}"
-
-    def label(self) -> str:
-        return f"sample set {', '.join(self.paths)} · {self.count} samples · {self.short}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"paths": list(self.paths), "count": self.count, "sha256": self.sha256, "short": self.short,
-                "id": self.id, "warning": WATERMARK_WARNING}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Watermark:
-        return cls(tuple(d["paths"]), int(d["count"]), str(d["sha256"]))
 
 
 @dataclass(frozen=True, slots=True)
