@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from knowmeter.analysis import analyze_task
+from knowmeter.analysis._phrases import HEDGING_EN, HEDGING_EN_BROAD, _by_first_letter, _en, _recall
 from knowmeter.analysis._text import excluded_spans, sentences
 
 
@@ -129,3 +134,37 @@ def test_hedging_phrase_is_reported_as_written_and_length_changing_lowercase_is_
     # "İ" lower-cases to two characters: offsets must not drift (the case-insensitive net is used)
     out = hedging_signals([AgentText("İstanbul office: I'm not sure about the schedule.", 1)], sample_id="s")
     assert [s.target for s in out] == ["I'm not sure"]
+
+
+# --- the English net dispatches on the first letter, and finds what the plain alternation finds --------------
+
+_FRAGMENTS = ["i'm not sure", "im not certain", "not entirely sure", "not sure", "not", "unclear", "it's unclear",
+              "it is", "remains unclear", "likely", "unlikely", "probably.", "lack of documentation", "lacking",
+              "i don't know", "i do not have the information", "needs to be verified", "need to double-checked",
+              "can't find", "unable to locate", "as far as i can tell", "to my knowledge", "to the best of my",
+              "perhaps", "might be", "i think", "it seems", "appears to", "seems", "may bee", "x", "-", "_", "'",
+              "sure", "i", "a", " "]
+
+
+def _plain(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(p.lower() for p in phrases) + r")\b")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=12), st.lists(st.sampled_from([" ", "", "\n", ", "]),
+                                                                     min_size=12, max_size=12))
+def test_dispatched_net_matches_like_the_plain_alternation(words, seps):
+    text = "".join(w + s for w, s in zip(words, seps, strict=False))
+    for phrases, broad in ((HEDGING_EN, False), (HEDGING_EN + HEDGING_EN_BROAD, True)):
+        net = _recall(broad)[0]
+        assert [m.span() for m in net.finditer(text)] == [m.span() for m in _plain(phrases).finditer(text)]
+
+
+def test_phrases_that_do_not_start_with_a_letter_fall_back_to_the_plain_alternation():
+    assert _by_first_letter("(?:it'?s |it is )?unclear") == ["it'?s unclear", "it is unclear", "unclear"]
+    assert _by_first_letter("lack(?:s|ing)? of") == ["lack(?:s|ing)? of"]
+    assert _by_first_letter("(?:a|(?:b|c)d)e") == ["ae", "bde", "cde"]
+    assert _by_first_letter("-ish") is None and _by_first_letter("x?y") is None
+    net = _en(("-ish", "likely"))
+    assert [m.group() for m in net.finditer("likely -ish")] == ["likely"]  # \b before "-" never matches
+    assert net.lowered.pattern == _plain(("-ish", "likely")).pattern

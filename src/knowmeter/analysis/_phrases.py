@@ -76,25 +76,44 @@ def _zh(phrases: tuple[str, ...]) -> _ChineseNet:
                        frozenset(p[0] for p in phrases))
 
 
-def _first_letters(phrase: str) -> str:
-    """The letters a phrase can start with (alternatives of a leading ``(?:a|b)`` group too)."""
+def _group_end(phrase: str, start: int) -> int:
+    """Index of the ``)`` that closes the group opening at ``start``."""
+    depth = 0
+    for i in range(start, len(phrase)):
+        depth += phrase[i] == "("
+        depth -= phrase[i] == ")"
+        if depth == 0:
+            return i
+    raise ValueError(f"unbalanced group in hedging phrase {phrase!r}")
+
+
+def _top_alternatives(body: str) -> list[str]:
+    """The ``|``-separated alternatives of a group's body (not those of nested groups)."""
+    out: list[str] = []
+    depth = begin = 0
+    for i, ch in enumerate(body):
+        depth += (ch == "(") - (ch == ")")
+        if ch == "|" and depth == 0:
+            out.append(body[begin:i])
+            begin = i + 1
+    return [*out, body[begin:]]
+
+
+def _by_first_letter(phrase: str) -> list[str] | None:
+    """``phrase`` as alternatives that each start with a literal letter, in the order the regex
+    engine tries them (a leading ``(?:a|b)`` group becomes ``a…``, ``b…``; an optional one
+    ``(?:x )?y`` becomes ``x y``, ``y``), or None when a phrase starts some other way."""
     if phrase.startswith("(?:"):
-        depth, end = 0, 0
-        for i, ch in enumerate(phrase):
-            depth += ch == "("
-            depth -= ch == ")"
-            if depth == 0:
-                end = i
-                break
-        alternatives = [_first_letters(alt) for alt in phrase[3:end].split("|")]
-        if not all(alternatives):  # a nested group or a symbol: do not guess, disable the look-ahead
-            return ""
-        letters = "".join(alternatives)
-        if phrase[end + 1:end + 2] in ("?", "*"):  # an optional group: the rest may come first
-            rest = _first_letters(phrase[end + 2:])
-            return letters + rest if rest else ""
-        return letters
-    return phrase[0] if phrase[:1].isalpha() else ""
+        end = _group_end(phrase, 0)
+        optional = phrase[end + 1:end + 2] == "?"
+        rest = phrase[end + 1 + optional:]
+        parts = [_by_first_letter(alt + rest) for alt in _top_alternatives(phrase[3:end])]
+        if optional:
+            parts.append(_by_first_letter(rest))
+        return None if None in parts else [a for part in parts if part for a in part]
+    if not phrase[:1].isalpha() or phrase[1:2] in ("?", "*", "{"):
+        return None
+    return [phrase]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +137,18 @@ def _en(phrases: tuple[str, ...]) -> _EnglishNet:
     if any("\\" in p for p in phrases):
         raise ValueError("English hedging phrases must not contain escapes (they are lower-cased)")
     lowered = tuple(p.lower() for p in phrases)
-    firsts = {_first_letters(p) for p in lowered}
-    body = r"\b(?:" + "|".join(lowered) + r")\b"
-    ahead = "" if "" in firsts else r"(?=[" + "".join(sorted({c for f in firsts for c in f})) + r"])"
-    return _EnglishNet(re.compile(ahead + body), r"\b(?:" + "|".join(phrases) + r")\b")
+    any_case = r"\b(?:" + "|".join(phrases) + r")\b"
+    expanded = [_by_first_letter(p) for p in lowered]
+    if None in expanded:  # cannot dispatch on the first letter: the plain alternation
+        return _EnglishNet(re.compile(r"\b(?:" + "|".join(lowered) + r")\b"), any_case)
+    # One branch per first letter, its alternatives in their original order: the engine tries
+    # only the branch of the letter it sees (an alternation of 40 phrases tries them all), and
+    # at any position it picks the same phrase as the plain alternation would.
+    groups: dict[str, list[str]] = {}
+    for alternative in (a for alts in expanded if alts for a in alts):
+        groups.setdefault(alternative[0], []).append(alternative[1:])
+    branches = "|".join(re.escape(c) + "(?:" + "|".join(rest) + ")" for c, rest in groups.items())
+    return _EnglishNet(re.compile(r"(?=[" + "".join(sorted(groups)) + r"])\b(?:" + branches + r")\b"), any_case)
 
 
 @functools.cache
