@@ -145,5 +145,5 @@ def test_inventory_limit_and_empty(watermark):
 
 def test_signal_weight_is_fixed_by_source():
     assert GapSignal(sample_id="a", source="hedging").weight == 0.5
-    with pytest.raises(ValueError, match="weight of a hedging signal is 0.5"):
+    with pytest.raises(ValueError, match=r"weight of a hedging signal is 0\.5"):
         GapSignal(sample_id="a", source="hedging", weight=1.0)

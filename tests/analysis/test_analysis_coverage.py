@@ -132,7 +132,7 @@ def test_coverage_carries_the_watermark(project, watermark):
     d = cov.to_dict()
     assert d["watermark"]["warning"] == WATERMARK_WARNING and d["watermark"]["short"] == "1a2b3c4d"
     assert Coverage.from_dict(d) == cov
-    with pytest.raises(ValueError, match="missing field.*watermark"):
+    with pytest.raises(ValueError, match=r"missing field.*watermark"):
         Coverage.from_dict({k: v for k, v in d.items() if k != "watermark"})
     text = render_coverage(cov)
     assert "coverage 0.0% (0/2 knowledge files)" in text

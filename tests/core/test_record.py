@@ -103,7 +103,7 @@ def test_signal_invariants_hold_when_read_back():
     assert d["signals"][0]["weight"] == 0.5 and "tool" not in d["signals"][0]
     assert TaskGaps.from_dict(d).signals[0] == hedge
     d["signals"][0]["weight"] = 1.0
-    with pytest.raises(ValueError, match="TaskGaps.signals.*weight of a hedging signal is 0.5, not 1.0"):
+    with pytest.raises(ValueError, match=r"TaskGaps\.signals.*weight of a hedging signal is 0\.5, not 1\.0"):
         TaskGaps.from_dict(d)
     with pytest.raises(ValueError, match="occurrences: must be >= 1"):
         GapSignal.from_dict({"sample_id": "a", "source": "failed_search", "occurrences": 0})
