@@ -22,11 +22,9 @@ Per skill (one *sample* = one segment):
 from __future__ import annotations
 
 import dataclasses
-import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
-from knowmeter import jsonio
 from knowmeter._record import AtLeast, Record
 from knowmeter.analysis import (
     Confidence,
@@ -38,7 +36,7 @@ from knowmeter.analysis import (
     confidence_tier,
     coverage,
 )
-from knowmeter.observe._results import USAGE_KEYS
+from knowmeter.observe._results import USAGE_KEYS, unpack_gaps
 from knowmeter.watermark import Watermark
 
 if TYPE_CHECKING:
@@ -166,7 +164,7 @@ def build_report(m: Merger, *, paths: Sequence[str], window: dict[str, str | Non
         skipped_files=sorted(m.skipped), skipped_by_mtime=m.mtime_skips, undated_sessions=m.undated,
         window=window, skills=sorted(skills) if skills else None, kb=kb)
     rows = m.rows()
-    tasks = [[TaskGaps.from_dict(jsonio.loads(zlib.decompress(g))) for g in t.gaps] for t in rows]
+    tasks = [[unpack_gaps(g) for g in t.gaps] for t in rows]
     overall = None
     if m.overall.segments:  # the same segments as the rows (in another order: the overall has no inventory)
         overall = skill_health(m.overall, [g for row in tasks for g in row], wm, kb_files)

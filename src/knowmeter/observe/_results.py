@@ -1,19 +1,24 @@
 """What a worker sends back and what it is told: small, plain, picklable records.
 
 A worker returns one ``SessionResult`` per session file: per kept segment its counts, its gap
-analysis as a plain dict (``TaskGaps.to_dict``), its token usage and the knowledge files it
+analysis packed small (``pack_gaps``), its token usage and the knowledge files it
 accessed — never events or traces. This module imports nothing heavy, so the parent process stays
 small until the merge is done.
 """
 
 from __future__ import annotations
 
+import pickle
+import zlib
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from knowmeter.observe._kb import KbIndex
 from knowmeter.observe._window import TimeWindow
+
+if TYPE_CHECKING:
+    from knowmeter.analysis import TaskGaps
 
 Usage = dict[str, int | None]
 
@@ -42,8 +47,8 @@ class ScanConfig:
 
 @dataclass(slots=True)
 class SegmentResult:
-    """One kept segment, reduced to what the report needs; ``gaps`` is its ``TaskGaps`` as
-    zlib-compressed JSON."""
+    """One kept segment, reduced to what the report needs; ``gaps`` is its ``TaskGaps``,
+    pickled and zlib-compressed (``pack_gaps`` / ``unpack_gaps``)."""
 
     sample_id: str
     skill: str
@@ -72,3 +77,15 @@ class SessionResult:
     undated: bool = False
     segments: list[SegmentResult] = field(default_factory=list)
     error: str | None = None
+
+
+def pack_gaps(gaps: TaskGaps) -> bytes:
+    """A segment's gap analysis as the parent keeps it until the report: pickled (it only ever
+    travels between this program's own processes) and compressed, a few hundred bytes."""
+    return zlib.compress(pickle.dumps(gaps, protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+
+def unpack_gaps(packed: bytes) -> TaskGaps:
+    """The ``TaskGaps`` that ``pack_gaps`` packed."""
+    gaps: TaskGaps = pickle.loads(zlib.decompress(packed))
+    return gaps

@@ -6,21 +6,19 @@ two segments, never the session. Its subagent transcripts (``<session>/subagents
 are read after it, one at a time, and folded into the segment that spawned them. Other formats
 (Codex rollouts, Claude stream-json, Codex ``exec --json``) are loaded whole and then segmented.
 
-What a worker sends back is small: per kept segment its counts, its gap analysis as compressed
-JSON, its token usage and the knowledge files it accessed — never events or traces.
+What a worker sends back is small: per kept segment its counts, its gap analysis packed small
+(``pack_gaps``), its token usage and the knowledge files it accessed — never events or traces.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import zlib
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from knowmeter import jsonio
 from knowmeter.analysis import TaskGaps, analyze_task
 from knowmeter.errors import InputError
 from knowmeter.observe._results import (
@@ -31,6 +29,7 @@ from knowmeter.observe._results import (
     SegmentResult,
     SessionResult,
     Usage,
+    pack_gaps,
 )
 from knowmeter.observe._segment import Links, Segment, Segmenter, segment_events
 from knowmeter.observe._window import parse_timestamp
@@ -140,11 +139,11 @@ class _Session:
                 res.kb_access[k] = res.kb_access.get(k, 0) + n
 
     def finished(self) -> list[SegmentResult]:
-        """The kept segments in order, their gap analyses as compressed JSON (the parent holds one
+        """The kept segments in order, their gap analyses packed (the parent holds one
         per segment until the end: a few hundred bytes each)."""
         out = [self.results[i] for i in sorted(self.results)]
         for res in out:
-            res.gaps = zlib.compress(jsonio.dumps(self.gaps[res.sample_id].to_dict()), 1)
+            res.gaps = pack_gaps(self.gaps[res.sample_id])
         return out
 
     # -- subagents --------------------------------------------------------------------------
