@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from knowmeter.traces import ErrorKind, ToolStatus, classify_result
+from knowmeter.traces import _status as status_module
 from knowmeter.traces._status import command_verbs, exit_code_from_text, unwrap_shell
 
 S, F, C = ToolStatus.SUCCESS, ToolStatus.FAILURE, ToolStatus.CANCELLED
@@ -121,3 +125,51 @@ def test_unwrap_shell_and_exit_line() -> None:
     assert exit_code_from_text("Exit code 2\nboom") == 2
     assert exit_code_from_text("Error: Exit code 127\n…") == 127
     assert exit_code_from_text("exit code 2") is None
+
+
+_CASELESS = {name: p for name, p in vars(status_module).items() if isinstance(p, status_module._Caseless)}
+
+
+def test_caseless_sources_are_lowercase() -> None:
+    """The fast path lowercases the text, so a pattern letter in upper case could never match there."""
+    assert len(_CASELESS) >= 8
+    for name, p in _CASELESS.items():
+        source = p._exact.pattern
+        assert re.sub(r"\\.", "", source) == re.sub(r"\\.", "", source).lower(), name
+
+
+# matches of every pattern (in any case, some with non-ASCII case variants), glued to other text
+_PIECES = st.one_of(*(st.from_regex(p._exact, fullmatch=True) for p in _CASELESS.values()),
+                    st.sampled_from([" ", "\n", ":", ".", "x", "İ", "ı", "ſ", "\u212a", "é", "ẞ"]))
+
+
+@given(st.lists(_PIECES, max_size=6).map("".join))
+def test_caseless_search_is_the_re_ignorecase_search(text: str) -> None:
+    """Lowercased ASCII text searched case-sensitively finds exactly what ``re.I`` finds."""
+    folded = status_module._fold(text)
+    assert (folded is not None) == text.isascii()
+    for name, p in _CASELESS.items():
+        expected = re.compile(p._exact.pattern, re.I).search(text) is not None
+        assert p.search(text, folded) == expected, (name, text)
+
+
+@pytest.mark.parametrize("text", ["Sibling tool call errored", "SIBLING TOOL CALL ERRORED",
+                                  "Permission to use Bash has been denied", "PreToolUse:Bash hook error: no",
+                                  "İnputValidationError", "No ſuch file or directory", "ENOENT", "enoent: x"])
+def test_harness_wordings_in_any_case(text: str) -> None:
+    outcome = classify_result("Read", text, is_error=True)
+    assert outcome.status is not ToolStatus.SUCCESS and outcome.error_kind not in (None, ErrorKind.OTHER), text
+
+
+@pytest.mark.parametrize(("tool", "kw"), [("Read", {"is_error": False}), ("Edit", {"exit_code": 0, "is_error": False}),
+                                          ("mcp__x", {"is_error": False, "exit_code": None})])
+def test_plain_success_is_decided_without_the_text(tool: str, kw: dict[str, Any]) -> None:
+    """Even a harness wording in the text does not make a result the source called a success fail."""
+    assert classify_result(tool, "Sibling tool call errored", **kw) == (ToolStatus.SUCCESS, None, None)
+
+
+def test_flag_or_exit_code_still_classifies_by_text() -> None:
+    assert classify_result("Edit", "File has not been read yet", is_error=False, exit_code=2).error_kind \
+        is ErrorKind.TOOL_MISUSE
+    assert classify_result("Edit", "File has not been read yet").error_kind is ErrorKind.TOOL_MISUSE  # no flag
+    assert classify_result("Glob", "No files found", is_error=False).error_kind is ErrorKind.EMPTY_SEARCH

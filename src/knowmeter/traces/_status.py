@@ -25,36 +25,59 @@ SHELL_TOOLS = frozenset({"Bash"})
 SEARCH_TOOLS = frozenset({"Grep", "Glob", "LS"})
 
 _HEAD = 600  # harness messages are short and come first; never scan a whole tool output for them
+_TEXT_TOOLS = SHELL_TOOLS | SEARCH_TOOLS  # tools whose successful results are classified by their text
 
-_CANCELLED = re.compile(r"Sibling tool call errored|\[Request interrupted by user", re.I)
-_PERMISSION = re.compile(
+
+class _Caseless:
+    """A case-insensitive pattern that searches ASCII text (nearly all tool output) lowercased with
+    a case-sensitive compile of the same all-lowercase source: the same answer, several times
+    faster, since ``re.I`` alternations cannot skip ahead to where a match could start. Other text
+    is searched with ``re.I``."""
+
+    __slots__ = ("_exact", "_folded")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._folded = re.compile(source, flags)
+        self._exact = re.compile(source, flags | re.I)
+
+    def search(self, text: str, folded: str | None) -> bool:
+        """Whether the pattern occurs in ``text``; ``folded`` is ``_fold(text)``."""
+        if folded is not None:
+            return self._folded.search(folded) is not None
+        return self._exact.search(text) is not None
+
+
+def _fold(text: str) -> str | None:
+    """``text`` lowercased when it is ASCII (what ``_Caseless`` searches fast), else None."""
+    return text.lower() if text.isascii() else None
+
+
+# Sources are all lowercase (but for escapes such as \S): see _Caseless.
+_CANCELLED = _Caseless(r"sibling tool call errored|\[request interrupted by user")
+_PERMISSION = _Caseless(
     r"requires approval|was blocked|rejected by user approval settings|dangerous command detected"
-    r"|Permission to use \S+ (?:has been|was) denied|haven't granted it|blocked by (?:a |the )?hook"
-    r"|hook (?:blocked|denied)|PreToolUse:\S+ hook error|denied by (?:policy|the sandbox|sandbox)"
-    r"|permission denied by",
-    re.I,
+    r"|permission to use \S+ (?:has been|was) denied|haven't granted it|blocked by (?:a |the )?hook"
+    r"|hook (?:blocked|denied)|pretooluse:\S+ hook error|denied by (?:policy|the sandbox|sandbox)"
+    r"|permission denied by"
 )
-_USER_REJECTED = re.compile(
-    r"The user doesn't want to (?:proceed|take this action)|User rejected tool use"
-    r"|rejected by (?:the )?user\b|aborted by user",
-    re.I,
+_USER_REJECTED = _Caseless(
+    r"the user doesn't want to (?:proceed|take this action)|user rejected tool use"
+    r"|rejected by (?:the )?user\b|aborted by user"
 )
-_MISUSE = re.compile(
-    r"No such tool available|File has not been read yet|InputValidationError|Invalid tool parameters"
-    r"|String to replace not found|No changes to make|matches of the string to replace"
-    r"|exceeds maximum allowed|EISDIR|apply_patch verification failed|unsupported call|unknown tool",
-    re.I,
+_MISUSE = _Caseless(
+    r"no such tool available|file has not been read yet|inputvalidationerror|invalid tool parameters"
+    r"|string to replace not found|no changes to make|matches of the string to replace"
+    r"|exceeds maximum allowed|eisdir|apply_patch verification failed|unsupported call|unknown tool"
 )
-_API_ERROR = re.compile(r"^API Error\b", re.I)
-_TIMEOUT = re.compile(r"\btimed out\b|\btimeout exceeded\b", re.I)
-_NOT_FOUND = re.compile(
-    r"File does not exist|Directory does not exist|Path does not exist|No such file or directory"
-    r"|cannot access|ENOENT|does not exist\.",
-    re.I,
+_API_ERROR = _Caseless(r"^api error\b")
+_TIMEOUT = _Caseless(r"\btimed out\b|\btimeout exceeded\b")
+_NOT_FOUND = _Caseless(
+    r"file does not exist|directory does not exist|path does not exist|no such file or directory"
+    r"|cannot access|enoent|does not exist\."
 )
 _OS_PERMISSION = re.compile(r": (?:Permission denied|Read-only file system|Operation not permitted)\s*$",
                             re.M)
-_COMMAND_MISSING = re.compile(r"command not found", re.I)
+_COMMAND_MISSING = _Caseless(r"command not found")
 _EXIT_LINE = re.compile(r"^(?:Error: )?Exit code:? (-?\d+)")
 _TAG = re.compile(r"</?tool_use_error>")
 _SHELL_WRAPPER = re.compile(r"^\s*(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\s+-l?c\s+")
@@ -153,20 +176,23 @@ def classify_result(
     (for Bash, to tell an empty ``grep`` from a failing build); ``structured`` Claude's
     ``toolUseResult`` when present (a Bash error there is the string ``"Error: Exit code N…"``).
     """
+    if is_error is False and tool not in _TEXT_TOOLS and (exit_code is None or exit_code == 0):
+        return _SUCCESS  # the common case, decided without looking at the text
     text = output or ""
     if exit_code is None and tool in SHELL_TOOLS:
         exit_code = exit_code_from_text(text)
         if exit_code is None and isinstance(structured, str):
             exit_code = exit_code_from_text(structured)
     failed = bool(is_error) or (exit_code is not None and exit_code != 0)
-    if is_error is False and not failed and tool not in SHELL_TOOLS and tool not in SEARCH_TOOLS:
-        return _SUCCESS  # the common case, decided without looking at the text
-    head = _TAG.sub("", text[:_HEAD]).strip()
+    head = text[:_HEAD]
+    if "tool_use_error>" in head:
+        head = _TAG.sub("", head)
+    head = head.strip()
     if head.startswith("Error: "):
         head = head[7:]
 
     if failed or (is_error is None and exit_code is None):
-        kind = _harness_kind(head, failed=failed)
+        kind = _harness_kind(head, _fold(head), failed=failed)
         if kind is not None:
             status = ToolStatus.CANCELLED if kind is ErrorKind.CANCELLED_SIBLING or head.startswith(
                 "[Request interrupted") else ToolStatus.FAILURE
@@ -176,29 +202,29 @@ def classify_result(
         return _classify_shell(head, text, failed=failed, exit_code=exit_code, command=command or "")
 
     if not failed:
-        empty = _is_empty_search_text(head) or (not head and _empty_structured(structured))
-        if tool in SEARCH_TOOLS and empty:
+        if tool in SEARCH_TOOLS and (_is_empty_search_text(head) or (not head and _empty_structured(structured))):
             return Outcome(ToolStatus.SUCCESS, ErrorKind.EMPTY_SEARCH, exit_code)
         return Outcome(ToolStatus.SUCCESS, None, exit_code)
-    if _NOT_FOUND.search(head):
+    folded = _fold(head)
+    if _NOT_FOUND.search(head, folded):
         return Outcome(ToolStatus.FAILURE, ErrorKind.NOT_FOUND, exit_code)
-    if _TIMEOUT.search(head):
+    if _TIMEOUT.search(head, folded):
         return Outcome(ToolStatus.FAILURE, ErrorKind.TIMEOUT, exit_code)
     return Outcome(ToolStatus.FAILURE, ErrorKind.OTHER, exit_code)
 
 
-def _harness_kind(head: str, *, failed: bool) -> ErrorKind | None:
+def _harness_kind(head: str, folded: str | None, *, failed: bool) -> ErrorKind | None:
     """Harness-level outcomes that any tool can report. Without an error flag (``failed`` False,
-    source has no flag) only the unambiguous harness wordings count."""
-    if _CANCELLED.search(head):
+    source has no flag) only the unambiguous harness wordings count. ``folded`` is ``_fold(head)``."""
+    if _CANCELLED.search(head, folded):
         return ErrorKind.CANCELLED_SIBLING if head.startswith("Sibling") else ErrorKind.USER_REJECTED
-    if _PERMISSION.search(head):
+    if _PERMISSION.search(head, folded):
         return ErrorKind.PERMISSION_DENIED
-    if _USER_REJECTED.search(head):
+    if _USER_REJECTED.search(head, folded):
         return ErrorKind.USER_REJECTED
-    if _MISUSE.search(head):
+    if _MISUSE.search(head, folded):
         return ErrorKind.TOOL_MISUSE
-    if failed and _API_ERROR.search(head):
+    if failed and _API_ERROR.search(head, folded):
         return ErrorKind.API_ERROR
     return None
 
@@ -208,16 +234,17 @@ def _classify_shell(head: str, text: str, *, failed: bool, exit_code: int | None
         if exit_code in (0, None) and _no_output(head) and _last_verb(command) in _LISTING_VERBS:
             return Outcome(ToolStatus.SUCCESS, ErrorKind.EMPTY_SEARCH, exit_code)
         return Outcome(ToolStatus.SUCCESS, None, exit_code)
-    body = text[:4000]
-    if exit_code == 127 or _COMMAND_MISSING.search(head):
+    folded = _fold(head)
+    if exit_code == 127 or _COMMAND_MISSING.search(head, folded):
         return Outcome(ToolStatus.FAILURE, ErrorKind.COMMAND_MISSING, exit_code)
-    if exit_code == 124 or (exit_code is None and _TIMEOUT.search(head)):
+    if exit_code == 124 or (exit_code is None and _TIMEOUT.search(head, folded)):
         return Outcome(ToolStatus.FAILURE, ErrorKind.TIMEOUT, exit_code)
     if exit_code == 1 and _last_verb(command) in _SEARCH_VERBS:
         return Outcome(ToolStatus.FAILURE, ErrorKind.EMPTY_SEARCH, exit_code)
+    body = text[:4000]
     if _OS_PERMISSION.search(body):
         return Outcome(ToolStatus.FAILURE, ErrorKind.PERMISSION_DENIED, exit_code)
-    if _NOT_FOUND.search(body):
+    if _NOT_FOUND.search(body, _fold(body)):
         return Outcome(ToolStatus.FAILURE, ErrorKind.NOT_FOUND, exit_code)
     return Outcome(ToolStatus.FAILURE, ErrorKind.NONZERO_EXIT, exit_code)
 
