@@ -355,3 +355,43 @@ def test_missing_subagent_folder_is_fine(tmp_path: Path, ref_traces: Path) -> No
     shutil.copy(ref_traces / SESSION_A758, path)
     session = load_claude_session(path)
     assert session.subagents == [] and len(session.tool_calls()) == 32
+
+
+def test_session_content_shapes() -> None:
+    """String and block-list content give the same events; blank text, images and odd blocks none
+    of their own (an assistant line's message still counts as a turn and for usage)."""
+    def line(uuid: str, role: str, content: Any, **message: Any) -> dict[str, Any]:
+        return {"type": role, "uuid": uuid, "message": {"role": role, "content": content, **message}}
+
+    trace = parse_claude_session(jsonl(
+        line("a1", "assistant", "said as a string", id="m1", usage={"output_tokens": 2}),
+        line("a2", "assistant", [{"type": "text", "text": "said in a block"}, {"type": "image"}, "x", None],
+             id="m2", usage={"output_tokens": 3}),
+        line("a3", "assistant", "   ", id="m3", usage={"output_tokens": 5}),
+        line("a4", "assistant", [{"type": "text", "text": ""}, {"type": "text", "text": 7}], id="m4"),
+        line("a5", "assistant", [{"type": "tool_use", "id": "t1", "name": "Grep"},
+                                 {"type": "server_tool_use", "id": "t2", "name": "web_search", "input": "q"}],
+             id="m5"),
+        line("u1", "user", [{"type": "tool_result", "tool_use_id": "t1", "content": [
+            {"type": "text", "text": "a.py:1"}, {"type": "image", "source": {}}, {"type": "text", "text": ""}]}]),
+        line("u2", "user", [{"type": "tool_result", "tool_use_id": "t2", "content": None, "is_error": True}]),
+        line("u3", "user", ""),
+        line("u4", "user", [{"type": "text", "text": "  "}, {"type": "text", "text": "typed"}, {"type": "image"}]),
+    ))
+    said = [(m.role, m.text, m.turn) for m in trace.messages(include_injected=True)]
+    assert said == [("assistant", "said as a string", 1), ("assistant", "said in a block", 2), ("user", "typed", 5)]
+    calls = trace.tool_calls()
+    assert [(c.tool, c.source_tool, c.input, c.turn) for c in calls] == [
+        ("Grep", "Grep", {}, 5), ("WebSearch", "web_search", {}, 5)]
+    outputs = {i.call.id: (i.result.output, i.status) for i in trace.invocations() if i.result is not None}
+    assert outputs == {"t1": ("a.py:1\n[image]\n", ToolStatus.SUCCESS), "t2": ("", ToolStatus.FAILURE)}
+    assert trace.meta["usage"]["output_tokens"] == 10 and trace.meta["api_messages"] == 5
+
+
+def test_session_record_type_of_any_json_shape_is_skipped() -> None:
+    """A ``type`` that is a list, an object or a number is an unknown record type, not a crash."""
+    lines = ['{"type":["user"],"message":{"content":"x"}}\n', '{"type":{"a":1}}\n', '{"type":3}\n',
+             '{"type":null}\n', *jsonl({"type": "user", "uuid": "u", "message": {"content": "hello"}})]
+    trace = parse_claude_session(lines)
+    assert [m.text for m in trace.messages("user")] == ["hello"]
+    assert trace.meta["skipped_records"] == 4 and trace.meta["bad_lines"] == 0

@@ -16,6 +16,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from orjson import JSONDecodeError
+from orjson import loads as _orjson_loads
+
 from knowmeter.traces._claude_stream import ClaudeMessages
 from knowmeter.traces._common import LineStats, SessionTrace, loads_line, read_lines
 from knowmeter.traces._ir import Event, Trace
@@ -56,35 +59,41 @@ class ClaudeSessionReader:
     def events(self, lines: Iterable[str | bytes]) -> Iterator[Event]:
         """Yield the events of ``lines`` (text, or UTF-8 bytes as ``read_lines`` gives them: faster)
         in order; resumed-session copies of a line are dropped."""
+        stats = self._stats
+        record = self._record
         out: list[Event] = []
         for raw in lines:
             if len(raw) < 3 and not raw.strip():
                 continue
-            self._stats.lines += 1
+            stats.lines += 1
             line = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
             if _skipped_type(line):
                 if line.endswith((b"}\n", b"}", b"}\r\n")):
                     self._skipped += 1
                 else:  # cut off mid-record: count it like any undecodable line
-                    self._stats.bad()
+                    stats.bad()
                 continue
             try:
-                rec = loads_line(raw)
-            except ValueError:
-                self._stats.bad()
+                rec = _orjson_loads(raw)
+            except JSONDecodeError:  # what only the standard library reads, or not JSON at all
+                try:
+                    rec = loads_line(raw)
+                except ValueError:
+                    stats.bad()
+                    continue
+            if not isinstance(rec, dict):
+                stats.bad()
                 continue
-            if isinstance(rec, dict):
-                self._record(rec, out)
-                if out:
-                    yield from out
-                    out = []
-            else:
-                self._stats.bad()
+            record(rec, out)
+            if out:
+                yield from out
+                out.clear()
         self._finish()
 
     def _record(self, rec: dict[str, Any], out: list[Event]) -> None:
+        """Add one record's events to ``out`` and its facts to ``meta``."""
         rtype = rec.get("type")
-        if rtype not in _WANTED:
+        if not isinstance(rtype, str) or rtype not in _WANTED:
             self._skipped += 1
             return
         uuid = rec.get("uuid")
@@ -106,12 +115,10 @@ class ClaudeSessionReader:
             agent_id = str(rec.get("agentId") or "sidechain")
         message = rec.get("message")
         if rtype == "assistant" and isinstance(message, dict):
-            synthetic = bool(rec.get("isApiErrorMessage"))
-            self._msgs.assistant(message, out, agent_id=agent_id, synthetic=synthetic)
+            self._msgs.assistant(message, out, agent_id, bool(rec.get("isApiErrorMessage")))
         elif rtype == "user" and isinstance(message, dict):
             injected = bool(rec.get("isMeta") or rec.get("isCompactSummary") or rec.get("isVisibleInTranscriptOnly"))
-            self._msgs.user(message, out, agent_id=agent_id, structured=rec.get("toolUseResult"),
-                            injected=injected)
+            self._msgs.user(message, out, agent_id, rec.get("toolUseResult"), injected)
         elif rtype == "system":
             text = rec.get("content")
             if rec.get("subtype") == "api_error":
@@ -123,7 +130,7 @@ class ClaudeSessionReader:
             cost = rec.get("totalCostUSD")
             if isinstance(cost, int | float):
                 meta["cost_usd"] = float(cost)
-        else:  # summary / ai-title / custom-title
+        else:  # summary / ai-title / custom-title (and a user / assistant record without a message)
             title = rec.get("summary") or rec.get("aiTitle") or rec.get("customTitle")
             if isinstance(title, str):
                 meta["title"] = title

@@ -70,12 +70,13 @@ class ClaudeMessages:
         self._msg_turn: dict[str, int] = {}
         self._msg_usage: dict[str, Any] = {}  # per message, its last line's (final) usage
         self._usage_totals = UsageTotals()
+        self._usage_changed = self._usage_totals.changed
         self._pending: dict[str, tuple[str, str | None, int, str | None]] = {}
         self._seen_calls: set[str] = set()
         self._seen_results: set[str] = set()
         self._anon = 0
 
-    def assistant(self, message: Mapping[str, Any], out: list[Event], *, agent_id: str | None = None,
+    def assistant(self, message: Mapping[str, Any], out: list[Event], agent_id: str | None = None,
                   synthetic: bool = False) -> None:
         """Append the events of one assistant line to ``out``. ``synthetic``: an API-error message
         the harness wrote."""
@@ -85,7 +86,7 @@ class ClaudeMessages:
             self.api_errors += 1
             text = content_text(content)
             if text:
-                out.append(MessageEvent("assistant", text, self.turn, injected=True, agent_id=agent_id))
+                out.append(MessageEvent("assistant", text, self.turn, True, agent_id))
             return
         if isinstance(model, str):
             self.model = model
@@ -100,38 +101,43 @@ class ClaudeMessages:
             self.turn += 1
             turn = self._msg_turn[mid] = self.turn
         usage = message.get("usage")
-        if usage is not None:
+        if usage is not None:  # counted when the totals are asked for: only a message's last line counts
             self._msg_usage[mid] = usage
-            self._usage_totals.changed.add(mid)
+            self._usage_changed.add(mid)
         if isinstance(content, str):
-            content = [{"type": "text", "text": content}]
+            if content.strip():
+                out.append(MessageEvent("assistant", content, turn, self.injected_all, agent_id))
+            return
         if not isinstance(content, list):
             return
         for block in content:
             if not isinstance(block, dict):
                 continue
             btype = block.get("type")
-            if btype == "text":
+            if btype == "tool_use" or btype == "server_tool_use":
+                self._call(block, turn, agent_id, out)
+            elif btype == "text":
                 said = block.get("text")
                 if isinstance(said, str) and said.strip():
-                    out.append(MessageEvent("assistant", said, turn, injected=self.injected_all, agent_id=agent_id))
-            elif btype in ("tool_use", "server_tool_use"):
-                self._call(block, turn, agent_id, out)
+                    out.append(MessageEvent("assistant", said, turn, self.injected_all, agent_id))
 
     def _call(self, block: Mapping[str, Any], turn: int, agent_id: str | None, out: list[Event]) -> None:
         cid = block.get("id")
         if not isinstance(cid, str) or cid in self._seen_calls:
             return
         self._seen_calls.add(cid)
-        source = str(block.get("name") or "")
+        source = block.get("name") or ""
+        if not isinstance(source, str):
+            source = str(source)
         tool = normalise_tool_name(source)
-        raw_input = block.get("input")
-        args: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
+        args = block.get("input")
+        if not isinstance(args, dict):
+            args = {}
         command = args.get("command") if tool in SHELL_TOOLS else None
         self._pending[cid] = (tool, command if isinstance(command, str) else None, turn, agent_id)
-        out.append(ToolCallEvent(cid, tool, args, turn, source_tool=source, agent_id=agent_id))
+        out.append(ToolCallEvent(cid, tool, args, turn, source, agent_id))
 
-    def user(self, message: Mapping[str, Any], out: list[Event], *, agent_id: str | None = None,
+    def user(self, message: Mapping[str, Any], out: list[Event], agent_id: str | None = None,
              structured: Any = None, injected: bool = False) -> None:
         """Append the events of one user line (tool results and/or text) to ``out``. ``structured``
         is the line's ``tool_use_result`` / ``toolUseResult``; ``injected`` marks ``isMeta``-style lines."""
@@ -141,14 +147,15 @@ class ClaudeMessages:
             return
         if not isinstance(content, list):
             return
-        results = 1 if structured is None or len(content) == 1 else sum(
-            1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
+        if structured is not None and len(content) != 1 and sum(
+                1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result") != 1:
+            structured = None  # several results share the line: whose structured output it is is unknown
         for block in content:
             if not isinstance(block, dict):
                 continue
             btype = block.get("type")
             if btype == "tool_result":
-                self._result(block, agent_id, structured if results == 1 else None, out)
+                self._result(block, agent_id, structured, out)
             elif btype == "text":
                 text = block.get("text")
                 if isinstance(text, str):
@@ -160,11 +167,11 @@ class ClaudeMessages:
             return
         self._seen_results.add(cid)
         tool, command, turn, call_agent = self._pending.pop(cid, ("", None, self.turn, agent_id))
-        text = content_text(block.get("content"))
-        outcome = classify_result(tool, text, is_error=bool(block.get("is_error")), command=command,
-                                  structured=structured)
-        out.append(ToolResultEvent(cid, text, outcome.status, turn, outcome.exit_code, outcome.error_kind,
-                                   agent_id=call_agent))
+        content = block.get("content")
+        text = content if isinstance(content, str) else content_text(content)
+        status, kind, code = classify_result(tool, text, is_error=bool(block.get("is_error")), command=command,
+                                             structured=structured)
+        out.append(ToolResultEvent(cid, text, status, turn, code, kind, call_agent))
 
     def _user_text(self, text: str, agent_id: str | None, injected: bool, out: list[Event]) -> None:
         if not text.strip():
