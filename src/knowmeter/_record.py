@@ -3,7 +3,7 @@
 A ``Record`` is a frozen, slotted, keyword-only dataclass. ``to_dict`` gives its JSON form;
 ``from_dict`` reads that form back and checks it against the field annotations: unknown or
 missing keys, wrong types, values outside ``Literal`` choices or below an ``AtLeast`` bound
-raise one ``ValueError`` naming the field (``GapSummary.signals[3].source: …``). Building a
+raise one ``RecordError`` (a ``ValueError``) naming the field (``GapSummary.signals[3].source: …``). Building a
 record in code does no such checking (mypy does it), so the scan path stays cheap and never
 imports pydantic.
 
@@ -37,6 +37,10 @@ class AtMost:
     bound: float
 
 
+class RecordError(ValueError):
+    """Stored JSON that does not read back as the record it should be; the message names the field."""
+
+
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Record:
     """A frozen result with its JSON form. ``omit_none``: whether ``to_dict`` leaves out fields
@@ -50,8 +54,11 @@ class Record:
 
     @classmethod
     def from_dict(cls, d: Any) -> Self:
-        """Rebuild from ``to_dict`` output; ``ValueError`` naming the first field that is wrong."""
-        loaded: Self = _load_record(cls, d, cls.__name__)
+        """Rebuild from ``to_dict`` output; ``RecordError`` naming the first field that is wrong."""
+        try:
+            loaded: Self = _load_record(cls, d, cls.__name__)
+        except ValueError as exc:
+            raise RecordError(str(exc)) from None
         return loaded
 
 

@@ -156,3 +156,34 @@ def test_hedging_classifier_from_the_command_line(tmp_path: Path) -> None:
     assert all(g["hedging_mode"] == "regex+llm" for g in gaps.values())
     basic = gaps["support-basic"]
     assert basic["signals_by_source"]["hedging"] == 0 and basic["hedging_dropped"] > 0  # the classifier said no
+
+
+@pytest.mark.parametrize(("damage", "expected"), [
+    (lambda r: r.pop("repeat"), "repeat: Field required"),
+    (lambda r: r.__setitem__("grade", "x"), "grade: Input should be a valid dictionary"),
+    (lambda r: r.__setitem__("analysis", [1]), "analysis: expected an object"),
+    (lambda r: r["analysis"]["gaps"].__setitem__("signals", [{"sample_id": "a", "source": "bogus"}]),
+     "analysis.gaps: TaskGaps.signals[0].source: expected one of"),
+    (lambda r: r["analysis"]["gaps"].pop("sample_id"), "analysis.gaps: TaskGaps: missing field(s) sample_id"),
+])
+def test_a_damaged_results_file_is_one_line_naming_task_and_field(
+        tmp_path: Path, demo: Path, demo_report: dict, damage, expected: str) -> None:  # type: ignore[type-arg]
+    import shutil
+
+    run_id = demo_report["run"]["id"]
+    runs = tmp_path / ".knowmeter" / "runs"
+    shutil.copytree(demo / ".knowmeter" / "runs" / run_id, runs / run_id)
+    results = runs / run_id / "results.jsonl"
+    records = list(iter_results(results))
+    damage(records[3])
+    results.write_text("".join(json.dumps(r) + "\n" for r in records))
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        result = CliRunner().invoke(cli, ["report", run_id, "--json"])
+    finally:
+        os.chdir(old)
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in result.output
+    assert f"results.jsonl: task {records[3]['task_id']!r}: " in lines[0] and expected in lines[0]

@@ -10,7 +10,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from knowmeter.report._schema import Report
+from knowmeter._record import RecordError
+from knowmeter.errors import InputError
+from knowmeter.report._schema import Report, TaskRecord
 from knowmeter.report._summary import summarize_operations
 from knowmeter.store import RunDir
 
@@ -29,7 +31,7 @@ def build_report(
     """Assemble the report. ``sections`` add analysis blocks (each returns a dict merged into
     the report's top level)."""
     run = run_dir.read_run()
-    records = sorted(run_dir.results(), key=lambda r: (r["repeat"], r["sample_id"], r["variant"]))
+    records = sorted(_checked_records(run_dir), key=lambda r: (r["repeat"], r["sample_id"], r["variant"]))
     names = [v["name"] for v in run["variants"]]
     summaries = summarize_operations(records, names)
     variants = []
@@ -64,8 +66,35 @@ def build_report(
         "variants": variants,
     }
     for section in sections or []:
-        report.update(section(run, records))
+        try:
+            report.update(section(run, records))
+        except RecordError as exc:
+            raise InputError(f"{run_dir.results_file}: {exc}; the results file was edited or damaged: "
+                             f"restore it or run knowmeter eval again") from None
     if include_tasks:
         report["tasks"] = records
     Report.model_validate(report)  # the report always matches its published schema
     return report
+
+
+def _checked_records(run_dir: RunDir) -> list[dict[str, Any]]:
+    """The run's result records, each checked against the stored-task schema first, so an edited
+    or damaged ``results.jsonl`` gets one line naming the task and field, not a traceback."""
+    from pydantic import ValidationError
+
+    records = list(run_dir.results())
+    for n, rec in enumerate(records, start=1):
+        try:
+            TaskRecord.model_validate(rec)
+            if not isinstance(rec.get("analysis"), dict | None):
+                raise ValueError("analysis: expected an object")
+        except (ValidationError, ValueError) as exc:
+            where = f"task {rec['task_id']!r}" if isinstance(rec.get("task_id"), str) else f"record {n}"
+            if isinstance(exc, ValidationError):
+                err = exc.errors()[0]
+                what = f"{'.'.join(map(str, err['loc']))}: {err['msg']}"
+            else:
+                what = str(exc)
+            raise InputError(f"{run_dir.results_file}: {where}: {what}; the results file was edited or damaged: "
+                             f"restore it or run knowmeter eval again") from None
+    return records

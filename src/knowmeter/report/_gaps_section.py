@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from knowmeter._record import RecordError
 from knowmeter.analysis import TaskGaps, aggregate_gaps, coverage, knowledge_files
 from knowmeter.watermark import Watermark
 
@@ -27,7 +28,7 @@ def gaps_section(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str
     coverage_rows: list[dict[str, Any]] = []
     for v in run["variants"]:
         mine = [r for r in records if r["variant"] == v["name"]]
-        tasks = [TaskGaps.from_dict(r["analysis"]["gaps"]) for r in mine if (r.get("analysis") or {}).get("gaps")]
+        tasks = [_task_gaps(r) for r in mine if (r.get("analysis") or {}).get("gaps")]
         summary = aggregate_gaps(tasks, watermark, variant=v["name"])
         root = variant_root(run, v)
         files = knowledge_files(
@@ -44,3 +45,10 @@ def gaps_section(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str
         coverage_rows.append(cov.to_dict())
     return {"gaps": {"watermark": watermark.to_dict(), "variants": gap_rows},
             "coverage": {"watermark": watermark.to_dict(), "variants": coverage_rows}}
+
+
+def _task_gaps(record: dict[str, Any]) -> TaskGaps:
+    try:
+        return TaskGaps.from_dict(record["analysis"]["gaps"])
+    except RecordError as exc:
+        raise RecordError(f"task {record.get('task_id')!r}: analysis.gaps: {exc}") from None
