@@ -187,3 +187,28 @@ def test_a_damaged_results_file_is_one_line_naming_task_and_field(
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "Traceback" not in result.output
     assert f"results.jsonl: task {records[3]['task_id']!r}: " in lines[0] and expected in lines[0]
+
+
+@pytest.mark.parametrize("command", [["gaps"], ["sample", "--from-gaps"]])
+def test_a_damaged_report_json_is_one_line_naming_it(tmp_path: Path, demo: Path, demo_report: dict,  # type: ignore[type-arg]
+                                                     command: list[str]) -> None:
+    import shutil
+
+    run_id = demo_report["run"]["id"]
+    run_dir = tmp_path / ".knowmeter" / "runs" / run_id
+    shutil.copytree(demo / ".knowmeter" / "runs" / run_id, run_dir)
+    report = json.loads((run_dir / "report.json").read_text())
+    for g in report["gaps"]["variants"]:
+        g["executed"] = -1
+    (run_dir / "report.json").write_text(json.dumps(report))
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        result = CliRunner().invoke(cli, [*command, run_id])
+    finally:
+        os.chdir(old)
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in result.output
+    assert "report.json: GapSummary.executed: must be >= 0, got -1" in lines[0]
+    assert f"knowmeter report {run_id}" in lines[0]

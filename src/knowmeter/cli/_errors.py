@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import NoReturn
 
 import click
@@ -29,6 +30,17 @@ def input_errors() -> Iterator[None]:
         yield
     except InputError as exc:
         fail(str(exc))
+
+
+@contextmanager
+def stored_report(path: Path, run_id: str) -> Iterator[None]:
+    """A ``RecordError`` while reading a run's ``report.json`` → one line naming it, and the fix."""
+    from knowmeter._record import RecordError
+
+    try:
+        yield
+    except RecordError as exc:
+        fail(f"{path}: {exc}; the file was edited or damaged: rebuild it with knowmeter report {run_id}")
 
 
 def guarded(fn: Callable[..., None]) -> Callable[..., None]:

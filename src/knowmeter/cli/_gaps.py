@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from knowmeter.cli._errors import fail, guarded
+from knowmeter.cli._errors import fail, guarded, stored_report
 
 
 @click.command("gaps")
@@ -36,9 +36,11 @@ def gaps_cmd(run: str, variant: str | None, limit: int | None, output_dir: str, 
 
         print_json({"gaps": gaps, "coverage": cov})
         return
-    for g in gaps:
-        click.echo(render_inventory(GapSummary.from_dict(g), limit=limit))
+    with stored_report(run_dir.report_file, run_dir.id):
+        summaries, coverages = [GapSummary.from_dict(g) for g in gaps], [Coverage.from_dict(c) for c in cov]
+    for s in summaries:
+        click.echo(render_inventory(s, limit=limit))
         click.echo()
-    for c in cov:
-        click.echo(render_coverage(Coverage.from_dict(c)))
+    for c in coverages:
+        click.echo(render_coverage(c))
         click.echo()

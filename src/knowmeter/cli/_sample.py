@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from knowmeter.cli._errors import fail, guarded
+from knowmeter.cli._errors import fail, guarded, stored_report
 
 
 @click.command("sample")
@@ -37,8 +37,9 @@ def sample_cmd(run: str, variant: str | None, out: Path, max_samples: int | None
         variant = treatments[0] if treatments else report["variants"][0]["name"]
     if variant not in by_name:
         fail(f"run {run_dir.id}: no gap analysis for variant {variant!r}; variants: {', '.join(by_name)}")
-    summary = GapSummary.from_dict(by_name[variant])
-    cov = Coverage.from_dict(cov_by_name[variant]) if variant in cov_by_name else None
+    with stored_report(run_dir.report_file, run_dir.id):
+        summary = GapSummary.from_dict(by_name[variant])
+        cov = Coverage.from_dict(cov_by_name[variant]) if variant in cov_by_name else None
     from knowmeter.report._gaps_section import variant_root
 
     run_record = run_dir.read_run()
