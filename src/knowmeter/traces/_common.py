@@ -80,11 +80,16 @@ def anthropic_usage(u: Any) -> dict[str, int | None]:
     """Normalise an Anthropic ``usage`` object (snake_case API form or camelCase ``modelUsage``)."""
     if not isinstance(u, Mapping):
         return empty_usage()
+    get = u.get
+    i, o, r, c = (get("input_tokens"), get("output_tokens"), get("cache_read_input_tokens"),
+                  get("cache_creation_input_tokens"))
+    if type(i) is int and type(o) is int and type(r) is int and type(c) is int:  # the API's own form
+        return {"input_tokens": i, "output_tokens": o, "cache_read_tokens": r, "cache_creation_tokens": c}
     out: dict[str, int | None] = {}
     for key, names in _USAGE_NAMES:
         count = None
         for n in names:
-            v = u.get(n)
+            v = get(n)
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 count = int(v)
                 break
@@ -112,20 +117,21 @@ class UsageTotals:
 
     def update(self, raw: Mapping[str, Any]) -> dict[str, int | None]:
         """Re-count the ``changed`` messages of ``raw`` (message id → raw usage); the totals."""
+        sums, known, counted = self._sums, self._known, self._counted
         for mid in self.changed:
-            before = self._counted.get(mid)
-            if before is not None:
-                self._add(before, -1)
-            self._counted[mid] = now = anthropic_usage(raw[mid])
-            self._add(now, 1)
+            before = counted.get(mid)
+            counted[mid] = now = anthropic_usage(raw[mid])
+            for k, v in now.items():
+                if v is not None:
+                    sums[k] += v
+                    known[k] += 1
+            if before is not None:  # counted before with an earlier line's usage: take that back
+                for k, v in before.items():
+                    if v is not None:
+                        sums[k] -= v
+                        known[k] -= 1
         self.changed.clear()
-        return {k: self._sums[k] if self._known[k] else None for k in USAGE_KEYS}
-
-    def _add(self, part: dict[str, int | None], sign: int) -> None:
-        for k, v in part.items():
-            if v is not None:
-                self._sums[k] += sign * v
-                self._known[k] += sign
+        return {k: sums[k] if known[k] else None for k in USAGE_KEYS}
 
 
 @dataclass(slots=True)
