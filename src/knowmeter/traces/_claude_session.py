@@ -27,8 +27,8 @@ SOURCE = "claude-session-jsonl"
 
 #: Record types the reader turns into events or meta; every other type is skipped.
 _WANTED = frozenset({"user", "assistant", "system", "summary", "ai-title", "custom-title", "cost-state"})
-_TYPE_PREFIX = b'{"type":"'
 _TYPE_KEY = b'"type":"'
+_EVENT_TYPES = (b'user"', b'assistant"', b'system"')
 _WANTED_BYTES = frozenset(t.encode() for t in _WANTED)
 _EVENT_TYPE = re.compile(rb'"type":"(?:user|assistant|system)"')
 _META_FIELDS = (("sessionId", "session_id"), ("version", "agent_version"), ("cwd", "cwd"),
@@ -146,12 +146,22 @@ class ClaudeSessionReader:
 def _skipped_type(line: bytes) -> bool:
     """True when the raw line already shows a record type of no use, so it need not be decoded:
     a line that starts with another ``{"type":…}``, or one that has a ``"type":"…"`` but never
-    ``"type":"user"`` / ``"assistant"`` / ``"system"`` (one regex pass: three substring searches
-    cost twice as much on JSON, where the quote they start with is everywhere)."""
-    if line.startswith(_TYPE_PREFIX):
-        return line[9:line.find(b'"', 9)] not in _WANTED_BYTES
+    ``"type":"user"`` / ``"assistant"`` / ``"system"``. The first and the last ``"type":"`` are
+    looked at first (a user line's own type comes before its message, an assistant line's after
+    it); only what lies between them is searched (one regex pass: three substring searches cost
+    twice as much on JSON, where the quote they start with is everywhere)."""
     at = line.find(_TYPE_KEY)
-    return at >= 0 and _EVENT_TYPE.search(line, at) is None
+    if at < 0:
+        return False
+    if at == 1 and line[0] == 123:  # starts with {"type":"
+        return line[9:line.find(b'"', 9)] not in _WANTED_BYTES
+    if line.startswith(_EVENT_TYPES, at + 8):
+        return False
+    last = line.rfind(_TYPE_KEY)
+    if line.startswith(_EVENT_TYPES, last + 8):
+        return False
+    # from at + 1 to last + 1: a "type":" can overlap the one before or after it by its quote
+    return last == at or _EVENT_TYPE.search(line, at + 1, last + 1) is None
 
 
 def parse_claude_session(lines: Iterable[str | bytes], *, agent_id: str | None = None,
