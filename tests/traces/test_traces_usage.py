@@ -23,12 +23,12 @@ def test_running_totals_match_a_fresh_sum(steps: list[tuple[str, dict[str, Any]]
     for step in [*steps, None]:
         if step is not None:
             raw[step[0]] = step[1]
-            totals.changed.add(step[0])
+            totals.latest[step[0]] = step[1]
             continue
         expected = empty_usage()
         for u in raw.values():
             add_usage(expected, anthropic_usage(u))
-        assert totals.update(raw) == expected
+        assert totals.totals() == expected
 
 
 _NAMES = {"input_tokens": ["input_tokens", "inputTokens"], "output_tokens": ["output_tokens", "outputTokens"],

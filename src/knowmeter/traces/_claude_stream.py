@@ -68,12 +68,11 @@ class ClaudeMessages:
         self.api_errors = 0
         self.model: str | None = None
         self._msg_turn: dict[str, int] = {}
-        self._msg_usage: dict[str, Any] = {}  # per message, its last line's (final) usage
         self._usage_totals = UsageTotals()
-        self._usage_changed = self._usage_totals.changed
-        self._pending: dict[str, tuple[str, str | None, int, str | None]] = {}
-        self._seen_calls: set[str] = set()
+        self._latest_usage = self._usage_totals.latest  # per message, its last line's (final) usage
+        self._calls: dict[str, tuple[str, str | None, int, str | None]] = {}  # id → tool, command, turn, agent
         self._seen_results: set[str] = set()
+        self._tools: dict[str, str] = {}  # source tool name → normalised name
         self._anon = 0
 
     def assistant(self, message: Mapping[str, Any], out: list[Event], agent_id: str | None = None,
@@ -102,8 +101,7 @@ class ClaudeMessages:
             turn = self._msg_turn[mid] = self.turn
         usage = message.get("usage")
         if usage is not None:  # counted when the totals are asked for: only a message's last line counts
-            self._msg_usage[mid] = usage
-            self._usage_changed.add(mid)
+            self._latest_usage[mid] = usage
         if isinstance(content, str):
             if content.strip():
                 out.append(MessageEvent("assistant", content, turn, self.injected_all, agent_id))
@@ -123,18 +121,19 @@ class ClaudeMessages:
 
     def _call(self, block: Mapping[str, Any], turn: int, agent_id: str | None, out: list[Event]) -> None:
         cid = block.get("id")
-        if not isinstance(cid, str) or cid in self._seen_calls:
+        if not isinstance(cid, str) or cid in self._calls:
             return
-        self._seen_calls.add(cid)
         source = block.get("name") or ""
         if not isinstance(source, str):
             source = str(source)
-        tool = normalise_tool_name(source)
+        tool = self._tools.get(source)
+        if tool is None:
+            tool = self._tools[source] = normalise_tool_name(source)
         args = block.get("input")
         if not isinstance(args, dict):
             args = {}
         command = args.get("command") if tool in SHELL_TOOLS else None
-        self._pending[cid] = (tool, command if isinstance(command, str) else None, turn, agent_id)
+        self._calls[cid] = (tool, command if isinstance(command, str) else None, turn, agent_id)
         out.append(ToolCallEvent(cid, tool, args, turn, source, agent_id))
 
     def user(self, message: Mapping[str, Any], out: list[Event], agent_id: str | None = None,
@@ -166,7 +165,8 @@ class ClaudeMessages:
         if not isinstance(cid, str) or cid in self._seen_results:
             return
         self._seen_results.add(cid)
-        tool, command, turn, call_agent = self._pending.pop(cid, ("", None, self.turn, agent_id))
+        call = self._calls.get(cid)
+        tool, command, turn, call_agent = call if call is not None else ("", None, self.turn, agent_id)
         content = block.get("content")
         text = content if isinstance(content, str) else content_text(content)
         status, kind, code = classify_result(tool, text, is_error=bool(block.get("is_error")), command=command,
@@ -197,7 +197,7 @@ class ClaudeMessages:
 
     def usage(self) -> dict[str, int | None]:
         """Token usage summed once per API message (the last line of a message carries its final usage)."""
-        return self._usage_totals.update(self._msg_usage)
+        return self._usage_totals.totals()
 
 
 def _mark_permission_denials(events: list[Event], denied_ids: set[str]) -> None:

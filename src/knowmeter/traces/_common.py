@@ -107,20 +107,21 @@ def add_usage(total: dict[str, int | None], part: Mapping[str, int | None]) -> N
 
 @dataclass(slots=True)
 class UsageTotals:
-    """The sum of many messages' usage kept up to date as messages change (``add_usage`` of
-    every message, without re-adding them all each time it is asked for)."""
+    """The sum of many messages' usage, each message counted once with its latest usage (``add_usage``
+    of every message, without re-adding them all each time it is asked for). Record a message's
+    usage with ``latest[message_id] = raw_usage`` (a plain store: it is done for every line)."""
 
-    changed: set[str] = field(default_factory=set)
+    latest: dict[str, Any] = field(default_factory=dict)  # raw usage of the messages changed since ``totals``
     _counted: dict[str, dict[str, int | None]] = field(default_factory=dict)
     _sums: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
     _known: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))  # messages with a count
 
-    def update(self, raw: Mapping[str, Any]) -> dict[str, int | None]:
-        """Re-count the ``changed`` messages of ``raw`` (message id → raw usage); the totals."""
+    def totals(self) -> dict[str, int | None]:
+        """Re-count the messages in ``latest`` (then emptied); the totals."""
         sums, known, counted = self._sums, self._known, self._counted
-        for mid in self.changed:
+        for mid, raw in self.latest.items():
             before = counted.get(mid)
-            counted[mid] = now = anthropic_usage(raw[mid])
+            counted[mid] = now = anthropic_usage(raw)
             for k, v in now.items():
                 if v is not None:
                     sums[k] += v
@@ -130,7 +131,7 @@ class UsageTotals:
                     if v is not None:
                         sums[k] -= v
                         known[k] -= 1
-        self.changed.clear()
+        self.latest.clear()
         return {k: sums[k] if known[k] else None for k in USAGE_KEYS}
 
 
