@@ -29,6 +29,7 @@ SOURCE = "claude-session-jsonl"
 _WANTED = frozenset({"user", "assistant", "system", "summary", "ai-title", "custom-title", "cost-state"})
 _TYPE_KEY = b'"type":"'
 _EVENT_TYPES = (b'user"', b'assistant"', b'system"')
+_EVENT_INITIALS = frozenset(t[0] for t in _EVENT_TYPES)
 _WANTED_BYTES = frozenset(t.encode() for t in _WANTED)
 _EVENT_TYPE = re.compile(rb'"type":"(?:user|assistant|system)"')
 _META_FIELDS = (("sessionId", "session_id"), ("version", "agent_version"), ("cwd", "cwd"),
@@ -68,7 +69,7 @@ class ClaudeSessionReader:
             stats.lines += 1
             line = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
             if _skipped_type(line):
-                if line.endswith((b"}\n", b"}", b"}\r\n")):
+                if (line[-2] == 125 and line[-1] == 10) or line.endswith((b"}\n", b"}", b"}\r\n")):  # }\n first
                     self._skipped += 1
                 else:  # cut off mid-record: count it like any undecodable line
                     stats.bad()
@@ -149,19 +150,23 @@ def _skipped_type(line: bytes) -> bool:
     ``"type":"user"`` / ``"assistant"`` / ``"system"``. The first and the last ``"type":"`` are
     looked at first (a user line's own type comes before its message, an assistant line's after
     it); only what lies between them is searched (one regex pass: three substring searches cost
-    twice as much on JSON, where the quote they start with is everywhere)."""
+    twice as much on JSON, where the quote they start with is everywhere). The first letter of a
+    type is checked before the type (an index is cheaper than a ``startswith`` call)."""
     at = line.find(_TYPE_KEY)
     if at < 0:
         return False
     if at == 1 and line[0] == 123:  # starts with {"type":"
         return line[9:line.find(b'"', 9)] not in _WANTED_BYTES
-    if line.startswith(_EVENT_TYPES, at + 8):
+    end = len(line) - 8
+    if at < end and line[at + 8] in _EVENT_INITIALS and line.startswith(_EVENT_TYPES, at + 8):
         return False
     last = line.rfind(_TYPE_KEY)
-    if line.startswith(_EVENT_TYPES, last + 8):
+    if last == at:
+        return True
+    if last < end and line[last + 8] in _EVENT_INITIALS and line.startswith(_EVENT_TYPES, last + 8):
         return False
     # from at + 1 to last + 1: a "type":" can overlap the one before or after it by its quote
-    return last == at or _EVENT_TYPE.search(line, at + 1, last + 1) is None
+    return _EVENT_TYPE.search(line, at + 1, last + 1) is None
 
 
 def parse_claude_session(lines: Iterable[str | bytes], *, agent_id: str | None = None,
