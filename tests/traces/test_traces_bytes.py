@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from knowmeter.traces import parse_claude_session, parse_codex_rollout, read_lines
@@ -88,10 +88,15 @@ def test_loads_line_refuses_what_is_not_json() -> None:
 
 
 _FRAGMENTS = st.sampled_from(['{"type":"', '"type":"', "user", "assistant", "system", "progress", "summary",
-                              "ai-title", '"', "}", "{", ",", ":", "x", '"data":{', " ", "\n"])
+                              "ai-title", '"', "}", "{", ",", ":", "x", '"data":{', " ", "\n",
+                              "attachment", "us", "a", "s", '"type":"type":"'])
 
 
 @given(st.lists(_FRAGMENTS, max_size=14).map("".join))
+@example('x"type":"type":"user""type":"progress"')  # an event type overlapping the first "type":" by its quote
+@example('x"type":"progress""type":"assistant"type":"x"')  # ... and the last one
+@example('x"type":"attachment","data":{"type":"system"}}')  # an initial that is an event's, then one that is
+@example('x"type":"us')  # cut off inside a type
 def test_the_raw_skip_rule_is_the_substring_rule_it_replaces(text: str) -> None:
     """A line is skipped undecoded when it starts with an unwanted ``{"type":…}`` or has a
     ``"type":"`` but none of the three event types' ``"type":"…"`` (the rule as first written)."""

@@ -395,3 +395,29 @@ def test_session_record_type_of_any_json_shape_is_skipped() -> None:
     trace = parse_claude_session(lines)
     assert [m.text for m in trace.messages("user")] == ["hello"]
     assert trace.meta["skipped_records"] == 4 and trace.meta["bad_lines"] == 0
+
+
+def test_session_call_and_result_ids_count_once() -> None:
+    """A call id seen again (even after its result) and a result id seen again add nothing; a result
+    with no call is kept, at the current turn, classified without a tool name."""
+    def call(uuid: str, mid: str, cid: str, name: str) -> dict[str, Any]:
+        return {"type": "assistant", "uuid": uuid, "message": {"id": mid, "content": [
+            {"type": "tool_use", "id": cid, "name": name, "input": {"command": "grep -r x ."}}]}}
+
+    def result(uuid: str, cid: str, text: str, **kw: Any) -> dict[str, Any]:
+        return {"type": "user", "uuid": uuid, "message": {"content": [
+            {"type": "tool_result", "tool_use_id": cid, "content": text, **kw}]}}
+
+    trace = parse_claude_session(jsonl(
+        call("a1", "m1", "t1", "Bash"),
+        result("u1", "t1", "Exit code 1", is_error=True),
+        call("a2", "m2", "t1", "Read"),  # same id again, after its result
+        result("u2", "t1", "ok"),  # same result id again
+        call("a3", "m3", "t2", "bash"),
+        result("u3", "t9", "File does not exist.", is_error=True),  # no such call
+    ))
+    assert [(c.id, c.tool, c.source_tool, c.turn) for c in trace.tool_calls()] == [
+        ("t1", "Bash", "Bash", 1), ("t2", "Bash", "bash", 3)]
+    results = [(e.id, e.turn, e.status, e.error_kind, e.exit_code) for e in trace.events if e.kind == "tool_result"]
+    assert results == [("t1", 1, ToolStatus.FAILURE, ErrorKind.EMPTY_SEARCH, 1),
+                       ("t9", 3, ToolStatus.FAILURE, ErrorKind.NOT_FOUND, None)]
