@@ -68,24 +68,7 @@ class ClaudeSessionReader:
                 continue
             stats.lines += 1
             line = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
-            at = line.find(_TYPE_KEY)
-            if at < 0:
-                skip = False
-            elif at == 1 and line[0] == 123:  # starts with {"type":"
-                skip = line[9:line.find(b'"', 9)] not in _WANTED_BYTES
-            else:
-                end = len(line) - 8
-                if at < end and line[at + 8] in _EVENT_INITIALS and line.startswith(_EVENT_TYPES, at + 8):
-                    skip = False
-                else:
-                    last = line.rfind(_TYPE_KEY)
-                    if last == at:
-                        skip = True
-                    elif last < end and line[last + 8] in _EVENT_INITIALS and line.startswith(_EVENT_TYPES, last + 8):
-                        skip = False
-                    else:
-                        skip = _EVENT_TYPE.search(line, at + 1, last + 1) is None
-            if skip:
+            if _skipped_type(line):
                 if (line[-2] == 125 and line[-1] == 10) or line.endswith((b"}\n", b"}", b"}\r\n")):  # }\n first
                     self._skipped += 1
                 else:  # cut off mid-record: count it like any undecodable line
