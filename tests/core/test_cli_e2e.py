@@ -161,7 +161,11 @@ def test_hedging_classifier_from_the_command_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("damage", "expected"), [
     (lambda r: r.pop("repeat"), "repeat: Field required"),
     (lambda r: r.__setitem__("grade", "x"), "grade: Input should be a valid dictionary"),
-    (lambda r: r.__setitem__("analysis", [1]), "analysis: expected an object"),
+    (lambda r: r.__setitem__("analysis", [1]), "analysis: Input should be a valid dictionary"),
+    (lambda r: r["grade"].__setitem__("layers", "x"), "grade.layers: Input should be a valid dictionary"),
+    (lambda r: r["grade"].__setitem__("judges", [{"mean": 3}]), "grade.judges.0.judge: Field required"),
+    (lambda r: r["grade"]["assertions"].append({"passed": "maybe"}), "grade.assertions."),
+    (lambda r: r["exec"].__setitem__("usage", {"input_tokens": "many"}), "exec.usage.input_tokens: Input should be"),
     (lambda r: r["analysis"]["gaps"].__setitem__("signals", [{"sample_id": "a", "source": "bogus"}]),
      "analysis.gaps: TaskGaps.signals[0].source: expected one of"),
     (lambda r: r["analysis"]["gaps"].pop("sample_id"), "analysis.gaps: TaskGaps: missing field(s) sample_id"),

@@ -106,6 +106,44 @@ class VariantSummary(_M):
     layer_sets: dict[str, int] = Field(description="How many results were scored from which set of layers.")
 
 
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class ExecRecord(_Open):
+    """What the agent run gave (the fields the report reads are typed; the rest is free)."""
+
+    error: str | None = None
+    cost_usd: float | None = None
+    latency_ms: float | None = None
+    usage: dict[str, int | None] | None = None
+
+
+class AssertionRecord(_Open):
+    """One assertion's outcome; ``passed`` None when it could not be decided."""
+
+    passed: bool | None = None
+    weight: float = 1.0
+
+
+class JudgeRecord(_Open):
+    """One judge's scores of the answer."""
+
+    judge: str
+    mean: float | None = None
+
+
+class GradeRecord(_Open):
+    """The grade of one task: per-layer scores, composite, assertions and judges."""
+
+    layers: dict[str, float | None] = Field(default_factory=dict)
+    composite: float | None = None
+    layers_used: list[str] = Field(default_factory=list)
+    passed: bool | None = None
+    assertions: list[AssertionRecord] = Field(default_factory=list)
+    judges: list[JudgeRecord] = Field(default_factory=list)
+
+
 class TaskRecord(_M):
     """One finished task as stored in results.jsonl (exec result with trace, grade, analysis)."""
 
@@ -120,8 +158,9 @@ class TaskRecord(_M):
     cached: bool
     started_at: str
     finished_at: str
-    exec: dict[str, Any]
-    grade: dict[str, Any] | None = None
+    exec: ExecRecord
+    grade: GradeRecord | None = None
+    analysis: dict[str, Any] | None = None
 
 
 class Report(_M):
