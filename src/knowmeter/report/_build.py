@@ -71,9 +71,10 @@ def build_report(
         except RecordError as exc:
             raise InputError(f"{run_dir.results_file}: {exc}; the results file was edited or damaged: "
                              f"restore it or run knowmeter eval again") from None
+    # The report always matches its published schema (its tasks were checked one by one above).
+    Report.model_validate(report)
     if include_tasks:
         report["tasks"] = records
-    Report.model_validate(report)  # the report always matches its published schema
     return report
 
 
