@@ -99,38 +99,6 @@ class Outcome(NamedTuple):
 
 
 _SUCCESS = Outcome(ToolStatus.SUCCESS, None, None)
-_NO_CODE: dict[tuple[ToolStatus, ErrorKind | None], Outcome] = {
-    (s, k): Outcome(s, k, None) for s in ToolStatus for k in (None, *ErrorKind)}
-
-
-class _S:
-    """``ToolStatus`` members as plain class attributes: read off the enum they take a slow path on
-    Python 3.11 (its metaclass defines ``__getattr__``), which classifying every result would pay."""
-
-    SUCCESS = ToolStatus.SUCCESS
-    FAILURE = ToolStatus.FAILURE
-    CANCELLED = ToolStatus.CANCELLED
-
-
-class _K:
-    """``ErrorKind`` members as plain class attributes (see ``_S``)."""
-
-    EMPTY_SEARCH = ErrorKind.EMPTY_SEARCH
-    NOT_FOUND = ErrorKind.NOT_FOUND
-    NONZERO_EXIT = ErrorKind.NONZERO_EXIT
-    COMMAND_MISSING = ErrorKind.COMMAND_MISSING
-    PERMISSION_DENIED = ErrorKind.PERMISSION_DENIED
-    USER_REJECTED = ErrorKind.USER_REJECTED
-    CANCELLED_SIBLING = ErrorKind.CANCELLED_SIBLING
-    TOOL_MISUSE = ErrorKind.TOOL_MISUSE
-    API_ERROR = ErrorKind.API_ERROR
-    TIMEOUT = ErrorKind.TIMEOUT
-    OTHER = ErrorKind.OTHER
-
-
-def _outcome(status: ToolStatus, kind: ErrorKind | None, exit_code: int | None) -> Outcome:
-    """``Outcome(status, kind, exit_code)``, prebuilt when there is no exit code (most results)."""
-    return _NO_CODE[status, kind] if exit_code is None else Outcome(status, kind, exit_code)
 
 
 def unwrap_shell(command: str | list[str] | None) -> str:
@@ -226,59 +194,59 @@ def classify_result(
     if failed or (is_error is None and exit_code is None):
         kind = _harness_kind(head, _fold(head), failed=failed)
         if kind is not None:
-            status = _S.CANCELLED if kind is _K.CANCELLED_SIBLING or head.startswith(
-                "[Request interrupted") else _S.FAILURE
-            return _outcome(status, kind, exit_code)
+            status = ToolStatus.CANCELLED if kind is ErrorKind.CANCELLED_SIBLING or head.startswith(
+                "[Request interrupted") else ToolStatus.FAILURE
+            return Outcome(status, kind, exit_code)
 
     if tool in SHELL_TOOLS:
         return _classify_shell(head, text, failed=failed, exit_code=exit_code, command=command or "")
 
     if not failed:
         if tool in SEARCH_TOOLS and (_is_empty_search_text(head) or (not head and _empty_structured(structured))):
-            return _outcome(_S.SUCCESS, _K.EMPTY_SEARCH, exit_code)
-        return _outcome(_S.SUCCESS, None, exit_code)
+            return Outcome(ToolStatus.SUCCESS, ErrorKind.EMPTY_SEARCH, exit_code)
+        return Outcome(ToolStatus.SUCCESS, None, exit_code)
     folded = _fold(head)
     if _NOT_FOUND.search(head, folded):
-        return _outcome(_S.FAILURE, _K.NOT_FOUND, exit_code)
+        return Outcome(ToolStatus.FAILURE, ErrorKind.NOT_FOUND, exit_code)
     if _TIMEOUT.search(head, folded):
-        return _outcome(_S.FAILURE, _K.TIMEOUT, exit_code)
-    return _outcome(_S.FAILURE, _K.OTHER, exit_code)
+        return Outcome(ToolStatus.FAILURE, ErrorKind.TIMEOUT, exit_code)
+    return Outcome(ToolStatus.FAILURE, ErrorKind.OTHER, exit_code)
 
 
 def _harness_kind(head: str, folded: str | None, *, failed: bool) -> ErrorKind | None:
     """Harness-level outcomes that any tool can report. Without an error flag (``failed`` False,
     source has no flag) only the unambiguous harness wordings count. ``folded`` is ``_fold(head)``."""
     if _CANCELLED.search(head, folded):
-        return _K.CANCELLED_SIBLING if head.startswith("Sibling") else _K.USER_REJECTED
+        return ErrorKind.CANCELLED_SIBLING if head.startswith("Sibling") else ErrorKind.USER_REJECTED
     if _PERMISSION.search(head, folded):
-        return _K.PERMISSION_DENIED
+        return ErrorKind.PERMISSION_DENIED
     if _USER_REJECTED.search(head, folded):
-        return _K.USER_REJECTED
+        return ErrorKind.USER_REJECTED
     if _MISUSE.search(head, folded):
-        return _K.TOOL_MISUSE
+        return ErrorKind.TOOL_MISUSE
     if failed and _API_ERROR.search(head, folded):
-        return _K.API_ERROR
+        return ErrorKind.API_ERROR
     return None
 
 
 def _classify_shell(head: str, text: str, *, failed: bool, exit_code: int | None, command: str) -> Outcome:
     if not failed:
         if exit_code in (0, None) and _no_output(head) and _last_verb(command) in _LISTING_VERBS:
-            return _outcome(_S.SUCCESS, _K.EMPTY_SEARCH, exit_code)
-        return _outcome(_S.SUCCESS, None, exit_code)
+            return Outcome(ToolStatus.SUCCESS, ErrorKind.EMPTY_SEARCH, exit_code)
+        return Outcome(ToolStatus.SUCCESS, None, exit_code)
     folded = _fold(head)
     if exit_code == 127 or _COMMAND_MISSING.search(head, folded):
-        return _outcome(_S.FAILURE, _K.COMMAND_MISSING, exit_code)
+        return Outcome(ToolStatus.FAILURE, ErrorKind.COMMAND_MISSING, exit_code)
     if exit_code == 124 or (exit_code is None and _TIMEOUT.search(head, folded)):
-        return _outcome(_S.FAILURE, _K.TIMEOUT, exit_code)
+        return Outcome(ToolStatus.FAILURE, ErrorKind.TIMEOUT, exit_code)
     if exit_code == 1 and _last_verb(command) in _SEARCH_VERBS:
-        return _outcome(_S.FAILURE, _K.EMPTY_SEARCH, exit_code)
+        return Outcome(ToolStatus.FAILURE, ErrorKind.EMPTY_SEARCH, exit_code)
     body = text[:4000]
     if _OS_PERMISSION.search(body):
-        return _outcome(_S.FAILURE, _K.PERMISSION_DENIED, exit_code)
+        return Outcome(ToolStatus.FAILURE, ErrorKind.PERMISSION_DENIED, exit_code)
     if _NOT_FOUND.search(body, _fold(body)):
-        return _outcome(_S.FAILURE, _K.NOT_FOUND, exit_code)
-    return _outcome(_S.FAILURE, _K.NONZERO_EXIT, exit_code)
+        return Outcome(ToolStatus.FAILURE, ErrorKind.NOT_FOUND, exit_code)
+    return Outcome(ToolStatus.FAILURE, ErrorKind.NONZERO_EXIT, exit_code)
 
 
 @functools.lru_cache(maxsize=4096)
