@@ -118,21 +118,20 @@ class UsageTotals:
 
     def totals(self) -> dict[str, int | None]:
         """Re-count the messages in ``latest`` (then emptied); the totals."""
-        sums, known, counted = self._sums, self._known, self._counted
         for mid, raw in self.latest.items():
-            before = counted.get(mid)
-            counted[mid] = now = anthropic_usage(raw)
-            for k, v in now.items():
-                if v is not None:
-                    sums[k] += v
-                    known[k] += 1
+            before = self._counted.get(mid)
             if before is not None:  # counted before with an earlier line's usage: take that back
-                for k, v in before.items():
-                    if v is not None:
-                        sums[k] -= v
-                        known[k] -= 1
+                self._add(before, -1)
+            self._counted[mid] = now = anthropic_usage(raw)
+            self._add(now, 1)
         self.latest.clear()
-        return {k: sums[k] if known[k] else None for k in USAGE_KEYS}
+        return {k: self._sums[k] if self._known[k] else None for k in USAGE_KEYS}
+
+    def _add(self, part: dict[str, int | None], sign: int) -> None:
+        for k, v in part.items():
+            if v is not None:
+                self._sums[k] += sign * v
+                self._known[k] += sign
 
 
 @dataclass(slots=True)
