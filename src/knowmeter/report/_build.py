@@ -10,6 +10,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from knowmeter._record import RecordError
 from knowmeter.errors import InputError
 from knowmeter.report._schema import Report, TaskRecord
@@ -81,8 +83,6 @@ def build_report(
 def _checked_records(run_dir: RunDir) -> list[dict[str, Any]]:
     """The run's result records, each checked against the stored-task schema first, so an edited
     or damaged ``results.jsonl`` gets one line naming the task and field, not a traceback."""
-    from pydantic import ValidationError
-
     records = list(run_dir.results())
     for n, rec in enumerate(records, start=1):
         try:
