@@ -16,9 +16,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from orjson import JSONDecodeError
-from orjson import loads as _orjson_loads
-
 from knowmeter.traces._claude_stream import ClaudeMessages
 from knowmeter.traces._common import LineStats, SessionTrace, loads_line, read_lines
 from knowmeter.traces._ir import Event, Trace
@@ -69,19 +66,16 @@ class ClaudeSessionReader:
             stats.lines += 1
             line = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
             if _skipped_type(line):
-                if (line[-2] == 125 and line[-1] == 10) or line.endswith((b"}\n", b"}", b"}\r\n")):  # }\n first
+                if line.endswith((b"}\n", b"}", b"}\r\n")):
                     self._skipped += 1
                 else:  # cut off mid-record: count it like any undecodable line
                     stats.bad()
                 continue
             try:
-                rec = _orjson_loads(raw)
-            except JSONDecodeError:  # what only the standard library reads, or not JSON at all
-                try:
-                    rec = loads_line(raw)
-                except ValueError:
-                    stats.bad()
-                    continue
+                rec = loads_line(raw)
+            except ValueError:
+                stats.bad()
+                continue
             if not isinstance(rec, dict):
                 stats.bad()
                 continue
