@@ -18,7 +18,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal, Self, Union
+from typing import Annotated, Any, ClassVar, Literal, Self, Union
 
 from knowmeter.watermark import Watermark
 
@@ -35,6 +35,10 @@ class AtMost:
     """Upper bound of a number field, checked by ``from_dict``."""
 
     bound: float
+
+
+#: A count: a whole number, at least 0.
+Count = Annotated[int, AtLeast(0)]
 
 
 class RecordError(ValueError):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from typing import Annotated, Literal
+from typing import Literal
 
-from knowmeter._record import AtLeast, Record
+from knowmeter._record import Count, Record
 from knowmeter.analysis._model import SOURCES, GapSignal, SignalSource, TaskGaps
 from knowmeter.watermark import Watermark
 
@@ -38,10 +38,10 @@ class GapSummary(Record):
 
     watermark: Watermark
     variant: str | None = None
-    executed: Annotated[int, AtLeast(0)]
-    failed_executions: Annotated[int, AtLeast(0)]
-    samples: Annotated[int, AtLeast(0)]
-    samples_with_gap: Annotated[int, AtLeast(0)]
+    executed: Count
+    failed_executions: Count
+    samples: Count
+    samples_with_gap: Count
     gap_rate: float | None
     weighted_gap_rate: float | None
     signals_by_source: dict[SignalSource, int]

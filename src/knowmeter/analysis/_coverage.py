@@ -26,9 +26,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Literal
 
-from knowmeter._record import AtLeast, Record
+from knowmeter._record import Count, Record
 from knowmeter.analysis._commands import command_text, parse_command
 from knowmeter.analysis._paths import PathKeyer
 from knowmeter.traces import MessageEvent, ToolStatus, Trace
@@ -64,8 +64,8 @@ class FileCoverage(Record):
 
     path: str
     origin: Origin
-    accesses: Annotated[int, AtLeast(0)]
-    tasks: Annotated[int, AtLeast(0)]
+    accesses: Count
+    tasks: Count
     injected: bool = False
 
     @property
@@ -79,8 +79,8 @@ class Coverage(Record):
 
     watermark: Watermark
     variant: str | None = None
-    total: Annotated[int, AtLeast(0)]
-    covered: Annotated[int, AtLeast(0)]
+    total: Count
+    covered: Count
     rate: float | None
     uncovered: tuple[str, ...]
     files: tuple[FileCoverage, ...]

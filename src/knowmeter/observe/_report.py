@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-from knowmeter._record import AtLeast, Record
+from knowmeter._record import Count, Record
 from knowmeter.analysis import (
     Confidence,
     Coverage,
@@ -61,9 +61,6 @@ def band_of(weighted_gap_rate: float | None, tool_failure_rate: float | None) ->
         t = THRESHOLDS[name]
         levels.append(2 if rate >= t["red"] else 1 if rate >= t["amber"] else 0)
     return _BANDS[max(levels)] if levels else None
-
-
-Count = Annotated[int, AtLeast(0)]
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
