@@ -1,0 +1,56 @@
+"""Skill Graph files read unchanged: SKILL.md in its three shapes (v4 nested ``concept:``, v6
+flat fields, v8 flat fields + ``audit-state.json``), the three eval-file formats mapped into one
+typed case model, the rubric dimensions C1–C9, and ``truth_sources`` resolution.
+
+Entry points: :func:`load_skill`, :func:`load_cases`, :func:`resolve_truth_source`; every reader
+raises :class:`SkillFormatError` (a ``ValueError`` and an ``InputError``) with one line naming the
+file, line, case id, field and the fix. See each private module's docstring for the mapping rules.
+"""
+
+from knowmeter.skillgraph._cases import CaseFile, CaseFormat, ComprehensionCase, ExpectedBehavior, load_cases
+from knowmeter.skillgraph._dimension import (
+    CONCEPT_FIELDS,
+    DO_NOT_USE_SECTION,
+    LEGACY_DIMENSIONS,
+    METADATA_VALUES,
+    VERIFICATION_SECTION,
+    BehaviorKind,
+    ConceptField,
+    Dimension,
+    Transfer,
+)
+from knowmeter.skillgraph._errors import SkillFormatError
+from knowmeter.skillgraph._locate import find_case_files, find_skill_file
+from knowmeter.skillgraph._markdown import Section, slugs
+from knowmeter.skillgraph._skill import UNDERSTANDING_FIELDS, ConceptText, Shape, Skill, load_skill
+from knowmeter.skillgraph._truth import ResolvedTruthSource, TruthSource, resolve_truth_source
+
+__all__ = [
+    "CONCEPT_FIELDS",
+    "DO_NOT_USE_SECTION",
+    "LEGACY_DIMENSIONS",
+    "METADATA_VALUES",
+    "UNDERSTANDING_FIELDS",
+    "VERIFICATION_SECTION",
+    "BehaviorKind",
+    "CaseFile",
+    "CaseFormat",
+    "ComprehensionCase",
+    "ConceptField",
+    "ConceptText",
+    "Dimension",
+    "ExpectedBehavior",
+    "ResolvedTruthSource",
+    "Section",
+    "Shape",
+    "Skill",
+    "SkillFormatError",
+    "Transfer",
+    "TruthSource",
+    "find_case_files",
+    "find_skill_file",
+    "load_cases",
+    "load_skill",
+    "resolve_truth_source",
+    "slugs",
+]
