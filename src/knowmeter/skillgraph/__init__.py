@@ -20,6 +20,7 @@ from knowmeter.skillgraph._dimension import (
     Transfer,
 )
 from knowmeter.skillgraph._errors import SkillFormatError
+from knowmeter.skillgraph._lint import RULES, Finding, LintResult, Severity, lint_cases, lint_paths, lint_skill
 from knowmeter.skillgraph._locate import find_case_files, find_skill_file
 from knowmeter.skillgraph._markdown import Section, slugs
 from knowmeter.skillgraph._skill import UNDERSTANDING_FIELDS, ConceptText, Shape, Skill, load_skill
@@ -30,6 +31,7 @@ __all__ = [
     "DO_NOT_USE_SECTION",
     "LEGACY_DIMENSIONS",
     "METADATA_VALUES",
+    "RULES",
     "UNDERSTANDING_FIELDS",
     "VERIFICATION_SECTION",
     "BehaviorKind",
@@ -40,8 +42,11 @@ __all__ = [
     "ConceptText",
     "Dimension",
     "ExpectedBehavior",
+    "Finding",
+    "LintResult",
     "ResolvedTruthSource",
     "Section",
+    "Severity",
     "Shape",
     "Skill",
     "SkillFormatError",
@@ -49,6 +54,9 @@ __all__ = [
     "TruthSource",
     "find_case_files",
     "find_skill_file",
+    "lint_cases",
+    "lint_paths",
+    "lint_skill",
     "load_cases",
     "load_skill",
     "resolve_truth_source",
