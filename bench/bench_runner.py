@@ -106,7 +106,7 @@ def run_eval(root: Path, agent: Path) -> tuple[float, float, float]:
 IN_PROCESS = textwrap.dedent("""
     import sys, time, anyio
     from pathlib import Path
-    from knowmeter.evaluation import Overrides, resolve_config, prepare, start_run, execute
+    from knowmeter.evaluation import Overrides, resolve_config, prepare, run_budget, start_run, execute
     from knowmeter.executors import ExecResult, register_executor
     from knowmeter.pipeline import make_post_process
     from knowmeter.traces import Trace
@@ -123,8 +123,9 @@ IN_PROCESS = textwrap.dedent("""
     prepared = prepare(cfg)
     run_dir = start_run(prepared)
     t0 = time.perf_counter()
-    stats, _ = anyio.run(lambda: execute(prepared, run_dir, prepared.tasks,
-                                         post_process=make_post_process(prepared)))
+    budget = run_budget(cfg)
+    stats, _ = anyio.run(lambda: execute(prepared, run_dir, prepared.tasks, budget=budget,
+                                         post_process=make_post_process(prepared, budget)))
     wall = time.perf_counter() - t0
     print(stats.done, wall)
 """)

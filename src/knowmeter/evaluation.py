@@ -254,6 +254,12 @@ def resume_run(run_dir: RunDir) -> tuple[Prepared, list[Task]]:
     return prepared, [t for t in prepared.tasks if t.id not in done]
 
 
+def run_budget(config: RunConfig) -> Budget:
+    """The budget every model call of a run is charged to (agent, judges, hedging classifier)."""
+    expected = frozenset({"agent", *(["judge"] if config.judges else [])})
+    return Budget(config.budget_total_usd, config.budget_per_task_usd, expected=expected)
+
+
 async def execute(
     prepared: Prepared,
     run_dir: RunDir,
@@ -261,10 +267,12 @@ async def execute(
     *,
     post_process: PostProcess | None = None,
     on_record: OnRecord | None = None,
+    budget: Budget | None = None,
 ) -> tuple[ExecutionStats, Budget]:
-    """Run ``tasks`` of a started run, appending to its ``results.jsonl``."""
+    """Run ``tasks`` of a started run, appending to its ``results.jsonl``. ``budget`` (default:
+    the run's own) is the one the post-processing's model calls are charged to as well."""
     cfg = prepared.config
-    budget = Budget(cfg.budget_total_usd, cfg.budget_per_task_usd)
+    budget = budget if budget is not None else run_budget(cfg)
     settings = ExecutionSettings(concurrency=cfg.concurrency, timeout_s=cfg.timeout_s, retry=cfg.retry,
                                  model=cfg.model, use_cache=not cfg.no_cache)
     cache = None if cfg.no_cache else ResponseCache(cfg.output_path())

@@ -13,31 +13,34 @@ from knowmeter.config import RunConfig
 from knowmeter.evaluation import Prepared
 from knowmeter.executors import ExecResult
 from knowmeter.gates import check_gates, evolution_nudges, gates_to_dict
-from knowmeter.grading import GradingConfig, grade
+from knowmeter.grading import GradingConfig, JudgeSpec, grade
 from knowmeter.judges import executor_for
 from knowmeter.report import SectionBuilder, build_report
 from knowmeter.report._compare_section import comparison_section
 from knowmeter.report._gaps_section import gaps_section
-from knowmeter.runner import Task
+from knowmeter.runner import Budget, MeteredExecutor, Task
 from knowmeter.runner._execute import PostProcess
 from knowmeter.store import RunDir, open_index, upsert_run, variant_history, write_json_atomic
 
 
-def hedging_classifier(config: RunConfig) -> HedgingClassifier | None:
+def hedging_classifier(config: RunConfig, budget: Budget) -> HedgingClassifier | None:
     """The run's LLM hedging classifier (one per run: its 50-candidate cap and cache are
-    run-wide), or None for regex-only hedging."""
+    run-wide), or None for regex-only hedging. Its calls are charged to ``budget``."""
     if not config.hedging_judge:
         return None
     executor, model = executor_for(config.hedging_judge, f"hedging classifier {config.hedging_judge!r}")
-    return HedgingClassifier(executor, model=model, max_candidates=config.hedging_max_candidates)
+    return HedgingClassifier(MeteredExecutor(executor, budget, "hedging"), model=model,
+                             max_candidates=config.hedging_max_candidates)
 
 
-def make_post_process(prepared: Prepared) -> PostProcess:
-    """Grade and analyze each finished task (results are stored with the record)."""
+def make_post_process(prepared: Prepared, budget: Budget) -> PostProcess:
+    """Grade and analyze each finished task (results are stored with the record). Every judge,
+    grader and classifier call is charged to ``budget`` (the run's, shared with the agent)."""
 
     cfg = prepared.config
     grading = GradingConfig(length_debias=cfg.length_debias, judge_repeat=cfg.judge_repeat)
-    classifier = hedging_classifier(cfg)
+    classifier = hedging_classifier(cfg, budget)
+    judges = [JudgeSpec(j.name, MeteredExecutor(j.executor, budget, "judge"), j.model) for j in prepared.judges]
 
     async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
         meta_root = result.trace.meta.get("workspace_root")
@@ -52,7 +55,7 @@ def make_post_process(prepared: Prepared) -> PostProcess:
             # a failed execution is not graded: it is an error, not a low score
             return {"grade": None, "analysis": analysis}
         g = await grade(task.sample, result, assertions=prepared.assertions[task.sample.sample_id],
-                        judges=prepared.judges, config=grading, task_id=task.id)
+                        judges=judges, config=grading, task_id=task.id)
         return {"grade": g.to_dict(), "analysis": analysis}
 
     return post_process
@@ -114,6 +117,10 @@ def apply_gates(report: dict[str, Any]) -> None:
     report["gates"] = gates_to_dict(results)
     report["notes"] = evolution_nudges({v: [r for _, r in h] for v, h in history.items()}, rates)
     lines = [f"gate failed: {r.message}" for r in results if not r.passed] + report["notes"]
+    partial = run.get("partial")
+    if partial:
+        lines.insert(0, f"partial run: {partial['tasks_missing']} of {run['tasks_total']} task(s) missing — "
+                        f"{partial['reason']}")
     report["terminal_lines"] = lines
     verdict_code = int((report.get("verdict") or {}).get("exit_code", 0))
     report["exit_code"] = verdict_code if report["gates"]["passed"] else 1

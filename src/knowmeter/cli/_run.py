@@ -11,7 +11,7 @@ import anyio
 import click
 from rich.console import Console
 
-from knowmeter.evaluation import Overrides, execute, prepare, resolve_config, resume_run, start_run
+from knowmeter.evaluation import Overrides, execute, prepare, resolve_config, resume_run, run_budget, start_run
 from knowmeter.executors._spawn import use_pidfd_child_watcher
 from knowmeter.pipeline import finalize, make_post_process
 from knowmeter.report._terminal import render_terminal
@@ -71,9 +71,10 @@ def run_eval(opts: dict[str, Any]) -> int:
     progress = _Progress(len(tasks), err if sys.stderr.isatty() else None)
     use_pidfd_child_watcher()
     gc.freeze()  # modules, config, samples and the plan live to the end: the cyclic GC need not rescan them
+    budget = run_budget(prepared.config)
     stats, budget = anyio.run(
-        lambda: execute(prepared, run_dir, tasks, post_process=make_post_process(prepared),
-                        on_record=progress.tick)
+        lambda: execute(prepared, run_dir, tasks, post_process=make_post_process(prepared, budget),
+                        on_record=progress.tick, budget=budget)
     )
     progress.close()
     status = "complete" if not stats.not_started else "incomplete"

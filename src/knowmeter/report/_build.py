@@ -61,6 +61,7 @@ def build_report(
             "tasks_total": run["tasks_total"],
             "tasks_done": len(done),
             "tasks_missing": run["tasks_total"] - len(done),
+            "partial": partial_info(run, records, run_dir.id),
             "wall_s": run.get("wall_s"),
             "judges": run.get("judges", []),
             "prompt_hashes": run.get("prompt_hashes", {}),
@@ -78,6 +79,24 @@ def build_report(
     if include_tasks:
         report["tasks"] = records
     return report
+
+
+def partial_info(run: dict[str, Any], records: list[dict[str, Any]], run_id: str) -> dict[str, Any] | None:
+    """Why the run covers only part of its tasks (None for a complete run)."""
+    missing = run["tasks_total"] - len({r["task_id"] for r in records})
+    status = run.get("status")
+    if status == "complete" and missing <= 0:
+        return None
+    refused = (run.get("budget") or {}).get("tasks_not_started_for_budget") or 0
+    if status == "incomplete" and refused:
+        reason = f"stopped by the budget: {refused} task(s) not started"
+    elif status in ("running", None):
+        reason = f"the run did not finish (killed, or still running): knowmeter eval --resume {run_id}"
+    else:
+        reason = f"the run ended {status}: knowmeter eval --resume {run_id} runs the missing tasks"
+    with_results = {r["variant"] for r in records}
+    return {"reason": reason, "tasks_missing": max(missing, 0),
+            "variants_without_results": [v["name"] for v in run["variants"] if v["name"] not in with_results]}
 
 
 def _checked_records(run_dir: RunDir) -> list[dict[str, Any]]:

@@ -41,6 +41,14 @@ class Git(_M):
     dirty: bool | None
 
 
+class Partial(_M):
+    """Why a run's report covers only part of its planned tasks."""
+
+    reason: str
+    tasks_missing: int
+    variants_without_results: list[str]
+
+
 class RunInfo(_M):
     """Run metadata: provenance, settings, watermark, budget, timings."""
 
@@ -61,6 +69,9 @@ class RunInfo(_M):
     tasks_total: int
     tasks_done: int
     tasks_missing: int
+    partial: Partial | None = Field(
+        default=None, description="Set when the run stopped early (budget, interruption, kill): the report "
+                                  "covers only the tasks that finished.")
     wall_s: float | None
     judges: list[dict[str, Any]] = Field(description="Configured judges (name, executor, model).")
     prompt_hashes: dict[str, str] = Field(description="Hashes of the judge and judge-backed metric prompts.")

@@ -1,19 +1,53 @@
-"""Cost budget: the total is never exceeded, and unknown costs are counted as unknown."""
+"""Cost budget over every model call of a run (agent, judges, graders, hedging classifier):
+the total is not exceeded, unknown costs are counted as unknown, invalid costs are rejected."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
+
+import anyio
+
+from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError
+
+#: A reservation is this many times the highest cost seen so far (for calls of the same kind),
+#: so costs that rise during a run still stay under the total.
+HEADROOM = 1.5
+
+
+class BudgetExhausted(ExecutorError):
+    """A model call was not made: it would not fit in what is left of the budget."""
+
+
+def invalid_cost(cost: float | None) -> str | None:
+    """Why a reported cost cannot be booked (not finite, negative), or None when it can."""
+    if cost is None:
+        return None
+    if isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost) or cost < 0:
+        return f"the executor reported cost {cost!r}: a cost must be a finite number >= 0"
+    return None
+
+
+@dataclass
+class _Calls:
+    known: int = 0
+    unknown: int = 0
+    spent_usd: float = 0.0
+    max_seen_usd: float | None = None
 
 
 @dataclass
 class Budget:
-    """Tracks spend against ``total_usd``.
+    """Tracks spend against ``total_usd`` over every model call of a run.
 
-    A task may start only when its reservation still fits: the per-task cap when one is set,
-    otherwise the highest cost seen so far; before any cost is known, tasks start one at a time
-    (so the first costs are learned before money is committed in parallel). A task whose cost
-    the executor did not report counts as *unknown*: it is not added as 0, and the report says
-    the budget could not account for it.
+    A call may start only when its reservation still fits: for agent tasks the per-task cap when
+    one is set, otherwise ``HEADROOM`` × the highest cost seen so far for calls of the same kind
+    ("agent", "judge", "hedging", …). Until every expected kind (and the call's own) has a known
+    cost, calls run one at a time, so the first costs are learned before money is committed in
+    parallel (a first call's own cost cannot be bounded in advance; an agent gets the per-task cap
+    when one is set). A call whose cost the executor did not report counts as *unknown*: it is not
+    added as 0, and the report says the budget could not account for it. A call that cost more
+    than was reserved for it is recorded as an overshoot.
     """
 
     total_usd: float | None = None
@@ -21,56 +55,135 @@ class Budget:
     spent_usd: float = 0.0
     reserved_usd: float = 0.0
     in_flight: int = 0
-    unknown_tasks: int = 0
-    known_tasks: int = 0
-    max_seen_usd: float | None = None
     refused: int = 0
+    overshoot_usd: float = 0.0
+    #: set when a grading call was refused: no further task starts (it could not be graded)
+    exhausted: bool = False
+    calls: dict[str, _Calls] = field(default_factory=dict)
+    #: kinds of call the run will make ("agent", "judge", …): until each has a known cost, calls
+    #: run one at a time
+    expected: frozenset[str] = frozenset({"agent"})
+    _freed: anyio.Event | None = None
 
-    def _estimate(self) -> float | None:
-        if self.per_task_usd is not None:
+    def _seen(self, kind: str) -> float | None:
+        calls = self.calls.get(kind)
+        return None if calls is None else calls.max_seen_usd
+
+    def _estimate(self, kind: str) -> float | None:
+        if kind == "agent" and self.per_task_usd is not None:
             return self.per_task_usd
-        return self.max_seen_usd
+        seen = self._seen(kind)
+        return None if seen is None else seen * HEADROOM
 
-    def try_reserve(self) -> float | None:
-        """Reserve room for one task; returns the amount reserved, or None when it doesn't fit."""
+    def try_reserve(self, kind: str = "agent") -> float | None:
+        """Reserve room for one call; returns the amount reserved, or None when it doesn't fit."""
         if self.total_usd is None:
             self.in_flight += 1
             return 0.0
-        estimate = self._estimate()
-        if estimate is None:
-            if self.in_flight > 0 or self.spent_usd >= self.total_usd:
-                return None
-            estimate = 0.0
+        if self.exhausted:
+            return None
+        estimate = self._estimate(kind)
+        learning = any(self._seen(k) is None for k in self.expected | {kind})
+        if learning and (self.in_flight > 0 or self.spent_usd >= self.total_usd):
+            return None
+        estimate = estimate or 0.0
         if self.spent_usd + self.reserved_usd + estimate > self.total_usd + 1e-12:
             return None
         self.reserved_usd += estimate
         self.in_flight += 1
         return estimate
 
-    def settle(self, reserved: float, cost_usd: float | None) -> None:
-        """Release a reservation and book the task's actual cost."""
+    def settle(self, reserved: float, cost_usd: float | None, kind: str = "agent") -> None:
+        """Release a reservation and book the call's actual cost (``None``: unknown)."""
         self.reserved_usd -= reserved
         self.in_flight -= 1
+        calls = self.calls.setdefault(kind, _Calls())
         if cost_usd is None:
-            self.unknown_tasks += 1
-            return
-        self.known_tasks += 1
-        self.spent_usd += cost_usd
-        self.max_seen_usd = cost_usd if self.max_seen_usd is None else max(self.max_seen_usd, cost_usd)
+            calls.unknown += 1
+        else:
+            calls.known += 1
+            calls.spent_usd += cost_usd
+            self.spent_usd += cost_usd
+            if self.total_usd is not None and cost_usd > reserved and self.spent_usd > self.total_usd:
+                self.overshoot_usd = self.spent_usd - self.total_usd
+            calls.max_seen_usd = cost_usd if calls.max_seen_usd is None else max(calls.max_seen_usd, cost_usd)
+        if self._freed is not None:
+            self._freed.set()
+            self._freed = None
 
     @property
     def waiting_possible(self) -> bool:
-        """True when a refused task could fit later (others are still running)."""
+        """True when a refused call could fit later (others are still running)."""
         return self.in_flight > 0
 
+    async def wait_for_room(self) -> None:
+        """Wait until some call in flight settles."""
+        if self._freed is None:
+            self._freed = anyio.Event()
+        await self._freed.wait()
+
+    async def reserve(self, kind: str) -> float | None:
+        """Reserve room for one call, waiting while calls in flight may free some; None when the
+        call can never fit."""
+        while True:
+            reserved = self.try_reserve(kind)
+            if reserved is not None or not self.waiting_possible:
+                return reserved
+            await self.wait_for_room()
+
     def to_dict(self) -> dict[str, object]:
+        agent = self.calls.get("agent", _Calls())
+        unknown = sum(c.unknown for c in self.calls.values())
+        notes = []
+        if unknown:
+            notes.append(f"{unknown} model call(s) reported no cost: their spend is unknown and not counted")
+        if self.overshoot_usd:
+            notes.append(f"a call cost more than was reserved for it: the total was exceeded by "
+                         f"${self.overshoot_usd:.6f}")
         return {
             "total_usd": self.total_usd,
             "per_task_usd": self.per_task_usd,
             "spent_known_usd": round(self.spent_usd, 6),
-            "tasks_with_known_cost": self.known_tasks,
-            "tasks_with_unknown_cost": self.unknown_tasks,
+            "tasks_with_known_cost": agent.known,
+            "tasks_with_unknown_cost": agent.unknown,
             "tasks_not_started_for_budget": self.refused,
-            "note": (f"{self.unknown_tasks} task(s) reported no cost: their spend is unknown and not counted"
-                     if self.unknown_tasks else None),
+            "calls": {kind: {"known_cost": c.known, "unknown_cost": c.unknown, "spent_known_usd": round(c.spent_usd, 6)}
+                      for kind, c in sorted(self.calls.items())},
+            "overshoot_usd": round(self.overshoot_usd, 6) if self.overshoot_usd else None,
+            "note": "; ".join(notes) or None,
         }
+
+
+class MeteredExecutor:
+    """An executor whose every call is charged to a ``Budget`` (judges, graders, the hedging
+    classifier): a call that cannot fit raises ``BudgetExhausted``, a call reporting a
+    non-finite or negative cost raises ``ExecutorError``."""
+
+    def __init__(self, inner: Executor, budget: Budget, kind: str) -> None:
+        self.inner = inner
+        self.budget = budget
+        self.kind = kind
+        self.name = inner.name
+        self.non_llm = inner.non_llm
+
+    def identity(self) -> str:
+        return self.inner.identity()
+
+    async def run(self, request: ExecRequest) -> ExecResult:
+        reserved = await self.budget.reserve(self.kind)
+        if reserved is None:
+            self.budget.exhausted = True
+            total = self.budget.total_usd
+            raise BudgetExhausted(f"not called: the budget (${total:g}) is spent "
+                                  f"(${self.budget.spent_usd:.4f} known so far)")
+        cost: float | None = 0.0 if self.inner.non_llm else None  # a non-LLM "model" costs nothing
+        try:
+            result = await self.inner.run(request)
+            problem = invalid_cost(result.cost_usd)
+            if problem is not None:
+                raise ExecutorError(problem)
+            if result.cost_usd is not None:
+                cost = result.cost_usd
+            return result
+        finally:
+            self.budget.settle(reserved, cost, self.kind)

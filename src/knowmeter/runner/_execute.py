@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 
 from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError, SkillInstall
-from knowmeter.runner._budget import Budget
+from knowmeter.runner._budget import Budget, invalid_cost
 from knowmeter.runner._cache import ResponseCache, cache_key
 from knowmeter.runner._plan import Task, directory_fingerprint
 from knowmeter.store import ResultsWriter
@@ -106,7 +106,6 @@ async def execute_tasks(
     started = time.perf_counter()
     fingerprints: dict[Path, str] = {}
     next_index = 0
-    slot_freed = anyio.Event()
 
     def fingerprint(path: Path) -> str:
         if path not in fingerprints:
@@ -114,7 +113,6 @@ async def execute_tasks(
         return fingerprints[path]
 
     async def handle(task: Task, reserved: float) -> None:
-        nonlocal slot_freed
         request = build_request(task, settings, budget)
         key = None
         result: ExecResult | None = None
@@ -131,14 +129,16 @@ async def execute_tasks(
         try:
             if result is None:
                 result, attempts = await _run_with_retries(executor, request, settings, stats)
+                problem = invalid_cost(result.cost_usd)
+                if problem is not None:  # rejected as an executor error; what it spent is unknown
+                    result = ExecResult(result.output, result.trace, result.usage, None, result.latency_ms,
+                                        error=f"executor error: {problem}")
                 if cache is not None and key is not None:
                     cache.put(key, result)
         except Exception as exc:  # an executor bug must not kill the run: record it on the task
             result = ExecResult("", Trace(source=executor.name), error=f"{type(exc).__name__}: {exc}")
         finally:
-            budget.settle(reserved, None if result is None or cached else result.cost_usd)
-            slot_freed.set()
-            slot_freed = anyio.Event()
+            budget.settle(reserved, 0.0 if cached else None if result is None else result.cost_usd)
         record: dict[str, Any] = {
             "task_id": task.id,
             "sample_id": task.sample.sample_id,
@@ -167,7 +167,7 @@ async def execute_tasks(
             reserved = budget.try_reserve()
             if reserved is None:
                 if budget.waiting_possible:
-                    await slot_freed.wait()
+                    await budget.wait_for_room()
                     continue
                 budget.refused += len(tasks) - next_index
                 stats.not_started.extend(t.id for t in tasks[next_index:])
