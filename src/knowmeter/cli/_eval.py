@@ -25,7 +25,8 @@ from knowmeter.cli._errors import EXIT_OK, guarded
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Per-task timeout in seconds.")
 @click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors (exponential backoff).")
 @click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the response cache.")
-@click.option("--budget-usd", type=click.FloatRange(min=0), help="Total cost budget over every model call (agent, judges, classifier).")
+@click.option("--budget-usd", type=click.FloatRange(min=0),
+              help="Total cost budget over every model call (agent, judges, classifier).")
 @click.option("--seed", type=int, help="Seed for every statistical computation.")
 @click.option("--output-dir", help="Where runs are stored (default: .knowmeter).")
 @click.option("--judge", "judges", multiple=True, help="LLM judge as executor:model (repeatable for an ensemble).")
