@@ -80,7 +80,7 @@ def test_spec_examples_are_recalled_strictly(tb, sentence):
     assert (sigs[0].weight, sigs[0].context) == (0.5, sentence)
 
 
-@pytest.mark.parametrize("sentence", ["The answer might be in the config.", "I think the owner is finance.",
+@pytest.mark.parametrize("sentence", ["The answer may be in the config.", "I think the owner is finance.",
                                       "也许是财务部门。", "Perhaps the cache is stale."])
 def test_soft_phrases_need_the_broad_net(tb, sentence):
     assert _text_signals(tb, sentence, "hedging") == []

@@ -3,11 +3,13 @@ stage of hedging (spec §4.3).
 
 Only prose counts: code (fenced or inline), quoted spans, blockquotes and markdown tables are
 skipped (see ``_text.excluded_spans``). Hedging is sentence-level: one candidate per sentence,
-with the sentences around it as the window a classifier sees. The phrase sets cover Chinese
-and English; Chinese phrases are not matched in sentences containing kana, where the same
-characters mean other things in Japanese (``実行可能``). There are two recall nets: *strict*
-(alone, in regex-only mode) and *broad* (strict + softer phrasing such as "might be", "I think",
-"也许"), meant for when an LLM second pass filters the candidates.
+with the sentences around it as the window a classifier sees. The phrase sets cover English,
+Chinese and Japanese; a sentence containing kana is Japanese (Chinese phrases are not matched
+there: the same characters mean other things, ``実行可能``), one without is not (Japanese
+phrases need kana around them). There are two recall nets: *strict* (alone, in regex-only mode)
+and *broad* (strict + softer phrasing such as "may be", "I think", "也许", "でしょう"), meant for
+when an LLM second pass filters the candidates. ``bench/bench_hedging_labels.py`` measures both
+on a hand-labelled set of real agent messages.
 """
 
 from __future__ import annotations
@@ -47,19 +49,33 @@ HEDGING_EN: tuple[str, ...] = (
     r"(?:it'?s |it is |remains )?unclear", r"likely", r"presumably", r"probably",
     r"as far as I (?:know|can tell)", r"to (?:the best of )?my knowledge", r"best guess", r"I'?m guessing",
     r"if I recall",
+    # a claim about what is (not) the case, downgraded to a possibility: "the server might not be
+    # running", "maybe the issue is"; not the polite or exploratory "might want to", "might be relevant"
+    r"maybe", r"might(?: not)?(?= (?!want|like|help|be (?:relevant|useful|helpful|worth|interesting|needed)))",
+    r"there (?:might|may|could) be", r"(?:this|that|it) could mean",
+    r"(?:not|never) (?:been |yet )?(?:verified|confirmed|measured)", r"unverified", r"unconfirmed",
 )
 #: Broad recall, added only when an LLM second pass will filter it: softer phrasing that is as
 #: often polite or speculative as it is knowledge-level uncertainty.
+#: Japanese (strict): estimates, expectations, conjecture and what could not be found out
+#: ("推定90%", "100%カバー見込み", "未取得", "かもしれません", "確認できませんでした").
+HEDGING_JA: tuple[str, ...] = (
+    "推定", "見込み", "見込", "かもしれ", "と思われ", "と考えられ", "おそらく", "恐らく", "可能性があ",
+    "可能性が高", "未確認", "未検証", "未取得", "不明", "わかりません", "分かりません", "わからない",
+    "分からない", "確認できません", "確認できなかった", "確認できていない", "不確か",
+)
 HEDGING_ZH_BROAD: tuple[str, ...] = ("也许", "或许", "大概", "似乎", "好像", "估计", "应该是", "看起来")
+HEDGING_JA_BROAD: tuple[str, ...] = ("でしょう", "だろう", "ようです", "ようだ", "みたい", "らしい", "と思い",
+                                     "と思う", "気がします", "たぶん", "多分")
 HEDGING_EN_BROAD: tuple[str, ...] = (
-    r"perhaps", r"possibly", r"might be", r"may be", r"I (?:think|believe|assume|guess|suspect)",
+    r"perhaps", r"possibly", r"might be", r"may be", r"could be", r"I (?:think|believe|assume|guess|suspect)",
     r"it (?:seems|appears)", r"seems to", r"appears to",
 )
 
 
 @dataclass(frozen=True, slots=True)
-class _ChineseNet:
-    """The Chinese phrases as one regex, run only on text holding one of their first
+class _LiteralNet:
+    """Chinese or Japanese phrases as one regex, run only on text holding one of their first
     characters (a few ``in`` scans are many times faster than the regex over text without)."""
 
     pattern: re.Pattern[str]
@@ -71,8 +87,8 @@ class _ChineseNet:
         return list(self.pattern.finditer(text))
 
 
-def _zh(phrases: tuple[str, ...]) -> _ChineseNet:
-    return _ChineseNet(re.compile("|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))),
+def _literal(phrases: tuple[str, ...]) -> _LiteralNet:
+    return _LiteralNet(re.compile("|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))),
                        frozenset(p[0] for p in phrases))
 
 
@@ -152,12 +168,13 @@ def _en(phrases: tuple[str, ...]) -> _EnglishNet:
 
 
 @functools.cache
-def _recall(broad: bool) -> tuple[_EnglishNet, _ChineseNet]:
-    """The strict or the broad net (English, Chinese), compiled on first use: big alternations
-    take milliseconds to compile, and most runs never use the broad one."""
+def _recall(broad: bool) -> tuple[_EnglishNet, _LiteralNet, _LiteralNet]:
+    """The strict or the broad net (English, Chinese, Japanese), compiled on first use: big
+    alternations take milliseconds to compile, and most runs never use the broad one."""
     if broad:
-        return _en(HEDGING_EN + HEDGING_EN_BROAD), _zh(HEDGING_ZH + HEDGING_ZH_BROAD)
-    return _en(HEDGING_EN), _zh(HEDGING_ZH)
+        return (_en(HEDGING_EN + HEDGING_EN_BROAD), _literal(HEDGING_ZH + HEDGING_ZH_BROAD),
+                _literal(HEDGING_JA + HEDGING_JA_BROAD))
+    return _en(HEDGING_EN), _literal(HEDGING_ZH), _literal(HEDGING_JA)
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
@@ -195,19 +212,20 @@ def marker_signals(messages: list[AgentText], *, sample_id: str) -> list[GapSign
 
 def _hedges(msg: AgentText, broad: bool) -> tuple[list[Sentence], dict[int, str]]:
     """The message's sentences and, by sentence index, the first hedging phrase in its prose."""
-    en, zh = _recall(broad)
-    found = [(m, False) for m in en.finditer(msg.text)] + [(m, True) for m in zh.finditer(msg.text)]
+    en, zh, ja = _recall(broad)
+    found = [(m, None) for m in en.finditer(msg.text)] + [(m, False) for m in zh.finditer(msg.text)] + [
+        (m, True) for m in ja.finditer(msg.text)]
     if not found:
         return [], {}
     mask, sents = _prose(msg)
     starts = [s.start for s in sents]
     first: dict[int, tuple[int, str]] = {}
-    for m, chinese in found:
+    for m, japanese in found:  # japanese: None for the English net
         i = bisect.bisect_right(starts, m.start()) - 1
         if i < 0 or m.end() > sents[i].end or mask.hides(m.start(), m.end()):
             continue
-        if chinese and _KANA.search(sents[i].text):
-            continue  # Japanese, where these characters mean something else
+        if japanese is not None and japanese != bool(_KANA.search(sents[i].text)):
+            continue  # a Chinese phrase in Japanese (other meanings), or a Japanese one outside it
         if i not in first or m.start() < first[i][0]:
             first[i] = (m.start(), msg.text[m.start():m.end()])  # as written (the match may be lower-cased)
     return sents, {i: phrase for i, (_, phrase) in first.items()}
