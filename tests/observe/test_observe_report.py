@@ -233,7 +233,7 @@ def test_bad_input_is_one_clear_error(tmp_path: Path, fixtures: Path) -> None:
     (tmp_path / "only" / "notes.jsonl").write_text('{"a": 1}\n')
     with pytest.raises(InputError, match="no agent session traces"):
         observe([tmp_path / "only"])
-    with pytest.raises(InputError, match=r"no \.jsonl session files"):
+    with pytest.raises(InputError, match=r"no session files found"):
         observe([fixtures / "kb"])
 
 
@@ -321,3 +321,27 @@ def test_a_file_reached_twice_is_one_job_and_odd_entries_are_skipped(traces: Pat
     paths = [path for path, _ in jobs]
     assert len(paths) == len({p.resolve() for p in paths}) == len(list(projects.glob("*/*.jsonl")))
     assert all(p.is_file() and not p.name.startswith(("dangling", "dir")) for p in paths)
+
+
+def test_traces_not_named_jsonl_are_read_by_content_and_the_rest_is_named(shared_dir: Path, tmp_path: Path) -> None:
+    """An orchestrator's ``agent_log_raw.txt`` holding Claude's stream-json is a trace; a ``.txt``
+    of Python reprs and a prompt file are not — they are listed as skipped, by name."""
+    from knowmeter.observe import notes
+
+    ref = shared_dir / "reference" / "traces"
+    phase = tmp_path / "issue-398" / "execute"
+    phase.mkdir(parents=True)
+    stream = ref / "claude-code-stream-json" / "tielec_issue-398_00_planning_execute.jsonl"
+    (phase / "agent_log_raw.txt").write_bytes(stream.read_bytes())
+    (phase / "prompt.txt").write_text("Write the project plan for issue #398.\n", encoding="utf-8")
+    (tmp_path / "old_agent_log_raw.txt").write_bytes(
+        (ref / "claude-agent-sdk-python-repr" / "tielec_issue-304_05_testing_execute.txt").read_bytes())
+    report = observe([tmp_path], workers=1)
+    assert report.trace_set.files == 1 and report.overall is not None
+    assert report.overall.tool_calls == 20  # PROVENANCE.md: 20 tool calls in this stream
+    skipped = report.trace_set.skipped_files
+    assert len(skipped) == 2
+    assert any("prompt.txt" in s and "not an agent trace" in s for s in skipped)
+    assert any("old_agent_log_raw.txt" in s and "repr()" in s for s in skipped)
+    lines = notes(report)
+    assert "2 file(s) skipped" in "\n".join(lines) and any("prompt.txt" in line for line in lines)

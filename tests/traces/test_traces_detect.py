@@ -90,7 +90,9 @@ def test_iter_sessions_over_a_mixed_folder(tmp_path: Path, ref_traces: Path, cap
     assert sorted(s.main.source for s in sessions) == sorted([
         "codex-exec-json", "claude-session-jsonl", "claude-session-jsonl", "claude-stream-json",
         "codex-exec-json"])
-    assert skipped == [tmp_path / "notes.jsonl"]  # the .txt repr log is not a *.jsonl candidate
+    # candidates are told by content: the .txt Python-repr log and the note are named, not dropped
+    assert skipped == [tmp_path / "notes.jsonl",
+                       tmp_path / "traces" / "claude-agent-sdk-python-repr" / "tielec_issue-304_05_testing_execute.txt"]
     [a758] = [s for s in sessions if s.session_id.startswith("a758")]
     assert [t.meta["agent_id"] for t in a758.subagents] == ["a1"]
     assert len(list(iter_sessions(tmp_path / "exec.jsonl"))) == 1

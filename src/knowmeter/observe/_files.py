@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from knowmeter.errors import InputError
-from knowmeter.traces import sniff
+from knowmeter.traces import TRACE_FILE_SUFFIXES, sniff
 
 _WHAT = "a Claude Code projects folder (~/.claude/projects), session .jsonl files, or a Codex sessions folder"
 
@@ -17,14 +17,16 @@ _WHAT = "a Claude Code projects folder (~/.claude/projects), session .jsonl file
 _NOT_SESSIONS = frozenset({"subagents", "tool-results"})
 
 
-def _jsonl_files(root: Path) -> list[tuple[Path, os.stat_result]]:
-    """Every ``*.jsonl`` file under ``root`` outside subagent / tool-output folders, sorted, with
-    its ``stat`` (one system call per file: it tells a file from anything else and identifies it)."""
+def _candidate_files(root: Path) -> list[tuple[Path, os.stat_result]]:
+    """Every file under ``root`` named like a trace (``TRACE_FILE_SUFFIXES``: ``*.jsonl``, but also
+    ``agent_log_raw.txt`` …; the scan tells traces by content and reports the rest as skipped)
+    outside subagent / tool-output folders, sorted, with its ``stat`` (one system call per file:
+    it tells a file from anything else and identifies it)."""
     out: list[tuple[Path, os.stat_result]] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in _NOT_SESSIONS]
         for name in filenames:
-            if name.endswith(".jsonl"):
+            if name.endswith(TRACE_FILE_SUFFIXES):
                 path = os.path.join(dirpath, name)
                 try:
                     st = os.stat(path)
@@ -38,10 +40,10 @@ def _jsonl_files(root: Path) -> list[tuple[Path, os.stat_result]]:
 
 def session_jobs(paths: Sequence[Path]) -> list[tuple[Path, str]]:
     """``(file, key)`` for every candidate session file: a file given directly (it must be an agent
-    trace), or every ``*.jsonl`` under a folder except subagent transcripts (``…/subagents/…``,
-    read with their session). ``key`` is the path relative to the folder given (the file's name for
-    a file): what the watermark hashes, so a moved trace folder keeps its fingerprint. A file
-    reached twice (overlapping folders, links) is scanned once."""
+    trace), or every candidate file (``_candidate_files``) under a folder except subagent
+    transcripts (``…/subagents/…``, read with their session). ``key`` is the path relative to the
+    folder given (the file's name for a file): what the watermark hashes, so a moved trace folder
+    keeps its fingerprint. A file reached twice (overlapping folders, links) is scanned once."""
     jobs: list[tuple[Path, str]] = []
     seen: set[tuple[int, int]] = set()
     for root in paths:
@@ -51,12 +53,13 @@ def session_jobs(paths: Sequence[Path]) -> list[tuple[Path, str]]:
             sniff(root)  # a file named on the command line must be a trace: say so now, in one line
             found = [(root, root.name, root.stat())]
         else:
-            found = [(p, p.relative_to(root).as_posix(), st) for p, st in _jsonl_files(root)]
+            found = [(p, p.relative_to(root).as_posix(), st) for p, st in _candidate_files(root)]
         for path, key, st in found:
             identity = (st.st_dev, st.st_ino)
             if identity not in seen:
                 seen.add(identity)
                 jobs.append((path, key))
     if not jobs:
-        raise InputError(f"{', '.join(map(str, paths))}: no .jsonl session files found; pass {_WHAT}")
+        names = ", ".join(f"*{suffix}" for suffix in TRACE_FILE_SUFFIXES)
+        raise InputError(f"{', '.join(map(str, paths))}: no session files found ({names}); pass {_WHAT}")
     return jobs

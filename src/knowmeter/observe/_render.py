@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from knowmeter.observe._report import HealthReport, SkillHealth
 
 _BAND_STYLE = {"green": "green", "amber": "yellow", "red": "red"}
+_SKIPPED_SHOWN = 5  # skipped files named under the table (the JSON report lists every one)
 
 
 def _pct(rate: float | None) -> str:
@@ -108,8 +109,10 @@ def notes(report: HealthReport) -> list[str]:
     if ts.skipped_by_mtime:
         out.append(f"{ts.skipped_by_mtime} file(s) last written before the window, not read")
     if ts.skipped_files:
-        out.append(f"{len(ts.skipped_files)} .jsonl file(s) skipped (not agent traces or unreadable): "
-                   + ts.skipped_files[0] + (" …" if len(ts.skipped_files) > 1 else ""))
+        shown = ts.skipped_files[:_SKIPPED_SHOWN]
+        more = len(ts.skipped_files) - len(shown)
+        out.append(f"{len(ts.skipped_files)} file(s) skipped (not agent traces or unreadable; --json lists all):")
+        out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
     out.append("tokens in = input + cache read + cache write; fs/em/hd/rf = failed search / explicit marker / "
                "hedging / repeated failure signals")
     g, f = report.thresholds["weighted_gap_rate"], report.thresholds["tool_failure_rate"]

@@ -152,7 +152,7 @@ def observe(paths: Sequence[Path | str], *, window: TimeWindow | None = None, sk
         merger.add(res)
     if merger.files == 0 and merger.mtime_skips == 0:
         first = merger.skipped[0] if merger.skipped else ""
-        raise InputError(f"no agent session traces among {len(jobs)} .jsonl file(s) under "
+        raise InputError(f"no agent session traces among {len(jobs)} candidate file(s) under "
                          f"{', '.join(map(str, roots))} (first: {first})")
     return merger.report(paths=[str(p) for p in paths], window=cfg.window.to_dict(),
                          skills=sorted(wanted) if wanted else None, kb=str(kb) if kb is not None else None,

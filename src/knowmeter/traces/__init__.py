@@ -11,7 +11,14 @@ from knowmeter.traces._claude_stream import parse_claude_stream
 from knowmeter.traces._codex_exec import parse_codex_exec
 from knowmeter.traces._codex_rollout import iter_codex_sessions, merge_codex, parse_codex_rollout
 from knowmeter.traces._common import RunSummary, SessionTrace, read_lines
-from knowmeter.traces._detect import TraceFormat, detect_format, iter_sessions, load_trace, sniff
+from knowmeter.traces._detect import (
+    TRACE_FILE_SUFFIXES,
+    TraceFormat,
+    detect_format,
+    iter_sessions,
+    load_trace,
+    sniff,
+)
 from knowmeter.traces._ir import (
     ErrorKind,
     Event,
@@ -28,6 +35,7 @@ from knowmeter.traces._ir import (
 from knowmeter.traces._status import Outcome, classify_result
 
 __all__ = [
+    "TRACE_FILE_SUFFIXES",
     "ClaudeSessionReader",
     "ErrorKind",
     "Event",

@@ -43,6 +43,10 @@ _ROLLOUT_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_
 _PY_REPR = re.compile(r"^(?:SystemMessage|AssistantMessage|UserMessage|ResultMessage|StreamEvent|"
                       r"RateLimitEvent|TaskStartedMessage|TaskProgressMessage|TaskNotificationMessage)\(")
 _PROBE_LINES = 20  # a file whose first 20 non-empty lines hold no JSON object is not a trace
+#: Names a folder scan reads by content: traces are JSON lines whatever they are called (an
+#: orchestrator writes Claude's stream to ``agent_log_raw.txt``); a candidate that is not a trace
+#: is reported as skipped, never dropped silently.
+TRACE_FILE_SUFFIXES = (".jsonl", ".ndjson", ".txt", ".log")
 
 
 def detect_format(first_line: str) -> TraceFormat | None:
@@ -137,14 +141,16 @@ def load_trace(path: Path) -> Trace:
 def iter_sessions(root: Path, *, skipped: list[Path] | None = None) -> Iterator[SessionTrace]:
     """Every agent session under ``root`` (a file or a folder of any depth), one at a time.
 
-    Claude session files come with their ``<session>/subagents`` transcripts; files inside a
-    ``subagents`` folder are never sessions of their own. Files that are not agent traces are
-    passed over and, when ``skipped`` is given, appended to it.
+    Candidates are the files named ``*.jsonl`` / ``.ndjson`` / ``.txt`` / ``.log``, recognised by
+    content. Claude session files come with their ``<session>/subagents`` transcripts; files inside
+    a ``subagents`` (or ``tool-results``) folder are never sessions of their own. Candidates that
+    are not agent traces are passed over and, when ``skipped`` is given, appended to it.
     """
     if root.is_file():
         paths = [root]
     else:
-        paths = [p for p in sorted(root.rglob("*.jsonl")) if "subagents" not in p.relative_to(root).parts]
+        paths = [p for p in sorted(root.rglob("*")) if p.name.endswith(TRACE_FILE_SUFFIXES) and p.is_file()
+                 and not {"subagents", "tool-results"} & set(p.relative_to(root).parts)]
     for path in paths:
         try:
             fmt = sniff(path)
