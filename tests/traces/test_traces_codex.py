@@ -225,7 +225,7 @@ def test_rollout_output_wrappers_of_every_version() -> None:
     assert trace.tool_calls()[0].input == {"command": "rg foo", "workdir": "/w"}
     assert [m.text for m in trace.messages("user")] == ["where is foo?"]
     assert [m.text for m in trace.messages("assistant")] == ["foo is in a.py"]
-    assert trace.meta["usage"] == {"input_tokens": 90, "output_tokens": 9, "cache_read_tokens": 30,
+    assert trace.meta["usage"] == {"input_tokens": 60, "output_tokens": 9, "cache_read_tokens": 30,
                                    "cache_creation_tokens": None}
     assert trace.meta["agent_version"] == "0.77.0" and trace.meta["session_id"] == "sess"
     assert any(m.text == "summary of earlier turns" and m.injected

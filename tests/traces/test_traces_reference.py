@@ -21,6 +21,7 @@ from knowmeter.traces import (
     TraceFormat,
     load_trace,
     normalise_tool_name,
+    parse_claude_stream,
     sniff,
 )
 
@@ -178,7 +179,10 @@ def test_tielec_codex_exec_counts(ref_traces: Path) -> None:
     }
     assert invs[0].call.input == {"command": "ls"}  # "bash -lc ls" unwrapped
     assert len(list(trace.messages("assistant"))) == 1
-    assert trace.meta["usage"]["input_tokens"] == 122252
+    # turn.completed: input_tokens 122252 of which cached_input_tokens 101376 — the IR's
+    # input_tokens are the uncached ones (Claude's meaning), the cached ones are cache reads
+    assert trace.meta["usage"]["input_tokens"] == 122252 - 101376
+    assert trace.meta["usage"]["cache_read_tokens"] == 101376
 
 
 def test_calls_are_ordered_before_their_results(shared_dir: Path) -> None:
@@ -191,3 +195,13 @@ def test_calls_are_ordered_before_their_results(shared_dir: Path) -> None:
                 seen.add(e.id)
             elif isinstance(e, ToolResultEvent):
                 assert e.id in seen, (path, e.id)
+
+
+def test_stream_usage_counts_every_model_of_model_usage(shared_dir: Path) -> None:
+    """tielec 398's ``result.usage`` is the main loop's sonnet only; ``modelUsage`` adds haiku's
+    3653 input / 285 output tokens (PROVENANCE.md: "modelUsage has two models")."""
+    path = shared_dir / "reference" / "traces" / TIELEC_STREAM
+    _, summary = parse_claude_stream(path.read_text(encoding="utf-8").splitlines())
+    assert summary.usage == {"input_tokens": 4266 + 3653, "output_tokens": 13415 + 285,
+                             "cache_read_tokens": 654031, "cache_creation_tokens": 100650}
+    assert summary.cost_usd == pytest.approx(0.7927478)

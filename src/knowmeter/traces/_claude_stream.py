@@ -21,6 +21,7 @@ from knowmeter.traces._common import (
     as_int,
     content_text,
     json_records,
+    model_usage_totals,
 )
 from knowmeter.traces._ir import (
     ErrorKind,
@@ -273,7 +274,9 @@ def _summary(result: Mapping[str, Any] | None, msgs: ClaudeMessages, events: lis
     if is_error:
         errors = [str(e) for e in result.get("errors") or [] if e]
         error = text or "; ".join(errors) or str(result.get("subtype") or "error")
-    usage = anthropic_usage(result.get("usage")) if isinstance(result.get("usage"), Mapping) else msgs.usage()
+    # ``usage`` is the main loop's model only; ``modelUsage`` adds the secondary model's calls
+    usage = model_usage_totals(result.get("modelUsage")) or (
+        anthropic_usage(result.get("usage")) if isinstance(result.get("usage"), Mapping) else msgs.usage())
     cost = result.get("total_cost_usd", result.get("cost_usd"))
     denials = result.get("permission_denials")
     return RunSummary(

@@ -2,7 +2,8 @@
 
 Items: ``command_execution`` (→ Bash call + result with ``exit_code`` / ``status``), ``agent_message``,
 ``reasoning`` (no event), ``file_change``, ``mcp_tool_call``, ``web_search``, ``todo_list`` and
-``error`` items. ``turn.completed`` carries per-turn usage; the stream has no cost (None) and no
+``error`` items. ``turn.completed`` carries per-turn usage (normalised by ``openai_usage``: its
+``input_tokens`` include the cached ones); the stream has no cost (None) and no
 duration. The stream does not say which API response made which item, so turns are assigned with
 ``assign_turns``: a model event that follows a tool result or a user message starts a new turn.
 """
@@ -18,10 +19,10 @@ from knowmeter.traces._common import (
     LineStats,
     RunSummary,
     add_usage,
-    anthropic_usage,
     as_int,
     empty_usage,
     json_records,
+    openai_usage,
 )
 from knowmeter.traces._ir import (
     ErrorKind,
@@ -182,7 +183,7 @@ def parse_codex_exec(lines: Iterable[Line]) -> tuple[Trace, RunSummary]:
         elif rtype == "thread.started":
             meta["session_id"] = rec.get("thread_id")
         elif rtype == "turn.completed":
-            add_usage(usage, anthropic_usage(rec.get("usage")))
+            add_usage(usage, openai_usage(rec.get("usage")))
         elif rtype in ("turn.failed", "error"):
             err = rec.get("error")
             message = err.get("message") if isinstance(err, Mapping) else rec.get("message")

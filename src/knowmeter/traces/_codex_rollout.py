@@ -23,11 +23,11 @@ from knowmeter.traces._common import (
     Line,
     LineStats,
     SessionTrace,
-    anthropic_usage,
     as_int,
     content_text,
     empty_usage,
     json_records,
+    openai_usage,
     read_lines,
 )
 from knowmeter.traces._ir import (
@@ -173,7 +173,7 @@ class _Rollout:
         if ptype == "token_count":
             info = p.get("info")
             if isinstance(info, Mapping) and isinstance(info.get("total_token_usage"), Mapping):
-                self.meta["usage"] = anthropic_usage(info["total_token_usage"])
+                self.meta["usage"] = openai_usage(info["total_token_usage"])
         elif ptype in ("error", "stream_error") or (ptype == "task_complete" and p.get("error")):
             err = p.get("error") if ptype == "task_complete" else p.get("message")
             message = err.get("message") if isinstance(err, Mapping) else err

@@ -13,7 +13,12 @@ import orjson
 
 from knowmeter.traces._ir import Event, ToolCallEvent, Trace
 
-#: Keys of a normalised usage dict (the same keys as ``executors.Usage.to_dict``).
+#: Keys of a normalised usage dict (the same keys as ``executors.Usage.to_dict``). One meaning for
+#: every source (Anthropic's): ``input_tokens`` are input tokens neither read from nor written to
+#: the prompt cache, ``cache_read_tokens`` those read from it, ``cache_creation_tokens`` those
+#: written to it, ``output_tokens`` everything generated (reasoning included). The input a model
+#: saw is the sum of the first and the two cache counts. OpenAI / Codex report ``input_tokens``
+#: *including* ``cached_input_tokens``; ``openai_usage`` takes the cached part out.
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
 
 Line = str | bytes | Mapping[str, Any]
@@ -95,6 +100,27 @@ def anthropic_usage(u: Any) -> dict[str, int | None]:
                 break
         out[key] = count
     return out
+
+
+def openai_usage(u: Any) -> dict[str, int | None]:
+    """Normalise an OpenAI / Codex usage object (``input_tokens`` includes ``cached_input_tokens``)
+    to the meaning of ``USAGE_KEYS``: the cached part is moved out of ``input_tokens``."""
+    out = anthropic_usage(u)
+    total, cached = out["input_tokens"], out["cache_read_tokens"]
+    if total is not None and cached is not None:
+        out["input_tokens"] = max(0, total - cached)
+    return out
+
+
+def model_usage_totals(per_model: Any) -> dict[str, int | None] | None:
+    """The sum over Claude's ``result.modelUsage`` (one entry per model, the secondary model —
+    e.g. haiku for titles and summaries — included), or None when it lists no model."""
+    if not isinstance(per_model, Mapping) or not per_model:
+        return None
+    total = empty_usage()
+    for entry in per_model.values():
+        add_usage(total, anthropic_usage(entry))
+    return total
 
 
 def add_usage(total: dict[str, int | None], part: Mapping[str, int | None]) -> None:
