@@ -51,7 +51,9 @@ def test_per_skill_figures(traces: Path) -> None:
     codex = by["imagegen"]
     # rg exiting 1 found nothing: a gap signal, not a tool failure; a one-segment session keeps its usage
     assert (codex.tool_calls, codex.tool_failures, codex.gaps.signals_by_source["failed_search"]) == (2, 0, 1)
-    assert (codex.tokens.input_tokens, codex.tokens.output_tokens, codex.tokens.cache_read_tokens) == (300, 40, 100)
+    # Codex's input_tokens (300) include its 100 cached ones: the IR counts them once, as cache reads
+    assert (codex.tokens.input_tokens, codex.tokens.output_tokens, codex.tokens.cache_read_tokens) == (200, 40, 100)
+    assert (codex.cost_usd, codex.segments_without_cost) == (None, 1)  # Codex reports no cost: unknown
     assert by[NO_SKILL].gaps.signals[0].target == "revenue_schema"
     overall = report.overall
     assert overall is not None
@@ -345,3 +347,30 @@ def test_traces_not_named_jsonl_are_read_by_content_and_the_rest_is_named(shared
     assert any("old_agent_log_raw.txt" in s and "repr()" in s for s in skipped)
     lines = notes(report)
     assert "2 file(s) skipped" in "\n".join(lines) and any("prompt.txt" in line for line in lines)
+
+
+def test_reported_cost_reaches_the_report_and_unknown_stays_unknown(shared_dir: Path, tmp_path: Path) -> None:
+    """A one-segment session's reported cost is its segment's: Claude stream-json ``total_cost_usd``
+    (tielec 398: $0.79) and a session's ``cost-state`` record (the SDK capture: $0.003); Codex
+    reports none — its row says unknown, and the overall row says part of it is unknown."""
+    from rich.console import Console
+
+    from knowmeter.observe import render_health
+
+    ref = shared_dir / "reference"
+    stream = ref / "traces" / "claude-code-stream-json" / "tielec_issue-398_00_planning_execute.jsonl"
+    session = next((ref / "agent-clis" / "captures" / "claude_sdk_bundled_failures" / "session").glob("*.jsonl"))
+    codex = ref / "traces" / "codex-exec-json" / "tielec_issue-391_01_requirements_review.jsonl"
+    report = observe([stream, session], workers=1)
+    assert report.overall is not None
+    assert report.overall.cost_usd == pytest.approx(0.7927478 + 0.003)
+    assert report.overall.segments_without_cost == 0
+    report = observe([stream, codex], workers=1)
+    assert report.overall is not None
+    assert report.overall.cost_usd == pytest.approx(0.7927478) and report.overall.segments_without_cost == 1
+    console = Console(width=220, record=True)
+    render_health(report, console)
+    assert "$0.79+?" in console.export_text()
+    only_codex = observe([codex], workers=1)
+    assert only_codex.overall is not None and only_codex.overall.cost_usd is None
+    assert only_codex.to_dict()["overall"]["cost_usd"] is None  # the JSON shows unknown (null), never 0

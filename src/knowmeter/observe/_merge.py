@@ -37,6 +37,8 @@ class SkillTotals:
     subagents: int = 0
     usage: Counter[str] = field(default_factory=Counter)
     without_usage: int = 0
+    cost_usd: float = 0.0
+    with_cost: int = 0
     gaps: list[bytes] = field(default_factory=list)
     kb: list[dict[str, int]] = field(default_factory=list)
 
@@ -57,6 +59,9 @@ class SkillTotals:
             self.without_usage += 1
         else:
             self.usage.update({k: v for k, v in seg.usage.items() if k in USAGE_KEYS and v})
+        if seg.cost_usd is not None:
+            self.cost_usd += seg.cost_usd
+            self.with_cost += 1
         self.gaps.append(seg.gaps)
         if seg.kb_access:
             self.kb.append(seg.kb_access)

@@ -47,7 +47,14 @@ def _row(h: SkillHealth, with_kb: bool) -> list[str]:
     if with_kb:
         c = h.coverage
         row.append("–" if c is None or c.rate is None else f"{c.rate:.0%} ({c.covered}/{c.total})")
-    return [*row, tokens, h.confidence, _band(h)]
+    return [*row, tokens, _cost(h), h.confidence, _band(h)]
+
+
+def _cost(h: SkillHealth) -> str:
+    """``$0.79``; ``+?`` when some segments' cost is unknown; ``?`` when none is known."""
+    if h.cost_usd is None:
+        return "?"
+    return f"${h.cost_usd:,.2f}" + ("+?" if h.segments_without_cost else "")
 
 
 def top_gaps(h: SkillHealth, limit: int = 3) -> list[str]:
@@ -69,7 +76,7 @@ def render_health(report: HealthReport, console: Console) -> None:
     with_kb = ts.kb is not None
     table = Table(title="Skill health from real usage traces", title_justify="left")
     cols = ["skill", "segs (sess)", "calls", "tool fail", "gap rate", "weighted", "fs/em/hd/rf",
-            *(["coverage"] if with_kb else []), "tokens in/out", "confidence", "health"]
+            *(["coverage"] if with_kb else []), "tokens in/out", "cost", "confidence", "health"]
     for c in cols:
         table.add_column(c, justify="left" if c in ("skill", "health", "confidence") else "right")
     for h in report.skills:
@@ -115,6 +122,8 @@ def notes(report: HealthReport) -> list[str]:
         out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
     out.append("tokens in = input + cache read + cache write; fs/em/hd/rf = failed search / explicit marker / "
                "hedging / repeated failure signals")
+    out.append("cost = what the agent reported (Claude stream-json, cost-state records); ? = unknown: Codex reports "
+               "none, and a session with several segments cannot be split between skills")
     g, f = report.thresholds["weighted_gap_rate"], report.thresholds["tool_failure_rate"]
     out.append(f"health: worse of weighted gap rate (amber ≥ {g['amber']:.0%}, red ≥ {g['red']:.0%}) and tool "
                f"failure rate (amber ≥ {f['amber']:.0%}, red ≥ {f['red']:.0%}); '?' = under 5 segments, indicative")

@@ -11,6 +11,10 @@ Per skill (one *sample* = one segment):
 - gap signals and rates from ``analysis.aggregate_gaps`` over the skill's segments, coverage from
   ``analysis.coverage`` over their kb accesses — both carrying the trace-set watermark.
 - ``confidence`` by segment count (< 5 underpowered, < 20 low, else high, gap spec §5).
+- ``cost_usd``: the cost the agent reported (Claude stream-json ``total_cost_usd``, a session's
+  ``cost-state`` record) summed over the segments it belongs to — a session's cost belongs to its
+  segment only when the session is that one segment (it cannot be split between skills); None when
+  no segment's cost is known (Codex reports none), ``segments_without_cost`` counts the rest.
 - ``band``: the worse of the weighted gap rate band and the failure-rate band (``THRESHOLDS``).
   The weighted rate (hard evidence 1.0, the agent's own hedges and markers 0.5) is used so a
   skill whose only signals are soft needs twice the share of segments to change colour.
@@ -96,6 +100,8 @@ class SkillHealth(Record):
     gaps: GapSummary
     coverage: Coverage | None = None
     tokens: Tokens
+    cost_usd: float | None = None
+    segments_without_cost: Count = 0
     confidence: Confidence
     band: Band | None
     band_indicative: bool
@@ -148,6 +154,7 @@ def skill_health(t: SkillTotals, tasks: list[TaskGaps], watermark: Watermark,
         unresolved=t.unresolved, tool_failure_rate=fail_rate, failures_by_kind=dict(sorted(t.failure_kinds.items())),
         subagents=t.subagents, gaps=gaps, coverage=cov,
         tokens=Tokens(**{k: t.usage.get(k, 0) for k in USAGE_KEYS}, segments_without_usage=t.without_usage),
+        cost_usd=t.cost_usd if t.with_cost else None, segments_without_cost=t.segments - t.with_cost,
         confidence=tier, band=band_of(gaps.weighted_gap_rate, fail_rate), band_indicative=tier == "underpowered",
     )
 

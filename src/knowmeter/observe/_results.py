@@ -60,6 +60,7 @@ class SegmentResult:
     unresolved: int = 0
     failure_kinds: dict[str, int] = field(default_factory=dict)
     usage: Usage | None = None
+    cost_usd: float | None = None
     subagents: int = 0
     gaps: bytes = b""
     kb_access: dict[str, int] = field(default_factory=dict)

@@ -93,6 +93,7 @@ class _Session:
         self.results: dict[int, SegmentResult] = {}
         self.gaps: dict[str, TaskGaps] = {}
         self.undated = False
+        self.segments_seen = 0  # kept segments of the whole session, in the window or not
 
     # -- segments ---------------------------------------------------------------------------
     def start(self, text: object) -> None:
@@ -110,6 +111,7 @@ class _Session:
 
     def take(self, seg: Segment) -> None:
         """Analyse a finished segment (when the filters want it) and keep its result."""
+        self.segments_seen += 1
         if not self.wanted(seg):
             return
         res = SegmentResult(sample_id=f"{self.stem}#{seg.index}", skill=seg.skill or NO_SKILL,
@@ -137,6 +139,13 @@ class _Session:
 
             for k, n in self.cfg.kb.map_accesses(accessed_files(trace, None, cwd=self.cwd)).items():
                 res.kb_access[k] = res.kb_access.get(k, 0) + n
+
+    def attribute_cost(self, cost: object) -> None:
+        """Give the session's reported cost to its segment when the session is that one segment:
+        a session's cost cannot be split between skills (it stays unknown for each of them)."""
+        if (isinstance(cost, int | float) and not isinstance(cost, bool) and cost == cost
+                and self.segments_seen == 1 and len(self.results) == 1):
+            next(iter(self.results.values())).cost_usd = float(cost)
 
     def finished(self) -> list[SegmentResult]:
         """The kept segments in order, their gap analyses packed (the parent holds one
@@ -263,6 +272,7 @@ def _scan_claude(session: _Session) -> Links:
             session.take(seg)
     for seg in segmenter.finish():
         session.take(seg)
+    session.attribute_cost(meta.get("cost_usd"))  # a ``cost-state`` record's session total
     return segmenter.links
 
 
@@ -278,5 +288,6 @@ def _scan_loaded(session: _Session, fmt: TraceFormat) -> None:
         segments[0].usage = dict(trace.meta["usage"])
     for seg in segments:
         session.take(seg)
+    session.attribute_cost(trace.meta.get("cost_usd"))  # Claude stream-json ``total_cost_usd``; Codex: none
 
 
