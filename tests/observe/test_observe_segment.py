@@ -165,3 +165,28 @@ def test_usage_is_split_at_segment_starts(fixtures: Path) -> None:
     assert [s.usage["output_tokens"] if s.usage else None for s in segments] == [20, 30 + 15 + 9,
                                                                                  11 + 40 + 25 + 12, 13 + 6]
     assert segments[2].usage is not None and segments[2].usage["cache_read_tokens"] == 500 + 600 + 700 + 800
+
+
+def test_a_skill_ends_when_the_person_types_the_next_request(tmp_path: Path) -> None:
+    """One early ``Skill`` call must not swallow the session: the next prompt the person types
+    ends the skill's segment, and the work after it is a no-skill segment (its own gap signals)."""
+    from observe_support import SessionFile
+
+    path = (SessionFile(tmp_path / "c3333333-3333-4333-8333-333333333333.jsonl")
+            .human("2026-03-10T10:00:00.000Z", "make the pdf report")
+            .call("2026-03-10T10:00:01.000Z", "t1", "Skill", {"skill": "pdf"})
+            .result("2026-03-10T10:00:02.000Z", "t1", "Launching skill: pdf")
+            .call("2026-03-10T10:00:03.000Z", "t2", "Read", {"file_path": "/home/u/proj/report.md"})
+            .result("2026-03-10T10:00:04.000Z", "t2", "1\tcontent")
+            .human("2026-03-10T11:00:00.000Z", "now fix the failing test")
+            .call("2026-03-10T11:00:01.000Z", "t3", "Grep", {"pattern": "revenue_schema"})
+            .result("2026-03-10T11:00:02.000Z", "t3", "No matches found")
+            .human("2026-03-10T11:05:00.000Z", "and the other one")  # no skill running: same segment
+            .call("2026-03-10T11:05:01.000Z", "t4", "Bash", {"command": "pytest -x"})
+            .result("2026-03-10T11:05:02.000Z", "t4", "1 passed")
+            .write())
+    segments, _ = segment_file(path)
+    # the prelude (only the prompt that led to the skill) is no activity: it is not kept
+    assert summary(segments) == [(1, "pdf", "skill_tool"), (2, None, None)]
+    assert [calls(s) for s in segments] == [["Skill", "Read"], ["Grep", "Bash"]]
+    assert segments[1].started_at == "2026-03-10T11:00:00.000Z"

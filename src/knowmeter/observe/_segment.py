@@ -1,8 +1,13 @@
 """Splitting one session's main trace into skill segments, one event at a time.
 
-A segment starts at a skill-start marker (see ``_markers``) and runs until the next one or the
-end of the session. Events before the first marker form segment 0, "no skill"; it is kept only
-when the agent did something in it (a tool call or its own words). A marker for the skill that
+A segment starts at a skill-start marker (see ``_markers``). A skill runs for the request it was
+started in: its segment ends at the next skill start, at the next message the person types (a
+user message that is not harness text, tool output or a slash-command echo — in Claude Code the
+person can only type once the agent's turn is over), or at the session end. What follows a
+skill's end until the next start is a "no skill" segment, like the events before the first
+marker (segment 0); a no-skill segment is kept only when the agent did something in it (a tool
+call or its own words), and it does not end at the person's messages (consecutive requests
+without a skill stay one segment). A marker for the skill that
 is already running, before the agent has done anything in that segment, is the same invocation
 (``/x`` echoed and then ``Skill(x)`` called, or ``Skill(x)`` followed by its ``<command-name>``
 echo) and does not open a new segment; neither does re-reading the running skill's ``SKILL.md``.
@@ -115,6 +120,9 @@ class Segmenter:
         if start is not None and not _continues(cur, *start):
             done = self._open(start[0], start[1], timestamp)
             cur = self._current
+        elif own and cur is not None and cur.skill is not None and _typed_by_person(event):
+            done = self._open(None, None, timestamp)  # the skill's request is over
+            cur = self._current
         elif cur is None:
             cur = self._current = self._new(0, None, None, timestamp)
         assert cur is not None
@@ -131,7 +139,7 @@ class Segmenter:
         self._previous = self._current = None
         return self._kept(out)
 
-    def _open(self, skill: str, marker: Marker, timestamp: str | None) -> list[Segment]:
+    def _open(self, skill: str | None, marker: Marker | None, timestamp: str | None) -> list[Segment]:
         done = [self._previous] if self._previous is not None else []
         self._close_usage(self._current)
         self._previous = self._current
@@ -176,6 +184,11 @@ class Segmenter:
                     self.links.agents.setdefault(agent, index)
         elif isinstance(event, MessageEvent) and event.role == "assistant" and not event.injected:
             seg.active = True
+
+
+def _typed_by_person(event: Event) -> bool:
+    """A message the person typed (harness text, reminders and command echoes are injected)."""
+    return isinstance(event, MessageEvent) and event.role == "user" and not event.injected
 
 
 def _continues(cur: Segment | None, skill: str, marker: Marker) -> bool:
