@@ -9,9 +9,11 @@ How the traces are read (each rule is documented in the module that applies it):
 
 - **Segments** (``_segment``, ``_markers``): a session is cut at every skill start — a ``Skill``
   tool call, a typed ``/x`` slash command (``<command-name>``; Claude Code's own UI commands such
-  as ``/clear`` excluded), or a read of ``…/.claude/skills/<x>/SKILL.md`` — and a segment runs to
-  the next start or the session end. Events before the first start are reported as the
-  ``(no skill)`` row when the agent did anything there (left out under ``--skills``). Subagent
+  as ``/clear`` excluded), or a read of ``…/.claude/skills/<x>/SKILL.md``. A skill runs for the
+  request it was started in: its segment ends at the next start, at the next message the person
+  types, or at the session end. Events outside every skill (before the first start, after a
+  skill's request) are reported as the ``(no skill)`` row when the agent did anything there (left
+  out under ``--skills``). Subagent
   transcripts join the segment whose ``Task`` call spawned them (by the ``agentId`` its result
   reports, else its prompt, else the segment running when the subagent started).
 - **One sample = one segment.** Gap signals come from ``analysis.analyze_task`` on the segment's
@@ -23,7 +25,11 @@ How the traces are read (each rule is documented in the module that applies it):
 - **Tokens**: Claude session usage deduplicated by message id (the adapter's rule); an API call
   belongs to the segment running when it was made (the call that invokes a skill is made before
   the skill runs); subagents' usage joins their segment. Formats that only report a session total
-  (Codex) give it to a single-segment session, else count ``segments_without_usage``.
+  (Codex) give it to a single-segment session, else count ``segments_without_usage``. Token
+  counts mean the same for every source (``traces._common.USAGE_KEYS``: input excludes cache).
+- **Cost**: what the agent reported (stream-json ``total_cost_usd``, ``cost-state`` records), given
+  to a session's segment only when the session is that one segment; otherwise unknown
+  (``segments_without_cost``), never 0.
 - **Coverage** (``--kb DIR``, see ``_kb``): a trace path reads a knowledge file when it ends with
   ``<DIR name>/<path inside DIR>``, wherever the session ran.
 - **Window** (``_window``): a segment counts when it *started* in ``[since, until)`` (UTC); a file
