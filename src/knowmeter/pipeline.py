@@ -10,6 +10,7 @@ from typing import Any
 
 from knowmeter.analysis import HedgingClassifier, accessed_files, analyze_task
 from knowmeter.config import RunConfig
+from knowmeter.decision import decide
 from knowmeter.evaluation import Prepared
 from knowmeter.executors import ExecResult
 from knowmeter.gates import check_gates, evolution_nudges, gates_to_dict
@@ -100,13 +101,24 @@ def _output_dir(cfg: dict[str, Any]) -> Path:
     return RunConfig.model_validate(cfg).output_path()
 
 
+def gated_variants(report: dict[str, Any]) -> list[str]:
+    """The variants a gate applies to: the treatments (the variants under test), or the only
+    variant of a run without a control. The control's figures are shown, never gated."""
+    variants = report["variants"]
+    treatments = [v["name"] for v in variants if v["role"] == "treatment"]
+    return treatments if treatments and len(variants) > 1 else [v["name"] for v in variants]
+
+
 def apply_gates(report: dict[str, Any]) -> None:
-    """Add ``gates`` and ``notes`` (the sample-evolution nudge) to the report, comparing with
-    earlier complete runs on the same sample set; a failed gate makes the exit code 1."""
+    """Add ``gates``, ``notes`` (the sample-evolution nudge, complete runs only) and the run's
+    ``decision`` (with its ``exit_code``) to the report, comparing with earlier complete runs on
+    the same sample set."""
     run = report["run"]
     cfg = run["config"]
     wm = run["watermark"]
-    rates = {g["variant"]: g.get("gap_rate") for g in (report.get("gaps") or {}).get("variants", [])}
+    gated = gated_variants(report)
+    rates = {g["variant"]: g.get("gap_rate") for g in (report.get("gaps") or {}).get("variants", [])
+             if g["variant"] in gated}
     history: dict[str, list[tuple[str, float | None]]] = {}
     with open_index(_output_dir(cfg)) as conn:
         for row in variant_history(conn, sample_set_id=wm["id"]):
@@ -115,15 +127,18 @@ def apply_gates(report: dict[str, Any]) -> None:
     results = check_gates(rates, {v: h[-1] for v, h in history.items() if h}, sample_set=wm["id"],
                           max_gap_rate=cfg.get("max_gap_rate"), regression=cfg.get("gap_rate_regression"))
     report["gates"] = gates_to_dict(results)
-    report["notes"] = evolution_nudges({v: [r for _, r in h] for v, h in history.items()}, rates)
-    lines = [f"gate failed: {r.message}" for r in results if not r.passed] + report["notes"]
-    partial = run.get("partial")
-    if partial:
-        lines.insert(0, f"partial run: {partial['tasks_missing']} of {run['tasks_total']} task(s) missing — "
-                        f"{partial['reason']}")
-    report["terminal_lines"] = lines
-    verdict_code = int((report.get("verdict") or {}).get("exit_code", 0))
-    report["exit_code"] = verdict_code if report["gates"]["passed"] else 1
+    complete = run.get("status") == "complete" and run["tasks_done"] >= run["tasks_total"]
+    report["notes"] = evolution_nudges({v: [r for _, r in h] for v, h in history.items()}, rates) if complete else []
+    decision = decide(report)
+    report["decision"] = decision.to_dict()
+    report["exit_code"] = decision.exit_code
+
+
+def composite_layer_set(variant: dict[str, Any]) -> str | None:
+    """The layer set the variant's composite was computed from (``fact+behavior``), ``mixed``
+    when its results used several, None when nothing was scored."""
+    sets = [k for k, n in (variant.get("layer_sets") or {}).items() if n and k != "none"]
+    return None if not sets else sets[0] if len(sets) == 1 else "mixed"
 
 
 def index_run(run_dir: RunDir, report: dict[str, Any]) -> None:
@@ -146,7 +161,8 @@ def index_run(run_dir: RunDir, report: dict[str, Any]) -> None:
                 "git_dirty": None if run["git"]["dirty"] is None else int(run["git"]["dirty"]),
                 "executor": run["executor"]["name"], "model": run["executor"].get("model"),
                 "sample_set_id": wm["id"], "sample_set_sha": wm["sha256"], "sample_count": wm["count"],
-                "verdict": verdict.get("level"), "tasks_total": run["tasks_total"], "tasks_done": run["tasks_done"],
+                "verdict": verdict.get("level"), "outcome": report["decision"]["outcome"],
+                "tasks_total": run["tasks_total"], "tasks_done": run["tasks_done"],
                 "cost_known_usd": sum(cost_known) if cost_known else None,
                 "cost_unknown_tasks": sum(v["cost"]["tasks_with_unknown_cost"] for v in variants),
             },
@@ -154,6 +170,7 @@ def index_run(run_dir: RunDir, report: dict[str, Any]) -> None:
                 {
                     "run_id": run["id"], "variant": v["name"], "role": v["role"], "artifact_hash": v["artifact_hash"],
                     "composite": (v.get("layer_means") or {}).get("composite"),
+                    "layer_set": composite_layer_set(v),
                     "coverage": (cov.get(v["name"]) or {}).get("rate"),
                     "gap_rate": (gaps.get(v["name"]) or {}).get("gap_rate"),
                     "weighted_gap_rate": (gaps.get(v["name"]) or {}).get("weighted_gap_rate"),

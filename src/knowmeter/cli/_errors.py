@@ -11,25 +11,28 @@ from typing import NoReturn
 import click
 
 from knowmeter.errors import InputError
-
-EXIT_OK = 0
-EXIT_GATE = 1
-EXIT_INPUT = 2
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_INTERRUPTED
 
 
 def fail(message: str) -> NoReturn:
-    """Print ``knowmeter: error: <message>`` to stderr and exit 2."""
-    click.echo(f"knowmeter: error: {message}", err=True)
+    """Print ``knowmeter: error: <message>`` to stderr (made printable) and exit 2."""
+    from knowmeter.printable import printable
+
+    click.echo(f"knowmeter: error: {printable(message)}", err=True)
     sys.exit(EXIT_INPUT)
 
 
 @contextmanager
 def input_errors() -> Iterator[None]:
-    """Turn ``InputError`` (and the library's other user errors) into one line + exit 2."""
+    """Turn ``InputError`` (and the library's other user errors) into one line + exit 2, and
+    Ctrl-C into one line + exit 130 (click alone would print ``Aborted!`` and exit 1)."""
     try:
         yield
     except InputError as exc:
         fail(str(exc))
+    except KeyboardInterrupt:
+        click.echo("knowmeter: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 @contextmanager

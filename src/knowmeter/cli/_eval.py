@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from knowmeter.cli._errors import EXIT_OK, guarded
+from knowmeter.cli._errors import guarded
+from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 
 
 @click.command("eval")
@@ -46,12 +47,18 @@ from knowmeter.cli._errors import EXIT_OK, guarded
 def eval_cmd(**opts: object) -> None:
     """Run every sample under every variant, grade, compare and print the verdict.
 
-    Exit codes: 0 PROGRESS (or a passing SOLO), 1 any other verdict or a failed gate,
-    2 bad input. With --report-only always 0.
+    The first line is the run's outcome: the verdict, or what stops the run from passing (NOT
+    MEASURED when most tasks errored, INCOMPLETE, JUDGE FAILED, GATE FAILED); the last line is
+    the recommendation for that outcome. Gap-rate gates apply to the treatments (to the only
+    variant of a run without a control), never to the control.
+
+    Exit codes: 0 PROGRESS (or a passing SOLO) with every task run and every gate passed; 1 any
+    other outcome; 2 bad input; 130 interrupted (Ctrl-C: the finished tasks are kept, resume
+    with --resume RUN). With --report-only 0 unless interrupted.
     """
     from knowmeter.cli._run import run_eval
 
     code = run_eval(opts)
-    sys.exit(EXIT_OK if opts.get("report_only") else code)
+    sys.exit(EXIT_OK if opts.get("report_only") and code != EXIT_INTERRUPTED else code)
 
 

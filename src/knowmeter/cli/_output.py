@@ -1,11 +1,16 @@
-"""``--json`` output shared by the commands: indented, strict JSON (``knowmeter.jsonio``)."""
+"""Output shared by the commands: ``--json`` (indented, strict JSON, ``knowmeter.jsonio``) and
+the console every human-readable printer uses."""
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knowmeter import jsonio
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def print_json(data: Any) -> None:
@@ -19,3 +24,21 @@ def print_json(data: Any) -> None:
     out.flush()
     binary.write(text)
     binary.flush()
+
+
+#: Width of piped output when ``COLUMNS`` does not say (logs, CI).
+PIPED_WIDTH = 120
+
+
+def console(*, stderr: bool = False) -> Console:
+    """A rich console for a command's output: the terminal's width, or ``COLUMNS`` when set
+    (piped too), else ``PIPED_WIDTH``. Markup, highlighting and emoji codes are off, so nothing
+    printed from a report is interpreted."""
+    from rich.console import Console
+
+    columns = os.environ.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() and int(columns) > 0 else None
+    stream = sys.stderr if stderr else sys.stdout
+    if width is None and not stream.isatty():
+        width = PIPED_WIDTH
+    return Console(file=stream, width=width, markup=False, highlight=False, emoji=False)

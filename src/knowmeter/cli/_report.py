@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from knowmeter.cli._errors import EXIT_OK, guarded
+from knowmeter.cli._errors import guarded
+from knowmeter.exit_codes import EXIT_OK
 
 
 @click.command("report")
@@ -23,7 +24,7 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
                bootstrap_samples: int | None, as_json: bool, report_only: bool) -> None:
     """Recompute the comparison and verdict of RUN (an id, a prefix, 'latest' or a run
     directory) from its stored results, without re-running anything."""
-    from knowmeter.cli._run import terminal_console
+    from knowmeter.cli._output import console
     from knowmeter.pipeline import rebuild_report
     from knowmeter.report._terminal import render_terminal
     from knowmeter.store import find_run
@@ -35,6 +36,6 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
 
         print_json(report)
     else:
-        render_terminal(report, terminal_console())
+        render_terminal(report, console())
     code = int(report["exit_code"])
     sys.exit(EXIT_OK if report_only else code)

@@ -11,9 +11,12 @@ import anyio
 import click
 from rich.console import Console
 
-from knowmeter.evaluation import Overrides, execute, prepare, resolve_config, resume_run, run_budget, start_run
+from knowmeter.cli._output import console as make_console
+from knowmeter.evaluation import Overrides, Prepared, execute, prepare, resolve_config, resume_run, run_budget, start_run
 from knowmeter.executors._spawn import use_pidfd_child_watcher
+from knowmeter.exit_codes import EXIT_INTERRUPTED
 from knowmeter.pipeline import finalize, make_post_process
+from knowmeter.printable import printable
 from knowmeter.report._terminal import render_terminal
 from knowmeter.store import find_run
 
@@ -47,10 +50,9 @@ def _overrides(opts: dict[str, Any]) -> Overrides:
 
 
 def run_eval(opts: dict[str, Any]) -> int:
-    """Run (or resume) an evaluation; returns the exit code the verdict and gates call for."""
-    err = Console(stderr=True)
-    if not err.is_terminal:
-        err = Console(stderr=True, width=120)
+    """Run (or resume) an evaluation; returns the exit code of the run's decision, or
+    ``EXIT_INTERRUPTED`` after Ctrl-C (the finished tasks are kept and reported)."""
+    err = make_console(stderr=True)
     if opts.get("resume"):
         ov = _overrides(opts)
         from knowmeter.config import DEFAULT_OUTPUT_DIR
@@ -67,35 +69,54 @@ def run_eval(opts: dict[str, Any]) -> int:
         err.print(f"run {run_dir.id}: {len(prepared.sample_set.samples)} samples × {len(prepared.variants)} "
                   f"variants × {prepared.config.repeat} repeat(s) = {len(tasks)} tasks "
                   f"({prepared.executor.name})")
+    for note in start_notes(prepared):
+        err.print(printable(note))
 
     progress = _Progress(len(tasks), err if sys.stderr.isatty() else None)
     use_pidfd_child_watcher()
     gc.freeze()  # modules, config, samples and the plan live to the end: the cyclic GC need not rescan them
     budget = run_budget(prepared.config)
-    stats, budget = anyio.run(
-        lambda: execute(prepared, run_dir, tasks, post_process=make_post_process(prepared, budget),
-                        on_record=progress.tick, budget=budget)
-    )
+    try:
+        stats, budget = anyio.run(
+            lambda: execute(prepared, run_dir, tasks, post_process=make_post_process(prepared, budget),
+                            on_record=progress.tick, budget=budget)
+        )
+    except KeyboardInterrupt:
+        progress.close()
+        report = finalize(run_dir, status="interrupted", budget=budget.to_dict())
+        _print(report, run_dir.report_file, opts)
+        resume = f"knowmeter eval --resume {run_dir.id}"
+        if opts.get("output_dir"):
+            resume += f" --output-dir {opts['output_dir']}"
+        err.print(f"interrupted: {report['run']['tasks_done']}/{report['run']['tasks_total']} tasks are stored; "
+                  f"continue with: {resume}", soft_wrap=True)
+        return EXIT_INTERRUPTED
     progress.close()
     status = "complete" if not stats.not_started else "incomplete"
     if stats.not_started:
         err.print(f"budget: {len(stats.not_started)} task(s) not started — the budget would have been exceeded")
     report = finalize(run_dir, status=status, wall_s=stats.wall_s, budget=budget.to_dict())
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
+    _print(report, run_dir.report_file, opts)
+    return int(report["exit_code"])
+
+
+def start_notes(prepared: Prepared) -> list[str]:
+    """What the user should know before the tasks run: the offline demo agent is not a model."""
+    if prepared.executor.name == "offline":
+        return ["executor offline: the built-in non-LLM demo agent (no model is called); choose an agent with "
+                "--executor or executor: in eval.yaml"]
+    return []
+
+
+def _print(report: dict[str, Any], report_file: Path, opts: dict[str, Any]) -> None:
     if opts.get("as_json"):
         from knowmeter.cli._output import print_json
 
         print_json(report)
     else:
-        render_terminal(report, terminal_console())
-        click.echo(f"report: {run_dir.report_file}")
-    return int(report["exit_code"]) if status == "complete" else 1
-
-
-def terminal_console() -> Console:
-    """stdout console; at least 120 columns when stdout is not a terminal (logs, CI)."""
-    console = Console()
-    return console if console.is_terminal else Console(width=120)
+        render_terminal(report, make_console())
+        click.echo(f"report: {printable(report_file)}")
 
 
 class _Progress:

@@ -3,39 +3,58 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from knowmeter.cli._errors import guarded
 
 
+def _cost(r: Any) -> str:
+    cost = "unknown" if r["cost_known_usd"] is None else f"{r['cost_known_usd']:.4f}"
+    return cost + (f" (+{r['cost_unknown_tasks']} unknown)" if r["cost_unknown_tasks"] else "")
+
+
+def short_time(iso: str | None) -> str:
+    """``2026-11-23 16:45`` from a stored ISO timestamp (UTC); ``-`` when missing."""
+    return iso[:16].replace("T", " ") if iso else "-"
+
+
+def run_outcome(r: Any) -> str:
+    """The run's outcome as its decision gave it; a run still marked running, or indexed before
+    outcomes were stored, says so rather than showing its bare verdict."""
+    if r["outcome"]:
+        return str(r["outcome"])
+    if r["status"] != "complete":
+        return "INCOMPLETE"
+    return f"{r['verdict'] or 'no verdict'} (outcome not recorded)"
+
+
 @click.command("runs")
 @click.option("--output-dir", default=".knowmeter", show_default=True, help="Where runs are stored.")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--json", "as_json", is_flag=True, help="Print the runs as a JSON list.")
 @guarded
-def runs_cmd(output_dir: str, limit: int) -> None:
-    """List stored runs, newest first."""
-    from rich.console import Console
-    from rich.table import Table
-
+def runs_cmd(output_dir: str, limit: int, as_json: bool) -> None:
+    """List stored runs, newest first: id, start, status, outcome (the verdict, or INCOMPLETE,
+    NOT MEASURED, JUDGE FAILED, GATE FAILED), tasks done, executor, sample set and known cost."""
+    from knowmeter.cli._output import console, print_json
+    from knowmeter.printable import Printer, printable
     from knowmeter.store import list_runs, open_index
 
     root = Path(output_dir)
-    if not root.is_dir():
-        click.echo(f"no runs yet in {root} (run knowmeter eval)")
+    rows = []
+    if root.is_dir():
+        with open_index(root) as conn:
+            rows = list_runs(conn, limit)
+    if as_json:
+        print_json([{**dict(r), "outcome": run_outcome(r)} for r in rows])
         return
-    with open_index(root) as conn:
-        rows = list_runs(conn, limit)
     if not rows:
-        click.echo(f"no runs yet in {root} (run knowmeter eval)")
+        click.echo(f"no runs yet in {printable(root)} (run knowmeter eval)")
         return
-    table = Table()
-    for col in ("run", "created", "status", "verdict", "tasks", "executor", "sample set", "cost (known)"):
-        table.add_column(col)
+    out = Printer(console())
     for r in rows:
-        cost = "unknown" if r["cost_known_usd"] is None else f"{r['cost_known_usd']:.4f}"
-        if r["cost_unknown_tasks"]:
-            cost += f" (+{r['cost_unknown_tasks']} unknown)"
-        table.add_row(r["id"], r["created_at"], r["status"], r["verdict"] or "-",
-                      f"{r['tasks_done']}/{r['tasks_total']}", r["executor"] or "-", r["sample_set_id"] or "-", cost)
-    Console(width=160).print(table)
+        out.line(f"{r['id']} · {short_time(r['created_at'])} · {r['status']} · {run_outcome(r)} · "
+                 f"{r['tasks_done']}/{r['tasks_total']} tasks")
+        out.line(f"{r['executor'] or '-'} · sample set {r['sample_set_id'] or '-'} · cost {_cost(r)}", indent="  ")

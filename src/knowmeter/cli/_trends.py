@@ -4,55 +4,79 @@ from __future__ import annotations
 
 from itertools import groupby
 from pathlib import Path
+from typing import Any
 
 import click
 
 from knowmeter.cli._errors import guarded
 
 
+def not_comparable(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Per variant, the layer sets its composites came from when they are not all the same
+    (composites from different layer sets are not comparable); a run whose own results used
+    several sets (``mixed``) is flagged too."""
+    out: dict[str, list[str]] = {}
+    key = "variant"
+    for variant, group in groupby(sorted(rows, key=lambda r: r[key]), key=lambda r: r[key]):
+        sets = sorted({str(r["layer_set"]) for r in group if r["composite"] is not None})
+        if len(sets) > 1 or "mixed" in sets:
+            out[variant] = sets
+    return out
+
+
 @click.command("trends")
 @click.option("--variant", help="Only this variant.")
 @click.option("--sample-set", "sample_set", help="Only runs on this sample set (id like file@hash8, or a hash prefix).")
 @click.option("--output-dir", default=".knowmeter", show_default=True, help="Where runs are stored.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON (one object per sample set).")
 @guarded
-def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str) -> None:
-    """Composite, coverage and gap rate across completed runs, one table per sample set: runs
-    on different sample sets are never mixed in one table."""
-    from rich.console import Console
-    from rich.table import Table
-
+def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_json: bool) -> None:
+    """Composite, coverage and gap rate across completed runs, one block per sample set: runs
+    on different sample sets are never mixed. A variant whose composites came from different
+    layer sets (e.g. a judge added later) is flagged: those composites are not comparable."""
+    from knowmeter.cli._output import console, print_json
+    from knowmeter.cli._runs import short_time
+    from knowmeter.printable import Printer, printable
     from knowmeter.report._terminal import percent
     from knowmeter.store import open_index, variant_history
     from knowmeter.watermark import WATERMARK_WARNING
 
     root = Path(output_dir)
-    if not root.is_dir():
-        click.echo(f"no runs yet in {root} (run knowmeter eval)")
-        return
-    with open_index(root) as conn:
-        rows = variant_history(conn, variant=variant, sample_set_id=sample_set)
-    if not rows:
-        click.echo("no completed runs match")
-        return
-    console = Console(width=160)
+    rows: list[dict[str, Any]] = []
+    if root.is_dir():
+        with open_index(root) as conn:
+            rows = [dict(r) for r in variant_history(conn, variant=variant, sample_set_id=sample_set)]
     rows.sort(key=lambda r: (r["sample_set_id"] or "", r["created_at"], r["run_id"]))
     groups = [(k, list(g)) for k, g in groupby(rows, key=lambda r: r["sample_set_id"])]
+    if as_json:
+        print_json([{"sample_set": set_id, "sample_count": group[0]["sample_count"], "rows": group,
+                     "not_comparable": not_comparable(group), "warning": WATERMARK_WARNING}
+                    for set_id, group in groups])
+        return
+    if not rows:
+        click.echo("no completed runs match" if root.is_dir() else f"no runs yet in {printable(root)} "
+                   "(run knowmeter eval)")
+        return
+    out = Printer(console())
     if len(groups) > 1:
-        console.print(f"{len(groups)} different sample sets: shown as separate tables (numbers from different "
-                      "sample sets are not comparable)")
+        out.line(f"{len(groups)} different sample sets: shown separately (numbers from different sample sets are "
+                 "not comparable)")
     for set_id, group in groups:
-        table = Table(title=f"sample set {set_id} · {group[0]['sample_count']} samples", title_justify="left")
-        for col in ("time", "git commit", "variant", "composite", "coverage", "gap_rate", "weighted", "sample set",
-                    "samples", "cost"):
-            table.add_column(col)
+        out.blank()
+        out.line(f"sample set {set_id} · {group[0]['sample_count']} samples")
+        flagged = not_comparable(group)
         for r in group:
             commit = (r["git_commit"] or "-")[:10] + ("+dirty" if r["git_dirty"] else "")
             cost = "unknown" if r["cost_known_usd"] is None else f"{r['cost_known_usd']:.4f}"
             if r["cost_unknown_tasks"]:
-                cost += f" +{r['cost_unknown_tasks']} unknown"
-            table.add_row(r["created_at"], commit, r["variant"],
-                          "unknown" if r["composite"] is None else f"{r['composite']:.2f}",
-                          percent(r["coverage"]), percent(r["gap_rate"]), percent(r["weighted_gap_rate"]), set_id,
-                          str(r["sample_count"]), cost)
-        console.print(table)
-    console.print(f"⚠ {WATERMARK_WARNING}")
+                cost += f" (+{r['cost_unknown_tasks']} unknown)"
+            composite = "unknown" if r["composite"] is None else f"{r['composite']:.2f}"
+            mark = " ⚠" if r["variant"] in flagged else ""
+            out.line(f"{short_time(r['created_at'])} · {r['run_id']} · commit {commit} · {r['variant']}")
+            out.line(f"composite {composite} ({r['layer_set'] or 'layer set unknown'}){mark} · coverage "
+                     f"{percent(r['coverage'])} · gap rate {percent(r['gap_rate'])} · weighted "
+                     f"{percent(r['weighted_gap_rate'])} · cost {cost}", indent="  ")
+        for name, sets in flagged.items():
+            out.line(f"{name}: composites come from different layer sets ({', '.join(sets)}): not comparable "
+                     "across those runs", indent="⚠ ")
+    out.line(WATERMARK_WARNING, indent="⚠ ")

@@ -42,7 +42,7 @@ def build_report(
                          "artifact_hash": v["hash"], **summaries.get(v["name"], {})})
     done = {r["task_id"] for r in records}
     executor = dict(run["executor"])
-    executor["label"] = "non-LLM agent (offline retrieval)" if executor.get("non_llm") else "LLM agent"
+    executor["label"] = executor_label(executor)
     report: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "run": {
@@ -97,6 +97,15 @@ def partial_info(run: dict[str, Any], records: list[dict[str, Any]], run_id: str
     with_results = {r["variant"] for r in records}
     return {"reason": reason, "tasks_missing": max(missing, 0),
             "variants_without_results": [v["name"] for v in run["variants"] if v["name"] not in with_results]}
+
+
+def executor_label(executor: dict[str, Any]) -> str:
+    """What kind of agent produced the answers, as far as knowmeter knows."""
+    if executor.get("non_llm"):
+        return "non-LLM agent (offline retrieval)"
+    if executor.get("name") == "script":
+        return "command (script protocol; whether it calls a model is not known)"
+    return "LLM agent"
 
 
 def _checked_records(run_dir: RunDir) -> list[dict[str, Any]]:

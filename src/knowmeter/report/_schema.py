@@ -95,6 +95,22 @@ class Latency(_M):
     p95: float
 
 
+class ErrorCause(_M):
+    count: int
+    first: str = Field(description="The first error message of this cause (cut at 200 characters).")
+
+
+class Judging(_M):
+    """What the configured judges did on this variant's graded tasks."""
+
+    judged: int = Field(description="Tasks with a judge-layer score.")
+    failed: int = Field(description="Tasks where every judge call failed.")
+    no_rubric: int = Field(description="Tasks whose sample has no rubric or dimensions (no judge asked).")
+    metrics_scored: int = Field(description="Judge-backed assertions that got a score.")
+    metrics_failed: int = Field(description="Judge-backed assertions left unevaluated by a failing judge.")
+    first_error: str | None
+
+
 class VariantSummary(_M):
     """Per-variant operational summary; statistics and gaps are added by their sections."""
 
@@ -109,6 +125,8 @@ class VariantSummary(_M):
     errors: int
     cached: int
     error_examples: list[str]
+    errors_by_cause: dict[Literal["timeout", "crash", "executor error"], ErrorCause]
+    judging: Judging
     cost: Cost
     tokens: Tokens
     latency_ms: Latency | None
@@ -174,6 +192,27 @@ class TaskRecord(_M):
     analysis: dict[str, Any] | None = None
 
 
+class Blocker(_M):
+    """A reason the run cannot pass whatever its verdict."""
+
+    kind: Literal["not_measured", "incomplete", "judge_failed", "gate_failed"]
+    message: str
+
+
+class Decision(_M):
+    """The run's outcome: the comparison's verdict plus what stops it passing (``knowmeter.decision``)."""
+
+    outcome: Literal["PROGRESS", "CAUTIOUS", "REGRESS", "NOISE", "UNDERPOWERED", "SOLO", "NOT MEASURED",
+                     "INCOMPLETE", "JUDGE FAILED", "GATE FAILED"]
+    verdict: Literal["PROGRESS", "CAUTIOUS", "REGRESS", "NOISE", "UNDERPOWERED", "SOLO"] | None
+    passed: bool
+    exit_code: int
+    headline: str
+    recommendation: str
+    blockers: list[Blocker]
+    warnings: list[str]
+
+
 class Report(_M):
     """``report.json``."""
 
@@ -182,6 +221,7 @@ class Report(_M):
     schema_version: int
     run: RunInfo
     variants: list[VariantSummary]
+    decision: Decision | None = None
     tasks: list[TaskRecord] | None = None
 
 

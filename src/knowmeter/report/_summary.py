@@ -1,14 +1,30 @@
-"""Per-variant operational summary (tasks, errors, cost known / unknown, tokens, latency,
-assertion pass rate, layer means) computed from stored result records."""
+"""Per-variant operational summary (tasks, errors by cause, judging, cost known / unknown,
+tokens, latency, assertion pass rate, layer means) computed from stored result records."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+#: Why a task errored, from its stored error: the runner's timeout, an exception inside
+#: knowmeter or the executor (``TypeError: …``), or an error the executor reported.
+ERROR_CAUSES = ("timeout", "crash", "executor error")
+_CRASH = re.compile(r"^[A-Z][A-Za-z]*(?:Error|Exception|Interrupt): ")
+#: The judge-layer message when the sample gives the judge nothing to grade against.
+_NO_RUBRIC = "the sample has no rubric"
+
+
+def error_cause(exec_record: dict[str, Any]) -> str:
+    """The cause of a failed execution (one of ``ERROR_CAUSES``)."""
+    message = str(exec_record.get("error") or "")
+    if exec_record.get("timed_out") or message.startswith("timed out"):
+        return "timeout"
+    return "crash" if _CRASH.match(message) else "executor error"
 
 
 @dataclass
@@ -28,6 +44,35 @@ class _Acc:
     layer_values: dict[str, list[float]] = field(default_factory=dict)
     layer_sets: Counter[str] = field(default_factory=Counter)
     error_messages: Counter[str] = field(default_factory=Counter)
+    causes: dict[str, list[Any]] = field(default_factory=dict)  # cause -> [count, first message]
+    judged: int = 0
+    judge_failed: int = 0
+    judge_no_rubric: int = 0
+    judge_metrics_scored: int = 0
+    judge_metrics_failed: int = 0
+    judge_first_error: str | None = None
+
+    def judging(self, rec: dict[str, Any]) -> None:
+        """Count what the judges did for one graded task."""
+        grade = rec.get("grade") or {}
+        layers = grade.get("layers") or {}
+        error = grade.get("judge_error")
+        if layers.get("judge") is not None:
+            self.judged += 1
+        elif error and str(error).startswith(_NO_RUBRIC):
+            self.judge_no_rubric += 1
+        elif error:
+            self.judge_failed += 1
+            self.judge_first_error = self.judge_first_error or str(error)[:200]
+        for det in grade.get("assertions") or []:
+            judges = (det.get("details") or {}).get("judges") if isinstance(det.get("details"), dict) else None
+            if not judges:
+                continue
+            if det.get("passed") is None:
+                self.judge_metrics_failed += 1
+                self.judge_first_error = self.judge_first_error or str(det.get("message") or "")[:200]
+            else:
+                self.judge_metrics_scored += 1
 
 
 def _mean(values: list[float]) -> float | None:
@@ -45,6 +90,10 @@ def summarize_operations(records: Iterable[dict[str, Any]], variants: list[str])
         if ex.get("error"):
             a.errors += 1
             a.error_messages[str(ex["error"])[:120]] += 1
+            first = a.causes.setdefault(error_cause(ex), [0, str(ex["error"])[:200]])
+            first[0] += 1
+        elif rec.get("grade") is not None:
+            a.judging(rec)
         cost = ex.get("cost_usd")
         if rec.get("cached"):
             pass  # a cached answer cost nothing in this run
@@ -84,6 +133,11 @@ def summarize_operations(records: Iterable[dict[str, Any]], variants: list[str])
             "errors": a.errors,
             "cached": a.cached,
             "error_examples": [m for m, _ in a.error_messages.most_common(3)],
+            "errors_by_cause": {c: {"count": a.causes[c][0], "first": a.causes[c][1]}
+                                for c in ERROR_CAUSES if c in a.causes},
+            "judging": {"judged": a.judged, "failed": a.judge_failed, "no_rubric": a.judge_no_rubric,
+                        "metrics_scored": a.judge_metrics_scored, "metrics_failed": a.judge_metrics_failed,
+                        "first_error": a.judge_first_error},
             "cost": {
                 "known_usd": round(a.cost_known, 6) if a.cost_known_tasks else None,
                 "tasks_with_known_cost": a.cost_known_tasks,

@@ -53,6 +53,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX runs_by_sample_set ON runs(sample_set_id, created_at);
         """,
     ),
+    (
+        "002_outcome_layer_set",
+        """
+        ALTER TABLE runs ADD COLUMN outcome TEXT;
+        ALTER TABLE run_variants ADD COLUMN layer_set TEXT;
+        """,
+    ),
 ]
 
 

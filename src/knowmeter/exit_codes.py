@@ -1,0 +1,15 @@
+"""Every exit code knowmeter's commands use, in one place (documented in the README).
+
+``knowmeter eval`` / ``report`` take theirs from the run's ``Decision`` (``knowmeter.decision``);
+input errors and interrupts are set by the command line."""
+
+from __future__ import annotations
+
+#: PROGRESS (or a passing SOLO), complete, every gate passed — or ``--report-only``.
+EXIT_OK = 0
+#: Any other outcome: another verdict, a failed gate, an incomplete or unmeasured run.
+EXIT_NOT_PASSED = 1
+#: Bad input (config, samples, flags, a damaged stored file): one line on stderr, nothing run.
+EXIT_INPUT = 2
+#: Interrupted (Ctrl-C / SIGINT); the run can be resumed with ``knowmeter eval --resume RUN``.
+EXIT_INTERRUPTED = 130
