@@ -12,7 +12,16 @@ import click
 from rich.console import Console
 
 from knowmeter.cli._output import console as make_console
-from knowmeter.evaluation import Overrides, Prepared, execute, prepare, resolve_config, resume_run, run_budget, start_run
+from knowmeter.evaluation import (
+    Overrides,
+    Prepared,
+    execute,
+    prepare,
+    resolve_config,
+    resume_run,
+    run_budget,
+    start_run,
+)
 from knowmeter.executors._spawn import use_pidfd_child_watcher
 from knowmeter.exit_codes import EXIT_INTERRUPTED
 from knowmeter.pipeline import finalize, make_post_process

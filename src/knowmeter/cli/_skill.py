@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from knowmeter.cli._errors import EXIT_GATE, EXIT_INPUT, EXIT_OK
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 from knowmeter.skillgraph import RULES
 
 
@@ -58,4 +58,4 @@ def lint_cmd(paths: tuple[Path, ...], as_json: bool, strict: bool) -> None:
         click.echo(f"knowmeter: error: {problem}", err=True)
     if result.unreadable:
         sys.exit(EXIT_INPUT)
-    sys.exit(EXIT_GATE if result.errors or (strict and result.warnings) else EXIT_OK)
+    sys.exit(EXIT_NOT_PASSED if result.errors or (strict and result.warnings) else EXIT_OK)
