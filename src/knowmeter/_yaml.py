@@ -1,22 +1,95 @@
-"""YAML text → data, with any syntax error as one line naming the file, line and column.
+"""User files → data, with every problem as one line naming the file (and the line and column
+when known): YAML and JSON syntax, non-UTF-8 text, a folder or unreadable path, YAML tags whose
+value does not fit (``!!int x``), alias bombs, and nesting too deep to handle.
 PyYAML is imported on first use (runs from JSON / JSONL files never load it)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from knowmeter.errors import InputError
 
+#: Deepest nesting of lists / mappings a user file may have.
+MAX_DEPTH = 100
+#: Most values a YAML file may expand to once its aliases are followed (an alias bomb's defence).
+MAX_EXPANDED = 5_000_000
+
+
+def read_user_text(path: Path, what: str, fix: str = "") -> str:
+    """The UTF-8 text of ``path``; a missing file, a folder, an unreadable file or non-UTF-8
+    bytes raise ``InputError`` naming ``path`` (``what``: e.g. "sample file"; ``fix``: what to do
+    when it is missing)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: {what} not found{'; ' + fix if fix else ''}") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, not a {what}; name the file inside it") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+
+
+def check_shape(data: Any, path: Path | str, *, max_depth: int = MAX_DEPTH, max_values: int | None = None) -> None:
+    """Raise ``InputError`` when ``data`` nests deeper than ``max_depth`` or (shared values
+    counted each time they are reached, as a YAML alias is) holds more than ``max_values``."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, int, bool]] = [(data, 1, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        if not isinstance(node, dict | list):
+            continue
+        if depth > max_depth:
+            raise InputError(f"{path}: nested deeper than {max_depth} levels; flatten the data")
+        children = list(node.values()) if isinstance(node, dict) else node
+        if done:
+            sizes[id(node)] = 1 + sum(sizes.get(id(c), 1) for c in children)
+            if max_values is not None and sizes[id(node)] > max_values:
+                raise InputError(f"{path}: its aliases expand to more than {max_values:,} values (an alias bomb?); "
+                                 "write the data out instead of repeating aliases")
+            continue
+        if id(node) in sizes:
+            continue
+        stack.append((node, depth, True))
+        stack.extend((c, depth + 1, False) for c in children if isinstance(c, dict | list) and id(c) not in sizes)
+
 
 def parse_yaml(text: str, path: Path) -> Any:
-    """``yaml.safe_load(text)``; a syntax error raises ``InputError`` naming ``path``."""
+    """``yaml.safe_load(text)``, checked by ``check_shape``; any problem raises ``InputError``
+    naming ``path``."""
     import yaml
 
     try:
-        return yaml.safe_load(text)
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise InputError(f"{path}: {where}invalid YAML ({problem}); fix the syntax at that line") from None
+    except RecursionError:
+        raise InputError(f"{path}: nested too deeply to read; flatten the data") from None
+    except (ValueError, TypeError, OverflowError) as exc:  # a tag whose value does not fit: !!int x
+        raise InputError(f"{path}: invalid YAML value ({str(exc).splitlines()[0][:200]}); "
+                         "remove the !!tag or fix its value") from None
+    check_shape(data, path, max_values=MAX_EXPANDED)
+    return data
+
+
+def parse_json(text: str | bytes, path: Path | str, where: str = "") -> Any:
+    """``json.loads`` checked by ``check_shape``; any problem raises ``InputError`` naming
+    ``path`` (and ``where``, e.g. "line 3", for one line of a JSONL file)."""
+    at = f"{where}: " if where else ""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        pos = "" if where else f"line {exc.lineno}, column {exc.colno}: "
+        raise InputError(f"{path}: {at}{pos}invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InputError(f"{path}: {at}nested too deeply to read; flatten the data") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: {at}not UTF-8 text ({exc.reason}); save it as UTF-8") from None
+    check_shape(data, f"{path}: {where}" if where else path)
+    return data

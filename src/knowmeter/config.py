@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from knowmeter._yaml import parse_yaml
+from knowmeter._yaml import parse_yaml, read_user_text
 from knowmeter.errors import InputError
 
 DEFAULT_CONFIG_FILES = ("eval.yaml", "eval.yml")
@@ -28,8 +28,8 @@ class _Strict(BaseModel):
 
 
 class BudgetFile(_Strict):
-    totalUSD: float | None = Field(default=None, ge=0)
-    perSampleUSD: float | None = Field(default=None, ge=0)
+    totalUSD: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    perSampleUSD: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     perSampleMs: float | None = Field(default=None, gt=0)
 
 
@@ -72,7 +72,7 @@ class EvalFile(_Strict):
     noCache: bool | None = None
     repeat: int | None = Field(default=None, ge=1, le=100)
     retry: int | None = Field(default=None, ge=0, le=10)
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=0)
     skillDir: str | None = None
     outputDir: str | None = None
     judge: str | list[str] | None = None
@@ -93,11 +93,7 @@ def find_config(directory: Path) -> Path | None:
 
 def load_eval_file(path: Path) -> EvalFile:
     """Read and validate ``eval.yaml``; every problem is one line naming the file and the key."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: config file not found") from None
-    data = parse_yaml(text, path)
+    data = parse_yaml(read_user_text(path, "config file"), path)
     if data is None:
         return EvalFile()
     if not isinstance(data, dict):
@@ -133,26 +129,26 @@ class RunConfig(BaseModel):
     executor: str
     executor_options: dict[str, Any] = Field(default_factory=dict)
     model: str | None = None
-    concurrency: int = DEFAULT_CONCURRENCY
-    timeout_s: float = DEFAULT_TIMEOUT_S
-    retry: int = DEFAULT_RETRY
-    repeat: int = 1
+    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=256)
+    timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
+    retry: int = Field(default=DEFAULT_RETRY, ge=0, le=10)
+    repeat: int = Field(default=1, ge=1, le=100)
     no_cache: bool = False
-    seed: int = DEFAULT_SEED
+    seed: int = Field(default=DEFAULT_SEED, ge=0)
     skill_dir: str = DEFAULT_SKILL_DIR
     output_dir: str = DEFAULT_OUTPUT_DIR
-    budget_total_usd: float | None = None
-    budget_per_task_usd: float | None = None
-    budget_per_task_ms: float | None = None
+    budget_total_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    budget_per_task_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    budget_per_task_ms: float | None = Field(default=None, gt=0)
     judges: list[str] = Field(default_factory=list)
-    judge_repeat: int = 1
+    judge_repeat: int = Field(default=1, ge=1, le=20)
     length_debias: bool = True
     knowledge_dirs: list[str] = Field(default_factory=list)
     max_gap_rate: float | None = None
     gap_rate_regression: float | None = None
-    layer_gate: float = 3.5
-    min_effect: float = 0.1
-    bootstrap_samples: int = 10_000
+    layer_gate: float = Field(default=3.5, ge=1, le=5)
+    min_effect: float = Field(default=0.1, ge=0)
+    bootstrap_samples: int = Field(default=10_000, ge=100)
     hedging_judge: str | None = None
     hedging_max_candidates: int = 50
 
@@ -162,3 +158,19 @@ class RunConfig(BaseModel):
     def output_path(self) -> Path:
         p = Path(self.output_dir)
         return p if p.is_absolute() else self.base_path() / p
+
+
+def first_error(exc: ValidationError) -> str:
+    """``field.path: message`` of a validation error's first problem."""
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"])
+    return f"{loc}: {err['msg']}" if loc else str(err["msg"])
+
+
+def stored_config(data: Any, source: Path) -> RunConfig:
+    """The ``config`` block of a stored ``run.json``; a damaged or edited one raises ``InputError``
+    naming ``source`` and the field."""
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(f"{source}: config.{first_error(exc)}; the file was edited or damaged") from None

@@ -11,6 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from knowmeter import _provenance
 from knowmeter.artifacts import Variant, resolve_variant
 from knowmeter.config import (
@@ -24,7 +26,9 @@ from knowmeter.config import (
     RunConfig,
     VariantSpec,
     find_config,
+    first_error,
     load_eval_file,
+    stored_config,
 )
 from knowmeter.errors import InputError
 from knowmeter.executors import Executor, ExecutorSpec, ExecutorUnavailable, UnknownExecutor, create_executor
@@ -123,36 +127,39 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
     if per_ms is not None:
         timeout_s = min(timeout_s, per_ms / 1000)
     hc = ef.hedgingClassifier
-    return RunConfig(
-        base_dir=str(base),
-        samples=list(samples),
-        variants=variants,
-        executor=_first(ov.executor, exec_name, "offline"),
-        executor_options=exec_opts if ov.executor is None else {},
-        model=_first(ov.model, ef.model, exec_model),
-        concurrency=_first(ov.concurrency, ef.concurrency, DEFAULT_CONCURRENCY),
-        timeout_s=timeout_s,
-        retry=_first(ov.retry, ef.retry, DEFAULT_RETRY),
-        repeat=_first(ov.repeat, ef.repeat, 1),
-        no_cache=bool(_first(ov.no_cache, ef.noCache, False)),
-        seed=_first(ov.seed, ef.seed, DEFAULT_SEED),
-        skill_dir=_first(ov.skill_dir, ef.skillDir, DEFAULT_SKILL_DIR),
-        output_dir=_first(ov.output_dir, ef.outputDir, DEFAULT_OUTPUT_DIR),
-        budget_total_usd=_first(ov.budget_usd, budget.totalUSD if budget else None),
-        budget_per_task_usd=budget.perSampleUSD if budget else None,
-        budget_per_task_ms=per_ms,
-        judges=list(judges),
-        judge_repeat=_first(ov.judge_repeat, ef.judgeRepeat, 1),
-        length_debias=bool(_first(ov.length_debias, ef.lengthDebias, True)),
-        knowledge_dirs=list(ef.knowledgeDirs or []),
-        max_gap_rate=_first(ov.max_gap_rate, gates.maxGapRate if gates else None),
-        gap_rate_regression=_first(ov.gap_rate_regression, gates.gapRateRegression if gates else None),
-        layer_gate=_first(ov.threshold, gates.layerGate if gates else None, 3.5),
-        min_effect=_first(gates.minEffect if gates else None, 0.1),
-        bootstrap_samples=_first(ov.bootstrap_samples, ef.bootstrapSamples, 10_000),
-        hedging_judge=_first(ov.hedging_judge, hc.judge if hc and hc.enabled else None),
-        hedging_max_candidates=hc.maxCandidates if hc else 50,
-    )
+    try:
+        return RunConfig(
+            base_dir=str(base),
+            samples=list(samples),
+            variants=variants,
+            executor=_first(ov.executor, exec_name, "offline"),
+            executor_options=exec_opts if ov.executor is None else {},
+            model=_first(ov.model, ef.model, exec_model),
+            concurrency=_first(ov.concurrency, ef.concurrency, DEFAULT_CONCURRENCY),
+            timeout_s=timeout_s,
+            retry=_first(ov.retry, ef.retry, DEFAULT_RETRY),
+            repeat=_first(ov.repeat, ef.repeat, 1),
+            no_cache=bool(_first(ov.no_cache, ef.noCache, False)),
+            seed=_first(ov.seed, ef.seed, DEFAULT_SEED),
+            skill_dir=_first(ov.skill_dir, ef.skillDir, DEFAULT_SKILL_DIR),
+            output_dir=_first(ov.output_dir, ef.outputDir, DEFAULT_OUTPUT_DIR),
+            budget_total_usd=_first(ov.budget_usd, budget.totalUSD if budget else None),
+            budget_per_task_usd=budget.perSampleUSD if budget else None,
+            budget_per_task_ms=per_ms,
+            judges=list(judges),
+            judge_repeat=_first(ov.judge_repeat, ef.judgeRepeat, 1),
+            length_debias=bool(_first(ov.length_debias, ef.lengthDebias, True)),
+            knowledge_dirs=list(ef.knowledgeDirs or []),
+            max_gap_rate=_first(ov.max_gap_rate, gates.maxGapRate if gates else None),
+            gap_rate_regression=_first(ov.gap_rate_regression, gates.gapRateRegression if gates else None),
+            layer_gate=_first(ov.threshold, gates.layerGate if gates else None, 3.5),
+            min_effect=_first(gates.minEffect if gates else None, 0.1),
+            bootstrap_samples=_first(ov.bootstrap_samples, ef.bootstrapSamples, 10_000),
+            hedging_judge=_first(ov.hedging_judge, hc.judge if hc and hc.enabled else None),
+            hedging_max_candidates=hc.maxCandidates if hc else 50,
+        )
+    except ValidationError as exc:
+        raise InputError(f"invalid setting {first_error(exc)}; fix the flag or eval.yaml") from None
 
 
 @dataclass
@@ -239,7 +246,7 @@ def resume_run(run_dir: RunDir) -> tuple[Prepared, list[Task]]:
     """Re-prepare a stored run from its ``run.json`` and return the tasks not yet finished.
     Refuses when the samples or a variant's artifact changed since the run started."""
     record = run_dir.read_run()
-    config = RunConfig.model_validate(record["config"])
+    config = stored_config(record.get("config"), run_dir.run_file)
     prepared = prepare(config)
     if prepared.sample_set.watermark.sha256 != record["watermark"]["sha256"]:
         raise InputError(f"run {run_dir.id}: the sample set changed since the run started "

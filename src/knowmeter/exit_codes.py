@@ -11,5 +11,7 @@ EXIT_OK = 0
 EXIT_NOT_PASSED = 1
 #: Bad input (config, samples, flags, a damaged stored file): one line on stderr, nothing run.
 EXIT_INPUT = 2
+#: Internal error (a bug): one line on stderr naming a log file that holds the traceback.
+EXIT_INTERNAL = 3
 #: Interrupted (Ctrl-C / SIGINT); the run can be resumed with ``knowmeter eval --resume RUN``.
 EXIT_INTERRUPTED = 130

@@ -31,4 +31,8 @@ def loads(data: bytes | str) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
+        pass
+    try:
         return json.loads(data)  # NaN / Infinity tokens, or the standard library's error message
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None

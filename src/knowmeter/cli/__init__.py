@@ -68,3 +68,7 @@ def main() -> None:
         cli.main(prog_name="knowmeter", standalone_mode=True)
     except KeyboardInterrupt:  # pragma: no cover - interactive only
         sys.exit(130)
+    except Exception as exc:  # a bug: one line + a log file, its own exit code
+        from knowmeter.cli._errors import crash
+
+        crash(exc)

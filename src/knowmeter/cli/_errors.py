@@ -11,7 +11,7 @@ from typing import NoReturn
 import click
 
 from knowmeter.errors import InputError
-from knowmeter.exit_codes import EXIT_INPUT, EXIT_INTERRUPTED
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED
 
 
 def fail(message: str) -> NoReturn:
@@ -20,6 +20,27 @@ def fail(message: str) -> NoReturn:
 
     click.echo(f"knowmeter: error: {printable(message)}", err=True)
     sys.exit(EXIT_INPUT)
+
+
+def crash(exc: BaseException) -> NoReturn:
+    """An unexpected exception: write its traceback to a log file, print one line naming the
+    file, exit ``EXIT_INTERNAL`` (so CI tells a crash from a failed gate)."""
+    import tempfile
+    import time
+    import traceback
+
+    text = "".join(traceback.format_exception(exc))
+    try:
+        fd, name = tempfile.mkstemp(prefix=f"knowmeter-crash-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".log")
+        with open(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"knowmeter {' '.join(sys.argv[1:])}\n{text}")
+        where = f"traceback in {name}"
+    except OSError:
+        where = "the traceback could not be written to a log file"
+    first = (str(exc).splitlines() or [""])[0][:200]
+    click.echo(f"knowmeter: internal error: {type(exc).__name__}: {first} — this is a bug, please report it; "
+               f"{where}", err=True)
+    sys.exit(EXIT_INTERNAL)
 
 
 @contextmanager

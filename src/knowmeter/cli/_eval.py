@@ -28,7 +28,7 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 @click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the response cache.")
 @click.option("--budget-usd", type=click.FloatRange(min=0),
               help="Total cost budget over every model call (agent, judges, classifier).")
-@click.option("--seed", type=int, help="Seed for every statistical computation.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed for every statistical computation.")
 @click.option("--output-dir", help="Where runs are stored (default: .knowmeter).")
 @click.option("--judge", "judges", multiple=True, help="LLM judge as executor:model (repeatable for an ensemble).")
 @click.option("--judge-repeat", type=click.IntRange(1, 20), help="Judge calls per task (mean, SD, failures).")
@@ -53,8 +53,9 @@ def eval_cmd(**opts: object) -> None:
     variant of a run without a control), never to the control.
 
     Exit codes: 0 PROGRESS (or a passing SOLO) with every task run and every gate passed; 1 any
-    other outcome; 2 bad input; 130 interrupted (Ctrl-C: the finished tasks are kept, resume
-    with --resume RUN). With --report-only 0 unless interrupted.
+    other outcome; 2 bad input; 3 internal error (a bug: one line naming a log with the traceback);
+    130 interrupted (Ctrl-C: the finished tasks are kept, resume with --resume RUN). With
+    --report-only 0 unless interrupted, bad input or a crash.
     """
     from knowmeter.cli._run import run_eval
 

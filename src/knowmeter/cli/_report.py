@@ -15,7 +15,7 @@ from knowmeter.exit_codes import EXIT_OK
 @click.argument("run", default="latest")
 @click.option("--output-dir", default=".knowmeter", show_default=True, help="Where runs are stored.")
 @click.option("--threshold", type=click.FloatRange(1, 5), help="Layer gate override.")
-@click.option("--seed", type=int, help="Seed override for the statistics.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed override for the statistics.")
 @click.option("--bootstrap-samples", type=click.IntRange(min=100), help="Bootstrap resamples override.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report JSON to stdout.")
 @click.option("--report-only", is_flag=True, help="Always exit 0.")

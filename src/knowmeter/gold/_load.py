@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from knowmeter._yaml import parse_yaml
+from knowmeter._yaml import parse_yaml, read_user_text
 from knowmeter.errors import InputError
 from knowmeter.gold._model import GoldAnnotation, GoldMetadata, GoldScale, GoldSet
 
@@ -25,11 +25,7 @@ def _read_yaml(path: Path) -> Any:
     if not path.is_file():
         raise InputError(f"{path}: missing; a gold directory holds {METADATA} and {ANNOTATIONS} "
                          "(create one with `knowmeter gold init`)")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
-    return parse_yaml(text, path)
+    return parse_yaml(read_user_text(path, "gold file"), path)
 
 
 def _first_error(exc: ValidationError) -> str:

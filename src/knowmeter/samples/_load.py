@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from knowmeter._yaml import parse_yaml
+from knowmeter._yaml import parse_json, parse_yaml, read_user_text
 from knowmeter.errors import InputError
 from knowmeter.samples._model import Sample
 from knowmeter.watermark import Watermark
@@ -40,33 +40,17 @@ def canonical_sample_bytes(samples: Iterable[Sample]) -> bytes:
 
 def _read_records(path: Path) -> tuple[list[tuple[str, Any]], dict[str, Any] | None]:
     """Return ``[(where, record)]`` and the optional ``requires`` header."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: sample file not found; pass --samples or create it (knowmeter init)") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
     suffix = path.suffix.lower()
+    if suffix not in (".json", ".jsonl", ".yaml", ".yml"):
+        raise InputError(f"{path}: unknown sample file type {suffix!r}; use .json, .yaml, .yml or .jsonl")
+    text = read_user_text(path, "sample file", "pass --samples or create it (knowmeter init)")
     if suffix == ".jsonl":
         out: list[tuple[str, Any]] = []
         for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                out.append((f"line {lineno}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}: line {lineno}: invalid JSON ({exc.msg}); one sample object per line") \
-                    from None
+            if line.strip():
+                out.append((f"line {lineno}", parse_json(line, path, f"line {lineno}")))
         return out, None
-    if suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})") from None
-    elif suffix in (".yaml", ".yml"):
-        data = parse_yaml(text, path)
-    else:
-        raise InputError(f"{path}: unknown sample file type {suffix!r}; use .json, .yaml, .yml or .jsonl")
+    data = parse_json(text, path) if suffix == ".json" else parse_yaml(text, path)
     requires: dict[str, Any] | None = None
     if isinstance(data, dict):
         if "samples" not in data:
