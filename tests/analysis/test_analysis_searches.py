@@ -221,9 +221,11 @@ def test_three_failures_spread_over_four_turns_are_not(tb):
     assert _signals(trace, "repeated_failure")[0] == []
 
 
-def test_three_parallel_failures_in_one_turn_count(tb):
+def test_parallel_failures_in_one_turn_are_one_attempt(tb):
     trace = tb().grep_empty("alpha", 5).grep_empty("beta", 5).grep_empty("gamma", 5).build()
-    assert len(_signals(trace, "repeated_failure")[0]) == 1
+    assert _signals(trace, "repeated_failure")[0] == []
+    trace = tb().grep_empty("alpha", 5).grep_empty("beta", 5).grep_empty("gamma", 6).grep_empty("delta", 7).build()
+    assert len(_signals(trace, "repeated_failure")[0]) == 1  # failing again in each of three turns
 
 
 def test_a_success_of_the_same_class_resets_the_count(tb):
@@ -291,3 +293,47 @@ def test_read_paths_of_a_command():
         ["a.md", "b.md", "c.md", "d.md"]
     assert parse_command("grep x a.md | head -3").read_paths() == []
     assert parse_command("cat a.md > copy.md").read_paths() == []
+
+
+# --- real format: a batch of reads in one missing folder (cut from the spotter subagent) --------
+
+def _missing_folder_reads(shared_dir, batches: list[int]):
+    """The spotter subagent's real Read call and its "File does not exist." result, cloned: one
+    Read per entry of ``batches`` into ``lib/spotter_web/components/transcript/`` (a folder that
+    does not exist), the entry's number naming its API message (one number = one parallel batch)."""
+    import json
+
+    from knowmeter.traces import parse_claude_session
+
+    path = shared_dir / "reference" / "traces" / "claude-code-session-jsonl" / \
+        "4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-a2898e3.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    call = json.loads(lines[6])
+    result = json.loads(lines[7])
+    assert result["toolUseResult"] == "Error: File does not exist."
+    out = []
+    for n, batch in enumerate(batches):
+        cid = f"toolu_clone{n}"
+        c = json.loads(json.dumps(call))
+        c["uuid"], c["message"]["id"] = f"call-{n}", f"msg_batch{batch}"
+        c["message"]["content"][0].update(id=cid, input={
+            "file_path": f"{call['cwd']}/lib/spotter_web/components/transcript/part_{n}.ex"})
+        r = json.loads(json.dumps(result))
+        r["uuid"], r["message"]["content"][0]["tool_use_id"] = f"result-{n}", cid
+        out += [json.dumps(c), json.dumps(r)]
+    return parse_claude_session(out, agent_id="a2898e3")
+
+
+def test_five_parallel_reads_in_one_missing_folder_are_one_failed_search(shared_dir):
+    trace = _missing_folder_reads(shared_dir, [1, 1, 1, 1, 1])
+    gaps = analyze_task(trace, sample_id="s", workspace_root=trace.meta["cwd"])
+    assert [(s.source, s.occurrences) for s in gaps.signals] == [("failed_search", 5)]
+
+
+def test_the_same_folder_failing_in_three_turns_is_a_repeated_failure(shared_dir):
+    trace = _missing_folder_reads(shared_dir, [1, 2, 3])
+    gaps = analyze_task(trace, sample_id="s", workspace_root=trace.meta["cwd"])
+    by = {s.source: s for s in gaps.signals}
+    # across turns, files of one folder stay separate gaps (the agent saw the failure and tried again)
+    assert sum(1 for s in gaps.signals if s.source == "failed_search") == 3
+    assert "repeated_failure" in by and "turns 1–3" in by["repeated_failure"].context

@@ -17,14 +17,20 @@ targets are equal; for paths, when one is an ancestor directory of the other (gl
 compare by their literal directory prefix); for patterns and queries, when they share their
 first search term or at least half of their terms. Consecutive similar failures — no
 successful search of the same class in between, in the same agent — are one event, with
-``occurrences`` counting them.
+``occurrences`` counting them. Within one batch (parallel calls of one turn, made before any of
+their results was seen) path searches under the same folder are similar too: five reads of
+files of one missing folder are one mistake, not five (across turns, two files of one folder
+stay two gaps).
 
-Repeated failure: the same search class failing at least 3 times in a row (excluded outcomes
-skipped, a success resets) with those failures inside 3 consecutive turns. One signal per run.
+Repeated failure: the same search class failing in at least 3 turns in a row (excluded outcomes
+skipped, a success resets) inside 3 consecutive turns. A batch is one attempt however many of
+its calls failed: the agent had not seen a failure yet, so it could not have retried. One signal
+per run.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -162,10 +168,19 @@ def _terms(pattern: str) -> list[str]:
     return [t for t in _TERM.findall(pattern.lower()) if t not in _QUERY_STOPWORDS]
 
 
+def _folder(key: str) -> str:
+    """The folder a path search looked in: a glob's literal directory, a path's parent."""
+    literal = literal_prefix(key)
+    return literal if literal != key else posixpath.dirname(key)
+
+
 def similar(a: _Outcome, b: _Outcome) -> bool:
     """The collapse rule of the module docstring."""
     if a.key == b.key:
         return True
+    if (a.target_kind == b.target_kind == "path" and a.inv.call.turn == b.inv.call.turn
+            and _folder(a.key) == _folder(b.key) not in ("", ".", "/")):
+        return True  # one batch, one folder
     if a.target_kind != b.target_kind:
         return False
     if a.target_kind == "path":
@@ -269,7 +284,7 @@ def _repeated(outcomes: list[_Outcome], sample_id: str) -> list[GapSignal]:
         if k in fired:
             continue
         window = [x for x in run if o.inv.call.turn - x.inv.call.turn < REPEAT_TURN_WINDOW]
-        if len(window) >= REPEAT_MIN_FAILURES:
+        if len({x.inv.call.turn for x in window}) >= REPEAT_MIN_FAILURES:  # attempts = turns
             fired.add(k)
             first = window[0]
             targets = "; ".join(dict.fromkeys(clip(x.target, 80) for x in window))
