@@ -9,6 +9,7 @@ from typing import Literal
 from knowmeter.analysis._model import SOURCES, TaskGaps
 from knowmeter.analysis._paths import PathKeyer
 from knowmeter.analysis._phrases import AgentText, hedging_signals, marker_signals
+from knowmeter.analysis._retries import retry_signals
 from knowmeter.analysis._searches import search_signals
 from knowmeter.traces import Trace
 
@@ -40,7 +41,7 @@ def analyze_task(trace: Trace, *, sample_id: str, prompt_text: str = "", ok: boo
     given = [prompt_text, *(m.text for m in trace.messages("user"))]
     tool_signals, excluded = search_signals(trace, sample_id=sample_id, given=given, keyer=keyer)
     texts = agent_texts(trace, output_text)
-    signals = [*tool_signals, *marker_signals(texts, sample_id=sample_id),
+    signals = [*tool_signals, *retry_signals(trace, sample_id=sample_id), *marker_signals(texts, sample_id=sample_id),
                *hedging_signals(texts, sample_id=sample_id, broad=hedging_recall == "broad")]
     if repeat:
         signals = [replace(s, repeat=repeat) for s in signals]

@@ -78,6 +78,9 @@ _NOT_FOUND = _Caseless(
 _OS_PERMISSION = re.compile(r": (?:Permission denied|Read-only file system|Operation not permitted)\s*$",
                             re.M)
 _COMMAND_MISSING = _Caseless(r"command not found")
+# "<program>: …" / "/bin/bash: line 3: …" — an error line and the program that wrote it
+_PROGRAM_ERROR = re.compile(r"^(?:\S*/)?([\w.+-]+)(?:: line \d+)?: (.*)$", re.M)
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
 _EXIT_LINE = re.compile(r"^(?:Error: )?Exit code:? (-?\d+)")
 _TAG = re.compile(r"</?tool_use_error>")
 _SHELL_WRAPPER = re.compile(r"^\s*(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\s+-l?c\s+")
@@ -244,9 +247,30 @@ def _classify_shell(head: str, text: str, *, failed: bool, exit_code: int | None
     body = text[:4000]
     if _OS_PERMISSION.search(body):
         return Outcome(ToolStatus.FAILURE, ErrorKind.PERMISSION_DENIED, exit_code)
-    if _NOT_FOUND.search(body, _fold(body)):
+    if _path_missing(body, command):
         return Outcome(ToolStatus.FAILURE, ErrorKind.NOT_FOUND, exit_code)
     return Outcome(ToolStatus.FAILURE, ErrorKind.NONZERO_EXIT, exit_code)
+
+
+def _path_missing(body: str, command: str) -> bool:
+    """A path the command itself used does not exist: a "not found" wording on an error line of
+    one of its own programs or of the shell (``cat: x: No such file or directory``, ``/bin/bash:
+    line 1: /tmp/venv/bin/python: No such file or directory``). What a program merely prints —
+    a pre-commit hook's "link target docs/a.md does not exist", a test's message — is not: the
+    command ran and failed (``NONZERO_EXIT``). Without the command, any such wording counts."""
+    if not command:
+        return _NOT_FOUND.search(body, _fold(body))
+    programs = _programs(command)
+    for m in _PROGRAM_ERROR.finditer(body):
+        if m.group(1) in programs and _NOT_FOUND.search(m.group(2), _fold(m.group(2))):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _programs(command: str) -> frozenset[str]:
+    """The programs a shell script runs, and the shells that report a missing program."""
+    return frozenset(command_verbs(unwrap_shell(command))) | _SHELLS
 
 
 @functools.lru_cache(maxsize=4096)
