@@ -18,10 +18,12 @@ from knowmeter.exit_codes import EXIT_OK
 @click.option("--seed", type=click.IntRange(min=0), help="Seed override for the statistics.")
 @click.option("--bootstrap-samples", type=click.IntRange(min=100), help="Bootstrap resamples override.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report JSON to stdout.")
+@click.option("--html", "html", is_flag=False, flag_value="", default=None, metavar="[FILE]",
+              help="Also write the self-contained HTML report (default: report.html in the run directory).")
 @click.option("--report-only", is_flag=True, help="Always exit 0.")
 @guarded
 def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | None,
-               bootstrap_samples: int | None, as_json: bool, report_only: bool) -> None:
+               bootstrap_samples: int | None, as_json: bool, html: str | None, report_only: bool) -> None:
     """Recompute the comparison and verdict of RUN (an id, a prefix, 'latest' or a run
     directory) from its stored results, without re-running anything."""
     from knowmeter.cli._output import console
@@ -37,5 +39,10 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
         print_json(report)
     else:
         render_terminal(report, console())
+    if html is not None:
+        from knowmeter.report.html import write_html
+
+        path = write_html(report, Path(html) if html else run_dir.path / "report.html")
+        click.echo(f"html report: {path}", err=as_json)
     code = int(report["exit_code"])
     sys.exit(EXIT_OK if report_only else code)

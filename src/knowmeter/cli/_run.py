@@ -27,7 +27,7 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED
 from knowmeter.pipeline import finalize, make_post_process
 from knowmeter.printable import printable
 from knowmeter.report._terminal import render_terminal
-from knowmeter.store import find_run
+from knowmeter.store import RunDir, find_run
 
 
 def _overrides(opts: dict[str, Any]) -> Overrides:
@@ -93,7 +93,7 @@ def run_eval(opts: dict[str, Any]) -> int:
     except KeyboardInterrupt:
         progress.close()
         report = finalize(run_dir, status="interrupted", budget=budget.to_dict())
-        _print(report, run_dir.report_file, opts)
+        _print(report, run_dir.report_file, _write_html(report, run_dir), opts)
         resume = f"knowmeter eval --resume {run_dir.id}"
         if opts.get("output_dir"):
             resume += f" --output-dir {opts['output_dir']}"
@@ -105,8 +105,9 @@ def run_eval(opts: dict[str, Any]) -> int:
     if stats.not_started:
         err.print(f"budget: {len(stats.not_started)} task(s) not started — the budget would have been exceeded")
     report = finalize(run_dir, status=status, wall_s=stats.wall_s, budget=budget.to_dict())
+    html = _write_html(report, run_dir)
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
-    _print(report, run_dir.report_file, opts)
+    _print(report, run_dir.report_file, html, opts)
     return int(report["exit_code"])
 
 
@@ -118,7 +119,14 @@ def start_notes(prepared: Prepared) -> list[str]:
     return []
 
 
-def _print(report: dict[str, Any], report_file: Path, opts: dict[str, Any]) -> None:
+def _write_html(report: dict[str, Any], run_dir: RunDir) -> Path:
+    """report.html beside report.json (Jinja2 is imported only here, after the tasks ran)."""
+    from knowmeter.report.html import write_html
+
+    return write_html(report, run_dir.path / "report.html")
+
+
+def _print(report: dict[str, Any], report_file: Path, html_file: Path, opts: dict[str, Any]) -> None:
     if opts.get("as_json"):
         from knowmeter.cli._output import print_json
 
@@ -126,6 +134,7 @@ def _print(report: dict[str, Any], report_file: Path, opts: dict[str, Any]) -> N
     else:
         render_terminal(report, make_console())
         click.echo(f"report: {printable(report_file)}")
+        click.echo(f"html report: {printable(html_file)}")
 
 
 class _Progress:

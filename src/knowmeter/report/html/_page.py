@@ -1,0 +1,97 @@
+"""Render a report page with Jinja2 (autoescape on). The page's script is allowed by its hash in
+a Content-Security-Policy that also forbids every network fetch, so even markup that slipped
+through escaping could neither run nor load anything."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from knowmeter.report._view import Comparison, ReportView
+from knowmeter.report.html._payload import payload, script_json
+from knowmeter.report.html._svg import ForestRow, Series, forest_plot, line_chart
+
+TEMPLATES = Path(__file__).with_name("templates")
+
+
+def fmt(value: Any, spec: str = ".2f") -> str:
+    """A number formatted, or ``unknown`` (never a fake 0)."""
+    if value is None:
+        return "unknown"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) and spec == ".2f":
+        return str(value)
+    if isinstance(value, int | float):
+        return format(value, spec)
+    return str(value)
+
+
+def pct(value: Any) -> str:
+    return "unknown" if value is None else f"{100 * float(value):.1f}%"
+
+
+@cache
+def environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True,
+                      default_for_string=True), undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["fmt"] = fmt
+    env.filters["pct"] = pct
+    return env
+
+
+@cache
+def assets() -> tuple[str, str, str]:
+    """(css, js, CSP) — the script's sha256 goes into the policy."""
+    css = (TEMPLATES / "report.css").read_text(encoding="utf-8")
+    js = (TEMPLATES / "report.js").read_text(encoding="utf-8")
+    digest = base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode()
+    csp = (f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src data:; "
+           "connect-src 'none'; form-action 'none'; base-uri 'none'")
+    return css, js, csp
+
+
+def _forest(comp: Comparison, min_effect: float | None) -> Markup:
+    rows = [ForestRow(label=m.metric, estimate=m.diff.estimate, low=m.diff.low, high=m.diff.high,
+                      significant=m.significant) for m in comp.metrics]
+    return forest_plot(rows, min_effect=min_effect, title=f"{comp.treatment} vs {comp.control}: Δ with CI per metric")
+
+
+def _saturation_chart(name: str, saturation: Mapping[str, Any] | None) -> Markup | None:
+    points = [p for p in (saturation or {}).get("points") or [] if isinstance(p, Mapping)]
+    if len(points) < 2:
+        return None
+    series = Series(name=f"{name}: CI width", points=[(f"{p.get('repeats')} repeats", p.get("ci_width"))
+                                                       for p in points])
+    return line_chart([series], title=f"CI width over repeats ({name})", y_label="CI width")
+
+
+def render_html(report: Mapping[str, Any], *, title: str | None = None) -> str:
+    """The whole page for a stored report."""
+    view = ReportView(report)
+    css, js, csp = assets()
+    min_effect = view.stats_config.get("min_effect")
+    comparisons = [(c, _forest(c, min_effect if isinstance(min_effect, int | float) else None),
+                    _saturation_chart(f"{c.treatment} vs {c.control}", c.saturation)) for c in view.comparisons]
+    saturation = [(v.name, _saturation_chart(v.name, v.saturation)) for v in view.variants]
+    return environment().get_template("report.html.j2").render(
+        title=title or f"knowmeter report {view.run_id}",
+        view=view, css=Markup(css), js=Markup(js), csp=csp, comparisons=comparisons,
+        saturation=saturation, data=Markup(script_json(payload(view))),
+    )
+
+
+def write_html(report: Mapping[str, Any], path: Path) -> Path:
+    """Write the page next to the run (atomically: a reader never sees half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(render_html(report), encoding="utf-8")
+    tmp.replace(path)
+    return path

@@ -1,0 +1,101 @@
+"""The per-sample detail embedded in the page as one JSON blob (rendered lazily by the page's
+script), and its escaping for a ``<script type="application/json">`` element."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from knowmeter.report._view import ReportView, SampleRow, TaskView
+
+#: a tool result longer than this is cut in the timeline (the cut is stated on the page)
+TOOL_TEXT_LIMIT = 2000
+#: an agent output longer than this is cut (the cut is stated on the page)
+OUTPUT_LIMIT = 20000
+
+_SEARCH_TOOLS = frozenset({"grep", "glob", "search", "websearch", "web_search", "find", "rg", "ls"})
+
+
+def _cut(text: str, limit: int) -> list[Any]:
+    """[text, characters left out]."""
+    return [text[:limit], max(len(text) - limit, 0)]
+
+
+def _timeline(task: TaskView) -> list[dict[str, Any]]:
+    """Tool calls paired with their results, in trace order; messages kept as plain steps."""
+    results = {ev.get("id"): ev for ev in task.events if ev.get("kind") == "tool_result"}
+    steps: list[dict[str, Any]] = []
+    for ev in task.events:
+        kind = ev.get("kind")
+        if kind == "tool_call":
+            res = results.get(ev.get("id")) or {}
+            tool = str(ev.get("tool", "?"))
+            status = str(res.get("status", "no result"))
+            error_kind = res.get("error_kind")
+            failed = status != "success" or error_kind is not None
+            raw = ev.get("input")
+            steps.append({"k": "call", "tool": tool,
+                          "in": _cut(raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False),
+                                     TOOL_TEXT_LIMIT),
+                          "out": _cut(str(res.get("output") or ""), TOOL_TEXT_LIMIT),
+                          "st": status + (f" · {error_kind}" if error_kind else ""),
+                          "fail": failed,
+                          "fs": failed and (tool.lower() in _SEARCH_TOOLS or error_kind == "empty_search"),
+                          "turn": ev.get("turn")})
+        elif kind == "message":
+            steps.append({"k": "msg", "role": str(ev.get("role", "?")),
+                          "text": _cut(str(ev.get("text") or ""), TOOL_TEXT_LIMIT), "turn": ev.get("turn")})
+    return steps
+
+
+def _judge(j: Mapping[str, Any]) -> dict[str, Any]:
+    raw = j.get("dimensions")
+    dims: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    return {"judge": str(j.get("judge", "?")), "mean": j.get("mean"), "sd": j.get("sd"),
+            "scores": j.get("scores") if isinstance(j.get("scores"), list) else [],
+            "why": str(j.get("reasoning") or j.get("reason") or ""), "err": j.get("error"),
+            "dims": [[str(name), d.get("mean"), str(d.get("reasoning") or d.get("reason") or "")]
+                     for name, d in dims.items() if isinstance(d, Mapping)]}
+
+
+def _task(task: TaskView) -> dict[str, Any]:
+    return {
+        "out": _cut(task.output, OUTPUT_LIMIT),
+        "err": task.error,
+        "c": task.composite,
+        "ok": task.passed,
+        "cached": task.cached,
+        "cost": task.cost_usd,
+        "ms": task.latency_ms,
+        "as": [[str(a.get("type", "?")), a.get("passed"), str(a.get("message", "")), str(a.get("layer", "")),
+                bool(a.get("negated"))] for a in task.assertions],
+        "j": [_judge(j) for j in task.judges],
+        "je": task.judge_error,
+        "gaps": [str(s.get("context") or s.get("source") or "") for s in task.gap_signals],
+        "tl": _timeline(task),
+    }
+
+
+def payload(view: ReportView) -> dict[str, Any]:
+    """Everything the sample table needs: variants (control first) and one row per sample × repeat."""
+    names = [v.name for v in view.variants]
+    control = view.control or (names[0] if names else None)
+    order = ([control] if control in names else []) + [n for n in names if n != control]
+    return {"variants": order, "control": control, "rows": [_row(row, order) for row in view.samples()]}
+
+
+def _row(row: SampleRow, order: list[str]) -> dict[str, Any]:
+    prompt = next((t.prompt for t in row.tasks.values() if t.prompt), None)
+    return {"id": row.sample_id, "r": row.repeat, "prompt": _cut(prompt or "", TOOL_TEXT_LIMIT),
+            "v": {name: _task(row.tasks[name]) for name in order if name in row.tasks}}
+
+
+_SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                                 "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def script_json(data: Any) -> str:
+    """JSON safe inside ``<script type="application/json">``: no ``<``, ``>`` or ``&`` survives,
+    so no ``</script>`` or ``<!--`` in the data can end or alter the element."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).translate(_SCRIPT_ESCAPES)

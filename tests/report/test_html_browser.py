@@ -1,0 +1,121 @@
+"""The HTML report in a real browser (Playwright driving Debian's chromium): the demo's page
+works offline with no console error and no request; hostile content never runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import ARTIFACTS, HOSTILE
+
+pytestmark = pytest.mark.browser
+
+
+class Browser:
+    """One page with its console errors and every request it made."""
+
+    def __init__(self, playwright: Any, executable: str) -> None:
+        self.browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.dialogs: list[str] = []
+
+    def open(self, path: Path) -> Any:
+        page = self.browser.new_page(viewport={"width": 1400, "height": 900})
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("request", lambda r: self.requests.append(r.url))
+        page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        page.goto(path.as_uri())
+        page.wait_for_selector("body[data-ready]", timeout=30_000)
+        return page
+
+
+@pytest.fixture
+def browser(chromium: str) -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        b = Browser(p, chromium)
+        yield b
+        b.browser.close()
+
+
+def test_demo_report_pill_filters_side_by_side_timeline(browser: Browser, demo_run: Path) -> None:
+    import json
+
+    report = json.loads((demo_run / "report.json").read_text())
+    page_file = demo_run / "report.html"
+    page = browser.open(page_file)
+    page.screenshot(path=str(ARTIFACTS / "report-top.png"))
+    assert page.get_by_test_id("verdict-pill").inner_text() == report["verdict"]["level"]
+
+    rows = page.locator("#sample-body tr.row")
+    total = len({(t["sample_id"], t["repeat"]) for t in report["tasks"]})
+    assert rows.count() == total
+    control = report["statistics"]["control"]
+    failed = {t["sample_id"] for t in report["tasks"] if t["variant"] == control and t["grade"]["passed"] is False}
+    page.get_by_test_id("filter-variant").select_option(control)
+    page.get_by_test_id("filter-status").select_option("fail")
+    assert {rows.nth(i).get_attribute("data-sample") for i in range(rows.count())} == failed
+    assert page.get_by_test_id("filter-count").inner_text() == f"{len(failed)} of {total} rows"
+
+    page.get_by_test_id("filter-status").select_option("")
+    page.get_by_test_id("filter-variant").select_option("")
+    page.get_by_test_id("sort-delta").click()  # largest difference first
+    first = rows.nth(0).get_attribute("data-sample")
+    by_sample = {(t["sample_id"], t["variant"]): t["grade"]["composite"] for t in report["tasks"]}
+    treatment = report["statistics"]["treatments"][0]
+    diffs = {s: by_sample[(s, treatment)] - by_sample[(s, control)] for s, _ in by_sample}
+    assert diffs[first] == max(diffs.values())
+
+    rows.nth(0).click()
+    sides = page.get_by_test_id("side-by-side")
+    assert sides.count() == 1
+    outputs = sides.get_by_test_id("output")
+    assert outputs.count() == 2
+    task = {t["variant"]: t for t in report["tasks"] if t["sample_id"] == first}
+    assert outputs.nth(1).inner_text().strip() == task[treatment]["exec"]["output"].strip()
+    timeline = sides.get_by_test_id("timeline").nth(0)
+    calls = [e for e in task[control]["exec"]["trace"]["events"] if e["kind"] in ("tool_call", "message")]
+    assert timeline.locator("li").count() == len(calls)
+    sides.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "report-detail.png"))
+
+    # a gap-inventory link opens that sample
+    link = page.locator("a.samplelink").first
+    sample = link.get_attribute("data-sample")
+    link.click()
+    page.wait_for_selector("tr.detail")
+    assert page.get_by_test_id("filter-text").input_value() == sample
+    assert page.locator("li.failed-search").count() >= 1
+    page.screenshot(path=str(ARTIFACTS / "report-full.png"), full_page=True)
+
+    assert browser.errors == []
+    assert browser.requests == [page_file.as_uri()]
+
+
+def test_hostile_content_never_runs_and_the_layout_holds(browser: Browser, hostile_run: Path) -> None:
+    page_file = hostile_run / "report.html"
+    page = browser.open(page_file)
+    rows = page.locator("#sample-body tr.row")
+    n = rows.count()
+    assert n == len(HOSTILE) * 3
+    for i in range(n):  # open every row: outputs, assertions, traces of every task
+        rows.nth(i).click()
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(ARTIFACTS / "report-hostile.png"), full_page=True)
+    assert page.evaluate("window.__pwned") is None
+    assert browser.dialogs == [] and browser.errors == []
+    assert browser.requests == [page_file.as_uri()]
+    # the payloads are on the page as text, and every section is still there after the samples
+    text = page.locator("#samples").inner_text()
+    for payload in HOSTILE[:6]:
+        assert payload in text
+    assert page.locator("#provenance").is_visible()
+    assert page.locator("script").count() == 2
+    assert page.locator("#samples img, #samples svg, #samples textarea, #samples iframe").count() == 0
