@@ -52,7 +52,7 @@ def test_demo_report_pill_filters_side_by_side_timeline(browser: Browser, demo_r
     page_file = demo_run / "report.html"
     page = browser.open(page_file)
     page.screenshot(path=str(ARTIFACTS / "report-top.png"))
-    assert page.get_by_test_id("verdict-pill").inner_text() == report["verdict"]["level"]
+    assert page.get_by_test_id("verdict-pill").inner_text() == report["decision"]["outcome"]
 
     rows = page.locator("#sample-body tr.row")
     total = len({(t["sample_id"], t["repeat"]) for t in report["tasks"]})

@@ -63,9 +63,10 @@ def test_eval_writes_report_html_with_the_sections_in_order(demo_run: Path) -> N
     assert [i for i in ids if i in order] == order
     report = _report(demo_run)
     pill = next(a for t, a in page.tags if a.get("data-testid") == "verdict-pill")
-    assert pill["class"] == f"pill v-{report['verdict']['level'].lower()}"
+    decision = report["decision"]
+    assert pill["class"] == f"pill v-{decision['outcome'].lower()}"
     text = " ".join(page.text)
-    assert report["verdict"]["headline"] in text and report["verdict"]["ship_recommendation"] in text
+    assert decision["headline"] in text and decision["recommendation"] in text
     for line in report["verdict"]["rationale"]:
         assert line in text
     assert report["run"]["watermark"]["warning"] in text
@@ -116,7 +117,7 @@ def test_a_missing_figure_reads_unknown_never_zero(demo_run: Path) -> None:
 
 def test_a_report_without_tasks_or_verdict_still_renders(demo_run: Path) -> None:
     report = _report(demo_run)
-    for key in ("tasks", "verdict", "comparisons", "gaps", "coverage"):
+    for key in ("tasks", "verdict", "decision", "comparisons", "gaps", "coverage"):
         report.pop(key)
     page = Page(render_html(report))
     assert "NO VERDICT" in " ".join(page.text)

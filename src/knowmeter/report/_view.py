@@ -33,10 +33,17 @@ def _str(value: Any) -> str | None:
 
 
 @dataclass(frozen=True)
-class Verdict:
-    level: str
+class Outcome:
+    """The run's decision: the outcome word (a verdict level, or what blocked the run), the
+    comparison's verdict level, the first and last lines, the blockers, warnings and rationale."""
+
+    outcome: str
+    verdict: str | None
     headline: str
-    ship_recommendation: str
+    recommendation: str
+    exit_code: int | None
+    blockers: list[tuple[str, str]]
+    warnings: list[str]
     rationale: list[str]
 
 
@@ -213,26 +220,32 @@ class ReportView:
 
     # -- the decision ----------------------------------------------------------------------
     @property
-    def verdict(self) -> Verdict | None:
+    def outcome(self) -> Outcome | None:
+        """The stored decision (``decision``), else the verdict alone (an older report)."""
+        d = _map(self._r.get("decision"))
         v = _map(self._r.get("verdict"))
-        if not v:
+        if not d and not v:
             return None
-        return Verdict(level=str(v.get("level", "?")), headline=str(v.get("headline", "")),
-                       ship_recommendation=str(v.get("ship_recommendation", "")),
-                       rationale=[str(x) for x in _list(v.get("rationale"))])
+        level = _str(v.get("level"))
+        rationale = [str(x) for x in _list(v.get("rationale"))]
+        if not d:
+            return Outcome(outcome=level or "?", verdict=level, headline=str(v.get("headline", "")),
+                           recommendation=str(v.get("ship_recommendation", "")), exit_code=self.exit_code,
+                           blockers=[], warnings=[], rationale=rationale)
+        return Outcome(outcome=str(d.get("outcome", "?")), verdict=_str(d.get("verdict")),
+                       headline=str(d.get("headline", "")), recommendation=str(d.get("recommendation", "")),
+                       exit_code=_int(d.get("exit_code")),
+                       blockers=[(str(b.get("kind")), str(b.get("message")))
+                                 for b in map(_map, _list(d.get("blockers")))],
+                       warnings=[str(w) for w in _list(d.get("warnings"))], rationale=rationale)
 
     @property
     def exit_code(self) -> int | None:
         return _int(self._r.get("exit_code"))
 
     @property
-    def gates_passed(self) -> bool | None:
-        g = _map(self._r.get("gates"))
-        return g.get("passed") if isinstance(g.get("passed"), bool) else None
-
-    @property
-    def gate_lines(self) -> list[str]:
-        return [str(x) for x in _list(self._r.get("terminal_lines"))]
+    def notes(self) -> list[str]:
+        return [str(x) for x in _list(self._r.get("notes"))]
 
     # -- run ------------------------------------------------------------------------------
     @property
