@@ -1,12 +1,14 @@
 """Plain-text views of a variant's gaps and coverage (gap-signal spec §7.2–7.3 style).
 
-Both start with the figure and its watermark; there is no way to print one without the other."""
+Both start with the figure and its watermark; there is no way to print one without the other.
+Every line is made ``printable``: contexts, targets and paths come from agent traces."""
 
 from __future__ import annotations
 
 from knowmeter.analysis._aggregate import GapSummary
 from knowmeter.analysis._coverage import Coverage
 from knowmeter.analysis._model import SOURCES, GapSignal
+from knowmeter.printable import printable
 
 SOURCE_LABELS = {"failed_search": "failed search", "explicit_marker": "explicit marker",
                  "hedging": "hedging", "repeated_failure": "repeated failure"}
@@ -55,7 +57,7 @@ def render_inventory(summary: GapSummary, *, limit: int | None = None) -> str:
         out += ["", *_signal_block(s)]
     if len(shown) < len(summary.signals):
         out += ["", f"… {len(summary.signals) - len(shown)} more signal(s)"]
-    return "\n".join(out)
+    return "\n".join(map(printable, out))
 
 
 def render_coverage(cov: Coverage, *, limit: int | None = 20) -> str:
@@ -68,4 +70,4 @@ def render_coverage(cov: Coverage, *, limit: int | None = 20) -> str:
     if cov.uncovered:
         shown = cov.uncovered if limit is None else cov.uncovered[:limit]
         out.append("uncovered: " + ", ".join(shown) + (" …" if len(shown) < len(cov.uncovered) else ""))
-    return "\n".join(out)
+    return "\n".join(map(printable, out))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import atexit
 import gc
-import sys
 from pathlib import Path
 
 import click
@@ -52,7 +51,6 @@ def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, un
 
         print_json(report.to_dict())
         return
-    from rich.console import Console
+    from knowmeter.cli._output import console
 
-    console = Console(width=None if sys.stdout.isatty() else 160)
-    render_health(report, console)
+    render_health(report, console(markup=True))

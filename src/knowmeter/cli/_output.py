@@ -30,10 +30,11 @@ def print_json(data: Any) -> None:
 PIPED_WIDTH = 120
 
 
-def console(*, stderr: bool = False) -> Console:
+def console(*, stderr: bool = False, markup: bool = False) -> Console:
     """A rich console for a command's output: the terminal's width, or ``COLUMNS`` when set
-    (piped too), else ``PIPED_WIDTH``. Markup, highlighting and emoji codes are off, so nothing
-    printed from a report is interpreted."""
+    (piped too), else ``PIPED_WIDTH``. Highlighting and emoji codes are off, and markup too
+    unless the caller escapes everything it prints from data, so nothing printed from a report
+    or a trace is interpreted."""
     from rich.console import Console
 
     columns = os.environ.get("COLUMNS", "")
@@ -41,4 +42,4 @@ def console(*, stderr: bool = False) -> Console:
     stream = sys.stderr if stderr else sys.stdout
     if width is None and not stream.isatty():
         width = PIPED_WIDTH
-    return Console(file=stream, width=width, markup=False, highlight=False, emoji=False)
+    return Console(file=stream, width=width, markup=markup, highlight=False, emoji=False)

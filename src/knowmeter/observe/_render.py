@@ -13,7 +13,16 @@ if TYPE_CHECKING:
 
     from knowmeter.observe._report import HealthReport, SkillHealth
 
+from knowmeter.printable import printable
+
 _BAND_STYLE = {"green": "green", "amber": "yellow", "red": "red"}
+
+
+def _safe(text: str) -> str:
+    """A trace's text as a table cell: control characters escaped, rich markup not interpreted."""
+    from rich.markup import escape
+
+    return escape(printable(text))
 _SKIPPED_SHOWN = 5  # skipped files named under the table (the JSON report lists every one)
 
 
@@ -42,7 +51,7 @@ def _row(h: SkillHealth, with_kb: bool) -> list[str]:
     gap = "–" if g.gap_rate is None else f"{g.gap_rate:.1%} ({g.samples_with_gap}/{g.executed})"
     t = h.tokens
     tokens = f"{_count(t.input_tokens + t.cache_read_tokens + t.cache_creation_tokens)} / {_count(t.output_tokens)}"
-    row = [h.skill, f"{h.segments} ({h.sessions})", str(h.tool_calls), _pct(h.tool_failure_rate), gap,
+    row = [_safe(h.skill), f"{h.segments} ({h.sessions})", str(h.tool_calls), _pct(h.tool_failure_rate), gap,
            _pct(g.weighted_gap_rate), signals]
     if with_kb:
         c = h.coverage
@@ -89,8 +98,8 @@ def render_health(report: HealthReport, console: Console) -> None:
     else:
         console.print("No segments in the trace set (check the window and --skills).")
     w = report.watermark
-    console.print(f"trace set {', '.join(w.paths)} · {ts.sessions} sessions · {w.count} segments · {w.short}",
-                  markup=False, highlight=False)
+    console.print(printable(f"trace set {', '.join(w.paths)} · {ts.sessions} sessions · {w.count} segments · "
+                            f"{w.short}"), markup=False, highlight=False)
     console.print(f"⚠ {WATERMARK_WARNING}", markup=False, highlight=False)
     tops = [(h.skill, top_gaps(h)) for h in report.skills]
     lines = notes(report)
@@ -98,7 +107,7 @@ def render_health(report: HealthReport, console: Console) -> None:
         lines.append("most frequent failed searches:")
         lines += [f"  {skill}: " + "; ".join(t) for skill, t in tops if t]
     for line in lines:
-        console.print(line, markup=False, highlight=False)
+        console.print(printable(line), markup=False, highlight=False)
 
 
 def notes(report: HealthReport) -> list[str]:

@@ -88,6 +88,9 @@ async def _run_with_retries(
                                   latency_ms=(time.perf_counter() - started) * 1000), attempt
             stats.retries += 1
             await anyio.sleep(min(settings.backoff_s * 2 ** (attempt - 1), 30.0))
+        except Exception as exc:  # an executor bug (or an SDK's own exception) fails the task, with its attempts
+            return ExecResult("", Trace(source=executor.name), error=f"{type(exc).__name__}: {exc}",
+                              latency_ms=(time.perf_counter() - started) * 1000), attempt
 
 
 async def execute_tasks(

@@ -1,0 +1,151 @@
+"""Issue 17 items 1–4, issue 11 item 8, issue 12 item 3: failures reach the terminal, and one
+decision (first line, last line, exit code, `knowmeter runs`) owns the outcome. In-process via
+click's CliRunner on the offline demo."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from knowmeter.cli import cli
+from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
+
+
+def run(demo: Path, *args: str, columns: int = 100) -> Result:
+    return CliRunner().invoke(cli, list(args), env={"COLUMNS": str(columns)}, catch_exceptions=False)
+
+
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    assert run(tmp_path, "init", "d").exit_code == 0
+    monkeypatch.chdir(tmp_path / "d")
+    return tmp_path / "d"
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def paragraphs(text: str) -> list[str]:
+    return [p for p in text.split("\n\n") if p.strip()]
+
+
+def test_first_line_last_line_exit_code_and_runs_agree_on_progress(demo: Path) -> None:
+    r = run(demo, "eval")
+    assert r.exit_code == EXIT_OK, r.output
+    assert r.stdout.startswith("PROGRESS · support-expert vs support-basic")
+    assert paragraphs(r.stdout)[-1].startswith("SHIP — the treatment is significantly better")
+    assert "executor offline: the built-in non-LLM demo agent" in flat(r.stderr)
+    listed = json.loads(run(demo, "runs", "--json").stdout)
+    assert [(x["outcome"], x["verdict"], x["status"]) for x in listed] == [("PROGRESS", "PROGRESS", "complete")]
+    again = run(demo, "report", "latest")
+    assert again.exit_code == EXIT_OK and again.stdout.startswith("PROGRESS · ")
+
+
+JUDGE_DOWN = """\
+import sys
+sys.stderr.write("judge backend unreachable: connection refused\\n")
+sys.exit(3)
+"""
+
+
+def test_a_judge_that_fails_every_call_blocks_the_run_and_is_shown(demo: Path) -> None:
+    (demo / "judge.py").write_text(JUDGE_DOWN)
+    r = run(demo, "eval", "--judge", f"{sys.executable} judge.py:m")
+    assert r.exit_code == EXIT_NOT_PASSED
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("JUDGE FAILED · the judge never produced a score: every call failed"), lines[0]
+    assert "connection refused" in flat(r.stdout)
+    assert paragraphs(r.stdout)[-1].startswith("DO NOT SHIP YET — the configured judge never scored")
+    report = json.loads(run(demo, "report", "latest", "--json").stdout)
+    assert report["decision"]["blockers"][0]["kind"] == "judge_failed" and report["exit_code"] == 1
+    judging = report["variants"][0]["judging"]
+    assert judging["judged"] == 0 and judging["failed"] == 23 and "connection refused" in judging["first_error"]
+
+
+JUDGE_OK = """\
+import json, sys
+json.load(sys.stdin)
+print(json.dumps({"output": json.dumps({"reasoning": "r", "score": 4, "reason": "ok"})}))
+"""
+
+
+def test_judge_on_samples_without_a_rubric_is_not_a_silent_no_op(demo: Path) -> None:
+    (demo / "judge.py").write_text(JUDGE_OK)
+    samples = yaml.safe_load((demo / "eval-samples.yaml").read_text())
+    for s in samples["samples"]:
+        s.pop("rubric", None)
+    (demo / "eval-samples.yaml").write_text(yaml.safe_dump(samples, sort_keys=False))
+    r = run(demo, "eval", "--judge", f"{sys.executable} judge.py:m")
+    assert r.exit_code == EXIT_NOT_PASSED
+    assert r.stdout.startswith("JUDGE FAILED · the judge never produced a score: no sample has a rubric")
+    assert "⚠ judge: 46 of 46 graded tasks have no rubric or dimensions" in r.stdout
+    # with rubrics on some samples the run is judged: the rest is a warning, not a blocker
+    samples["samples"][0]["rubric"] = "Says refunds are possible within 30 days."
+    (demo / "eval-samples.yaml").write_text(yaml.safe_dump(samples, sort_keys=False))
+    r = run(demo, "eval", "--judge", f"{sys.executable} judge.py:m", "--json")
+    decision = json.loads(r.stdout)["decision"]
+    assert decision["outcome"] != "JUDGE FAILED" and decision["blockers"] == []
+    assert any("44 of 46 graded tasks have no rubric" in w for w in decision["warnings"])
+
+
+def test_every_task_errored_says_nothing_was_measured(demo: Path) -> None:
+    r = run(demo, "eval", "--executor", f"{sys.executable} no_such_agent.py", "--retry", "0")
+    assert r.exit_code == EXIT_NOT_PASSED
+    first = r.stdout.split("\n\n")[0]
+    assert flat(first).startswith("NOT MEASURED · 46 of 46 tasks errored — nothing about the knowledge was measured: "
+                                  "46 executor error (first: "), first
+    assert "can't open file" in flat(first) and "(no verdict)" in flat(first)
+    text = flat(r.stdout)
+    assert "Failed tasks" in text and "support-basic: 23 executor error — first:" in text
+    for advice in ("add samples", "INSUFFICIENT DATA", "UNDERPOWERED", "N needed", "power:"):
+        assert advice not in text
+    assert paragraphs(r.stdout)[-1].startswith("FIX THE RUN — nothing was measured")
+    assert json.loads(run(demo, "runs", "--json").stdout)[0]["outcome"] == "NOT MEASURED"
+    tasks = json.loads(run(demo, "report", "latest", "--json").stdout)["tasks"]
+    assert all(t["attempts"] == 1 for t in tasks)
+
+
+SLOW_ON_REFUNDS = """\
+import json, sys, time
+req = json.load(sys.stdin)
+if "money back" in req["prompt"]:
+    time.sleep(30)
+print(json.dumps({"output": "Refunds within 30 days."}))
+"""
+
+
+def test_timeouts_are_counted_by_cause_with_their_first_message(demo: Path) -> None:
+    (demo / "agent.py").write_text(SLOW_ON_REFUNDS)
+    r = run(demo, "eval", "--executor", f"{sys.executable} {demo / 'agent.py'}", "--timeout", "3", "--json")
+    report = json.loads(r.stdout)
+    slow = sum("money back" in s["prompt"] for s in yaml.safe_load((demo / "eval-samples.yaml").read_text())["samples"])
+    causes = {v["name"]: v["errors_by_cause"] for v in report["variants"]}
+    assert slow >= 1 and causes == {name: {"timeout": {"count": slow, "first": "timed out after 3s"}}
+                                    for name in ("support-basic", "support-expert")}
+    text = flat(run(demo, "report", "latest").stdout)
+    assert f"support-basic: {slow} timeout — first: timed out after 3s" in text
+
+
+def test_runner_records_attempts_when_the_executor_raises(tmp_path: Path) -> None:
+    """An exception that is not an ExecutorError (an SDK's connection error) still counts its attempt."""
+    import anyio
+
+    from knowmeter.executors import ExecRequest
+    from knowmeter.runner._execute import ExecutionSettings, ExecutionStats, _run_with_retries
+
+    class Unreachable:
+        name = "unreachable"
+
+        async def run(self, request: ExecRequest) -> None:
+            raise ConnectionError("model API unreachable")
+
+    result, attempts = anyio.run(lambda: _run_with_retries(Unreachable(), ExecRequest("t", "s", "p", None),  # type: ignore[arg-type]
+                                                          ExecutionSettings(), ExecutionStats()))
+    assert attempts == 1 and result.error == "ConnectionError: model API unreachable"
