@@ -70,6 +70,20 @@ def test_regression_gate_trends_and_nudge(fresh_demo: Path) -> None:
         assert report["gates"]["passed"]
         nudged = any(NUDGE_TEXT in n for n in report["notes"])
         assert nudged == (i == 2), report["notes"]
+    # the same third run, cut short as Ctrl-C leaves it: `report` says incomplete and does not nudge
+    run_dir = fresh_demo / ".knowmeter" / "runs" / report["run"]["id"]
+    record = json.loads((run_dir / "run.json").read_text())
+    (run_dir / "run.json").write_text(json.dumps({**record, "status": "interrupted"}))
+    lines = (run_dir / "results.jsonl").read_text().splitlines(keepends=True)
+    (run_dir / "results.jsonl").write_text("".join(lines[:4]))
+    partial = km("report", report["run"]["id"], "--json", cwd=fresh_demo)
+    assert partial.returncode == 1
+    partial_report = json.loads(partial.stdout)
+    assert partial_report["notes"] == [] and partial_report["decision"]["outcome"] == "INCOMPLETE"
+    (run_dir / "run.json").write_text(json.dumps(record))
+    (run_dir / "results.jsonl").write_text("".join(lines))
+    restored = km("report", report["run"]["id"], "--json", cwd=fresh_demo)
+    assert restored.returncode == 0 and any(NUDGE_TEXT in n for n in json.loads(restored.stdout)["notes"])
     r = km("eval", "--config", str(bad), "--gap-rate-regression", "0.05", cwd=fresh_demo)
     assert r.returncode == 1
     reason = " ".join(r.stdout.split())

@@ -1,0 +1,62 @@
+"""Issue 17 item 4: Ctrl-C keeps the finished tasks, prints the resume command and exits 130;
+the run is listed as interrupted / INCOMPLETE, `report` says so (exit 1, no gap-rate nudge), and
+--resume finishes it. A real process and a real SIGINT."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .conftest import km
+
+SLOW_AGENT = """\
+import json, sys, time
+json.load(sys.stdin)
+time.sleep(0.3)
+print(json.dumps({"output": "Refunds are possible within 30 days of purchase."}))
+"""
+
+
+def test_ctrl_c_keeps_the_tasks_prints_the_resume_command_and_exits_130(tmp_path: Path) -> None:
+    assert km("init", "d", cwd=tmp_path).returncode == 0
+    demo = tmp_path / "d"
+    (demo / "agent.py").write_text(SLOW_AGENT)
+    proc = subprocess.Popen([sys.executable, "-m", "knowmeter", "eval", "--executor",
+                             f"{sys.executable} {demo / 'agent.py'}", "--concurrency", "1", "--no-cache"],
+                            cwd=demo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "COLUMNS": "100"})
+    results = list((demo / ".knowmeter" / "runs").glob("*/results.jsonl")) if (demo / ".knowmeter").exists() else []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        results = list((demo / ".knowmeter" / "runs").glob("*/results.jsonl")) if (demo / ".knowmeter").exists() \
+            else []
+        if results and len(results[0].read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.1)
+    assert results, "the run never stored a task"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    run_id = results[0].parent.name
+    assert f"continue with: knowmeter eval --resume {run_id}" in " ".join(err.split())
+    assert "Aborted!" not in err
+    assert out.startswith("INCOMPLETE · "), out
+    stored = len(results[0].read_text().splitlines())
+    assert 3 <= stored < 46
+
+    listed = json.loads(km("runs", "--json", cwd=demo).stdout)[0]
+    assert (listed["id"], listed["status"], listed["outcome"]) == (run_id, "interrupted", "INCOMPLETE")
+    rep = km("report", run_id, cwd=demo)
+    assert rep.returncode == 1
+    assert rep.stdout.startswith(f"INCOMPLETE · {stored}/46 tasks"), rep.stdout
+
+    done = km("eval", "--resume", run_id, cwd=demo)
+    assert done.returncode in (0, 1), done.stderr
+    assert "INCOMPLETE" not in done.stdout.splitlines()[0]
+    listed = json.loads(km("runs", "--json", cwd=demo).stdout)[0]
+    assert listed["status"] == "complete" and listed["tasks_done"] == 46
