@@ -135,6 +135,8 @@ def decide(report: dict[str, Any]) -> Decision:
     level = verdict.get("level")
     blockers = [b for b in (_not_measured(run, variants), _incomplete(run)) if b is not None]
     judge_blocker, warnings = _judging(run, variants)
+    warnings += [f"{v['name']}: {w['count']} task(s): {w['first']}" for v in variants
+                 for w in (v.get("exec_warnings") or {}).values()]
     if judge_blocker is not None:
         blockers.append(judge_blocker)
     blockers += [Blocker("gate_failed", g["message"])

@@ -149,3 +149,23 @@ def test_runner_records_attempts_when_the_executor_raises(tmp_path: Path) -> Non
     result, attempts = anyio.run(lambda: _run_with_retries(Unreachable(), ExecRequest("t", "s", "p", None),  # type: ignore[arg-type]
                                                           ExecutionSettings(), ExecutionStats()))
     assert attempts == 1 and result.error == "ConnectionError: model API unreachable"
+
+
+BROKEN_ENVELOPE = """\
+import json, sys
+json.load(sys.stdin)
+print('{"output": "Refunds are possible within 30 days of purchase.",')
+"""
+
+
+def test_a_broken_json_envelope_is_graded_as_text_with_a_warning_and_a_script_is_not_called_an_llm(
+        demo: Path) -> None:
+    (demo / "agent.py").write_text(BROKEN_ENVELOPE)
+    r = run(demo, "eval", "--executor", f"{sys.executable} {demo / 'agent.py'}", columns=200)
+    text = flat(r.stdout)
+    assert "(command (script protocol; whether it calls a model is not known))" in text and "LLM agent" not in text
+    assert ("⚠ support-basic: 23 task(s): the agent's stdout starts like a JSON reply but is not valid JSON "
+            in text and "graded as plain text" in text)
+    report = json.loads(run(demo, "report", "latest", "--json").stdout)
+    assert report["variants"][0]["exec_warnings"]["broken_envelope"]["count"] == 23
+    assert report["tasks"][0]["exec"]["output"].startswith('{"output": "Refunds')

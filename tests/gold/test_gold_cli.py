@@ -67,12 +67,17 @@ def test_validate_reference_set(gold_dir: Path) -> None:
 def test_compare_a_run_directory_by_id(gold_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     _write_run(tmp_path / ".knowmeter" / "runs" / "r1", gold_dir, ["claude-sonnet-4-6"], truncated=True)
+    (tmp_path / ".knowmeter" / "runs" / "r1" / "run.json").write_text("{}")
     result = CliRunner().invoke(cli, ["gold", "compare", "r1", "--gold-dir", str(gold_dir), "--variant",
                                       "treatment", "--bootstrap-samples", "500"])
     assert result.exit_code == 0, result.output
     assert "matched 10 of 10 gold samples" in result.output
     assert "Krippendorff α interval 1.00" in result.output  # repeat wobble averages out exactly
     assert "agreement: strong" in result.output and "warning" not in result.output
+    for name in ("latest", "r"):  # issue 17 item 8: `latest` and a unique prefix work as everywhere else
+        again = CliRunner().invoke(cli, ["gold", "compare", name, "--gold-dir", str(gold_dir), "--variant",
+                                         "treatment", "--bootstrap-samples", "500"])
+        assert again.exit_code == 0 and again.output == result.output, again.output
 
 
 def test_compare_json_every_variant_and_contamination(gold_dir: Path, tmp_path: Path) -> None:
@@ -88,7 +93,7 @@ def test_compare_json_every_variant_and_contamination(gold_dir: Path, tmp_path: 
 
 
 @pytest.mark.parametrize(("content", "args", "match"), [
-    (None, ["nope"], "no such run"),
+    (None, ["nope"], "no runs in .knowmeter/runs"),
     ('{"sample_id": "a", "variant": "v"}\nnot json\n{"sample_id": "b", "variant": "v"}\n', [],
      "line 2: not valid JSON"),
     ('["a list"]\n', [], "expected a JSON object"),
@@ -96,7 +101,8 @@ def test_compare_json_every_variant_and_contamination(gold_dir: Path, tmp_path: 
     ('{"sample_id": "a", "variant": "v"}\n', ["--variant", "w"], "no results for variant 'w'"),
 ])
 def test_compare_input_errors(gold_dir: Path, tmp_path: Path, content: str | None, args: list[str],
-                              match: str) -> None:
+                              match: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     run = tmp_path / "run"
     if content is not None:
         run.mkdir()

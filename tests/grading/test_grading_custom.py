@@ -153,7 +153,16 @@ def test_bad_fn_is_an_input_error_at_load(evals: Path, fn: str, fragment: str) -
         load([{"type": "custom", "fn": fn}], base_dir=evals)
 
 
-def test_missing_function_fails_at_run_time(evals: Path) -> None:
-    passed, message = custom(evals, "no_such_function")
-    assert passed is False
-    assert "no function 'no_such_function'" in message
+def test_missing_function_is_rejected_at_load_time_with_the_fix(evals: Path) -> None:
+    """Issue 17 item 8: a misnamed function used to fail every task at run time, as an agent failure."""
+    with pytest.raises(InputError) as err:
+        load([{"type": "custom", "fn": "checks/mine.py:has_sqll"}], base_dir=evals)
+    message = str(err.value)
+    assert "defines no function 'has_sqll'; did you mean 'has_sql'?" in message and "mine.py" in message
+    (evals / "checks" / "broken.py").write_text("def f(:\n")
+    with pytest.raises(InputError, match="cannot be read as Python"):
+        load([{"type": "custom", "fn": "checks/broken.py:f"}], base_dir=evals)
+    # a function defined conditionally is still found (the file is read, never run, at load time)
+    (evals / "checks" / "cond.py").write_text("try:\n    import nothing_here\nexcept ImportError:\n"
+                                              "    def ok(output, sample, trace):\n        return True\n")
+    assert load([{"type": "custom", "fn": "checks/cond.py:ok"}], base_dir=evals)

@@ -181,3 +181,23 @@ def _registered() -> dict[str, type]:
 
     assertion_types()  # imports every built-in module
     return dict(_REGISTRY)
+
+
+def test_natural_forms_of_regex_and_tool_lists_are_accepted() -> None:
+    """Issue 17 item 8: `regex` with `value`, `tools_called` with a list `value` (both used to be
+    rejected or, worse, mean something else)."""
+    from knowmeter.traces import ToolStatus
+
+    regex, called, not_called = load([
+        {"type": "regex", "value": r"\d+ days"},
+        {"type": "tools_called", "value": ["Read", "Grep"]},
+        {"type": "tools_not_called", "value": "Bash"},
+    ])
+    assert regex.pattern == r"\d+ days"  # type: ignore[attr-defined]
+    assert called.values == ["Read", "Grep"] and not_called.values == ["Bash"]  # type: ignore[attr-defined]
+    result = make_result("within 30 days", tools=[("Read", {"file_path": "a"}, "x", ToolStatus.SUCCESS)])
+    g = run(sample(), result, [regex, called, not_called])
+    assert [a.passed for a in g.assertions] == [True, False, True]
+    assert g.assertions[1].message == "not called: Grep"
+    with pytest.raises(InputError, match="unknown key 'values'"):
+        load([{"type": "regex", "values": ["x"]}])

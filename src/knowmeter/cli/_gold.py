@@ -77,7 +77,8 @@ def compare_cmd(run: str, gold_dir: Path, variant: str | None, as_json: bool, se
     """Agreement of RUN's judge scores with a gold set: Krippendorff α (interval, ordinal) with a
     bootstrap CI, quadratic-weighted κ, Pearson, and a warning when the annotator is a judge.
 
-    RUN is a run id under .knowmeter/runs/, a run directory, or a results.jsonl file.
+    RUN is a run id (or a unique prefix, or 'latest') under .knowmeter/runs/, a run directory,
+    or a results.jsonl file.
     """
     from knowmeter.gold import compare, load_gold
 
@@ -103,11 +104,14 @@ def compare_cmd(run: str, gold_dir: Path, variant: str | None, as_json: bool, se
 
 
 def _results_path(run: str) -> Path:
+    """RUN as a results file, a run directory, or a run id / unique prefix / ``latest`` in the store."""
+    from knowmeter.store import find_run
+
     given = Path(run)
     for candidate in (given, given / RESULTS, RUNS_DIR / run / RESULTS):
         if candidate.is_file():
             return candidate
-    raise InputError(f"{run}: no such run; expected {RUNS_DIR / run / RESULTS}, a run directory or a results file")
+    return find_run(RUNS_DIR.parent, run).results_file
 
 
 def _judge_scores(path: Path) -> dict[str, tuple[dict[str, float], set[str]]]:

@@ -86,12 +86,17 @@ def trace_from_script_reply(reply: dict[str, Any], output: str) -> Trace:
 def parse_script_stdout(stdout: str) -> ExecResult:
     """Turn the command's stdout into an ExecResult (non-JSON stdout is the output text)."""
     text = stdout.strip()
+    warning = None
     try:
         reply = jsonio.loads(text) if text.startswith("{") else None
-    except ValueError:
+    except ValueError as exc:
         reply = None
+        warning = (f"the agent's stdout starts like a JSON reply but is not valid JSON ({exc}); it was graded as "
+                   "plain text — a script agent must print one JSON object {\"output\": …}")
     if not isinstance(reply, dict):
         trace = Trace(source="script", events=[MessageEvent("assistant", stdout, 1)] if stdout else [])
+        if warning:
+            trace.meta["warnings"] = [{"kind": "broken_envelope", "message": warning}]
         return ExecResult(output=stdout, trace=trace)
     output = reply.get("output")
     output = output if isinstance(output, str) else ("" if output is None else json.dumps(output))

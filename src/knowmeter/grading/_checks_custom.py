@@ -11,7 +11,9 @@ the fact layer unless ``layer: behavior``.
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import difflib
 import json
 import os
 import signal
@@ -83,6 +85,25 @@ async def run_child(argv: list[str], payload: bytes, cwd: Path,
     return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
+def _defined_names(path: Path) -> list[str]:
+    """The names a Python file defines (functions, classes, assignments, imports — inside
+    ``if`` / ``try`` blocks too), read without running it; a file that cannot be parsed is named
+    in the error."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise ValueError(f"custom assertion file {path} cannot be read as Python: {exc}") from None
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.append(node.id)
+        elif isinstance(node, ast.alias):
+            names.append((node.asname or node.name).split(".")[0])
+    return sorted(set(names))
+
+
 def _interpret(value: Any) -> tuple[bool, str, dict[str, Any] | None]:
     if isinstance(value, bool):
         return value, f"custom check {'passed' if value else 'failed'}", None
@@ -116,6 +137,12 @@ class Custom(Assertion):
         path = (base / file_part).resolve()
         if not path.is_file():
             raise ValueError(f"custom assertion file not found: {path}")
+        defined = _defined_names(path)
+        if function not in defined:
+            close = difflib.get_close_matches(function, defined, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ValueError(f"{path} defines no function {function!r}; {hint}names defined there: "
+                             f"{', '.join(defined) or 'none'}")
         self._path, self._function, self._cwd = path, function, base
         return self
 

@@ -14,7 +14,7 @@ import re
 from abc import abstractmethod
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BeforeValidator, Field, field_validator, model_validator
+from pydantic import AliasChoices, BeforeValidator, Field, field_validator, model_validator
 
 from knowmeter.grading._registry import CheckContext, Outcome, SyncAssertion, register
 from knowmeter.grading._unicode import char_length, fold, word_tokens
@@ -46,14 +46,15 @@ class _OneValue(_Matching):
 
 
 class ListAssertion(SyncAssertion):
-    """An assertion with a ``values`` list that also accepts a single ``value``."""
+    """An assertion with a ``values`` list that also accepts ``value`` (one item, or a list)."""
 
     @model_validator(mode="before")
     @classmethod
     def _single_value(cls, data: Any) -> Any:
         if isinstance(data, dict) and "value" in data and "values" not in data:
             data = dict(data)
-            data["values"] = [data.pop("value")]
+            value = data.pop("value")
+            data["values"] = value if isinstance(value, list) else [value]
         return data
 
 
@@ -114,7 +115,7 @@ _REGEX_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.V
 
 @register("regex")
 class Regex(SyncAssertion):
-    pattern: str = Field(min_length=1)
+    pattern: str = Field(min_length=1, validation_alias=AliasChoices("pattern", "value"))
     flags: str = ""
 
     @model_validator(mode="after")

@@ -126,6 +126,8 @@ class VariantSummary(_M):
     cached: int
     error_examples: list[str]
     errors_by_cause: dict[Literal["timeout", "crash", "executor error"], ErrorCause]
+    exec_warnings: dict[str, ErrorCause] = Field(description="Warnings the executor attached to tasks, by kind "
+                                                 "(e.g. broken_envelope: a script reply that is not valid JSON).")
     judging: Judging
     cost: Cost
     tokens: Tokens

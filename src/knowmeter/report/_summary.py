@@ -51,6 +51,7 @@ class _Acc:
     judge_metrics_scored: int = 0
     judge_metrics_failed: int = 0
     judge_first_error: str | None = None
+    warnings: dict[str, list[Any]] = field(default_factory=dict)  # kind -> [count, first message]
 
     def judging(self, rec: dict[str, Any]) -> None:
         """Count what the judges did for one graded task."""
@@ -94,6 +95,9 @@ def summarize_operations(records: Iterable[dict[str, Any]], variants: list[str])
             first[0] += 1
         elif rec.get("grade") is not None:
             a.judging(rec)
+        for w in ((ex.get("trace") or {}).get("meta") or {}).get("warnings") or []:
+            entry = a.warnings.setdefault(str(w.get("kind")), [0, str(w.get("message"))[:300]])
+            entry[0] += 1
         cost = ex.get("cost_usd")
         if rec.get("cached"):
             pass  # a cached answer cost nothing in this run
@@ -135,6 +139,7 @@ def summarize_operations(records: Iterable[dict[str, Any]], variants: list[str])
             "error_examples": [m for m, _ in a.error_messages.most_common(3)],
             "errors_by_cause": {c: {"count": a.causes[c][0], "first": a.causes[c][1]}
                                 for c in ERROR_CAUSES if c in a.causes},
+            "exec_warnings": {k: {"count": n, "first": first} for k, (n, first) in a.warnings.items()},
             "judging": {"judged": a.judged, "failed": a.judge_failed, "no_rubric": a.judge_no_rubric,
                         "metrics_scored": a.judge_metrics_scored, "metrics_failed": a.judge_metrics_failed,
                         "first_error": a.judge_first_error},
