@@ -151,6 +151,8 @@ class RunConfig(BaseModel):
     bootstrap_samples: int = Field(default=10_000, ge=100)
     hedging_judge: str | None = None
     hedging_max_candidates: int = 50
+    #: run agent CLIs without sealing tasks from each other (``--unsealed``)
+    unsealed: bool = False
 
     def base_path(self) -> Path:
         return Path(self.base_dir)

@@ -77,6 +77,7 @@ class Overrides:
     threshold: float | None = None
     bootstrap_samples: int | None = None
     hedging_judge: str | None = None
+    unsealed: bool | None = None
 
 
 def _first(*values: Any) -> Any:
@@ -157,6 +158,7 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             bootstrap_samples=_first(ov.bootstrap_samples, ef.bootstrapSamples, 10_000),
             hedging_judge=_first(ov.hedging_judge, hc.judge if hc and hc.enabled else None),
             hedging_max_candidates=hc.maxCandidates if hc else 50,
+            unsealed=bool(ov.unsealed),
         )
     except ValidationError as exc:
         raise InputError(f"invalid setting {first_error(exc)}; fix the flag or eval.yaml") from None
@@ -177,7 +179,8 @@ class Prepared:
 
 def _executor_from(config: RunConfig) -> Executor:
     try:
-        return create_executor(ExecutorSpec(config.executor, config.model, dict(config.executor_options)))
+        return create_executor(ExecutorSpec(config.executor, config.model, dict(config.executor_options),
+                                            unsealed=config.unsealed))
     except (UnknownExecutor, ExecutorUnavailable) as exc:
         raise InputError(str(exc)) from None
 
@@ -208,6 +211,24 @@ def prepare(config: RunConfig) -> Prepared:
     return Prepared(config, sample_set, variants, executor, tasks, assertions, judges)
 
 
+def executor_sealed(executor: Executor) -> bool | None:
+    """Whether the executor seals each task's agent from the others (True / False); None for
+    executors that run no agent process of their own in a sandbox (offline, script, APIs)."""
+    sealed = getattr(executor, "sealed", None)
+    return sealed if isinstance(sealed, bool) else None
+
+
+def protected_paths(prepared: Prepared) -> tuple[Path, ...]:
+    """What no agent may see: every variant's artifact as configured, the sample files and the
+    run store (sealing executors hide them; each task gets only its own artifact, installed)."""
+    cfg = prepared.config
+    base = cfg.base_path()
+    artifacts = [v.artifact.root or v.artifact.path for v in prepared.variants]
+    paths = [*(p for p in artifacts if p is not None), *((base / s).resolve() for s in cfg.samples),
+             cfg.output_path().resolve()]
+    return tuple(dict.fromkeys(paths))
+
+
 def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
     """The content of ``run.json``: resolved config, provenance, watermark, variant hashes."""
     cfg = prepared.config
@@ -222,7 +243,8 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
         "seed": cfg.seed,
         "watermark": prepared.sample_set.watermark.to_dict(),
         "executor": {"name": prepared.executor.name, "identity": prepared.executor.identity(),
-                     "non_llm": prepared.executor.non_llm, "model": cfg.model},
+                     "non_llm": prepared.executor.non_llm, "model": cfg.model,
+                     "sealed": executor_sealed(prepared.executor)},
         "variants": [
             {"name": v.name, "role": v.role, "expression": v.expression, "kind": v.artifact.kind,
              "hash": v.artifact.hash, "files": len(v.artifact.files),
@@ -281,7 +303,7 @@ async def execute(
     cfg = prepared.config
     budget = budget if budget is not None else run_budget(cfg)
     settings = ExecutionSettings(concurrency=cfg.concurrency, timeout_s=cfg.timeout_s, retry=cfg.retry,
-                                 model=cfg.model, use_cache=not cfg.no_cache)
+                                 model=cfg.model, use_cache=not cfg.no_cache, protected=protected_paths(prepared))
     cache = None if cfg.no_cache else ResponseCache(cfg.output_path())
     try:
         with ResultsWriter(run_dir.results_file) as writer:

@@ -42,7 +42,7 @@ def test_wrapper_runs_the_cli_with_exactly_the_task_env(tmp_path: Path) -> None:
     import subprocess
 
     script = tmp_path / "wrapper"
-    script.write_text(wrapper_script(Path("/usr/bin/env"), {"HOME": "/h o'me", "PATH": "/usr/bin:/bin"}))
+    script.write_text(wrapper_script(["/usr/bin/env"], {"HOME": "/h o'me", "PATH": "/usr/bin:/bin"}))
     script.chmod(0o700)
     out = subprocess.run([str(script)], env={"SECRET": "x", "CLAUDE_CODE_ENTRYPOINT": "sdk-py"},
                          capture_output=True, text=True, check=True).stdout.splitlines()

@@ -40,6 +40,9 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 @click.option("--gap-rate-regression", type=click.FloatRange(0, 1),
               help="Fail when the gap rate rose by more than this since the last run on the same sample set.")
 @click.option("--hedging-judge", help="executor:model for the hedging classifier (default: regex only).")
+@click.option("--unsealed", is_flag=True, default=False,
+              help="Run agent CLIs (claude, codex, claude-sdk) without sealing tasks from each other, where "
+              "bubblewrap cannot run: every agent can then read the other arms' artifacts and the samples.")
 @click.option("--resume", "resume", help="Continue a killed run: execute only its missing tasks.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")
 @click.option("--report-only", is_flag=True, help="Always exit 0 (report, do not gate).")

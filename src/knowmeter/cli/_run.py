@@ -16,6 +16,7 @@ from knowmeter.evaluation import (
     Overrides,
     Prepared,
     execute,
+    executor_sealed,
     prepare,
     resolve_config,
     resume_run,
@@ -55,6 +56,7 @@ def _overrides(opts: dict[str, Any]) -> Overrides:
         threshold=opts.get("threshold"),
         bootstrap_samples=opts.get("bootstrap_samples"),
         hedging_judge=opts.get("hedging_judge"),
+        unsealed=True if opts.get("unsealed") else None,
     )
 
 
@@ -81,6 +83,10 @@ def run_eval(opts: dict[str, Any]) -> int:
     for note in start_notes(prepared):
         err.print(printable(note))
 
+    if executor_sealed(prepared.executor) is False:
+        err.print(f"UNSEALED: {prepared.executor.name} tasks are not sealed from each other; an agent can read "
+                  "the other arm's artifact, the samples and the run store, and files it writes outside its "
+                  "folder stay (--unsealed)")
     progress = _Progress(len(tasks), err if sys.stderr.isatty() else None)
     use_pidfd_child_watcher()
     gc.freeze()  # modules, config, samples and the plan live to the end: the cyclic GC need not rescan them

@@ -36,6 +36,7 @@ from knowmeter.executors._cli_common import (
     artifact_text,
     find_binary,
     process_error,
+    sealing,
     write_text,
 )
 from knowmeter.executors._isolation import ProcessOutcome, TaskSandbox, install_skill
@@ -181,4 +182,5 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
 @register_executor("claude")
 def _make_claude(spec: ExecutorSpec) -> ClaudeCliExecutor:
     options = parse_options(ClaudeOptions, "claude", spec.options)
-    return ClaudeCliExecutor(find_binary("claude", options.bin, INSTALL_HINT), options, spec.model)
+    binary = find_binary("claude", options.bin, INSTALL_HINT)
+    return ClaudeCliExecutor(binary, options, spec.model, sealed=sealing("claude", spec, options))

@@ -25,10 +25,10 @@ import anyio
 
 from knowmeter.errors import InputError
 from knowmeter.executors._claude_cli import ClaudeCliExecutor, ClaudeOptions
-from knowmeter.executors._cli_common import cli_version, find_binary, write_text
+from knowmeter.executors._cli_common import find_binary, sealing, write_text
 from knowmeter.executors._isolation import TaskSandbox
 from knowmeter.executors._model_api import import_sdk
-from knowmeter.executors._options import options_hash, parse_options
+from knowmeter.executors._options import parse_options
 from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError
 from knowmeter.executors._registry import ExecutorSpec, register_executor
 
@@ -89,11 +89,12 @@ def flag_dict(args: list[str]) -> dict[str, str | None]:
     return flags
 
 
-def wrapper_script(binary: Path, env: Mapping[str, str]) -> str:
-    """A sh script that runs ``binary`` with exactly ``env`` (plus the SDK's own variables)."""
+def wrapper_script(command: list[str], env: Mapping[str, str]) -> str:
+    """A sh script that runs ``command`` (the CLI, sealed or not) with exactly ``env`` (plus the
+    SDK's own variables)."""
     assigns = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(env.items()))
     forwarded = " ".join(f'"{k}=${{{k}:-}}"' for k in SDK_ENV)
-    return f'#!/bin/sh\nexec /usr/bin/env -i {assigns} {forwarded} {shlex.quote(str(binary))} "$@"\n'
+    return f'#!/bin/sh\nexec /usr/bin/env -i {assigns} {forwarded} {shlex.join(command)} "$@"\n'
 
 
 class ClaudeSdkExecutor(ClaudeCliExecutor):
@@ -101,17 +102,18 @@ class ClaudeSdkExecutor(ClaudeCliExecutor):
 
     name = "claude-sdk"
 
-    def __init__(self, binary: Path, options: ClaudeOptions, model: str | None, sdk_version: str) -> None:
-        super().__init__(binary, options, model)
+    def __init__(self, binary: Path, options: ClaudeOptions, model: str | None, sdk_version: str, *,
+                 sealed: bool = True) -> None:
+        super().__init__(binary, options, model, sealed=sealed)
         self.sdk_version = sdk_version
 
     def identity(self) -> str:
-        return (f"{self.name}:{self.sdk_version}:{cli_version(self.binary)}:{self.model}:"
-                f"{options_hash(self.options)}")
+        return f"{self.name}:{self.sdk_version}:{super().identity().split(':', 1)[1]}"
 
     async def _agent_options(self, sdk: ModuleType, request: ExecRequest, sandbox: TaskSandbox) -> Any:
         o = self.options
-        wrapper = await write_text(sandbox.root / "claude-isolated", wrapper_script(self.binary, sandbox.env))
+        command = sandbox.command([str(self.binary)])
+        wrapper = await write_text(sandbox.root / "claude-isolated", wrapper_script(command, sandbox.env))
         wrapper.chmod(0o700)
         extra = {**flag_dict(await self.install_artifact(request, sandbox)), "no-session-persistence": None,
                  **flag_dict(o.extra_args)}
@@ -145,6 +147,7 @@ class ClaudeSdkExecutor(ClaudeCliExecutor):
         if error is not None and not records:
             raise ExecutorError(error)  # the CLI never started or died at once: worth a retry
         result = self.stream_result(records, error)
+        result.trace.meta["sealed"] = self.sealed
         result.latency_ms = (time.perf_counter() - started) * 1000
         if scope.cancelled_caught:
             result.error = f"{self.name} timed out after {timeout:g}s"
@@ -163,4 +166,5 @@ def _make_claude_sdk(spec: ExecutorSpec) -> ClaudeSdkExecutor:
     options = parse_options(ClaudeOptions, "claude-sdk", spec.options)
     flag_dict(options.extra_args)
     sdk = import_sdk("claude_agent_sdk", INSTALL_HINT)
-    return ClaudeSdkExecutor(_sdk_cli(sdk, options.bin), options, spec.model, str(getattr(sdk, "__version__", "?")))
+    return ClaudeSdkExecutor(_sdk_cli(sdk, options.bin), options, spec.model, str(getattr(sdk, "__version__", "?")),
+                             sealed=sealing("claude-sdk", spec, options))

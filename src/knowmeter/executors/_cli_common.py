@@ -27,6 +27,8 @@ from knowmeter.executors._isolation import (
 )
 from knowmeter.executors._options import ExecutorOptions, options_hash
 from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, ExecutorUnavailable
+from knowmeter.executors._registry import ExecutorSpec
+from knowmeter.executors._seal import install_root, seal_problem
 
 DEFAULT_TIMEOUT_S = 600.0
 #: Proxy variables every CLI executor passes through (the agent must reach its API).
@@ -53,6 +55,8 @@ class CliOptions(ExecutorOptions):
     workspace_ignore: list[str] = Field(default_factory=lambda: list(DEFAULT_WORKSPACE_IGNORE))
     #: keep each task's temporary folder (for debugging); its path is in ``trace.meta["sandbox"]``
     keep_temp: bool = False
+    #: run without sealing tasks from each other (``--unsealed``); only where bubblewrap cannot run
+    unsealed: bool = False
 
 
 def find_binary(name: str, configured: str | None, install_hint: str) -> Path:
@@ -121,13 +125,16 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
     #: environment variables (names or globs) passed through by default
     default_pass_env: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, binary: Path, options: CliOptionsT, model: str | None) -> None:
+    def __init__(self, binary: Path, options: CliOptionsT, model: str | None, *, sealed: bool = True) -> None:
         self.binary = binary
         self.options = options
         self.model = model
+        #: whether each task's agent runs sealed from every other task (see ``_seal``)
+        self.sealed = sealed
 
     def identity(self) -> str:
-        return f"{self.name}:{cli_version(self.binary)}:{self.model}:{options_hash(self.options)}"
+        seal = "sealed" if self.sealed else "unsealed"
+        return f"{self.name}:{cli_version(self.binary)}:{self.model}:{options_hash(self.options)}:{seal}"
 
     def base_env(self) -> dict[str, str]:
         """Fixed variables of this CLI (set before ``options.env`` and the request's env)."""
@@ -152,7 +159,8 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
         return task_sandbox(request, pass_env=[*self.default_pass_env, *PROXY_ENV, *opts.pass_env],
                             extra_env={**self.base_env(), **opts.env},
                             keep_workspace_skills=opts.keep_workspace_skills,
-                            workspace_ignore=opts.workspace_ignore, keep=opts.keep_temp)
+                            workspace_ignore=opts.workspace_ignore, keep=opts.keep_temp,
+                            sealed=self.sealed, expose=[install_root(self.binary)])
 
     async def run(self, request: ExecRequest) -> ExecResult:
         opts = self.options
@@ -161,11 +169,12 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
         async with self.sandbox(request) as sandbox:
             argv, stdin_path = await self.prepare(request, sandbox)
             try:
-                outcome = await run_process(argv, cwd=sandbox.workspace, env=sandbox.env, timeout_s=timeout,
-                                            stdin_path=stdin_path)
+                outcome = await run_process(sandbox.command(argv), cwd=sandbox.workspace, env=sandbox.env,
+                                            timeout_s=timeout, stdin_path=stdin_path)
             except OSError as exc:
                 raise ExecutorError(f"{self.name}: could not start {self.binary}: {exc}") from exc
             result = await self.interpret(request, sandbox, outcome)
+            result.trace.meta["sealed"] = self.sealed
             if opts.keep_temp:
                 result.trace.meta["sandbox"] = str(sandbox.root)
         result.latency_ms = (time.perf_counter() - started) * 1000
@@ -175,6 +184,18 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
             # no event at all: a crash or a start-up failure, worth a retry
             raise ExecutorError(process_error(self.name, outcome, None) or f"{self.name} failed")
         return result
+
+
+def sealing(name: str, spec: ExecutorSpec, options: CliOptions) -> bool:
+    """Whether executor ``name`` seals its tasks: yes, unless the user opted out (``--unsealed``,
+    option ``unsealed``). Raises ExecutorUnavailable when sealing is wanted but cannot work here."""
+    if spec.unsealed or options.unsealed:
+        return False
+    problem = seal_problem()
+    if problem is not None:
+        raise ExecutorUnavailable(f"{name}: cannot seal tasks from each other: {problem}; "
+                                  "or run unsealed, where every task can read the others' files: --unsealed")
+    return True
 
 
 def process_error(name: str, outcome: ProcessOutcome, reported: str | None) -> str | None:

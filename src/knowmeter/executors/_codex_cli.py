@@ -38,6 +38,7 @@ from knowmeter.executors._cli_common import (
     artifact_text,
     find_binary,
     process_error,
+    sealing,
     write_text,
 )
 from knowmeter.executors._isolation import ProcessOutcome, TaskSandbox, install_skill
@@ -136,4 +137,5 @@ class CodexCliExecutor(CliAgentExecutor[CodexOptions]):
 @register_executor("codex")
 def _make_codex(spec: ExecutorSpec) -> CodexCliExecutor:
     options = parse_options(CodexOptions, "codex", spec.options)
-    return CodexCliExecutor(find_binary("codex", options.bin, INSTALL_HINT), options, spec.model)
+    binary = find_binary("codex", options.bin, INSTALL_HINT)
+    return CodexCliExecutor(binary, options, spec.model, sealed=sealing("codex", spec, options))

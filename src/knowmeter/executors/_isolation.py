@@ -17,6 +17,10 @@ Agents start tools in process groups (and sessions) of their own — Claude Code
 so a group kill cannot reach them. Every process of a task therefore carries
 ``KNOWMETER_SANDBOX=<task root>`` in its environment, and leaving the sandbox kills whatever
 still carries it (Linux ``/proc``; elsewhere only the process group is killed).
+
+With a ``Seal`` (``_seal``) the agent's command runs in a mount namespace of its own, where the
+other tasks' sandboxes, the variants' artifacts, the samples and the run store do not exist and
+nothing outside its sandbox can be written (``TaskSandbox.command``).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import anyio
 from anyio.abc import ByteReceiveStream
 
 from knowmeter.executors._protocol import ExecRequest, SkillInstall
+from knowmeter.executors._seal import Seal
 
 __all__ = [
     "AGENT_SKILL_DIRS",
@@ -74,6 +79,12 @@ class TaskSandbox:
     workspace: Path
     home: Path
     env: dict[str, str]
+    #: how the agent is sealed from every other task; None when the user chose to run unsealed
+    seal: Seal | None = None
+
+    def command(self, argv: Sequence[str]) -> list[str]:
+        """``argv`` as it must be started: inside the seal (starting in the workspace), if any."""
+        return self.seal.argv(argv, cwd=self.workspace) if self.seal is not None else list(argv)
 
     @property
     def codex_home(self) -> Path:
@@ -176,11 +187,14 @@ def _copy_workspace(src: Path | None, dest: Path, *, keep_skills: bool, ignore: 
 async def task_sandbox(request: ExecRequest, *, pass_env: Iterable[str] = (),
                        extra_env: Mapping[str, str] | None = None, keep_workspace_skills: bool = False,
                        workspace_ignore: Sequence[str] = DEFAULT_WORKSPACE_IGNORE,
-                       tmp_root: Path | None = None, keep: bool = False) -> AsyncIterator[TaskSandbox]:
+                       tmp_root: Path | None = None, keep: bool = False, sealed: bool = False,
+                       expose: Sequence[Path] = ()) -> AsyncIterator[TaskSandbox]:
     """A private workspace copy, HOME and environment for one task; removed on exit unless
     ``keep``. Read whatever session files you need inside the ``async with`` block.
 
-    The environment is ``minimal_env`` plus ``extra_env`` plus ``request.env`` (last wins)."""
+    The environment is ``minimal_env`` plus ``extra_env`` plus ``request.env`` (last wins).
+    ``sealed`` adds a ``Seal`` hiding ``request.protected`` (and every other sandbox), with the
+    folders in ``expose`` (the agent's install) readable."""
     prefix = "knowmeter-" + _SAFE_NAME.sub("-", request.task_id)[:40] + "-"
     root = Path(await anyio.to_thread.run_sync(lambda: tempfile.mkdtemp(prefix=prefix, dir=tmp_root)))
     try:
@@ -195,7 +209,8 @@ async def task_sandbox(request: ExecRequest, *, pass_env: Iterable[str] = (),
         await anyio.to_thread.run_sync(_prepare)
         env = minimal_env(home, tmp, pass_env=pass_env, extra={**(extra_env or {}), **request.env})
         env[SANDBOX_ENV_VAR] = str(root)
-        yield TaskSandbox(root=root, workspace=work, home=home, env=env)
+        seal = Seal(root, hide=tuple(request.protected), expose=tuple(expose)) if sealed else None
+        yield TaskSandbox(root=root, workspace=work, home=home, env=env, seal=seal)
     finally:
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(kill_sandbox_processes, root)

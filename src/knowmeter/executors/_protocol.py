@@ -49,7 +49,8 @@ class ExecRequest:
 
     ``system`` is the variant's artifact text (None for the baseline). ``workspace`` is the
     directory the agent works in — a per-task copy when the runner isolates tasks. ``prompt``
-    already includes the sample's context.
+    already includes the sample's context. ``protected`` are paths the agent must not see
+    (every variant's artifact, the sample files, the run store): sealing executors hide them.
     """
 
     task_id: str
@@ -62,6 +63,7 @@ class ExecRequest:
     timeout_s: float | None = None
     max_cost_usd: float | None = None
     env: dict[str, str] = field(default_factory=dict)
+    protected: tuple[Path, ...] = ()
 
 
 @dataclass(slots=True)

@@ -13,11 +13,14 @@ from knowmeter.executors._protocol import Executor
 
 @dataclass(slots=True)
 class ExecutorSpec:
-    """How to build an executor: a registry name (or a command) plus options."""
+    """How to build an executor: a registry name (or a command) plus options. ``unsealed`` is the
+    user's explicit consent to run agent CLIs without sealing tasks from each other
+    (``--unsealed``); executors that do not seal ignore it."""
 
     name: str
     model: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    unsealed: bool = False
 
 
 Factory = Callable[[ExecutorSpec], Executor]

@@ -34,6 +34,9 @@ class ExecutorInfo(_M):
     non_llm: bool
     model: str | None
     label: str
+    #: True: each task's agent was sealed from the others; False: run with --unsealed;
+    #: None: the executor runs no agent process of its own (offline, script, model APIs)
+    sealed: bool | None = None
 
 
 class Git(_M):

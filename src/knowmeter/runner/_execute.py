@@ -31,6 +31,8 @@ class ExecutionSettings:
     backoff_s: float = 0.5
     model: str | None = None
     use_cache: bool = True
+    #: paths no agent may see (every variant's artifact, the sample files, the run store)
+    protected: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -62,6 +64,7 @@ def build_request(task: Task, settings: ExecutionSettings, budget: Budget) -> Ex
         skill=skill,
         timeout_s=settings.timeout_s,
         max_cost_usd=budget.per_task_usd,
+        protected=settings.protected,
     )
 
 
