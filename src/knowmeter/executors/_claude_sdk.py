@@ -151,6 +151,7 @@ class ClaudeSdkExecutor(ClaudeCliExecutor):
         result.latency_ms = (time.perf_counter() - started) * 1000
         if scope.cancelled_caught:
             result.error = f"{self.name} timed out after {timeout:g}s"
+            result.timed_out = True
         return result
 
 

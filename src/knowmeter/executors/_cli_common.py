@@ -3,13 +3,17 @@ version, and one run skeleton (sandbox → prepare → run the process → inter
 
 from __future__ import annotations
 
+import fnmatch
 import functools
+import hashlib
+import json
 import os
 import shutil
 import subprocess
 import tempfile
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import ClassVar, Generic, TypeVar
@@ -99,6 +103,31 @@ def cli_version(binary: Path) -> str:
     return _version(str(binary), mtime)
 
 
+#: Passed-through variables that cannot change an answer: credentials and how the network is reached.
+_NOT_ANSWER_SHAPING = ("*KEY*", "*TOKEN*", "*SECRET*", "*PASSWORD*", "*CREDENTIALS*", *PROXY_ENV)
+
+
+def env_fingerprint(patterns: Sequence[str]) -> str:
+    """A short hash of the variables ``patterns`` would pass through from this environment (names
+    and values), credentials and proxy settings left out: a changed ``ANTHROPIC_MODEL`` or
+    ``ANTHROPIC_BASE_URL`` changes it, a rotated API key does not."""
+    shaping = sorted((k, v) for k, v in os.environ.items()
+                     if any(fnmatch.fnmatchcase(k, p) for p in patterns)
+                     and not any(fnmatch.fnmatchcase(k.upper(), p.upper()) for p in _NOT_ANSWER_SHAPING))
+    return hashlib.sha256(json.dumps(shaping).encode()).hexdigest()[:12]
+
+
+def binary_fingerprint(binary: Path) -> str:
+    """The resolved CLI file, its size and modification time (a replaced binary changes it even
+    when it reports the same ``--version``)."""
+    try:
+        real = binary.resolve()
+        st = real.stat()
+    except OSError:
+        return "missing"
+    return hashlib.sha256(f"{real}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:12]
+
+
 def artifact_text(request: ExecRequest) -> str | None:
     """The variant's artifact text: the system text, else the skill's text (None for the baseline)."""
     if request.system is not None:
@@ -122,6 +151,8 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
 
     name: str
     non_llm: bool = False
+    #: stops a task at its timeout itself and returns the partial trace (see ``Executor``)
+    enforces_timeout: ClassVar[bool] = True
     #: environment variables (names or globs) passed through by default
     default_pass_env: ClassVar[tuple[str, ...]] = ()
 
@@ -132,9 +163,16 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
         #: whether each task's agent runs sealed from every other task (see ``_seal``)
         self.sealed = sealed
 
+    def pass_env(self) -> list[str]:
+        """Names and globs of the variables copied from knowmeter's environment into the agent's."""
+        return [*self.default_pass_env, *PROXY_ENV, *self.options.pass_env]
+
     def identity(self) -> str:
+        """CLI version and binary, model, options, sealing, and the values of the passed-through
+        variables that can change the agent's answer (``ANTHROPIC_MODEL`` …; see ``env_fingerprint``)."""
         seal = "sealed" if self.sealed else "unsealed"
-        return f"{self.name}:{cli_version(self.binary)}:{self.model}:{options_hash(self.options)}:{seal}"
+        return (f"{self.name}:{cli_version(self.binary)}:{binary_fingerprint(self.binary)}:{self.model}:"
+                f"{options_hash(self.options)}:{seal}:env-{env_fingerprint(self.pass_env())}")
 
     def base_env(self) -> dict[str, str]:
         """Fixed variables of this CLI (set before ``options.env`` and the request's env)."""
@@ -156,7 +194,7 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
     def sandbox(self, request: ExecRequest) -> AbstractAsyncContextManager[TaskSandbox]:
         """The task's isolated workspace, HOME and environment (see ``_isolation``)."""
         opts = self.options
-        return task_sandbox(request, pass_env=[*self.default_pass_env, *PROXY_ENV, *opts.pass_env],
+        return task_sandbox(request, pass_env=self.pass_env(),
                             extra_env={**self.base_env(), **opts.env},
                             keep_workspace_skills=opts.keep_workspace_skills,
                             workspace_ignore=opts.workspace_ignore, keep=opts.keep_temp,
@@ -180,6 +218,7 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
         result.latency_ms = (time.perf_counter() - started) * 1000
         if outcome.timed_out:
             result.error = f"{self.name} timed out after {timeout:g}s (process group killed)"
+            result.timed_out = True
         elif outcome.returncode != 0 and not outcome.stdout.strip():
             # no event at all: a crash or a start-up failure, worth a retry
             raise ExecutorError(process_error(self.name, outcome, None) or f"{self.name} failed")

@@ -71,7 +71,9 @@ class ExecResult:
     """What an executor returns for one task.
 
     ``cost_usd`` is None when the executor did not report a cost: unknown, never a fake 0.
-    ``error`` is set when the run failed; ``output`` may still hold partial text.
+    ``error`` is set when the run failed; ``output`` may still hold partial text. ``timed_out``
+    marks a run stopped at its timeout: the trace, usage and output then hold what was observed
+    until then.
     """
 
     output: str
@@ -82,6 +84,7 @@ class ExecResult:
     duration_api_ms: float | None = None
     num_turns: int | None = None
     error: str | None = None
+    timed_out: bool = False
 
     @property
     def ok(self) -> bool:
@@ -96,6 +99,7 @@ class ExecResult:
             "duration_api_ms": self.duration_api_ms,
             "num_turns": self.num_turns,
             "error": self.error,
+            "timed_out": self.timed_out,
             "trace": self.trace.to_dict(),
         }
 
@@ -112,6 +116,7 @@ class ExecResult:
             duration_api_ms=d.get("duration_api_ms"),
             num_turns=d.get("num_turns"),
             error=d.get("error"),
+            timed_out=bool(d.get("timed_out", False)),
         )
 
 
@@ -129,7 +134,10 @@ class Executor(Protocol):
 
     #: registry name, e.g. ``offline``, ``script``, ``claude``
     name: str
-    #: True for agents that are not LLMs (reports label them)
+    #: True for agents that are not LLMs (reports label them). An executor that stops a task at
+    #: ``request.timeout_s`` itself and returns what it observed until then may also set a class
+    #: attribute ``enforces_timeout = True``: the runner's own timeout then waits a grace period
+    #: longer, so the partial trace is kept.
     non_llm: bool
 
     def identity(self) -> str:

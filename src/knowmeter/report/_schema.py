@@ -148,6 +148,7 @@ class ExecRecord(_Open):
     """What the agent run gave (the fields the report reads are typed; the rest is free)."""
 
     error: str | None = None
+    timed_out: bool = False
     cost_usd: float | None = None
     latency_ms: float | None = None
     usage: dict[str, int | None] | None = None

@@ -19,6 +19,10 @@ from knowmeter.runner._plan import Task, directory_fingerprint
 from knowmeter.store import ResultsWriter
 from knowmeter.traces import Trace
 
+#: Extra seconds the runner waits for an executor that enforces the task's timeout itself (it
+#: kills the agent's process group, with a grace of its own, and parses what was written so far).
+TIMEOUT_GRACE_S = 30.0
+
 PostProcess = Callable[[Task, ExecResult], Awaitable[dict[str, Any]]]
 OnRecord = Callable[[dict[str, Any]], None]
 
@@ -72,18 +76,20 @@ async def _run_with_retries(
     executor: Executor, request: ExecRequest, settings: ExecutionSettings, stats: ExecutionStats
 ) -> tuple[ExecResult, int]:
     attempt = 0
+    own = bool(getattr(executor, "enforces_timeout", False))
+    limit = settings.timeout_s + (TIMEOUT_GRACE_S if own else 0.0)
     while True:
         attempt += 1
         started = time.perf_counter()
         try:
-            with anyio.fail_after(settings.timeout_s):
+            with anyio.fail_after(limit):
                 result = await executor.run(request)
             if result.latency_ms is None:
                 result.latency_ms = (time.perf_counter() - started) * 1000
             return result, attempt
         except TimeoutError:
-            msg = f"timed out after {settings.timeout_s:g}s"
-            return ExecResult("", Trace(source=executor.name), error=msg,
+            msg = f"timed out after {limit:g}s"
+            return ExecResult("", Trace(source=executor.name), error=msg, timed_out=True,
                               latency_ms=(time.perf_counter() - started) * 1000), attempt
         except ExecutorError as exc:
             if attempt > settings.retry:
