@@ -62,9 +62,11 @@ def test_shell_calls_failures_and_the_blocked_write_from_the_rollout(codex_bin: 
     assert miss.result is not None and miss.result.error_kind is ErrorKind.EMPTY_SEARCH
     assert missing.result is not None and missing.result.error_kind is ErrorKind.NOT_FOUND
     assert exit3.result is not None and exit3.result.exit_code == 3
-    # the read-only sandbox blocked the write; only the rollout has it
+    # the read-only sandbox blocked the write; codex 0.169 mostly leaves it out of `exec --json` (then
+    # only the rollout has it, and it is recovered from there) but not always (measured: 1 run in 4
+    # under load); either way it is in the trace exactly once (the call list above)
     assert blocked.status is ToolStatus.FAILURE and "Read-only file system" in blocked.result.output  # type: ignore[union-attr]
-    assert result.trace.meta["recovered_calls"] == 1 and result.trace.meta["rollouts"] == 1
+    assert result.trace.meta["recovered_calls"] in (0, 1) and result.trace.meta["rollouts"] == 1
     cwd = Path(result.trace.meta["cwd"])
     assert cwd != workspace and f"HOME={cwd.parent / 'home'}" in exit3.result.output
     assert not cwd.parent.exists() and not (workspace / "created.txt").exists()
