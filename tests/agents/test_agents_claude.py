@@ -172,9 +172,9 @@ def test_timeout_kills_claude_and_its_tools(claude_bin: Path, mock_server: Serve
     tag = f"{40 + os.getpid() % 50}.{time.time_ns() % 9973}"
     srv = mock_server({"anthropic": [{"shell": f"sleep {tag}"}, {"text": "never"}]})
     started = time.monotonic()
-    result = _run(claude_bin, srv, _request(workspace, timeout_s=60), timeout_s=4)
-    assert time.monotonic() - started < 20
-    assert result.error is not None and "timed out after 4s" in result.error
+    result = _run(claude_bin, srv, _request(workspace, timeout_s=60), timeout_s=15)  # slack for a loaded machine
+    assert time.monotonic() - started < 40
+    assert result.error is not None and "timed out after 15s" in result.error and result.timed_out
     assert [c.call.input.get("command") for c in result.trace.invocations()] == [f"sleep {tag}"]  # partial trace
     deadline = time.monotonic() + 5
     while _sleepers(tag) and time.monotonic() < deadline:
