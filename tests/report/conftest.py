@@ -40,9 +40,9 @@ print(json.dumps({"output": out, "inputTokens": 3, "outputTokens": 5, "costUSD":
 '''
 
 
-def km(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def km(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "knowmeter", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, check=False)
+                          timeout=300, check=False, env=env)
 
 
 def latest_run(project: Path) -> Path:
@@ -75,7 +75,7 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                                 {"type": "not_contains", "value": payload}]}) + "\n")
     agent = f"{sys.executable} {root / 'agent.py'} {root / 'payloads.json'}"
     r = km("eval", "--samples", "eval-samples.jsonl", "--control", "a", "--treatment", "b", "--executor", agent,
-           "--no-cache", "--report-only", cwd=root)
+           "--no-cache", "--report-only", "--junit", "out/junit.xml", "--markdown", "out/summary.md", cwd=root)
     assert r.returncode == 0, r.stderr
     return latest_run(root)
 

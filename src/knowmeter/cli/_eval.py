@@ -45,6 +45,10 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
               "bubblewrap cannot run: every agent can then read the other arms' artifacts and the samples.")
 @click.option("--resume", "resume", help="Continue a killed run: execute only its missing tasks.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")
+@click.option("--junit", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also write JUnit XML: a test case per sample × variant and one for the outcome.")
+@click.option("--markdown", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY too when it is set).")
 @click.option("--report-only", is_flag=True, help="Always exit 0 (report, do not gate).")
 @guarded
 def eval_cmd(**opts: object) -> None:

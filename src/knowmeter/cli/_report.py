@@ -20,10 +20,15 @@ from knowmeter.exit_codes import EXIT_OK
 @click.option("--json", "as_json", is_flag=True, help="Print the report JSON to stdout.")
 @click.option("--html", "html", is_flag=False, flag_value="", default=None, metavar="[FILE]",
               help="Also write the self-contained HTML report (default: report.html in the run directory).")
+@click.option("--junit", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also write JUnit XML: a test case per sample × variant and one for the outcome.")
+@click.option("--markdown", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY too when it is set).")
 @click.option("--report-only", is_flag=True, help="Always exit 0.")
 @guarded
 def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | None,
-               bootstrap_samples: int | None, as_json: bool, html: str | None, report_only: bool) -> None:
+               bootstrap_samples: int | None, as_json: bool, html: str | None, junit: Path | None,
+               markdown: Path | None, report_only: bool) -> None:
     """Recompute the comparison and verdict of RUN (an id, a prefix, 'latest' or a run
     directory) from its stored results, without re-running anything."""
     from knowmeter.cli._output import console
@@ -39,10 +44,10 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
         print_json(report)
     else:
         render_terminal(report, console())
-    if html is not None:
-        from knowmeter.report.html import write_html
+    from knowmeter.report._outputs import write_outputs
 
-        path = write_html(report, Path(html) if html else run_dir.path / "report.html")
-        click.echo(f"html report: {path}", err=as_json)
+    html_file = None if html is None else Path(html) if html else run_dir.path / "report.html"
+    for what, path in write_outputs(report, html=html_file, junit=junit, markdown=markdown):
+        click.echo(f"{what}: {path}", err=as_json)
     code = int(report["exit_code"])
     sys.exit(EXIT_OK if report_only else code)

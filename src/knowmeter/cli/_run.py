@@ -99,7 +99,7 @@ def run_eval(opts: dict[str, Any]) -> int:
     except KeyboardInterrupt:
         progress.close()
         report = finalize(run_dir, status="interrupted", budget=budget.to_dict())
-        _print(report, run_dir.report_file, _write_html(report, run_dir), opts)
+        _print(report, run_dir.report_file, _write_files(report, run_dir, opts), opts)
         resume = f"knowmeter eval --resume {run_dir.id}"
         if opts.get("output_dir"):
             resume += f" --output-dir {opts['output_dir']}"
@@ -111,9 +111,9 @@ def run_eval(opts: dict[str, Any]) -> int:
     if stats.not_started:
         err.print(f"budget: {len(stats.not_started)} task(s) not started — the budget would have been exceeded")
     report = finalize(run_dir, status=status, wall_s=stats.wall_s, budget=budget.to_dict())
-    html = _write_html(report, run_dir)
+    written = _write_files(report, run_dir, opts)
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
-    _print(report, run_dir.report_file, html, opts)
+    _print(report, run_dir.report_file, written, opts)
     return int(report["exit_code"])
 
 
@@ -125,14 +125,15 @@ def start_notes(prepared: Prepared) -> list[str]:
     return []
 
 
-def _write_html(report: dict[str, Any], run_dir: RunDir) -> Path:
-    """report.html beside report.json (Jinja2 is imported only here, after the tasks ran)."""
-    from knowmeter.report.html import write_html
+def _write_files(report: dict[str, Any], run_dir: RunDir, opts: dict[str, Any]) -> list[tuple[str, Path]]:
+    """report.html beside report.json, and the --junit / --markdown files when asked for."""
+    from knowmeter.report._outputs import write_outputs
 
-    return write_html(report, run_dir.path / "report.html")
+    return write_outputs(report, html=run_dir.path / "report.html", junit=opts.get("junit"),
+                         markdown=opts.get("markdown"))
 
 
-def _print(report: dict[str, Any], report_file: Path, html_file: Path, opts: dict[str, Any]) -> None:
+def _print(report: dict[str, Any], report_file: Path, written: list[tuple[str, Path]], opts: dict[str, Any]) -> None:
     if opts.get("as_json"):
         from knowmeter.cli._output import print_json
 
@@ -140,7 +141,8 @@ def _print(report: dict[str, Any], report_file: Path, html_file: Path, opts: dic
     else:
         render_terminal(report, make_console())
         click.echo(f"report: {printable(report_file)}")
-        click.echo(f"html report: {printable(html_file)}")
+        for what, path in written:
+            click.echo(f"{what}: {printable(path)}")
 
 
 class _Progress:

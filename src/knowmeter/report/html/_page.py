@@ -89,9 +89,7 @@ def render_html(report: Mapping[str, Any], *, title: str | None = None) -> str:
 
 
 def write_html(report: Mapping[str, Any], path: Path) -> Path:
-    """Write the page next to the run (atomically: a reader never sees half a file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(render_html(report), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    """Write the page (atomically: a reader never sees half a file)."""
+    from knowmeter.report._outputs import write_outputs
+
+    return write_outputs(report, html=path)[0][1]

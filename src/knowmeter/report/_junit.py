@@ -1,0 +1,73 @@
+"""JUnit XML for CI: one test case per sample × variant (× repeat) whose failure message lists
+the failed assertions (an execution error is an ``<error>``), and one test case for the run's
+outcome (failed unless the decision passes, i.e. exit code 0)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from knowmeter.report._view import ReportView, TaskView
+
+#: characters XML 1.0 cannot hold at all (agent output may contain them)
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _x(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _case(suite: ET.Element, task: TaskView, repeats: bool) -> str:
+    """Add the task's test case; returns "failure", "error", "skipped" or "passed"."""
+    name = f"{task.sample_id} [repeat {task.repeat}]" if repeats else task.sample_id
+    case = ET.SubElement(suite, "testcase", classname=_x(f"knowmeter.{task.variant}"), name=_x(name))
+    if task.latency_ms is not None:
+        case.set("time", f"{task.latency_ms / 1000:.3f}")
+    if task.error:
+        ET.SubElement(case, "error", message=_x(task.error[:500]), type="execution").text = _x(task.error)
+        return "error"
+    failed = task.failed_assertions
+    if failed:
+        lines = [f"{a.get('type', '?')} [{a.get('layer', '?')}]: {a.get('message', '')}" for a in failed]
+        ET.SubElement(case, "failure", message=_x(f"{len(failed)} assertion(s) failed: {lines[0]}"[:500]),
+                      type="assertion").text = _x("\n".join(lines))
+        return "failure"
+    if task.passed is None:
+        ET.SubElement(case, "skipped", message="no assertion could be decided")
+        return "skipped"
+    return "passed"
+
+
+def junit_xml(report: Mapping[str, Any]) -> str:
+    """The report as a JUnit XML document (one suite per variant plus one for the outcome)."""
+    view = ReportView(report)
+    tasks = view.tasks()
+    repeats = any(t.repeat for t in tasks)
+    root = ET.Element("testsuites", name=_x(f"knowmeter run {view.run_id}"))
+    for name in [v.name for v in view.variants]:
+        suite = ET.SubElement(root, "testsuite", name=_x(f"knowmeter.{name}"))
+        counts = {"failure": 0, "error": 0, "skipped": 0, "passed": 0}
+        for task in tasks:
+            if task.variant == name:
+                counts[_case(suite, task, repeats)] += 1
+        suite.set("tests", str(sum(counts.values())))
+        suite.set("failures", str(counts["failure"]))
+        suite.set("errors", str(counts["error"]))
+        suite.set("skipped", str(counts["skipped"]))
+    outcome = view.outcome
+    suite = ET.SubElement(root, "testsuite", name="knowmeter.outcome", tests="1", errors="0", skipped="0")
+    case = ET.SubElement(suite, "testcase", classname="knowmeter.outcome",
+                         name=_x(f"outcome {outcome.outcome if outcome else 'unknown'}"))
+    passed = outcome is not None and outcome.exit_code == 0
+    suite.set("failures", "0" if passed else "1")
+    if not passed:
+        text = "\n".join([outcome.headline, outcome.recommendation, *(m for _, m in outcome.blockers)]) \
+            if outcome else "the report has no decision"
+        ET.SubElement(case, "failure", message=_x(outcome.headline[:500] if outcome else "no decision"),
+                      type="outcome").text = _x(text)
+    for attr in ("tests", "failures", "errors", "skipped"):
+        root.set(attr, str(sum(int(s.get(attr, "0")) for s in root)))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

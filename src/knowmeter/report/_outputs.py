@@ -1,0 +1,42 @@
+"""Writing a report's derived files — report.html, JUnit XML, the Markdown summary (also
+appended to ``$GITHUB_STEP_SUMMARY`` when that is set) — for ``eval`` and ``report`` alike."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def write_outputs(report: Mapping[str, Any], *, html: Path | None = None, junit: Path | None = None,
+                  markdown: Path | None = None) -> list[tuple[str, Path]]:
+    """Write the requested files; returns (what, path) for each one written."""
+    written: list[tuple[str, Path]] = []
+    if html is not None:
+        from knowmeter.report.html import render_html
+
+        written.append(("html report", _write(html, render_html(report))))
+    if junit is not None:
+        from knowmeter.report._junit import junit_xml
+
+        written.append(("junit", _write(junit, junit_xml(report))))
+    if markdown is not None:
+        from knowmeter.report._markdown import markdown_summary
+
+        text = markdown_summary(report)
+        written.append(("markdown", _write(markdown, text)))
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            with open(summary, "a", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+            written.append(("step summary", Path(summary)))
+    return written
