@@ -11,15 +11,18 @@ from __future__ import annotations
 import statistics
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from knowmeter.executors._protocol import ExecRequest, ExecutorError
 from knowmeter.grading._concurrency import gather
 from knowmeter.grading._model import DimensionOutcome, GradingConfig, JudgeOutcome, JudgeSpec
 from knowmeter.grading._prompts import PromptTemplate, judge_template
-from knowmeter.grading._reply import JudgeReplyError, parse_judge_reply
+from knowmeter.grading._reply import parse_judge_reply
 from knowmeter.samples._model import Sample
 
 _MAX_ERROR_CHARS = 300
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -53,14 +56,27 @@ class CallSite:
     timeout_s: float | None
 
 
-async def call_judge(judge: JudgeSpec, template: PromptTemplate, prompt: str, site: CallSite,
-                     purpose: str) -> CallResult:
-    """Ask ``judge`` once, retrying once if the call or its reply fails."""
+@dataclass(slots=True)
+class Asked(Generic[T]):
+    """One judge question after its re-ask: the parsed reply, or ``error`` (why not)."""
+
+    value: T | None
+    error: str | None
+    costs: list[float | None]
+    attempts: int
+
+
+async def ask_judge(judge: JudgeSpec, system: str, prompt: str, site: CallSite, purpose: str,
+                    parse: Callable[[str], T], *,
+                    reask: Callable[[str, str], str] | None = None) -> Asked[T]:
+    """Ask ``judge`` once and parse its reply with ``parse`` (a ``ValueError`` rejects it); a failed
+    call or a rejected reply is asked once more — with ``reask(prompt, reason)`` as the prompt
+    after a rejected reply, when given."""
     costs: list[float | None] = []
     error = ""
     for attempt in (1, 2):
         request = ExecRequest(task_id=f"{site.task_id}:judge:{judge.name}:{purpose}:a{attempt}",
-                              sample_id=site.sample_id, prompt=prompt, system=template.system,
+                              sample_id=site.sample_id, prompt=prompt, system=system,
                               model=judge.model, timeout_s=site.timeout_s)
         try:
             result = await judge.executor.run(request)
@@ -73,12 +89,22 @@ async def call_judge(judge: JudgeSpec, template: PromptTemplate, prompt: str, si
             error = f"judge call failed: {result.error}"
             continue
         try:
-            reply = parse_judge_reply(result.output)
-        except JudgeReplyError as exc:
+            return Asked(parse(result.output), None, costs, attempt)
+        except ValueError as exc:
             error = f"unusable judge reply: {exc}"
-            continue
-        return CallResult(reply.score, reply.reasoning, reply.reason, costs=costs)
-    return CallResult(None, error=f"{error[:_MAX_ERROR_CHARS]} (after 1 retry)", costs=costs)
+            if reask is not None:
+                prompt = reask(prompt, str(exc))
+    return Asked(None, f"{error[:_MAX_ERROR_CHARS]} (after 1 retry)", costs, 2)
+
+
+async def call_judge(judge: JudgeSpec, template: PromptTemplate, prompt: str, site: CallSite,
+                     purpose: str) -> CallResult:
+    """Ask ``judge`` once, retrying once if the call or its reply fails."""
+    asked = await ask_judge(judge, template.system, prompt, site, purpose, parse_judge_reply)
+    if asked.value is None:
+        return CallResult(None, error=asked.error, costs=asked.costs)
+    reply = asked.value
+    return CallResult(reply.score, reply.reasoning, reply.reason, costs=asked.costs)
 
 
 def _mean_sd(values: Sequence[float]) -> tuple[float | None, float | None]:

@@ -77,8 +77,10 @@ class PromptTemplate:
         """sha256(version + system + body), first 12 hex."""
         return hashlib.sha256((self.version + self.system + self.body).encode()).hexdigest()[:12]
 
-    def render(self, data: Mapping[str, str], *, rubric: str | None = None) -> str:
-        """The prompt with every block of ``data`` fenced and ``rubric`` (trusted) inserted."""
+    def render(self, data: Mapping[str, str], *, rubric: str | None = None,
+               fields: Mapping[str, str] | None = None) -> str:
+        """The prompt with every block of ``data`` fenced and ``rubric`` and ``fields`` (trusted
+        text knowmeter wrote, by placeholder name) inserted as they are."""
         missing = set(self.blocks) - set(data)
         if missing:
             raise KeyError(f"prompt {self.name!r} needs data blocks: {', '.join(sorted(missing))}")
@@ -87,6 +89,7 @@ class PromptTemplate:
         values["nonce"] = nonce
         if "$rubric" in self.body:
             values["rubric"] = rubric or ""
+        values.update(fields or {})
         return Template(self.body).substitute(values)
 
 

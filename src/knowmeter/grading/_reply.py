@@ -70,9 +70,9 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def parse_judge_reply(text: str) -> JudgeReply:
-    """The first JSON object in ``text`` that has a ``score`` key (code fences and prose around it
-    are tolerated), validated: ``score`` must be an integer 1–5. Raises ``JudgeReplyError``."""
+def json_objects(text: str) -> Iterator[Any]:
+    """Each top-level JSON value written as a balanced ``{…}`` in ``text`` (code fences and prose
+    around it tolerated; objects nested inside one already yielded are skipped)."""
     text = text[:_MAX_REPLY_CHARS]
     skip_until = 0
     for candidate, end in _balanced_objects(text):
@@ -83,7 +83,14 @@ def parse_judge_reply(text: str) -> JudgeReply:
         except json.JSONDecodeError:
             continue
         skip_until = end
+        yield obj
+
+
+def parse_judge_reply(text: str) -> JudgeReply:
+    """The first JSON object in ``text`` that has a ``score`` key (code fences and prose around it
+    are tolerated), validated: ``score`` must be an integer 1–5. Raises ``JudgeReplyError``."""
+    for obj in json_objects(text):
         if isinstance(obj, dict) and "score" in obj:
             return JudgeReply(_score(obj["score"]), _text(obj.get("reasoning")), _text(obj.get("reason")))
-    snippet = " ".join(text.split())[:120]
+    snippet = " ".join(text[:_MAX_REPLY_CHARS].split())[:120]
     raise JudgeReplyError(f"no JSON object with a score in the judge's reply: {snippet!r}")
