@@ -1,0 +1,62 @@
+"""What the grader needs of one eval case: the case, its dimension's canonical text, the skill
+body, its behaviors, and the verbatim check's source n-grams (computed once per case)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from knowmeter.comprehension._criteria import DIMENSIONS, Behavior, case_behaviors
+from knowmeter.comprehension._verbatim import DEFAULT_N, Overlap, SourceGrams
+
+
+@dataclass(frozen=True, slots=True)
+class GraderCase:
+    """One comprehension case ready to grade.
+
+    ``concept_text`` is the canonical answer for the dimension (the concept field for C1–C7, the
+    ``## Verification`` / ``## Do NOT Use When`` section for C8 / C9); ``body`` is SKILL.md without
+    its frontmatter. ``behaviors`` are the file's, or the rubric's four criteria (``derived``).
+    """
+
+    case_id: str
+    dimension: str
+    prompt: str
+    concept_text: str
+    body: str
+    behaviors: tuple[Behavior, ...]
+    verbatim_behavior: str | None
+    expected_reasoning: str | None = None
+    transfer: str | None = None
+    n: int = DEFAULT_N
+    _grams: SourceGrams | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def concept_name(self) -> str:
+        return DIMENSIONS[self.dimension].anchor
+
+    def overlap(self, answer: str) -> Overlap:
+        """The verbatim check of ``answer`` against the body and the concept field."""
+        grams = self._grams
+        if grams is None:
+            grams = SourceGrams((self.body, self.concept_text), self.n)
+            object.__setattr__(self, "_grams", grams)
+        return grams.check(answer)
+
+    def describe(self) -> dict[str, object]:
+        """The case as recorded with each result."""
+        return {"case_id": self.case_id, "dimension": self.dimension, "concept_field": self.concept_name,
+                "transfer": self.transfer, "behaviors": [b.to_dict() for b in self.behaviors],
+                "derived_behaviors": [b.id for b in self.behaviors if b.derived],
+                "verbatim_behavior": self.verbatim_behavior}
+
+
+def make_case(*, case_id: str, dimension: str, prompt: str, concept_text: str, body: str,
+              behaviors: tuple[Behavior, ...], expected_reasoning: str | None = None,
+              transfer: str | None = None, n: int = DEFAULT_N) -> GraderCase:
+    """A case with its graded behaviors settled (rubric criteria when none are given; C1 always
+    has a verbatim behavior)."""
+    if dimension not in DIMENSIONS:
+        raise ValueError(f"unknown comprehension dimension {dimension!r}; expected one of {', '.join(DIMENSIONS)}")
+    graded, verbatim = case_behaviors(dimension, behaviors)
+    return GraderCase(case_id, dimension, prompt, concept_text, body, graded, verbatim, expected_reasoning,
+                      transfer, n)

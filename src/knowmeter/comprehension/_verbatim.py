@@ -1,0 +1,72 @@
+"""The verbatim-overlap check of the comprehension research (Appendix A.3), in code.
+
+Text is lower-cased, every character that is neither a letter, a digit nor whitespace becomes a
+space, and tokens of three characters or fewer and the 25 listed stopwords are dropped. An answer
+fails when any ``n`` consecutive remaining tokens (n = 6 by default) also occur consecutively in a
+source (the skill body without frontmatter, the case's concept field). Letters and digits are
+Unicode-aware; on ASCII text this is exactly A.3's ``[^a-z0-9\\s]`` rule. Each source is
+tokenised on its own, so no n-gram straddles two sources.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+#: Appendix A.3's starting stopword list (the English functional words longer than 3 characters).
+STOPWORDS = frozenset(
+    "this that they them with from have will would could should their there where when what which while "
+    "about after before between into than then".split()
+)
+DEFAULT_N = 6
+
+_NOT_ALNUM = re.compile(r"[^\w\s]|_")
+
+
+def tokens(text: str) -> list[str]:
+    """A.3's tokens of ``text``: lower-cased, non-alphanumerics as spaces, short words and
+    stopwords dropped."""
+    return [t for t in _NOT_ALNUM.sub(" ", text.lower()).split() if len(t) > 3 and t not in STOPWORDS]
+
+
+def ngrams(toks: list[str], n: int) -> list[str]:
+    """The ``n``-grams of ``toks`` (space-joined), in order, with repeats."""
+    return [" ".join(toks[i:i + n]) for i in range(len(toks) - n + 1)]
+
+
+@dataclass(frozen=True, slots=True)
+class Overlap:
+    """The check's outcome: ``passed`` when no n-gram is shared; ``ngrams`` the shared ones in the
+    order they appear in the answer."""
+
+    passed: bool
+    ngrams: tuple[str, ...]
+    n: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {"passed": self.passed, "n": self.n, "overlap_ngrams": list(self.ngrams)}
+
+
+class SourceGrams:
+    """The n-grams of the sources an answer is checked against, computed once per skill/field."""
+
+    __slots__ = ("grams", "n")
+
+    def __init__(self, sources: Iterable[str], n: int = DEFAULT_N) -> None:
+        if n < 1:
+            raise ValueError(f"the n-gram size must be >= 1, got {n}")
+        self.n = n
+        self.grams: set[str] = set()
+        for source in sources:
+            self.grams.update(ngrams(tokens(source), n))
+
+    def check(self, answer: str) -> Overlap:
+        """The answer's shared n-grams (each once, first occurrence first)."""
+        shared = dict.fromkeys(g for g in ngrams(tokens(answer), self.n) if g in self.grams)
+        return Overlap(not shared, tuple(shared), self.n)
+
+
+def verbatim_overlap(answer: str, sources: Iterable[str], n: int = DEFAULT_N) -> Overlap:
+    """Appendix A.3's check of ``answer`` against ``sources`` (body, concept field)."""
+    return SourceGrams(sources, n).check(answer)

@@ -1,0 +1,130 @@
+"""The skill's comprehension verdict, in Skill Graph's vocabulary, strict with named exceptions
+(research §5.11): the skill passes only when the with-skill agent passes every dimension, and the
+verdict always names the dimensions that fail, were not covered, or could not be graded.
+
+Rules, first match wins (``rule`` in the result names it):
+
+1. ``UNVERIFIED`` — no case was graded in the with-skill arm, or none in both arms.
+2. ``SKIPPED_BASELINE_HIGH`` — without the skill the agent already passes every graded case, so
+   the eval cannot show what the skill teaches.
+3. ``SHALLOW`` — the with-skill agent fails at least one case: the dimensions it fails are named
+   (a verbatim copy, the retrieval-not-understanding failure, fails C1 this way).
+4. The with-skill agent passes every graded case:
+   - the paired difference is significant (overall McNemar p < alpha) → ``PASS``, or
+     ``PROVISIONAL`` when a caveat holds: grader and agent of the same model family, a graded
+     dimension missing from the eval (C1–C9 not all covered), cases left ungraded, verdicts
+     flagged for review, a non-LLM agent or grader;
+   - not significant and powered (see ``_stats``) → ``REDUNDANT``: loading the skill changes no
+     measurable outcome;
+   - not significant and underpowered → ``PROVISIONAL``.
+
+``eval_score`` = round(5 × the with-skill case pass rate) (0–5, None when unverified);
+``eval_failed_ids`` = the with-skill arm's failed case ids.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+ALL_DIMENSIONS = tuple(f"C{i}" for i in range(1, 10))
+LEVELS = ("PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED")
+
+_FAMILIES = (
+    ("anthropic", re.compile(r"claude|anthropic|opus|sonnet|haiku")),
+    ("openai", re.compile(r"\bgpt|openai|codex|\bo[134](-|\b)")),
+    ("google", re.compile(r"gemini|gemma|palm")),
+    ("meta", re.compile(r"llama")),
+    ("mistral", re.compile(r"mistral|mixtral|codestral")),
+    ("alibaba", re.compile(r"qwen")),
+    ("deepseek", re.compile(r"deepseek")),
+)
+
+
+def model_family(executor: str, model: str | None) -> str | None:
+    """The vendor family of ``model`` (else of the executor's name), or None when unknown."""
+    for text in (model or "", executor):
+        low = text.lower()
+        for family, pattern in _FAMILIES:
+            if pattern.search(low):
+                return family
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Parties:
+    """Who answered and who graded: executor names, models, and whether each is an LLM."""
+
+    agent: str
+    agent_model: str | None
+    agent_llm: bool
+    graders: tuple[tuple[str, str | None, bool], ...]  # (executor, model, is an LLM)
+
+
+def _caveats(stats: dict[str, Any], parties: Parties, reviews: int) -> list[str]:
+    out = []
+    agent_family = model_family(parties.agent, parties.agent_model) if parties.agent_llm else None
+    for name, model, llm in parties.graders:
+        family = model_family(name, model) if llm else None
+        if agent_family is not None and family == agent_family:
+            out.append(f"grader {name}{':' + model if model else ''} and the agent are of the same model family "
+                       f"({family}): self-preference bias is not excluded")
+        if not llm:
+            out.append(f"grader {name} is not an LLM (a deterministic scripted grader)")
+    if not parties.agent_llm:
+        out.append(f"the agent {parties.agent} is not an LLM (a deterministic offline agent)")
+    missing = [d for d in ALL_DIMENSIONS if d not in stats["dimensions"]]
+    if missing:
+        out.append(f"dimensions not covered by the eval: {', '.join(missing)}")
+    ungraded = stats["overall"]["with_skill"]["ungraded"] + stats["overall"]["baseline"]["ungraded"]
+    if ungraded:
+        out.append(f"{ungraded} grading(s) ungraded (see the cases)")
+    if reviews:
+        out.append(f"{reviews} behavior verdict(s) flagged for review (hedged PASS)")
+    return out
+
+
+def skill_verdict(stats: dict[str, Any], parties: Parties, *, reviews: int = 0) -> dict[str, Any]:
+    """The verdict block of the report (see the module doc for the rules)."""
+    overall = stats["overall"]
+    skill, base, paired = overall["with_skill"], overall["baseline"], overall["paired"]
+    dims = stats["dimensions"]
+    failing = [d for d, b in dims.items() if b["with_skill"]["cases_passed"] < b["with_skill"]["cases_graded"]]
+    unverified = [d for d, b in dims.items() if b["with_skill"]["cases_graded"] == 0]
+    not_covered = [d for d in ALL_DIMENSIONS if d not in dims]
+    caveats = _caveats(stats, parties, reviews)
+    if skill["cases_graded"] == 0 or paired["cases_paired"] == 0:
+        level, rule = "UNVERIFIED", "nothing_graded"
+        reasons = ["no case was graded in " + ("the with-skill arm" if skill["cases_graded"] == 0 else "both arms")]
+    elif base["cases_graded"] and base["cases_passed"] == base["cases_graded"]:
+        level, rule = "SKIPPED_BASELINE_HIGH", "baseline_passes"
+        reasons = [f"without the skill the agent already passes all {base['cases_graded']} graded case(s)"]
+    elif failing:
+        level, rule = "SHALLOW", "dimension_fails"
+        reasons = [f"with the skill the agent fails {d} ({dims[d]['with_skill']['cases_passed']}/"
+                   f"{dims[d]['with_skill']['cases_graded']} cases pass)" for d in failing]
+    else:
+        p = paired["mcnemar"]["p_value"]
+        significant = p is not None and p < stats["settings"]["alpha"] and (paired["difference_in_pass_rate"] or 0) > 0
+        if significant:
+            level, rule = ("PROVISIONAL", "caveat") if caveats else ("PASS", "all_pass_and_better")
+            reasons = [f"with the skill every graded case passes and the paired difference is significant "
+                       f"(McNemar p = {p:.3g})", *caveats]
+        elif paired["underpowered"]:
+            level, rule = "PROVISIONAL", "underpowered"
+            reasons = ["with the skill every graded case passes, but the run cannot tell it from the baseline: "
+                       + "; ".join(paired["underpowered_reasons"]), *caveats]
+        else:
+            level, rule = "REDUNDANT", "no_difference"
+            reasons = [f"with the skill every graded case passes but no better than without it (McNemar p = "
+                       f"{p if p is None else format(p, '.3g')}, minimum detectable difference {paired['mde']:.2f})",
+                       *caveats]
+    rate = skill["pass_rate"]
+    return {
+        "level": level, "rule": rule, "reasons": reasons, "caveats": caveats,
+        "failing_dimensions": failing, "unverified_dimensions": unverified, "not_covered_dimensions": not_covered,
+        "passing_dimensions": [d for d in dims if d not in failing and d not in unverified],
+        "eval_score": None if level == "UNVERIFIED" or rate is None else round(5 * rate),
+        "eval_failed_ids": skill["failed_cases"],
+    }
