@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -264,12 +265,13 @@ def start_run(prepared: Prepared) -> RunDir:
     return run_dir
 
 
-def resume_run(run_dir: RunDir) -> tuple[Prepared, list[Task]]:
-    """Re-prepare a stored run from its ``run.json`` and return the tasks not yet finished.
-    Refuses when the samples or a variant's artifact changed since the run started."""
+def resume_run(run_dir: RunDir, reprepare: Callable[[dict[str, Any]], Prepared] | None = None,
+               ) -> tuple[Prepared, list[Task]]:
+    """Re-prepare a stored run from its ``run.json`` (with ``reprepare`` when given, else as
+    ``eval`` does) and return the tasks not yet finished. Refuses when the samples or a
+    variant's artifact changed since the run started."""
     record = run_dir.read_run()
-    config = stored_config(record.get("config"), run_dir.run_file)
-    prepared = prepare(config)
+    prepared = reprepare(record) if reprepare else prepare(stored_config(record.get("config"), run_dir.run_file))
     if prepared.sample_set.watermark.sha256 != record["watermark"]["sha256"]:
         raise InputError(f"run {run_dir.id}: the sample set changed since the run started "
                          f"({record['watermark']['sha256'][:8]} → {prepared.sample_set.watermark.short}); "

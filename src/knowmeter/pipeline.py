@@ -73,7 +73,7 @@ def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
     if budget is not None:
         record["budget"] = budget
     write_json_atomic(run_dir.run_file, record)
-    report = build_report(run_dir, sections=report_sections())
+    report = build_report(run_dir, sections=report_sections(run=record))
     apply_gates(report)
     write_json_atomic(run_dir.report_file, report, indent=None)
     index_run(run_dir, report)
@@ -84,15 +84,20 @@ def rebuild_report(run_dir: RunDir, *, threshold: float | None = None, seed: int
                    bootstrap_samples: int | None = None) -> dict[str, Any]:
     """Recompute report.json from stored results (``knowmeter report``), with overrides."""
     overrides = {"threshold": threshold, "seed": seed, "bootstrap_samples": bootstrap_samples}
-    report = build_report(run_dir, sections=report_sections(overrides))
+    report = build_report(run_dir, sections=report_sections(overrides, run=run_dir.read_run()))
     apply_gates(report)
     write_json_atomic(run_dir.report_file, report, indent=None)
     index_run(run_dir, report)
     return report
 
 
-def report_sections(overrides: dict[str, Any] | None = None) -> list[SectionBuilder]:
-    """The analysis sections of report.json, in order."""
+def report_sections(overrides: dict[str, Any] | None = None, *,
+                    run: dict[str, Any] | None = None) -> list[SectionBuilder]:
+    """The analysis sections of report.json, in order (a comprehension run's own for one)."""
+    if run is not None and "comprehension" in run:
+        from knowmeter.comprehension import comprehension_section
+
+        return [comprehension_section(overrides)]
     return [comparison_section(overrides), gaps_section]
 
 

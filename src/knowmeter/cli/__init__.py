@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "gold": ("_gold", "gold_group", "Human gold sets: init, validate, compare a run against one."),
     "observe": ("_observe", "observe_cmd", "Skill health from real Claude Code / Codex usage traces."),
     "skill": ("_skill", "skill_group", "Skill Graph skills and eval files: lint."),
+    "comprehend": ("_comprehend", "comprehend_cmd",
+                   "Did the agent understand a skill? Rubric C1–C9, with vs without it."),
 }
 
 

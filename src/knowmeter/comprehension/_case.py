@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from knowmeter.comprehension._criteria import DIMENSIONS, Behavior, case_behaviors
+from knowmeter.comprehension._criteria import Behavior, case_behaviors
 from knowmeter.comprehension._verbatim import DEFAULT_N, Overlap, SourceGrams
+from knowmeter.skillgraph import Dimension
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +21,7 @@ class GraderCase:
 
     case_id: str
     dimension: str
+    concept_name: str
     prompt: str
     concept_text: str
     body: str
@@ -29,10 +31,6 @@ class GraderCase:
     transfer: str | None = None
     n: int = DEFAULT_N
     _grams: SourceGrams | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def concept_name(self) -> str:
-        return DIMENSIONS[self.dimension].anchor
 
     def overlap(self, answer: str) -> Overlap:
         """The verbatim check of ``answer`` against the body and the concept field."""
@@ -51,12 +49,12 @@ class GraderCase:
 
 
 def make_case(*, case_id: str, dimension: str, prompt: str, concept_text: str, body: str,
-              behaviors: tuple[Behavior, ...], expected_reasoning: str | None = None,
-              transfer: str | None = None, n: int = DEFAULT_N) -> GraderCase:
+              behaviors: tuple[Behavior, ...], concept_name: str | None = None,
+              expected_reasoning: str | None = None, transfer: str | None = None, n: int = DEFAULT_N) -> GraderCase:
     """A case with its graded behaviors settled (rubric criteria when none are given; C1 always
-    has a verbatim behavior)."""
-    if dimension not in DIMENSIONS:
-        raise ValueError(f"unknown comprehension dimension {dimension!r}; expected one of {', '.join(DIMENSIONS)}")
+    has a verbatim behavior); ``concept_name`` defaults to the dimension's field or section."""
+    dim = Dimension(dimension)  # a ValueError for anything but C1…C9
     graded, verbatim = case_behaviors(dimension, behaviors)
-    return GraderCase(case_id, dimension, prompt, concept_text, body, graded, verbatim, expected_reasoning,
+    name = concept_name or dim.concept_field or f"## {dim.section}"
+    return GraderCase(case_id, dimension, name, prompt, concept_text, body, graded, verbatim, expected_reasoning,
                       transfer, n)

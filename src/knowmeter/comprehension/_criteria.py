@@ -1,42 +1,12 @@
-"""The rubric C1–C9 (research §5.1): what each dimension is graded against, and the four pass
-criteria of §5.2–5.10 that become a case's behaviors when its eval file lists none."""
+"""The four pass criteria of each rubric dimension (research §5.2–5.10), which become a case's
+behaviors when its eval file lists none, and the verbatim behavior every C1 case has."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
-Kind = Literal["positive", "negative"]
-
-
-@dataclass(frozen=True, slots=True)
-class Dimension:
-    """One rubric dimension: its id, name, and the skill text that is its canonical answer —
-    a concept field (C1–C7) or a body section (C8, C9)."""
-
-    id: str
-    name: str
-    concept_field: str | None
-    section: str | None
-
-    @property
-    def anchor(self) -> str:
-        """What the grader is shown as the ``<concept-field name=…>``."""
-        return self.concept_field or f"## {self.section}"
-
-
-DIMENSIONS: dict[str, Dimension] = {d.id: d for d in (
-    Dimension("C1", "Definitional precision", "definition", None),
-    Dimension("C2", "Mental-model fidelity", "mental_model", None),
-    Dimension("C3", "Purpose articulation", "purpose", None),
-    Dimension("C4", "Boundary discrimination", "boundary", None),
-    Dimension("C5", "Taxonomy navigation", "taxonomy", None),
-    Dimension("C6", "Analogy reuse with limit", "analogy", None),
-    Dimension("C7", "Misconception inoculation", "misconception", None),
-    Dimension("C8", "Verification application", None, "Verification"),
-    Dimension("C9", "Negative-boundary refusal", None, "Do NOT Use When"),
-)}
+from knowmeter.skillgraph import BehaviorKind as Kind
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,8 +102,10 @@ def skill_verdict(stats: dict[str, Any], parties: Parties, *, reviews: int = 0) 
         reasons = [f"without the skill the agent already passes all {base['cases_graded']} graded case(s)"]
     elif failing:
         level, rule = "SHALLOW", "dimension_fails"
-        reasons = [f"with the skill the agent fails {d} ({dims[d]['with_skill']['cases_passed']}/"
-                   f"{dims[d]['with_skill']['cases_graded']} cases pass)" for d in failing]
+        reasons = [f"with the skill the agent fails {len(failing)} of {len(dims) - len(unverified)} graded "
+                   f"dimension(s): {', '.join(failing)}",
+                   *(f"{d}: {dims[d]['with_skill']['cases_passed']}/{dims[d]['with_skill']['cases_graded']} case(s) "
+                     "pass with the skill" for d in failing)]
     else:
         p = paired["mcnemar"]["p_value"]
         significant = p is not None and p < stats["settings"]["alpha"] and (paired["difference_in_pass_rate"] or 0) > 0

@@ -1,0 +1,54 @@
+"""``knowmeter comprehend``: grade whether an agent understood a skill (rubric C1–C9), paired
+baseline vs with-skill."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from knowmeter.cli._errors import EXIT_GATE, EXIT_INPUT, EXIT_OK, guarded
+
+
+@click.command("comprehend")
+@click.argument("skill", required=False)
+@click.option("--evals", help="The skill's eval file (default: found beside the skill: evals/comprehension.json, "
+              "evals/evals.json, examples/evals/<name>.json).")
+@click.option("--executor", default="offline", show_default=True, help="The agent: any registered executor "
+              "(offline, claude, codex, openai, anthropic, claude-sdk, script) or a script-protocol command.")
+@click.option("--model", help="Model passed to the agent's executor.")
+@click.option("--judge", "judges", multiple=True, help="Grader as executor:model (repeatable for an ensemble; "
+              "a behavior passes on a majority). scripted-grader is a deterministic offline stand-in.")
+@click.option("--repeat", type=click.IntRange(1, 100), default=1, show_default=True,
+              help="Real replicates per case and arm.")
+@click.option("--judge-repeat", type=click.IntRange(1, 20), default=1, show_default=True,
+              help="Grader calls per answer and grader.")
+@click.option("--ngram", type=click.IntRange(2, 50), default=6, show_default=True,
+              help="n of the verbatim-overlap check (research A.3).")
+@click.option("--concurrency", type=click.IntRange(1, 256), help="Tasks run at once (default 4).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Per-task timeout in seconds.")
+@click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors.")
+@click.option("--no-cache", is_flag=True, default=False, help="Do not read or write the response cache.")
+@click.option("--budget-usd", type=click.FloatRange(min=0), help="Total cost budget; never exceeded.")
+@click.option("--seed", type=int, help="Seed of the statistics.")
+@click.option("--output-dir", help="Where runs are stored (default: .knowmeter).")
+@click.option("--resume", "resume", help="Continue a killed comprehension run: only its missing tasks.")
+@click.option("--write-state", is_flag=True, help="Record the verdict in the skill's audit-state.json (v8): "
+              "comprehension_verdict, eval_score, eval_failed_ids, eval_last_run; every other field is kept.")
+@click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")
+@guarded
+def comprehend_cmd(**opts: Any) -> None:
+    """Measure whether the agent understood SKILL (a SKILL.md or its folder): every case of its
+    eval file runs without the skill (baseline) and with it, each answer is graded per expected
+    behavior by the research's Appendix A grader after a deterministic verbatim-copy check, and
+    the paired difference gives the skill's verdict: PASS, PROVISIONAL, SHALLOW, REDUNDANT,
+    SKIPPED_BASELINE_HIGH or UNVERIFIED.
+
+    Exit codes: 0 PASS or PROVISIONAL, 1 any other verdict, 2 bad input or an answer the grader
+    could not grade (the run is stored; the agent's answers are cached for a re-run).
+    """
+    from knowmeter.cli._comprehend_run import run_comprehend
+
+    code = run_comprehend(opts)
+    sys.exit(code if code in (EXIT_OK, EXIT_GATE, EXIT_INPUT) else EXIT_GATE)

@@ -1,0 +1,95 @@
+"""Skill comprehension: does an agent *understand* a skill (research rubric C1–C9), measured as
+the paired difference between answering without the skill and with it.
+
+Pipeline: ``load_inputs`` (SKILL.md + eval file via ``knowmeter.skillgraph``) →
+``prepare_comprehension`` (two arms on the ordinary runner) → ``make_grader`` (per answer: the
+A.3 verbatim check, the Appendix A grader prompt, the RULE-1/2/6/9 reply checks with one re-ask,
+verdicts computed in code) → ``comprehension_section`` (statistics and the skill's verdict in
+report.json) → ``write_state`` (opt-in audit-state.json update).
+
+Importing this package registers the ``scripted-grader`` executor (deterministic, non-LLM).
+"""
+
+from knowmeter.comprehension import _scripted as _scripted  # registers the scripted-grader executor
+from knowmeter.comprehension._case import GraderCase, make_case
+from knowmeter.comprehension._criteria import RUBRIC_CRITERIA, VERBATIM_BEHAVIOR, Behavior, case_behaviors
+from knowmeter.comprehension._grade import grade_answer
+from knowmeter.comprehension._inputs import Inputs, load_inputs
+from knowmeter.comprehension._prompt import GRADER_TEMPLATE, reask_prompt, render_grader_prompt
+from knowmeter.comprehension._reply import (
+    HEDGES,
+    BehaviorVerdict,
+    GraderReplyError,
+    GraderVerdict,
+    hedge_words,
+    parse_grader_reply,
+)
+from knowmeter.comprehension._run import (
+    BASELINE_ARM,
+    SKILL_ARM,
+    ComprehensionPlan,
+    Target,
+    make_config,
+    make_grader,
+    prepare_comprehension,
+    reprepare,
+    start_comprehension,
+)
+from knowmeter.comprehension._scripted import ScriptedGrader, scripted_reply
+from knowmeter.comprehension._section import comprehension_section
+from knowmeter.comprehension._state import OWNED_FIELDS, state_update, write_state
+from knowmeter.comprehension._stats import Graded, StatsConfig, comprehension_stats, graded_rows
+from knowmeter.comprehension._terminal import summary_lines
+from knowmeter.comprehension._verbatim import DEFAULT_N, STOPWORDS, Overlap, SourceGrams, tokens, verbatim_overlap
+from knowmeter.comprehension._verdict import LEVELS, Parties, model_family, skill_verdict
+
+__all__ = [
+    "BASELINE_ARM",
+    "DEFAULT_N",
+    "GRADER_TEMPLATE",
+    "HEDGES",
+    "LEVELS",
+    "OWNED_FIELDS",
+    "RUBRIC_CRITERIA",
+    "SKILL_ARM",
+    "STOPWORDS",
+    "VERBATIM_BEHAVIOR",
+    "Behavior",
+    "BehaviorVerdict",
+    "ComprehensionPlan",
+    "Graded",
+    "GraderCase",
+    "GraderReplyError",
+    "GraderVerdict",
+    "Inputs",
+    "Overlap",
+    "Parties",
+    "ScriptedGrader",
+    "SourceGrams",
+    "StatsConfig",
+    "Target",
+    "case_behaviors",
+    "comprehension_section",
+    "comprehension_stats",
+    "grade_answer",
+    "graded_rows",
+    "hedge_words",
+    "load_inputs",
+    "make_case",
+    "make_config",
+    "make_grader",
+    "model_family",
+    "parse_grader_reply",
+    "prepare_comprehension",
+    "reask_prompt",
+    "render_grader_prompt",
+    "reprepare",
+    "scripted_reply",
+    "skill_verdict",
+    "start_comprehension",
+    "state_update",
+    "summary_lines",
+    "tokens",
+    "verbatim_overlap",
+    "write_state",
+]

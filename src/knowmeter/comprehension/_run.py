@@ -1,0 +1,157 @@
+"""A comprehension run on the ordinary runner: every case × repeat in two arms — ``baseline``
+(no skill) and ``with-skill`` (the SKILL.md alone as the artifact) — through the same plan,
+cache, budget, results file and ``--resume`` as ``knowmeter eval``; each finished answer is
+graded at once and stored with its task.
+
+The two arms' requests are built by the runner from the same sample and settings, so they differ
+by the skill (system prompt and skill install) and nothing else. The with-skill artifact is the
+SKILL.md file only: an ``audit-state.json`` or other files beside it are not shown to the agent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from knowmeter.artifacts import Artifact, Variant, hash_files, resolve_variant
+from knowmeter.comprehension._case import GraderCase
+from knowmeter.comprehension._grade import grade_answer
+from knowmeter.comprehension._inputs import Inputs, load_inputs
+from knowmeter.comprehension._prompt import GRADER_TEMPLATE
+from knowmeter.config import RunConfig, VariantSpec
+from knowmeter.errors import InputError
+from knowmeter.evaluation import Prepared, _executor_from, run_record
+from knowmeter.executors import ExecResult
+from knowmeter.grading import JudgeSpec
+from knowmeter.grading._judge import CallSite
+from knowmeter.judges import build_judges
+from knowmeter.runner import Task, plan_tasks
+from knowmeter.runner._execute import PostProcess
+from knowmeter.samples import Sample, SampleSet, canonical_sample_bytes
+from knowmeter.store import RunDir, write_json_atomic
+from knowmeter.watermark import Watermark
+
+BASELINE_ARM = "baseline"
+SKILL_ARM = "with-skill"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What is measured: the skill file, its eval file (None: found beside it) and n."""
+
+    skill: str
+    evals: str | None
+    ngram: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"skill": self.skill, "evals": self.evals, "ngram": self.ngram}
+
+
+@dataclass
+class ComprehensionPlan:
+    """A prepared comprehension run: the runner's ``Prepared`` plus the cases to grade."""
+
+    prepared: Prepared
+    inputs: Inputs
+    target: Target
+
+    @property
+    def cases(self) -> dict[str, GraderCase]:
+        return {c.case_id: c for c in self.inputs.cases}
+
+
+def _skill_variant(skill_md: Path, expression: str) -> Variant:
+    data = skill_md.read_bytes()
+    per_file, digest = hash_files({skill_md.name: data})
+    artifact = Artifact(kind="file", text=data.decode("utf-8", errors="replace"), path=skill_md, files=per_file,
+                        hash=digest)
+    return Variant(SKILL_ARM, "treatment", artifact, expression)
+
+
+def _sample_set(inputs: Inputs, shown: str) -> SampleSet:
+    samples = tuple(Sample.model_validate({"sample_id": c.case_id, "prompt": c.prompt,
+                                           "comprehension": {**c.describe(), "n": c.n}}) for c in inputs.cases)
+    digest = hashlib.sha256(canonical_sample_bytes(samples)).hexdigest()
+    return SampleSet(samples, Watermark((shown,), len(samples), digest))
+
+
+def prepare_comprehension(config: RunConfig, target: Target) -> ComprehensionPlan:
+    """Load the skill and cases, build the two arms, the agent, the graders and the tasks."""
+    base = config.base_path()
+    skill_path = Path(target.skill)
+    inputs = load_inputs(skill_path if skill_path.is_absolute() else base / skill_path,
+                         Path(target.evals) if target.evals else None, n=target.ngram)
+    if not config.judges:
+        raise InputError("comprehend needs a grader: pass --judge executor:model (an LLM), or --judge "
+                         "scripted-grader for the deterministic offline stand-in")
+    baseline = resolve_variant("baseline", role="control", skill_dir=base, base_dir=base, cache_dir=base,
+                               name=BASELINE_ARM)
+    variants = [baseline, _skill_variant(inputs.skill.path, target.skill)]
+    sample_set = _sample_set(inputs, str(inputs.case_file.path))
+    tasks = plan_tasks(sample_set.samples, variants, config.repeat, base)
+    prepared = Prepared(config, sample_set, variants, _executor_from(config), tasks, {s.sample_id: [] for s in
+                        sample_set.samples}, build_judges(config.judges))
+    return ComprehensionPlan(prepared, inputs, target)
+
+
+def make_config(*, base_dir: Path, target: Target, executor: str, model: str | None, judges: list[str],
+                repeat: int, judge_repeat: int, **settings: Any) -> RunConfig:
+    """The run configuration recorded in ``run.json`` (arms: baseline → with-skill)."""
+    return RunConfig(base_dir=str(base_dir), samples=[target.evals or target.skill],
+                     variants=[VariantSpec(name=BASELINE_ARM, role="control", expression="baseline"),
+                               VariantSpec(name=SKILL_ARM, role="treatment", expression=target.skill)],
+                     executor=executor, model=model, judges=judges, repeat=repeat, judge_repeat=judge_repeat,
+                     **{k: v for k, v in settings.items() if v is not None})
+
+
+def comprehension_record(plan: ComprehensionPlan) -> dict[str, Any]:
+    """The ``comprehension`` block of ``run.json``: what was measured and who graded."""
+    skill, files = plan.inputs.skill, plan.inputs.case_file
+    return {
+        "target": plan.target.to_dict(),
+        "skill": {"name": skill.name, "path": str(skill.path), "shape": skill.shape,
+                  "audit_state": str(skill.audit_state_path) if skill.audit_state_path else None},
+        "eval_file": {"path": str(files.path), "format": files.format},
+        "cases": len(plan.inputs.cases), "notes": list(plan.inputs.notes),
+        "grader_prompt_hash": GRADER_TEMPLATE.hash,
+        "graders": [{"name": j.name, "executor": j.executor.name, "model": j.model, "non_llm": j.executor.non_llm}
+                    for j in plan.prepared.judges],
+    }
+
+
+def start_comprehension(plan: ComprehensionPlan) -> RunDir:
+    """Create the run directory and its ``run.json``."""
+    prepared = plan.prepared
+    run_dir = RunDir.create(prepared.config.output_path() / "runs")
+    record = run_record(prepared, run_dir.id)
+    record["prompt_hashes"] = {"comprehension_grader": GRADER_TEMPLATE.hash}
+    record["comprehension"] = comprehension_record(plan)
+    write_json_atomic(run_dir.run_file, record)
+    return run_dir
+
+
+def reprepare(record: dict[str, Any]) -> ComprehensionPlan:
+    """The plan of a stored comprehension run (for ``--resume``)."""
+    target = record["comprehension"]["target"]
+    return prepare_comprehension(RunConfig.model_validate(record["config"]),
+                                 Target(target["skill"], target["evals"], int(target["ngram"])))
+
+
+def make_grader(plan: ComprehensionPlan, judges: list[JudgeSpec]) -> PostProcess:
+    """Grade each finished answer (an agent error is not graded: it is recorded as such)."""
+    cases = plan.cases
+    cfg = plan.prepared.config
+
+    async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
+        case = cases[task.sample.sample_id]
+        if result.error is not None:  # not graded: the agent failed, the answer is not a low score
+            return {"grade": None, "comprehension": {**case.describe(), "graded": False, "verdict": None,
+                                                     "ungraded_reason": f"agent error: {result.error}"}}
+        site = CallSite(task.id, task.sample.sample_id, cfg.timeout_s)
+        comp = await grade_answer(case, result.output, judges,
+                                  judge_repeat=cfg.judge_repeat, site=site)
+        return {"grade": None, "comprehension": comp}
+
+    return post_process
