@@ -80,9 +80,7 @@ def _sample_set(inputs: Inputs, shown: str) -> SampleSet:
 def prepare_comprehension(config: RunConfig, target: Target) -> ComprehensionPlan:
     """Load the skill and cases, build the two arms, the agent, the graders and the tasks."""
     base = config.base_path()
-    skill_path = Path(target.skill)
-    inputs = load_inputs(skill_path if skill_path.is_absolute() else base / skill_path,
-                         Path(target.evals) if target.evals else None, n=target.ngram)
+    inputs = load_inputs(base / target.skill, base / target.evals if target.evals else None, n=target.ngram)
     if not config.judges:
         raise InputError("comprehend needs a grader: pass --judge executor:model (an LLM), or --judge "
                          "scripted-grader for the deterministic offline stand-in")

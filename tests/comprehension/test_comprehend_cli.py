@@ -1,0 +1,173 @@
+"""``knowmeter comprehend`` end to end, offline: the type-safety worked example (real Skill Graph
+files) with the offline agent and the scripted grader, the two arms' requests, --resume,
+--write-state, and a grader whose replies are unusable (exit 2, nothing stored lost)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SCRIPT = Path(__file__).with_name("grader_script.py")
+
+#: an agent (script protocol) that records every request it receives and answers with the prompt
+RECORDER = """\
+import json, pathlib, sys
+req = json.load(sys.stdin)
+with open(pathlib.Path(__file__).with_name("requests.jsonl"), "a") as fh:
+    fh.write(json.dumps(req) + "\\n")
+print(json.dumps({"output": "Answer: " + req["prompt"][:40], "costUSD": 0.0}))
+"""
+
+
+def km(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "knowmeter", "comprehend", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+@pytest.fixture
+def project(tmp_path: Path, skill_graph: Path) -> Path:
+    """A Skill Graph–shaped repo: the v4 type-safety skill with its v8 audit-state.json sidecar,
+    and the research's worked-example eval file."""
+    skill = tmp_path / "skills" / "type-safety"
+    skill.mkdir(parents=True)
+    shutil.copy(skill_graph / "skills" / "type-safety" / "SKILL.md", skill / "SKILL.md")
+    shutil.copy(skill_graph / "comprehension-json" / "type-safety" / "audit-state.json", skill / "audit-state.json")
+    (tmp_path / "evals").mkdir()
+    shutil.copy(skill_graph / "evals" / "type-safety.json", tmp_path / "evals" / "type-safety.json")
+    return tmp_path
+
+
+ARGS = ("skills/type-safety/SKILL.md", "--evals", "evals/type-safety.json")
+
+
+def test_type_safety_worked_example_runs_end_to_end_offline(project: Path) -> None:
+    r = km(*ARGS, "--judge", "scripted-grader", cwd=project)
+    assert r.returncode == 1, r.stderr  # SHALLOW is not a pass
+    out = r.stdout
+    assert "agent: offline — deterministic offline agent, not an LLM" in out
+    assert "grader: scripted-grader — deterministic scripted grader, not an LLM" in out
+    assert "verdict: SHALLOW" in out and "named exceptions: failing C1" in out
+    report = json.loads(next((project / ".knowmeter" / "runs").glob("*/report.json")).read_text())
+    comp = report["comprehension"]
+    assert list(comp["dimensions"]) == [f"C{i}" for i in range(1, 10)]
+    assert len(report["tasks"]) == 20 and comp["ungraded"] == []
+    c1 = next(c for c in comp["cases"] if c["case_id"] == "1")
+    with_skill = c1["with_skill"][0]
+    # the offline agent answers with the skill's own sentences: the verbatim check fails C1
+    assert with_skill["overlap_ngrams"] and with_skill["verdict"] == "FAIL"
+    verbatim = next(b for b in with_skill["behaviors"] if b["id"] == "no_verbatim_span")
+    assert verbatim["verdict"] == "FAIL" and verbatim["override"].startswith("verbatim check failed")
+    verdict = comp["verdict"]
+    assert verdict["level"] == "SHALLOW" and "C1" in verdict["failing_dimensions"]
+    assert 0 <= verdict["eval_score"] <= 5 and "1" in verdict["eval_failed_ids"]
+    assert report["run"]["prompt_hashes"] == {"comprehension_grader": comp["grader_prompt_hash"]}
+    paired = comp["overall"]["paired"]
+    assert paired["cases_paired"] == 10 and paired["mcnemar"]["n_pairs"] == 10
+    assert paired["behavior_fraction_difference"]["n_clusters"] == 10
+    # without --write-state the sidecar is untouched
+    state = json.loads((project / "skills" / "type-safety" / "audit-state.json").read_text())
+    assert state["comprehension_verdict"] == "UNVERIFIED"
+
+
+def _requests(project: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (project / "requests.jsonl").read_text().splitlines()]
+
+
+def test_the_two_arms_differ_by_the_skill_and_nothing_else(project: Path) -> None:
+    (project / "agent.py").write_text(RECORDER)
+    r = km(*ARGS, "--judge", "scripted-grader", "--executor", f"{sys.executable} agent.py", "--model", "m1",
+           "--no-cache", cwd=project)
+    assert r.returncode in (0, 1), r.stderr
+    requests = _requests(project)
+    skill_text = (project / "skills" / "type-safety" / "SKILL.md").read_text()
+    with_skill = [q for q in requests if q["system"] is not None]
+    baseline = [q for q in requests if q["system"] is None]
+    assert len(with_skill) == len(baseline) == 10
+    assert all(q["system"] == skill_text for q in with_skill)
+    strip = sorted(json.dumps({k: v for k, v in q.items() if k != "system"}, sort_keys=True) for q in requests)
+    assert strip[0::2] == strip[1::2]  # pairwise identical once the skill is taken out
+    # and on the ExecRequest the runner builds for each arm
+    from knowmeter.comprehension import Target, make_config, prepare_comprehension
+    from knowmeter.runner import Budget, ExecutionSettings, build_request
+
+    target = Target(ARGS[0], ARGS[2], 6)
+    plan = prepare_comprehension(make_config(base_dir=project, target=target, executor="offline", model="m1",
+                                             judges=["scripted-grader"], repeat=2, judge_repeat=1), target)
+    built = [build_request(t, ExecutionSettings(model="m1"), Budget()) for t in plan.prepared.tasks]
+    assert len(built) == 40
+    for base, skill in zip(built[0::2], built[1::2], strict=True):
+        assert base.system is None and base.skill is None and skill.system == skill_text
+        assert skill.skill is not None and skill.skill.text == skill_text and skill.skill.source_dir is None
+        same = ("sample_id", "prompt", "model", "workspace", "timeout_s", "max_cost_usd", "env")
+        assert all(getattr(base, f) == getattr(skill, f) for f in same)
+        assert base.task_id.replace("::baseline::", "::with-skill::") == skill.task_id
+
+
+def test_resume_runs_only_the_missing_tasks(project: Path) -> None:
+    assert km(*ARGS, "--judge", "scripted-grader", cwd=project).returncode == 1
+    run = next((project / ".knowmeter" / "runs").iterdir())
+    results = run / "results.jsonl"
+    lines = results.read_text().splitlines(keepends=True)
+    results.write_text("".join(lines[:12]))  # as if killed after 12 tasks
+    r = km("--resume", run.name, "--judge", "scripted-grader", cwd=project)
+    assert r.returncode == 1, r.stderr
+    assert f"resuming run {run.name}: 8 of 20 tasks left" in r.stderr
+    report = json.loads((run / "report.json").read_text())
+    assert len(report["tasks"]) == 20 and report["comprehension"]["verdict"]["level"] == "SHALLOW"
+
+
+def test_write_state_updates_only_the_fields_it_owns(project: Path) -> None:
+    path = project / "skills" / "type-safety" / "audit-state.json"
+    before = json.loads(path.read_text())
+    r = km(*ARGS, "--judge", "scripted-grader", "--write-state", cwd=project)
+    assert r.returncode == 1, r.stderr
+    after = json.loads(path.read_text())
+    owned = {"comprehension_verdict", "eval_score", "eval_failed_ids", "eval_last_run"}
+    # every other field kept
+    assert {k: v for k, v in after.items() if k not in owned} == {k: v for k, v in before.items() if k not in owned}
+    assert list(after)[:len(before)] == list(before)  # in its order
+    assert after["comprehension_verdict"] == "SHALLOW" and 1 in after["eval_failed_ids"]
+    assert after["eval_last_run"]["status"] == "fail" and len(after["eval_last_run"]["receipt_hash"]) == 64
+    assert "audit-state:" in r.stderr
+
+
+def test_unusable_grader_replies_exit_2_and_keep_the_run(project: Path) -> None:
+    r = km(*ARGS, "--judge", f"{sys.executable} {SCRIPT} not-json", cwd=project)
+    assert r.returncode == 2
+    errors = [line for line in r.stderr.splitlines() if line.startswith("knowmeter: error:")]
+    assert len(errors) == 20
+    assert "results.jsonl: case 1 (C1, baseline, repeat 0): " in errors[0]
+    assert "unusable judge reply: no JSON verdict" in errors[0]
+    run = next((project / ".knowmeter" / "runs").iterdir())
+    assert len((run / "results.jsonl").read_text().splitlines()) == 20 and (run / "report.json").is_file()
+    assert json.loads((run / "report.json").read_text())["comprehension"]["verdict"]["level"] == "UNVERIFIED"
+
+
+@pytest.mark.parametrize(("mutate", "message"), [
+    (lambda p: (p / "evals" / "type-safety.json").write_text(
+        (p / "evals" / "type-safety.json").read_text().replace('"skill_name": "type-safety"',
+                                                                '"skill_name": "api-design"')),
+     "is not the skill 'type-safety'"),
+    (lambda p: (p / "evals" / "type-safety.json").write_text(
+        (p / "evals" / "type-safety.json").read_text().replace('"comprehension_dimension": "C9"',
+                                                                '"comprehension_dimension": "C10"')),
+     "C10"),
+    (lambda p: (p / "skills" / "type-safety" / "SKILL.md").write_text("# no frontmatter\n"), "SKILL.md"),
+])
+def test_bad_input_is_one_line_and_exit_2(project: Path, mutate: Any, message: str) -> None:
+    mutate(project)
+    r = km(*ARGS, "--judge", "scripted-grader", cwd=project)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("knowmeter: error:") and message in lines[0]
+
+
+def test_no_grader_is_a_usage_error(project: Path) -> None:
+    r = km(*ARGS, cwd=project)
+    assert r.returncode == 2 and "comprehend needs a grader" in r.stderr
