@@ -196,6 +196,97 @@ class TaskRecord(_M):
     exec: ExecRecord
     grade: GradeRecord | None = None
     analysis: dict[str, Any] | None = None
+    comprehension: dict[str, Any] | None = Field(
+        default=None, description="A comprehension run's grading of this answer (knowmeter comprehend).")
+
+
+class ComprehensionArm(_M):
+    """One arm's figures: cases graded and passed (a case's verdict over its repeats is the
+    majority), the pass rate with its Wilson interval, gradings left ungraded."""
+
+    cases_graded: int
+    cases_passed: int
+    pass_rate: float | None
+    wilson: list[float] | None
+    gradings: int
+    ungraded: int
+    behavior_pass_fraction: float | None
+    failed_cases: list[str]
+
+
+class ComprehensionPaired(_M):
+    """With-skill − baseline on the cases graded in both arms."""
+
+    cases_paired: int
+    mcnemar: dict[str, Any] = Field(description="McNemar's exact test on the case verdicts.")
+    difference_in_pass_rate: float | None
+    behavior_fraction_difference: dict[str, Any] | None = Field(
+        description="Cluster bootstrap (clusters = cases) of the behavior pass fraction difference.")
+    mde: float | None = Field(description="Minimum detectable difference in pass fraction (paired t approximation).")
+    underpowered: bool
+    underpowered_reasons: list[str]
+    p_holm: float | None = Field(default=None, description="Holm-adjusted McNemar p across dimensions.")
+
+
+class ComprehensionBlock(_M):
+    baseline: ComprehensionArm
+    with_skill: ComprehensionArm
+    paired: ComprehensionPaired
+
+
+class ComprehensionVerdict(_M):
+    """The skill's verdict in Skill Graph's vocabulary, strict with named exceptions."""
+
+    level: Literal["PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED"]
+    rule: str
+    reasons: list[str]
+    caveats: list[str]
+    failing_dimensions: list[str]
+    unverified_dimensions: list[str]
+    not_covered_dimensions: list[str]
+    passing_dimensions: list[str]
+    eval_score: int | None = Field(ge=0, le=5)
+    eval_failed_ids: list[str]
+
+
+class ComprehensionGrading(_M):
+    """One answer's grading (one repeat of one case in one arm)."""
+
+    repeat: int
+    graded: bool
+    verdict: Literal["PASS", "FAIL"] | None
+    ungraded_reason: str | None
+    behavior_pass_fraction: float | None
+    overlap_ngrams: list[str]
+    behaviors: list[dict[str, Any]]
+
+
+class ComprehensionCaseRow(_M):
+    case_id: str
+    dimension: str
+    concept_field: str
+    transfer: str | None
+    behaviors: list[str]
+    derived_behaviors: list[str] = Field(description="Behaviors taken from the rubric (§5.2–5.10), not the file.")
+    baseline: list[ComprehensionGrading]
+    with_skill: list[ComprehensionGrading]
+
+
+class ComprehensionSection(_M):
+    """``knowmeter comprehend``: rubric C1–C9, baseline vs with-skill."""
+
+    skill: dict[str, Any]
+    eval_file: dict[str, Any]
+    notes: list[str]
+    grader_prompt_hash: str
+    graders: list[dict[str, Any]]
+    dimension_names: dict[str, str]
+    overall: ComprehensionBlock
+    dimensions: dict[str, ComprehensionBlock]
+    settings: dict[str, Any]
+    verdict: ComprehensionVerdict
+    cases: list[ComprehensionCaseRow]
+    ungraded: list[str]
 
 
 class Blocker(_M):
@@ -229,6 +320,7 @@ class Report(_M):
     variants: list[VariantSummary]
     decision: Decision | None = None
     tasks: list[TaskRecord] | None = None
+    comprehension: ComprehensionSection | None = None
 
 
 def json_schema() -> dict[str, Any]:
