@@ -24,4 +24,4 @@ elif mode == "hedge-pass":
 reply = {"case_id": 1, "dimension": "C1", "behavior_verdicts": verdicts, "dimension_verdict": "PASS",
          "verbatim_overlap_check": {"passed": True, "overlap_ngrams": []}}
 text = "I think it is fine." if mode == "not-json" else "<verdict>" + json.dumps(reply) + "</verdict>"
-print(json.dumps({"output": text, "costUSD": 0.0}))
+print(json.dumps({"output": text, "costUSD": 0.05 if mode == "costly" else 0.0}))

@@ -171,3 +171,16 @@ def test_bad_input_is_one_line_and_exit_2(project: Path, mutate: Any, message: s
 def test_no_grader_is_a_usage_error(project: Path) -> None:
     r = km(*ARGS, cwd=project)
     assert r.returncode == 2 and "comprehend needs a grader" in r.stderr
+
+
+def test_grader_calls_are_charged_to_the_budget(project: Path) -> None:
+    (project / "agent.py").write_text(RECORDER.replace('"costUSD": 0.0', '"costUSD": 0.01'))
+    r = km(*ARGS, "--judge", f"{sys.executable} {SCRIPT} costly", "--executor", f"{sys.executable} agent.py",
+           "--budget-usd", "0.3", "--concurrency", "1", cwd=project)
+    assert r.returncode == 1, r.stderr
+    run = next((project / ".knowmeter" / "runs").iterdir())
+    report = json.loads((run / "report.json").read_text())
+    budget = report["run"]["budget"]
+    assert budget["spent_known_usd"] <= 0.3 + 1e-9
+    assert budget["calls"]["grader"]["known_cost"] >= 1 and budget["calls"]["agent"]["known_cost"] >= 1
+    assert report["run"]["tasks_done"] < 20 or report["comprehension"]["ungraded"]

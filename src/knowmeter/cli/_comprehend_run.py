@@ -22,7 +22,7 @@ from knowmeter.comprehension import (
     write_state,
 )
 from knowmeter.errors import InputError
-from knowmeter.evaluation import Prepared, execute, resume_run
+from knowmeter.evaluation import Prepared, execute, resume_run, run_budget
 from knowmeter.pipeline import finalize
 from knowmeter.store import RunDir, find_run
 
@@ -66,8 +66,9 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     """Run (or resume) a comprehension measurement; returns the exit code."""
     plan, run_dir, tasks = _plan(opts)
     prepared = plan.prepared
-    stats, budget = anyio.run(lambda: execute(prepared, run_dir, tasks,
-                                              post_process=make_grader(plan, list(prepared.judges))))
+    budget = run_budget(prepared.config)
+    stats, budget = anyio.run(lambda: execute(prepared, run_dir, tasks, post_process=make_grader(plan, budget),
+                                              budget=budget))
     status = "complete" if not stats.not_started else "incomplete"
     if stats.not_started:
         click.echo(f"budget: {len(stats.not_started)} task(s) not started — the budget would have been exceeded",
@@ -82,7 +83,7 @@ def run_comprehend(opts: dict[str, Any]) -> int:
         for line in summary_lines(report):
             click.echo(line)
         click.echo(f"report: {run_dir.report_file}")
-    graders_failed = [u for u in comp["ungraded"] if "agent error" not in u]
+    graders_failed = [u for u in comp["ungraded"] if "unusable judge reply" in u]
     for u in graders_failed:
         click.echo(f"knowmeter: error: {run_dir.results_file}: {u}; the run is stored and the agent's answers are "
                    "cached: run the same command again to re-grade", err=True)

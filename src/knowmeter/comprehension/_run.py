@@ -27,7 +27,7 @@ from knowmeter.executors import ExecResult
 from knowmeter.grading import JudgeSpec
 from knowmeter.grading._judge import CallSite
 from knowmeter.judges import build_judges
-from knowmeter.runner import Task, plan_tasks
+from knowmeter.runner import Budget, MeteredExecutor, Task, plan_tasks
 from knowmeter.runner._execute import PostProcess
 from knowmeter.samples import Sample, SampleSet, canonical_sample_bytes
 from knowmeter.store import RunDir, write_json_atomic
@@ -137,10 +137,12 @@ def reprepare(record: dict[str, Any]) -> ComprehensionPlan:
                                  Target(target["skill"], target["evals"], int(target["ngram"])))
 
 
-def make_grader(plan: ComprehensionPlan, judges: list[JudgeSpec]) -> PostProcess:
-    """Grade each finished answer (an agent error is not graded: it is recorded as such)."""
+def make_grader(plan: ComprehensionPlan, budget: Budget) -> PostProcess:
+    """Grade each finished answer (an agent error is not graded: it is recorded as such). Every
+    grader call is charged to ``budget`` (the run's, shared with the agent), as judge calls are."""
     cases = plan.cases
     cfg = plan.prepared.config
+    judges = [JudgeSpec(j.name, MeteredExecutor(j.executor, budget, "grader"), j.model) for j in plan.prepared.judges]
 
     async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
         case = cases[task.sample.sample_id]
