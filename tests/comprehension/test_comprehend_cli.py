@@ -120,6 +120,12 @@ def test_resume_runs_only_the_missing_tasks(project: Path) -> None:
     assert f"resuming run {run.name}: 8 of 20 tasks left" in r.stderr
     report = json.loads((run / "report.json").read_text())
     assert len(report["tasks"]) == 20 and report["comprehension"]["verdict"]["level"] == "SHALLOW"
+    # knowmeter report re-decides it from the stored results alone
+    again = subprocess.run([sys.executable, "-m", "knowmeter", "report", run.name, "--seed", "7"], cwd=project,
+                           capture_output=True, text=True, timeout=300, check=False)
+    assert again.returncode == 1 and "verdict: SHALLOW" in again.stdout, again.stderr
+    rebuilt = json.loads((run / "report.json").read_text())["comprehension"]
+    assert rebuilt["settings"]["seed"] == 7 and rebuilt["verdict"] == report["comprehension"]["verdict"]
 
 
 def test_write_state_updates_only_the_fields_it_owns(project: Path) -> None:

@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from knowmeter.cli._errors import EXIT_GATE, EXIT_INPUT, EXIT_OK, guarded
+from knowmeter.cli._errors import guarded
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 
 
 @click.command("comprehend")
@@ -51,4 +52,4 @@ def comprehend_cmd(**opts: Any) -> None:
     from knowmeter.cli._comprehend_run import run_comprehend
 
     code = run_comprehend(opts)
-    sys.exit(code if code in (EXIT_OK, EXIT_GATE, EXIT_INPUT) else EXIT_GATE)
+    sys.exit(code if code in (EXIT_OK, EXIT_NOT_PASSED, EXIT_INPUT) else EXIT_NOT_PASSED)

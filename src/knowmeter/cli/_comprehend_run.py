@@ -8,10 +8,10 @@ from typing import Any
 import anyio
 import click
 
-from knowmeter.cli._errors import EXIT_GATE, EXIT_INPUT, EXIT_OK
 from knowmeter.comprehension import (
     ComprehensionPlan,
     Target,
+    exit_code,
     make_config,
     make_grader,
     prepare_comprehension,
@@ -23,10 +23,9 @@ from knowmeter.comprehension import (
 )
 from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared, execute, resume_run, run_budget
+from knowmeter.exit_codes import EXIT_INPUT
 from knowmeter.pipeline import finalize
 from knowmeter.store import RunDir, find_run
-
-_PASSING = ("PASS", "PROVISIONAL")
 
 
 def _plan(opts: dict[str, Any]) -> tuple[ComprehensionPlan, RunDir, list[Any]]:
@@ -89,10 +88,9 @@ def run_comprehend(opts: dict[str, Any]) -> int:
                    "cached: run the same command again to re-grade", err=True)
     if graders_failed:
         return EXIT_INPUT
-    verdict = comp["verdict"]
     if opts.get("write_state"):
         _write_state(plan, run_dir, report)
-    return EXIT_OK if verdict["level"] in _PASSING and status == "complete" else EXIT_GATE
+    return exit_code(report)
 
 
 def _write_state(plan: ComprehensionPlan, run_dir: RunDir, report: dict[str, Any]) -> None:

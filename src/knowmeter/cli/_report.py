@@ -38,10 +38,15 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
 
     run_dir = find_run(Path(output_dir), run)
     report = rebuild_report(run_dir, threshold=threshold, seed=seed, bootstrap_samples=bootstrap_samples)
+    comprehension = "comprehension" in report
     if as_json:
         from knowmeter.cli._output import print_json
 
         print_json(report)
+    elif comprehension:
+        from knowmeter.comprehension import summary_lines
+
+        click.echo("\n".join(summary_lines(report)))
     else:
         render_terminal(report, console())
     from knowmeter.report._outputs import write_outputs
@@ -49,5 +54,10 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
     html_file = None if html is None else Path(html) if html else run_dir.path / "report.html"
     for what, path in write_outputs(report, html=html_file, junit=junit, markdown=markdown):
         click.echo(f"{what}: {path}", err=as_json)
-    code = int(report["exit_code"])
+    if comprehension:
+        from knowmeter.comprehension import exit_code
+
+        code = exit_code(report)
+    else:
+        code = int(report["exit_code"])
     sys.exit(EXIT_OK if report_only else code)
