@@ -20,7 +20,7 @@ from knowmeter.comprehension._case import GraderCase
 from knowmeter.comprehension._grade import grade_answer
 from knowmeter.comprehension._inputs import Inputs, load_inputs
 from knowmeter.comprehension._prompt import GRADER_TEMPLATE
-from knowmeter.config import RunConfig, VariantSpec
+from knowmeter.config import RunConfig, VariantSpec, stored_config
 from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared, _executor_from, run_record
 from knowmeter.executors import ExecResult
@@ -133,7 +133,7 @@ def start_comprehension(plan: ComprehensionPlan) -> RunDir:
 def reprepare(record: dict[str, Any]) -> ComprehensionPlan:
     """The plan of a stored comprehension run (for ``--resume``)."""
     target = record["comprehension"]["target"]
-    return prepare_comprehension(RunConfig.model_validate(record["config"]),
+    return prepare_comprehension(stored_config(record.get("config"), Path(str(record.get("run_id"))) / "run.json"),
                                  Target(target["skill"], target["evals"], int(target["ngram"])))
 
 
