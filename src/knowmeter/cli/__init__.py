@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "sample": ("_sample", "sample_cmd", "Draft new samples from a run's gaps and uncovered files."),
     "gold": ("_gold", "gold_group", "Human gold sets: init, validate, compare a run against one."),
     "observe": ("_observe", "observe_cmd", "Skill health from real Claude Code / Codex usage traces."),
+    "docs": ("_docs", "docs_cmd", "Reference: assertion types, script protocol, judge replies, response cache."),
     "skill": ("_skill", "skill_group", "Skill Graph skills and eval files: lint."),
     "comprehend": ("_comprehend", "comprehend_cmd",
                    "Did the agent understand a skill? Rubric C1–C9, with vs without it."),
