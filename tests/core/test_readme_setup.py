@@ -29,7 +29,8 @@ def test_command_one_runs_the_demo_and_leaves_the_shell_where_it_was(tmp_path: P
     lines = out.stdout.strip().splitlines()
     assert lines[-2] == "rc=0", out.stdout[-2000:] + out.stderr[-2000:]
     assert Path(lines[-1]) == tmp_path  # command 2, pasted next, runs from the repository root
-    assert any(line.startswith("PROGRESS · ") for line in lines) and (tmp_path / "demo" / ".knowmeter" / "index.sqlite").is_file()
+    assert any(line.startswith("PROGRESS · ") for line in lines)
+    assert (tmp_path / "demo" / ".knowmeter" / "index.sqlite").is_file()
 
 
 def test_ci_installs_and_tests_the_way_the_readme_says() -> None:
