@@ -36,7 +36,8 @@ def test_reference_lints_to_the_documented_findings(ref: Path) -> None:
     result = lint_paths([ref])
     assert result.unreadable == [] and result.errors == 0
     assert len(result.skills) == 4 and len(result.eval_files) == 5
-    assert rules(result.findings) == {"grading-source": 12, "truth-source-drift": 3, "skill-not-found": 1}
+    assert rules(result.findings) == {"grading-source": 12, "truth-source-drift": 3, "skill-not-found": 1,
+                                      "c2-scenario": 4}
     drift = [(f.path.name, f.case_id) for f in result.findings if f.rule == "truth-source-drift"]
     # FORMATS.md §1.6: type-safety.json cites the pre-R1 lines for Verification / Do NOT Use When
     assert drift == [("type-safety.json", "4"), ("type-safety.json", "8"), ("type-safety.json", "9")]
@@ -165,3 +166,34 @@ def test_grading_source_and_concept_field(repo: Path, reshaped: Callable[[str], 
 def test_every_rule_is_tested() -> None:
     text = Path(__file__).read_text()
     assert [r for r in RULES if f'"{r}"' not in text] == []
+
+
+def test_far_transfer_r4(repo: Path) -> None:
+    cases = repo / "evals" / "type-safety.json"
+    assert "far-transfer" not in rules(lint_paths([cases]).findings)  # the 4 far cases are far
+    # case 5 (C5, far) borrows the body's own sentence
+    edit(cases, "Where does Haskell's", "Rule: prefer `unknown` over `any` always. Where does Haskell's")
+    (hit,) = [f for f in lint_paths([cases]).findings if f.rule == "far-transfer"]
+    assert hit.case_id == "5" and "'rule prefer unknown over'" in hit.message
+
+
+def test_c2_scenario(repo: Path) -> None:
+    cases = repo / "evals" / "type-safety.json"
+    assert "c2-scenario" not in rules(lint_paths([cases]).findings)  # case 2's migration is not in the body
+    edit(cases, '"comprehension_dimension": "C2",\n      "concept_field": "mental_model",\n      "transfer": "far"',
+         '"comprehension_dimension": "C2",\n      "concept_field": "mental_model",\n      "transfer": "near"')
+    (hit,) = [f for f in lint_paths([cases]).findings if f.rule == "c2-scenario"]
+    assert hit.case_id == "2" and "tagged transfer: near" in hit.message
+    # a11y case 2 (legacy dimension mental_model → C2) quotes the body: retrieval, not transfer
+    (hit,) = [f for f in lint_paths([repo / "evals" / "a11y.json"]).findings if f.rule == "c2-scenario"]
+    assert hit.case_id == "2" and "'accessible interaction structural cosmetic'" in hit.message
+
+
+def test_analogy_drift(tmp_path: Path, ref: Path, reshaped: Callable[[str], Path]) -> None:
+    shutil.copytree(ref / "evals", tmp_path / "evals")
+    cases = tmp_path / "evals" / "type-safety.json"
+    reshaped("v6")  # the same analogy as the cases were written for
+    assert "analogy-drift" not in rules(lint_paths([cases]).findings)
+    reshaped("market-head")  # the exported analogy is now the passport check (FORMATS.md §1.5)
+    (hit,) = [f for f in lint_paths([cases]).findings if f.rule == "analogy-drift"]
+    assert hit.case_id == "6" and "'passport check'" in hit.message

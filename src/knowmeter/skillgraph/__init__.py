@@ -20,7 +20,10 @@ from knowmeter.skillgraph._dimension import (
     Transfer,
 )
 from knowmeter.skillgraph._errors import SkillFormatError
-from knowmeter.skillgraph._lint import RULES, Finding, LintResult, Severity, lint_cases, lint_paths, lint_skill
+from knowmeter.skillgraph._finding import RULES, Finding, Severity
+from knowmeter.skillgraph._lint import LintResult, lint_paths
+from knowmeter.skillgraph._lint_cases import lint_cases
+from knowmeter.skillgraph._lint_skill import lint_skill
 from knowmeter.skillgraph._locate import find_case_files, find_skill_file
 from knowmeter.skillgraph._markdown import Section, slugs
 from knowmeter.skillgraph._skill import UNDERSTANDING_FIELDS, ConceptText, Shape, Skill, load_skill
