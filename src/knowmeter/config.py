@@ -169,7 +169,7 @@ def first_error(exc: ValidationError) -> str:
     return f"{loc}: {err['msg']}" if loc else str(err["msg"])
 
 
-def stored_config(data: Any, source: Path) -> RunConfig:
+def stored_config(data: Any, source: Path | str) -> RunConfig:
     """The ``config`` block of a stored ``run.json``; a damaged or edited one raises ``InputError``
     naming ``source`` and the field."""
     try:

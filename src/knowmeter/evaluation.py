@@ -265,13 +265,26 @@ def start_run(prepared: Prepared) -> RunDir:
     return run_dir
 
 
+def relocated(config: RunConfig, store: Path | None) -> RunConfig:
+    """``config`` with its project and store taken from where the run directory lies now (the
+    folder may have moved, run.json may have been edited): never from the stored paths."""
+    if store is None:
+        return config
+    store = store.resolve()
+    out = Path(config.output_dir)
+    if out.is_absolute() or ".." in out.parts or len(out.parts) >= len(store.parts):
+        return config.model_copy(update={"base_dir": str(Path.cwd().resolve()), "output_dir": str(store)})
+    return config.model_copy(update={"base_dir": str(store.parents[len(out.parts) - 1])})
+
+
 def resume_run(run_dir: RunDir, reprepare: Callable[[dict[str, Any]], Prepared] | None = None,
                ) -> tuple[Prepared, list[Task]]:
     """Re-prepare a stored run from its ``run.json`` (with ``reprepare`` when given, else as
     ``eval`` does) and return the tasks not yet finished. Refuses when the samples or a
     variant's artifact changed since the run started."""
     record = run_dir.read_run()
-    prepared = reprepare(record) if reprepare else prepare(stored_config(record.get("config"), run_dir.run_file))
+    prepared = reprepare(record) if reprepare else prepare(
+        relocated(stored_config(record.get("config"), run_dir.run_file), run_dir.store))
     if prepared.sample_set.watermark.sha256 != record["watermark"]["sha256"]:
         raise InputError(f"run {run_dir.id}: the sample set changed since the run started "
                          f"({record['watermark']['sha256'][:8]} → {prepared.sample_set.watermark.short}); "

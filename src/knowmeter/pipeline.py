@@ -21,7 +21,7 @@ from knowmeter.report._compare_section import comparison_section
 from knowmeter.report._gaps_section import gaps_section
 from knowmeter.runner import Budget, MeteredExecutor, Task
 from knowmeter.runner._execute import PostProcess
-from knowmeter.store import RunDir, open_index, upsert_run, variant_history, write_json_atomic
+from knowmeter.store import RunDir, index_rows, open_index, upsert_run, variant_history, write_json_atomic
 
 
 def hedging_classifier(config: RunConfig, budget: Budget) -> HedgingClassifier | None:
@@ -74,7 +74,7 @@ def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
         record["budget"] = budget
     write_json_atomic(run_dir.run_file, record)
     report = build_report(run_dir, sections=report_sections(run=record))
-    apply_gates(report)
+    apply_gates(report, run_dir.store)
     write_json_atomic(run_dir.report_file, report, indent=None)
     index_run(run_dir, report)
     return report
@@ -85,7 +85,7 @@ def rebuild_report(run_dir: RunDir, *, threshold: float | None = None, seed: int
     """Recompute report.json from stored results (``knowmeter report``), with overrides."""
     overrides = {"threshold": threshold, "seed": seed, "bootstrap_samples": bootstrap_samples}
     report = build_report(run_dir, sections=report_sections(overrides, run=run_dir.read_run()))
-    apply_gates(report)
+    apply_gates(report, run_dir.store)
     write_json_atomic(run_dir.report_file, report, indent=None)
     index_run(run_dir, report)
     return report
@@ -101,11 +101,6 @@ def report_sections(overrides: dict[str, Any] | None = None, *,
     return [comparison_section(overrides), gaps_section]
 
 
-def _output_dir(cfg: dict[str, Any]) -> Path:
-    """Where the run's index lives, resolved from the stored config as the run itself did."""
-    return RunConfig.model_validate(cfg).output_path()
-
-
 def gated_variants(report: dict[str, Any]) -> list[str]:
     """The variants a gate applies to: the treatments (the variants under test), or the only
     variant of a run without a control. The control's figures are shown, never gated."""
@@ -114,10 +109,10 @@ def gated_variants(report: dict[str, Any]) -> list[str]:
     return treatments if treatments and len(variants) > 1 else [v["name"] for v in variants]
 
 
-def apply_gates(report: dict[str, Any]) -> None:
+def apply_gates(report: dict[str, Any], store: Path | None) -> None:
     """Add ``gates``, ``notes`` (the sample-evolution nudge, complete runs only) and the run's
     ``decision`` (with its ``exit_code``) to the report, comparing with earlier complete runs on
-    the same sample set."""
+    the same sample set (in ``store``, the run's own store; None: no history)."""
     run = report["run"]
     cfg = run["config"]
     wm = run["watermark"]
@@ -125,10 +120,11 @@ def apply_gates(report: dict[str, Any]) -> None:
     rates = {g["variant"]: g.get("gap_rate") for g in (report.get("gaps") or {}).get("variants", [])
              if g["variant"] in gated}
     history: dict[str, list[tuple[str, float | None]]] = {}
-    with open_index(_output_dir(cfg)) as conn:
-        for row in variant_history(conn, sample_set_id=wm["id"]):
-            if row["run_id"] != run["id"] and row["created_at"] <= run["created_at"]:
-                history.setdefault(row["variant"], []).append((row["run_id"], row["gap_rate"]))
+    if store is not None:
+        with open_index(store) as conn:
+            for row in variant_history(conn, sample_set_id=wm["id"]):
+                if row["run_id"] != run["id"] and row["created_at"] <= run["created_at"]:
+                    history.setdefault(row["variant"], []).append((row["run_id"], row["gap_rate"]))
     results = check_gates(rates, {v: h[-1] for v, h in history.items() if h}, sample_set=wm["id"],
                           max_gap_rate=cfg.get("max_gap_rate"), regression=cfg.get("gap_rate_regression"))
     report["gates"] = gates_to_dict(results)
@@ -139,49 +135,10 @@ def apply_gates(report: dict[str, Any]) -> None:
     report["exit_code"] = decision.exit_code
 
 
-def composite_layer_set(variant: dict[str, Any]) -> str | None:
-    """The layer set the variant's composite was computed from (``fact+behavior``), ``mixed``
-    when its results used several, None when nothing was scored."""
-    sets = [k for k, n in (variant.get("layer_sets") or {}).items() if n and k != "none"]
-    return None if not sets else sets[0] if len(sets) == 1 else "mixed"
-
-
 def index_run(run_dir: RunDir, report: dict[str, Any]) -> None:
-    """Write the run and its per-variant figures into the SQLite index."""
-    run = report["run"]
-    cfg = run["config"]
-    wm = run["watermark"]
-    verdict = report.get("verdict") or {}
-    variants = report["variants"]
-    cost_known = [v["cost"]["known_usd"] for v in variants if v["cost"]["known_usd"] is not None]
-    output_dir = _output_dir(cfg)
-    gaps = {g["variant"]: g for g in (report.get("gaps") or {}).get("variants", [])}
-    cov = {c["variant"]: c for c in (report.get("coverage") or {}).get("variants", [])}
-    with open_index(output_dir) as conn:
-        upsert_run(
-            conn,
-            {
-                "id": run["id"], "created_at": run["created_at"], "finished_at": run["finished_at"],
-                "status": run["status"], "dir": str(run_dir.path), "git_commit": run["git"]["commit"],
-                "git_dirty": None if run["git"]["dirty"] is None else int(run["git"]["dirty"]),
-                "executor": run["executor"]["name"], "model": run["executor"].get("model"),
-                "sample_set_id": wm["id"], "sample_set_sha": wm["sha256"], "sample_count": wm["count"],
-                "verdict": verdict.get("level"), "outcome": report["decision"]["outcome"],
-                "tasks_total": run["tasks_total"], "tasks_done": run["tasks_done"],
-                "cost_known_usd": sum(cost_known) if cost_known else None,
-                "cost_unknown_tasks": sum(v["cost"]["tasks_with_unknown_cost"] for v in variants),
-            },
-            [
-                {
-                    "run_id": run["id"], "variant": v["name"], "role": v["role"], "artifact_hash": v["artifact_hash"],
-                    "composite": (v.get("layer_means") or {}).get("composite"),
-                    "layer_set": composite_layer_set(v),
-                    "coverage": (cov.get(v["name"]) or {}).get("rate"),
-                    "gap_rate": (gaps.get(v["name"]) or {}).get("gap_rate"),
-                    "weighted_gap_rate": (gaps.get(v["name"]) or {}).get("weighted_gap_rate"),
-                    "tasks": v["tasks"], "errors": v["errors"], "cost_known_usd": v["cost"]["known_usd"],
-                    "cost_unknown_tasks": v["cost"]["tasks_with_unknown_cost"],
-                }
-                for v in variants
-            ],
-        )
+    """Write the run and its per-variant figures into its store's SQLite index (the store the run
+    directory is in — never a path recorded in run.json, which a moved or edited folder makes wrong)."""
+    if run_dir.store is None:
+        return  # a run directory outside a store (copied alone): nothing to index
+    with open_index(run_dir.store) as conn:
+        upsert_run(conn, *index_rows(report, run_dir.path))

@@ -188,8 +188,8 @@ class TaskRecord(_M):
     sample_id: str
     variant: str
     role: str
-    repeat: int
-    attempts: int
+    repeat: int = Field(ge=0)
+    attempts: int = Field(ge=0)
     cached: bool
     started_at: str
     finished_at: str

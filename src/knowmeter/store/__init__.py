@@ -1,6 +1,6 @@
 """Run storage: run directories (run.json, results.jsonl, report.json) and the SQLite index."""
 
-from knowmeter.store._index import list_runs, open_index, upsert_run, variant_history
+from knowmeter.store._index import composite_layer_set, index_rows, list_runs, open_index, upsert_run, variant_history
 from knowmeter.store._rundir import (
     ResultsWriter,
     RunDir,
@@ -14,7 +14,9 @@ from knowmeter.store._rundir import (
 __all__ = [
     "ResultsWriter",
     "RunDir",
+    "composite_layer_set",
     "find_run",
+    "index_rows",
     "iter_results",
     "list_runs",
     "new_run_id",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -9,6 +11,13 @@ from pathlib import Path
 from typing import Any
 
 INDEX_FILE = "index.sqlite"
+RUN_COLUMNS = ("id", "created_at", "finished_at", "status", "dir", "git_commit", "git_dirty", "executor", "model",
+               "sample_set_id", "sample_set_sha", "sample_count", "verdict", "outcome", "tasks_total", "tasks_done",
+               "cost_known_usd", "cost_unknown_tasks")
+VARIANT_COLUMNS = ("run_id", "variant", "role", "artifact_hash", "composite", "layer_set", "coverage", "gap_rate",
+                   "weighted_gap_rate", "tasks", "errors", "cost_known_usd", "cost_unknown_tasks")
+
+log = logging.getLogger("knowmeter")
 
 #: (name, SQL). Append new migrations; never edit or reorder applied ones.
 MIGRATIONS: list[tuple[str, str]] = [
@@ -65,20 +74,110 @@ MIGRATIONS: list[tuple[str, str]] = [
 
 @contextmanager
 def open_index(output_dir: Path) -> Iterator[sqlite3.Connection]:
-    """Open (creating and migrating) the index; commits on success."""
+    """Open (creating and migrating) the index; commits on success. A damaged index (not a
+    database, truncated, tables missing) is moved aside and rebuilt from the run directories:
+    it is only an index."""
     output_dir.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(output_dir / INDEX_FILE, timeout=30)
-    conn.row_factory = sqlite3.Row
+    path = output_dir / INDEX_FILE
     try:
-        conn.execute("PRAGMA foreign_keys = ON")
-        _migrate(conn)
+        conn, fresh = _connect(path)
+        if fresh and (output_dir / "runs").is_dir():  # deleted or emptied: index what is there
+            _rebuild(conn, output_dir / "runs")
+    except sqlite3.DatabaseError as exc:
+        damaged = path.with_name(f"{INDEX_FILE}.damaged")
+        os.replace(path, damaged)
+        for suffix in ("-journal", "-wal", "-shm"):
+            path.with_name(INDEX_FILE + suffix).unlink(missing_ok=True)
+        conn, _ = _connect(path)
+        n = _rebuild(conn, output_dir / "runs")
+        log.warning("knowmeter: %s was damaged (%s): moved to %s and rebuilt from %d run director%s",
+                    path, exc, damaged.name, n, "y" if n == 1 else "ies")
+    try:
         yield conn
         conn.commit()
     finally:
         conn.close()
 
 
-def _migrate(conn: sqlite3.Connection) -> None:
+def _connect(path: Path) -> tuple[sqlite3.Connection, bool]:
+    """Open, migrate and check the index, and whether it was created just now; raises
+    ``sqlite3.DatabaseError`` when it is damaged."""
+    conn = sqlite3.connect(path, timeout=30)
+    conn.row_factory = sqlite3.Row
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        fresh = _migrate(conn)
+        for table, cols in (("runs", RUN_COLUMNS), ("run_variants", VARIANT_COLUMNS)):
+            conn.execute(f"SELECT {', '.join(cols)} FROM {table} LIMIT 1").fetchall()
+        if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+            raise sqlite3.DatabaseError("integrity check failed")
+    except sqlite3.DatabaseError:
+        conn.close()
+        raise
+    return conn, fresh
+
+
+def _rebuild(conn: sqlite3.Connection, runs_root: Path) -> int:
+    """Index every run directory under ``runs_root`` whose report.json is readable."""
+    from knowmeter import jsonio
+
+    n = 0
+    for report_file in sorted(runs_root.glob("*/report.json")):
+        try:
+            report = jsonio.loads(report_file.read_bytes())
+            upsert_run(conn, *index_rows(report, report_file.parent))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, sqlite3.Error):
+            continue  # a damaged report: `knowmeter report RUN` rebuilds it and indexes it again
+        n += 1
+    conn.commit()
+    return n
+
+
+def composite_layer_set(variant: dict[str, Any]) -> str | None:
+    """The layer set the variant's composite was computed from (``fact+behavior``), ``mixed``
+    when its results used several, None when nothing was scored."""
+    sets = [k for k, n in (variant.get("layer_sets") or {}).items() if n and k != "none"]
+    return None if not sets else sets[0] if len(sets) == 1 else "mixed"
+
+
+def index_rows(report: dict[str, Any], run_path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The index rows (the run, its variants) of a report."""
+    run = report["run"]
+    wm = run["watermark"]
+    verdict = report.get("verdict") or {}
+    variants = report["variants"]
+    cost_known = [v["cost"]["known_usd"] for v in variants if v["cost"]["known_usd"] is not None]
+    gaps = {g["variant"]: g for g in (report.get("gaps") or {}).get("variants", [])}
+    cov = {c["variant"]: c for c in (report.get("coverage") or {}).get("variants", [])}
+    row = {
+        "id": run["id"], "created_at": run["created_at"], "finished_at": run["finished_at"],
+        "status": run["status"], "dir": str(run_path.resolve()), "git_commit": run["git"]["commit"],
+        "git_dirty": None if run["git"]["dirty"] is None else int(run["git"]["dirty"]),
+        "executor": run["executor"]["name"], "model": run["executor"].get("model"),
+        "sample_set_id": wm["id"], "sample_set_sha": wm["sha256"], "sample_count": wm["count"],
+        "verdict": verdict.get("level"), "outcome": (report.get("decision") or {}).get("outcome"),
+        "tasks_total": run["tasks_total"], "tasks_done": run["tasks_done"],
+        "cost_known_usd": sum(cost_known) if cost_known else None,
+        "cost_unknown_tasks": sum(v["cost"]["tasks_with_unknown_cost"] for v in variants),
+    }
+    variant_rows = [
+        {
+            "run_id": run["id"], "variant": v["name"], "role": v["role"], "artifact_hash": v["artifact_hash"],
+            "composite": (v.get("layer_means") or {}).get("composite"),
+            "layer_set": composite_layer_set(v),
+            "coverage": (cov.get(v["name"]) or {}).get("rate"),
+            "gap_rate": (gaps.get(v["name"]) or {}).get("gap_rate"),
+            "weighted_gap_rate": (gaps.get(v["name"]) or {}).get("weighted_gap_rate"),
+            "tasks": v["tasks"], "errors": v["errors"], "cost_known_usd": v["cost"]["known_usd"],
+            "cost_unknown_tasks": v["cost"]["tasks_with_unknown_cost"],
+        }
+        for v in variants
+    ]
+    return row, variant_rows
+
+
+def _migrate(conn: sqlite3.Connection) -> bool:
+    """Apply the migrations not applied yet; True when the index was empty (all were new)."""
     conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT "
                  "DEFAULT CURRENT_TIMESTAMP)")
     applied = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
@@ -86,6 +185,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
         if name in applied:
             continue
         conn.executescript("BEGIN;" + sql + f"INSERT INTO schema_migrations(name) VALUES ('{name}');COMMIT;")
+    return not applied
 
 
 def upsert_run(conn: sqlite3.Connection, run: dict[str, Any], variants: list[dict[str, Any]]) -> None:

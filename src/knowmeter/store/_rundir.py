@@ -45,12 +45,17 @@ def write_json_atomic(path: Path, data: Any, *, indent: int | None = 2) -> None:
 
 
 def read_json(path: Path) -> Any:
+    """A stored JSON file; a missing, unreadable, non-UTF-8 or invalid one raises ``InputError``."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         raise InputError(f"{path}: not found") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        where = f"line {exc.lineno}: " if isinstance(exc, json.JSONDecodeError) else ""
+        msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc).splitlines()[0]
+        raise InputError(f"{path}: {where}invalid JSON ({msg}); the file was edited or damaged") from None
 
 
 def iter_results(path: Path, *, strict: bool = False) -> Iterator[dict[str, Any]]:
@@ -132,6 +137,12 @@ class RunDir:
         return self.path.name
 
     @property
+    def store(self) -> Path | None:
+        """The store (``<output>/``) this run directory is in, found from where it lies now;
+        None for a run directory that is not inside a store's ``runs/``."""
+        return self.path.parent.parent if self.path.parent.name == "runs" else None
+
+    @property
     def run_file(self) -> Path:
         return self.path / RUN_FILE
 
@@ -155,10 +166,10 @@ class RunDir:
                 continue
 
     def read_run(self) -> dict[str, Any]:
-        data = read_json(self.run_file)
-        if not isinstance(data, dict):
-            raise InputError(f"{self.run_file}: not a run record")
-        return data
+        """``run.json``, checked (one ``InputError`` line for an edited or damaged file)."""
+        from knowmeter.store._runrecord import check_run_record
+
+        return check_run_record(read_json(self.run_file), str(self.run_file))
 
     def results(self) -> Iterator[dict[str, Any]]:
         return iter_results(self.results_file)

@@ -1,0 +1,78 @@
+"""The shape of a stored ``run.json``: every field a reader relies on, checked once on read, so
+an edited or damaged file is one line naming the field — never a KeyError deep in a command."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from knowmeter.errors import InputError
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+
+class _Watermark(_Open):
+    paths: list[str]
+    count: int = Field(ge=0)
+    sha256: str
+    short: str
+    id: str
+    warning: str
+
+
+class _Variant(_Open):
+    name: str
+    role: Literal["control", "treatment"]
+    expression: str
+    kind: str
+    hash: str
+
+
+class _Executor(_Open):
+    name: str
+    identity: str
+    non_llm: bool
+    model: str | None = None
+
+
+class _Git(_Open):
+    commit: str | None
+    dirty: bool | None
+
+
+class StoredRun(_Open):
+    """``run.json`` as written by ``knowmeter eval``."""
+
+    run_id: str
+    created_at: str
+    status: str | None = None
+    finished_at: str | None = None
+    versions: dict[str, str]
+    git: _Git
+    config: dict[str, Any]
+    seed: int = Field(ge=0)
+    watermark: _Watermark
+    executor: _Executor
+    variants: list[_Variant] = Field(min_length=1)
+    tasks_total: int = Field(ge=0)
+    judges: list[dict[str, Any]] = Field(default_factory=list)
+    prompt_hashes: dict[str, str] = Field(default_factory=dict)
+    budget: dict[str, Any] | None = None
+    wall_s: float | None = Field(default=None, ge=0)
+
+
+def check_run_record(data: Any, source: str) -> dict[str, Any]:
+    """``data`` when it has the shape of a run.json (its config included), else ``InputError``."""
+    from knowmeter.config import first_error, stored_config
+
+    if not isinstance(data, dict):
+        raise InputError(f"{source}: not a run record (expected a JSON object); the file was edited or damaged")
+    try:
+        StoredRun.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(f"{source}: {first_error(exc)}; the file was edited or damaged") from None
+    stored_config(data["config"], source)
+    return data
