@@ -161,3 +161,13 @@ def test_resume_after_the_project_moved_reads_the_moved_files(project: Path, tmp
     assert result.exit_code in (0, 1), result.output
     assert len((_run_dir(new) / "results.jsonl").read_text().splitlines()) == len(lines)
     assert not old.exists()
+
+
+def test_gaps_reads_a_run_without_knowledge_files(tmp_path: Path) -> None:
+    """A baseline-only run with no knowledgeDirs has coverage "n/a" (rate None, left out of the
+    JSON): `knowmeter gaps` shows it instead of calling report.json damaged."""
+    (tmp_path / "s.json").write_text('[{"sample_id": "a", "prompt": "p"}, {"sample_id": "b", "prompt": "q"}]')
+    assert km("eval", "--samples", "s.json", "--control", "baseline", cwd=tmp_path).returncode in (0, 1)
+    r = km("gaps", "latest", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "coverage n/a (no knowledge files)" in r.stdout

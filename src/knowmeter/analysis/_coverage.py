@@ -81,7 +81,7 @@ class Coverage(Record):
     variant: str | None = None
     total: Count
     covered: Count
-    rate: float | None
+    rate: float | None = None  # None: no knowledge files (left out of the JSON form, so optional on read)
     uncovered: tuple[str, ...]
     files: tuple[FileCoverage, ...]
 
