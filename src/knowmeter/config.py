@@ -6,6 +6,8 @@ typos are caught); ``RunConfig`` is the resolved configuration a run records in 
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -176,3 +178,38 @@ def stored_config(data: Any, source: Path | str) -> RunConfig:
         return RunConfig.model_validate(data)
     except ValidationError as exc:
         raise InputError(f"{source}: config.{first_error(exc)}; the file was edited or damaged") from None
+
+
+#: Option names that hold secrets: their values are never written to run.json / report.json.
+SECRET_NAME = re.compile(r"(?i)api[-_]?key|token(?!s)|secret|passw(or)?d|credential|auth|cookie|private[-_]?key|^env$")
+REDACTED = "[redacted]"
+
+
+def redact_secrets(value: Any) -> Any:
+    """``value`` with every mapping entry whose name looks secret (``api_key``, ``env``,
+    ``*token*``, …) replaced by ``REDACTED`` (a mapping's values each, so its keys stay visible)."""
+    if isinstance(value, dict):
+        return {k: (({kk: REDACTED for kk in v} if isinstance(v, dict) else REDACTED)
+                    if isinstance(k, str) and SECRET_NAME.search(k) and v is not None else redact_secrets(v))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_secrets(v) for v in value]
+    return value
+
+
+def restore_secrets(config: RunConfig, source: str) -> RunConfig:
+    """A stored config whose executor options were redacted gets them back from the project's
+    ``eval.yaml`` (a resume needs the real key); ``InputError`` when it no longer has them."""
+    if REDACTED not in json.dumps(config.executor_options):
+        return config
+    path = find_config(config.base_path())
+    ef = load_eval_file(path) if path is not None else EvalFile()
+    current = ef.executor.options if isinstance(ef.executor, ExecutorFile) else {}
+    options = dict(config.executor_options)
+    for key, value in options.items():
+        if REDACTED in json.dumps(value):
+            if key not in current:
+                raise InputError(f"{source}: executor option {key!r} was redacted when the run was stored and "
+                                 f"{path or 'eval.yaml'} no longer sets it; put it back to resume")
+            options[key] = current[key]
+    return config.model_copy(update={"executor_options": options})

@@ -29,6 +29,8 @@ from knowmeter.config import (
     find_config,
     first_error,
     load_eval_file,
+    redact_secrets,
+    restore_secrets,
     stored_config,
 )
 from knowmeter.errors import InputError
@@ -240,7 +242,7 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
         "status": "running",
         "versions": _provenance.versions(),
         "git": _provenance.git_state(cfg.base_path()),
-        "config": cfg.model_dump(mode="json"),
+        "config": redact_secrets(cfg.model_dump(mode="json")),
         "seed": cfg.seed,
         "watermark": prepared.sample_set.watermark.to_dict(),
         "executor": {"name": prepared.executor.name, "identity": prepared.executor.identity(),
@@ -283,8 +285,8 @@ def resume_run(run_dir: RunDir, reprepare: Callable[[dict[str, Any]], Prepared] 
     ``eval`` does) and return the tasks not yet finished. Refuses when the samples or a
     variant's artifact changed since the run started."""
     record = run_dir.read_run()
-    prepared = reprepare(record) if reprepare else prepare(
-        relocated(stored_config(record.get("config"), run_dir.run_file), run_dir.store))
+    prepared = reprepare(record) if reprepare else prepare(restore_secrets(
+        relocated(stored_config(record.get("config"), run_dir.run_file), run_dir.store), str(run_dir.run_file)))
     if prepared.sample_set.watermark.sha256 != record["watermark"]["sha256"]:
         raise InputError(f"run {run_dir.id}: the sample set changed since the run started "
                          f"({record['watermark']['sha256'][:8]} → {prepared.sample_set.watermark.short}); "
