@@ -49,6 +49,7 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
               help="Also write JUnit XML: a test case per sample × variant and one for the outcome.")
 @click.option("--markdown", type=click.Path(path_type=Path, dir_okay=False),
               help="Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY too when it is set).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the outcome line (no progress, no summary).")
 @click.option("--report-only", is_flag=True, help="Always exit 0 (report, do not gate).")
 @guarded
 def eval_cmd(**opts: object) -> None:

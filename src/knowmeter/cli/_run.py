@@ -9,9 +9,9 @@ from typing import Any
 
 import anyio
 import click
-from rich.console import Console
 
 from knowmeter.cli._output import console as make_console
+from knowmeter.cli._progress import Progress
 from knowmeter.evaluation import (
     Overrides,
     Prepared,
@@ -64,6 +64,7 @@ def run_eval(opts: dict[str, Any]) -> int:
     """Run (or resume) an evaluation; returns the exit code of the run's decision, or
     ``EXIT_INTERRUPTED`` after Ctrl-C (the finished tasks are kept and reported)."""
     err = make_console(stderr=True)
+    err.quiet = bool(opts.get("quiet"))
     if opts.get("resume"):
         ov = _overrides(opts)
         from knowmeter.config import DEFAULT_OUTPUT_DIR
@@ -87,7 +88,8 @@ def run_eval(opts: dict[str, Any]) -> int:
         err.print(f"UNSEALED: {prepared.executor.name} tasks are not sealed from each other; an agent can read "
                   "the other arm's artifact, the samples and the run store, and files it writes outside its "
                   "folder stay (--unsealed)")
-    progress = _Progress(len(tasks), err if sys.stderr.isatty() else None)
+    progress = Progress(len(tasks), prepared.config.concurrency, None if err.quiet else sys.stderr,
+                        tty=sys.stderr.isatty())
     use_pidfd_child_watcher()
     gc.freeze()  # modules, config, samples and the plan live to the end: the cyclic GC need not rescan them
     budget = run_budget(prepared.config)
@@ -103,6 +105,7 @@ def run_eval(opts: dict[str, Any]) -> int:
         resume = f"knowmeter eval --resume {run_dir.id}"
         if opts.get("output_dir"):
             resume += f" --output-dir {opts['output_dir']}"
+        err.quiet = False  # even --quiet says how to continue
         err.print(f"interrupted: {report['run']['tasks_done']}/{report['run']['tasks_total']} tasks are stored; "
                   f"continue with: {resume}", soft_wrap=True)
         return EXIT_INTERRUPTED
@@ -134,7 +137,9 @@ def _write_files(report: dict[str, Any], run_dir: RunDir, opts: dict[str, Any]) 
 
 
 def _print(report: dict[str, Any], report_file: Path, written: list[tuple[str, Path]], opts: dict[str, Any]) -> None:
-    if opts.get("as_json"):
+    if opts.get("quiet") and not opts.get("as_json"):
+        click.echo(printable(report["decision"]["headline"]))
+    elif opts.get("as_json"):
         from knowmeter.cli._output import print_json
 
         print_json(report)
@@ -144,21 +149,3 @@ def _print(report: dict[str, Any], report_file: Path, written: list[tuple[str, P
         for what, path in written:
             click.echo(f"{what}: {printable(path)}")
 
-
-class _Progress:
-    """A one-line progress counter on a terminal; silent otherwise."""
-
-    def __init__(self, total: int, console: Console | None) -> None:
-        self.total = total
-        self.done = 0
-        self.console = console
-
-    def tick(self, record: dict[str, Any]) -> None:
-        self.done += 1
-        if self.console is not None:
-            self.console.file.write(f"\r{self.done}/{self.total} tasks")
-            self.console.file.flush()
-
-    def close(self) -> None:
-        if self.console is not None and self.total:
-            self.console.file.write("\n")
