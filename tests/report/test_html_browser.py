@@ -119,3 +119,32 @@ def test_hostile_content_never_runs_and_the_layout_holds(browser: Browser, hosti
     assert page.locator("#provenance").is_visible()
     assert page.locator("script").count() == 2
     assert page.locator("#samples img, #samples svg, #samples textarea, #samples iframe").count() == 0
+
+
+def test_viewer_pages_in_the_browser(browser: Browser, demo_run: Path) -> None:
+    import threading
+
+    from knowmeter.viewer import make_server
+
+    server = make_server(demo_run.parents[1], "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        page = browser.browser.new_page(viewport={"width": 1400, "height": 900})
+        page.on("console", lambda m: browser.errors.append(m.text) if m.type == "error" else None)
+        page.on("request", lambda r: browser.requests.append(r.url))
+        page.goto(server.url)
+        page.locator("[data-testid=runs] a").first.click()
+        page.wait_for_selector("body[data-ready]")
+        assert page.get_by_test_id("verdict-pill").is_visible()
+        page.goto(server.url + "trends")
+        assert page.locator("svg.chart").count() == 3
+        page.screenshot(path=str(ARTIFACTS / "viewer-trends.png"), full_page=True)
+        page.goto(server.url)
+        page.locator("form button").click()  # compare the two selected runs (a GET form)
+        page.wait_for_url("**/compare?**")
+        page.screenshot(path=str(ARTIFACTS / "viewer-compare.png"), full_page=True)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert browser.errors == []
+    assert all(url.startswith(server.url) for url in browser.requests)

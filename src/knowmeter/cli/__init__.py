@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "trends": ("_trends", "trends_cmd", "Gap rate, coverage and composite across runs of one sample set."),
     "sample": ("_sample", "sample_cmd", "Draft new samples from a run's gaps and uncovered files."),
     "gold": ("_gold", "gold_group", "Human gold sets: init, validate, compare a run against one."),
+    "view": ("_view", "view_cmd", "Browse runs, reports, comparisons and trends in a local read-only web viewer."),
     "observe": ("_observe", "observe_cmd", "Skill health from real Claude Code / Codex usage traces."),
     "docs": ("_docs", "docs_cmd", "Reference: assertion types, script protocol, judge replies, response cache."),
     "skill": ("_skill", "skill_group", "Skill Graph skills and eval files: lint."),

@@ -1,0 +1,38 @@
+"""``knowmeter view``: the local read-only viewer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from knowmeter.cli._errors import guarded
+
+
+@click.command("view")
+@click.option("--output-dir", default=".knowmeter", show_default=True, help="Where runs are stored.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Port to listen on (0: any free port).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind. Anything but loopback exposes your runs to the network (a warning says so).")
+@guarded
+def view_cmd(output_dir: str, port: int, host: str) -> None:
+    """Browse stored runs in a local, read-only web viewer: the runs list (from the run index),
+    each run's report, two runs compared, and trends per sample set."""
+    from knowmeter.viewer import make_server
+    from knowmeter.viewer._server import LOOPBACK
+
+    if host not in LOOPBACK:
+        click.echo(f"warning: serving on {host}: anyone who can reach this machine can read your runs "
+                   "(outputs, traces, configs). Use the default 127.0.0.1 unless you mean it.", err=True)
+    try:
+        server = make_server(Path(output_dir), host, port)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}; choose another --port") from None
+    click.echo(f"knowmeter view: {server.url} (read-only; Ctrl-C to stop)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

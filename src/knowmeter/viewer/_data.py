@@ -1,0 +1,64 @@
+"""What the viewer reads: the run index opened read-only, and a run's stored report looked up
+by an id that must be in the index (no URL part ever becomes a filesystem path)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from knowmeter.store._index import INDEX_FILE
+
+
+@dataclass(frozen=True)
+class Store:
+    """A run store (``--output-dir``), read only."""
+
+    root: Path
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection | None]:
+        path = self.root / INDEX_FILE
+        if not path.is_file():
+            yield None
+            return
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+        conn.row_factory = sqlite3.Row
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    def runs(self, limit: int = 500) -> list[dict[str, Any]]:
+        """Newest first."""
+        with self._connect() as conn:
+            if conn is None:
+                return []
+            rows = conn.execute("SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT ?", (limit,))
+            return [dict(r) for r in rows]
+
+    def history(self) -> list[dict[str, Any]]:
+        """Per-variant figures of complete runs, oldest first."""
+        with self._connect() as conn:
+            if conn is None:
+                return []
+            rows = conn.execute(
+                "SELECT r.id AS run_id, r.created_at, r.sample_set_id, r.sample_count, v.variant, v.composite, "
+                "v.coverage, v.gap_rate FROM run_variants v JOIN runs r ON r.id = v.run_id "
+                "WHERE r.status = 'complete' ORDER BY r.created_at, r.id")
+            return [dict(r) for r in rows]
+
+    def report(self, run_id: str) -> dict[str, Any] | None:
+        """The stored report.json of an indexed run, or None (unknown id, no report yet)."""
+        if run_id not in {r["id"] for r in self.runs(limit=100_000)}:
+            return None
+        runs_root = (self.root / "runs").resolve()
+        path = (runs_root / run_id / "report.json").resolve()
+        if path.parent.parent != runs_root or not path.is_file():
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else None

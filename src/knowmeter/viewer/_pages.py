@@ -1,0 +1,70 @@
+"""The viewer's pages (Jinja2 with autoescape, sharing the report's stylesheet)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import groupby
+from typing import Any
+
+from markupsafe import Markup
+
+from knowmeter.report._view import ReportView
+from knowmeter.report.html._page import assets, environment
+from knowmeter.report.html._svg import Series, line_chart
+from knowmeter.watermark import WATERMARK_WARNING
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'"
+
+#: trend charts: (index column, title, shown as a percentage)
+TREND_METRICS = (("gap_rate", "gap rate", True), ("coverage", "coverage", True), ("composite", "composite", False))
+
+
+def _render(template: str, **context: Any) -> str:
+    css = assets()[0]
+    return environment().get_template(template).render(css=Markup(css), csp=CSP, **context)
+
+
+def runs_page(runs: list[dict[str, Any]]) -> str:
+    return _render("viewer_runs.html.j2", title="knowmeter runs", runs=runs)
+
+
+def compare_page(a: tuple[str, dict[str, Any]], b: tuple[str, dict[str, Any]]) -> str:
+    views = [(run_id, ReportView(report)) for run_id, report in (a, b)]
+    same_set = views[0][1].watermark.sha256 == views[1][1].watermark.sha256
+    return _render("viewer_compare.html.j2", title=f"knowmeter: {a[0]} vs {b[0]}", views=views, same_set=same_set)
+
+
+def trend_series(rows: Sequence[dict[str, Any]], metric: str) -> dict[str, list[Series]]:
+    """Per sample set, one series per variant over that set's runs (oldest first). Runs on
+    different sample sets never share a series."""
+    out: dict[str, list[Series]] = {}
+    ordered = sorted(rows, key=lambda r: (str(r["sample_set_id"]), r["created_at"], r["run_id"]))
+    for set_id, group in groupby(ordered, key=lambda r: str(r["sample_set_id"])):
+        runs = list(group)
+        run_ids = list(dict.fromkeys(r["run_id"] for r in runs))
+        label = {r["run_id"]: f"{r['created_at'][:16]} {r['run_id']}" for r in runs}
+        by_variant: dict[str, dict[str, float | None]] = {}
+        for r in runs:
+            by_variant.setdefault(str(r["variant"]), {})[r["run_id"]] = r[metric]
+        out[set_id] = [Series(name=variant, points=[(label[i], values.get(i)) for i in run_ids])
+                       for variant, values in by_variant.items()]
+    return out
+
+
+def trends_page(rows: list[dict[str, Any]]) -> str:
+    sets: dict[str, dict[str, Any]] = {}
+    for metric, title, percent in TREND_METRICS:
+        for set_id, series in trend_series(rows, metric).items():
+            entry = sets.setdefault(set_id, {"charts": [], "count": None, "runs": 0})
+            entry["charts"].append(line_chart(series, title=f"{title} · sample set {set_id}", y_label=title,
+                                              percent=percent))
+    for r in rows:
+        entry = sets[str(r["sample_set_id"])]
+        entry["count"] = r["sample_count"]
+    for set_id, entry in sets.items():
+        entry["runs"] = len({r["run_id"] for r in rows if str(r["sample_set_id"]) == set_id})
+    return _render("viewer_trends.html.j2", title="knowmeter trends", sets=sets, warning=WATERMARK_WARNING)
+
+
+def error_page(status: int, message: str) -> str:
+    return _render("viewer_error.html.j2", title=f"{status}", status=status, message=message)

@@ -1,0 +1,124 @@
+"""The viewer's HTTP server: ``ThreadingHTTPServer``, GET (and HEAD) only, fixed routes. A URL
+never names a file: a run is looked up by its exact id in the index. Requests whose Host is not
+the address served (a DNS-rebinding page) are refused when bound to loopback."""
+
+from __future__ import annotations
+
+import re
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from knowmeter.viewer._data import Store
+from knowmeter.viewer._pages import compare_page, error_page, runs_page, trends_page
+
+#: a run id as ``new_run_id`` makes them (also what the index holds)
+RUN_ID = re.compile(r"^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$")
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+class _Reply(Exception):
+    def __init__(self, status: HTTPStatus, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class ViewerServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], store: Store) -> None:
+        super().__init__(address, Handler)
+        self.store = store
+        self.loopback = address[0] in LOOPBACK
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}/"
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: ViewerServer
+    server_version = "knowmeter-view"
+    sys_version = ""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass  # the terminal stays quiet; the page shows what went wrong
+
+    def _send(self, status: HTTPStatus, body: str, *, head: bool = False) -> None:
+        data = body.encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("X-Frame-Options", "DENY")
+        if status == HTTPStatus.METHOD_NOT_ALLOWED:
+            self.send_header("Allow", "GET, HEAD")
+        self.end_headers()
+        if not head:
+            self.wfile.write(data)
+
+    def _route(self) -> str:
+        if self.server.loopback:
+            host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]")
+            if host not in LOOPBACK:
+                raise _Reply(HTTPStatus.FORBIDDEN, "this viewer only answers requests addressed to this machine")
+        parts = urlsplit(self.path)
+        path = parts.path
+        store = self.server.store
+        if path == "/":
+            return runs_page(store.runs())
+        if path == "/trends":
+            return trends_page(store.history())
+        if path.startswith("/run/"):
+            return self._run_page(path.removeprefix("/run/"))
+        if path == "/compare":
+            try:
+                query = parse_qs(parts.query, strict_parsing=True, max_num_fields=4)
+            except ValueError:
+                raise _Reply(HTTPStatus.BAD_REQUEST, "malformed query: use /compare?a=RUN&b=RUN") from None
+            ids = [(query.get(k) or [""])[0] for k in ("a", "b")]
+            if not all(ids):
+                raise _Reply(HTTPStatus.BAD_REQUEST, "compare needs two runs: /compare?a=RUN&b=RUN")
+            a, b = (self._report(i) for i in ids)
+            return compare_page((ids[0], a), (ids[1], b))
+        raise _Reply(HTTPStatus.NOT_FOUND, "no such page")
+
+    def _report(self, run_id: str) -> dict[str, object]:
+        report = self.server.store.report(run_id) if RUN_ID.fullmatch(run_id) else None
+        if report is None:
+            raise _Reply(HTTPStatus.NOT_FOUND, "no such run with a report in this store")
+        return report
+
+    def _run_page(self, run_id: str) -> str:
+        from knowmeter.report.html import render_html
+
+        return render_html(self._report(run_id))
+
+    def _serve(self, *, head: bool) -> None:
+        try:
+            body = self._route()
+        except _Reply as reply:
+            self._send(reply.status, error_page(int(reply.status), reply.message), head=head)
+        else:
+            self._send(HTTPStatus.OK, body, head=head)
+
+    def do_GET(self) -> None:
+        self._serve(head=False)
+
+    def do_HEAD(self) -> None:
+        self._serve(head=True)
+
+    def _refuse(self) -> None:
+        self._send(HTTPStatus.METHOD_NOT_ALLOWED, error_page(405, "the viewer is read-only: GET only"))
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _refuse
+
+
+def make_server(output_dir: Path, host: str = "127.0.0.1", port: int = 8765) -> ViewerServer:
+    """A viewer over the runs in ``output_dir`` (not started: call ``serve_forever``)."""
+    return ViewerServer((host, port), Store(output_dir))

@@ -1,0 +1,97 @@
+"""knowmeter view: pages from the run index, GET only, 4xx for bad requests, no path
+traversal (plain and encoded), loopback by default, trends never join sample sets."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from knowmeter.viewer import make_server
+from knowmeter.viewer._pages import trend_series
+from knowmeter.viewer._server import ViewerServer
+
+from .conftest import km
+
+
+@pytest.fixture
+def viewer(demo_run: Path) -> Iterator[ViewerServer]:
+    server = make_server(demo_run.parents[1], "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def request(server: ViewerServer, method: str, path: str, host: str | None = None) -> tuple[int, str]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
+    headers = {"Host": host} if host else {}
+    conn.request(method, path, headers=headers)  # the path goes out exactly as given
+    resp = conn.getresponse()
+    body = resp.read().decode()
+    conn.close()
+    return resp.status, body
+
+
+def test_pages(viewer: ViewerServer, demo_run: Path) -> None:
+    report = json.loads((demo_run / "report.json").read_text())
+    run_id = report["run"]["id"]
+    status, body = request(viewer, "GET", "/")
+    assert status == 200 and f'href="/run/{run_id}"' in body and report["decision"]["outcome"] in body
+    assert report["run"]["watermark"]["id"] in body
+    status, body = request(viewer, "GET", f"/run/{run_id}")
+    assert status == 200 and 'data-testid="verdict-pill"' in body
+    status, body = request(viewer, "GET", f"/compare?a={run_id}&b={run_id}")
+    assert status == 200 and body.count(f'href="/run/{run_id}"') == 2 and "different-sets" not in body
+    status, body = request(viewer, "GET", "/trends")
+    assert status == 200 and "<svg" in body and report["run"]["watermark"]["id"] in body
+    assert request(viewer, "HEAD", "/")[0] == 200
+
+
+@pytest.mark.parametrize("path", [
+    "/run/../../../../etc/passwd", "/run/..%2f..%2f..%2fetc%2fpasswd", "/run/%2e%2e/%2e%2e/etc/passwd",
+    "/%2e%2e/%2e%2e/etc/passwd", "/run/..%252f..%252fetc%252fpasswd", "/run/%2E%2E", "/run/....//....//etc/passwd",
+    "/run/20261123-164906-95d266/../../index.sqlite", "//etc/passwd", "/index.sqlite", "/runs/", "/run/",
+    "/run/%00", "/run/20261123-164906-95d266%2f..%2f..%2findex.sqlite",
+])
+def test_no_path_traversal(viewer: ViewerServer, path: str) -> None:
+    status, body = request(viewer, "GET", path)
+    assert status == 404 and "root:" not in body and "SQLite" not in body
+
+
+def test_only_get_and_bad_requests_are_4xx(viewer: ViewerServer, demo_run: Path) -> None:
+    for method in ("POST", "PUT", "DELETE", "PATCH", "OPTIONS"):
+        assert request(viewer, method, "/")[0] == 405
+    assert request(viewer, "GET", "/compare")[0] == 400
+    assert request(viewer, "GET", "/compare?a=x&&&b")[0] == 400
+    assert request(viewer, "GET", "/compare?a=20990101-000000-abcdef&b=20990101-000000-abcdef")[0] == 404
+    assert request(viewer, "GET", "/nope")[0] == 404
+    # a page from elsewhere that re-points its name at 127.0.0.1 (DNS rebinding) gets nothing
+    assert request(viewer, "GET", "/", host="evil.example:8765")[0] == 403
+
+
+def test_trends_keep_sample_sets_apart() -> None:
+    rows = [{"run_id": f"r{i}", "created_at": f"2026-01-0{i}T00:00", "sample_set_id": s, "variant": v,
+             "composite": c, "gap_rate": None, "coverage": None}
+            for i, s, v, c in [(1, "a@1", "x", 3.0), (2, "b@2", "x", 4.0), (3, "a@1", "x", 3.5), (3, "a@1", "y", 2.0)]]
+    series = trend_series(rows, "composite")
+    assert set(series) == {"a@1", "b@2"}
+    a = {s.name: [y for _, y in s.points] for s in series["a@1"]}
+    assert a == {"x": [3.0, 3.5], "y": [None, 2.0]}
+    assert [[y for _, y in s.points] for s in series["b@2"]] == [[4.0]]
+
+
+def test_view_cli_warns_before_binding_beyond_loopback(tmp_path: Path) -> None:
+    with socket.socket() as busy:  # a port already taken: the command warns, then fails to listen
+        busy.bind(("0.0.0.0", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = km("view", "--host", "0.0.0.0", "--port", str(port), "--output-dir", str(tmp_path), cwd=tmp_path)
+    assert "warning: serving on 0.0.0.0" in r.stderr
+    assert r.returncode != 0 and f"cannot listen on 0.0.0.0:{port}" in r.stderr
