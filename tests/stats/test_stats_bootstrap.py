@@ -156,3 +156,21 @@ def test_shared_resamples_reuses_draws_and_changes_no_number() -> None:
     with shared_resamples(max_bytes=1000) as small:  # too small to keep anything: still correct
         assert bootstrap_means(values, labels, b=2000, seed=1) == alone[0]
         assert small.used == 0
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_bca_is_scale_equivariant_with_ties(clustered: bool) -> None:
+    # Composites are thirds (mean of three layers): many resample means equal the estimate in exact
+    # arithmetic but not in floats. BCa(d) must equal BCa(3d) / 3 up to float noise.
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(4), 2) if clustered else None
+    checked = 0
+    for _ in range(150):
+        d = rng.integers(-6, 7, 8) / 3 + 0.1
+        one, three = bootstrap_mean(d, labels, b=2000, seed=1), bootstrap_mean(3 * d, labels, b=2000, seed=1)
+        assert (one.bca is None) == (three.bca is None)
+        if one.bca is not None and three.bca is not None:
+            assert one.bca == pytest.approx((three.bca[0] / 3, three.bca[1] / 3), abs=1e-12)
+            checked += 1
+    assert checked > 100
+

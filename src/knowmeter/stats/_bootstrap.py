@@ -8,7 +8,10 @@ is its own cluster, which is the ordinary bootstrap and draws exactly the indice
 
 BCa follows Efron & Tibshirani (1993) §14.3 as scipy does: bias correction ``z0`` from the share
 of resamples below (ties counted half) the estimate, acceleration from the leave-one-cluster-out
-jackknife. Degenerate cases are reported as unknown (``None``), never as a made-up interval.
+jackknife. A resample mean counts as a tie when it is within ``TIE_RTOL`` (relative to the scale of
+the estimate and the resamples) of the estimate: resample means and the estimate are sums taken in
+different orders, so a mean that equals the estimate in exact arithmetic may differ in the last
+bits, and comparing floats exactly made BCa(d) differ from BCa(3d)/3 by up to half a point. Degenerate cases are reported as unknown (``None``), never as a made-up interval.
 """
 
 from __future__ import annotations
@@ -33,6 +36,10 @@ from knowmeter.stats._arrays import (
 from knowmeter.stats._special import norm_cdf, norm_ppf
 
 Interval = tuple[float, float]
+
+#: Relative distance under which a resample mean equals the estimate (far above float noise of a
+#: sum of up to millions of terms, far below any real gap between distinct resample means).
+TIE_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -177,15 +184,18 @@ def intervals_from_distribution(
     the leave-one-cluster-out ``jackknife`` estimates (used for the BCa acceleration)."""
     alpha = (1.0 - level) / 2.0
     se = float(np.std(theta, ddof=1)) if theta.size > 1 else None
-    if float(theta.max()) == float(theta.min()):  # no spread at all (e.g. all values equal)
+    tol = TIE_RTOL * max(abs(estimate), float(np.max(np.abs(theta))))
+    if float(theta.max()) - float(theta.min()) <= tol:  # no spread at all (e.g. all values equal)
         point = (float(theta[0]), float(theta[0]))
         return se, point, point
     lo, hi = np.quantile(theta, [alpha, 1.0 - alpha])
-    return se, (float(lo), float(hi)), _bca(theta, estimate, jackknife, alpha)
+    return se, (float(lo), float(hi)), _bca(theta, estimate, jackknife, alpha, tol)
 
 
-def _bca(theta: FloatArray, estimate: float, jackknife: FloatArray, alpha: float) -> Interval | None:
-    share = (np.count_nonzero(theta < estimate) + np.count_nonzero(theta <= estimate)) / (2.0 * theta.size)
+def _bca(theta: FloatArray, estimate: float, jackknife: FloatArray, alpha: float, tol: float) -> Interval | None:
+    below = np.count_nonzero(theta < estimate - tol)
+    ties = np.count_nonzero(np.abs(theta - estimate) <= tol)
+    share = (below + 0.5 * ties) / theta.size
     if not 0.0 < share < 1.0:
         return None
     z0 = norm_ppf(float(share))
