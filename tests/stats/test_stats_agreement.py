@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowmeter.stats import (
-    coefficient_of_variation,
     krippendorff_alpha,
     krippendorff_alpha_bootstrap,
     mean_abs_diff,
     pearson,
+    repeat_variance,
     weighted_kappa,
 )
 
@@ -110,8 +110,45 @@ def test_pearson_and_mean_abs_diff_drop_incomplete_pairs() -> None:
     assert mean_abs_diff([np.nan], [1.0]) is None
 
 
-def test_coefficient_of_variation() -> None:
-    assert coefficient_of_variation([4.0, 5.0, 6.0]) == pytest.approx(0.2)
-    assert coefficient_of_variation([4.0, np.nan]) is None
-    assert coefficient_of_variation([-1.0, 1.0]) is None
-    assert coefficient_of_variation([3.0, 3.0, 3.0]) == 0.0
+def test_repeat_icc_matches_shrout_and_fleiss() -> None:
+    # Shrout & Fleiss (1979), Table 2: 6 targets x 4 ratings; BMS 11.24, WMS 6.26, ICC(1,1) = .17.
+    data = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]], float)
+    r = repeat_variance(data.ravel(), np.repeat(np.arange(6), 4))
+    assert r is not None
+    assert (r.ms_between, r.ms_within) == (pytest.approx(11.2417, abs=1e-4), pytest.approx(6.2639, abs=1e-4))
+    assert r.icc == pytest.approx(0.1657, abs=1e-4) and r.repeat_share == pytest.approx(1 - r.icc)
+    assert (r.n_samples, r.n) == (6, 24)
+
+
+def test_repeat_icc_unbalanced_groups_agree_with_scipy_anova() -> None:
+    rng = np.random.default_rng(2)
+    sizes = rng.integers(1, 5, 30)
+    labels = np.repeat(np.arange(30), sizes)
+    values = np.repeat(rng.normal(0, 1.0, 30), sizes) + rng.normal(0, 0.5, labels.size)
+    values[[0, 7]] = np.nan  # excluded, never averaged in
+    keep = np.isfinite(values)
+    r = repeat_variance(values, labels)
+    assert r is not None
+    groups = [values[keep & (labels == g)] for g in range(30)]
+    groups = [g for g in groups if g.size]
+    assert r.ms_between / r.ms_within == pytest.approx(ss.f_oneway(*groups).statistic, rel=1e-10)
+    n, g = sum(x.size for x in groups), len(groups)
+    k0 = (n - sum(x.size**2 for x in groups) / n) / (g - 1)
+    expected = (r.ms_between - r.ms_within) / (r.ms_between + (k0 - 1) * r.ms_within)
+    assert r.icc == pytest.approx(expected, rel=1e-10) and 0.6 < r.icc < 0.9
+
+
+def test_repeat_icc_edge_cases() -> None:
+    assert repeat_variance([], []) is None
+    assert repeat_variance([3.0], ["a"]) is None  # n = 1
+    assert repeat_variance([3.0, 4.0], ["a", "b"]) is None  # no sample has two repeats
+    assert repeat_variance([3.0, 4.0, 5.0], ["a", "a", "a"]) is None  # a single sample
+    assert repeat_variance([np.nan, np.nan, 1.0, 2.0], ["a", "a", "b", "c"]) is None
+    flat = repeat_variance([3.0] * 6, ["a", "a", "b", "b", "c", "c"])
+    assert flat is not None and flat.icc is None and flat.repeat_share is None  # no variance: unknown
+    deterministic = repeat_variance([1.0, 1.0, 4.0, 4.0], ["a", "a", "b", "b"])
+    assert deterministic is not None and (deterministic.icc, deterministic.repeat_share) == (1.0, 0.0)
+    noise_only = repeat_variance([1.0, 5.0, 5.0, 1.0], ["a", "a", "b", "b"])  # MS_between < MS_within
+    assert noise_only is not None and (noise_only.icc, noise_only.repeat_share) == (0.0, 1.0)
+    with pytest.raises(ValueError, match="label"):
+        repeat_variance([1.0, 2.0], ["a"])

@@ -1,5 +1,6 @@
 """Paired statistics in pure numpy: seeded (cluster) bootstrap with percentile and BCa intervals,
-sign-flip permutation tests, effect sizes, power, McNemar, Holm, Wilson, rater agreement.
+sign-flip permutation tests, effect sizes, power, McNemar, Holm and gatekeeping, Wilson (plain and
+clustered), rater agreement, repeat ICC.
 
 No scipy at runtime; every random computation takes an explicit seed (numpy ``Generator``).
 Inputs are numpy-compatible arrays; NaN / infinite entries are excluded and counted, never
@@ -7,15 +8,16 @@ averaged in. Undefined results are ``None``.
 """
 
 from knowmeter.stats._agreement import (
-    coefficient_of_variation,
+    RepeatVariance,
     krippendorff_alpha,
     krippendorff_alpha_bootstrap,
     mean_abs_diff,
     pearson,
+    repeat_variance,
     weighted_kappa,
 )
 from knowmeter.stats._arrays import shared_resamples
-from knowmeter.stats._binary import McNemarResult, mcnemar_exact, wilson_interval
+from knowmeter.stats._binary import ClusteredWilson, McNemarResult, mcnemar_exact, wilson_clustered, wilson_interval
 from knowmeter.stats._bootstrap import (
     BootstrapResult,
     bootstrap_mean,
@@ -29,18 +31,20 @@ from knowmeter.stats._effect import (
     minimum_detectable_effect,
     n_for_effect,
 )
-from knowmeter.stats._multiple import holm
+from knowmeter.stats._multiple import gatekept, holm
 from knowmeter.stats._permutation import PermutationResult, sign_flip_test, sign_flip_tests
 from knowmeter.stats._special import norm_cdf, norm_ppf, t_cdf, t_ppf
 
 __all__ = [
     "BootstrapResult",
+    "ClusteredWilson",
     "McNemarResult",
     "PermutationResult",
+    "RepeatVariance",
     "bootstrap_mean",
     "bootstrap_means",
-    "coefficient_of_variation",
     "cohen_dz",
+    "gatekept",
     "hedges_correction",
     "hedges_g_av",
     "holm",
@@ -54,11 +58,13 @@ __all__ = [
     "norm_ppf",
     "paired_bootstrap",
     "pearson",
+    "repeat_variance",
     "shared_resamples",
     "sign_flip_test",
     "sign_flip_tests",
     "t_cdf",
     "t_ppf",
     "weighted_kappa",
+    "wilson_clustered",
     "wilson_interval",
 ]

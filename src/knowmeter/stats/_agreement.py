@@ -1,4 +1,4 @@
-"""Agreement between raters (judges, annotators) and run-to-run spread.
+"""Agreement between raters (judges, annotators) and run-to-run spread (repeat ICC).
 
 Krippendorff's α (Krippendorff 2011, "Computing Krippendorff's Alpha-Reliability") on a
 ``(raters, units)`` matrix with NaN for a missing rating; units with fewer than two ratings are not
@@ -12,6 +12,7 @@ undefined (too few values, no variance), never 0.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -48,14 +49,49 @@ def mean_abs_diff(x: npt.ArrayLike, y: npt.ArrayLike) -> float | None:
     return float(np.mean(np.abs(a - b))) if a.size else None
 
 
-def coefficient_of_variation(values: npt.ArrayLike) -> float | None:
-    """``sd / |mean|`` (sd with n - 1) of the finite values; None for < 2 values or mean 0."""
+@dataclass(frozen=True)
+class RepeatVariance:
+    """One-way random-effects ANOVA of repeated measurements grouped by sample.
+
+    ``icc`` is ICC(1) (Shrout & Fleiss 1979): the share of the variance that lies between samples,
+    ``σ²_b / (σ²_b + σ²_w)`` with ``σ²_w = MS_within`` and ``σ²_b = (MS_between - MS_within) / k0``
+    floored at 0 (``k0`` = the average group size corrected for unequal groups).
+    ``repeat_share = 1 - icc`` is the share that is run-to-run noise. Both are None when there is
+    no variance at all."""
+
+    icc: float | None
+    repeat_share: float | None
+    ms_between: float
+    ms_within: float
+    n_samples: int
+    n: int
+
+
+def repeat_variance(values: npt.ArrayLike, samples: Sequence[object]) -> RepeatVariance | None:
+    """ICC(1) of ``values`` grouped by ``samples`` (NaN excluded); None unless there are at least
+    two samples and some sample has two finite values."""
     v = np.asarray(values, dtype=np.float64).ravel()
-    v = v[np.isfinite(v)]
-    if v.size < 2:
+    labels = np.asarray(samples)
+    if labels.shape != v.shape:
+        raise ValueError(f"one sample label per value needed, got {labels.shape} and {v.shape}")
+    keep = np.isfinite(v)
+    v, labels = v[keep], labels[keep]
+    if v.size == 0:
         return None
-    mean = float(v.mean())
-    return float(np.std(v, ddof=1)) / abs(mean) if mean != 0 else None
+    _, codes = np.unique(labels, return_inverse=True)
+    sizes = np.bincount(codes).astype(np.float64)
+    g, n = sizes.size, int(v.size)
+    if g < 2 or n - g < 1:
+        return None
+    means = np.bincount(codes, weights=v) / sizes
+    grand = float(v.mean())
+    ms_between = float(np.sum(sizes * (means - grand) ** 2)) / (g - 1)
+    ms_within = float(np.sum((v - means[codes]) ** 2)) / (n - g)
+    k0 = (n - float(np.sum(sizes**2)) / n) / (g - 1)
+    between = max(0.0, (ms_between - ms_within) / k0)
+    total = between + ms_within
+    icc = between / total if total > 0 else None
+    return RepeatVariance(icc, None if icc is None else 1.0 - icc, ms_between, ms_within, g, n)
 
 
 def _units(data: npt.ArrayLike) -> FloatArray:

@@ -11,7 +11,8 @@ of resamples below (ties counted half) the estimate, acceleration from the leave
 jackknife. A resample mean counts as a tie when it is within ``TIE_RTOL`` (relative to the scale of
 the estimate and the resamples) of the estimate: resample means and the estimate are sums taken in
 different orders, so a mean that equals the estimate in exact arithmetic may differ in the last
-bits, and comparing floats exactly made BCa(d) differ from BCa(3d)/3 by up to half a point. Degenerate cases are reported as unknown (``None``), never as a made-up interval.
+bits, and comparing floats exactly made BCa(d) differ from BCa(3d)/3 by up to half a point.
+Degenerate cases are reported as unknown (``None``), never as a made-up interval.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Multiple-comparison adjustment: Holm's step-down method."""
+"""Multiple-comparison adjustment: Holm's step-down method and serial gatekeeping."""
 
 from __future__ import annotations
 
@@ -16,3 +16,18 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
         running = max(running, min(1.0, (m - rank) * p))
         adjusted[i] = running
     return adjusted
+
+
+def gatekept(gate_p: float | None, p_values: Sequence[float | None], weight: float = 1.0) -> list[float | None]:
+    """Adjusted p-values of a family tested only once its gate hypothesis is rejected (serial
+    gatekeeping, Dmitrienko, Offen & Westfall 2003): Holm within the family at ``weight · α``.
+
+    The adjusted p-value of each member is ``max(gate_p, min(1, holm_p / weight))``: a member is
+    rejected at level α exactly when the gate (adjusted p ``gate_p``) is rejected at α and the
+    member's Holm p-value is below ``weight · α``. With the gate untested (``None``) nothing in the
+    family is tested and every entry is ``None``."""
+    if not 0.0 < weight <= 1.0:
+        raise ValueError(f"the gatekeeping weight must be in (0, 1], got {weight}")
+    if gate_p is None:
+        return [None] * len(p_values)
+    return [None if p is None else max(gate_p, min(1.0, p / weight)) for p in holm(p_values)]
