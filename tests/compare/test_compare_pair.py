@@ -1,4 +1,4 @@
-"""Paired comparison: alignment and drops, statistics against scipy, Holm, McNemar, edge cases."""
+"""Paired comparison: alignment and drops, statistics against scipy, hierarchical tests, McNemar, edge cases."""
 
 from __future__ import annotations
 
@@ -39,24 +39,71 @@ def test_metrics_agree_with_independent_references() -> None:
     assert mc.p_value == sign_flip_test(t - c, n_resamples=2000, seed=1).p_value
     assert mc.mde is not None and mc.n_needed is not None and mc.hedges_g_av is not None
     assert set(pc.metrics) == {"composite", *LAYERS3}
-    assert pc.holm_family_size == 4
+    assert [f.name for f in pc.families] == ["composite", "layers"]
 
 
-def test_holm_runs_across_treatments_and_layers() -> None:
-    control, treatment = _arms(effect=0.2, seed=3)
+def _holm(p: list[float]) -> list[float]:
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    steps = np.maximum.accumulate([min(1.0, (m - rank) * p[i]) for rank, i in enumerate(order)])
+    out = [0.0] * m
+    for rank, i in enumerate(order):
+        out[i] = float(steps[rank])
+    return out
+
+
+def test_the_composite_is_tested_first_at_full_alpha_then_its_layers() -> None:
+    control, treatment = _arms(effect=0.4)
+    pc = compare_pair(control, treatment, FAST)
+    composite = pc.metrics["composite"]
+    assert composite.significant and composite.p_adjusted == composite.p_value  # not shared with the layers
+    raw = [pc.metrics[layer].p_value for layer in LAYERS3]
+    expected = [max(composite.p_value, q) for q in _holm(raw)]  # type: ignore[arg-type, type-var]
+    assert [pc.metrics[layer].p_adjusted for layer in LAYERS3] == pytest.approx(expected)
+    assert {pc.metrics[layer].family for layer in LAYERS3} == {"layers"}
+    assert pc.families[1].gate is not None and "composite is significant" in pc.families[1].gate
+
+
+def test_a_judge_only_run_does_not_test_the_same_thing_twice() -> None:
+    # composite == judge: the composite's p is not doubled by Holm over {composite, judge}
+    rng = np.random.default_rng(2)
+    base = rng.normal(3.8, 0.6, 30)
+    control = observations("control", {"judge": base})
+    treatment = observations("treatment", {"judge": shifted(base, 0.25, 0.6, 5)})
+    pc = compare_pair(control, treatment, FAST)
+    composite, judge = pc.metrics["composite"], pc.metrics["judge"]
+    assert composite.p_value == judge.p_value and composite.p_adjusted == composite.p_value
+    assert judge.p_adjusted == composite.p_value
+    assert composite.significant is judge.significant
+
+
+def test_without_a_significant_composite_the_layers_are_a_safety_check() -> None:
+    control, treatment = _arms(effect=0.0, seed=3)
+    pc = compare_pair(control, treatment, FAST)
+    assert pc.metrics["composite"].significant is False
+    raw = [pc.metrics[layer].p_value for layer in LAYERS3]
+    assert [pc.metrics[layer].p_adjusted for layer in LAYERS3] == pytest.approx(_holm(raw))  # type: ignore[arg-type]
+    assert {pc.metrics[layer].family for layer in LAYERS3} == {"layer_safety_check"}
+    assert pc.families[1].name == "layer_safety_check" and "never support PROGRESS" in (pc.families[1].gate or "")
+
+
+def test_several_treatments_share_alpha_holm_on_composites_bonferroni_on_layers() -> None:
+    control, treatment = _arms(effect=0.4, seed=3)
     _, other = _arms(effect=0.0, seed=3)
     other = [o.model_copy(update={"variant": "other"}) for o in other]
     both = compare_all(control, {"treatment": treatment, "other": other}, FAST)
-    raw = [mc.p_value for pc in both for mc in pc.metrics.values()]
-    adjusted = [mc.p_adjusted for pc in both for mc in pc.metrics.values()]
-    m = len(raw)
-    order = np.argsort(raw, kind="stable")
-    expected = np.maximum.accumulate([min(1.0, (m - rank) * raw[i]) for rank, i in enumerate(order)])  # type: ignore[operator]
-    assert [adjusted[i] for i in order] == pytest.approx(list(expected))
-    assert all(pc.holm_family_size == 8 for pc in both)
+    composites = [pc.metrics["composite"].p_value for pc in both]
+    assert [pc.metrics["composite"].p_adjusted for pc in both] == pytest.approx(_holm(composites))  # type: ignore[arg-type]
+    for pc in both:
+        raw = [pc.metrics[layer].p_value for layer in LAYERS3]
+        holm2 = [min(1.0, 2 * q) for q in _holm(raw)]  # type: ignore[arg-type]
+        gate = pc.metrics["composite"]
+        expected = [max(gate.p_adjusted, q) for q in holm2] if gate.significant else holm2  # type: ignore[type-var]
+        assert [pc.metrics[layer].p_adjusted for layer in LAYERS3] == pytest.approx(expected)
+        assert pc.families[1].level == pytest.approx(FAST.alpha / 2)
+    assert both[0].metrics["composite"].significant and not both[1].metrics["composite"].significant
     single = compare_pair(control, treatment, FAST)
     assert single.metrics["composite"].p_value == both[0].metrics["composite"].p_value
-    assert single.holm_family_size == 4
 
 
 def test_every_dropped_pair_is_counted_with_its_reason() -> None:

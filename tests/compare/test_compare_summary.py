@@ -9,7 +9,7 @@ import scipy.stats as ss
 from compare_factory import FAST, observations
 
 from knowmeter.compare import Observation, summarize_variant
-from knowmeter.stats import bootstrap_mean, wilson_interval
+from knowmeter.stats import bootstrap_mean, wilson_clustered, wilson_interval
 
 
 def test_layer_means_have_seeded_cluster_bootstrap_cis() -> None:
@@ -34,6 +34,22 @@ def test_pass_rate_uses_wilson() -> None:
     rate = summarize_variant("v", obs, FAST).pass_rate
     assert rate is not None and (rate.passed, rate.n, rate.rate) == (13, 20, 0.65)
     assert (rate.low, rate.high) == pytest.approx(wilson_interval(13, 20))
+    assert (rate.method, rate.design_effect) == ("wilson", 1.0)
+
+
+def test_pass_rate_with_repeats_is_clustered_by_sample() -> None:
+    # 10 samples x 3 repeats, each sample always passing or always failing: 30 results carry the
+    # information of 10, so the interval must be the 10-sample one, not the 30-result one.
+    passed = np.repeat(np.array([True] * 6 + [False] * 4)[:, None], 3, axis=1)
+    obs = observations("v", {"fact": np.full((10, 3), 4.0)}, passed=passed)
+    rate = summarize_variant("v", obs, FAST).pass_rate
+    assert rate is not None and (rate.passed, rate.n, rate.n_samples, rate.method) == (18, 30, 10, "wilson_clustered")
+    assert rate.design_effect == pytest.approx(3 * 10 / 9)  # deff = m * G / (G - 1) for perfectly correlated repeats
+    ref = wilson_clustered([3] * 6 + [0] * 4, [3] * 10)
+    assert ref is not None and (rate.low, rate.high) == pytest.approx((ref.low, ref.high))
+    naive = wilson_interval(18, 30)
+    assert naive is not None and rate.low is not None and rate.high is not None
+    assert rate.high - rate.low > 1.5 * (naive[1] - naive[0])
     no_assertions = observations("v", {"judge": np.full(5, 4.0)})
     assert summarize_variant("v", no_assertions, FAST).pass_rate is None
 
@@ -53,13 +69,19 @@ def test_errors_nan_and_absent_layers_are_counted_not_averaged() -> None:
     assert summary.layer_sets == {"fact+judge": 2, "judge": 1}
 
 
-def test_repeat_stability_is_the_per_sample_cv() -> None:
+def test_repeat_stability_is_the_share_of_variance_between_repeats() -> None:
     values = np.array([[4.0, 5.0, 6.0], [2.0, 2.0, 2.0], [3.0, 3.3, 2.7]])
     summary = summarize_variant("v", observations("v", {"judge": values}), FAST)
     st = summary.stability
-    assert st is not None and st.n_samples == 3
-    assert st.per_sample_cv == pytest.approx({"s000": 0.2, "s001": 0.0, "s002": 0.1})
-    assert st.median_cv == pytest.approx(0.1) and st.max_cv == pytest.approx(0.2) and st.stable is True
+    assert st is not None and (st.n_samples, st.n) == (3, 9)
+    assert st.per_sample_sd == pytest.approx({"s000": 1.0, "s001": 0.0, "s002": 0.3})
+    # one-way ANOVA: MS_between = 3 * var(means 5, 2, 3) = 7, MS_within = (2 + 0 + 0.18) / 6
+    ms_w = 2.18 / 6
+    icc = (7 - ms_w) / (7 + 2 * ms_w)
+    assert st.icc == pytest.approx(icc) and st.repeat_share == pytest.approx(1 - icc) and st.stable is True
+    noisy = summarize_variant("v", observations("v", {"judge": np.array([[1.0, 5.0], [5.0, 1.0], [3.0, 3.5]])}),
+                              FAST)
+    assert noisy.stability is not None and noisy.stability.stable is False  # mostly run-to-run noise
     single = summarize_variant("v", observations("v", {"judge": values[:, 0]}), FAST)
     assert single.stability is None and single.saturation is not None and single.saturation.saturated is None
 

@@ -125,7 +125,7 @@ def test_repeats_give_stability_and_saturation(tmp_path: Path) -> None:
     assert {t["repeat"] for t in report["tasks"]} == {0, 1} and not any(t["cached"] for t in report["tasks"])
     s = report["statistics"]["variants"]["support-expert"]
     assert s["repeats"] == 2
-    assert s["stability"]["median_cv"] == 0.0 and s["stability"]["stable"]  # the offline agent is deterministic
+    assert s["stability"]["repeat_share"] == 0.0 and s["stability"]["stable"]  # the offline agent is deterministic
     assert [p["repeats"] for p in s["saturation"]["points"]] == [1, 2]
 
 

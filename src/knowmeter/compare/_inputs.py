@@ -70,9 +70,11 @@ class CompareConfig(BaseModel):
 
     - ``threshold``: layer gate — each present layer's treatment mean must be >= this.
     - ``min_effect``: a significant composite gain smaller than this is "trivially small".
-    - ``cv_limit``: median run-to-run CV across repeats above this is "unstable".
+    - ``stability_limit``: a share of the composite's variance that is run-to-run (between the
+      repeats of a sample, 1 - ICC(1)) above this is reported as unstable — a warning only.
     - ``judge_dissent``: inter-judge Pearson below this (either arm) is judge dissent.
-    - ``alpha``: significance level after Holm adjustment.
+    - ``alpha``: significance level: the composite is tested first at alpha (Holm across
+      treatments), then the layers (serial gatekeeping, see ``compare._pair``).
     - ``min_pairs``: fewer paired samples than this is underpowered.
     - ``max_mde``: a non-significant comparison whose minimum detectable effect (at ``power``)
       exceeds this many score points is underpowered rather than noise.
@@ -84,7 +86,7 @@ class CompareConfig(BaseModel):
 
     threshold: float = 3.5
     min_effect: float = Field(default=0.1, ge=0)
-    cv_limit: float = Field(default=0.15, gt=0)
+    stability_limit: float = Field(default=0.5, gt=0, le=1)
     judge_dissent: float = Field(default=0.4, ge=-1, le=1)
     alpha: float = Field(default=0.05, gt=0, lt=1)
     bootstrap_samples: int = Field(default=10_000, ge=100)

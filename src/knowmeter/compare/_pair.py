@@ -1,4 +1,14 @@
-"""Paired comparison of treatments against a control, with Holm across treatments × metrics."""
+"""Paired comparison of treatments against a control, tested hierarchically.
+
+Multiplicity (serial gatekeeping, Dmitrienko, Offen & Westfall 2003): the composite is the
+primary endpoint and is tested first, at alpha, Holm-adjusted across the treatments' composites.
+Only for a treatment whose composite is significant are its layers tested — Holm across its
+layers at alpha / (number of treatments) — so the composite keeps its full alpha (Holm over the
+composite and its own layers halved the power of the primary endpoint, and judge-only runs tested
+the same thing twice). When the composite is not significant the layers form a separate
+``layer_safety_check`` family at the same level: it can show a layer that regressed or gained
+while the composite hid it (REGRESS / CAUTIOUS), never PROGRESS.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +22,7 @@ from knowmeter.compare._align import Arm, PairedMetric, align, cluster_means, pa
 from knowmeter.compare._inputs import LAYERS, METRICS, CompareConfig, Observation
 from knowmeter.compare._results import (
     BootstrapEstimate,
+    HypothesisFamily,
     LayerGate,
     McNemarTest,
     MetricComparison,
@@ -25,6 +36,7 @@ from knowmeter.stats import (
     PermutationResult,
     bootstrap_means,
     cohen_dz,
+    gatekept,
     hedges_g_av,
     holm,
     mcnemar_exact,
@@ -42,7 +54,7 @@ def compare_pair(
     control: str | None = None,
     treatment: str | None = None,
 ) -> PairComparison:
-    """Compare one treatment with the control (Holm across this pair's metrics). The variant
+    """Compare one treatment with the control (composite first, then its layers). The variant
     names default to the one variant found in each list."""
     control_list, treatment_list = list(control_obs), list(treatment_obs)
     name = _variant_name(treatment_list, treatment, "treatment")
@@ -56,8 +68,8 @@ def compare_all(
     *,
     control: str | None = None,
 ) -> list[PairComparison]:
-    """Compare every treatment with the control; p-values are Holm-adjusted across all
-    treatments × metrics (composite and layers) together."""
+    """Compare every treatment with the control; p-values are adjusted hierarchically (the
+    composite first, then the layers; see the module docstring)."""
     config = config or CompareConfig()
     control_list = list(control_obs)
     control_arm = Arm.build(_variant_name(control_list, control, "control"), control_list)
@@ -107,7 +119,7 @@ def _compare(control: Arm, treatment: Arm, config: CompareConfig) -> PairCompari
         composite_comparable=layers_c == layers_t,
         comparability_note=_comparability_note(layers_c, layers_t, paired.get("composite")),
         metrics=metrics, mcnemar=_mcnemar(control, treatment), gates=_gates(control, treatment, config.threshold),
-        saturation=saturation, holm_family_size=0)
+        saturation=saturation, families=[])
 
 
 def _metric(pm: PairedMetric, boot: BootstrapResult, perm: PermutationResult,
@@ -120,7 +132,8 @@ def _metric(pm: PairedMetric, boot: BootstrapResult, perm: PermutationResult,
     diff = BootstrapEstimate.from_result(boot, n_non_finite=pm.drops.get("non_finite", 0))
     decision: Literal["percentile", "bca"] = config.ci_method if diff.bca.low is not None else "percentile"
     return MetricComparison(
-        metric=pm.metric, n_pairs=len(pm.keys), n_samples=per_sample.size, dropped=pm.drop_counts(),
+        metric=pm.metric, family="composite" if pm.metric == "composite" else "layers", n_pairs=len(pm.keys),
+        n_samples=per_sample.size, dropped=pm.drop_counts(),
         control_mean=float(c.mean()) if c.size else None, treatment_mean=float(t.mean()) if t.size else None,
         diff=diff, decision_ci=decision,
         permutation=PermutationTest(p_value=perm.p_value, method=perm.method, n_permutations=perm.n_permutations,
@@ -178,21 +191,44 @@ def _gates(control: Arm, treatment: Arm, threshold: float) -> list[LayerGate]:
 
 
 def _adjust(raw: list[PairComparison], config: CompareConfig) -> list[PairComparison]:
-    """Holm across every (treatment, metric); fill adjusted p, significance and direction."""
-    family = [(i, m) for i, pc in enumerate(raw) for m in pc.metrics]
-    adjusted = dict(zip(family, holm([raw[i].metrics[m].p_value for i, m in family]), strict=True))
-    size = sum(1 for key in family if adjusted[key] is not None)
+    """Composite first (Holm across treatments), then each treatment's layers behind it; fill
+    adjusted p, significance, direction and the families tested."""
+    m = len(raw)
+    composites = holm([pc.metrics["composite"].p_value if "composite" in pc.metrics else None for pc in raw])
     out = []
-    for i, pc in enumerate(raw):
-        metrics = {m: _significance(mc, adjusted[(i, m)], config.alpha) for m, mc in pc.metrics.items()}
-        out.append(pc.model_copy(update={"metrics": metrics, "holm_family_size": size}))
+    for pc, p_composite in zip(raw, composites, strict=True):
+        metrics = dict(pc.metrics)
+        families = []
+        if "composite" in metrics:
+            metrics["composite"] = _significance(metrics["composite"], p_composite, config.alpha, "composite")
+            families.append(HypothesisFamily(
+                name="composite", metrics=["composite"], level=config.alpha, gate=None,
+                method=f"Holm across {m} treatment composite(s)" if m > 1 else "single test"))
+        layers = [name for name in metrics if name != "composite"]
+        gate_open = bool(metrics.get("composite") and metrics["composite"].significant)
+        family: Literal["layers", "layer_safety_check"] = "layers" if gate_open else "layer_safety_check"
+        # With the gate closed the safety family is tested on its own (gate p 0 = no bound).
+        adjusted = gatekept(p_composite if gate_open else 0.0, [metrics[n].p_value for n in layers], 1.0 / m)
+        for name, p in zip(layers, adjusted, strict=True):
+            metrics[name] = _significance(metrics[name], p, config.alpha, family)
+        if layers:
+            share = f" (alpha / {m} treatments)" if m > 1 else ""
+            families.append(HypothesisFamily(
+                name=family, metrics=layers, level=config.alpha / m,
+                method=f"Holm across the layers{share}",
+                gate="tested because the composite is significant" if gate_open else
+                     "the composite is not significant: a safety check that can only name a layer that "
+                     "regressed or gained, never support PROGRESS"))
+        out.append(pc.model_copy(update={"metrics": metrics, "families": families}))
     return out
 
 
-def _significance(mc: MetricComparison, p_adjusted: float | None, alpha: float) -> MetricComparison:
+def _significance(mc: MetricComparison, p_adjusted: float | None, alpha: float,
+                  family: Literal["composite", "layers", "layer_safety_check"]) -> MetricComparison:
     if p_adjusted is None or mc.diff.estimate is None:
-        return mc.model_copy(update={"p_adjusted": p_adjusted})
+        return mc.model_copy(update={"p_adjusted": p_adjusted, "family": family})
     significant = p_adjusted < alpha and mc.diff.interval(mc.decision_ci).excludes_zero()
     direction: Literal["up", "down", "none"] = (
         "none" if not significant else "up" if mc.diff.estimate > 0 else "down")
-    return mc.model_copy(update={"p_adjusted": p_adjusted, "significant": significant, "direction": direction})
+    return mc.model_copy(update={"p_adjusted": p_adjusted, "significant": significant, "direction": direction,
+                                 "family": family})

@@ -73,27 +73,39 @@ class BootstrapEstimate(_Model):
 
 
 class PassRate(_Model):
-    """Share of results whose assertions all passed, with a Wilson interval."""
+    """Share of results whose assertions all passed, with a Wilson interval.
+
+    With repeats the results of one sample are correlated, so the interval is the clustered one
+    (``wilson_clustered``: Wilson on the effective sample size ``n / design_effect``); without
+    repeats it is the plain Wilson interval (``design_effect`` 1). ``low`` / ``high`` are None
+    when the interval cannot be estimated (one sample with several repeats)."""
 
     passed: int
     n: int
+    n_samples: int
     rate: float | None
     low: float | None
     high: float | None
     level: float
-    method: Literal["wilson"] = "wilson"
+    design_effect: float | None
+    effective_n: float | None
+    method: Literal["wilson", "wilson_clustered"] = "wilson"
 
 
 class RepeatStability(_Model):
-    """Run-to-run spread of the composite across repeats: CV (sd / mean) per sample."""
+    """How much of the composite's spread is run-to-run noise: a one-way ANOVA over samples
+    (ICC(1); ``repeat_share`` = 1 - ICC). ``stable`` is False when ``repeat_share`` exceeds
+    ``limit`` — a warning, never a verdict rule (the clustered CI already carries repeat noise).
+    ``per_sample_sd`` is the sd across each sample's repeats (flaky samples stand out)."""
 
     metric: str
     n_samples: int
-    median_cv: float | None
-    max_cv: float | None
+    n: int
+    icc: float | None
+    repeat_share: float | None
     limit: float
     stable: bool | None
-    per_sample_cv: dict[str, float | None]
+    per_sample_sd: dict[str, float | None]
 
 
 class JudgePairAgreement(_Model):
@@ -185,10 +197,12 @@ class MetricComparison(_Model):
     ``d_z`` = mean / sd of those differences, ``hedges_g_av`` = mean difference over the average
     of the two arms' sds times the exact Hedges correction (df = samples − 1), ``mde`` = minimum
     detectable effect at the configured power, ``n_needed`` = samples the observed effect would
-    need. ``significant``: Holm-adjusted p < alpha *and* the decision CI excludes 0.
+    need. ``p_adjusted`` is adjusted within ``family`` (see ``HypothesisFamily``); ``significant``:
+    adjusted p < alpha *and* the decision CI excludes 0.
     """
 
     metric: str
+    family: Literal["composite", "layers", "layer_safety_check"]
     n_pairs: int
     n_samples: int
     dropped: DropCounts
@@ -232,6 +246,20 @@ class LayerGate(_Model):
     treatment_pass: bool | None
 
 
+class HypothesisFamily(_Model):
+    """A family of hypotheses and how it was adjusted: the composite first at ``level`` (Holm
+    across treatments), then — only when the composite was significant — the layers (Holm at
+    ``level``, serial gatekeeping). When the composite was not significant the layers are a
+    separate ``layer_safety_check`` family: it can name a regressing or gaining layer (REGRESS /
+    CAUTIOUS) but never produce PROGRESS."""
+
+    name: Literal["composite", "layers", "layer_safety_check"]
+    metrics: list[str]
+    level: float
+    method: str
+    gate: str | None
+
+
 class PairComparison(_Model):
     """A treatment against the control."""
 
@@ -247,7 +275,7 @@ class PairComparison(_Model):
     mcnemar: McNemarTest | None
     gates: list[LayerGate]
     saturation: Saturation | None
-    holm_family_size: int
+    families: list[HypothesisFamily]
 
 
 class VerdictLevel(StrEnum):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import statistics
 from collections import Counter
 from collections.abc import Iterable
 
@@ -24,11 +23,11 @@ from knowmeter.compare._results import (
 from knowmeter.compare._saturation import saturation_curve
 from knowmeter.stats import (
     bootstrap_means,
-    coefficient_of_variation,
     krippendorff_alpha,
     mean_abs_diff,
     pearson,
-    wilson_interval,
+    repeat_variance,
+    wilson_clustered,
 )
 
 
@@ -68,7 +67,7 @@ def summarize_variant(
         layer_sets=_layer_sets(scored),
         metrics=metrics,
         pass_rate=_pass_rate(scored, config.ci_level),
-        stability=repeat_stability(scored, config.cv_limit),
+        stability=repeat_stability(scored, config.stability_limit),
         judge_agreement=judge_agreement(scored, config.judge_dissent),
         saturation=saturation,
     )
@@ -86,29 +85,34 @@ def _layer_sets(scored: list[Observation]) -> dict[str, int]:
 
 
 def _pass_rate(scored: list[Observation], level: float) -> PassRate | None:
-    outcomes = [o.passed for o in scored if o.passed is not None]
-    if not outcomes:
+    by_sample: dict[str, list[bool]] = {}
+    for o in scored:
+        if o.passed is not None:
+            by_sample.setdefault(o.sample_id, []).append(o.passed)
+    outcomes = list(by_sample.values())
+    r = wilson_clustered([sum(v) for v in outcomes], [len(v) for v in outcomes], level)
+    if r is None:
         return None
-    passed = sum(outcomes)
-    bounds = wilson_interval(passed, len(outcomes), level)
-    low, high = bounds if bounds else (None, None)
-    return PassRate(passed=passed, n=len(outcomes), rate=passed / len(outcomes), low=low, high=high, level=level)
+    repeated = any(len(v) > 1 for v in outcomes)
+    return PassRate(passed=r.successes, n=r.n, n_samples=r.n_clusters, rate=r.rate, low=r.low, high=r.high,
+                    level=level, design_effect=r.design_effect, effective_n=r.effective_n,
+                    method="wilson_clustered" if repeated else "wilson")
 
 
 def repeat_stability(scored: list[Observation], limit: float, metric: str = "composite") -> RepeatStability | None:
-    """Per-sample CV of ``metric`` across repeats; None when no sample has two scored repeats."""
-    by_sample: dict[str, list[float]] = {}
-    for o in scored:
-        by_sample.setdefault(o.sample_id, []).append(value(o, metric))
-    per_sample = {s: coefficient_of_variation(v) for s, v in sorted(by_sample.items())
-                  if np.isfinite(v).sum() >= 2}
-    if not per_sample:
+    """Share of ``metric``'s variance that lies between the repeats of a sample (1 - ICC(1));
+    None when no sample has two scored repeats."""
+    pairs = [(o.sample_id, v) for o in scored if math.isfinite(v := value(o, metric))]
+    r = repeat_variance([v for _, v in pairs], [s for s, _ in pairs]) if pairs else None
+    if r is None:
         return None
-    known = [cv for cv in per_sample.values() if cv is not None]
-    median = statistics.median(known) if known else None
-    return RepeatStability(metric=metric, n_samples=len(per_sample), median_cv=median,
-                           max_cv=max(known) if known else None, limit=limit,
-                           stable=None if median is None else median <= limit, per_sample_cv=per_sample)
+    by_sample: dict[str, list[float]] = {}
+    for sample, v in pairs:
+        by_sample.setdefault(sample, []).append(v)
+    per_sample = {s: float(np.std(v, ddof=1)) if len(v) >= 2 else None for s, v in sorted(by_sample.items())}
+    share = r.repeat_share
+    return RepeatStability(metric=metric, n_samples=r.n_samples, n=r.n, icc=r.icc, repeat_share=share, limit=limit,
+                           stable=None if share is None else share <= limit, per_sample_sd=per_sample)
 
 
 def judge_agreement(scored: list[Observation], dissent_threshold: float) -> JudgeAgreement | None:

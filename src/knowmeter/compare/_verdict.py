@@ -1,6 +1,8 @@
 """The verdict: six levels from paired comparisons, layer gates and the variant summaries.
 
-Per (control, treatment) pair, in this order (``rule`` in the result names the branch):
+Per (control, treatment) pair, in this order (``rule`` in the result names the branch).
+"Significant" is defined by the hierarchical tests of ``compare._pair``: the composite first at
+alpha, the layers behind it (or, when the composite is not significant, in the layer safety check).
 
 1. ``composite_regress`` — the composite is significantly lower → REGRESS.
 2. The composite is significantly higher and the composites are comparable (same layer sets):
@@ -8,24 +10,24 @@ Per (control, treatment) pair, in this order (``rule`` in the result names the b
    that holds (``rule`` = the first): ``layer_regress`` (a layer is significantly lower),
    ``gate_fail`` (a present layer's treatment mean is below the gate, or no layer has a score),
    ``trivial_effect`` (Δ < ``min_effect``), ``judge_dissent`` (inter-judge Pearson <
-   ``judge_dissent`` in either arm), ``unstable_repeats`` (median CV across repeats >
-   ``cv_limit`` in either arm), ``few_pairs`` (fewer than ``min_pairs`` paired samples — "not
-   yet powered").
+   ``judge_dissent`` in either arm), ``few_pairs`` (fewer than ``min_pairs`` paired samples —
+   "not yet powered").
 3. Otherwise (composite not significantly higher, or not comparable):
-   ``layer_regress`` — a layer is significantly lower → REGRESS;
-   ``gate_dropped`` — a layer passes its gate in the control but fails it in the treatment →
-   REGRESS; ``layer_gain`` — some layer is significantly higher → CAUTIOUS (the composite did
-   not confirm it); ``not_comparable`` — composites built from different layer sets → CAUTIOUS;
-   ``underpowered`` → UNDERPOWERED when any of: fewer than ``min_pairs`` paired samples, the
-   minimum detectable effect at ``power`` exceeds ``max_mde`` (or is unknown), or the
-   saturation curve says repeats still narrow the CI without high confidence; else ``noise`` →
-   NOISE.
+   ``gate_dropped`` — a layer passes its gate in the control, fails it in the treatment *and* is
+   significantly lower → REGRESS; ``layer_regress`` — a layer is significantly lower → REGRESS;
+   ``layer_gain`` — a layer is significantly higher → CAUTIOUS (the composite did not confirm
+   it); ``not_comparable`` — composites built from different layer sets → CAUTIOUS;
+   ``underpowered`` → UNDERPOWERED when fewer than ``min_pairs`` paired samples or the minimum
+   detectable effect at ``power`` exceeds ``max_mde`` (or is unknown); else ``noise`` → NOISE.
+   A layer that crossed its gate without a significant drop never makes REGRESS (a point estimate
+   is not evidence): the verdict names the gate (``gate_crossed``) and stays what the tests say.
 
-"Significant" = Holm-adjusted permutation p < alpha and the decision CI excludes 0. Paired
-samples count a sample once however many repeats it has (repeats are clustered within it).
-Several treatments roll up worst-first: REGRESS > CAUTIOUS > UNDERPOWERED > NOISE > PROGRESS.
-With no pair at all the verdict is SOLO, passing when every present layer of every variant meets
-the gate. Exit code 0 for PROGRESS or a passing SOLO, else 1.
+Repeat stability (the share of variance that is run-to-run) and saturation are reported in the
+rationale, never rules: the clustered CI and the MDE already carry repeat noise, and a rule on
+them made verdicts flip as repeats were added. Several treatments roll up worst-first:
+REGRESS > CAUTIOUS > UNDERPOWERED > NOISE > PROGRESS. With no pair at all the verdict is SOLO,
+passing when every present layer of every variant meets the gate. Exit code 0 for PROGRESS or a
+passing SOLO, else 1.
 """
 
 from __future__ import annotations
@@ -34,10 +36,10 @@ from collections.abc import Mapping, Sequence
 
 from knowmeter.compare._inputs import LAYERS, CompareConfig
 from knowmeter.compare._results import (
+    LayerGate,
     MetricComparison,
     PairComparison,
     PairVerdict,
-    Saturation,
     VariantSummary,
     Verdict,
     VerdictLevel,
@@ -142,7 +144,7 @@ def _pair_verdict(pc: PairComparison, summaries: Mapping[str, VariantSummary], c
 def _cautions(pc: PairComparison, comp: MetricComparison, down: list[MetricComparison],
               arms: list[VariantSummary], config: CompareConfig) -> list[tuple[str, str]]:
     out = [("layer_regress", f"layer {mc.metric} is significantly lower (Δ {_num(mc.diff.estimate, '+.2f')}, "
-                             f"Holm p {_p(mc.p_adjusted)})") for mc in down]
+                             f"adjusted p {_p(mc.p_adjusted)})") for mc in down]
     failed = [g for g in pc.gates if g.treatment_pass is False]
     if failed:
         out.append(("gate_fail", "treatment below the layer gate on " + ", ".join(
@@ -158,11 +160,6 @@ def _cautions(pc: PairComparison, comp: MetricComparison, down: list[MetricCompa
         if ja is not None and ja.dissent:
             out.append(("judge_dissent", f"judges disagree on {s.variant} (min Pearson {_num(ja.min_pearson)} < "
                                          f"{ja.dissent_threshold}): the judge signal is unreliable"))
-    for s in arms:
-        st = s.stability
-        if st is not None and st.stable is False:
-            out.append(("unstable_repeats", f"{s.variant} is unstable across repeats (median CV "
-                                            f"{_num(st.median_cv, '.1%')} > {st.limit:.0%})"))
     if comp.n_samples < config.min_pairs:
         out.append(("few_pairs", f"only {comp.n_samples} paired samples (< {config.min_pairs}): not yet powered"))
     return out
@@ -170,21 +167,29 @@ def _cautions(pc: PairComparison, comp: MetricComparison, down: list[MetricCompa
 
 def _no_composite_win(pc: PairComparison, comp: MetricComparison | None, down: list[MetricComparison],
                       up: list[MetricComparison], config: CompareConfig) -> tuple[VerdictLevel, list[tuple[str, str]]]:
+    crossed = {g.layer: g for g in pc.gates if g.control_pass and g.treatment_pass is False}
     if down:
-        return VerdictLevel.REGRESS, [("layer_regress", f"layer {mc.metric} is significantly lower (Δ "
-                                                        f"{_num(mc.diff.estimate, '+.2f')}, Holm p "
-                                                        f"{_p(mc.p_adjusted)})") for mc in down]
-    dropped = [g for g in pc.gates if g.control_pass and g.treatment_pass is False]
-    if dropped:
-        return VerdictLevel.REGRESS, [("gate_dropped", "the treatment dropped below the layer gate on " + ", ".join(
-            f"{g.layer} ({_num(g.control_mean)} → {_num(g.treatment_mean)}, gate {g.threshold})" for g in dropped))]
+        return VerdictLevel.REGRESS, [
+            ("gate_dropped" if mc.metric in crossed else "layer_regress",
+             f"layer {mc.metric} is significantly lower (Δ {_num(mc.diff.estimate, '+.2f')}, adjusted p "
+             f"{_p(mc.p_adjusted)})" + (f" and fell below its gate ({_gate_move(crossed[mc.metric])})"
+                                        if mc.metric in crossed else "")) for mc in down]
+    level, reasons = _no_signal(pc, comp, up, config)
+    reasons += [("gate_crossed", f"{g.layer} fell below its gate ({_gate_move(g)}) but the drop is not "
+                                 f"significant (adjusted p {_p(_adjusted(pc, g.layer))}): not called a regression")
+                for g in crossed.values()]
+    return level, reasons
+
+
+def _no_signal(pc: PairComparison, comp: MetricComparison | None, up: list[MetricComparison],
+               config: CompareConfig) -> tuple[VerdictLevel, list[tuple[str, str]]]:
     if up:
         return VerdictLevel.CAUTIOUS, [("layer_gain", f"layer {mc.metric} is significantly higher (Δ "
                                                       f"{_num(mc.diff.estimate, '+.2f')}) but the composite "
                                                       "did not confirm it") for mc in up]
     if not pc.composite_comparable:
         return VerdictLevel.CAUTIOUS, [("not_comparable", pc.comparability_note or "composites not comparable")]
-    weak = _underpowered(comp, pc.saturation, config)
+    weak = _underpowered(comp, config)
     if weak:
         return VerdictLevel.UNDERPOWERED, [("underpowered", text) for text in weak]
     mde = _num(comp.mde if comp else None)
@@ -192,7 +197,16 @@ def _no_composite_win(pc: PairComparison, comp: MetricComparison | None, down: l
                                           f"detectable ({config.power:.0%} power)")]
 
 
-def _underpowered(comp: MetricComparison | None, saturation: Saturation | None, config: CompareConfig) -> list[str]:
+def _gate_move(g: LayerGate) -> str:
+    return f"{_num(g.control_mean)} → {_num(g.treatment_mean)}, gate {g.threshold}"
+
+
+def _adjusted(pc: PairComparison, layer: str) -> float | None:
+    mc = pc.metrics.get(layer)
+    return mc.p_adjusted if mc else None
+
+
+def _underpowered(comp: MetricComparison | None, config: CompareConfig) -> list[str]:
     n = comp.n_samples if comp else 0
     out = []
     if n < config.min_pairs:
@@ -203,8 +217,6 @@ def _underpowered(comp: MetricComparison | None, saturation: Saturation | None, 
         out.append(f"the minimum detectable effect at {config.power:.0%} power is {comp.mde:.2f} points "
                    f"(> {config.max_mde})" + (f"; the observed effect would need N = {comp.n_needed}"
                                                if comp.n_needed else ""))
-    if saturation is not None and saturation.saturated is False and saturation.confidence != "high":
-        out.append(f"repeats still narrow the CI ({saturation.confidence} confidence)")
     return out
 
 
@@ -221,13 +233,15 @@ def _metric_line(mc: MetricComparison) -> str:
     method = "BCa" if ci.method == "bca" else "percentile"
     return (f"{mc.metric}: {_num(mc.control_mean)} → {_num(mc.treatment_mean)}, Δ {_num(mc.diff.estimate, '+.2f')} "
             f"[{ci.level:.0%} {method} CI {_num(ci.low, '+.2f')}, {_num(ci.high, '+.2f')}; B={ci.b}, seed {ci.seed}]; "
-            f"permutation p {_p(mc.p_value)} (Holm {_p(mc.p_adjusted)}); d_z {_num(mc.d_z)}, "
+            f"permutation p {_p(mc.p_value)} (adjusted {_p(mc.p_adjusted)} in family {mc.family}); d_z {_num(mc.d_z)}, "
             f"g_av {_num(mc.hedges_g_av)}; {mc.n_pairs} pairs from {mc.n_samples} samples")
 
 
 def _rationale(pc: PairComparison, comp: MetricComparison | None, arms: list[VariantSummary],
                config: CompareConfig) -> list[str]:
     lines = [_metric_line(mc) for mc in pc.metrics.values()]
+    lines += [f"tests, family {f.name}: {', '.join(f.metrics)} at alpha {f.level:g}, {f.method}"
+              + (f"; {f.gate}" if f.gate else "") for f in pc.families]
     for g in pc.gates:
         def state(passed: bool | None) -> str:
             return "—" if passed is None else "PASS" if passed else "FAIL"
@@ -258,8 +272,12 @@ def _stability_line(name: str, s: VariantSummary) -> str:
     st = s.stability
     if st is None:
         return f"stability of {name}: not measured (single run; use --repeat 2 or more)"
-    return (f"stability of {name}: median CV {_num(st.median_cv, '.1%')} across repeats over {st.n_samples} samples "
-            f"(limit {st.limit:.0%})")
+    if st.repeat_share is None:
+        return f"stability of {name}: no variance at all across {st.n} results from {st.n_samples} samples"
+    warn = (f" — WARNING: above the limit {st.limit:.0%}: most of the spread is run-to-run; the clustered CI "
+            "includes it, more repeats narrow it" if st.stable is False else f" (limit {st.limit:.0%})")
+    return (f"stability of {name}: {st.repeat_share:.0%} of the composite's variance is between repeats "
+            f"(ICC {_num(st.icc)}) over {st.n_samples} samples{warn}")
 
 
 def _judge_line(name: str, s: VariantSummary) -> str | None:
