@@ -53,6 +53,9 @@ class GatesFile(_Strict):
     gapRateRegression: float | None = Field(default=None, ge=0, le=1)
     layerGate: float | None = Field(default=None, ge=1, le=5)
     minEffect: float | None = Field(default=None, ge=0)
+    maxMde: float | None = Field(default=None, gt=0)
+    minPairs: int | None = Field(default=None, ge=2)
+    stabilityLimit: float | None = Field(default=None, gt=0, le=1)
 
 
 class HedgingClassifierFile(_Strict):
@@ -150,6 +153,9 @@ class RunConfig(BaseModel):
     gap_rate_regression: float | None = None
     layer_gate: float = Field(default=3.5, ge=1, le=5)
     min_effect: float = Field(default=0.1, ge=0)
+    max_mde: float = Field(default=0.5, gt=0)
+    min_pairs: int = Field(default=20, ge=2)
+    stability_limit: float = Field(default=0.5, gt=0, le=1)
     bootstrap_samples: int = Field(default=10_000, ge=100)
     hedging_judge: str | None = None
     hedging_max_candidates: int = 50

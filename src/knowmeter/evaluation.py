@@ -78,6 +78,9 @@ class Overrides:
     max_gap_rate: float | None = None
     gap_rate_regression: float | None = None
     threshold: float | None = None
+    max_mde: float | None = None
+    min_pairs: int | None = None
+    stability_limit: float | None = None
     bootstrap_samples: int | None = None
     hedging_judge: str | None = None
     unsealed: bool | None = None
@@ -158,6 +161,9 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             gap_rate_regression=_first(ov.gap_rate_regression, gates.gapRateRegression if gates else None),
             layer_gate=_first(ov.threshold, gates.layerGate if gates else None, 3.5),
             min_effect=_first(gates.minEffect if gates else None, 0.1),
+            max_mde=_first(ov.max_mde, gates.maxMde if gates else None, 0.5),
+            min_pairs=_first(ov.min_pairs, gates.minPairs if gates else None, 20),
+            stability_limit=_first(ov.stability_limit, gates.stabilityLimit if gates else None, 0.5),
             bootstrap_samples=_first(ov.bootstrap_samples, ef.bootstrapSamples, 10_000),
             hedging_judge=_first(ov.hedging_judge, hc.judge if hc and hc.enabled else None),
             hedging_max_candidates=hc.maxCandidates if hc else 50,

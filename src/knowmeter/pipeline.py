@@ -81,9 +81,11 @@ def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
 
 
 def rebuild_report(run_dir: RunDir, *, threshold: float | None = None, seed: int | None = None,
-                   bootstrap_samples: int | None = None) -> dict[str, Any]:
+                   bootstrap_samples: int | None = None, max_mde: float | None = None,
+                   min_pairs: int | None = None, stability_limit: float | None = None) -> dict[str, Any]:
     """Recompute report.json from stored results (``knowmeter report``), with overrides."""
-    overrides = {"threshold": threshold, "seed": seed, "bootstrap_samples": bootstrap_samples}
+    overrides = {"threshold": threshold, "seed": seed, "bootstrap_samples": bootstrap_samples, "max_mde": max_mde,
+                 "min_pairs": min_pairs, "stability_limit": stability_limit}
     report = build_report(run_dir, sections=report_sections(overrides, run=run_dir.read_run()))
     apply_gates(report, run_dir.store)
     write_json_atomic(run_dir.report_file, report, indent=None)

@@ -142,6 +142,11 @@ def test_report_overrides_recompute_the_verdict(demo: Path, demo_report: dict) -
     assert (ci["seed"], ci["b"]) == (7, 2000)
     text = km("report", run_id, cwd=demo).stdout
     assert text.splitlines()[0].startswith("PROGRESS") and "methodology audit" in text
+    needy = json.loads(km("report", run_id, "--min-pairs", "100", "--max-mde", "0.1", "--stability-limit", "0.3",
+                          "--json", "--report-only", cwd=demo).stdout)
+    assert {k: needy["statistics"]["config"][k] for k in ("min_pairs", "max_mde", "stability_limit")} == \
+        {"min_pairs": 100, "max_mde": 0.1, "stability_limit": 0.3}
+    assert (needy["verdict"]["level"], needy["verdict"]["pairs"][0]["rule"]) == ("CAUTIOUS", "few_pairs")
 
 
 def test_hedging_classifier_from_the_command_line(tmp_path: Path) -> None:

@@ -39,7 +39,21 @@ def test_defaults_without_a_file(tmp_path: Path) -> None:
     assert cfg.layer_gate == 3.5 and cfg.bootstrap_samples == 10_000
 
 
+def test_decision_rules_from_the_file_and_flags(tmp_path: Path) -> None:
+    write(tmp_path, "samples: s.yaml\nvariants: [{artifact: baseline}]\n"
+          "gates: {layerGate: 3.0, maxMde: 0.8, minPairs: 10, stabilityLimit: 0.7}\n")
+    cfg = resolve_config(Overrides(), tmp_path)
+    assert (cfg.layer_gate, cfg.max_mde, cfg.min_pairs, cfg.stability_limit) == (3.0, 0.8, 10, 0.7)
+    flags = resolve_config(Overrides(threshold=4.0, max_mde=0.3, min_pairs=50, stability_limit=0.2), tmp_path)
+    assert (flags.layer_gate, flags.max_mde, flags.min_pairs, flags.stability_limit) == (4.0, 0.3, 50, 0.2)
+    (tmp_path / "eval.yaml").write_text("samples: s.yaml\nvariants: [{artifact: baseline}]\n")
+    default = resolve_config(Overrides(), tmp_path)
+    assert (default.max_mde, default.min_pairs, default.stability_limit) == (0.5, 20, 0.5)
+
+
 @pytest.mark.parametrize(("text", "message"), [
+    ("samples: s.yaml\nvariants: [{artifact: baseline}]\ngates: {minPairs: 1}\n", "gates.minPairs"),
+    ("samples: s.yaml\nvariants: [{artifact: baseline}]\ngates: {stabilityLimit: 1.5}\n", "gates.stabilityLimit"),
     ("samples: s.yaml\nvariants: [{artifact: baseline}]\nrepeats: 2\n", "unknown config key 'repeats'"),
     ("samples: s.yaml\nvariants: [{artifact: baseline}]\nconcurrency: 0\n", "concurrency"),
     ("samples: s.yaml\nvariants: [{artifact: baseline, role: judge}]\n", "variants.0.role"),

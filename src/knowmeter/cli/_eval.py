@@ -34,6 +34,13 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 @click.option("--judge-repeat", type=click.IntRange(1, 20), help="Judge calls per task (mean, SD, failures).")
 @click.option("--no-length-debias", is_flag=True, default=False, help="Drop the judge's length-debias instruction.")
 @click.option("--threshold", type=click.FloatRange(1, 5), help="Layer gate: each present layer's mean ≥ this.")
+@click.option("--max-mde", type=click.FloatRange(min=0, min_open=True),
+              help="No significant change and a minimum detectable effect above this many points → "
+                   "UNDERPOWERED, not NOISE (default 0.5).")
+@click.option("--min-pairs", type=click.IntRange(min=2),
+              help="Fewer paired samples → UNDERPOWERED, or CAUTIOUS for a win (default 20).")
+@click.option("--stability-limit", type=click.FloatRange(0, 1, min_open=True),
+              help="Warn when more than this share of the composite's variance is run-to-run (default 0.5).")
 @click.option("--bootstrap-samples", type=click.IntRange(min=100), help="Bootstrap resamples (default 10000).")
 @click.option("--max-gap-rate", type=click.FloatRange(0, 1),
               help="Fail (exit 1) when a variant's gap rate exceeds this.")

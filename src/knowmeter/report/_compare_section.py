@@ -34,6 +34,8 @@ def compare_config(run: dict[str, Any], overrides: dict[str, Any] | None = None)
     cfg = run["config"]
     values: dict[str, Any] = {"threshold": cfg["layer_gate"], "min_effect": cfg["min_effect"],
                               "bootstrap_samples": cfg["bootstrap_samples"], "seed": cfg["seed"]}
+    # runs recorded before these settings existed use the comparison defaults
+    values.update({k: cfg[k] for k in ("max_mde", "min_pairs", "stability_limit") if cfg.get(k) is not None})
     values.update({k: v for k, v in (overrides or {}).items() if v is not None})
     return CompareConfig(**values)
 
