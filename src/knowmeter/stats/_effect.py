@@ -95,7 +95,8 @@ def n_for_effect(
     lo = max(2, math.floor(guess * guess))  # the normal approximation never overshoots
     if enough(lo):
         return lo
-    hi = lo * 2
+    # The critical sum falls with n, so n >= (crit(lo) · sd / effect)² is enough: a tight bracket.
+    hi = max(lo + 1, math.ceil((_critical_sum(lo, alpha, power) * sd / abs(effect)) ** 2))
     while not enough(hi):
         lo, hi = hi, hi * 2
     while hi - lo > 1:

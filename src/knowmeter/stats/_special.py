@@ -7,6 +7,7 @@ and the two-sided exact binomial tail at p = 1/2. Accuracy is ~1e-12 for the nor
 
 from __future__ import annotations
 
+import functools
 import math
 
 _SQRT2 = math.sqrt(2.0)
@@ -111,24 +112,32 @@ def _t_pdf(t: float, df: float) -> float:
     return math.exp(log_pdf)
 
 
+def _cornish_fisher(p: float, df: float) -> float:
+    """Cornish-Fisher expansion of the t quantile in powers of 1/df."""
+    z = norm_ppf(p)
+    return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
+
+
+@functools.lru_cache(maxsize=4096)
 def t_ppf(p: float, df: float) -> float:
-    """Student t quantile (safeguarded Newton on the exact CDF)."""
+    """Student t quantile (safeguarded Newton on the exact CDF). Cached: power and N-needed
+    searches ask for the same few levels at the same degrees of freedom again and again."""
     if not 0.0 < p < 1.0:
         return {0.0: -math.inf, 1.0: math.inf}.get(p, math.nan)
     if p < 0.5:
         return -t_ppf(1.0 - p, df)
     if p == 0.5:
         return 0.0
+    expansion = _cornish_fisher(p, df)
     if df > 1e5:
-        # Cornish-Fisher expansion: error O(df^-3), below 1e-15 here, where lgamma would lose digits.
-        z = norm_ppf(p)
-        return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-                + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
+        return expansion  # error O(df^-4), below 1e-15 here, where lgamma would lose digits
     upper = 1.0 - p  # target upper tail, computed without cancellation by t_sf
     lo, hi = 0.0, max(1.0, norm_ppf(p))
     while t_sf(hi, df) > upper:
         lo, hi = hi, hi * 2.0
-    x = min(max(norm_ppf(p), lo), hi)
+    # Start Newton from the expansion: close for moderate df, so few exact CDF evaluations.
+    x = min(max(expansion, lo), hi)
     for _ in range(200):
         f = t_sf(x, df) - upper  # decreasing in x
         if f > 0:
