@@ -6,8 +6,9 @@ Only for a treatment whose composite is significant are its layers tested — Ho
 layers at alpha / (number of treatments) — so the composite keeps its full alpha (Holm over the
 composite and its own layers halved the power of the primary endpoint, and judge-only runs tested
 the same thing twice). When the composite is not significant the layers form a separate
-``layer_safety_check`` family at the same level: it can show a layer that regressed or gained
-while the composite hid it (REGRESS / CAUTIOUS), never PROGRESS.
+``layer_safety_check`` family, Holm at alpha / (2 × treatments): it can show a layer that
+regressed or gained while the composite hid it (REGRESS / CAUTIOUS), never PROGRESS; at half the
+level, identical variants are called REGRESS at most alpha/2 + alpha/4 of the time.
 """
 
 from __future__ import annotations
@@ -207,15 +208,19 @@ def _adjust(raw: list[PairComparison], config: CompareConfig) -> list[PairCompar
         layers = [name for name in metrics if name != "composite"]
         gate_open = bool(metrics.get("composite") and metrics["composite"].significant)
         family: Literal["layers", "layer_safety_check"] = "layers" if gate_open else "layer_safety_check"
-        # With the gate closed the safety family is tested on its own (gate p 0 = no bound).
-        adjusted = gatekept(p_composite if gate_open else 0.0, [metrics[n].p_value for n in layers], 1.0 / m)
+        # With the gate closed the safety family is tested on its own (gate p 0 = no bound) at
+        # half the level, so that identical variants are called REGRESS at most alpha/2 (composite
+        # lower) + alpha/4 (a layer lower) of the time.
+        weight = 1.0 / m if gate_open else 0.5 / m
+        adjusted = gatekept(p_composite if gate_open else 0.0, [metrics[n].p_value for n in layers], weight)
         for name, p in zip(layers, adjusted, strict=True):
             metrics[name] = _significance(metrics[name], p, config.alpha, family)
         if layers:
-            share = f" (alpha / {m} treatments)" if m > 1 else ""
+            share = (f"alpha / {m} treatments" if m > 1 else "alpha") if gate_open else \
+                (f"alpha / (2 × {m} treatments)" if m > 1 else "alpha / 2")
             families.append(HypothesisFamily(
-                name=family, metrics=layers, level=config.alpha / m,
-                method=f"Holm across the layers{share}",
+                name=family, metrics=layers, level=config.alpha * weight,
+                method=f"Holm across the layers at {share}",
                 gate="tested because the composite is significant" if gate_open else
                      "the composite is not significant: a safety check that can only name a layer that "
                      "regressed or gained, never support PROGRESS"))

@@ -250,8 +250,9 @@ class HypothesisFamily(_Model):
     """A family of hypotheses and how it was adjusted: the composite first at ``level`` (Holm
     across treatments), then — only when the composite was significant — the layers (Holm at
     ``level``, serial gatekeeping). When the composite was not significant the layers are a
-    separate ``layer_safety_check`` family: it can name a regressing or gaining layer (REGRESS /
-    CAUTIOUS) but never produce PROGRESS."""
+    separate ``layer_safety_check`` family at half the level: it can name a regressing or gaining
+    layer (REGRESS / CAUTIOUS) but never produce PROGRESS. ``level`` is the level each family is
+    tested at (alpha, or its share)."""
 
     name: Literal["composite", "layers", "layer_safety_check"]
     metrics: list[str]
