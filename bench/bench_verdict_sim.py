@@ -216,7 +216,8 @@ def main() -> None:
 
     def done(name: str, n: int, r: int, d: float, tally: Counter[str]) -> None:
         results[(name, n, r, d)] = tally
-        print(f"\r{len(results)}/{len(cells)} cells · {time.perf_counter() - start:.0f} s", end="", file=sys.stderr)
+        print(f"\r{len(results)}/{len(cells)} cells · {time.perf_counter() - start:.0f} s", end="",
+              file=sys.stderr, flush=True)
 
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
