@@ -124,7 +124,7 @@ class Comparison:
     metrics: list[MetricRow]
     gates: list[Json]
     saturation: Json | None
-    holm_family_size: int | None
+    families: list[Json]
 
 
 @dataclass(frozen=True)
@@ -381,7 +381,7 @@ class ReportView:
                                   comparability_note=_str(c.get("comparability_note")), metrics=metrics,
                                   gates=[_map(g) for g in _list(c.get("gates"))],
                                   saturation=_map(c.get("saturation")) or None,
-                                  holm_family_size=_int(c.get("holm_family_size"))))
+                                  families=[_map(f) for f in _list(c.get("families"))]))
         return out
 
     @property
