@@ -15,6 +15,7 @@ the verbatim check are computed in code.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -76,7 +77,14 @@ def _snippet(text: str) -> str:
 
 def _verdict_object(text: str) -> dict[str, Any]:
     blocks = _VERDICT_BLOCK.findall(text)
-    for where in (*blocks, text):
+    for block in blocks:  # the usual shape: the block is exactly the JSON object
+        try:
+            obj = json.loads(block)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and "behavior_verdicts" in obj:
+            return obj
+    for where in (*blocks, text):  # prose or code fences around it
         for obj in json_objects(where):
             if isinstance(obj, dict) and "behavior_verdicts" in obj:
                 return obj

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 #: Appendix A.3's starting stopword list (the English functional words longer than 3 characters).
 STOPWORDS = frozenset(
@@ -21,18 +22,27 @@ STOPWORDS = frozenset(
 )
 DEFAULT_N = 6
 
-_NOT_ALNUM = re.compile(r"[^\w\s]|_")
+_ALNUM_RUN = re.compile(r"[^\W_]+")
+
+Gram = tuple[str, ...]
 
 
 def tokens(text: str) -> list[str]:
-    """A.3's tokens of ``text``: lower-cased, non-alphanumerics as spaces, short words and
-    stopwords dropped."""
-    return [t for t in _NOT_ALNUM.sub(" ", text.lower()).split() if len(t) > 3 and t not in STOPWORDS]
+    """A.3's tokens of ``text``: lower-cased, split at every non-alphanumeric character, short
+    words and stopwords dropped."""
+    return [t for t in _ALNUM_RUN.findall(text.lower()) if len(t) > 3 and t not in STOPWORDS]
 
 
-def ngrams(toks: list[str], n: int) -> list[str]:
-    """The ``n``-grams of ``toks`` (space-joined), in order, with repeats."""
-    return [" ".join(toks[i:i + n]) for i in range(len(toks) - n + 1)]
+def ngrams(toks: list[str], n: int) -> list[Gram]:
+    """The ``n``-grams of ``toks``, in order, with repeats."""
+    return list(zip(*(toks[i:] for i in range(n)), strict=False))
+
+
+@lru_cache(maxsize=256)
+def source_grams(text: str, n: int) -> frozenset[Gram]:
+    """The n-grams of one source text; cached, so a skill body shared by every case of a run is
+    tokenised once."""
+    return frozenset(ngrams(tokens(text), n))
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +59,7 @@ class Overlap:
 
 
 class SourceGrams:
-    """The n-grams of the sources an answer is checked against, computed once per skill/field."""
+    """The n-grams of the sources an answer is checked against (each source's set is cached)."""
 
     __slots__ = ("grams", "n")
 
@@ -57,14 +67,12 @@ class SourceGrams:
         if n < 1:
             raise ValueError(f"the n-gram size must be >= 1, got {n}")
         self.n = n
-        self.grams: set[str] = set()
-        for source in sources:
-            self.grams.update(ngrams(tokens(source), n))
+        self.grams = tuple(source_grams(source, n) for source in sources)
 
     def check(self, answer: str) -> Overlap:
         """The answer's shared n-grams (each once, first occurrence first)."""
-        shared = dict.fromkeys(g for g in ngrams(tokens(answer), self.n) if g in self.grams)
-        return Overlap(not shared, tuple(shared), self.n)
+        shared = dict.fromkeys(g for g in ngrams(tokens(answer), self.n) if any(g in s for s in self.grams))
+        return Overlap(not shared, tuple(" ".join(g) for g in shared), self.n)
 
 
 def verbatim_overlap(answer: str, sources: Iterable[str], n: int = DEFAULT_N) -> Overlap:
