@@ -1,0 +1,107 @@
+"""Comprehension statistics against scipy, edge cases, and every verdict rule."""
+
+from __future__ import annotations
+
+import pytest
+from scipy import stats as sps
+
+from knowmeter.comprehension import Graded, Parties, StatsConfig, comprehension_stats, model_family, skill_verdict
+
+CFG = StatsConfig(bootstrap_samples=2000, seed=3)
+LLM = Parties("claude", "claude-sonnet-4", True, (("openai:gpt-5", "gpt-5", True),))
+
+
+def rows(spec: dict[str, list[tuple[bool | None, bool | None]]], repeat: int = 0) -> list[Graded]:
+    """``{dimension: [(baseline passed, with-skill passed) per case]}`` → gradings."""
+    out = []
+    n = 0
+    for dim, cases in spec.items():
+        for b, s in cases:
+            n += 1
+            for arm, p in (("baseline", b), ("with_skill", s)):
+                out.append(Graded(str(n), dim, arm, repeat, p, None if p is None else (1.0 if p else 0.25)))
+    return out
+
+
+def test_pass_rates_wilson_and_mcnemar_match_scipy() -> None:
+    data = rows({"C1": [(False, True)] * 7 + [(True, True)] * 2 + [(True, False)], "C4": [(False, True)] * 3})
+    st = comprehension_stats(data, CFG)
+    overall = st["overall"]
+    assert overall["with_skill"]["cases_passed"] == 12 and overall["with_skill"]["cases_graded"] == 13
+    ci = sps.binomtest(12, 13).proportion_ci(0.95, method="wilson")
+    assert overall["with_skill"]["wilson"] == pytest.approx([ci.low, ci.high], abs=1e-9)
+    m = overall["paired"]["mcnemar"]
+    assert (m["treatment_only"], m["control_only"]) == (10, 1)
+    assert m["p_value"] == pytest.approx(sps.binomtest(1, 11, 0.5).pvalue, abs=1e-12)
+    assert overall["paired"]["difference_in_pass_rate"] == pytest.approx(9 / 13)
+    boot = overall["paired"]["behavior_fraction_difference"]
+    assert boot["n_clusters"] == 13 and boot["estimate"] == pytest.approx(9 * 0.75 / 13)
+    c1, c4 = st["dimensions"]["C1"]["paired"], st["dimensions"]["C4"]["paired"]
+    p1, p4 = c1["mcnemar"]["p_value"], c4["mcnemar"]["p_value"]
+    lo, hi = sorted((p1, p4))
+    expected = {lo: min(1.0, 2 * lo), hi: max(min(1.0, 2 * lo), hi)}  # Holm, family of 2
+    assert c1["p_holm"] == pytest.approx(expected[p1]) and c4["p_holm"] == pytest.approx(expected[p4])
+
+
+def test_repeats_are_one_case_by_majority_and_clustered() -> None:
+    data = rows({"C2": [(False, True)] * 4}, 0) + rows({"C2": [(False, True)] * 4}, 1) + \
+        rows({"C2": [(True, False)] * 4}, 2)
+    st = comprehension_stats(data, CFG)["overall"]
+    assert st["with_skill"]["cases_graded"] == 4 and st["with_skill"]["cases_passed"] == 4  # 2 of 3 repeats
+    assert st["paired"]["cases_paired"] == 4
+    assert st["paired"]["behavior_fraction_difference"]["n_clusters"] == 4
+    assert st["paired"]["behavior_fraction_difference"]["n"] == 12
+
+
+def test_empty_and_ungraded_are_unknown_not_zero() -> None:
+    st = comprehension_stats(rows({"C3": [(None, None), (None, True)]}), CFG)["overall"]
+    assert st["baseline"]["cases_graded"] == 0 and st["baseline"]["pass_rate"] is None
+    assert st["baseline"]["wilson"] is None and st["baseline"]["ungraded"] == 2
+    assert st["paired"]["cases_paired"] == 0 and st["paired"]["mcnemar"]["p_value"] is None
+    assert st["paired"]["behavior_fraction_difference"] is None and st["paired"]["mde"] is None
+    assert st["paired"]["underpowered"]
+    verdict = skill_verdict(comprehension_stats(rows({"C3": [(None, None)]}), CFG), LLM)
+    assert verdict["level"] == "UNVERIFIED" and verdict["eval_score"] is None
+
+
+ALL9 = [f"C{i}" for i in range(1, 10)]
+
+
+def test_pass_needs_every_dimension_and_a_significant_difference() -> None:
+    data = rows({d: [(False, True)] * 2 for d in ALL9})
+    verdict = skill_verdict(comprehension_stats(data, CFG), LLM)
+    assert verdict["level"] == "PASS" and verdict["eval_score"] == 5 and verdict["eval_failed_ids"] == []
+    same_family = Parties("claude", "claude-sonnet-4", True, (("claude:opus", "opus", True),))
+    v = skill_verdict(comprehension_stats(data, CFG), same_family)
+    assert v["level"] == "PROVISIONAL" and any("same model family (anthropic)" in c for c in v["caveats"])
+    partial = rows({d: [(False, True)] * 3 for d in ALL9[:6]})
+    v = skill_verdict(comprehension_stats(partial, CFG), LLM)
+    assert v["level"] == "PROVISIONAL" and v["not_covered_dimensions"] == ["C7", "C8", "C9"]
+
+
+def test_shallow_names_the_failing_dimensions() -> None:
+    data = rows({"C1": [(False, False)], "C2": [(False, True)] * 5, "C8": [(False, True), (False, False)]})
+    v = skill_verdict(comprehension_stats(data, CFG), LLM)
+    assert v["level"] == "SHALLOW" and v["failing_dimensions"] == ["C1", "C8"]
+    assert v["eval_failed_ids"] == ["1", "8"] and v["eval_score"] == round(5 * 6 / 8)
+    assert v["reasons"][0] == "with the skill the agent fails 2 of 3 graded dimension(s): C1, C8"
+
+
+def test_baseline_high_redundant_and_underpowered() -> None:
+    high = rows({"C1": [(True, True)] * 3, "C4": [(True, False)]})
+    assert skill_verdict(comprehension_stats(high, CFG), LLM)["level"] == "SKIPPED_BASELINE_HIGH"
+    redundant = rows({d: [(True, True)] * 3 + [(False, True)] * (1 if d == "C1" else 0) for d in ALL9})
+    v = skill_verdict(comprehension_stats(redundant, CFG), LLM)
+    assert v["level"] == "REDUNDANT", v
+    few = rows({"C1": [(False, True)], "C2": [(True, True)]})
+    v = skill_verdict(comprehension_stats(few, CFG), LLM)
+    assert v["level"] == "PROVISIONAL" and v["rule"] == "underpowered"
+
+
+@pytest.mark.parametrize(("executor", "model", "family"), [
+    ("claude", None, "anthropic"), ("anthropic", "claude-haiku-4-5", "anthropic"), ("codex", None, "openai"),
+    ("openai", "gpt-5-mini", "openai"), ("openai", "o3", "openai"), ("script", "gemini-2.5-pro", "google"),
+    ("offline", None, None), ("script", "my-model", None),
+])
+def test_model_family(executor: str, model: str | None, family: str | None) -> None:
+    assert model_family(executor, model) == family
