@@ -81,8 +81,8 @@ def _requests(project: Path) -> list[dict[str, Any]]:
 
 def test_the_two_arms_differ_by_the_skill_and_nothing_else(project: Path) -> None:
     (project / "agent.py").write_text(RECORDER)
-    r = km(*ARGS, "--judge", "scripted-grader", "--executor", f"{sys.executable} agent.py", "--model", "m1",
-           "--no-cache", cwd=project)
+    agent = f"{sys.executable} {project / 'agent.py'}"
+    r = km(*ARGS, "--judge", "scripted-grader", "--executor", agent, "--model", "m1", "--no-cache", cwd=project)
     assert r.returncode in (0, 1), r.stderr
     requests = _requests(project)
     skill_text = (project / "skills" / "type-safety" / "SKILL.md").read_text()
@@ -106,6 +106,9 @@ def test_the_two_arms_differ_by_the_skill_and_nothing_else(project: Path) -> Non
         assert skill.skill is not None and skill.skill.text == skill_text and skill.skill.source_dir is None
         same = ("sample_id", "prompt", "model", "workspace", "timeout_s", "max_cost_usd", "env")
         assert all(getattr(base, f) == getattr(skill, f) for f in same)
+        # both arms work in an empty folder: the baseline cannot read the skill from disk
+        assert base.workspace == project / ".knowmeter" / "comprehension-workspace"
+        assert base.workspace is not None and not any(base.workspace.iterdir())
         assert base.task_id.replace("::baseline::", "::with-skill::") == skill.task_id
 
 
@@ -181,8 +184,9 @@ def test_no_grader_is_a_usage_error(project: Path) -> None:
 
 def test_grader_calls_are_charged_to_the_budget(project: Path) -> None:
     (project / "agent.py").write_text(RECORDER.replace('"costUSD": 0.0', '"costUSD": 0.01'))
-    r = km(*ARGS, "--judge", f"{sys.executable} {SCRIPT} costly", "--executor", f"{sys.executable} agent.py",
-           "--budget-usd", "0.3", "--concurrency", "1", cwd=project)
+    agent = f"{sys.executable} {project / 'agent.py'}"
+    r = km(*ARGS, "--judge", f"{sys.executable} {SCRIPT} costly", "--executor", agent, "--budget-usd", "0.3",
+           "--concurrency", "1", cwd=project)
     assert r.returncode == 1, r.stderr
     run = next((project / ".knowmeter" / "runs").iterdir())
     report = json.loads((run / "report.json").read_text())

@@ -27,6 +27,8 @@ from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
               help="Grader calls per answer and grader.")
 @click.option("--ngram", type=click.IntRange(2, 50), default=6, show_default=True,
               help="n of the verbatim-overlap check (research A.3).")
+@click.option("--cwd", help="Folder the agent works in, in both arms (default: an empty folder, so the "
+              "baseline cannot read the skill from disk).")
 @click.option("--concurrency", type=click.IntRange(1, 256), help="Tasks run at once (default 4).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Per-task timeout in seconds.")
 @click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors.")

@@ -46,7 +46,7 @@ def _plan(opts: dict[str, Any]) -> tuple[ComprehensionPlan, RunDir, list[Any]]:
         return plans[0], run_dir, tasks
     if not opts.get("skill"):
         raise InputError("comprehend needs a SKILL (a SKILL.md or its folder), or --resume RUN")
-    target = Target(str(opts["skill"]), opts.get("evals"), int(opts["ngram"]))
+    target = Target(str(opts["skill"]), opts.get("evals"), int(opts["ngram"]), opts.get("cwd"))
     config = make_config(base_dir=Path.cwd(), target=target, executor=opts["executor"], model=opts.get("model"),
                          judges=list(opts["judges"]), repeat=opts["repeat"], judge_repeat=opts["judge_repeat"],
                          concurrency=opts.get("concurrency"), timeout_s=opts.get("timeout_s"),

@@ -8,6 +8,10 @@ import click
 
 from knowmeter.cli._errors import guarded
 
+#: the comprehension example's command line (offline agent, scripted grader: no keys needed)
+COMPREHENSION_DEMO = ("comprehension/skills/refund-policy/SKILL.md --evals comprehension/evals/refund-policy.json "
+                      "--judge scripted-grader")
+
 
 @click.command("init")
 @click.argument("directory", default=".", type=click.Path(path_type=Path))
@@ -15,9 +19,12 @@ from knowmeter.cli._errors import guarded
 @guarded
 def init_cmd(directory: Path, force: bool) -> None:
     """Scaffold a runnable demo in DIRECTORY: a knowledge base, two versions of a support
-    skill, 23 samples and an eval.yaml that uses the offline agent. Then: knowmeter eval."""
+    skill, 23 samples and an eval.yaml that uses the offline agent. Then: knowmeter eval.
+    Also a comprehension example (a Skill Graph–style skill and its C1–C9 eval file) for
+    knowmeter comprehend with the offline agent and the deterministic scripted grader."""
     from knowmeter.demo import scaffold
 
     written = scaffold(directory, force=force)
     click.echo(f"wrote {len(written)} files to {directory}")
     click.echo(f"next: cd {directory} && knowmeter eval")
+    click.echo(f"  and: cd {directory} && knowmeter comprehend {COMPREHENSION_DEMO}")

@@ -6,6 +6,8 @@ graded at once and stored with its task.
 The two arms' requests are built by the runner from the same sample and settings, so they differ
 by the skill (system prompt and skill install) and nothing else. The with-skill artifact is the
 SKILL.md file only: an ``audit-state.json`` or other files beside it are not shown to the agent.
+Both arms work in the same folder: ``--cwd``, else an empty one under the output directory, so an
+agent with file tools cannot read the skill (or its answer key) from disk in the baseline arm.
 """
 
 from __future__ import annotations
@@ -39,14 +41,16 @@ SKILL_ARM = "with-skill"
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """What is measured: the skill file, its eval file (None: found beside it) and n."""
+    """What is measured: the skill file, its eval file (None: found beside it), n, and the
+    folder the agent works in (None: an empty one)."""
 
     skill: str
     evals: str | None
     ngram: int
+    cwd: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"skill": self.skill, "evals": self.evals, "ngram": self.ngram}
+        return {"skill": self.skill, "evals": self.evals, "ngram": self.ngram, "cwd": self.cwd}
 
 
 @dataclass
@@ -62,12 +66,23 @@ class ComprehensionPlan:
         return {c.case_id: c for c in self.inputs.cases}
 
 
-def _skill_variant(skill_md: Path, expression: str) -> Variant:
+def _workspace(config: RunConfig, target: Target) -> Path:
+    if target.cwd is not None:
+        cwd = (config.base_path() / target.cwd).resolve()
+        if not cwd.is_dir():
+            raise InputError(f"--cwd {target.cwd}: not a directory")
+        return cwd
+    empty = config.output_path() / "comprehension-workspace"
+    empty.mkdir(parents=True, exist_ok=True)
+    return empty
+
+
+def _skill_variant(skill_md: Path, expression: str, cwd: Path) -> Variant:
     data = skill_md.read_bytes()
     per_file, digest = hash_files({skill_md.name: data})
     artifact = Artifact(kind="file", text=data.decode("utf-8", errors="replace"), path=skill_md, files=per_file,
                         hash=digest)
-    return Variant(SKILL_ARM, "treatment", artifact, expression)
+    return Variant(SKILL_ARM, "treatment", artifact, expression, cwd)
 
 
 def _sample_set(inputs: Inputs, shown: str) -> SampleSet:
@@ -84,9 +99,10 @@ def prepare_comprehension(config: RunConfig, target: Target) -> ComprehensionPla
     if not config.judges:
         raise InputError("comprehend needs a grader: pass --judge executor:model (an LLM), or --judge "
                          "scripted-grader for the deterministic offline stand-in")
+    cwd = _workspace(config, target)
     baseline = resolve_variant("baseline", role="control", skill_dir=base, base_dir=base, cache_dir=base,
-                               name=BASELINE_ARM)
-    variants = [baseline, _skill_variant(inputs.skill.path, target.skill)]
+                               name=BASELINE_ARM, cwd=cwd)
+    variants = [baseline, _skill_variant(inputs.skill.path, target.skill, cwd)]
     sample_set = _sample_set(inputs, str(inputs.case_file.path))
     tasks = plan_tasks(sample_set.samples, variants, config.repeat, base)
     prepared = Prepared(config, sample_set, variants, _executor_from(config), tasks, {s.sample_id: [] for s in
@@ -134,7 +150,7 @@ def reprepare(record: dict[str, Any]) -> ComprehensionPlan:
     """The plan of a stored comprehension run (for ``--resume``)."""
     target = record["comprehension"]["target"]
     return prepare_comprehension(stored_config(record.get("config"), Path(str(record.get("run_id"))) / "run.json"),
-                                 Target(target["skill"], target["evals"], int(target["ngram"])))
+                                 Target(target["skill"], target["evals"], int(target["ngram"]), target.get("cwd")))
 
 
 def make_grader(plan: ComprehensionPlan, budget: Budget) -> PostProcess:
