@@ -74,12 +74,14 @@ def run_eval(opts: dict[str, Any]) -> int:
 
         output_dir = Path(ov.output_dir or DEFAULT_OUTPUT_DIR)
         run_dir = find_run(output_dir, str(opts["resume"]))
+        run_dir.lock()  # two resumes of one run would run its missing tasks twice
         prepared, tasks = resume_run(run_dir)
         err.print(f"resuming run {run_dir.id}: {len(tasks)} of {len(prepared.tasks)} tasks left")
     else:
         config = resolve_config(_overrides(opts), Path.cwd())
         prepared = prepare(config)
         run_dir = start_run(prepared)
+        run_dir.lock()
         tasks = prepared.tasks
         err.print(f"run {run_dir.id}: {len(prepared.sample_set.samples)} samples × {len(prepared.variants)} "
                   f"variants × {prepared.config.repeat} repeat(s) = {len(tasks)} tasks "

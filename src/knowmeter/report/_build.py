@@ -33,7 +33,8 @@ def build_report(
     """Assemble the report. ``sections`` add analysis blocks (each returns a dict merged into
     the report's top level)."""
     run = run_dir.read_run()
-    records = sorted(_checked_records(run_dir), key=lambda r: (r["repeat"], r["sample_id"], r["variant"]))
+    problems: list[str] = []
+    records = sorted(_checked_records(run_dir, problems), key=lambda r: (r["repeat"], r["sample_id"], r["variant"]))
     names = [v["name"] for v in run["variants"]]
     summaries = summarize_operations(records, names)
     variants = []
@@ -61,6 +62,7 @@ def build_report(
             "tasks_total": run["tasks_total"],
             "tasks_done": len(done),
             "tasks_missing": run["tasks_total"] - len(done),
+            "results_problems": problems or None,
             "partial": partial_info(run, records, run_dir.id),
             "wall_s": run.get("wall_s"),
             "judges": run.get("judges", []),
@@ -108,10 +110,12 @@ def executor_label(executor: dict[str, Any]) -> str:
     return "LLM agent"
 
 
-def _checked_records(run_dir: RunDir) -> list[dict[str, Any]]:
+def _checked_records(run_dir: RunDir, problems: list[str]) -> list[dict[str, Any]]:
     """The run's result records, each checked against the stored-task schema first, so an edited
-    or damaged ``results.jsonl`` gets one line naming the task and field, not a traceback."""
-    records = list(run_dir.results())
+    or damaged ``results.jsonl`` gets one line naming the task and field, not a traceback. A
+    task stored twice counts once (the first record), and ``problems`` says so, as it says which
+    lines could not be read."""
+    records = list(run_dir.results(problems))
     for n, rec in enumerate(records, start=1):
         try:
             TaskRecord.model_validate(rec)
@@ -121,4 +125,19 @@ def _checked_records(run_dir: RunDir) -> list[dict[str, Any]]:
             what = f"{'.'.join(map(str, err['loc']))}: {err['msg']}"
             raise InputError(f"{run_dir.results_file}: {where}: {what}; the results file was edited or damaged: "
                              f"restore it or run knowmeter eval again") from None
-    return records
+    return _first_of_each_task(records, problems)
+
+
+def _first_of_each_task(records: list[dict[str, Any]], problems: list[str]) -> list[dict[str, Any]]:
+    """One record per task id (the first stored); ``problems`` says how many were dropped."""
+    seen: dict[str, int] = {}
+    unique = []
+    for rec in records:
+        seen[rec["task_id"]] = seen.get(rec["task_id"], 0) + 1
+        if seen[rec["task_id"]] == 1:
+            unique.append(rec)
+    dupes = {k: n - 1 for k, n in seen.items() if n > 1}
+    if dupes:
+        problems.append(f"{sum(dupes.values())} duplicate record(s) of {len(dupes)} task(s) "
+                        f"(e.g. {next(iter(dupes))!r}) counted once")
+    return unique

@@ -72,6 +72,9 @@ class RunInfo(_M):
     tasks_total: int
     tasks_done: int
     tasks_missing: int
+    results_problems: list[str] | None = Field(
+        default=None, description="Lines of results.jsonl that were not counted (cut off, not JSON) and tasks "
+                                  "stored more than once (counted once).")
     partial: Partial | None = Field(
         default=None, description="Set when the run stopped early (budget, interruption, kill): the report "
                                   "covers only the tasks that finished.")

@@ -21,6 +21,7 @@ from knowmeter.errors import InputError
 RUN_FILE = "run.json"
 RESULTS_FILE = "results.jsonl"
 REPORT_FILE = "report.json"
+LOCK_FILE = ".lock"
 
 
 def new_run_id(now: float | None = None) -> str:
@@ -58,14 +59,17 @@ def read_json(path: Path) -> Any:
         raise InputError(f"{path}: {where}invalid JSON ({msg}); the file was edited or damaged") from None
 
 
-def iter_results(path: Path, *, strict: bool = False) -> Iterator[dict[str, Any]]:
+def iter_results(path: Path, *, strict: bool = False, problems: list[str] | None = None) -> Iterator[dict[str, Any]]:
     """Stream result records. A truncated last line (from a killed run) is always skipped; a
-    damaged line elsewhere is skipped too, or with ``strict`` raises ``InputError`` naming it."""
+    damaged line elsewhere is skipped too, or with ``strict`` raises ``InputError`` naming it.
+    Each skipped line is described in ``problems`` when given (so a reader can say so)."""
     if not path.exists():
         return
     with path.open("rb") as fh:
         for number, line in enumerate(fh, start=1):
             if not line.endswith(b"\n"):
+                if problems is not None:
+                    problems.append(f"line {number}: cut off (the run was stopped while writing it); not counted")
                 return  # the line being written when the run died
             if not line.strip():
                 continue
@@ -74,11 +78,15 @@ def iter_results(path: Path, *, strict: bool = False) -> Iterator[dict[str, Any]
             except ValueError:
                 if strict:
                     raise InputError(f"{path}: line {number}: not valid JSON; the results file is damaged") from None
+                if problems is not None:
+                    problems.append(f"line {number}: not valid JSON; not counted")
                 continue
             if isinstance(record, dict):
                 yield record
             elif strict:
                 raise InputError(f"{path}: line {number}: expected a JSON object per line")
+            elif problems is not None:
+                problems.append(f"line {number}: not a JSON object; not counted")
 
 
 class ResultsWriter:
@@ -131,6 +139,26 @@ class RunDir:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._lock: IO[str] | None = None
+
+    def lock(self) -> None:
+        """Hold an exclusive lock on the run while this process executes it (released when the
+        process ends); ``InputError`` when another process holds it."""
+        import fcntl
+
+        fh = (self.path / LOCK_FILE).open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip()
+            fh.close()
+            raise InputError(f"run {self.id} is being executed by another knowmeter process"
+                             f"{f' (pid {holder})' if holder else ''}; wait for it to finish") from None
+        fh.truncate(0)
+        fh.write(str(os.getpid()))
+        fh.flush()
+        self._lock = fh
 
     @property
     def id(self) -> str:
@@ -171,8 +199,8 @@ class RunDir:
 
         return check_run_record(read_json(self.run_file), str(self.run_file))
 
-    def results(self) -> Iterator[dict[str, Any]]:
-        return iter_results(self.results_file)
+    def results(self, problems: list[str] | None = None) -> Iterator[dict[str, Any]]:
+        return iter_results(self.results_file, problems=problems)
 
 
 def find_run(output_dir: Path, run: str) -> RunDir:
