@@ -23,11 +23,13 @@ from knowmeter.cli._errors import guarded
 @click.option("--kb", type=click.Path(path_type=Path), metavar="DIR",
               help="Knowledge folder: report which of its files the segments read (coverage).")
 @click.option("--json", "as_json", is_flag=True, help="Print the health report as JSON.")
+@click.option("--html", "html", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="Also write the health report as a self-contained HTML page.")
 @click.option("--workers", type=click.IntRange(1), metavar="N",
               help="Processes sharing the files (default: the number of cores).")
 @guarded
 def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, until: str | None,
-                skills: str | None, kb: Path | None, as_json: bool, workers: int | None) -> None:
+                skills: str | None, kb: Path | None, as_json: bool, html: Path | None, workers: int | None) -> None:
     """Skill health from real usage traces under PATH… (a Claude Code projects folder such as
     ~/.claude/projects, session .jsonl files with their subagents, Codex session folders).
 
@@ -46,6 +48,11 @@ def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, un
     window = make_window(last=last, since=since, until=until)
     names = skills.split(",") if skills is not None else None
     report = observe(list(paths), window=window, skills=names, kb=kb, workers=workers)
+    if html is not None:
+        from knowmeter.report._outputs import write_text
+        from knowmeter.report.html._health import render_health_html
+
+        click.echo(f"html report: {write_text(html, render_health_html(report.to_dict()))}", err=as_json)
     if as_json:
         from knowmeter.cli._output import print_json
 

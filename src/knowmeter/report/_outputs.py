@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 
-def _write(path: Path, text: str) -> Path:
+def write_text(path: Path, text: str) -> Path:
+    """Write ``text`` atomically (a reader never sees half a file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -24,16 +25,16 @@ def write_outputs(report: Mapping[str, Any], *, html: Path | None = None, junit:
     if html is not None:
         from knowmeter.report.html import render_html
 
-        written.append(("html report", _write(html, render_html(report))))
+        written.append(("html report", write_text(html, render_html(report))))
     if junit is not None:
         from knowmeter.report._junit import junit_xml
 
-        written.append(("junit", _write(junit, junit_xml(report))))
+        written.append(("junit", write_text(junit, junit_xml(report))))
     if markdown is not None:
         from knowmeter.report._markdown import markdown_summary
 
         text = markdown_summary(report)
-        written.append(("markdown", _write(markdown, text)))
+        written.append(("markdown", write_text(markdown, text)))
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
             with open(summary, "a", encoding="utf-8") as fh:

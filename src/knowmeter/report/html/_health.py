@@ -1,0 +1,77 @@
+"""The skill-health page of ``knowmeter observe --html``: the same kind of self-contained page
+as report.html, read from the health report's JSON form (``HealthReport.to_dict()``) through
+typed accessors; it shows the stored figures only."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import Markup
+
+from knowmeter.report._view import GapSignal, Watermark
+from knowmeter.report.html._page import assets, environment
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+#: signals listed per skill (the rest are counted, and are in the --json output)
+SIGNALS_SHOWN = 200
+
+
+def _m(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+@dataclass(frozen=True)
+class SkillRow:
+    skill: str
+    segments: Any
+    sessions: Any
+    tool_calls: Any
+    tool_failures: Any
+    tool_failure_rate: float | None
+    failures_by_kind: Mapping[str, Any]
+    gap_rate: float | None
+    weighted_gap_rate: float | None
+    samples_with_gap: Any
+    coverage: Mapping[str, Any]
+    tokens: Mapping[str, Any]
+    cost_usd: float | None
+    segments_without_cost: Any
+    confidence: str | None
+    band: str | None
+    band_indicative: bool
+    first_seen: str | None
+    last_seen: str | None
+    signals: list[GapSignal]
+    signals_total: int
+
+
+def _row(s: Mapping[str, Any]) -> SkillRow:
+    gaps = _m(s.get("gaps"))
+    raw = [_m(x) for x in gaps.get("signals") or []]
+    signals = [GapSignal(sample_id=str(x.get("sample_id")), repeat=x.get("repeat"), source=str(x.get("source", "")),
+                         tool=x.get("tool"), target=x.get("target"), context=x.get("context"),
+                         occurrences=x.get("occurrences")) for x in raw[:SIGNALS_SHOWN]]
+    return SkillRow(skill=str(s.get("skill")), segments=s.get("segments"), sessions=s.get("sessions"),
+                    tool_calls=s.get("tool_calls"), tool_failures=s.get("tool_failures"),
+                    tool_failure_rate=s.get("tool_failure_rate"), failures_by_kind=_m(s.get("failures_by_kind")),
+                    gap_rate=gaps.get("gap_rate"), weighted_gap_rate=gaps.get("weighted_gap_rate"),
+                    samples_with_gap=gaps.get("samples_with_gap"), coverage=_m(s.get("coverage")),
+                    tokens=_m(s.get("tokens")), cost_usd=s.get("cost_usd"),
+                    segments_without_cost=s.get("segments_without_cost"), confidence=s.get("confidence"),
+                    band=s.get("band"), band_indicative=bool(s.get("band_indicative")),
+                    first_seen=s.get("first_seen"), last_seen=s.get("last_seen"), signals=signals,
+                    signals_total=len(raw))
+
+
+def render_health_html(health: Mapping[str, Any]) -> str:
+    """The page for a health report's JSON form."""
+    wm = _m(health.get("watermark"))
+    watermark = Watermark(paths=[str(p) for p in wm.get("paths") or []], count=wm.get("count"),
+                          short=str(wm.get("short", "?")), id=str(wm.get("id", "?")), sha256=str(wm.get("sha256", "?")),
+                          warning=str(wm.get("warning", "")))
+    return environment().get_template("health.html.j2").render(
+        title=f"knowmeter skill health · {watermark.id}", css=Markup(assets()[0]), csp=CSP, watermark=watermark,
+        trace_set=_m(health.get("trace_set")), thresholds=_m(health.get("thresholds")),
+        overall=_row(_m(health.get("overall"))), skills=[_row(_m(s)) for s in health.get("skills") or []])
