@@ -47,7 +47,7 @@ from knowmeter.runner import (
     plan_tasks,
 )
 from knowmeter.runner._execute import OnRecord, PostProcess
-from knowmeter.samples import SampleSet, find_sample_file, load_samples
+from knowmeter.samples import SampleSet, find_sample_file, id_name_problem, load_samples
 from knowmeter.store import ResultsWriter, RunDir, write_json_atomic
 
 RUN_SCHEMA_VERSION = 1
@@ -207,6 +207,10 @@ def prepare(config: RunConfig) -> Prepared:
         variants.append(resolve_variant(spec.expression, role=spec.role, skill_dir=Path(config.skill_dir),
                                         base_dir=base, cache_dir=cache_dir, name=spec.name, cwd=cwd))
     names = [v.name for v in variants]
+    for name in names:
+        problem = id_name_problem(name)
+        if problem:
+            raise InputError(f"variant name {name!r} {problem}; rename it in eval.yaml (name:)")
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise InputError(f"two variants are both named {dupes[0]!r}; give them distinct names in eval.yaml")

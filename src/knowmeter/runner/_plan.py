@@ -25,7 +25,9 @@ class Task:
 
 
 def task_id(sample_id: str, variant: str, repeat: int) -> str:
-    """Deterministic task id: the same sample, variant and repeat always get the same id."""
+    """Deterministic task id: the same sample, variant and repeat always get the same id. The id
+    is unambiguous because neither name may hold ``::`` or start or end with ``:``
+    (``knowmeter.samples.id_name_problem``): two different tasks never share an id."""
     return f"{sample_id}::{variant}::r{repeat}"
 
 

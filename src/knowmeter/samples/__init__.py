@@ -6,7 +6,7 @@ from knowmeter.samples._load import (
     find_sample_file,
     load_samples,
 )
-from knowmeter.samples._model import Sample
+from knowmeter.samples._model import Sample, id_name_problem
 from knowmeter.watermark import WATERMARK_WARNING, Watermark
 
 __all__ = [
@@ -16,5 +16,6 @@ __all__ = [
     "Watermark",
     "canonical_sample_bytes",
     "find_sample_file",
+    "id_name_problem",
     "load_samples",
 ]

@@ -9,6 +9,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 Difficulty = Literal["easy", "medium", "hard"]
 
 
+def id_name_problem(name: str) -> str | None:
+    """Why ``name`` (a sample id or a variant name) cannot be part of a task id
+    (``<sample>::<variant>::r<n>``: a ``::`` inside a name would let two tasks share one), or None."""
+    if "::" in name or name.startswith(":") or name.endswith(":"):
+        return "must not contain '::' or start or end with ':' (task ids join names with '::')"
+    return None
+
+
 class Sample(BaseModel):
     """One eval case. Fields follow omk's ``eval-samples`` format; keys knowmeter does not know
     are kept in ``model_extra`` (and written back), never dropped."""
@@ -34,6 +42,14 @@ class Sample(BaseModel):
         # omk files sometimes use numeric ids; keep them as their text form
         if isinstance(v, int) and not isinstance(v, bool):
             return str(v)
+        return v
+
+    @field_validator("sample_id")
+    @classmethod
+    def _id_fits_a_task_id(cls, v: str) -> str:
+        problem = id_name_problem(v)
+        if problem:
+            raise ValueError(problem)
         return v
 
     def full_prompt(self) -> str:
