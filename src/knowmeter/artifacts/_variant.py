@@ -89,6 +89,12 @@ def artifact_from_dir(root: Path) -> Artifact:
     skill_md = root / "SKILL.md"
     if not skill_md.is_file():
         raise InputError(f"{root}: not a skill directory (no SKILL.md); add SKILL.md or name a .md file")
+    inside = root.resolve()
+    for p in [skill_md, *(p for p in root.rglob("*") if p.is_symlink())]:
+        target = p.resolve()
+        if not target.is_relative_to(inside):
+            raise InputError(f"{p}: a symlink to {target}, outside the skill folder {root}; "
+                             "copy the file into the skill folder instead")
     contents = {p.relative_to(root).as_posix(): p.read_bytes() for p in _iter_files(root)}
     per_file, digest = hash_files(contents)
     return Artifact(kind="skill_dir", text=skill_md.read_text(encoding="utf-8", errors="replace"),

@@ -15,6 +15,7 @@ import ast
 import contextlib
 import difflib
 import json
+import logging
 import os
 import signal
 import sys
@@ -32,6 +33,8 @@ from knowmeter.grading._registry import Assertion, CheckContext, LoadContext, Ou
 
 _RUNNER = Path(__file__).with_name("_custom_runner.py")
 _MAX_CAPTURE = 1 << 20
+
+log = logging.getLogger("knowmeter")
 
 
 async def _drain(stream: ByteReceiveStream | None, buf: bytearray) -> None:
@@ -137,6 +140,9 @@ class Custom(Assertion):
         path = (base / file_part).resolve()
         if not path.is_file():
             raise ValueError(f"custom assertion file not found: {path}")
+        if not path.is_relative_to(base.resolve()):
+            log.warning("knowmeter: warning: custom assertion fn: %s is outside the project (%s); it runs as "
+                        "Python code on this machine — check it is yours", path, base.resolve())
         defined = _defined_names(path)
         if function not in defined:
             close = difflib.get_close_matches(function, defined, n=1)
