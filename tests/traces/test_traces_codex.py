@@ -223,6 +223,7 @@ def test_rollout_output_wrappers_of_every_version() -> None:
     results = {e.id: e for e in trace.events if isinstance(e, ToolResultEvent)}
     assert results["c2"].output == "cat: nope.txt: No such file or directory\n"  # wrapper removed
     assert trace.tool_calls()[0].input == {"command": "rg foo", "workdir": "/w"}
+    assert trace.tool_calls()[0].cwd == "/w"  # the directory the call ran in, for its relative paths
     assert [m.text for m in trace.messages("user")] == ["where is foo?"]
     assert [m.text for m in trace.messages("assistant")] == ["foo is in a.py"]
     assert trace.meta["usage"] == {"input_tokens": 60, "output_tokens": 9, "cache_read_tokens": 30,

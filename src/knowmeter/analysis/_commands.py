@@ -1,9 +1,15 @@
 """Just enough shell parsing to tell a search / read command from any other Bash call and to
-pull out what it searched for (pattern or path) and which files it read."""
+pull out what it searched for (pattern or path) and which files it read.
+
+Two shell habits are understood: a ``cd X`` before a statement (``cd docs && cat a.md`` reads
+``docs/a.md``: each statement carries the directory the ``cd``s before it moved to), and an
+``|| echo "not found"`` fallback (the text it prints is kept, so a search whose only output is
+its fallback is recognised as one that failed, although the command exits 0)."""
 
 from __future__ import annotations
 
 import functools
+import posixpath
 import re
 import shlex
 from dataclasses import dataclass
@@ -54,6 +60,11 @@ class Statement:
     verb: str
     args: tuple[str, ...]
     quiet: bool = False
+    cwd: str = ""  # where earlier ``cd``s in the command moved to ("" = where the command started)
+
+    def path(self, arg: str) -> str:
+        """``arg`` as seen from where the command started (a ``cd`` before it applied)."""
+        return posixpath.join(self.cwd, arg) if self.cwd and arg and not arg.startswith(("/", "~")) else arg
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +75,13 @@ class ShellCommand:
     text: str
     heads: tuple[Statement, ...]
     stages: tuple[Statement, ...]
+    fallbacks: tuple[str, ...] = ()  # what ``|| echo …`` / ``|| printf …`` statements print
+
+    def only_fallback(self, output: str) -> bool:
+        """True when ``output`` is nothing but the text of ``|| echo …`` fallbacks: every search
+        before them failed, although the command as a whole exited 0."""
+        lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+        return bool(self.fallbacks) and bool(lines) and all(line in self.fallbacks for line in lines)
 
     @property
     def relevant(self) -> tuple[Statement, ...]:
@@ -87,7 +105,7 @@ class ShellCommand:
             if st.verb in SEARCH_VERBS:
                 kind, value = _statement_target(st)
                 if value:
-                    return kind, value
+                    return kind, st.path(value) if kind == "path" else value
         return "command", self.text.strip()
 
     def read_paths(self) -> list[str]:
@@ -100,7 +118,7 @@ class ShellCommand:
             operands = _operands(st)
             if st.verb == "sed" and not any(a in ("-e", "-f") for a in st.args):
                 operands = operands[1:]  # the first operand is the sed script
-            out.extend(operands)
+            out.extend(st.path(a) for a in operands)
         return out
 
 
@@ -130,19 +148,26 @@ def parse_command(text: str) -> ShellCommand:
     text = _unwrap_shell(text)
     heads: list[Statement] = []
     stages: list[Statement] = []
+    fallbacks: list[str] = []
     current: list[str] = []
-    after_pipe = False
+    after_pipe = after_or = False
     quiet = False
+    cwd = ""
     expect: str | None = None  # "target" of a redirection, or "delimiter" of a here-document
     heredoc: str | None = None  # delimiter whose body starts after the next newline
     in_body = False
 
     def flush() -> None:
-        st = _statement(current, quiet)
+        nonlocal cwd
+        st = _statement(current, quiet, cwd)
         if st is not None:
             stages.append(st)
             if not after_pipe:
                 heads.append(st)
+            if st.verb == "cd" and not after_pipe:
+                cwd = _cd(cwd, st.args)
+            elif after_or and st.verb in ("echo", "printf"):
+                fallbacks.append(" ".join(a for a in st.args if not a.startswith("-")).strip())
         current.clear()
 
     for tok in _tokens(text):
@@ -166,12 +191,21 @@ def parse_command(text: str) -> ShellCommand:
         if tok and all(c in _SEPARATORS for c in tok):
             flush()
             quiet = False
-            after_pipe = tok == "|"
+            after_pipe, after_or = tok == "|", tok == "||"
             in_body = heredoc is not None and "\n" in tok
             continue
         current.append(tok)
     flush()
-    return ShellCommand(text, tuple(heads), tuple(stages))
+    return ShellCommand(text, tuple(heads), tuple(stages), tuple(f for f in fallbacks if f))
+
+
+def _cd(cwd: str, args: tuple[str, ...]) -> str:
+    """The directory after ``cd args`` from ``cwd`` (relative to where the command started); a
+    ``cd`` home or back (``cd``, ``cd -``, ``cd ~``) leaves it unknown: the start is kept."""
+    target = next((a for a in args if not a.startswith("-")), "")
+    if not target or target.startswith("~"):
+        return ""
+    return posixpath.normpath(posixpath.join(cwd, target))
 
 
 def _unwrap_shell(text: str) -> str:
@@ -195,7 +229,7 @@ def _tokens(text: str) -> list[str]:
         return text.split()
 
 
-def _statement(words: list[str], redirected: bool = False) -> Statement | None:
+def _statement(words: list[str], redirected: bool = False, cwd: str = "") -> Statement | None:
     i = 0
     while i < len(words) and (_ASSIGNMENT.match(words[i]) or words[i] in _WRAPPERS):
         i += 1
@@ -207,7 +241,7 @@ def _statement(words: list[str], redirected: bool = False) -> Statement | None:
         verb, rest = f"git {rest[0]}", rest[1:]
     quiet = redirected or (verb in PATTERN_VERBS and any(a in _QUIET_FLAGS or _short_flags_with(a, "q")
                                                           for a in rest))
-    return Statement(verb, tuple(rest), quiet)
+    return Statement(verb, tuple(rest), quiet, cwd)
 
 
 def _short_flags_with(arg: str, letter: str) -> bool:

@@ -233,8 +233,10 @@ def accessed_files(trace: Trace, workspace_root: Path | str | None, *,
             p = inp.get("file_path", inp.get("path", inp.get("absolute_path")))
             paths = [str(p)] if p else []
         elif inv.call.tool == "Bash" and inv.result.exit_code in (None, 0):
-            paths = parse_command(command_text(inv.call.input)).read_paths()
-        keys = [keyer.key(p) for p in paths]
+            cmd = parse_command(command_text(inv.call.input))
+            # ``cat f || echo missing`` printing only "missing" read nothing
+            paths = [] if cmd.only_fallback(inv.result.output) else cmd.read_paths()
+        keys = [keyer.key(p, inv.call.cwd) for p in paths]
         if inv.call.tool == "Skill" and inv.call.input.get("skill"):
             # invoking an installed skill loads its SKILL.md into the context
             keys.append(f".claude/skills/{str(inv.call.input['skill']).rsplit(':', 1)[-1]}/SKILL.md")

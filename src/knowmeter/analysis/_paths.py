@@ -21,15 +21,17 @@ class PathKeyer:
         self._roots = list(_root_forms(str(workspace_root))) if workspace_root is not None else []
         self._cwd = _norm(cwd) if cwd else (self._roots[-1] if self._roots else None)
 
-    def key(self, raw: str) -> str:
-        """The key of ``raw`` (relative paths resolve against the agent's cwd)."""
+    def key(self, raw: str, cwd: str | None = None) -> str:
+        """The key of ``raw``: relative paths resolve against ``cwd`` (where the call ran, when the
+        trace says: ``ToolCallEvent.cwd``), else the agent's cwd."""
         p = raw.strip().strip("'\"")
         if p.startswith("file://"):
             p = p[len("file://"):]
         if not p.startswith("/"):
-            if self._cwd is None:
+            base = _norm(cwd) if cwd else self._cwd
+            if base is None:
                 return _norm(p)
-            p = f"{self._cwd}/{p}"
+            p = f"{base}/{p}"
         ap = _norm(p)
         for root in self._roots:
             if ap == root:

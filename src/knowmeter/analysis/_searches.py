@@ -102,19 +102,20 @@ def _target(inv: ToolInvocation, cls: str, keyer: PathKeyer) -> tuple[Kind, str,
     if cls == "WebSearch":
         q = str(inp.get("query", inp.get("q", "")))
         return "pattern", q, q
+    cwd = inv.call.cwd
     if cls in ("Read", "LS"):
         p = str(inp.get("file_path", inp.get("path", inp.get("absolute_path", inp.get("dir_path", "")))))
-        return "path", p, keyer.key(p) if p else ""
+        return "path", p, keyer.key(p, cwd) if p else ""
     if cls == "Glob":
         pat = str(inp.get("pattern", ""))
         base = str(inp.get("path", "") or "")
         shown = f"{base.rstrip('/')}/{pat}" if base else pat
         literal = literal_prefix(shown)
-        return "path", shown, f"{keyer.key(literal)}/{shown[len(literal):].lstrip('/')}" if literal else shown
+        return "path", shown, f"{keyer.key(literal, cwd)}/{shown[len(literal):].lstrip('/')}" if literal else shown
     cmd = parse_command(command_text(inp))
     kind, value = cmd.target()
     if kind == "path":
-        return "path", value, keyer.key(value.rstrip("*?/") or value)
+        return "path", value, keyer.key(value.rstrip("*?/") or value, cwd)
     return ("pattern" if kind == "pattern" else "command"), value, value
 
 
@@ -153,13 +154,15 @@ def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKe
         reason = "not_found" if not_found else "empty" if _empty(inv, r, cls) else "error"
     elif ek == ErrorKind.EMPTY_SEARCH or (cls != "Read" and _empty(inv, r, cls)):
         reason = "empty"
+    elif cls == "Bash search" and parse_command(command_text(inv.call.input)).only_fallback(r.output):
+        reason = "fallback"  # ``grep x . || echo "not found"``: exit 0, but only the fallback spoke
     elif ek == ErrorKind.NOT_FOUND or (
             cls == "Bash search" and _all_not_found_lines(r.output.strip())):
         reason = "not_found"
     else:
         return _Outcome(inv, cls, "found", "")
     tkind, target, key = _target(inv, cls, keyer)
-    if tkind == "path" and reason == "not_found" and mentioned(target, key, given):
+    if tkind == "path" and reason in ("not_found", "fallback") and mentioned(target, key, given):
         return _Outcome(inv, cls, "excluded", "given_path")
     return _Outcome(inv, cls, "gap", reason, tkind, target, key)
 
@@ -197,7 +200,8 @@ def similar(a: _Outcome, b: _Outcome) -> bool:
     return len(sa & sb) / len(sa | sb) >= 0.5
 
 
-_REASON_TEXT = {"empty": "no results", "not_found": "not found", "error": "failed"}
+_REASON_TEXT = {"empty": "no results", "not_found": "not found", "error": "failed",
+                "fallback": "nothing found (only its || fallback printed)"}
 
 
 def _describe(o: _Outcome) -> str:

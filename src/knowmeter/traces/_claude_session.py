@@ -110,7 +110,9 @@ class ClaudeSessionReader:
             agent_id = str(rec.get("agentId") or "sidechain")
         message = rec.get("message")
         if rtype == "assistant" and isinstance(message, dict):
-            self._msgs.assistant(message, out, agent_id, bool(rec.get("isApiErrorMessage")))
+            cwd = rec.get("cwd")  # the shell's directory now: a ``cd`` in an earlier call moves it
+            self._msgs.assistant(message, out, agent_id, bool(rec.get("isApiErrorMessage")),
+                                 cwd if isinstance(cwd, str) and cwd != meta.get("cwd") else None)
         elif rtype == "user" and isinstance(message, dict):
             injected = bool(rec.get("isMeta") or rec.get("isCompactSummary") or rec.get("isVisibleInTranscriptOnly"))
             self._msgs.user(message, out, agent_id, rec.get("toolUseResult"), injected)

@@ -77,9 +77,10 @@ class ClaudeMessages:
         self._anon = 0
 
     def assistant(self, message: Mapping[str, Any], out: list[Event], agent_id: str | None = None,
-                  synthetic: bool = False) -> None:
+                  synthetic: bool = False, cwd: str | None = None) -> None:
         """Append the events of one assistant line to ``out``. ``synthetic``: an API-error message
-        the harness wrote."""
+        the harness wrote; ``cwd``: the shell's directory when the line was written, when it is not
+        the session's."""
         model = message.get("model")
         content = message.get("content")
         if synthetic or model == "<synthetic>":
@@ -114,13 +115,14 @@ class ClaudeMessages:
                 continue
             btype = block.get("type")
             if btype == "tool_use" or btype == "server_tool_use":
-                self._call(block, turn, agent_id, out)
+                self._call(block, turn, agent_id, out, cwd)
             elif btype == "text":
                 said = block.get("text")
                 if isinstance(said, str) and said.strip():
                     out.append(MessageEvent("assistant", said, turn, self.injected_all, agent_id))
 
-    def _call(self, block: Mapping[str, Any], turn: int, agent_id: str | None, out: list[Event]) -> None:
+    def _call(self, block: Mapping[str, Any], turn: int, agent_id: str | None, out: list[Event],
+              cwd: str | None) -> None:
         cid = block.get("id")
         if not isinstance(cid, str) or cid in self._calls:
             return
@@ -135,7 +137,7 @@ class ClaudeMessages:
             args = {}
         command = args.get("command") if tool in SHELL_TOOLS else None
         self._calls[cid] = (tool, command if isinstance(command, str) else None, turn, agent_id)
-        out.append(ToolCallEvent(cid, tool, args, turn, source, agent_id))
+        out.append(ToolCallEvent(cid, tool, args, turn, source, agent_id, cwd))
 
     def user(self, message: Mapping[str, Any], out: list[Event], agent_id: str | None = None,
              structured: Any = None, injected: bool = False) -> None:

@@ -199,7 +199,9 @@ def _call_of(ptype: Any, p: Mapping[str, Any]) -> ToolCallEvent | None:
         args = dict(args) if isinstance(args, Mapping) else {"arguments": args}
         if name in _SHELL_NAMES:
             command = args.pop("cmd", None) or args.pop("command", None)
-            return ToolCallEvent(cid, "Bash", {"command": unwrap_shell(command), **args}, source_tool=name)
+            workdir = args.get("workdir")
+            return ToolCallEvent(cid, "Bash", {"command": unwrap_shell(command), **args}, source_tool=name,
+                                 cwd=workdir if isinstance(workdir, str) and workdir else None)
         return ToolCallEvent(cid, _tool_name(name), args, source_tool=name)
     if ptype == "custom_tool_call":
         script = str(p.get("input") or "")

@@ -119,7 +119,9 @@ class MessageEvent:
 
 @dataclass(slots=True)
 class ToolCallEvent:
-    """A tool the agent called. ``tool`` is normalised, ``source_tool`` is the name the agent used."""
+    """A tool the agent called. ``tool`` is normalised, ``source_tool`` is the name the agent used.
+    ``cwd`` is the directory the call ran in when the source records one that differs from the
+    trace's ``meta["cwd"]`` (Claude's per-record ``cwd`` after a ``cd``, Codex's ``workdir``)."""
 
     id: str
     tool: str
@@ -127,6 +129,7 @@ class ToolCallEvent:
     turn: int = 0
     source_tool: str | None = None
     agent_id: str | None = None
+    cwd: str | None = None
     kind: Literal["tool_call"] = "tool_call"
 
     def to_dict(self) -> dict[str, Any]:
@@ -136,6 +139,8 @@ class ToolCallEvent:
             d["source_tool"] = self.source_tool
         if self.agent_id is not None:
             d["agent_id"] = self.agent_id
+        if self.cwd is not None:
+            d["cwd"] = self.cwd
         return d
 
 
@@ -225,7 +230,8 @@ def event_from_dict(d: dict[str, Any]) -> Event:
                             injected=d.get("injected", False), agent_id=d.get("agent_id"))
     if kind == "tool_call":
         return ToolCallEvent(id=d["id"], tool=d["tool"], input=d.get("input") or {}, turn=d.get("turn", 0),
-                             source_tool=d.get("source_tool", d["tool"]), agent_id=d.get("agent_id"))
+                             source_tool=d.get("source_tool", d["tool"]), agent_id=d.get("agent_id"),
+                             cwd=d.get("cwd"))
     if kind == "tool_result":
         ek = d.get("error_kind")
         return ToolResultEvent(id=d["id"], output=d.get("output", ""), status=ToolStatus(d["status"]),
