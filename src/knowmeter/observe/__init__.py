@@ -15,7 +15,9 @@ How the traces are read (each rule is documented in the module that applies it):
   skill's request) are reported as the ``(no skill)`` row when the agent did anything there (left
   out under ``--skills``). Subagent
   transcripts join the segment whose ``Task`` call spawned them (by the ``agentId`` its result
-  reports, else its prompt, else the segment running when the subagent started).
+  reports, else its prompt, else the segment running when the subagent started). A subagent whose
+  ``subagents/agent-<id>.jsonl`` is missing is read from the main file's ``agent_progress``
+  records instead (joined through their ``Task`` call), never both.
 - **One sample = one segment.** Gap signals come from ``analysis.analyze_task`` on the segment's
   events (each subagent analysed on its own and merged in: signals are per agent anyway); what the
   person typed earlier in the session counts as given, not as a path the agent made up.

@@ -163,17 +163,23 @@ class _Session:
         if index is not None and index not in self.results:
             return None  # spawned by a segment the filters left out: not even read
         trace = parse_claude_session(read_lines(path), agent_id=agent, compaction=compaction)
+        return file_stamp(path) if self.join_subagent(trace, agent, links, index) else None
+
+    def join_subagent(self, trace: Trace, agent: str | None, links: Links, index: int | None = None) -> bool:
+        """Fold one subagent's trace into the segment ``index`` (else the one ``links`` finds for
+        it); False when that segment is not kept."""
         first = next((e.text for e in trace.events if isinstance(e, MessageEvent) and e.role == "user"), None)
+        prompt = first or trace.meta.get("prompt")
         if index is None:
-            index = links.segment_of(agent, first, trace.meta.get("started_at"))
+            index = links.segment_of(agent, prompt if isinstance(prompt, str) else None, trace.meta.get("started_at"))
         res = self.results.get(index) if index is not None else None
         if res is None:
-            return None
+            return False
         trace.meta.setdefault("cwd", self.cwd)
-        self._fold(res, trace, first or "")
+        self._fold(res, trace, prompt if isinstance(prompt, str) else "")
         res.subagents += 1
         res.usage = _add_usage(res.usage, trace.meta.get("usage"))
-        return file_stamp(path)
+        return True
 
 
 def _count_tools(res: SegmentResult, events: list[Event]) -> None:
@@ -241,11 +247,17 @@ def _scan(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
     session = _Session(path, key, cfg)
     stamps = [file_stamp(path, st)]
     if fmt is TraceFormat.CLAUDE_SESSION:
-        links = _scan_claude(session)
-        for sub in subagent_files(path) if session.results else []:
+        reader, links = _scan_claude(session)
+        files = subagent_files(path) if session.results else []
+        for sub in files:
             stamp = session.add_subagent(sub, links)
             if stamp is not None:
                 stamps.append(f"{sub.relative_to(path.parent).as_posix()}:{stamp}")
+        # subagents whose files are missing: what the main file's ``agent_progress`` records show
+        for trace in reader.progress_traces(have=[a for a, _ in map(_agent_of, files) if a]) if session.results else []:
+            parent = trace.meta.get("parent_tool_use_id")
+            session.join_subagent(trace, trace.meta.get("agent_id"), links,
+                                  links.task_calls.get(parent) if isinstance(parent, str) else None)
     else:
         _scan_loaded(session, fmt)
     size = st.st_size
@@ -256,7 +268,7 @@ def _scan(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
     return SessionResult(key, "ok", size=size, fingerprint=fp, undated=session.undated, segments=kept)
 
 
-def _scan_claude(session: _Session) -> Links:
+def _scan_claude(session: _Session) -> tuple[ClaudeSessionReader, Links]:
     agent, compaction = _agent_of(session.path)
     reader = ClaudeSessionReader(agent_id=agent, compaction=compaction)
     segmenter = Segmenter(usage_probe=lambda: _usage_so_far(reader))
@@ -273,7 +285,7 @@ def _scan_claude(session: _Session) -> Links:
     for seg in segmenter.finish():
         session.take(seg)
     session.attribute_cost(meta.get("cost_usd"))  # a ``cost-state`` record's session total
-    return segmenter.links
+    return reader, segmenter.links
 
 
 def _scan_loaded(session: _Session, fmt: TraceFormat) -> None:

@@ -5,6 +5,13 @@ whose record type is of no use (progress, file-history snapshots, API request du
 …) are skipped before decoding when the raw line already shows their type, the rest are decoded
 with ``orjson`` (``loads_line``), and ``ClaudeSessionReader.events`` yields events as it goes, so
 memory stays flat however long the file is.
+
+Subagents: their transcripts are ``<session>/subagents/agent-<id>.jsonl``, but the main file also
+carries each subagent message as a ``progress`` record (``data.type: "agent_progress"``,
+``data.agentId``, ``data.message`` = the subagent's own record, ``parentToolUseID`` = the ``Task``
+call). The reader keeps those (``progress_traces``) so a session whose subagent files are missing
+still has its subagents' calls; ``load_claude_session`` uses them only for agents without a file
+(and without sidechain lines in the main file), so nothing is counted twice.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import contextlib
 import json
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +39,19 @@ _WANTED_BYTES = frozenset(t.encode() for t in _WANTED)
 _EVENT_TYPE = re.compile(rb'"type":"(?:user|assistant|system)"')
 _META_FIELDS = (("sessionId", "session_id"), ("version", "agent_version"), ("cwd", "cwd"),
                 ("gitBranch", "git_branch"), ("slug", "slug"))
+_AGENT_PROGRESS = b'"agent_progress"'
+
+
+@dataclass(slots=True)
+class _ProgressAgent:
+    """One subagent as its ``agent_progress`` records in the main file show it."""
+
+    parent_call: str | None
+    prompt: str | None
+    started_at: str | None
+    msgs: ClaudeMessages = field(default_factory=ClaudeMessages)
+    events: list[Event] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
 
 
 class ClaudeSessionReader:
@@ -48,6 +69,8 @@ class ClaudeSessionReader:
         self._stats = LineStats()
         self._seen_uuids: set[str] = set()
         self._skipped = 0
+        self._progress: dict[str, _ProgressAgent] = {}
+        self._sidechains: set[str] = set()  # agents whose lines are in this file itself
 
 
     def usage_so_far(self) -> dict[str, int | None]:
@@ -66,10 +89,15 @@ class ClaudeSessionReader:
             stats.lines += 1
             line = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
             if _skipped_type(line):
-                if line.endswith((b"}\n", b"}", b"}\r\n")):
-                    self._skipped += 1
-                else:  # cut off mid-record: count it like any undecodable line
+                if not line.endswith((b"}\n", b"}", b"}\r\n")):  # cut off mid-record: undecodable
                     stats.bad()
+                elif _AGENT_PROGRESS in line:
+                    try:
+                        self._agent_progress(loads_line(line))
+                    except ValueError:
+                        stats.bad()
+                else:
+                    self._skipped += 1
                 continue
             try:
                 rec = loads_line(raw)
@@ -89,7 +117,10 @@ class ClaudeSessionReader:
         """Add one record's events to ``out`` and its facts to ``meta``."""
         rtype = rec.get("type")
         if not isinstance(rtype, str) or rtype not in _WANTED:
-            self._skipped += 1
+            if rtype == "progress":  # a line the byte check could not place (e.g. spaced JSON)
+                self._agent_progress(rec)
+            else:
+                self._skipped += 1
             return
         uuid = rec.get("uuid")
         if isinstance(uuid, str):
@@ -108,6 +139,7 @@ class ClaudeSessionReader:
         agent_id = self.agent_id
         if agent_id is None and rec.get("isSidechain"):
             agent_id = str(rec.get("agentId") or "sidechain")
+            self._sidechains.add(agent_id)
         message = rec.get("message")
         if rtype == "assistant" and isinstance(message, dict):
             cwd = rec.get("cwd")  # the shell's directory now: a ``cd`` in an earlier call moves it
@@ -131,6 +163,48 @@ class ClaudeSessionReader:
             title = rec.get("summary") or rec.get("aiTitle") or rec.get("customTitle")
             if isinstance(title, str):
                 meta["title"] = title
+
+    def _agent_progress(self, rec: Any) -> None:
+        """Keep the subagent message an ``agent_progress`` record carries (see the module docstring)."""
+        data = rec.get("data") if isinstance(rec, dict) else None
+        if not isinstance(data, dict) or data.get("type") != "agent_progress":
+            self._skipped += 1
+            return
+        inner, agent = data.get("message"), data.get("agentId")
+        if not isinstance(agent, str) or not isinstance(inner, dict) or not isinstance(inner.get("message"), dict):
+            self._skipped += 1
+            return
+        p = self._progress.get(agent)
+        if p is None:
+            parent, prompt = rec.get("parentToolUseID"), data.get("prompt")
+            p = self._progress[agent] = _ProgressAgent(
+                parent if isinstance(parent, str) else None, prompt if isinstance(prompt, str) else None,
+                rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None)
+        uuid = inner.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in p.seen:
+                return
+            p.seen.add(uuid)
+        if inner.get("type") == "assistant":
+            p.msgs.assistant(inner["message"], p.events, agent)
+        elif inner.get("type") == "user":
+            p.msgs.user(inner["message"], p.events, agent, inner.get("toolUseResult"))
+
+    def progress_traces(self, have: Iterable[str] = ()) -> list[Trace]:
+        """The subagents known only from ``agent_progress`` records (complete once ``events`` is
+        exhausted): one trace each, except agents in ``have`` (their transcript files were read)
+        and agents whose sidechain lines are in this file. ``meta`` has ``from_progress``, the
+        ``Task`` call that spawned it (``parent_tool_use_id``), its prompt and its usage."""
+        skip = {*have, *self._sidechains}
+        out: list[Trace] = []
+        for agent, p in self._progress.items():
+            if agent in skip or not p.events:
+                continue
+            meta: dict[str, Any] = {"agent_id": agent, "from_progress": True, "parent_tool_use_id": p.parent_call,
+                                    "prompt": p.prompt, "started_at": p.started_at, "usage": p.msgs.usage(),
+                                    "model": p.msgs.model, "cwd": self.meta.get("cwd")}
+            out.append(Trace(events=p.events, source=SOURCE, meta=meta))
+        return out
 
     def _finish(self) -> None:
         self._stats.write_meta(self.meta)
@@ -188,11 +262,15 @@ def read_claude_session_file(path: Path) -> Trace:
 
 def load_claude_session(path: Path) -> SessionTrace:
     """A main session file with its subagent and compaction transcripts
-    (``<session-id>/subagents/**/agent-*.jsonl``; missing subagent files are simply absent)."""
-    main = read_claude_session_file(path)
+    (``<session-id>/subagents/**/agent-*.jsonl``); a subagent whose file is missing comes from
+    the main file's ``agent_progress`` records when it has them (``meta["from_progress"]``)."""
+    reader = ClaudeSessionReader()
+    main = Trace(events=list(reader.events(read_lines(path))), source=SOURCE, meta=reader.meta)
+    main.meta["path"] = str(path)
     sub_dir = path.with_suffix("") / "subagents"
     files = sorted(sub_dir.rglob("agent-*.jsonl")) if sub_dir.is_dir() else []
     subagents = [read_claude_session_file(p) for p in files]
+    subagents += reader.progress_traces(have=[str(t.meta.get("agent_id")) for t in subagents])
     session_id = str(main.meta.get("session_id") or path.stem)
     return SessionTrace(session_id=session_id, path=path, main=main, subagents=subagents)
 
