@@ -80,8 +80,10 @@ class ShellCommand:
     def only_fallback(self, output: str) -> bool:
         """True when ``output`` is nothing but the text of ``|| echo …`` fallbacks: every search
         before them failed, although the command as a whole exited 0."""
+        if not self.fallbacks or len(output) > 4 * sum(len(f) + 1 for f in self.fallbacks) + 64:
+            return False  # (a long output is more than fallback lines: no need to split it)
         lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
-        return bool(self.fallbacks) and bool(lines) and all(line in self.fallbacks for line in lines)
+        return bool(lines) and all(line in self.fallbacks for line in lines)
 
     @property
     def relevant(self) -> tuple[Statement, ...]:
