@@ -19,12 +19,13 @@ two attempts the agent usually edits something to satisfy the check.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from knowmeter.analysis._commands import command_text, parse_command
 from knowmeter.analysis._model import GapSignal
 from knowmeter.analysis._searches import REPEAT_MIN_FAILURES, search_class
 from knowmeter.analysis._text import clip
-from knowmeter.traces import ErrorKind, ToolInvocation, ToolStatus, Trace
+from knowmeter.traces import ErrorKind, ToolInvocation, ToolStatus
 
 #: failure kinds that say nothing about the action (the same ones failed searches leave out,
 #: except permission denials: a hook refusing the same commit again and again is the point)
@@ -48,11 +49,12 @@ def action_key(inv: ToolInvocation) -> str:
     return " ".join(["Bash", " && ".join(steps)]) if steps else "Bash"
 
 
-def retry_signals(trace: Trace, *, sample_id: str) -> list[GapSignal]:
-    """One ``repeated_failure`` signal per run of a non-search action that failed in 3+ turns."""
+def retry_signals(invocations: Sequence[ToolInvocation], *, sample_id: str) -> list[GapSignal]:
+    """One ``repeated_failure`` signal per run of a non-search action that failed in 3+ turns
+    (``invocations``: a trace's ``Trace.invocations()``)."""
     runs: dict[tuple[str | None, str], list[ToolInvocation]] = {}
     finished: list[list[ToolInvocation]] = []
-    for inv in trace.invocations():
+    for inv in invocations:
         r = inv.result
         if r is None or r.status in (ToolStatus.UNKNOWN, ToolStatus.CANCELLED) or search_class(inv) is not None:
             continue

@@ -225,12 +225,12 @@ def _next_words(trace: Trace, after_index: int, agent_id: str | None) -> str | N
     return None
 
 
-def search_signals(trace: Trace, *, sample_id: str, given: Sequence[str], keyer: PathKeyer
-                   ) -> tuple[list[GapSignal], dict[str, int]]:
-    """Failed-search and repeated-failure signals of one trace, plus the count of excluded
-    (non-knowledge) failures by reason."""
+def search_signals(trace: Trace, invocations: Sequence[ToolInvocation], *, sample_id: str,
+                   given: Sequence[str], keyer: PathKeyer) -> tuple[list[GapSignal], dict[str, int]]:
+    """Failed-search and repeated-failure signals of one trace (``invocations`` are its
+    ``Trace.invocations()``), plus the count of excluded (non-knowledge) failures by reason."""
     outcomes: list[_Outcome] = []
-    for inv in trace.invocations():
+    for inv in invocations:
         cls = search_class(inv)
         if cls is None:
             continue

@@ -39,9 +39,11 @@ def analyze_task(trace: Trace, *, sample_id: str, prompt_text: str = "", ok: boo
     cwd = trace.meta.get("cwd")
     keyer = PathKeyer(workspace_root, cwd if isinstance(cwd, str) and cwd else None)
     given = [prompt_text, *(m.text for m in trace.messages("user"))]
-    tool_signals, excluded = search_signals(trace, sample_id=sample_id, given=given, keyer=keyer)
+    invocations = trace.invocations()
+    tool_signals, excluded = search_signals(trace, invocations, sample_id=sample_id, given=given, keyer=keyer)
     texts = agent_texts(trace, output_text)
-    signals = [*tool_signals, *retry_signals(trace, sample_id=sample_id), *marker_signals(texts, sample_id=sample_id),
+    signals = [*tool_signals, *retry_signals(invocations, sample_id=sample_id),
+               *marker_signals(texts, sample_id=sample_id),
                *hedging_signals(texts, sample_id=sample_id, broad=hedging_recall == "broad")]
     if repeat:
         signals = [replace(s, repeat=repeat) for s in signals]
