@@ -20,7 +20,8 @@ def invoke(*args: str) -> Result:
     return CliRunner().invoke(cli, ["observe", *args], catch_exceptions=False)
 
 
-def test_table_with_watermark(traces: Path, kb_dir: Path) -> None:
+def test_table_with_watermark(traces: Path, kb_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # a wide terminal: cells on one line each (piped output is 120 wide)
     res = invoke(str(traces / "claude-projects"), str(traces / "codex-sessions"), "--kb", str(kb_dir),
                  "--workers", "1")
     assert res.exit_code == 0, res.output
@@ -31,6 +32,8 @@ def test_table_with_watermark(traces: Path, kb_dir: Path) -> None:
     assert "coverage of" in out and "33% (1/3)" in out
     assert "most frequent failed searches:" in out and 'Grep "revenue_schema" ×1' in out
     assert "underpowered" in out and "red?" in out  # bands of skills under 5 segments are only indicative
+    # no cost was reported: a note says so instead of a column of "?"
+    assert "cost: unknown" in out and not any("┃" in line and "cost" in line for line in out.splitlines())
 
 
 def test_json_output_and_filters(traces: Path) -> None:

@@ -44,7 +44,7 @@ def _band(h: SkillHealth) -> str:
     return f"[bold {_BAND_STYLE[h.band]}]{h.band}[/bold {_BAND_STYLE[h.band]}]"
 
 
-def _row(h: SkillHealth, with_kb: bool) -> list[str]:
+def _row(h: SkillHealth, with_kb: bool, with_cost: bool) -> list[str]:
     g = h.gaps
     by = g.signals_by_source
     signals = "/".join(str(by.get(s, 0)) for s in ("failed_search", "explicit_marker", "hedging", "repeated_failure"))
@@ -56,7 +56,11 @@ def _row(h: SkillHealth, with_kb: bool) -> list[str]:
     if with_kb:
         c = h.coverage
         row.append("–" if c is None or c.rate is None else f"{c.rate:.0%} ({c.covered}/{c.total})")
-    return [*row, tokens, _cost(h), h.confidence, _band(h)]
+    return [*row, tokens, *([_cost(h)] if with_cost else []), h.confidence, _band(h)]
+
+
+def _any_cost(report: HealthReport) -> bool:
+    return any(h.cost_usd is not None for h in report.skills)
 
 
 def _cost(h: SkillHealth) -> str:
@@ -83,16 +87,18 @@ def render_health(report: HealthReport, console: Console) -> None:
 
     ts = report.trace_set
     with_kb = ts.kb is not None
+    with_cost = _any_cost(report)  # no column of "?" only: a note says the cost is unknown
     table = Table(title="Skill health from real usage traces", title_justify="left")
     cols = ["skill", "segs (sess)", "calls", "tool fail", "gap rate", "weighted", "fs/em/hd/rf",
-            *(["coverage"] if with_kb else []), "tokens in/out", "cost", "confidence", "health"]
+            *(["coverage"] if with_kb else []), "tokens in/out", *(["cost"] if with_cost else []), "confidence",
+            "health"]
     for c in cols:
         table.add_column(c, justify="left" if c in ("skill", "health", "confidence") else "right")
     for h in report.skills:
-        table.add_row(*_row(h, with_kb))
+        table.add_row(*_row(h, with_kb, with_cost))
     if report.overall is not None and len(report.skills) > 1:
         table.add_section()
-        table.add_row(*_row(report.overall, with_kb), style="bold")
+        table.add_row(*_row(report.overall, with_kb, with_cost), style="bold")
     if report.skills:
         console.print(table)
     else:
@@ -131,8 +137,12 @@ def notes(report: HealthReport) -> list[str]:
         out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
     out.append("tokens in = input + cache read + cache write; fs/em/hd/rf = failed search / explicit marker / "
                "hedging / repeated failure signals")
-    out.append("cost = what the agent reported (Claude stream-json, cost-state records); ? = unknown: Codex reports "
-               "none, and a session with several segments cannot be split between skills")
+    if _any_cost(report):
+        out.append("cost = what the agent reported (Claude stream-json, cost-state records); ? = unknown: Codex "
+                   "reports none, and a session with several segments cannot be split between skills")
+    else:
+        out.append("cost: unknown — no segment's cost was reported (Codex reports none; a Claude session's cost "
+                   "cannot be split between its segments)")
     g, f = report.thresholds["weighted_gap_rate"], report.thresholds["tool_failure_rate"]
     out.append(f"health: worse of weighted gap rate (amber ≥ {g['amber']:.0%}, red ≥ {g['red']:.0%}) and tool "
                f"failure rate (amber ≥ {f['amber']:.0%}, red ≥ {f['red']:.0%}); '?' = under 5 segments, indicative")
