@@ -131,7 +131,8 @@ def _recommendation(blocker: Blocker, run: dict[str, Any]) -> str:
 def decide(report: dict[str, Any]) -> Decision:
     """The decision for a built report (its ``run``, ``variants``, ``verdict`` and ``gates``)."""
     run, variants = report["run"], report["variants"]
-    verdict = report.get("verdict") or {}
+    # a comprehension run (knowmeter comprehend) carries its skill verdict in its own section
+    verdict = report.get("verdict") or (report.get("comprehension") or {}).get("verdict") or {}
     level = verdict.get("level")
     blockers = [b for b in (_not_measured(run, variants), _incomplete(run)) if b is not None]
     judge_blocker, warnings = _judging(run, variants)

@@ -65,6 +65,7 @@ def test_type_safety_worked_example_runs_end_to_end_offline(project: Path) -> No
     assert verbatim["verdict"] == "FAIL" and verbatim["override"].startswith("verbatim check failed")
     verdict = comp["verdict"]
     assert verdict["level"] == "SHALLOW" and "C1" in verdict["failing_dimensions"]
+    assert report["decision"]["outcome"] == "SHALLOW" and report["exit_code"] == 1  # the run's one decision
     assert 0 <= verdict["eval_score"] <= 5 and "1" in verdict["eval_failed_ids"]
     assert report["run"]["prompt_hashes"] == {"comprehension_grader": comp["grader_prompt_hash"]}
     paired = comp["overall"]["paired"]

@@ -6,16 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
-
-#: verdicts that let ``comprehend`` / ``report`` exit 0
-PASSING = ("PASS", "PROVISIONAL")
-
 
 def exit_code(report: dict[str, Any]) -> int:
-    """0 for a complete run whose skill verdict is PASS or PROVISIONAL, else 1."""
-    level = report["comprehension"]["verdict"]["level"]
-    return EXIT_OK if level in PASSING and report["run"]["status"] == "complete" else EXIT_NOT_PASSED
+    """The run's decision's exit code: 0 for a complete run whose skill verdict is PASS or
+    PROVISIONAL, else 1 (``knowmeter.decision`` reads the comprehension verdict)."""
+    return int(report["exit_code"])
 
 
 def _rate(arm: dict[str, Any]) -> str:

@@ -28,7 +28,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
+
 ALL_DIMENSIONS = tuple(f"C{i}" for i in range(1, 10))
+#: verdicts a ``comprehend`` run passes with (exit code 0 when the run is complete)
+PASSING = ("PASS", "PROVISIONAL")
 LEVELS = ("PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED")
 
 _FAMILIES = (
@@ -125,6 +129,7 @@ def skill_verdict(stats: dict[str, Any], parties: Parties, *, reviews: int = 0) 
     rate = skill["pass_rate"]
     return {
         "level": level, "rule": rule, "reasons": reasons, "caveats": caveats,
+        "headline": f"{level} · {reasons[0]}", "exit_code": EXIT_OK if level in PASSING else EXIT_NOT_PASSED,
         "failing_dimensions": failing, "unverified_dimensions": unverified, "not_covered_dimensions": not_covered,
         "passing_dimensions": [d for d in dims if d not in failing and d not in unverified],
         "eval_score": None if level == "UNVERIFIED" or rate is None else round(5 * rate),

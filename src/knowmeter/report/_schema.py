@@ -241,6 +241,8 @@ class ComprehensionVerdict(_M):
     """The skill's verdict in Skill Graph's vocabulary, strict with named exceptions."""
 
     level: Literal["PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED"]
+    headline: str
+    exit_code: int = Field(description="0 for PASS or PROVISIONAL, else 1 (before the run's blockers).")
     rule: str
     reasons: list[str]
     caveats: list[str]
