@@ -45,6 +45,7 @@ from knowmeter.runner import (
     Task,
     execute_tasks,
     plan_tasks,
+    workspace_problem,
 )
 from knowmeter.runner._execute import OnRecord, PostProcess
 from knowmeter.samples import SampleSet, find_sample_file, id_name_problem, load_samples
@@ -221,6 +222,10 @@ def prepare(config: RunConfig) -> Prepared:
     judges = build_judges(config.judges)
     executor = _executor_from(config)
     tasks = plan_tasks(sample_set.samples, variants, config.repeat, base)
+    for workspace in sorted({t.workspace for t in tasks}):
+        problem = workspace_problem(workspace)
+        if problem:
+            raise InputError(f"workspace {workspace} (a sample's or variant's cwd) {problem}")
     return Prepared(config, sample_set, variants, executor, tasks, assertions, judges)
 
 

@@ -3,7 +3,14 @@
 from knowmeter.runner._budget import HEADROOM, Budget, BudgetExhausted, MeteredExecutor, invalid_cost
 from knowmeter.runner._cache import ResponseCache, cache_key
 from knowmeter.runner._execute import ExecutionSettings, ExecutionStats, build_request, execute_tasks
-from knowmeter.runner._plan import Task, directory_fingerprint, plan_tasks, task_id, workspace_for
+from knowmeter.runner._plan import (
+    Task,
+    directory_fingerprint,
+    plan_tasks,
+    task_id,
+    workspace_for,
+    workspace_problem,
+)
 
 __all__ = [
     "HEADROOM",
@@ -22,4 +29,5 @@ __all__ = [
     "plan_tasks",
     "task_id",
     "workspace_for",
+    "workspace_problem",
 ]

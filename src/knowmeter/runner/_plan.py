@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +55,40 @@ def workspace_for(sample: Sample, variant: Variant, base_dir: Path) -> Path:
 
 
 _IGNORED = {".git", ".knowmeter", "node_modules", "__pycache__", ".venv"}
+
+#: A workspace may hold at most this many files / bytes (it is fingerprinted for the cache key).
+MAX_WORKSPACE_FILES = 20_000
+MAX_WORKSPACE_BYTES = 1 << 30
+#: Folders an agent's workspace may never be (nor be inside, for the first three).
+SYSTEM_FOLDERS = ("/proc", "/sys", "/dev", "/", "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/boot",
+                  "/var", "/opt", "/root", "/home", "/tmp", "/run", "/srv", "/mnt", "/media", "/snap")
+
+
+def workspace_problem(root: Path) -> str | None:
+    """Why ``root`` cannot be an agent's workspace (a system folder; more files or bytes than the
+    fingerprint limits), or None. Symlinks and ``..`` are resolved first."""
+    real = root.resolve()
+    if str(real) in SYSTEM_FOLDERS or any(real.is_relative_to(p) for p in SYSTEM_FOLDERS[:3]):
+        return f"resolves to the system folder {real}; point cwd at a project folder"
+    files = size = 0
+    stack = [real]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name in _IGNORED:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False):
+                files += 1
+                size += entry.stat(follow_symlinks=False).st_size
+                if files > MAX_WORKSPACE_FILES or size > MAX_WORKSPACE_BYTES:
+                    return (f"holds more than {MAX_WORKSPACE_FILES:,} files or {MAX_WORKSPACE_BYTES >> 20:,} MB "
+                            "(too big to fingerprint for the cache); point cwd at a smaller project folder")
+    return None
 
 
 def directory_fingerprint(root: Path) -> str:
