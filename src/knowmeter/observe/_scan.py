@@ -237,6 +237,12 @@ def scan_session(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return SessionResult(key, "skipped", error=f"{path}: cannot read ({reason}); check its permissions")
+    except (RecursionError, ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
+        # a damaged or hostile file (nesting too deep, a value of the wrong type, NaN where a count
+        # belongs): skipped and counted, so one bad file never aborts the folder
+        detail = (str(exc).splitlines() or [""])[0][:120]
+        return SessionResult(key, "skipped", error=f"{path}: not a readable agent trace "
+                                                   f"({type(exc).__name__}: {detail}); skipped")
 
 
 def _scan(path: Path, key: str, cfg: ScanConfig) -> SessionResult:

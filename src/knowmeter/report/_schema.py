@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -182,6 +182,13 @@ class GradeRecord(_Open):
     judges: list[JudgeRecord] = Field(default_factory=list)
 
 
+class AnalysisRecord(_Open):
+    """A task's analysis: gap signals (checked by the gaps section) and file accesses."""
+
+    gaps: dict[str, Any] | None = None
+    access: dict[str, Annotated[int, Field(ge=0)]] | None = None
+
+
 class TaskRecord(_M):
     """One finished task as stored in results.jsonl (exec result with trace, grade, analysis)."""
 
@@ -198,7 +205,7 @@ class TaskRecord(_M):
     finished_at: str
     exec: ExecRecord
     grade: GradeRecord | None = None
-    analysis: dict[str, Any] | None = None
+    analysis: AnalysisRecord | None = None
     comprehension: dict[str, Any] | None = Field(
         default=None, description="A comprehension run's grading of this answer (knowmeter comprehend).")
 

@@ -1,0 +1,55 @@
+"""observe on hostile trace values (NaN / Infinity / > 64-bit usage, a list as cwd, nesting too
+deep): no crash, the report stays strict JSON, and one bad file in a folder is skipped and
+counted while the others are read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from knowmeter.observe import observe
+
+SESSION = "claude-code-session-jsonl/a758b6ba-8d47-447c-bead-7f25794b7319.jsonl"
+
+
+def _edit(lines: list[str], edit) -> list[str]:  # type: ignore[no-untyped-def]
+    out = []
+    for line in lines:
+        rec = json.loads(line)
+        edit(rec)
+        out.append(json.dumps(rec, allow_nan=True))
+    return out
+
+
+def _usage(value: object):  # type: ignore[no-untyped-def]
+    def edit(rec: dict) -> None:  # type: ignore[type-arg]
+        usage = (rec.get("message") or {}).get("usage") if isinstance(rec.get("message"), dict) else None
+        if isinstance(usage, dict):
+            usage["input_tokens"] = value
+            usage["output_tokens"] = value
+    return edit
+
+
+def _cwd(rec: dict) -> None:  # type: ignore[type-arg]
+    if "cwd" in rec:
+        rec["cwd"] = [1]
+
+
+@pytest.mark.parametrize("name, edit", [
+    ("nan", _usage(float("nan"))), ("inf", _usage(float("inf"))), ("huge", _usage(2 ** 70)),
+    ("negative", _usage(-5)), ("cwd list", _cwd),
+])
+def test_hostile_values_do_not_abort_a_folder(shared_dir: Path, tmp_path: Path, name: str, edit) -> None:  # type: ignore[no-untyped-def]
+    source = shared_dir / "reference" / "traces" / SESSION
+    lines = source.read_text().splitlines()
+    (tmp_path / "bad.jsonl").write_text("\n".join(_edit(lines, edit)) + "\n")
+    (tmp_path / "deep.jsonl").write_text('{"type": "user", "x": ' + "[" * 100_000 + "\n")
+    (tmp_path / "good.jsonl").write_text(source.read_text())
+    report = observe([tmp_path], workers=1).to_dict()
+    json.dumps(report, allow_nan=False)  # strict JSON: no NaN / Infinity leaked into the figures
+    text = json.dumps(report)
+    assert "deep.jsonl" in text  # the deep file is named as skipped …
+    assert any("deep.jsonl" in s for s in report["trace_set"]["skipped_files"])
+    assert report["trace_set"]["sessions"] >= 1  # … and the good file was still read
