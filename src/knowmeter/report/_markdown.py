@@ -53,7 +53,7 @@ def markdown_summary(report: Mapping[str, Any]) -> str:
         out += ["", f"### {md(c.treatment)} vs {md(c.control)}", ""]
         if not c.comparable and c.comparability_note:
             out += [f"⚠ {md(c.comparability_note)}", ""]
-        out += ["| metric | pairs | Δ | CI | p (Holm) | significant |", "|---|---|---|---|---|---|"]
+        out += ["| metric | pairs | Δ | CI | p (adj., composite first) | significant |", "|---|---|---|---|---|---|"]
         for m in c.metrics:
             ci = "unknown" if m.diff.low is None or m.diff.high is None else \
                 f"[{m.diff.low:+.2f}, {m.diff.high:+.2f}] {md(m.diff.method)} B={m.diff.b} seed {m.diff.seed}"
