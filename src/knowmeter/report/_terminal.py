@@ -117,7 +117,7 @@ def _render_comparisons(report: dict[str, Any], out: Printer) -> None:
         level = cfg.get("ci_level", 0.95)
         out.blank()
         out.line(f"Paired comparisons · {int(level * 100)}% {'BCa' if method == 'bca' else method} CI · "
-                 f"B={cfg.get('bootstrap_samples')} · seed {cfg.get('seed')} · p adjusted, composite first")
+                 f"B={cfg.get('bootstrap_samples')} · seed {cfg.get('seed')} · p: composite first")
         table_width = len(_INDENT) + sum(w for _, w, _ in _COLUMNS) + len(_COLUMNS) - 1
         for comp in comparisons:
             out.line(f"{comp['treatment']} vs {comp['control']}")
