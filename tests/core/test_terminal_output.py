@@ -54,7 +54,7 @@ def test_no_word_is_broken_and_nothing_truncated_at_80_and_120_columns(
             assert len(line) <= width or len(line.split()) == 1, f"{width}: {line!r}"
     if command[0] == "report":
         out80 = invoke(*command, columns=80).stdout
-        assert "[+0.49, +1.78]" in out80 and " 0.0090 " in out80  # the CI and the p-value stay whole
+        assert "[+0.51, +1.80]" in out80 and " 0.0039 " in out80  # the CI and the p-value stay whole
 
 
 def test_piped_output_honours_columns_else_120(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
