@@ -91,6 +91,17 @@ def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None), None)
 
 
+def _file_cwd(expression: str, ef: EvalFile) -> str | None:
+    """The ``cwd`` eval.yaml gives a variant named on the command line: that of the eval.yaml
+    variant with this name or artifact, else the one ``cwd`` all its variants share."""
+    listed = ef.variants or []
+    for vf in listed:
+        if expression in (vf.name, vf.artifact):
+            return vf.cwd
+    cwds = {vf.cwd for vf in listed}
+    return cwds.pop() if len(cwds) == 1 else None
+
+
 def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
     """Merge flags over ``eval.yaml`` over defaults."""
     config_path = ov.config if ov.config is not None else find_config(cwd)
@@ -110,8 +121,8 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
     if ov.control is not None or ov.treatments:
         variants = []
         if ov.control is not None:
-            variants.append(VariantSpec(role="control", expression=ov.control))
-        variants += [VariantSpec(role="treatment", expression=t) for t in ov.treatments or []]
+            variants.append(VariantSpec(role="control", expression=ov.control, cwd=_file_cwd(ov.control, ef)))
+        variants += [VariantSpec(role="treatment", expression=t, cwd=_file_cwd(t, ef)) for t in ov.treatments or []]
     elif ef.variants:
         variants = []
         for i, vf in enumerate(ef.variants):
@@ -226,6 +237,7 @@ def prepare(config: RunConfig) -> Prepared:
         problem = workspace_problem(workspace)
         if problem:
             raise InputError(f"workspace {workspace} (a sample's or variant's cwd) {problem}")
+    check_workspaces(tasks, config, variants)
     return Prepared(config, sample_set, variants, executor, tasks, assertions, judges)
 
 
@@ -234,6 +246,31 @@ def executor_sealed(executor: Executor) -> bool | None:
     executors that run no agent process of their own in a sandbox (offline, script, APIs)."""
     sealed = getattr(executor, "sealed", None)
     return sealed if isinstance(sealed, bool) else None
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or path.is_relative_to(folder)
+
+
+def check_workspaces(tasks: list[Task], config: RunConfig, variants: list[Variant]) -> None:
+    """Refuse (one line) a plan where an agent's workspace holds the sample file (the answer
+    key), the run store, or the artifact of a variant other than the one under test."""
+    base = config.base_path()
+    samples = [((base / s).resolve(), f"the sample file {s}") for s in config.samples]
+    store = [(config.output_path().resolve(), f"the run store {config.output_dir}")]
+    seen: set[tuple[str, Path]] = set()
+    for task in tasks:
+        ws = task.workspace.resolve()
+        if (task.variant.name, ws) in seen:
+            continue
+        seen.add((task.variant.name, ws))
+        others = [(p.resolve(), f"variant {v.name!r}'s artifact {p}") for v in variants if v.name != task.variant.name
+                  for p in (v.artifact.root or v.artifact.path,) if p is not None]
+        for path, what in [*samples, *store, *others]:
+            if _inside(path, ws):
+                raise InputError(f"variant {task.variant.name!r}: its workspace {ws} contains {what}, which the "
+                                 "agent must not see; give the variants a cwd that holds only the knowledge base "
+                                 "(eval.yaml variants[].cwd or the sample's cwd)")
 
 
 def protected_paths(prepared: Prepared) -> tuple[Path, ...]:

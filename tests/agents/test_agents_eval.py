@@ -84,3 +84,45 @@ def test_eval_ab_against_the_scripted_model(name: str, tmp_path: Path, mock_serv
         assert cost["known_usd"] is None and cost["tasks_with_unknown_cost"] == 2  # codex reports no cost
     else:
         assert cost["tasks_with_known_cost"] == 2
+
+
+def test_command_line_variants_keep_the_eval_yaml_cwd(tmp_path: Path, mock_server: ServerFactory) -> None:
+    """``--control/--treatment`` take the variants' ``cwd`` from eval.yaml: the agent's workspace is
+    ``workspace/`` (no samples, no skills, no run store), as the real claude's ``ls`` shows."""
+    _project(tmp_path)
+    srv = mock_server({"steps": [{"shell": "ls -a"}, {"text": "done"}]})
+    config = {"samples": "eval-samples.yaml",
+              "variants": [{"name": "baseline", "artifact": "baseline", "cwd": "workspace"},
+                           {"name": "fruit-skill", "artifact": "fruit-skill", "cwd": "workspace"}],
+              "executor": {"name": "claude", "options": executor_options("claude", srv)}}
+    (tmp_path / "eval.yaml").write_text(yaml.safe_dump(config))
+    r = subprocess.run([sys.executable, "-m", "knowmeter", "eval", "--json", "--report-only", "--retry", "0",
+                        "--control", "baseline", "--treatment", "fruit-skill"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stderr[-2000:]
+    report = json.loads(r.stdout)
+    (run_json,) = (tmp_path / ".knowmeter" / "runs").glob("*/run.json")
+    assert {v["cwd"] for v in json.loads(run_json.read_text())["variants"]} == {str(tmp_path / "workspace")}
+    for t in report["tasks"]:
+        listing = [e["output"] for e in t["exec"]["trace"]["events"] if e["kind"] == "tool_result"][0]
+        assert set(listing.split()) == {".", "..", "fruits.txt"}, listing
+
+
+@pytest.mark.parametrize("layout", ["samples", "other-artifact", "run-store"])
+def test_a_workspace_holding_what_the_agent_must_not_see_is_refused(layout: str, tmp_path: Path) -> None:
+    _project(tmp_path)
+    cwd = {"samples": ".", "other-artifact": "skills", "run-store": "workspace"}[layout]
+    config: dict[str, Any] = {"samples": "eval-samples.yaml",
+                              "variants": [{"name": "baseline", "artifact": "baseline", "cwd": cwd},
+                                           {"name": "fruit-skill", "artifact": "fruit-skill", "cwd": cwd}],
+                              "executor": "offline"}
+    if layout == "run-store":
+        config["outputDir"] = "workspace/.runs"
+    (tmp_path / "eval.yaml").write_text(yaml.safe_dump(config))
+    r = subprocess.run([sys.executable, "-m", "knowmeter", "eval"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120, check=False)
+    what = {"samples": "the sample file eval-samples.yaml", "other-artifact": "variant 'fruit-skill''s artifact",
+            "run-store": "the run store workspace/.runs"}[layout]
+    assert r.returncode == 2 and what in r.stderr and "must not see" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert not (tmp_path / ".knowmeter" / "runs").exists() and not (tmp_path / "workspace" / ".runs").exists()
