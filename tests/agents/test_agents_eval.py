@@ -104,7 +104,7 @@ def test_command_line_variants_keep_the_eval_yaml_cwd(tmp_path: Path, mock_serve
     (run_json,) = (tmp_path / ".knowmeter" / "runs").glob("*/run.json")
     assert {v["cwd"] for v in json.loads(run_json.read_text())["variants"]} == {str(tmp_path / "workspace")}
     for t in report["tasks"]:
-        listing = [e["output"] for e in t["exec"]["trace"]["events"] if e["kind"] == "tool_result"][0]
+        listing = next(e["output"] for e in t["exec"]["trace"]["events"] if e["kind"] == "tool_result")
         assert set(listing.split()) == {".", "..", "fruits.txt"}, listing
 
 
