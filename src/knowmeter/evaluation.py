@@ -85,10 +85,28 @@ class Overrides:
     bootstrap_samples: int | None = None
     hedging_judge: str | None = None
     unsealed: bool | None = None
+    #: ``KEY=VALUE`` executor options (the value read as a YAML scalar), over eval.yaml's
+    executor_options: list[str] | None = None
 
 
 def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None), None)
+
+
+def _option_flags(flags: list[str] | None) -> dict[str, Any]:
+    """``-O KEY=VALUE`` flags as options; a value is read as YAML (``true``, ``3``, ``[a, b]``)."""
+    import yaml
+
+    options: dict[str, Any] = {}
+    for flag in flags or ():
+        key, eq, value = flag.partition("=")
+        if not eq or not key.strip():
+            raise InputError(f"--executor-option {flag!r}: expected KEY=VALUE, e.g. base_url=http://127.0.0.1:8080")
+        try:
+            options[key.strip()] = yaml.safe_load(value) if value.strip() else ""
+        except yaml.YAMLError:
+            options[key.strip()] = value
+    return options
 
 
 def _file_cwd(expression: str, ef: EvalFile) -> str | None:
@@ -152,7 +170,7 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             samples=list(samples),
             variants=variants,
             executor=_first(ov.executor, exec_name, "offline"),
-            executor_options=exec_opts if ov.executor is None else {},
+            executor_options={**(exec_opts if ov.executor is None else {}), **_option_flags(ov.executor_options)},
             model=_first(ov.model, ef.model, exec_model),
             concurrency=_first(ov.concurrency, ef.concurrency, DEFAULT_CONCURRENCY),
             timeout_s=timeout_s,

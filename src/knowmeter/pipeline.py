@@ -51,7 +51,9 @@ def make_post_process(prepared: Prepared, budget: Budget) -> PostProcess:
                             output_text=result.output, hedging_recall="broad" if classifier else "strict")
         if classifier is not None and result.ok:
             gaps = await classifier.apply(gaps)
-        analysis = {"gaps": gaps.to_dict(), "access": accessed_files(result.trace, root)}
+        prefixes = result.trace.meta.get("path_prefixes")
+        access = accessed_files(result.trace, root, prefixes=prefixes if isinstance(prefixes, dict) else None)
+        analysis = {"gaps": gaps.to_dict(), "access": access}
         if result.error is not None:
             # a failed execution is not graded: it is an error, not a low score
             return {"grade": None, "analysis": analysis}

@@ -111,9 +111,10 @@ def test_real_tool_calls_failures_usage_and_cost(claude_bin: Path, mock_server: 
 def _ab_server(mock_server: ServerFactory, marker: str) -> MockModelServer:
     treatment = {"anthropic": [
         {"tool": {"name": "Skill", "input": {"skill": "fruit-finder"}}},
-        {"shell": "cat .claude/skills/fruit-finder/references/fruits.md"},
+        {"shell": "cat ~/.claude/skills/fruit-finder/references/fruits.md"},
         {"text": "treatment answer"}]}
-    baseline = {"anthropic": [{"shell": "ls -a .claude/skills 2>&1; true"}, {"text": "baseline answer"}]}
+    baseline = {"anthropic": [{"shell": "ls -a .claude/skills ~/.claude/skills 2>&1; true"},
+                              {"text": "baseline answer"}]}
     return mock_server({marker: treatment, "": baseline})
 
 
@@ -132,7 +133,7 @@ def test_skill_delivery_baseline_never_sees_the_skill(claude_bin: Path, mock_ser
     assert len(base_bodies) == 2 and len(treat_bodies) == 3
     assert not any(skill_marker in b for b in base_bodies) and all(skill_marker in b for b in treat_bodies)
     assert baseline.output == "baseline answer" and treatment.output == "treatment answer"
-    assert "No such file or directory" in baseline.trace.invocations()[0].result.output  # type: ignore[union-attr]
+    assert baseline.trace.invocations()[0].result.output.count("No such file or directory") == 2  # type: ignore[union-attr]
     assert "fruit-finder" not in baseline.trace.meta["skills"]
     assert "fruit-finder" in treatment.trace.meta["skills"]
     skill_call, cat_ref = treatment.trace.invocations()

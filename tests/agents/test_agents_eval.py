@@ -88,16 +88,19 @@ def test_eval_ab_against_the_scripted_model(name: str, tmp_path: Path, mock_serv
 
 def test_command_line_variants_keep_the_eval_yaml_cwd(tmp_path: Path, mock_server: ServerFactory) -> None:
     """``--control/--treatment`` take the variants' ``cwd`` from eval.yaml: the agent's workspace is
-    ``workspace/`` (no samples, no skills, no run store), as the real claude's ``ls`` shows."""
+    ``workspace/`` (no samples, no skills, no run store), as the real claude's ``ls`` shows. The
+    model server comes from ``-O base_url=…`` flags."""
     _project(tmp_path)
     srv = mock_server({"steps": [{"shell": "ls -a"}, {"text": "done"}]})
     config = {"samples": "eval-samples.yaml",
               "variants": [{"name": "baseline", "artifact": "baseline", "cwd": "workspace"},
                            {"name": "fruit-skill", "artifact": "fruit-skill", "cwd": "workspace"}],
-              "executor": {"name": "claude", "options": executor_options("claude", srv)}}
+              "executor": {"name": "claude", "options": {"bin": executor_options("claude", srv)["bin"]}}}
     (tmp_path / "eval.yaml").write_text(yaml.safe_dump(config))
+    # the model server is given on the command line (no /v1 for claude)
     r = subprocess.run([sys.executable, "-m", "knowmeter", "eval", "--json", "--report-only", "--retry", "0",
-                        "--control", "baseline", "--treatment", "fruit-skill"],
+                        "--control", "baseline", "--treatment", "fruit-skill",
+                        "-O", f"base_url={srv.anthropic_base_url}", "--executor-option", "api_key=dummy"],
                        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert r.returncode == 0, r.stderr[-2000:]
     report = json.loads(r.stdout)

@@ -16,7 +16,10 @@ A *scenario* is the script (the JSON files in ``shared/reference/agent-clis/scen
 
 where a STEP is ``{"text": "..."}``, ``{"tool": {"name": ..., "input": {...}}, "preamble": "..."}``,
 ``{"shell": "cmd"}`` (codex ``exec_command`` / claude ``Bash``) or
-``{"http_error": 400, "message": "..."}``; any step may add ``"sleep": seconds``.
+``{"http_error": 400, "message": "..."}``; any step may add ``"sleep": seconds``. ``{cwd}`` in a
+step's tool input or shell command is replaced by the agent's working directory as its request
+states it (claude: ``Primary working directory: …``; codex: ``<cwd>…</cwd>``), so a script can use
+the absolute paths a model would.
 
 The server does not count requests: it plays step N where N is the number of tool results
 already in the request, so retries, warm-ups and side requests cannot shift the script.
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -115,6 +119,19 @@ def count_tool_results(body: Mapping[str, Any]) -> int:
     if isinstance(items, list):
         n += sum(1 for i in items if isinstance(i, dict) and str(i.get("type", "")).endswith("_call_output"))
     return n
+
+
+_CWD = re.compile(r"Primary working directory: (\S+)|<cwd>([^<]+)</cwd>")
+
+
+def _with_cwd(step: Mapping[str, Any], text: str) -> Mapping[str, Any]:
+    """``step`` with ``{cwd}`` in its tool input / shell command replaced by the request's cwd."""
+    m = _CWD.search(text)
+    if m is None or not any(k in step for k in ("tool", "shell")):
+        return step
+    cwd = m.group(1) or m.group(2)
+    filled: Any = json.loads(json.dumps(step).replace("{cwd}", cwd.replace("\\", "\\\\").replace('"', '\\"')))
+    return dict(filled)
 
 
 def _is_side_request(body: Mapping[str, Any]) -> bool:
@@ -478,6 +495,7 @@ class _Handler(BaseHTTPRequestHandler):
             n = count_tool_results(body)
             record["step"] = n
             step = steps[n] if n < len(steps) else {"text": "[mock: scenario exhausted]"}
+            step = _with_cwd(step, conversation_text(body))
         self.mock._log(record)
         if step.get("sleep"):
             self.mock._sleep(float(step["sleep"]))

@@ -218,11 +218,12 @@ def _trace_cwd(trace: Trace) -> str | None:
     return cwd if isinstance(cwd, str) and cwd else None
 
 
-def accessed_files(trace: Trace, workspace_root: Path | str | None, *,
-                   cwd: str | None = None) -> dict[str, int]:
+def accessed_files(trace: Trace, workspace_root: Path | str | None, *, cwd: str | None = None,
+                   prefixes: Mapping[str, str] | None = None) -> dict[str, int]:
     """Access counts by file key for one task: successful Read calls, Bash reads and Skill
-    invocations (see module docstring), plus 1 for each memory file the trace shows injected."""
-    keyer = PathKeyer(workspace_root, cwd or _trace_cwd(trace))
+    invocations (see module docstring), plus 1 for each memory file the trace shows injected.
+    ``prefixes``: other sandbox folders and the keys they stand for (see ``PathKeyer``)."""
+    keyer = PathKeyer(workspace_root, cwd or _trace_cwd(trace), prefixes)
     counts: dict[str, int] = {}
     for inv in trace.invocations():
         if inv.result is None or inv.result.status != ToolStatus.SUCCESS:

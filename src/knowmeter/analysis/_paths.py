@@ -10,16 +10,22 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os.path
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 
 class PathKeyer:
-    """Turns the paths one task's agent used into keys relative to its workspace root."""
+    """Turns the paths one task's agent used into keys relative to its workspace root.
 
-    def __init__(self, workspace_root: Path | str | None, cwd: str | None = None) -> None:
+    ``prefixes`` maps other absolute folders of the task's sandbox to the key prefix they stand
+    for (an executor's installed skill ``<sandbox>/home/.claude/skills/x`` → ``.claude/skills/x``)."""
+
+    def __init__(self, workspace_root: Path | str | None, cwd: str | None = None,
+                 prefixes: Mapping[str, str] | None = None) -> None:
         self._roots = list(_root_forms(str(workspace_root))) if workspace_root is not None else []
         self._cwd = _norm(cwd) if cwd else (self._roots[-1] if self._roots else None)
+        self._prefixes = sorted(((_norm(k), v.strip("/")) for k, v in (prefixes or {}).items()),
+                                key=lambda kv: len(kv[0]), reverse=True)
 
     def key(self, raw: str, cwd: str | None = None) -> str:
         """The key of ``raw``: relative paths resolve against ``cwd`` (where the call ran, when the
@@ -27,18 +33,32 @@ class PathKeyer:
         p = raw.strip().strip("'\"")
         if p.startswith("file://"):
             p = p[len("file://"):]
+        if p.startswith("~") and self._prefixes:  # ``~/…``: only a prefix given in that form can place it
+            mapped = self._mapped(_norm(p))
+            if mapped is not None:
+                return mapped
         if not p.startswith("/"):
             base = _norm(cwd) if cwd else self._cwd
             if base is None:
                 return _norm(p)
             p = f"{base}/{p}"
         ap = _norm(p)
+        mapped = self._mapped(ap)
+        if mapped is not None:
+            return mapped
         for root in self._roots:
             if ap == root:
                 return "."
             if ap.startswith(root.rstrip("/") + "/"):
                 return ap[len(root.rstrip("/")) + 1:]
         return ap
+
+
+    def _mapped(self, path: str) -> str | None:
+        for prefix, key in self._prefixes:
+            if path == prefix or path.startswith(prefix + "/"):
+                return (key + path[len(prefix):]) if key else path[len(prefix) + 1:]
+        return None
 
 
 @functools.lru_cache(maxsize=256)

@@ -60,6 +60,7 @@ def _overrides(opts: dict[str, Any]) -> Overrides:
         bootstrap_samples=opts.get("bootstrap_samples"),
         hedging_judge=opts.get("hedging_judge"),
         unsealed=True if opts.get("unsealed") else None,
+        executor_options=list(opts.get("executor_options") or ()) or None,
     )
 
 

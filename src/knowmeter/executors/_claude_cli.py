@@ -33,15 +33,17 @@ from pydantic import Field, field_validator
 from knowmeter.executors._cli_common import (
     CliAgentExecutor,
     CliOptions,
+    artifact_skill,
     artifact_text,
+    delivery_meta,
     find_binary,
     process_error,
     sealing,
     write_text,
 )
-from knowmeter.executors._isolation import ProcessOutcome, TaskSandbox, install_skill
+from knowmeter.executors._isolation import ProcessOutcome, TaskSandbox, install_skill, skill_folder_name
 from knowmeter.executors._options import parse_options
-from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, SkillInstall, Usage
+from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, Usage
 from knowmeter.executors._registry import ExecutorSpec, register_executor
 from knowmeter.traces import parse_claude_stream
 
@@ -56,6 +58,8 @@ CLAUDE_OFFLINE_ENV = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_
                       "DISABLE_ERROR_REPORTING": "1", "DISABLE_AUTOUPDATER": "1"}
 #: API statuses that Claude Code already retried and that are worth a later retry of the task.
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
+#: The memory files Claude Code loads from the workspace (with the ``project`` setting source).
+MEMORY_FILES = ("CLAUDE.md", ".claude/CLAUDE.md")
 EMPTY_MCP = '{"mcpServers":{}}'
 
 
@@ -78,7 +82,8 @@ class ClaudeOptions(CliOptions):
     disallowed_tools: list[str] = Field(default_factory=list)
     permission_mode: Literal["default", "acceptEdits", "auto", "bypassPermissions", "dontAsk",
                              "plan"] = "default"
-    #: ``--setting-sources``; default: "" (none) for system delivery, "project" for skill delivery
+    #: ``--setting-sources``; default: "" (none) for system delivery, "user" (the task's private
+    #: config dir, where the skill is installed) for skill delivery
     setting_sources: str | None = None
     base_url: str | None = None
     api_key: str | None = None
@@ -104,11 +109,11 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
         return env
 
     def setting_sources(self) -> str:
-        """``--setting-sources``: the option, else none ("") — "project" for skill delivery."""
+        """``--setting-sources``: the option, else none ("") — "user" for skill delivery."""
         o = self.options
         if o.setting_sources is not None:
             return o.setting_sources
-        return "project" if o.delivery == "skill" else ""
+        return "user" if o.delivery == "skill" else ""
 
     def allowed_tools(self) -> list[str]:
         """``--allowedTools``: the option, else the ``tools`` list (the defaults for ``tools: default``)."""
@@ -122,15 +127,20 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
         budgets = [b for b in (self.options.max_budget_usd, request.max_cost_usd) if b]
         return min(budgets) if budgets else None
 
+    def skills_dir(self, sandbox: TaskSandbox) -> Path:
+        """Where a ``skill`` delivery installs the artifact: the task's private user skills
+        (``$CLAUDE_CONFIG_DIR/skills``), loaded by the ``user`` setting source, which reads no
+        CLAUDE.md and no settings from the workspace or the folders above it."""
+        return sandbox.claude_config_dir / "skills"
+
     async def install_artifact(self, request: ExecRequest, sandbox: TaskSandbox) -> list[str]:
         """Deliver the artifact: install the skill, or write the system prompt file and return the
         flag that passes it (``--append-system-prompt-file`` / ``--system-prompt-file``)."""
         o = self.options
         text = artifact_text(request)
         if o.delivery == "skill":
-            if text is not None:
-                skill = request.skill or SkillInstall("artifact", None, text)
-                skills_dir = sandbox.workspace / ".claude" / "skills"
+            if (skill := artifact_skill(request)) is not None:
+                skills_dir = self.skills_dir(sandbox)
                 await anyio.to_thread.run_sync(lambda: install_skill(skills_dir, skill))
             return []
         if o.system_prompt == "append":
@@ -139,6 +149,17 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
             return ["--append-system-prompt-file", str(await write_text(sandbox.root / "system.md", text))]
         system = "\n\n".join(p for p in (o.base_system_prompt, text) if p)
         return ["--system-prompt-file", str(await write_text(sandbox.root / "system.md", system))]
+
+    def delivered(self, request: ExecRequest, sandbox: TaskSandbox) -> dict[str, Any]:
+        """The artifact as system prompt or skill; CLAUDE.md files only with the ``project``
+        setting source (which also reads the folders above the workspace: the seal hides them)."""
+        skill = artifact_skill(request)
+        as_skill = self.options.delivery == "skill"
+        memory = MEMORY_FILES if "project" in self.setting_sources().split(",") else ()
+        return delivery_meta(sandbox, artifact=None if skill is None else "skill" if as_skill else "system_prompt",
+                             memory=memory,
+                             skill_dir=self.skills_dir(sandbox) / skill_folder_name(skill) if skill and as_skill
+                             else None)
 
     def _flags(self, request: ExecRequest) -> list[str]:
         o = self.options

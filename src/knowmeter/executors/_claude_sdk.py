@@ -133,6 +133,7 @@ class ClaudeSdkExecutor(ClaudeCliExecutor):
         records: list[dict[str, Any]] = []
         error: str | None = None
         async with self.sandbox(request) as sandbox:
+            delivered = self.delivered(request, sandbox)
             messages = sdk.query(prompt=request.prompt, options=await self._agent_options(sdk, request, sandbox))
             try:
                 with anyio.move_on_after(timeout) as scope:
@@ -147,7 +148,7 @@ class ClaudeSdkExecutor(ClaudeCliExecutor):
         if error is not None and not records:
             raise ExecutorError(error)  # the CLI never started or died at once: worth a retry
         result = self.stream_result(records, error)
-        result.trace.meta["sealed"] = self.sealed
+        result.trace.meta.update(delivered, sealed=self.sealed)
         result.latency_ms = (time.perf_counter() - started) * 1000
         if scope.cancelled_caught:
             result.error = f"{self.name} timed out after {timeout:g}s"

@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import anyio
 from pydantic import Field
@@ -30,7 +30,7 @@ from knowmeter.executors._isolation import (
     task_sandbox,
 )
 from knowmeter.executors._options import ExecutorOptions, options_hash
-from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, ExecutorUnavailable
+from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, ExecutorUnavailable, SkillInstall
 from knowmeter.executors._registry import ExecutorSpec
 from knowmeter.executors._seal import install_root, seal_problem
 
@@ -128,6 +128,32 @@ def binary_fingerprint(binary: Path) -> str:
     return hashlib.sha256(f"{real}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:12]
 
 
+def artifact_skill(request: ExecRequest) -> SkillInstall | None:
+    """The artifact as a skill to install (None for the baseline)."""
+    text = artifact_text(request)
+    if text is None:
+        return None
+    return request.skill or SkillInstall("artifact", None, text)
+
+
+def delivery_meta(sandbox: TaskSandbox, *, artifact: str | None, memory: Sequence[str],
+                  skill_dir: Path | None = None) -> dict[str, Any]:
+    """What an executor tells the pipeline about a task (``trace.meta``): its workspace root (the
+    paths in the trace are mapped back to knowledge-base keys from there); how the artifact was
+    delivered (``system_prompt`` / ``agents_md``: in every request; ``skill``: only once invoked;
+    None: baseline); the memory files (workspace keys) the agent was given; and for an installed
+    skill its folder name and the sandbox folder standing for ``.claude/skills/<name>``."""
+    meta: dict[str, Any] = {"workspace_root": str(sandbox.workspace), "artifact_delivery": artifact,
+                            "memory_delivered": [m for m in memory if (sandbox.workspace / m).is_file()]}
+    if skill_dir is not None:
+        key = f".claude/skills/{skill_dir.name}"
+        meta["skill_folder"] = skill_dir.name
+        meta["path_prefixes"] = {str(skill_dir): key}
+        if skill_dir.is_relative_to(sandbox.home):  # the agent may write it as ~/…
+            meta["path_prefixes"]["~/" + skill_dir.relative_to(sandbox.home).as_posix()] = key
+    return meta
+
+
 def artifact_text(request: ExecRequest) -> str | None:
     """The variant's artifact text: the system text, else the skill's text (None for the baseline)."""
     if request.system is not None:
@@ -183,6 +209,10 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
         """Install the artifact in the sandbox; return the argv and a file to feed on stdin."""
 
     @abstractmethod
+    def delivered(self, request: ExecRequest, sandbox: TaskSandbox) -> dict[str, Any]:
+        """``delivery_meta`` of a task (called once the artifact is installed, before the agent runs)."""
+
+    @abstractmethod
     async def interpret(self, request: ExecRequest, sandbox: TaskSandbox,
                         outcome: ProcessOutcome) -> ExecResult:
         """Turn the finished process (and any session files in the sandbox) into an ExecResult."""
@@ -206,13 +236,14 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
         started = time.perf_counter()
         async with self.sandbox(request) as sandbox:
             argv, stdin_path = await self.prepare(request, sandbox)
+            delivered = self.delivered(request, sandbox)  # before the agent can add files
             try:
                 outcome = await run_process(sandbox.command(argv), cwd=sandbox.workspace, env=sandbox.env,
                                             timeout_s=timeout, stdin_path=stdin_path)
             except OSError as exc:
                 raise ExecutorError(f"{self.name}: could not start {self.binary}: {exc}") from exc
             result = await self.interpret(request, sandbox, outcome)
-            result.trace.meta["sealed"] = self.sealed
+            result.trace.meta.update(delivered, sealed=self.sealed)
             if opts.keep_temp:
                 result.trace.meta["sandbox"] = str(sandbox.root)
         result.latency_ms = (time.perf_counter() - started) * 1000

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import anyio
 from pydantic import Field
@@ -35,15 +35,17 @@ from pydantic import Field
 from knowmeter.executors._cli_common import (
     CliAgentExecutor,
     CliOptions,
+    artifact_skill,
     artifact_text,
+    delivery_meta,
     find_binary,
     process_error,
     sealing,
     write_text,
 )
-from knowmeter.executors._isolation import ProcessOutcome, TaskSandbox, install_skill
+from knowmeter.executors._isolation import ProcessOutcome, TaskSandbox, install_skill, skill_folder_name
 from knowmeter.executors._options import parse_options
-from knowmeter.executors._protocol import ExecRequest, ExecResult, SkillInstall, Usage
+from knowmeter.executors._protocol import ExecRequest, ExecResult, Usage
 from knowmeter.executors._registry import ExecutorSpec, register_executor
 from knowmeter.traces import Trace, iter_codex_sessions, merge_codex, parse_codex_exec
 
@@ -106,9 +108,9 @@ class CodexCliExecutor(CliAgentExecutor[CodexOptions]):
     async def prepare(self, request: ExecRequest, sandbox: TaskSandbox) -> tuple[list[str], Path | None]:
         o = self.options
         text = artifact_text(request)
-        if text is not None and o.delivery == "skill":
-            skill = request.skill or SkillInstall("artifact", None, text)
-            skills_dir = sandbox.workspace / ".agents" / "skills"
+        skill = artifact_skill(request)
+        if skill is not None and o.delivery == "skill":
+            skills_dir = self.skills_dir(sandbox)
             await anyio.to_thread.run_sync(lambda: install_skill(skills_dir, skill, ensure_frontmatter=True))
         elif text is not None:
             await write_text(sandbox.codex_home / "AGENTS.md", text)
@@ -120,6 +122,19 @@ class CodexCliExecutor(CliAgentExecutor[CodexOptions]):
             argv += ["-m", model]
         argv += [*self._provider_flags(), *o.extra_args, "-"]
         return argv, await write_text(sandbox.root / "prompt.txt", request.prompt)
+
+    def skills_dir(self, sandbox: TaskSandbox) -> Path:
+        """Where a ``skill`` delivery installs the artifact (the repository location codex reads)."""
+        return sandbox.workspace / ".agents" / "skills"
+
+    def delivered(self, request: ExecRequest, sandbox: TaskSandbox) -> dict[str, Any]:
+        """The artifact as global AGENTS.md or skill; the workspace's AGENTS.md is always loaded."""
+        skill = artifact_skill(request)
+        as_skill = self.options.delivery == "skill"
+        return delivery_meta(sandbox, artifact=None if skill is None else "skill" if as_skill else "agents_md",
+                             memory=("AGENTS.md",),
+                             skill_dir=self.skills_dir(sandbox) / skill_folder_name(skill) if skill and as_skill
+                             else None)
 
     async def interpret(self, request: ExecRequest, sandbox: TaskSandbox,
                         outcome: ProcessOutcome) -> ExecResult:

@@ -9,8 +9,8 @@ from knowmeter._record import RecordError
 from knowmeter.analysis import TaskGaps, aggregate_gaps, coverage, knowledge_files
 from knowmeter.watermark import Watermark
 
-#: executors whose agent auto-loads CLAUDE.md / AGENTS.md from its working directory
-MEMORY_LOADING_EXECUTORS = frozenset({"claude", "claude-sdk", "codex"})
+#: artifact deliveries that put the artifact into every request (a ``skill`` is loaded only when invoked)
+IN_CONTEXT_DELIVERIES = frozenset({"system_prompt", "agents_md"})
 
 
 def variant_root(run: dict[str, Any], variant: dict[str, Any]) -> Path:
@@ -31,20 +31,48 @@ def gaps_section(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str
         tasks = [_task_gaps(r) for r in mine if (r.get("analysis") or {}).get("gaps")]
         summary = aggregate_gaps(tasks, watermark, variant=v["name"])
         root = variant_root(run, v)
+        metas = [_trace_meta(r) for r in mine]
         files = knowledge_files(
             root,
             artifact=v.get("path"),
             knowledge_dirs=[(base / d).resolve() for d in cfg.get("knowledge_dirs") or []],
-            skill_name=v["name"] if v["kind"] != "baseline" else None,
-            artifact_in_context=v["kind"] != "baseline",
-            memory_in_context=run["executor"]["name"] in MEMORY_LOADING_EXECUTORS,
+            skill_name=_skill_folder(metas, v),
+            artifact_in_context=bool(metas) and all(_artifact_delivery(m, v) in IN_CONTEXT_DELIVERIES for m in metas),
         )
         accesses = [r["analysis"]["access"] for r in mine if (r.get("analysis") or {}).get("access") is not None]
-        cov = coverage(files, accesses, watermark, variant=v["name"])
+        cov = coverage(files, accesses, watermark, variant=v["name"], injected=_memory_delivered(metas))
         gap_rows.append(summary.to_dict())
         coverage_rows.append(cov.to_dict())
     return {"gaps": {"watermark": watermark.to_dict(), "variants": gap_rows},
             "coverage": {"watermark": watermark.to_dict(), "variants": coverage_rows}}
+
+
+def _trace_meta(record: dict[str, Any]) -> dict[str, Any]:
+    meta = ((record.get("exec") or {}).get("trace") or {}).get("meta")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _artifact_delivery(meta: dict[str, Any], variant: dict[str, Any]) -> str | None:
+    """How the task's executor delivered the artifact, as it reported; executors that report
+    nothing (offline, script, model APIs) pass it as the system text."""
+    if "artifact_delivery" in meta:
+        delivery = meta["artifact_delivery"]
+        return delivery if isinstance(delivery, str) else None
+    return None if variant["kind"] == "baseline" else "system_prompt"
+
+
+def _skill_folder(metas: list[dict[str, Any]], variant: dict[str, Any]) -> str | None:
+    """The name the artifact was installed (and is invoked) under, else the variant's name."""
+    if variant["kind"] == "baseline":
+        return None
+    folders = [m["skill_folder"] for m in metas if isinstance(m.get("skill_folder"), str)]
+    return folders[0] if folders else str(variant["name"])
+
+
+def _memory_delivered(metas: list[dict[str, Any]]) -> set[str]:
+    """Memory files (workspace keys) the executors reported delivered in every task."""
+    sets = [set(m.get("memory_delivered") or ()) for m in metas]
+    return set.intersection(*sets) if sets else set()
 
 
 def _task_gaps(record: dict[str, Any]) -> TaskGaps:
