@@ -255,7 +255,8 @@ def prepare(config: RunConfig) -> Prepared:
         problem = workspace_problem(workspace)
         if problem:
             raise InputError(f"workspace {workspace} (a sample's or variant's cwd) {problem}")
-    check_workspaces(tasks, config, variants)
+    if executor_sealed(executor) is not None:  # an agent CLI, free to explore its workspace
+        check_workspaces(tasks, config, variants)
     return Prepared(config, sample_set, variants, executor, tasks, assertions, judges)
 
 
@@ -272,7 +273,9 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def check_workspaces(tasks: list[Task], config: RunConfig, variants: list[Variant]) -> None:
     """Refuse (one line) a plan where an agent's workspace holds the sample file (the answer
-    key), the run store, or the artifact of a variant other than the one under test."""
+    key), the run store, or the artifact of a variant other than the one under test. Checked for
+    the agent CLIs (claude, codex, claude-sdk); the offline and script agents keep omk's default
+    of working in the config's folder."""
     base = config.base_path()
     samples = [((base / s).resolve(), f"the sample file {s}") for s in config.samples]
     store = [(config.output_path().resolve(), f"the run store {config.output_dir}")]

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from support.agents import executor_model, executor_options
+from support.agents import agent_cli, executor_model, executor_options
 from support.mock_model import ServerFactory
 
 MARKER = "QUINCE-4417"
@@ -118,7 +118,7 @@ def test_a_workspace_holding_what_the_agent_must_not_see_is_refused(layout: str,
     config: dict[str, Any] = {"samples": "eval-samples.yaml",
                               "variants": [{"name": "baseline", "artifact": "baseline", "cwd": cwd},
                                            {"name": "fruit-skill", "artifact": "fruit-skill", "cwd": cwd}],
-                              "executor": "offline"}
+                              "executor": {"name": "claude", "options": {"bin": str(agent_cli("claude"))}}}
     if layout == "run-store":
         config["outputDir"] = "workspace/.runs"
     (tmp_path / "eval.yaml").write_text(yaml.safe_dump(config))
