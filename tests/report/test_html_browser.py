@@ -3,6 +3,9 @@ works offline with no console error and no request; hostile content never runs."
 
 from __future__ import annotations
 
+import asyncio
+import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,10 +37,20 @@ class Browser:
         return page
 
 
+def _fresh_child_watcher() -> None:
+    """Python 3.11: an in-process eval earlier in the session may have left asyncio a child
+    watcher bound to its closed loop; Playwright starts its driver with asyncio's subprocess API."""
+    if sys.version_info < (3, 12):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            asyncio.set_child_watcher(asyncio.ThreadedChildWatcher())
+
+
 @pytest.fixture
 def browser(chromium: str) -> Iterator[Browser]:
     from playwright.sync_api import sync_playwright
 
+    _fresh_child_watcher()
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as p:
         b = Browser(p, chromium)
