@@ -77,3 +77,34 @@ def test_claude_records_carry_the_shell_directory_after_a_cd(shared_dir: Path) -
     assert trace.meta["cwd"] == root
     assert [c.cwd for c in trace.tool_calls()] == [None, f"{root}/docs/kb"]
     assert accessed_files(trace, root) == {"docs/kb/api.md": 1}
+
+
+def test_claude_stream_carries_a_cd_into_later_calls(shared_dir: Path) -> None:
+    """``claude -p`` stream-json has no per-call cwd, but Claude Code's shell keeps its directory:
+    after ``cd notes && ls`` a later ``cat todo.md`` reads ``notes/todo.md``; a reset the CLI
+    reports ("Shell cwd was reset to …") moves it back. Lines: the real claude_failures capture's
+    own Bash call and result, with other commands and outputs."""
+    from knowmeter.traces import parse_claude_stream
+
+    lines = (shared_dir / "reference/agent-clis/captures/claude_failures/stdout.jsonl").read_text(
+        encoding="utf-8").splitlines()
+    records = [json.loads(x) for x in lines]
+    init = records[0]
+    call = next(r for r in records if r["type"] == "assistant" and r["message"]["content"][0].get("name") == "Bash")
+    result = next(r for r in records if r["type"] == "user" and "Exit code 3" in json.dumps(r))
+    root = init["cwd"]
+    steps = [("cd notes && ls", "todo.md"), ("cat todo.md", "# todo"),
+             ("cd /etc", f"ok\nShell cwd was reset to {root}"), ("cat todo.md", "# todo")]
+    out = [json.dumps(init)]
+    for n, (command, output) in enumerate(steps):
+        c = json.loads(json.dumps(call))
+        c["message"]["id"] = f"msg_{n}"
+        c["message"]["content"] = [{"type": "tool_use", "id": f"toolu_{n}", "name": "Bash",
+                                    "input": {"command": command}}]
+        r = json.loads(json.dumps(result))
+        r["message"]["content"] = [{"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": output}]
+        r.pop("tool_use_result", None)  # the template's was its own failure's
+        out += [json.dumps(c), json.dumps(r)]
+    trace, _ = parse_claude_stream(out)
+    assert [c.cwd for c in trace.tool_calls()] == [None, f"{root}/notes", f"{root}/notes", None]
+    assert accessed_files(trace, root) == {"notes/todo.md": 1, "todo.md": 1}

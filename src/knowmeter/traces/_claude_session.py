@@ -250,23 +250,27 @@ def parse_claude_session(lines: Iterable[str | bytes], *, agent_id: str | None =
 def read_claude_session_file(path: Path) -> Trace:
     """Parse one session file; a file named ``agent-<id>.jsonl`` is read as subagent ``<id>``
     (``agent-acompact-*`` as a compaction transcript)."""
+    return _read_file(path)[0]
+
+
+def _read_file(path: Path) -> tuple[Trace, ClaudeSessionReader]:
+    """``read_claude_session_file`` and the reader that read it (for its ``progress_traces``)."""
     agent_id, compaction = _agent_of(path)
-    trace = parse_claude_session(read_lines(path), agent_id=agent_id, compaction=compaction)
+    reader = ClaudeSessionReader(agent_id=agent_id, compaction=compaction)
+    trace = Trace(events=list(reader.events(read_lines(path))), source=SOURCE, meta=reader.meta)
     trace.meta["path"] = str(path)
     side = path.with_name(path.name[: -len(".jsonl")] + ".meta.json")
     if agent_id is not None and side.is_file():
         with contextlib.suppress(OSError, ValueError):
             trace.meta["agent_meta"] = json.loads(side.read_text(encoding="utf-8"))
-    return trace
+    return trace, reader
 
 
 def load_claude_session(path: Path) -> SessionTrace:
     """A main session file with its subagent and compaction transcripts
     (``<session-id>/subagents/**/agent-*.jsonl``); a subagent whose file is missing comes from
     the main file's ``agent_progress`` records when it has them (``meta["from_progress"]``)."""
-    reader = ClaudeSessionReader()
-    main = Trace(events=list(reader.events(read_lines(path))), source=SOURCE, meta=reader.meta)
-    main.meta["path"] = str(path)
+    main, reader = _read_file(path)
     sub_dir = path.with_suffix("") / "subagents"
     files = sorted(sub_dir.rglob("agent-*.jsonl")) if sub_dir.is_dir() else []
     subagents = [read_claude_session_file(p) for p in files]

@@ -8,6 +8,7 @@ message, pairs results with calls by ``tool_use_id`` and marks harness text as i
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -203,6 +204,36 @@ class ClaudeMessages:
         return self._usage_totals.totals()
 
 
+_LEADING_CD = re.compile(r"""^\s*cd\s+(?:"([^"]+)"|'([^']+)'|([^\s;&|()<>'"]+))\s*(?:&&|;|\n|$)""")
+_CWD_RESET = re.compile(r"Shell cwd was reset to (\S+)")
+_CD_FAILED = re.compile(r"\bcd: .*(?:No such file or directory|Not a directory|Permission denied)")
+
+
+def track_shell_cwd(events: list[Event], cwd: str) -> None:
+    """Claude Code's Bash keeps its directory between calls; a stream has no per-call ``cwd``
+    (session files do). Set ``ToolCallEvent.cwd`` of each later call after a command that starts
+    with ``cd X`` (and did not report the ``cd`` failing); "Shell cwd was reset to D" in an output
+    moves it to D. Calls in the session's own directory keep ``cwd`` None."""
+    current = cwd
+    pending: dict[str, str] = {}  # Bash call id → where its leading cd goes
+    for e in events:
+        if isinstance(e, ToolCallEvent):
+            if e.agent_id is not None or e.tool not in SHELL_TOOLS:
+                continue
+            if current != cwd and e.cwd is None:
+                e.cwd = current
+            m = _LEADING_CD.match(str(e.input.get("command") or ""))
+            target = next((g for g in m.groups() if g), "") if m else ""
+            if target and not target.startswith(("~", "-", "$")):  # home, back, a variable: unknown
+                pending[e.id] = target if target.startswith("/") else posixpath.normpath(f"{current}/{target}")
+        elif isinstance(e, ToolResultEvent):
+            reset = _CWD_RESET.search(e.output[-500:])
+            if reset:
+                current = reset.group(1).rstrip(".")
+            elif e.id in pending and not _CD_FAILED.search(e.output[:500]):
+                current = pending[e.id]
+
+
 def _mark_permission_denials(events: list[Event], denied_ids: set[str]) -> None:
     """Results of calls listed in ``result.permission_denials`` are permission denials whatever their text."""
     if not denied_ids:
@@ -239,6 +270,8 @@ def parse_claude_stream(lines: Iterable[Line]) -> tuple[Trace, RunSummary]:
         else:
             key = str(rtype) if rtype != "system" else f"system/{rec.get('subtype')}"
             skipped[key] = skipped.get(key, 0) + 1
+    if isinstance(meta.get("cwd"), str):
+        track_shell_cwd(events, meta["cwd"])
     summary = _summary(result, msgs, events, meta)
     if result is not None:
         denied = {d.get("tool_use_id") for d in summary.permission_denials if isinstance(d, Mapping)}
