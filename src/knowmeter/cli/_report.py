@@ -35,8 +35,11 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
                bootstrap_samples: int | None, max_mde: float | None, min_pairs: int | None,
                stability_limit: float | None, as_json: bool, html: str | None, junit: Path | None,
                markdown: Path | None, report_only: bool) -> None:
-    """Recompute the comparison and verdict of RUN (an id, a prefix, 'latest' or a run
-    directory) from its stored results, without re-running anything."""
+    """Recompute the comparison, verdict and outcome of RUN (an id, a prefix, 'latest' or a run
+    directory) from its stored results, without re-running anything.
+
+    Exit codes as for eval: 0 PROGRESS (or a passing SOLO) with every task run and every gate
+    passed; 1 any other outcome (an incomplete run included); 2 bad input. With --report-only 0."""
     from knowmeter.cli._output import console
     from knowmeter.pipeline import rebuild_report
     from knowmeter.report._terminal import render_terminal
