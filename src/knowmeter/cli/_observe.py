@@ -60,4 +60,4 @@ def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, un
         return
     from knowmeter.cli._output import console
 
-    render_health(report, console(markup=True))
+    render_health(report, console(markup=True, piped_width=160))  # the health table has 13 columns

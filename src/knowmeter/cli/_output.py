@@ -30,9 +30,9 @@ def print_json(data: Any) -> None:
 PIPED_WIDTH = 120
 
 
-def console(*, stderr: bool = False, markup: bool = False) -> Console:
+def console(*, stderr: bool = False, markup: bool = False, piped_width: int = PIPED_WIDTH) -> Console:
     """A rich console for a command's output: the terminal's width, or ``COLUMNS`` when set
-    (piped too), else ``PIPED_WIDTH``. Highlighting and emoji codes are off, and markup too
+    (piped too), else ``piped_width``. Highlighting and emoji codes are off, and markup too
     unless the caller escapes everything it prints from data, so nothing printed from a report
     or a trace is interpreted."""
     from rich.console import Console
@@ -41,5 +41,5 @@ def console(*, stderr: bool = False, markup: bool = False) -> Console:
     width = int(columns) if columns.isdigit() and int(columns) > 0 else None
     stream = sys.stderr if stderr else sys.stdout
     if width is None and not stream.isatty():
-        width = PIPED_WIDTH
+        width = piped_width
     return Console(file=stream, width=width, markup=markup, highlight=False, emoji=False)
