@@ -54,7 +54,11 @@ def test_no_word_is_broken_and_nothing_truncated_at_80_and_120_columns(
             assert len(line) <= width or len(line.split()) == 1, f"{width}: {line!r}"
     if command[0] == "report":
         out80 = invoke(*command, columns=80).stdout
-        assert "[+0.51, +1.80]" in out80 and " 0.0039 " in out80  # the CI and the p-value stay whole
+        report = json.loads(invoke(*command, "--json", columns=None).stdout)
+        composite = report["comparisons"][0]["metrics"]["composite"]
+        ci = composite["diff"]["bca"]
+        assert f"[{ci['low']:+.2f}, {ci['high']:+.2f}]" in out80  # the CI and the p-value stay whole
+        assert f" {composite['p_adjusted']:.4f} " in out80
 
 
 def test_piped_output_honours_columns_else_120(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
