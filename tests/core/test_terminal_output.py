@@ -71,7 +71,8 @@ def test_runs_and_trends_have_json(project: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.chdir(project)
     runs = json.loads(invoke("runs", "--json", columns=None).stdout)
     # sorted: two runs started in the same second are listed in id order, which is random after the second
-    assert sorted(r["outcome"] for r in runs) == ["GATE FAILED", "PROGRESS"] and all(r["tasks_done"] == 46 for r in runs)
+    assert sorted(r["outcome"] for r in runs) == ["GATE FAILED", "PROGRESS"]
+    assert all(r["tasks_done"] == 46 for r in runs)
     trends = json.loads(invoke("trends", "--json", columns=None).stdout)
     assert len(trends) == 1 and trends[0]["sample_count"] == 23 and trends[0]["not_comparable"] == {}
     assert {(r["variant"], r["layer_set"]) for r in trends[0]["rows"]} == {
