@@ -1,0 +1,95 @@
+"""Peak memory as the sample count grows (prints numbers; not a test).
+
+Workload: N samples × 2 variants through an in-process instant executor (no spawning, so the
+numbers are knowmeter's own: plan, run, grade, analyse, store, compare, report), then
+``knowmeter report`` over the stored run. Each step runs in a child process so its peak RSS
+(``ru_maxrss``) is its own. Goal (issue 19): ≤ 300 MB peak at 50,000 samples.
+
+    python bench/bench_memory.py [--samples 5000 50000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+EVAL = textwrap.dedent("""
+    import sys, anyio
+    from pathlib import Path
+    from knowmeter.evaluation import Overrides, resolve_config, prepare, run_budget, start_run, execute
+    from knowmeter.executors import ExecResult, register_executor
+    from knowmeter.pipeline import finalize, make_post_process
+    from knowmeter.traces import Trace
+
+    class Instant:
+        name = "instant"; non_llm = True
+        def identity(self): return "instant"
+        async def run(self, request):
+            return ExecResult("ok " + request.sample_id, Trace(source="instant"), cost_usd=0.0)
+
+    register_executor("instant")(lambda spec: Instant())
+    cfg = resolve_config(Overrides(samples=["eval-samples.jsonl"], control="a", treatments=["b"],
+                                   executor="instant", concurrency=8, no_cache=True, bootstrap_samples=1000),
+                         Path.cwd())
+    prepared = prepare(cfg)
+    run_dir = start_run(prepared)
+    budget = run_budget(cfg)
+    stats, budget = anyio.run(lambda: execute(prepared, run_dir, prepared.tasks, budget=budget,
+                                              post_process=make_post_process(prepared, budget)))
+    finalize(run_dir, status="complete", wall_s=stats.wall_s, budget=budget.to_dict())
+    print(run_dir.id)
+""")
+
+
+def make_project(root: Path, n: int) -> None:
+    (root / "skills").mkdir(parents=True)
+    (root / "skills" / "a.md").write_text("Skill A.\n")
+    (root / "skills" / "b.md").write_text("Skill B.\n")
+    with (root / "eval-samples.jsonl").open("w") as fh:
+        for i in range(n):
+            fh.write(json.dumps({"sample_id": f"s{i:06d}", "prompt": f"question {i}",
+                                 "assertions": [{"type": "contains", "value": "ok"}]}) + "\n")
+
+
+#: runs its arguments as a command and prints that command's own peak RSS (KiB) on stderr
+MEASURE = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
+           "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)")
+
+
+def child(args: list[str], cwd: Path) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MB) and stdout of one command (measured in its own wrapper
+    process, so every step's peak is its own)."""
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", MEASURE, *args], cwd=cwd, check=True, capture_output=True,
+                          text=True)
+    wall = time.perf_counter() - t0
+    return wall, int(proc.stderr.split()[-1]) / 1024, proc.stdout
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--samples", type=int, nargs="+", default=[5000, 50000])
+    args = ap.parse_args()
+    for n in sorted(args.samples):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            make_project(root, n)
+            wall, rss, out = child([sys.executable, "-c", EVAL], root)
+            run_id = out.split()[-1]
+            size = sum(f.stat().st_size for f in (root / ".knowmeter" / "runs" / run_id).iterdir()) / 1e6
+            print(f"{n:>6} samples × 2 variants: eval peak RSS {rss:7.1f} MB, {wall:6.1f} s; run directory "
+                  f"{size:.1f} MB")
+            wall, rss, _ = child([sys.executable, "-m", "knowmeter", "report", run_id, "--bootstrap-samples",
+                                  "1000", "--report-only"], root)
+            print(f"{n:>6} samples × 2 variants: report peak RSS {rss:7.1f} MB, {wall:6.1f} s "
+                  "(goal ≤ 300 MB at 50,000)")
+
+
+if __name__ == "__main__":
+    main()
