@@ -77,7 +77,12 @@ def build_report(
             raise InputError(f"{run_dir.results_file}: {exc}; the results file was edited or damaged: "
                              f"restore it or run knowmeter eval again") from None
     # The report always matches its published schema (its tasks were checked one by one above).
-    Report.model_validate(report)
+    try:
+        Report.model_validate(report)
+    except ValidationError as exc:  # a stored value the checks on read let through (a field added later)
+        err = exc.errors()[0]
+        raise InputError(f"{run_dir.path}: {'.'.join(map(str, err['loc']))}: {err['msg']}; run.json or "
+                         "results.jsonl was edited or damaged") from None
     if include_tasks:
         report["tasks"] = records
     return report

@@ -29,6 +29,9 @@ class _Variant(_Open):
     expression: str
     kind: str
     hash: str
+    files: int | None = Field(default=None, ge=0)
+    path: str | None = None
+    cwd: str | None = None
 
 
 class _Executor(_Open):
@@ -36,6 +39,7 @@ class _Executor(_Open):
     identity: str
     non_llm: bool
     model: str | None = None
+    sealed: bool | None = None
 
 
 class _Git(_Open):

@@ -60,6 +60,8 @@ def detect_format(first_line: str) -> TraceFormat | None:
 
 def _format_of(rec: dict[str, Any]) -> TraceFormat | None:
     rtype = rec.get("type")
+    if not isinstance(rtype, str | None):
+        return None  # a hostile record: not one of the known formats
     if "payload" in rec and rtype in _ROLLOUT_TYPES:
         return TraceFormat.CODEX_ROLLOUT
     if isinstance(rtype, str) and (rtype == "thread.started" or rtype.startswith(("turn.", "item."))):
@@ -94,7 +96,7 @@ def _sniff_open(path: Path, fh: IO[str]) -> TraceFormat:
         seen += 1
         try:
             rec = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             rec = None
         if isinstance(rec, dict):
             fmt = _format_of(rec)
