@@ -214,6 +214,7 @@ class Prepared:
     tasks: list[Task]
     assertions: dict[str, list[Assertion]]
     judges: list[JudgeSpec]
+    workspace_leak: str | None = None  # what a script agent's workspace exposes (see workspace_leak)
 
 
 def _executor_from(config: RunConfig) -> Executor:
@@ -255,9 +256,11 @@ def prepare(config: RunConfig) -> Prepared:
         problem = workspace_problem(workspace)
         if problem:
             raise InputError(f"workspace {workspace} (a sample's or variant's cwd) {problem}")
-    if executor_sealed(executor) is not None:  # an agent CLI, free to explore its workspace
-        check_workspaces(tasks, config, variants)
-    return Prepared(config, sample_set, variants, executor, tasks, assertions, judges)
+    leak = workspace_leak(tasks, config, variants)
+    if leak and executor_sealed(executor) is not None:  # an agent CLI, free to explore its workspace
+        raise InputError(f"{leak}; give the variants a cwd that holds only the knowledge base "
+                         "(eval.yaml variants[].cwd or the sample's cwd)")
+    return Prepared(config, sample_set, variants, executor, tasks, assertions, judges, leak)
 
 
 def executor_sealed(executor: Executor) -> bool | None:
@@ -271,11 +274,12 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or path.is_relative_to(folder)
 
 
-def check_workspaces(tasks: list[Task], config: RunConfig, variants: list[Variant]) -> None:
-    """Refuse (one line) a plan where an agent's workspace holds the sample file (the answer
-    key), the run store, or the artifact of a variant other than the one under test. Checked for
-    the agent CLIs (claude, codex, claude-sdk); the offline and script agents keep omk's default
-    of working in the config's folder."""
+def workspace_leak(tasks: list[Task], config: RunConfig, variants: list[Variant]) -> str | None:
+    """What an agent's workspace holds that it must not see — the sample file (the answer key),
+    the run store, or the artifact of a variant other than the one under test — as one line, or
+    None. ``prepare`` refuses it for the agent CLIs (claude, codex, claude-sdk); the offline and
+    script agents keep omk's default of working in the config's folder, so for a script agent it
+    is a warning printed before the run."""
     base = config.base_path()
     samples = [((base / s).resolve(), f"the sample file {s}") for s in config.samples]
     store = [(config.output_path().resolve(), f"the run store {config.output_dir}")]
@@ -289,9 +293,9 @@ def check_workspaces(tasks: list[Task], config: RunConfig, variants: list[Varian
                   for p in (v.artifact.root or v.artifact.path,) if p is not None]
         for path, what in [*samples, *store, *others]:
             if _inside(path, ws):
-                raise InputError(f"variant {task.variant.name!r}: its workspace {ws} contains {what}, which the "
-                                 "agent must not see; give the variants a cwd that holds only the knowledge base "
-                                 "(eval.yaml variants[].cwd or the sample's cwd)")
+                return (f"variant {task.variant.name!r}: its workspace {ws} contains {what}, "
+                        "which the agent must not see")
+    return None
 
 
 def protected_paths(prepared: Prepared) -> tuple[Path, ...]:

@@ -127,10 +127,14 @@ def run_eval(opts: dict[str, Any]) -> int:
 
 
 def start_notes(prepared: Prepared) -> list[str]:
-    """What the user should know before the tasks run: the offline demo agent is not a model."""
+    """What the user should know before the tasks run: the offline demo agent is not a model; a
+    script agent's workspace exposes the answer key or another arm's artifact."""
     if prepared.executor.name == "offline":
         return ["executor offline: the built-in non-LLM demo agent (no model is called); choose an agent with "
                 "--executor or executor: in eval.yaml"]
+    if prepared.workspace_leak:
+        return [f"⚠ {prepared.workspace_leak}: a script agent that reads files can see it (agent CLIs are refused "
+                "this workspace); give the variants a cwd that holds only the knowledge base"]
     return []
 
 
