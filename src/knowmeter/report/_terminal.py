@@ -84,7 +84,7 @@ def _render_variants(report: dict[str, Any], out: Printer) -> None:
                             for name in ("fact", "behavior", "judge"))
         out.line(f"composite {_fmt(means.get('composite'))} · {layers}", indent=_INDENT)
         sets = ", ".join(f"{k} {n}" for k, n in (v.get("layer_sets") or {}).items())
-        out.line(f"scored from {sets or 'nothing'} · pass rate {percent(v.get('assertion_pass_rate'))} · "
+        out.line(f"scored from {sets or 'nothing'} · assertions passed {percent(v.get('assertion_pass_rate'))} · "
                  f"cost {cost_txt} · latency p50 {_fmt(lat.get('p50'), '.0f') + ' ms' if lat else 'unknown'}",
                  indent=_INDENT)
 
