@@ -53,3 +53,22 @@ def test_hostile_values_do_not_abort_a_folder(shared_dir: Path, tmp_path: Path, 
     assert "deep.jsonl" in text  # the deep file is named as skipped …
     assert any("deep.jsonl" in s for s in report["trace_set"]["skipped_files"])
     assert report["trace_set"]["sessions"] >= 1  # … and the good file was still read
+
+
+@pytest.mark.parametrize("code", [float("nan"), float("inf"), -float("inf"), 2 ** 70, "1", [1]])
+def test_hostile_exit_codes_are_unknown_not_a_lost_file(shared_dir: Path, tmp_path: Path, code: object) -> None:
+    """A Codex exec trace whose exit codes are NaN / Infinity / > 64 bits / not numbers is read
+    (every call counted; a code that is not a finite number is unknown), not skipped."""
+    source = shared_dir / "reference" / "traces" / "codex-exec-json" / "tielec_issue-391_01_requirements_review.jsonl"
+
+    def edit(rec: dict) -> None:  # type: ignore[type-arg]
+        if isinstance(rec.get("item"), dict) and "exit_code" in rec["item"]:
+            rec["item"]["exit_code"] = code
+
+    (tmp_path / "bad.jsonl").write_text("\n".join(_edit(source.read_text().splitlines(), edit)) + "\n")
+    (tmp_path / "good.jsonl").write_text(source.read_text())
+    report = observe([tmp_path], workers=1).to_dict()
+    json.dumps(report, allow_nan=False)
+    assert report["trace_set"]["skipped_files"] == []
+    good = observe([tmp_path / "good.jsonl"], workers=1).to_dict()
+    assert report["overall"]["tool_calls"] == 2 * good["overall"]["tool_calls"]

@@ -18,6 +18,9 @@ How the traces are read (each rule is documented in the module that applies it):
   reports, else its prompt, else the segment running when the subagent started). A subagent whose
   ``subagents/agent-<id>.jsonl`` is missing is read from the main file's ``agent_progress``
   records instead (joined through their ``Task`` call), never both.
+- **One run per file** (``_runs``): a stream-json / Codex exec file holding a run twice is
+  counted once, one holding several runs counts the first; the report lists such files (and
+  session files whose records repeat: counted once) under ``trace_set.partly_read_files``.
 - **One sample = one segment.** Gap signals come from ``analysis.analyze_task`` on the segment's
   events (each subagent analysed on its own and merged in: signals are per agent anyway); what the
   person typed earlier in the session counts as given, not as a path the agent made up.

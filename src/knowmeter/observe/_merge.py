@@ -76,8 +76,11 @@ class Merger:
         self._fingerprints: list[tuple[str, str]] = []
         self.files = self.bytes = self.sessions = self.mtime_skips = self.undated = 0
         self.skipped: list[str] = []
+        self.notes: list[str] = []
 
     def add(self, res: SessionResult) -> None:
+        if res.note is not None:
+            self.notes.append(res.note)
         if res.status == "skipped":
             self.skipped.append(res.error or res.key)
             return

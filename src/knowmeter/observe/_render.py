@@ -135,6 +135,12 @@ def notes(report: HealthReport) -> list[str]:
         more = len(ts.skipped_files) - len(shown)
         out.append(f"{len(ts.skipped_files)} file(s) skipped (not agent traces or unreadable; --json lists all):")
         out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
+    if ts.partly_read_files:
+        shown = ts.partly_read_files[:_SKIPPED_SHOWN]
+        more = len(ts.partly_read_files) - len(shown)
+        out.append(f"{len(ts.partly_read_files)} file(s) read in part (a run repeated or several runs in one "
+                   "file; --json lists all):")
+        out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
     out.append("tokens in = input + cache read + cache write; fs/em/hd/rf = failed search / explicit marker / "
                "hedging / repeated failure signals")
     if _any_cost(report):

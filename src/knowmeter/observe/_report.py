@@ -109,7 +109,9 @@ class SkillHealth(Record):
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class TraceSet(Record):
-    """Which traces the report read and what was passed over."""
+    """Which traces the report read and what was passed over (``skipped_files``: not read, with
+    the reason; ``partly_read_files``: a run repeated or several runs in one file, with what was
+    counted)."""
 
     paths: list[str]
     files: int
@@ -117,6 +119,7 @@ class TraceSet(Record):
     sessions: int
     segments: int
     skipped_files: list[str]
+    partly_read_files: list[str]
     skipped_by_mtime: int
     undated_sessions: int
     window: dict[str, str | None]
@@ -165,7 +168,8 @@ def build_report(m: Merger, *, paths: Sequence[str], window: dict[str, str | Non
     wm = m.watermark(paths, skills)
     trace_set = TraceSet(
         paths=list(paths), files=m.files, bytes=m.bytes, sessions=m.sessions, segments=m.overall.segments,
-        skipped_files=sorted(m.skipped), skipped_by_mtime=m.mtime_skips, undated_sessions=m.undated,
+        skipped_files=sorted(m.skipped), partly_read_files=sorted(m.notes), skipped_by_mtime=m.mtime_skips,
+        undated_sessions=m.undated,
         window=window, skills=sorted(skills) if skills else None, kb=kb)
     rows = m.rows()
     tasks = [[unpack_gaps(g) for g in t.gaps] for t in rows]

@@ -78,6 +78,7 @@ class SessionResult:
     undated: bool = False
     segments: list[SegmentResult] = field(default_factory=list)
     error: str | None = None
+    note: str | None = None  # the file was read in part: what was left out and why (``_runs``)
 
 
 def pack_gaps(gaps: TaskGaps) -> bytes:

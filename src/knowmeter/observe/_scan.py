@@ -31,6 +31,7 @@ from knowmeter.observe._results import (
     Usage,
     pack_gaps,
 )
+from knowmeter.observe._runs import ONE_RUN_FORMATS, load_first_run
 from knowmeter.observe._segment import Links, Segment, Segmenter, segment_events
 from knowmeter.observe._window import parse_timestamp
 from knowmeter.traces import (
@@ -252,8 +253,10 @@ def _scan(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
     fmt = sniff(path)
     session = _Session(path, key, cfg)
     stamps = [file_stamp(path, st)]
+    note: str | None = None
     if fmt is TraceFormat.CLAUDE_SESSION:
         reader, links = _scan_claude(session)
+        note = _repeat_note(path, reader.meta.get("repeated_records"))
         files = subagent_files(path) if session.results else []
         for sub in files:
             stamp = session.add_subagent(sub, links)
@@ -265,13 +268,21 @@ def _scan(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
             session.join_subagent(trace, trace.meta.get("agent_id"), links,
                                   links.task_calls.get(parent) if isinstance(parent, str) else None)
     else:
-        _scan_loaded(session, fmt)
+        note = _scan_loaded(session, fmt)
     size = st.st_size
     kept = session.finished()
     if not kept:
-        return SessionResult(key, "no_segments", size=size, undated=session.undated)
+        return SessionResult(key, "no_segments", size=size, undated=session.undated, note=note)
     fp = hashlib.sha256("\n".join([*stamps, *(r.sample_id for r in kept)]).encode()).hexdigest()
-    return SessionResult(key, "ok", size=size, fingerprint=fp, undated=session.undated, segments=kept)
+    return SessionResult(key, "ok", size=size, fingerprint=fp, undated=session.undated, segments=kept, note=note)
+
+
+def _repeat_note(path: Path, repeated: object) -> str | None:
+    """A session file's note when records in it repeat earlier ones (the reader counts each once)."""
+    if not isinstance(repeated, int) or repeated <= 0:
+        return None
+    return (f"{path}: repeats itself ({repeated} record(s) with the uuid of an earlier one: counted once) — "
+            "if the file was written twice, keep one copy")
 
 
 def _scan_claude(session: _Session) -> tuple[ClaudeSessionReader, Links]:
@@ -294,8 +305,10 @@ def _scan_claude(session: _Session) -> tuple[ClaudeSessionReader, Links]:
     return reader, segmenter.links
 
 
-def _scan_loaded(session: _Session, fmt: TraceFormat) -> None:
-    trace = load_trace(session.path)
+def _scan_loaded(session: _Session, fmt: TraceFormat) -> str | None:
+    """Segment a trace loaded whole; the note ``load_first_run`` gives when only part of the file
+    was read."""
+    trace, note = load_first_run(session.path, fmt) if fmt in ONE_RUN_FORMATS else (load_trace(session.path), None)
     session.cwd = trace.meta.get("cwd") if isinstance(trace.meta.get("cwd"), str) else None
     started = trace.meta.get("started_at")
     session.start(started)
@@ -307,5 +320,6 @@ def _scan_loaded(session: _Session, fmt: TraceFormat) -> None:
     for seg in segments:
         session.take(seg)
     session.attribute_cost(trace.meta.get("cost_usd"))  # Claude stream-json ``total_cost_usd``; Codex: none
+    return note
 
 

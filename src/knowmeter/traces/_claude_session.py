@@ -68,6 +68,7 @@ class ClaudeSessionReader:
         self._msgs = ClaudeMessages(injected_all=compaction)
         self._stats = LineStats()
         self._seen_uuids: set[str] = set()
+        self._repeated = 0
         self._skipped = 0
         self._progress: dict[str, _ProgressAgent] = {}
         self._sidechains: set[str] = set()  # agents whose lines are in this file itself
@@ -79,7 +80,8 @@ class ClaudeSessionReader:
 
     def events(self, lines: Iterable[str | bytes]) -> Iterator[Event]:
         """Yield the events of ``lines`` (text, or UTF-8 bytes as ``read_lines`` gives them: faster)
-        in order; resumed-session copies of a line are dropped."""
+        in order; a record whose ``uuid`` was seen before is dropped and counted
+        (``meta["repeated_records"]``)."""
         stats = self._stats
         record = self._record
         out: list[Event] = []
@@ -125,6 +127,7 @@ class ClaudeSessionReader:
         uuid = rec.get("uuid")
         if isinstance(uuid, str):
             if uuid in self._seen_uuids:
+                self._repeated += 1
                 return
             self._seen_uuids.add(uuid)
         meta = self.meta
@@ -209,7 +212,8 @@ class ClaudeSessionReader:
     def _finish(self) -> None:
         self._stats.write_meta(self.meta)
         self.meta.update(api_messages=self._msgs.api_messages, api_errors=self._msgs.api_errors,
-                         usage=self._msgs.usage(), model=self._msgs.model, skipped_records=self._skipped)
+                         usage=self._msgs.usage(), model=self._msgs.model, skipped_records=self._skipped,
+                         repeated_records=self._repeated)
         if self.agent_id is not None:
             self.meta["agent_id"] = self.agent_id
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -222,8 +223,9 @@ def content_text(content: Any) -> str:
 
 
 def as_int(v: Any) -> int | None:
-    """``v`` as an int when it is a number (not a bool), else None."""
-    if isinstance(v, bool) or not isinstance(v, int | float):
+    """``v`` as an int when it is a finite number (not a bool), else None (``NaN`` / ``Infinity``
+    in a trace are unknown, not a crash)."""
+    if isinstance(v, bool) or not isinstance(v, int | float) or (isinstance(v, float) and not math.isfinite(v)):
         return None
     return int(v)
 
