@@ -14,6 +14,7 @@ from knowmeter.decision import decide
 from knowmeter.evaluation import Prepared
 from knowmeter.executors import ExecResult
 from knowmeter.gates import check_gates, evolution_nudges, gates_to_dict
+from knowmeter.gold import StoredGold, read_stored_gold
 from knowmeter.grading import GradingConfig, JudgeSpec, grade
 from knowmeter.judges import executor_for
 from knowmeter.report import SectionBuilder, build_report
@@ -75,7 +76,7 @@ def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
     if budget is not None:
         record["budget"] = budget
     write_json_atomic(run_dir.run_file, record)
-    report = build_report(run_dir, sections=report_sections(run=record))
+    report = build_report(run_dir, sections=report_sections(run=record, gold=read_stored_gold(run_dir.path)))
     apply_gates(report, run_dir.store)
     write_json_atomic(run_dir.report_file, report, indent=None)
     index_run(run_dir, report)
@@ -88,21 +89,23 @@ def rebuild_report(run_dir: RunDir, *, threshold: float | None = None, seed: int
     """Recompute report.json from stored results (``knowmeter report``), with overrides."""
     overrides = {"threshold": threshold, "seed": seed, "bootstrap_samples": bootstrap_samples, "max_mde": max_mde,
                  "min_pairs": min_pairs, "stability_limit": stability_limit}
-    report = build_report(run_dir, sections=report_sections(overrides, run=run_dir.read_run()))
+    report = build_report(run_dir, sections=report_sections(overrides, run=run_dir.read_run(),
+                                                            gold=read_stored_gold(run_dir.path)))
     apply_gates(report, run_dir.store)
     write_json_atomic(run_dir.report_file, report, indent=None)
     index_run(run_dir, report)
     return report
 
 
-def report_sections(overrides: dict[str, Any] | None = None, *,
-                    run: dict[str, Any] | None = None) -> list[SectionBuilder]:
-    """The analysis sections of report.json, in order (a comprehension run's own for one)."""
+def report_sections(overrides: dict[str, Any] | None = None, *, run: dict[str, Any] | None = None,
+                    gold: StoredGold | None = None) -> list[SectionBuilder]:
+    """The analysis sections of report.json, in order (a comprehension run's own for one);
+    ``gold`` is the run's stored gold comparison (``gold.json``)."""
     if run is not None and "comprehension" in run:
         from knowmeter.comprehension import comprehension_section
 
         return [comprehension_section(overrides)]
-    return [comparison_section(overrides), gaps_section]
+    return [comparison_section(overrides, gold), gaps_section]
 
 
 def gated_variants(report: dict[str, Any]) -> list[str]:

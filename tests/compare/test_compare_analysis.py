@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from knowmeter.compare import AuditStatus, CompareConfig, Observation, analyze, methodology_audit
 from knowmeter.errors import InputError
-from knowmeter.gold import GoldComparison
+from knowmeter.gold import GoldComparison, GoldEvidence, GoldSource, StoredGold
 
 LAYERS3 = ("fact", "behavior", "judge")
 
@@ -109,8 +109,29 @@ def _gold(alpha: float | None, contamination: str | None = None) -> GoldComparis
     (0.85, None, AuditStatus.PASS), (0.7, None, AuditStatus.WARN), (0.3, None, AuditStatus.FAIL),
     (None, None, AuditStatus.UNKNOWN), (0.9, "annotator is a judge", AuditStatus.WARN)])
 def test_human_aligned_badge(alpha: float | None, contamination: str | None, status: AuditStatus) -> None:
-    audit = methodology_audit([], {}, FAST, gold=_gold(alpha, contamination))
+    audit = methodology_audit([], {}, FAST, gold=_evidence({"t": _gold(alpha, contamination)}))
     assert audit.human_aligned.status == status and audit.human_aligned.value == alpha
+
+
+def _evidence(comparisons: dict[str, GoldComparison], stale: str | None = None) -> GoldEvidence:
+    source = GoldSource(directory="gold", sha256="0123456789abcdef", annotator="alice", version="1", n_annotations=10)
+    stored = StoredGold(computed_at="2026-01-01T00:00:00+00:00", gold=source, scores_sha256="f" * 16,
+                        comparisons=comparisons)
+    return GoldEvidence(stored, stale)
+
+
+def test_human_aligned_takes_the_worst_variant_and_says_what_it_rests_on() -> None:
+    check = methodology_audit([], {}, FAST, gold=_evidence({"a": _gold(0.9), "b": _gold(0.7)})).human_aligned
+    assert check.status == AuditStatus.WARN and check.value == 0.7 and check.n == 10
+    assert check.interval is not None and check.interval.b == 100
+    assert "variant b, the lowest of 2" in check.detail and "against alice over 10 of 10" in check.detail
+    assert "gold 0123456789abcdef" in check.detail and "CI unknown" in check.detail
+
+
+def test_human_aligned_is_unknown_when_the_stored_comparison_is_stale() -> None:
+    check = methodology_audit([], {}, FAST, gold=_evidence({"a": _gold(0.9)}, stale="scores changed")).human_aligned
+    assert check.status == AuditStatus.UNKNOWN and check.value is None
+    assert "out of date: scores changed" in check.detail
 
 
 def test_import_does_not_pull_scipy() -> None:

@@ -85,7 +85,7 @@ def test_compare_json_every_variant_and_contamination(gold_dir: Path, tmp_path: 
     result = CliRunner().invoke(cli, ["gold", "compare", str(run), "--gold-dir", str(gold_dir), "--json",
                                       "--bootstrap-samples", "500", "--seed", "3"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert set(data) == {"treatment", "control"}
     assert data["control"]["alpha_interval"] is not None and data["control"]["pearson"] is None
     assert data["treatment"]["contamination_warning"] is not None

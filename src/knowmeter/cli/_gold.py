@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
 import click
 
 from knowmeter.cli._errors import input_errors
+from knowmeter.config import DEFAULT_OUTPUT_DIR
 from knowmeter.errors import InputError
 from knowmeter.store import iter_results
 
-RUNS_DIR = Path(".knowmeter") / "runs"
 RESULTS = "results.jsonl"
 
 
@@ -67,71 +66,59 @@ def validate_cmd(gold_dir: Path) -> None:
 @gold_group.command("compare")
 @click.argument("run")
 @click.option("--gold-dir", required=True, type=click.Path(path_type=Path), help="The gold directory.")
+@click.option("--output-dir", type=click.Path(path_type=Path), default=Path(DEFAULT_OUTPUT_DIR), show_default=True,
+              help="Where runs are stored.")
 @click.option("--variant", help="Compare only this variant (default: every variant in the run).")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--bootstrap-samples", type=click.IntRange(min=100), default=10_000, show_default=True,
               help="Bootstrap resamples for the CI of α.")
-def compare_cmd(run: str, gold_dir: Path, variant: str | None, as_json: bool, seed: int,
+def compare_cmd(run: str, gold_dir: Path, output_dir: Path, variant: str | None, as_json: bool, seed: int,
                 bootstrap_samples: int) -> None:
     """Agreement of RUN's judge scores with a gold set: Krippendorff α (interval, ordinal) with a
     bootstrap CI, quadratic-weighted κ, Pearson, and a warning when the annotator is a judge.
 
-    RUN is a run id (or a unique prefix, or 'latest') under .knowmeter/runs/, a run directory,
+    The comparison is stored with the run (gold.json in its directory, with the gold files'
+    hash, the judges and a fingerprint of the scores it used); `knowmeter report RUN` then shows
+    it as the audit's human-aligned badge.
+
+    RUN is a run id (or a unique prefix, or 'latest') under OUTPUT_DIR/runs/, a run directory,
     or a results.jsonl file.
     """
-    from knowmeter.gold import compare, load_gold
+    from knowmeter.gold import compare, judge_scores, load_gold, stored_gold, write_stored_gold
 
     with input_errors():
         gold = load_gold(gold_dir)
-        path = _results_path(run)
-        per_variant = _judge_scores(path)
-        if variant is not None and variant not in per_variant:
+        path = _results_path(run, output_dir)
+        scores = judge_scores(iter_results(path, strict=True), path)
+        if variant is not None and variant not in scores:
             raise InputError(f"{path}: no results for variant {variant!r}; variants: "
-                             f"{', '.join(per_variant) or 'none'}")
-        if not per_variant:
+                             f"{', '.join(scores) or 'none'}")
+        if not scores:
             raise InputError(f"{path}: no results to compare")
-    chosen = [variant] if variant is not None else list(per_variant)
-    results = {v: compare(per_variant[v][0], gold, judges=sorted(per_variant[v][1]), b=bootstrap_samples,
-                          seed=seed) for v in chosen}
+        chosen = [variant] if variant is not None else list(scores)
+        results = {v: compare(scores[v][0], gold, judges=sorted(scores[v][1]), b=bootstrap_samples, seed=seed)
+                   for v in chosen}
+        stored = write_stored_gold(path.parent, stored_gold(gold, scores, results))
     if as_json:
         from knowmeter.cli._output import print_json
 
         print_json({v: r.model_dump(mode="json") for v, r in results.items()})
-        return
-    for v, r in results.items():
-        _print_comparison(v, r)
+    else:
+        for v, r in results.items():
+            _print_comparison(v, r)
+    click.echo(f"stored: {stored} (`knowmeter report` shows it as the audit's human-aligned badge)", err=as_json)
 
 
-def _results_path(run: str) -> Path:
+def _results_path(run: str, output_dir: Path) -> Path:
     """RUN as a results file, a run directory, or a run id / unique prefix / ``latest`` in the store."""
     from knowmeter.store import find_run
 
     given = Path(run)
-    for candidate in (given, given / RESULTS, RUNS_DIR / run / RESULTS):
+    for candidate in (given, given / RESULTS, output_dir / "runs" / run / RESULTS):
         if candidate.is_file():
             return candidate
-    return find_run(RUNS_DIR.parent, run).results_file
-
-
-def _judge_scores(path: Path) -> dict[str, tuple[dict[str, float], set[str]]]:
-    """Per variant: the mean judge-layer score of each sample over its repeats, and the judges
-    (names and models) that scored."""
-    sums: dict[str, dict[str, list[float]]] = {}
-    judges: dict[str, set[str]] = {}
-    for number, rec in enumerate(iter_results(path, strict=True), start=1):
-        variant, sample = rec.get("variant"), rec.get("sample_id")
-        if not isinstance(variant, str) or not isinstance(sample, str):
-            raise InputError(f"{path}: record {number}: missing variant or sample_id")
-        grade = rec.get("grade") or {}
-        score = (grade.get("layers") or {}).get("judge")
-        per_sample = sums.setdefault(variant, {})
-        names = judges.setdefault(variant, set())
-        if isinstance(score, int | float) and not isinstance(score, bool) and math.isfinite(score):
-            per_sample.setdefault(sample, []).append(float(score))
-        for outcome in grade.get("judges") or []:
-            names.update(str(outcome[k]) for k in ("judge", "model") if isinstance(outcome, dict) and outcome.get(k))
-    return {v: ({s: sum(xs) / len(xs) for s, xs in sorted(per.items())}, judges[v]) for v, per in sums.items()}
+    return find_run(output_dir, run).results_file
 
 
 def _fmt(x: float | None) -> str:

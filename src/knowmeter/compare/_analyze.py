@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from knowmeter.compare._audit import methodology_audit
 from knowmeter.compare._inputs import CompareConfig, Observation
@@ -12,10 +11,8 @@ from knowmeter.compare._results import Analysis
 from knowmeter.compare._summary import summarize_variant
 from knowmeter.compare._verdict import decide_verdict
 from knowmeter.errors import InputError
+from knowmeter.gold import GoldEvidence
 from knowmeter.stats import shared_resamples
-
-if TYPE_CHECKING:
-    from knowmeter.gold import GoldComparison
 
 
 def analyze(
@@ -24,7 +21,7 @@ def analyze(
     control: str | None = None,
     treatments: Sequence[str] | None = None,
     config: CompareConfig | None = None,
-    gold: GoldComparison | None = None,
+    gold: GoldEvidence | None = None,
 ) -> Analysis:
     """Summaries, paired comparisons (Holm across all), verdict and audit.
 

@@ -11,13 +11,10 @@ when the gold annotator is also a judge.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from knowmeter.compare._inputs import CompareConfig
 from knowmeter.compare._results import AuditCheck, AuditStatus, MethodologyAudit, PairComparison, VariantSummary
-
-if TYPE_CHECKING:
-    from knowmeter.gold import GoldComparison
+from knowmeter.gold import GoldEvidence
 
 JUDGES_AGREE_PASS = 0.7
 ALPHA_PASS, ALPHA_WARN = 0.8, 0.667
@@ -27,7 +24,7 @@ def methodology_audit(
     comparisons: Sequence[PairComparison],
     summaries: Mapping[str, VariantSummary],
     config: CompareConfig | None = None,
-    gold: GoldComparison | None = None,
+    gold: GoldEvidence | None = None,
 ) -> MethodologyAudit:
     """The four audit badges for a run."""
     config = config or CompareConfig()
@@ -88,17 +85,29 @@ def _saturation(comparisons: Sequence[PairComparison], summaries: Mapping[str, V
     return AuditCheck(status=status, value=worst.last_narrowing, detail=f"{worst.note} ({worst.confidence} confidence)")
 
 
-def _human(gold: GoldComparison | None) -> AuditCheck:
+def _human(gold: GoldEvidence | None) -> AuditCheck:
     if gold is None:
         return AuditCheck(status=AuditStatus.UNKNOWN, value=None,
                           detail="no gold set compared (knowmeter gold compare RUN --gold-dir DIR)")
-    alpha = gold.alpha_interval
-    if alpha is None:
+    stored = gold.stored
+    if gold.stale is not None:
         return AuditCheck(status=AuditStatus.UNKNOWN, value=None,
-                          detail=f"Krippendorff α against gold undefined ({gold.n_matched} matched samples)")
+                          detail=f"stored gold comparison is out of date: {gold.stale}; run "
+                                 "knowmeter gold compare again")
+    known = [(c.alpha_interval, name, c) for name, c in stored.comparisons.items() if c.alpha_interval is not None]
+    if not known:
+        matched = ", ".join(f"{name} {c.n_matched}" for name, c in stored.comparisons.items())
+        return AuditCheck(status=AuditStatus.UNKNOWN, value=None,
+                          detail=f"Krippendorff α against gold undefined (matched samples: {matched})")
+    alpha, name, worst = min(known, key=lambda item: (item[0], item[1]))
+    ci = worst.alpha_ci_bca if worst.alpha_ci_bca.low is not None else worst.alpha_ci_percentile
     status = AuditStatus.PASS if alpha >= ALPHA_PASS else AuditStatus.WARN if alpha >= ALPHA_WARN else AuditStatus.FAIL
-    detail = f"Krippendorff α {alpha:.2f} against {gold.annotator} over {gold.n_matched} samples"
-    if gold.contamination_warning:
+    shown = "unknown" if ci.low is None or ci.high is None else f"{ci.low:.2f}, {ci.high:.2f}"
+    which = f"variant {name}" + (f", the lowest of {len(known)}" if len(known) > 1 else "")
+    detail = (f"Krippendorff α (interval) {alpha:.2f} [{ci.level:.0%} {ci.method} CI {shown}; B={ci.b}, seed "
+              f"{ci.seed}] against {stored.gold.annotator} over {worst.n_matched} of {worst.n_gold} gold samples "
+              f"({which}; judges {', '.join(worst.judges) or 'unknown'}; gold {stored.gold.sha256})")
+    if worst.contamination_warning:
         status = AuditStatus.WARN if status == AuditStatus.PASS else status
-        detail += f"; {gold.contamination_warning}"
-    return AuditCheck(status=status, value=alpha, detail=detail)
+        detail += f"; {worst.contamination_warning}"
+    return AuditCheck(status=status, value=alpha, detail=detail, interval=ci, n=worst.n_matched)

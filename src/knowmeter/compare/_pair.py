@@ -22,21 +22,21 @@ import numpy as np
 from knowmeter.compare._align import Arm, PairedMetric, align, cluster_means, passed_pairs
 from knowmeter.compare._inputs import LAYERS, METRICS, CompareConfig, Observation
 from knowmeter.compare._results import (
-    BootstrapEstimate,
     HypothesisFamily,
     LayerGate,
     McNemarTest,
     MetricComparison,
     PairComparison,
     PermutationTest,
-    finite,
 )
 from knowmeter.compare._saturation import saturation_curve
 from knowmeter.stats import (
+    BootstrapEstimate,
     BootstrapResult,
     PermutationResult,
     bootstrap_means,
     cohen_dz,
+    finite,
     gatekept,
     hedges_g_av,
     holm,

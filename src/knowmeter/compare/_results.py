@@ -3,73 +3,17 @@ number is ``None``, never 0 or NaN."""
 
 from __future__ import annotations
 
-import math
 from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, computed_field
 
 from knowmeter.compare._inputs import CompareConfig
-from knowmeter.stats import BootstrapResult
+from knowmeter.stats import BootstrapEstimate, ConfidenceInterval
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def finite(value: float | None) -> float | None:
-    """``value`` as a float, or None when it is missing, NaN or infinite."""
-    return float(value) if value is not None and math.isfinite(value) else None
-
-
-class ConfidenceInterval(_Model):
-    """A bootstrap interval with everything needed to reproduce it."""
-
-    method: Literal["percentile", "bca"]
-    level: float
-    low: float | None
-    high: float | None
-    b: int
-    seed: int
-
-    @property
-    def width(self) -> float | None:
-        return None if self.low is None or self.high is None else self.high - self.low
-
-    def excludes_zero(self) -> bool:
-        return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
-
-
-class BootstrapEstimate(_Model):
-    """A mean (or mean difference) with its percentile and BCa intervals from the same resamples.
-
-    ``n`` observations from ``n_samples`` samples (clusters); ``n_non_finite`` NaN/inf scores
-    were excluded (absent scores are not counted here).
-    """
-
-    estimate: float | None
-    standard_error: float | None
-    n: int
-    n_samples: int
-    n_non_finite: int
-    percentile: ConfidenceInterval
-    bca: ConfidenceInterval
-
-    @classmethod
-    def from_result(cls, r: BootstrapResult, *, n_non_finite: int) -> BootstrapEstimate:
-        def ci(method: Literal["percentile", "bca"]) -> ConfidenceInterval:
-            bounds = r.interval(method)
-            low, high = bounds if bounds else (None, None)
-            return ConfidenceInterval(method=method, level=r.level, low=finite(low), high=finite(high),
-                                      b=r.b, seed=r.seed)
-
-        return cls(estimate=finite(r.estimate), standard_error=finite(r.standard_error), n=r.n,
-                   n_samples=r.n_clusters, n_non_finite=n_non_finite, percentile=ci("percentile"), bca=ci("bca"))
-
-    def interval(self, method: Literal["percentile", "bca"]) -> ConfidenceInterval:
-        """The requested interval, falling back to the percentile one when BCa is undefined."""
-        chosen = self.bca if method == "bca" else self.percentile
-        return chosen if chosen.low is not None else self.percentile
 
 
 class PassRate(_Model):
@@ -320,9 +264,14 @@ class AuditStatus(StrEnum):
 
 
 class AuditCheck(_Model):
+    """One badge. ``interval`` and ``n`` say how sure ``value`` is, when the check measures that
+    (human-aligned: the CI of α and the gold samples matched)."""
+
     status: AuditStatus
     value: float | None
     detail: str
+    interval: ConfidenceInterval | None = None
+    n: int | None = None
 
 
 class MethodologyAudit(_Model):

@@ -20,8 +20,8 @@ from typing import Literal
 import numpy as np
 
 from knowmeter.compare._inputs import CompareConfig
-from knowmeter.compare._results import BootstrapEstimate, Saturation, SaturationPoint
-from knowmeter.stats import bootstrap_mean
+from knowmeter.compare._results import Saturation, SaturationPoint
+from knowmeter.stats import BootstrapEstimate, bootstrap_mean
 from knowmeter.stats._arrays import FloatArray
 
 

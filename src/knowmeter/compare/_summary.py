@@ -12,17 +12,17 @@ import numpy as np
 from knowmeter.compare._align import Arm, value
 from knowmeter.compare._inputs import METRICS, CompareConfig, Observation
 from knowmeter.compare._results import (
-    BootstrapEstimate,
     JudgeAgreement,
     JudgePairAgreement,
     PassRate,
     RepeatStability,
     VariantSummary,
-    finite,
 )
 from knowmeter.compare._saturation import saturation_curve
 from knowmeter.stats import (
+    BootstrapEstimate,
     bootstrap_means,
+    finite,
     krippendorff_alpha,
     mean_abs_diff,
     pearson,

@@ -9,9 +9,9 @@ from typing import Literal
 
 import numpy as np
 
-from knowmeter.compare import BootstrapEstimate
 from knowmeter.gold._model import GoldComparison, GoldSet
 from knowmeter.stats import (
+    BootstrapEstimate,
     krippendorff_alpha,
     krippendorff_alpha_bootstrap,
     mean_abs_diff,

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from knowmeter.compare import ConfidenceInterval
+from knowmeter.stats import ConfidenceInterval
 
 
 class GoldScale(BaseModel):

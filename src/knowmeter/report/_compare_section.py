@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from knowmeter.compare import Analysis, CompareConfig, Observation, analyze
+from knowmeter.gold import StoredGold, gold_evidence
 
 
 def observations(records: list[dict[str, Any]]) -> list[Observation]:
@@ -41,7 +42,8 @@ def compare_config(run: dict[str, Any], overrides: dict[str, Any] | None = None)
 
 
 def run_analysis(run: dict[str, Any], records: list[dict[str, Any]],
-                 overrides: dict[str, Any] | None = None) -> Analysis:
+                 overrides: dict[str, Any] | None = None, gold: StoredGold | None = None) -> Analysis:
+    """The comparison of a stored run; ``gold`` (the run's ``gold.json``) feeds the human-aligned audit."""
     control = next((v["name"] for v in run["variants"] if v["role"] == "control"), None)
     names = [v["name"] for v in run["variants"]]
     treatments = [n for n in names if n != control]
@@ -53,14 +55,16 @@ def run_analysis(run: dict[str, Any], records: list[dict[str, Any]],
         control, treatments = None, []
     treatments = [t for t in treatments if t in with_results]
     return analyze(observations(records), control=control, treatments=treatments,
-                   config=compare_config(run, overrides))
+                   config=compare_config(run, overrides), gold=gold_evidence(gold, records))
 
 
-def comparison_section(overrides: dict[str, Any] | None = None):  # type: ignore[no-untyped-def]
-    """A ``SectionBuilder`` adding ``statistics``, ``comparisons``, ``verdict`` and ``audit``."""
+def comparison_section(overrides: dict[str, Any] | None = None,  # type: ignore[no-untyped-def]
+                       gold: StoredGold | None = None):
+    """A ``SectionBuilder`` adding ``statistics``, ``comparisons``, ``verdict`` and ``audit``
+    (its human-aligned badge from ``gold``, the run's stored gold comparison)."""
 
     def build(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
-        analysis = run_analysis(run, records, overrides)
+        analysis = run_analysis(run, records, overrides, gold)
         data = analysis.model_dump(mode="json")
         return {
             "statistics": {"config": data["config"], "control": data["control"], "treatments": data["treatments"],

@@ -1,6 +1,7 @@
 """Paired statistics in pure numpy: seeded (cluster) bootstrap with percentile and BCa intervals,
 sign-flip permutation tests, effect sizes, power, McNemar, Holm and gatekeeping, Wilson (plain and
-clustered), rater agreement, repeat ICC.
+clustered), rater agreement, repeat ICC; ``ConfidenceInterval`` / ``BootstrapEstimate``, the
+pydantic form in which reports store an interval.
 
 No scipy at runtime; every random computation takes an explicit seed (numpy ``Generator``).
 Inputs are numpy-compatible arrays; NaN / infinite entries are excluded and counted, never
@@ -31,19 +32,23 @@ from knowmeter.stats._effect import (
     minimum_detectable_effect,
     n_for_effect,
 )
+from knowmeter.stats._estimate import BootstrapEstimate, ConfidenceInterval, finite
 from knowmeter.stats._multiple import gatekept, holm
 from knowmeter.stats._permutation import PermutationResult, sign_flip_test, sign_flip_tests
 from knowmeter.stats._special import norm_cdf, norm_ppf, t_cdf, t_ppf
 
 __all__ = [
+    "BootstrapEstimate",
     "BootstrapResult",
     "ClusteredWilson",
+    "ConfidenceInterval",
     "McNemarResult",
     "PermutationResult",
     "RepeatVariance",
     "bootstrap_mean",
     "bootstrap_means",
     "cohen_dz",
+    "finite",
     "gatekept",
     "hedges_correction",
     "hedges_g_av",
