@@ -86,7 +86,8 @@ def test_gold_compare_is_stored_and_the_report_audit_uses_it(judged_run: Path) -
 
 def test_a_changed_result_makes_the_stored_comparison_stale(judged_run: Path) -> None:
     report = json.loads(_km("report", "latest", "--output-dir", "store", "--json", "--report-only").stdout)
-    _write_gold(judged_run / "gold", {s: 3.0 + (i % 2) for i, s in enumerate(sorted(_judge_means(report)["support-basic"]))})
+    samples = sorted(_judge_means(report)["support-basic"])
+    _write_gold(judged_run / "gold", {s: 3.0 + (i % 2) for i, s in enumerate(samples)})
     assert _km("gold", "compare", "latest", "--output-dir", "store", "--gold-dir", "gold",
                "--bootstrap-samples", "200").exit_code == 0
     run_dir = next((judged_run / "store" / "runs").iterdir())
