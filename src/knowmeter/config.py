@@ -161,6 +161,8 @@ class RunConfig(BaseModel):
     hedging_max_candidates: int = 50
     #: run agent CLIs without sealing tasks from each other (``--unsealed``)
     unsealed: bool = False
+    #: ``I/N``: run only shard I of N of the plan (``--shard``; see ``knowmeter.runner.Shard``)
+    shard: str | None = Field(default=None, pattern=r"^\d+/\d+$")
 
     def base_path(self) -> Path:
         return Path(self.base_dir)

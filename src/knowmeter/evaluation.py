@@ -42,14 +42,16 @@ from knowmeter.runner import (
     ExecutionSettings,
     ExecutionStats,
     ResponseCache,
+    Shard,
     Task,
     execute_tasks,
     plan_tasks,
+    shard_tasks,
     workspace_problem,
 )
 from knowmeter.runner._execute import OnRecord, PostProcess
 from knowmeter.samples import SampleSet, find_sample_file, id_name_problem, load_samples
-from knowmeter.store import ResultsWriter, RunDir, write_json_atomic
+from knowmeter.store import ResultsWriter, RunDir, plan_hash, write_json_atomic
 
 RUN_SCHEMA_VERSION = 1
 
@@ -87,6 +89,8 @@ class Overrides:
     unsealed: bool | None = None
     #: ``KEY=VALUE`` executor options (the value read as a YAML scalar), over eval.yaml's
     executor_options: list[str] | None = None
+    #: ``I/N``: run only this shard of the plan
+    shard: str | None = None
 
 
 def _first(*values: Any) -> Any:
@@ -198,6 +202,7 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             hedging_judge=_first(ov.hedging_judge, hc.judge if hc and hc.enabled else None),
             hedging_max_candidates=hc.maxCandidates if hc else 50,
             unsealed=bool(ov.unsealed),
+            shard=str(Shard.parse(ov.shard)) if ov.shard is not None else None,
         )
     except ValidationError as exc:
         raise InputError(f"invalid setting {first_error(exc)}; fix the flag or eval.yaml") from None
@@ -215,6 +220,8 @@ class Prepared:
     assertions: dict[str, list[Assertion]]
     judges: list[JudgeSpec]
     workspace_leak: str | None = None  # what a script agent's workspace exposes (see workspace_leak)
+    shard: Shard | None = None  # the part of the plan ``tasks`` is (None: the whole plan)
+    plan_tasks: int = 0  # tasks in the whole plan (= len(tasks) unless sharded)
 
 
 def _executor_from(config: RunConfig) -> Executor:
@@ -252,6 +259,10 @@ def prepare(config: RunConfig) -> Prepared:
     judges = build_judges(config.judges)
     executor = _executor_from(config)
     tasks = plan_tasks(sample_set.samples, variants, config.repeat, base)
+    planned = len(tasks)
+    shard = Shard.parse(config.shard) if config.shard is not None else None
+    if shard is not None:
+        tasks = shard_tasks(tasks, shard)
     for workspace in sorted({t.workspace for t in tasks}):
         problem = workspace_problem(workspace)
         if problem:
@@ -260,7 +271,7 @@ def prepare(config: RunConfig) -> Prepared:
     if leak and executor_sealed(executor) is not None:  # an agent CLI, free to explore its workspace
         raise InputError(f"{leak}; give the variants a cwd that holds only the knowledge base "
                          "(eval.yaml variants[].cwd or the sample's cwd)")
-    return Prepared(config, sample_set, variants, executor, tasks, assertions, judges, leak)
+    return Prepared(config, sample_set, variants, executor, tasks, assertions, judges, leak, shard, planned)
 
 
 def executor_sealed(executor: Executor) -> bool | None:
@@ -312,7 +323,7 @@ def protected_paths(prepared: Prepared) -> tuple[Path, ...]:
 def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
     """The content of ``run.json``: resolved config, provenance, watermark, variant hashes."""
     cfg = prepared.config
-    return {
+    record = {
         "schema_version": RUN_SCHEMA_VERSION,
         "run_id": run_id,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -336,6 +347,10 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
         "judges": [{"name": j.name, "executor": j.executor.name, "model": j.model} for j in prepared.judges],
         "prompt_hashes": {"judge": judge_prompt_hash(cfg.length_debias), **metric_prompt_hashes()},
     }
+    if prepared.shard is not None:
+        record["shard"] = {"index": prepared.shard.index, "count": prepared.shard.count,
+                           "plan_hash": plan_hash(record), "plan_tasks": prepared.plan_tasks}
+    return record
 
 
 def start_run(prepared: Prepared) -> RunDir:

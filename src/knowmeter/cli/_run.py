@@ -61,6 +61,7 @@ def _overrides(opts: dict[str, Any]) -> Overrides:
         hedging_judge=opts.get("hedging_judge"),
         unsealed=True if opts.get("unsealed") else None,
         executor_options=list(opts.get("executor_options") or ()) or None,
+        shard=opts.get("shard"),
     )
 
 
@@ -85,8 +86,11 @@ def run_eval(opts: dict[str, Any]) -> int:
         run_dir.lock()
         tasks = prepared.tasks
         err.print(f"run {run_dir.id}: {len(prepared.sample_set.samples)} samples × {len(prepared.variants)} "
-                  f"variants × {prepared.config.repeat} repeat(s) = {len(tasks)} tasks "
+                  f"variants × {prepared.config.repeat} repeat(s) = {prepared.plan_tasks} tasks "
                   f"({prepared.executor.name})")
+        if prepared.shard is not None:
+            err.print(f"shard {prepared.shard}: {len(tasks)} of the {prepared.plan_tasks} tasks "
+                      "(combine the shards with knowmeter merge)")
     for note in start_notes(prepared):
         err.print(printable(note))
 

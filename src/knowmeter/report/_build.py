@@ -67,6 +67,7 @@ def build_report(
             "wall_s": run.get("wall_s"),
             "judges": run.get("judges", []),
             "prompt_hashes": run.get("prompt_hashes", {}),
+            "shard": run.get("shard"),
         },
         "variants": variants,
     }

@@ -81,6 +81,9 @@ class RunInfo(_M):
     wall_s: float | None
     judges: list[dict[str, Any]] = Field(description="Configured judges (name, executor, model).")
     prompt_hashes: dict[str, str] = Field(description="Hashes of the judge and judge-backed metric prompts.")
+    shard: dict[str, Any] | None = Field(
+        default=None, description="Set for a run of one shard of a plan (eval --shard I/N): index, count, "
+                                  "plan_hash, plan_tasks. knowmeter merge combines the shards into one run.")
 
 
 class Cost(_M):

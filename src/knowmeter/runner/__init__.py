@@ -11,6 +11,7 @@ from knowmeter.runner._plan import (
     workspace_for,
     workspace_problem,
 )
+from knowmeter.runner._shard import Shard, assign_samples, shard_tasks
 
 __all__ = [
     "HEADROOM",
@@ -20,13 +21,16 @@ __all__ = [
     "ExecutionStats",
     "MeteredExecutor",
     "ResponseCache",
+    "Shard",
     "Task",
+    "assign_samples",
     "build_request",
     "cache_key",
     "directory_fingerprint",
     "execute_tasks",
     "invalid_cost",
     "plan_tasks",
+    "shard_tasks",
     "task_id",
     "workspace_for",
     "workspace_problem",

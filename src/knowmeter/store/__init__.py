@@ -10,8 +10,10 @@ from knowmeter.store._rundir import (
     read_json,
     write_json_atomic,
 )
+from knowmeter.store._runrecord import LOCAL_SETTINGS, plan_hash, plan_parts
 
 __all__ = [
+    "LOCAL_SETTINGS",
     "ResultsWriter",
     "RunDir",
     "composite_layer_set",
@@ -21,6 +23,8 @@ __all__ = [
     "list_runs",
     "new_run_id",
     "open_index",
+    "plan_hash",
+    "plan_parts",
     "read_json",
     "upsert_run",
     "variant_history",

@@ -3,6 +3,8 @@ an edited or damaged file is one line naming the field — never a KeyError deep
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -47,6 +49,13 @@ class _Git(_Open):
     dirty: bool | None
 
 
+class _Shard(_Open):
+    index: int = Field(ge=1)
+    count: int = Field(ge=1)
+    plan_hash: str
+    plan_tasks: int = Field(ge=0)
+
+
 class StoredRun(_Open):
     """``run.json`` as written by ``knowmeter eval``."""
 
@@ -66,6 +75,7 @@ class StoredRun(_Open):
     prompt_hashes: dict[str, str] = Field(default_factory=dict)
     budget: dict[str, Any] | None = None
     wall_s: float | None = Field(default=None, ge=0)
+    shard: _Shard | None = None
 
 
 def check_run_record(data: Any, source: str) -> dict[str, Any]:
@@ -80,3 +90,26 @@ def check_run_record(data: Any, source: str) -> dict[str, Any]:
         raise InputError(f"{source}: {first_error(exc)}; the file was edited or damaged") from None
     stored_config(data["config"], source)
     return data
+
+
+#: Settings that do not change any task's result and may differ between the shards of one plan:
+#: where the project and the store lie on each machine, how many tasks run at once, the budget
+#: of each job, and which shard this is.
+LOCAL_SETTINGS = frozenset({"base_dir", "output_dir", "concurrency", "budget_total_usd", "shard"})
+
+
+def plan_parts(record: dict[str, Any]) -> dict[str, Any]:
+    """What a run's plan hash covers: the stored (secret-redacted) config without
+    ``LOCAL_SETTINGS``, the sample set's sha256 (its watermark), each variant's name, role and
+    artifact hash, the executor's identity, and the seed."""
+    config = {k: v for k, v in record["config"].items() if k not in LOCAL_SETTINGS}
+    return {"config": config, "samples": record["watermark"]["sha256"],
+            "variants": [[v["name"], v["role"], v["hash"]] for v in record["variants"]],
+            "executor": record["executor"]["identity"], "seed": record["seed"]}
+
+
+def plan_hash(record: dict[str, Any]) -> str:
+    """sha256 (hex) of ``plan_parts`` as canonical JSON (sorted keys, no whitespace, UTF-8):
+    equal for every shard of one plan, different when any part differs."""
+    canonical = json.dumps(plan_parts(record), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
