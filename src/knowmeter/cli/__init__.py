@@ -13,6 +13,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "init": ("_init", "init_cmd", "Scaffold a runnable offline demo (skills, knowledge, samples, eval.yaml)."),
     "eval": ("_eval", "eval_cmd", "Run samples through the agent under each variant, grade, compare, decide."),
     "report": ("_report", "report_cmd", "Re-render and re-decide a stored run without re-running it."),
+    "merge": ("_merge", "merge_cmd", "Merge the shards of one plan (eval --shard I/N) into one run and report."),
     "runs": ("_runs", "runs_cmd", "List stored runs."),
     "gaps": ("_gaps", "gaps_cmd", "Show the knowledge-gap inventory of a run."),
     "trends": ("_trends", "trends_cmd", "Gap rate, coverage and composite across runs of one sample set."),

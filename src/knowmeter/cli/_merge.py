@@ -1,0 +1,59 @@
+"""``knowmeter merge RUN…``: one run, with one report, from the shards of one plan."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from knowmeter.cli._errors import guarded
+from knowmeter.exit_codes import EXIT_OK
+
+
+@click.command("merge")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--output-dir", default=".knowmeter", show_default=True,
+              help="Where run ids are looked up (a RUN may also be a run directory).")
+@click.option("--into", type=click.Path(path_type=Path, file_okay=False),
+              help="The store that receives the merged run (default: --output-dir).")
+@click.option("--json", "as_json", is_flag=True, help="Print the merged run's report JSON to stdout.")
+@click.option("--report-only", is_flag=True, help="Always exit 0 after a merge (report, do not gate).")
+@guarded
+def merge_cmd(runs: tuple[str, ...], output_dir: str, into: Path | None, as_json: bool, report_only: bool) -> None:
+    """Merge the runs of every shard of one plan (knowmeter eval --shard I/N) into one run of the
+    whole plan, with one report, in <--into>/runs/. The shards' own runs are left as they are.
+
+    Refuses, with one line, runs that are not shards, shards of different plans (config, samples,
+    variants, executor identity or seed differ), a shard missing or given twice, and a task
+    present in two shards. knowmeter report, gaps, view … then work on the merged run as on any
+    other.
+
+    Exit codes as for eval: 0 PROGRESS (or a passing SOLO) with every task of the plan run and
+    every gate passed; 1 any other outcome; 2 bad input or a refused merge. With --report-only 0
+    after a merge."""
+    from knowmeter.cli._output import console, print_json
+    from knowmeter.pipeline import finalize
+    from knowmeter.printable import printable
+    from knowmeter.report._outputs import write_outputs
+    from knowmeter.report._terminal import render_terminal
+    from knowmeter.store import find_run
+    from knowmeter.store._merge import merge_shards
+
+    store = Path(output_dir)
+    merged, notes = merge_shards([find_run(store, r) for r in runs], (into or store) / "runs")
+    report = finalize(merged, status=str(merged.read_run()["status"]))
+    written = write_outputs(report, html=merged.path / "report.html", junit=None, markdown=None)
+    err = console(stderr=True)
+    for note in notes:
+        err.print(printable(note), soft_wrap=True)
+    err.print(f"merged {len(runs)} shards into run {merged.id}: {report['run']['tasks_done']}/"
+              f"{report['run']['tasks_total']} tasks", soft_wrap=True)
+    if as_json:
+        print_json(report)
+    else:
+        render_terminal(report, console())
+        click.echo(f"report: {printable(merged.report_file)}")
+        for what, path in written:
+            click.echo(f"{what}: {printable(path)}")
+    sys.exit(EXIT_OK if report_only else int(report["exit_code"]))

@@ -1,0 +1,122 @@
+"""Merging the shards of one plan (``knowmeter eval --shard I/N`` runs) into one run directory,
+refusing, with one line each, shards of different plans, a missing or duplicated shard, and a
+task present in two shards."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from knowmeter.errors import InputError
+from knowmeter.store._rundir import ResultsWriter, RunDir, new_run_id, write_json_atomic
+from knowmeter.store._runrecord import plan_hash, plan_parts
+
+
+def _shard_record(run_dir: RunDir) -> dict[str, Any]:
+    """The run.json of a shard, checked to be one (and unedited)."""
+    record = run_dir.read_run()
+    shard = record.get("shard")
+    if shard is None:
+        raise InputError(f"run {run_dir.id} is not a shard (it was not run with knowmeter eval --shard I/N); "
+                         "merge takes every shard of one sharded plan")
+    if plan_hash(record) != shard["plan_hash"]:
+        raise InputError(f"run {run_dir.id}: its run.json does not match the plan hash recorded in it; "
+                         "the file was edited or damaged")
+    return record
+
+
+def _check_plan(runs: list[tuple[RunDir, dict[str, Any]]]) -> list[tuple[RunDir, dict[str, Any]]]:
+    """The shards sorted by index, after checking they are exactly shards 1..N of one plan."""
+    first_dir, first = runs[0]
+    count = first["shard"]["count"]
+    for run_dir, record in runs[1:]:
+        if record["shard"]["plan_hash"] != first["shard"]["plan_hash"]:
+            a, b = plan_parts(first), plan_parts(record)
+            differ = ", ".join(k for k in a if a[k] != b[k])
+            raise InputError(f"runs {first_dir.id} and {run_dir.id} are shards of different plans (they differ "
+                             f"in: {differ}); merge the shards of one plan (same config, samples, variants, "
+                             "executor and seed)")
+        if record["shard"]["count"] != count:
+            raise InputError(f"run {first_dir.id} is shard {first['shard']['index']}/{count} but run {run_dir.id} "
+                             f"is shard {record['shard']['index']}/{record['shard']['count']}; merge the shards "
+                             "of one split")
+    by_index: dict[int, RunDir] = {}
+    for run_dir, record in runs:
+        index = record["shard"]["index"]
+        if index in by_index:
+            raise InputError(f"shard {index}/{count} is given twice (runs {by_index[index].id} and {run_dir.id}); "
+                             "pass each shard once")
+        by_index[index] = run_dir
+    missing = [str(i) for i in range(1, count + 1) if i not in by_index]
+    if missing:
+        raise InputError(f"shard {', '.join(missing)} of {count} is missing (given: "
+                         f"{', '.join(str(i) for i in sorted(by_index))}); pass all {count} shards")
+    return sorted(runs, key=lambda r: int(r[1]["shard"]["index"]))
+
+
+def _merged_record(run_id: str, shards: list[tuple[RunDir, dict[str, Any]]], done: int) -> dict[str, Any]:
+    """run.json of the merged run: the first shard's, as one unsharded run of the whole plan."""
+    record = dict(shards[0][1])
+    total = sum(int(r["tasks_total"]) for _, r in shards)
+    complete = all(r.get("status") == "complete" for _, r in shards) and done >= total
+    record.update(
+        run_id=run_id,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        status="complete" if complete else "incomplete",
+        config={**record["config"], "shard": None},
+        tasks_total=total,
+        wall_s=None,  # the shards ran in separate jobs: no one wall time covers them
+        budget=None,  # each shard had its own budget: see merged_from
+        merged_from=[{"run_id": d.id, "shard": f"{r['shard']['index']}/{r['shard']['count']}",
+                      "status": r.get("status"), "created_at": r["created_at"], "finished_at": r.get("finished_at"),
+                      "tasks_total": r["tasks_total"], "wall_s": r.get("wall_s"), "budget": r.get("budget"),
+                      "git": r["git"]} for d, r in shards],
+        plan_hash=shards[0][1]["shard"]["plan_hash"],
+    )
+    record.pop("shard")
+    record.pop("finished_at", None)
+    return record
+
+
+def merge_shards(run_dirs: list[RunDir], runs_root: Path) -> tuple[RunDir, list[str]]:
+    """Merge every shard of one plan into a new run directory in ``runs_root`` (its run.json and
+    results.jsonl; the report is built by the caller). Returns the run and notes on result lines
+    that could not be read (skipped, as a report of the shard skips them). Nothing is written
+    when a check refuses the merge."""
+    if not run_dirs:
+        raise InputError("no runs to merge; pass the run of every shard")
+    shards = _check_plan([(d, _shard_record(d)) for d in run_dirs])
+    runs_root.mkdir(parents=True, exist_ok=True)
+    tmp = RunDir(runs_root / f".merge-{secrets.token_hex(4)}")
+    tmp.path.mkdir()
+    notes: list[str] = []
+    try:
+        owner: dict[str, str] = {}
+        with ResultsWriter(tmp.results_file) as writer:
+            for run_dir, _ in shards:
+                problems: list[str] = []
+                for result in run_dir.results(problems):
+                    task = result.get("task_id")
+                    if not isinstance(task, str):
+                        raise InputError(f"{run_dir.results_file}: a record without a task_id; the results file "
+                                         "was edited or damaged")
+                    earlier = owner.setdefault(task, run_dir.id)
+                    if earlier != run_dir.id:
+                        raise InputError(f"task {task!r} is in two shards (runs {earlier} and {run_dir.id}); "
+                                         "the shards were edited or not cut from one plan")
+                    writer.append(result)
+                notes += [f"run {run_dir.id}: results.jsonl {p}" for p in problems]
+        run_id = new_run_id()
+        while (runs_root / run_id).exists():
+            run_id = new_run_id()
+        write_json_atomic(tmp.run_file, _merged_record(run_id, shards, len(owner)))
+        os.rename(tmp.path, runs_root / run_id)
+    except BaseException:
+        shutil.rmtree(tmp.path, ignore_errors=True)
+        raise
+    return RunDir(runs_root / run_id), notes
+

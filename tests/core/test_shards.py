@@ -1,0 +1,220 @@
+"""``knowmeter eval --shard I/N`` and ``knowmeter merge``: whole samples per shard, balanced shards,
+the plan hash, resumable shards, a merged run whose statistics equal one unsharded run's, and
+the merge's one-line refusals."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from knowmeter.cli import cli
+from knowmeter.errors import InputError
+from knowmeter.evaluation import Overrides, prepare, resolve_config
+from knowmeter.runner import Shard, assign_samples, shard_tasks
+from knowmeter.store import iter_results, open_index, plan_hash, variant_history
+
+from .conftest import km
+
+#: What must come out the same whether the plan ran in one process or in shards merged.
+STATISTICS = ("statistics", "comparisons", "verdict", "audit", "gaps", "coverage", "gates", "notes", "decision",
+              "exit_code")
+
+
+@contextmanager
+def _cwd(path: Path) -> Iterator[None]:
+    old = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def run(cwd: Path, *args: str) -> Result:
+    with _cwd(cwd):
+        return CliRunner().invoke(cli, list(args))
+
+
+def run_ids(store: Path) -> set[str]:
+    return {p.name for p in (store / "runs").iterdir()} if (store / "runs").is_dir() else set()
+
+
+def evaluate(cwd: Path, store: str, *args: str) -> str:
+    """Run ``eval`` into ``store``; the new run's id."""
+    before = run_ids(cwd / store)
+    r = run(cwd, "eval", "--no-cache", "--repeat", "2", "-q", "--report-only", "--output-dir", store, *args)
+    assert r.exit_code == 0, r.output
+    (new,) = run_ids(cwd / store) - before
+    return new
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("shards")
+    assert km("init", "d", cwd=root).returncode == 0
+    return root / "d"
+
+
+@pytest.fixture(scope="module")
+def shards(project: Path) -> list[str]:
+    """The three shards of the demo plan (2 repeats), in the store ``sharded``."""
+    return [evaluate(project, "sharded", "--shard", f"{i}/3") for i in (1, 2, 3)]
+
+
+def test_shard_spec_is_parsed_or_refused_in_one_line() -> None:
+    assert Shard.parse("2/3") == Shard(2, 3) and str(Shard.parse(" 1 / 1 ")) == "1/1"
+    for bad in ("0/3", "4/3", "3", "a/b", "-1/2", "1/0"):
+        with pytest.raises(InputError, match="expected I/N with 1 <= I <= N"):
+            Shard.parse(bad)
+
+
+def test_shards_keep_each_sample_whole_cover_the_plan_once_and_are_balanced(project: Path) -> None:
+    tasks = prepare(resolve_config(Overrides(repeat=2), project)).tasks
+    per_sample = 4  # 2 variants × 2 repeats
+    samples = {t.sample.sample_id for t in tasks}
+    for count in range(1, 8):
+        parts = [shard_tasks(tasks, Shard(i, count)) for i in range(1, count + 1)]
+        ids = [t.id for part in parts for t in part]
+        assert sorted(ids) == sorted(t.id for t in tasks)  # every task exactly once
+        owners = [{t.sample.sample_id for t in part} for part in parts]
+        assert sum(len(o) for o in owners) == len(samples)  # a sample's tasks never split
+        sizes = [len(p) for p in parts]
+        assert max(sizes) - min(sizes) <= per_sample, sizes
+        first = {t.id for t in parts[0]}
+        assert [t.id for t in parts[0]] == [t.id for t in tasks if t.id in first]  # plan order kept
+    assert assign_samples(tasks, 3) == assign_samples(list(tasks), 3)
+    # unequal weights (some samples with fewer tasks): still balanced within the heaviest sample
+    ragged = [t for t in tasks if not (t.repeat == 1 and t.sample.sample_id in sorted(samples)[:9])]
+    for count in (2, 3, 5):
+        shard_of = assign_samples(ragged, count)
+        sizes = [sum(shard_of[t.sample.sample_id] == i for t in ragged) for i in range(1, count + 1)]
+        assert max(sizes) - min(sizes) <= per_sample, sizes
+
+
+def test_plan_hash_covers_the_plan_and_ignores_where_and_how_fast(project: Path, shards: list[str]) -> None:
+    records = [json.loads((project / "sharded" / "runs" / s / "run.json").read_text()) for s in shards]
+    assert len({r["shard"]["plan_hash"] for r in records}) == 1
+    assert [r["shard"]["index"] for r in records] == [1, 2, 3] and {r["shard"]["count"] for r in records} == {3}
+    assert sum(r["tasks_total"] for r in records) == records[0]["shard"]["plan_tasks"] == 92
+    base = records[0]
+    assert plan_hash(base) == base["shard"]["plan_hash"]
+    for key, value in [("base_dir", "/elsewhere"), ("output_dir", "x"), ("concurrency", 64),
+                       ("budget_total_usd", 5.0), ("shard", "2/3")]:
+        assert plan_hash({**base, "config": {**base["config"], key: value}}) == plan_hash(base), key
+    changed = [
+        {**base, "seed": base["seed"] + 1},
+        {**base, "config": {**base["config"], "timeout_s": 1.0}},
+        {**base, "watermark": {**base["watermark"], "sha256": "0" * 64}},
+        {**base, "executor": {**base["executor"], "identity": "other"}},
+        {**base, "variants": [{**base["variants"][0], "hash": "0" * 16}, *base["variants"][1:]]},
+        {**base, "variants": [{**base["variants"][0], "role": "treatment"}, *base["variants"][1:]]},
+    ]
+    assert len({plan_hash(r) for r in changed} | {plan_hash(base)}) == len(changed) + 1
+
+
+def _statistics(report: dict[str, Any]) -> dict[str, Any]:
+    """The report without what depends on when and how fast the tasks ran."""
+    variants = [{k: v for k, v in var.items() if k not in ("latency_ms", "cached")} for var in report["variants"]]
+    grades = {t["task_id"]: (t["grade"], t["analysis"]) for t in report["tasks"]}
+    return {**{k: report[k] for k in STATISTICS}, "variants": variants, "grades": grades}
+
+
+def test_three_shards_merged_report_the_same_statistics_as_one_process(project: Path, shards: list[str]) -> None:
+    whole = evaluate(project, "whole")
+    single = evaluate(project, "single", "--shard", "1/1")
+    r = run(project, "merge", *shards, "--output-dir", "sharded", "--into", "merged", "--json", "--report-only")
+    assert r.exit_code == 0, r.output
+    merged = json.loads(r.stdout)
+    (merged_id,) = run_ids(project / "merged")
+    assert merged["run"]["id"] == merged_id and merged["run"]["shard"] is None
+    assert merged["run"]["tasks_total"] == merged["run"]["tasks_done"] == 92 and merged["run"]["status"] == "complete"
+    reports = {name: json.loads((project / store / "runs" / rid / "report.json").read_text())
+               for name, store, rid in [("whole", "whole", whole), ("single", "single", single)]}
+    assert reports["single"]["run"]["shard"]["count"] == 1
+    assert merged["verdict"]["level"] == reports["whole"]["verdict"]["level"]
+    assert _statistics(merged) == _statistics(reports["whole"]) == _statistics(reports["single"])
+    # knowmeter report recomputes the same from the merged run's stored results
+    again = run(project, "report", merged_id, "--output-dir", "merged", "--json", "--report-only")
+    assert again.exit_code == 0, again.output
+    assert _statistics(json.loads(again.stdout)) == _statistics(merged)
+    stored = json.loads((project / "merged" / "runs" / merged_id / "run.json").read_text())
+    assert [m["shard"] for m in stored["merged_from"]] == ["1/3", "2/3", "3/3"] and "shard" not in stored
+    assert stored["plan_hash"] == json.loads(
+        (project / "sharded" / "runs" / shards[0] / "run.json").read_text())["shard"]["plan_hash"]
+
+
+def test_shard_runs_are_left_out_of_the_sample_sets_history(project: Path, shards: list[str]) -> None:
+    store = project / "sharded"
+    r = run(project, "merge", *shards, "--output-dir", "sharded", "--report-only")
+    assert r.exit_code == 0, r.output
+    with open_index(store) as conn:
+        history = {row["run_id"] for row in variant_history(conn)}
+        labels = {row["id"]: row["shard"] for row in conn.execute("SELECT id, shard FROM runs")}
+    assert history and not history & set(shards)
+    assert [labels[s] for s in shards] == ["1/3", "2/3", "3/3"]
+    for merged in history:  # the merged run, tidied away for the other tests
+        shutil.rmtree(store / "runs" / merged)
+    (store / "index.sqlite").unlink()
+
+
+def test_a_shard_resumes_only_its_own_missing_tasks(project: Path) -> None:
+    shard = evaluate(project, "resumed", "--shard", "2/3")
+    results = project / "resumed" / "runs" / shard / "results.jsonl"
+    lines = results.read_bytes().splitlines(keepends=True)
+    results.write_bytes(b"".join(lines[:5]))
+    r = run(project, "eval", "--resume", shard, "--output-dir", "resumed", "-q", "--report-only")
+    assert r.exit_code == 0, r.output
+    ids = [rec["task_id"] for rec in iter_results(results)]
+    assert len(ids) == len(set(ids)) == len(lines)
+    planned = prepare(resolve_config(Overrides(repeat=2), project)).tasks
+    assert set(ids) == {t.id for t in shard_tasks(planned, Shard(2, 3))}
+
+
+def _refused(project: Path, *args: str) -> str:
+    before = run_ids(project / "into")
+    r = run(project, "merge", *args, "--into", "into")
+    assert r.exit_code == 2, r.output
+    lines = [line for line in r.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in r.output, r.output
+    assert run_ids(project / "into") == before  # nothing written, no temp folder left
+    return lines[0]
+
+
+def test_merge_refuses_shards_that_do_not_make_one_plan(project: Path, shards: list[str]) -> None:
+    s = [str(project / "sharded" / "runs" / i) for i in shards]
+    other_seed = evaluate(project, "other", "--shard", "3/3", "--seed", "7")
+    other_split = evaluate(project, "other", "--shard", "2/2")
+    unsharded = evaluate(project, "other")
+    o = project / "other" / "runs"
+    assert "is not a shard" in _refused(project, s[0], s[1], str(o / unsharded))
+    line = _refused(project, s[0], s[1], str(o / other_seed))
+    assert "different plans" in line and "differ in: config, seed" in line
+    assert "is shard 1/3 but run" in _refused(project, s[0], str(o / other_split))
+    assert "shard 2/3 is given twice" in _refused(project, s[0], s[1], s[1], s[2])
+    assert "shard 3 of 3 is missing (given: 1, 2)" in _refused(project, s[0], s[1])
+
+
+def test_merge_refuses_a_task_present_twice_and_an_edited_shard(project: Path, shards: list[str],
+                                                                 tmp_path: Path) -> None:
+    copies = []
+    for rid in shards:
+        shutil.copytree(project / "sharded" / "runs" / rid, tmp_path / rid)
+        copies.append(tmp_path / rid)
+    first_line = (copies[0] / "results.jsonl").read_bytes().splitlines(keepends=True)[0]
+    with (copies[2] / "results.jsonl").open("ab") as fh:
+        fh.write(first_line)
+    task = json.loads(first_line)["task_id"]
+    line = _refused(project, *map(str, copies))
+    assert f"task {task!r} is in two shards" in line
+    record = json.loads((copies[1] / "run.json").read_text())
+    record["seed"] += 1
+    (copies[1] / "run.json").write_text(json.dumps(record))
+    assert "does not match the plan hash recorded in it" in _refused(project, *map(str, copies))
