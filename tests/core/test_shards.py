@@ -151,10 +151,13 @@ def test_three_shards_merged_report_the_same_statistics_as_one_process(project: 
         (project / "sharded" / "runs" / shards[0] / "run.json").read_text())["shard"]["plan_hash"]
 
 
-def test_shard_runs_are_left_out_of_the_sample_sets_history(project: Path, shards: list[str]) -> None:
+def test_shard_runs_are_left_out_of_the_sample_sets_history(project: Path, shards: list[str],
+                                                             tmp_path: Path) -> None:
     store = project / "sharded"
-    r = run(project, "merge", *shards, "--output-dir", "sharded", "--report-only")
+    r = run(project, "merge", *shards, "--output-dir", "sharded", "--report-only", "--junit", str(tmp_path / "j.xml"),
+            "--markdown", str(tmp_path / "m.md"))
     assert r.exit_code == 0, r.output
+    assert "<testsuite" in (tmp_path / "j.xml").read_text() and "PROGRESS" in (tmp_path / "m.md").read_text()
     with open_index(store) as conn:
         history = {row["run_id"] for row in variant_history(conn)}
         labels = {row["id"]: row["shard"] for row in conn.execute("SELECT id, shard FROM runs")}

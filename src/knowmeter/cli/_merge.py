@@ -18,9 +18,14 @@ from knowmeter.exit_codes import EXIT_OK
 @click.option("--into", type=click.Path(path_type=Path, file_okay=False),
               help="The store that receives the merged run (default: --output-dir).")
 @click.option("--json", "as_json", is_flag=True, help="Print the merged run's report JSON to stdout.")
+@click.option("--junit", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also write JUnit XML: a test case per sample × variant and one for the outcome.")
+@click.option("--markdown", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY too when it is set).")
 @click.option("--report-only", is_flag=True, help="Always exit 0 after a merge (report, do not gate).")
 @guarded
-def merge_cmd(runs: tuple[str, ...], output_dir: str, into: Path | None, as_json: bool, report_only: bool) -> None:
+def merge_cmd(runs: tuple[str, ...], output_dir: str, into: Path | None, as_json: bool, junit: Path | None,
+              markdown: Path | None, report_only: bool) -> None:
     """Merge the runs of every shard of one plan (knowmeter eval --shard I/N) into one run of the
     whole plan, with one report, in <--into>/runs/. The shards' own runs are left as they are.
 
@@ -43,7 +48,7 @@ def merge_cmd(runs: tuple[str, ...], output_dir: str, into: Path | None, as_json
     store = Path(output_dir)
     merged, notes = merge_shards([find_run(store, r) for r in runs], (into or store) / "runs")
     report = finalize(merged, status=str(merged.read_run()["status"]))
-    written = write_outputs(report, html=merged.path / "report.html", junit=None, markdown=None)
+    written = write_outputs(report, html=merged.path / "report.html", junit=junit, markdown=markdown)
     err = console(stderr=True)
     for note in notes:
         err.print(printable(note), soft_wrap=True)
