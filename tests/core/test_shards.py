@@ -91,6 +91,8 @@ def test_shards_keep_each_sample_whole_cover_the_plan_once_and_are_balanced(proj
         first = {t.id for t in parts[0]}
         assert [t.id for t in parts[0]] == [t.id for t in tasks if t.id in first]  # plan order kept
     assert assign_samples(tasks, 3) == assign_samples(list(tasks), 3)
+    with pytest.raises(InputError, match=r"--shard 24/24: the plan has 23 sample\(s\), fewer than 24 shards"):
+        shard_tasks(tasks, Shard(24, 24))
     # unequal weights (some samples with fewer tasks): still balanced within the heaviest sample
     ragged = [t for t in tasks if not (t.repeat == 1 and t.sample.sample_id in sorted(samples)[:9])]
     for count in (2, 3, 5):
@@ -168,11 +170,19 @@ def test_shard_runs_are_left_out_of_the_sample_sets_history(project: Path, shard
     (store / "index.sqlite").unlink()
 
 
-def test_a_shard_resumes_only_its_own_missing_tasks(project: Path) -> None:
+def test_a_shard_resumes_only_its_own_missing_tasks(project: Path, shards: list[str]) -> None:
     shard = evaluate(project, "resumed", "--shard", "2/3")
     results = project / "resumed" / "runs" / shard / "results.jsonl"
     lines = results.read_bytes().splitlines(keepends=True)
     results.write_bytes(b"".join(lines[:5]))
+    record = json.loads(results.with_name("run.json").read_text())
+    results.with_name("run.json").write_text(json.dumps({**record, "status": "running"}))  # as if killed
+    # merged while a shard is unfinished: an incomplete run that says what is missing
+    s = [str(project / "sharded" / "runs" / i) for i in shards]
+    r = run(project, "merge", s[0], str(results.parent), s[2], "--into", "partial", "--json")
+    assert r.exit_code == 1, r.output
+    partial = json.loads(r.stdout)["run"]
+    assert partial["status"] == "incomplete" and partial["tasks_missing"] == len(lines) - 5
     r = run(project, "eval", "--resume", shard, "--output-dir", "resumed", "-q", "--report-only")
     assert r.exit_code == 0, r.output
     ids = [rec["task_id"] for rec in iter_results(results)]

@@ -54,6 +54,10 @@ def assign_samples(tasks: list[Task], count: int) -> dict[str, int]:
 
 
 def shard_tasks(tasks: list[Task], shard: Shard) -> list[Task]:
-    """The tasks of ``shard``, in plan order."""
+    """The tasks of ``shard``, in plan order; an ``InputError`` when the plan has fewer samples
+    than shards (a shard would hold nothing to measure)."""
     shard_of = assign_samples(tasks, shard.count)
+    if len(shard_of) < shard.count:
+        raise InputError(f"--shard {shard}: the plan has {len(shard_of)} sample(s), fewer than {shard.count} "
+                         f"shards; split it into at most {len(shard_of)} shards")
     return [t for t in tasks if shard_of[t.sample.sample_id] == shard.index]
