@@ -165,6 +165,10 @@ def test_shard_runs_are_left_out_of_the_sample_sets_history(project: Path, shard
         labels = {row["id"]: row["shard"] for row in conn.execute("SELECT id, shard FROM runs")}
     assert history and not history & set(shards)
     assert [labels[s] for s in shards] == ["1/3", "2/3", "3/3"]
+    listing = run(project, "runs", "--output-dir", "sharded").output
+    assert all(f"{s} · " in listing for s in shards) and listing.count("tasks · shard ") == 3
+    shown = run(project, "report", shards[1], "--output-dir", "sharded", "--report-only").output
+    assert "shard 2/3: 32 of the plan's 92 tasks — these figures cover this shard's samples only" in shown
     for merged in history:  # the merged run, tidied away for the other tests
         shutil.rmtree(store / "runs" / merged)
     (store / "index.sqlite").unlink()

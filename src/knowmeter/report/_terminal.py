@@ -51,6 +51,9 @@ def render_terminal(report: dict[str, Any], console: Console) -> None:
     out.line(f"run {run['id']} · {ex['name']} ({ex['label']}){model} · {run['tasks_done']}/{run['tasks_total']} "
              f"tasks · seed {run['seed']}")
     out.line(f"sample set {', '.join(wm['paths'])} · {wm['count']} samples · {wm['short']}")
+    if shard := run.get("shard"):
+        out.line(f"shard {shard['index']}/{shard['count']}: {run['tasks_total']} of the plan's {shard['plan_tasks']} "
+                 "tasks — these figures cover this shard's samples only; knowmeter merge combines the shards")
     blockers = decision.get("blockers") or []
     for b in blockers[1:]:
         out.line(f"{LABELS[b['kind']]}: {b['message']}", indent="✗ ")
