@@ -17,6 +17,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "runs": ("_runs", "runs_cmd", "List stored runs."),
     "gaps": ("_gaps", "gaps_cmd", "Show the knowledge-gap inventory of a run."),
     "trends": ("_trends", "trends_cmd", "Gap rate, coverage and composite across runs of one sample set."),
+    "probe": ("_probe", "probe_cmd",
+              "Competency questions from the knowledge base's structure, as a probe sample set."),
     "sample": ("_sample", "sample_cmd", "Draft new samples from a run's gaps and uncovered files."),
     "gold": ("_gold", "gold_group", "Human gold sets: init, validate, compare a run against one."),
     "view": ("_view", "view_cmd", "Browse runs, reports, comparisons and trends in a local read-only web viewer."),

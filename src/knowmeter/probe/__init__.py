@@ -1,0 +1,37 @@
+"""Active probing (gap-signal spec §9): competency questions generated from the knowledge base's
+structure, written as a probe sample set whose gap rate is shown *beside* — never merged with —
+the human-written sample set's."""
+
+from knowmeter.probe._dedupe import SIMILARITY_THRESHOLD, duplicate_of, normalise, similarity
+from knowmeter.probe._generate import DEFAULT_COUNT, ProbeResult, headings_probe, model_probe
+from knowmeter.probe._model_gen import GeneratorReplyError
+from knowmeter.probe._prompt import PROMPT_VERSION, prompt_hash, render_prompt
+from knowmeter.probe._questions import HEADINGS_GENERATOR, Question, headings_questions
+from knowmeter.probe._samples import PROBE_PROVENANCE, Provenance, SampleDraft, to_samples
+from knowmeter.probe._structure import KbElement, KbFile, KbStructure, read_structure
+
+__all__ = [
+    "DEFAULT_COUNT",
+    "HEADINGS_GENERATOR",
+    "PROBE_PROVENANCE",
+    "PROMPT_VERSION",
+    "SIMILARITY_THRESHOLD",
+    "GeneratorReplyError",
+    "KbElement",
+    "KbFile",
+    "KbStructure",
+    "ProbeResult",
+    "Provenance",
+    "Question",
+    "SampleDraft",
+    "duplicate_of",
+    "headings_probe",
+    "headings_questions",
+    "model_probe",
+    "normalise",
+    "prompt_hash",
+    "read_structure",
+    "render_prompt",
+    "similarity",
+    "to_samples",
+]
