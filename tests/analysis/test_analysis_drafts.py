@@ -83,5 +83,8 @@ def test_refinement_by_an_executor_and_its_fallback(summary, scripted):
     out = anyio.run(lambda: refine_drafts(drafts, ex, model="m"))
     assert out[0]["prompt"] == "Where is revenue_schema defined?" and out[0]["refined_by"] == "m"
     assert out[0]["provenance"] == "gap-derived" and out[0]["draft"] is True
-    assert out[1] == drafts[1]
-    assert "<draft>" in ex.requests[0].prompt
+    assert {k: v for k, v in out[1].items() if k != "refine_error"} == drafts[1]
+    assert out[1]["refine_error"].startswith("unusable refining model reply: no JSON object with 'prompt'")
+    assert out[1]["refine_error"].endswith("(after 1 retry)")
+    assert len(ex.requests) == len(drafts) + 1  # the failed one was asked once more
+    assert "<<<BEGIN DRAFT " in ex.requests[0].prompt and "<<<END DRAFT " in ex.requests[0].prompt

@@ -18,6 +18,7 @@ from knowmeter.analysis import (
     parse_verdict,
     sentence_key,
 )
+from knowmeter.executors import ExecutorError
 
 
 def _yes(reason="lacks information"):
@@ -57,7 +58,7 @@ def test_cap_spans_the_whole_evaluation(scripted):
 
 def test_cache_hit_calls_the_executor_once_for_a_repeated_sentence(scripted):
     ex = scripted(_yes())
-    cache: dict[str, dict] = {}
+    cache: dict[str, str] = {}
     same = HedgingCandidate("s1", "I'm not sure where revenue lives.", "a")
     res = run(classify_hedging, [same, HedgingCandidate("s2", same.sentence, "b")], ex, cache=cache)
     assert len(ex.requests) == 1
@@ -66,8 +67,8 @@ def test_cache_hit_calls_the_executor_once_for_a_repeated_sentence(scripted):
     assert len(ex.requests) == 1
     assert again.verdicts[0].origin == "cache"
     assert list(cache) == [sentence_key(same.sentence)]
-    assert cache[sentence_key(same.sentence)] == {"is_uncertainty": True, "confidence": 0.9,
-                                                  "reason": "lacks information"}
+    assert json.loads(cache[sentence_key(same.sentence)]) == {"isUncertainty": True, "confidence": 0.9,
+                                                              "reason": "lacks information"}
 
 
 def test_default_cache_is_per_process(scripted):
@@ -94,17 +95,18 @@ def test_cache_hits_do_not_use_the_budget(scripted):
 @pytest.mark.parametrize("reply", ["sure thing", "{\"isUncertainty\": \"yes\"}", "{broken json", ""])
 def test_unparseable_reply_keeps_the_candidate_and_is_not_cached(scripted, reply):
     ex = scripted(lambda req: reply)
-    cache: dict[str, dict] = {}
+    cache: dict[str, str] = {}
     res = run(classify_hedging, _cands(1), ex, cache=cache)
     v = res.verdicts[0]
     assert (v.is_uncertainty, v.origin, v.confidence) == (True, "fallback-error", 0.0)
-    assert "unparseable" in v.reason
+    assert "unusable hedging classifier reply" in v.reason and "(after 1 retry)" in v.reason
+    assert len(ex.requests) == 2  # asked once more, then recorded as a failure
     assert cache == {}
 
 
 def test_failed_call_keeps_the_candidate(scripted):
     def boom(req):
-        raise RuntimeError("rate limited")
+        raise ExecutorError("rate limited")
 
     res = run(classify_hedging, _cands(1), scripted(boom), cache={})
     assert res.verdicts[0].is_uncertainty and "rate limited" in res.verdicts[0].reason
@@ -121,8 +123,9 @@ def test_prompt_follows_the_spec_template_and_fences_the_passage(scripted):
     assert 'decide whether it expresses "uncertainty at the knowledge / fact level."' in req.prompt
     assert "Business possibility analysis" in req.prompt and "Uncertainty about the future" in req.prompt
     assert '{"isUncertainty": bool, "confidence": 0-1, "reason": "..."}' in req.prompt
-    assert "<passage>\nIt is likely X.\n</passage>" in req.prompt
-    assert "Before. It is likely X. After." in req.prompt
+    nonce = req.prompt.split("<<<BEGIN PASSAGE ")[1].split(">>>")[0]
+    assert f"<<<BEGIN PASSAGE {nonce}>>>\nIt is likely X.\n<<<END PASSAGE {nonce}>>>" in req.prompt
+    assert f"<<<BEGIN CONTEXT {nonce}>>>\nBefore. It is likely X. After.\n<<<END CONTEXT {nonce}>>>" in req.prompt
 
 
 def test_cost_is_summed_and_unknown_when_unreported(scripted):
@@ -146,7 +149,7 @@ def test_apply_drops_false_keeps_true_with_verdict_and_weight_half(tb, scripted)
     assert sum(s.source == "hedging" for s in gaps.signals) == 2
 
     def judge(req):
-        business = "could probably add a cache" in req.prompt.split("<passage>")[1].split("</passage>")[0]
+        business = "could probably add a cache" in req.prompt.split("<<<BEGIN PASSAGE")[1].split("<<<END PASSAGE")[0]
         return json.dumps({"isUncertainty": not business, "confidence": 0.8, "reason": "polite" if business else "ok"})
 
     out = anyio.run(HedgingClassifier(scripted(judge), cache={}).apply, gaps)

@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
+from knowmeter.ask import CallSite
 from knowmeter.comprehension import (
     GRADER_TEMPLATE,
     GraderReplyError,
@@ -21,7 +22,6 @@ from knowmeter.comprehension import (
     render_grader_prompt,
 )
 from knowmeter.comprehension._criteria import Behavior
-from knowmeter.grading._judge import CallSite
 from knowmeter.judges import build_judges
 
 from .test_verbatim import C1_FAIL, C1_PASS

@@ -8,18 +8,26 @@ from knowmeter.grading import JudgeReply, JudgeReplyError, parse_judge_reply
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ('{"reasoning": "r", "score": 4, "reason": "ok"}', JudgeReply(4, "r", "ok")),
-    ('```json\n{"reasoning": "r", "score": 5, "reason": "ok"}\n```', JudgeReply(5, "r", "ok")),
+    ('{"reasoning": "r", "score": 4, "reason": "ok"}',
+     JudgeReply(score=4, reasoning="r", reason="ok")),
+    ('```json\n{"reasoning": "r", "score": 5, "reason": "ok"}\n```',
+     JudgeReply(score=5, reasoning="r", reason="ok")),
     ('Here is my grade:\n{"reasoning": "r", "score": 2, "reason": "weak"}\nHope this helps.',
-     JudgeReply(2, "r", "weak")),
+     JudgeReply(score=2, reasoning="r", reason="weak")),
     ('{"reasoning": "the answer uses {braces} and \\"quotes\\" }}", "score": 3, "reason": "x"}',
-     JudgeReply(3, 'the answer uses {braces} and "quotes" }}', "x")),
-    ('I considered {x} first. {"score": 1, "reason": "wrong"}', JudgeReply(1, "", "wrong")),
-    ('{"meta": 1} then {"reasoning": "r", "score": 4}', JudgeReply(4, "r", "")),  # first object has no score
-    ('{"score": 4.0, "reason": "integral float"}', JudgeReply(4, "", "integral float")),
-    ('{"score": 3, "reasoning": ["step 1", "step 2"]}', JudgeReply(3, '["step 1", "step 2"]', "")),
-    ('{"reasoning": "分析：答案正确", "score": 5, "reason": "完整"}', JudgeReply(5, "分析：答案正确", "完整")),
-    ('{"broken": } {"score": 2}', JudgeReply(2, "", "")),  # broken JSON first, a good object after
+     JudgeReply(score=3, reasoning='the answer uses {braces} and "quotes" }}', reason="x")),
+    ('I considered {x} first. {"score": 1, "reason": "wrong"}',
+     JudgeReply(score=1, reasoning="", reason="wrong")),
+    ('{"meta": 1} then {"reasoning": "r", "score": 4}',
+     JudgeReply(score=4, reasoning="r", reason="")),  # first object has no score
+    ('{"score": 4.0, "reason": "integral float"}',
+     JudgeReply(score=4, reasoning="", reason="integral float")),
+    ('{"score": 3, "reasoning": ["step 1", "step 2"]}',
+     JudgeReply(score=3, reasoning='["step 1", "step 2"]', reason="")),
+    ('{"reasoning": "分析：答案正确", "score": 5, "reason": "完整"}',
+     JudgeReply(score=5, reasoning="分析：答案正确", reason="完整")),
+    ('{"broken": } {"score": 2}',
+     JudgeReply(score=2, reasoning="", reason="")),  # broken JSON first, a good object after
 ])
 def test_parses(text: str, expected: JudgeReply) -> None:
     assert parse_judge_reply(text) == expected

@@ -54,6 +54,10 @@ def sample_cmd(run: str, variant: str | None, out: Path, max_samples: int | None
 
         executor, model = executor_for(refine, f"--refine {refine!r}")
         drafts = anyio.run(lambda: refine_drafts(drafts, executor, model=model))
+        failed = [d["sample_id"] for d in drafts if d.get("refine_error")]
+        if failed:
+            click.echo(f"warning: {len(failed)} draft(s) kept as drafted, the model's rewrite failed twice "
+                       f"(refine_error says why): {', '.join(failed)}", err=True)
     path = write_drafts_yaml(drafts, out, overwrite=force)
     click.echo(f"wrote {len(drafts)} draft sample(s) to {path} (from run {run_dir.id}, variant {variant}); "
                "review them, then move the good ones into your sample file")

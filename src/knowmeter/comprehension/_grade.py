@@ -10,13 +10,13 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
+from knowmeter.ask import Asked, CallSite, ask_json, sum_costs
 from knowmeter.comprehension._case import GraderCase
 from knowmeter.comprehension._prompt import GRADER_TEMPLATE, reask_prompt, render_grader_prompt
 from knowmeter.comprehension._reply import BehaviorVerdict, GraderVerdict, parse_grader_reply
 from knowmeter.comprehension._verbatim import Overlap
 from knowmeter.grading import JudgeSpec
 from knowmeter.grading._concurrency import gather
-from knowmeter.grading._judge import Asked, CallSite, ask_judge, sum_costs
 
 
 def _forced(verdict: GraderVerdict, case: GraderCase, overlap: Overlap) -> GraderVerdict:
@@ -73,8 +73,9 @@ async def grade_answer(case: GraderCase, answer: str, judges: Sequence[JudgeSpec
     jobs = [(j, r) for j in judges for r in range(judge_repeat)]
 
     def thunk(judge: JudgeSpec, r: int) -> Callable[[], Awaitable[Asked[GraderVerdict]]]:
-        return lambda: ask_judge(judge, GRADER_TEMPLATE.system, prompt, site, f"comprehension:r{r}", parse,
-                                 reask=reask_prompt)
+        return lambda: ask_json(judge.executor, judge.model, system=GRADER_TEMPLATE.system, prompt=prompt,
+                                parse=parse, site=site, purpose=f"judge:{judge.name}:comprehension:r{r}",
+                                reask=reask_prompt, what="judge")
 
     asked = await gather([thunk(j, r) for j, r in jobs], concurrency)
     accepted = [_forced(a.value, case, overlap) for a in asked if a.value is not None]

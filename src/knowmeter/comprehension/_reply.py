@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from knowmeter.ask import ReplyRejected, json_objects
 from knowmeter.comprehension._criteria import Behavior
-from knowmeter.grading._reply import json_objects
 
 #: A.4's hedge words (RULE-6).
 HEDGES = ("could be improved", "worth reviewing", "could be strengthened", "might be", "perhaps")
@@ -32,7 +32,7 @@ _SNIPPET = 120
 Verdict = Literal["PASS", "FAIL"]
 
 
-class GraderReplyError(ValueError):
+class GraderReplyError(ReplyRejected):
     """The grader's reply is unusable: no verdict JSON, or it breaks a rule (the message says which)."""
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from knowmeter.artifacts import Artifact, Variant, hash_files, resolve_variant
+from knowmeter.ask import CallSite
 from knowmeter.comprehension._case import GraderCase
 from knowmeter.comprehension._grade import grade_answer
 from knowmeter.comprehension._inputs import Inputs, load_inputs
@@ -27,7 +28,6 @@ from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared, _executor_from, run_record
 from knowmeter.executors import ExecResult
 from knowmeter.grading import JudgeSpec
-from knowmeter.grading._judge import CallSite
 from knowmeter.judges import build_judges
 from knowmeter.runner import Budget, MeteredExecutor, Task, plan_tasks
 from knowmeter.runner._execute import PostProcess

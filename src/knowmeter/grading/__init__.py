@@ -26,7 +26,6 @@ from knowmeter.grading._model import (
 )
 from knowmeter.grading._prompts import (
     METRIC_TEMPLATES,
-    PromptTemplate,
     judge_prompt_hash,
     judge_template,
     metric_prompt_hashes,
@@ -52,7 +51,6 @@ __all__ = [
     "JudgeSpec",
     "Layer",
     "Layers",
-    "PromptTemplate",
     "RougeScore",
     "assertion_layer_score",
     "assertion_types",

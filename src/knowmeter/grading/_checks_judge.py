@@ -18,8 +18,9 @@ from typing import Any, ClassVar
 
 from pydantic import AliasChoices, Field
 
+from knowmeter.ask import CallSite
 from knowmeter.grading._concurrency import gather
-from knowmeter.grading._judge import CallSite, call_judge
+from knowmeter.grading._judge import call_judge
 from knowmeter.grading._prompts import METRIC_TEMPLATES
 from knowmeter.grading._registry import Assertion, CheckContext, Outcome, register
 

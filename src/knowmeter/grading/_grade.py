@@ -7,9 +7,10 @@ from functools import partial
 
 import anyio
 
+from knowmeter.ask import CallSite, sum_costs
 from knowmeter.executors._protocol import ExecResult
 from knowmeter.grading._concurrency import gather
-from knowmeter.grading._judge import CallSite, PanelResult, run_panel, sum_costs
+from knowmeter.grading._judge import PanelResult, run_panel
 from knowmeter.grading._layers import assertion_layer_score, composite_score
 from knowmeter.grading._model import Grade, GradingConfig, JudgeSpec, Layers
 from knowmeter.grading._prompts import tool_use_summary

@@ -1,9 +1,9 @@
 """Calling judges: one call with one retry, repeats, rubric dimensions, and ensembles.
 
-A judge call that fails (executor error, no JSON, a score outside 1–5) is retried once; if the
-retry fails too, that call is a *failure* with its reason — it never becomes a score of 0. A
-judge whose every call failed has no score, and a task whose every judge failed has no judge
-layer (``judge_error`` says why).
+A judge call goes through ``knowmeter.ask.ask_json``: one that fails (executor error, no JSON, a
+score outside 1–5) is retried once; if the retry fails too, that call is a *failure* with its
+reason — it never becomes a score of 0. A judge whose every call failed has no score, and a task
+whose every judge failed has no judge layer (``judge_error`` says why).
 """
 
 from __future__ import annotations
@@ -11,18 +11,13 @@ from __future__ import annotations
 import statistics
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
 
-from knowmeter.executors._protocol import ExecRequest, ExecutorError
+from knowmeter.ask import CallSite, PromptTemplate, ask_json, sum_costs
 from knowmeter.grading._concurrency import gather
 from knowmeter.grading._model import DimensionOutcome, GradingConfig, JudgeOutcome, JudgeSpec
-from knowmeter.grading._prompts import PromptTemplate, judge_template
+from knowmeter.grading._prompts import judge_template
 from knowmeter.grading._reply import parse_judge_reply
 from knowmeter.samples._model import Sample
-
-_MAX_ERROR_CHARS = 300
-
-T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -40,67 +35,12 @@ class CallResult:
         return sum_costs(self.costs)
 
 
-def sum_costs(costs: Sequence[float | None]) -> float | None:
-    """Sum of costs; None (unknown) when any is unknown."""
-    if any(c is None for c in costs):
-        return None
-    return float(sum(c for c in costs if c is not None))
-
-
-@dataclass(frozen=True, slots=True)
-class CallSite:
-    """Where a judge call comes from: ids for the request, the timeout."""
-
-    task_id: str
-    sample_id: str
-    timeout_s: float | None
-
-
-@dataclass(slots=True)
-class Asked(Generic[T]):
-    """One judge question after its re-ask: the parsed reply, or ``error`` (why not)."""
-
-    value: T | None
-    error: str | None
-    costs: list[float | None]
-    attempts: int
-
-
-async def ask_judge(judge: JudgeSpec, system: str, prompt: str, site: CallSite, purpose: str,
-                    parse: Callable[[str], T], *,
-                    reask: Callable[[str, str], str] | None = None) -> Asked[T]:
-    """Ask ``judge`` once and parse its reply with ``parse`` (a ``ValueError`` rejects it); a failed
-    call or a rejected reply is asked once more — with ``reask(prompt, reason)`` as the prompt
-    after a rejected reply, when given."""
-    costs: list[float | None] = []
-    error = ""
-    for attempt in (1, 2):
-        request = ExecRequest(task_id=f"{site.task_id}:judge:{judge.name}:{purpose}:a{attempt}",
-                              sample_id=site.sample_id, prompt=prompt, system=system,
-                              model=judge.model, timeout_s=site.timeout_s)
-        try:
-            result = await judge.executor.run(request)
-        except ExecutorError as exc:
-            costs.append(None)
-            error = f"judge call failed: {exc}"
-            continue
-        costs.append(result.cost_usd)
-        if result.error is not None:
-            error = f"judge call failed: {result.error}"
-            continue
-        try:
-            return Asked(parse(result.output), None, costs, attempt)
-        except ValueError as exc:
-            error = f"unusable judge reply: {exc}"
-            if reask is not None:
-                prompt = reask(prompt, str(exc))
-    return Asked(None, f"{error[:_MAX_ERROR_CHARS]} (after 1 retry)", costs, 2)
-
-
 async def call_judge(judge: JudgeSpec, template: PromptTemplate, prompt: str, site: CallSite,
                      purpose: str) -> CallResult:
-    """Ask ``judge`` once, retrying once if the call or its reply fails."""
-    asked = await ask_judge(judge, template.system, prompt, site, purpose, parse_judge_reply)
+    """Ask ``judge`` once, retrying once if the call or its reply fails (``knowmeter.ask``)."""
+    asked = await ask_json(judge.executor, judge.model, system=template.system, prompt=prompt,
+                           parse=parse_judge_reply, site=site, purpose=f"judge:{judge.name}:{purpose}",
+                           what="judge")
     if asked.value is None:
         return CallResult(None, error=asked.error, costs=asked.costs)
     reply = asked.value
