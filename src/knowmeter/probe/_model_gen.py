@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from knowmeter.ask import json_objects
 from knowmeter.executors import ExecRequest, Executor
-from knowmeter.grading._reply import json_objects
 from knowmeter.probe._prompt import RETRY_NOTE, render_prompt
 from knowmeter.probe._questions import Question
 from knowmeter.probe._structure import KbStructure
