@@ -73,23 +73,9 @@ HEDGING_EN_BROAD: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class _LiteralNet:
-    """Chinese or Japanese phrases as one regex, run only on text holding one of their first
-    characters (a few ``in`` scans are many times faster than the regex over text without)."""
-
-    pattern: re.Pattern[str]
-    firsts: frozenset[str]
-
-    def finditer(self, text: str) -> list[re.Match[str]]:
-        if text.isascii() or not any(c in text for c in self.firsts):
-            return []
-        return list(self.pattern.finditer(text))
-
-
-def _literal(phrases: tuple[str, ...]) -> _LiteralNet:
-    return _LiteralNet(re.compile("|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))),
-                       frozenset(p[0] for p in phrases))
+def _literal(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    """Chinese or Japanese phrases as one regex, longest first."""
+    return re.compile("|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True)))
 
 
 def _group_end(phrase: str, start: int) -> int:
@@ -168,7 +154,7 @@ def _en(phrases: tuple[str, ...]) -> _EnglishNet:
 
 
 @functools.cache
-def _recall(broad: bool) -> tuple[_EnglishNet, _LiteralNet, _LiteralNet]:
+def _recall(broad: bool) -> tuple[_EnglishNet, re.Pattern[str], re.Pattern[str]]:
     """The strict or the broad net (English, Chinese, Japanese), compiled on first use: big
     alternations take milliseconds to compile, and most runs never use the broad one."""
     if broad:
