@@ -88,7 +88,7 @@ class ClaudeMessages:
             self.api_errors += 1
             text = content_text(content)
             if text:
-                out.append(MessageEvent("assistant", text, self.turn, True, agent_id))
+                out.append(MessageEvent("assistant", text, turn=self.turn, injected=True, agent_id=agent_id))
             return
         if isinstance(model, str):
             self.model = model
@@ -107,7 +107,7 @@ class ClaudeMessages:
             self._latest_usage[mid] = usage
         if isinstance(content, str):
             if content.strip():
-                out.append(MessageEvent("assistant", content, turn, self.injected_all, agent_id))
+                out.append(MessageEvent("assistant", content, turn=turn, injected=self.injected_all, agent_id=agent_id))
             return
         if not isinstance(content, list):
             return
@@ -120,7 +120,8 @@ class ClaudeMessages:
             elif btype == "text":
                 said = block.get("text")
                 if isinstance(said, str) and said.strip():
-                    out.append(MessageEvent("assistant", said, turn, self.injected_all, agent_id))
+                    out.append(MessageEvent("assistant", said, turn=turn, injected=self.injected_all,
+                                            agent_id=agent_id))
 
     def _call(self, block: Mapping[str, Any], turn: int, agent_id: str | None, out: list[Event],
               cwd: str | None) -> None:
@@ -138,7 +139,7 @@ class ClaudeMessages:
             args = {}
         command = args.get("command") if tool in SHELL_TOOLS else None
         self._calls[cid] = (tool, command if isinstance(command, str) else None, turn, agent_id)
-        out.append(ToolCallEvent(cid, tool, args, turn, source, agent_id, cwd))
+        out.append(ToolCallEvent(cid, tool, args, turn=turn, source_tool=source, agent_id=agent_id, cwd=cwd))
 
     def user(self, message: Mapping[str, Any], out: list[Event], agent_id: str | None = None,
              structured: Any = None, injected: bool = False) -> None:
@@ -175,7 +176,8 @@ class ClaudeMessages:
         text = content if isinstance(content, str) else content_text(content)
         status, kind, code = classify_result(tool, text, is_error=bool(block.get("is_error")), command=command,
                                              structured=structured)
-        out.append(ToolResultEvent(cid, text, status, turn, code, kind, call_agent))
+        out.append(ToolResultEvent(cid, text, status, turn=turn, exit_code=code, error_kind=kind,
+                                   agent_id=call_agent))
 
     def _user_text(self, text: str, agent_id: str | None, injected: bool, out: list[Event]) -> None:
         if not text.strip():
