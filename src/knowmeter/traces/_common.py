@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,9 +25,7 @@ USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creat
 Line = str | bytes | Mapping[str, Any]
 
 
-# ``JSONDecoder.scan_once`` is what ``json.loads`` runs after its per-call checks. It ignores text
-# after the value (the newline), which the careful path below keeps doing.
-_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_DECODER = json.JSONDecoder()
 _BOM = b"\xef\xbb\xbf"
 _BUFFER = 1 << 18  # session lines run to a few KB, tool outputs sometimes to 100 KB
 
@@ -47,8 +45,8 @@ def loads_line(line: str | bytes) -> Any:
     if isinstance(line, bytes):
         line = line.decode("utf-8", "replace")
     try:
-        return _scan_once(line, 0)[0]
-    except StopIteration:  # not starting with a JSON value (leading blanks): the careful path
+        return _DECODER.raw_decode(line)[0]  # ignores text after the value, as the newline
+    except json.JSONDecodeError:  # e.g. leading blanks: the careful path
         return json.loads(line)
 
 
