@@ -1,20 +1,18 @@
-"""``observe``: scan session files in this process and worker processes, merge their partial results.
+"""``observe``: scan session files in worker processes, merge their partial results.
 
-With N workers, this process scans next to N-1 worker processes (one fewer process to start and
-to feed, and none waiting idle). Each takes whole session files (a session and its subagent
-transcripts stay together) and returns a small ``SessionResult`` per file; the results are folded
-in chunk order and the report is built at the end, after the workers are gone. Files go out
-biggest first, in chunks that shrink towards the end, so no process is left alone with the
-largest session or a long last chunk. The report's figures do not depend on the number of
-workers; only the inventory order of signals that tie (same sample id: session files of the same
-name in different folders) follows the scan order, which differs between one worker and several.
+With N workers, N worker processes scan while this process folds their results. Each takes whole
+session files (a session and its subagent transcripts stay together) and returns a small
+``SessionResult`` per file; the results are folded in chunk order and the report is built at the
+end, after the workers are gone. Files go out biggest first, in chunks that shrink towards the
+end, so no process is left alone with the largest session or a long last chunk. The report's
+figures do not depend on the number of workers; only the inventory order of signals that tie
+(same sample id: session files of the same name in different folders) follows the scan order,
+which differs between one worker and several.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,8 +28,6 @@ if TYPE_CHECKING:
     from knowmeter.observe._report import HealthReport
 
 _CONFIG: ScanConfig | None = None
-#: Chunks queued per worker process, so it never waits while this process scans a chunk.
-_AHEAD = 2
 
 
 def default_workers() -> int:
@@ -68,54 +64,14 @@ def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int) -> Ite
         return
     # Load the scanner (and the analysis it needs) before forking: the workers share it instead
     # of each importing it again.
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor
 
-    import knowmeter.observe._scan
+    import knowmeter.observe._scan  # noqa: F401
 
     order = sorted(jobs, key=lambda j: j[0].stat().st_size, reverse=True)
-    chunks = list(_chunks(order, workers))
-    helpers = min(workers, len(chunks)) - 1
-    if helpers < 1:
-        yield from _scan_with(cfg, order)
-        return
-    # This process scans too, next to ``helpers`` worker processes. Every chunk is claimed once,
-    # in order: the workers keep ``_AHEAD`` chunks queued each (a finished one is replaced from
-    # its completion callback), this process takes the next unclaimed one whenever it is free.
-    # Results are put back in chunk order, so they come out as they would from one process.
-    lock = threading.Lock()
-    claimed = 0
-    done: dict[int, list[SessionResult]] = {}
-    queued: dict[int, Future[list[SessionResult]]] = {}
-    with ProcessPoolExecutor(max_workers=helpers, initializer=_init_worker, initargs=(cfg,)) as pool:
-
-        def claim(for_pool: bool) -> int | None:
-            """The next chunk's index (queued in the pool when ``for_pool``), None when none is left."""
-            nonlocal claimed
-            with lock:
-                if claimed >= len(chunks):
-                    return None
-                index, claimed = claimed, claimed + 1
-                if for_pool:
-                    queued[index] = pool.submit(_scan_chunk, chunks[index])
-            if for_pool:
-                queued[index].add_done_callback(refill)
-            return index
-
-        def refill(finished: Future[list[SessionResult]]) -> None:
-            if not finished.cancelled() and finished.exception() is None:
-                with contextlib.suppress(RuntimeError):  # the pool is shutting down: an error is on its way
-                    claim(for_pool=True)
-
-        for _ in range(helpers * _AHEAD):
-            claim(for_pool=True)
-        import knowmeter.observe._report  # noqa: F401  (needed at the end; loaded while the workers scan)
-
-        while (index := claim(for_pool=False)) is not None:
-            done[index] = _scan_with(cfg, chunks[index])
-        for index, future in sorted(queued.items()):
-            done[index] = future.result()
-    for index in range(len(chunks)):
-        yield from done.pop(index)
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(cfg,)) as pool:
+        for chunk in pool.map(_scan_chunk, _chunks(order, workers)):
+            yield from chunk
 
 
 def _scan_with(cfg: ScanConfig, jobs: list[tuple[Path, str]]) -> list[SessionResult]:
