@@ -1,8 +1,8 @@
 """Merge benchmark (prints numbers; not a test).
 
-Workload: a plan of N samples × 2 variants run as S shards (``--shard I/S``) through an
-in-process instant executor, then merged. Measured in a child process of its own: the merge of
-the shards' files (``merge_shards``: check the plan, read every result, refuse a task present
+Workload: a plan of N samples × 2 variants run as S shards (``--shard I/S``) through
+bench_memory's in-process instant executor, then merged. Measured in a child process of its own:
+the merge of the shards' files (``merge_shards``: check the plan, read every result, refuse a task present
 twice, write one results.jsonl and run.json), then the merged run's report (``finalize``:
 comparison with B = 10,000 bootstrap resamples, verdict, gaps, index), then ``knowmeter merge``
 end to end as a user runs it (+ report.html and the terminal summary), with its peak RSS.
@@ -13,43 +13,18 @@ end to end as a user runs it (+ report.html and the terminal summary), with its 
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import cpu_reference
-from bench_memory import MEASURE, make_project
+from bench_memory import EVAL, child, make_project
 
-SHARD = textwrap.dedent("""
-    import sys, anyio
-    from pathlib import Path
-    from knowmeter.evaluation import Overrides, resolve_config, prepare, run_budget, start_run, execute
-    from knowmeter.executors import ExecResult, register_executor
-    from knowmeter.pipeline import finalize, make_post_process
-    from knowmeter.traces import Trace
-
-    class Instant:
-        name = "instant"; non_llm = True
-        def identity(self): return "instant"
-        async def run(self, request):
-            return ExecResult("ok " + request.sample_id, Trace(source="instant"), cost_usd=0.0)
-
-    register_executor("instant")(lambda spec: Instant())
-    cfg = resolve_config(Overrides(samples=["eval-samples.jsonl"], control="a", treatments=["b"],
-                                   executor="instant", concurrency=8, no_cache=True, shard=sys.argv[1]),
-                         Path.cwd())
-    prepared = prepare(cfg)
-    run_dir = start_run(prepared)
-    budget = run_budget(cfg)
-    stats, budget = anyio.run(lambda: execute(prepared, run_dir, prepared.tasks, budget=budget,
-                                              post_process=make_post_process(prepared, budget)))
-    finalize(run_dir, status="complete", wall_s=stats.wall_s, budget=budget.to_dict())
-    print(run_dir.id)
-""")
+#: bench_memory's eval of the plan, cut to the shard given as its argument, with the default B = 10,000
+SHARD = EVAL.replace("bootstrap_samples=1000)", "shard=sys.argv[1])")
+assert SHARD != EVAL, "bench_memory.EVAL changed: update the shard argument here"
 
 #: the merge and the merged run's report, timed apart (wall and this process's CPU)
 MERGE = textwrap.dedent("""
@@ -68,14 +43,6 @@ MERGE = textwrap.dedent("""
     size = merged.results_file.stat().st_size / 1e6
     print(f"{t1 - t0:.3f} {c1 - c0:.3f} {t2 - t1:.3f} {c2 - c1:.3f} {size:.1f}")
 """)
-
-
-def child(args: list[str], cwd: Path) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MB) and stdout of one command run in its own wrapper process."""
-    t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", MEASURE, *args], cwd=cwd, check=True, capture_output=True,
-                          text=True)
-    return time.perf_counter() - t0, int(proc.stderr.split()[-1]) / 1024, proc.stdout
 
 
 def main() -> None:
