@@ -58,7 +58,8 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
               "bubblewrap cannot run: every agent can then read the other arms' artifacts and the samples.")
 @click.option("--shard", metavar="I/N",
               help="Run only shard I of N of the plan (1-based; every task of a sample lands in the same shard), "
-              "e.g. one per CI job; combine them with knowmeter merge. --budget-usd then applies to each shard.")
+              "e.g. one per CI job; combine them with knowmeter merge. --budget-usd then applies to each shard; "
+              "--resume continues a shard's run with its own shard.")
 @click.option("--resume", "resume", help="Continue a killed run: execute only its missing tasks.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")
 @click.option("--junit", type=click.Path(path_type=Path, dir_okay=False),
