@@ -187,6 +187,13 @@ def test_a_shard_resumes_only_its_own_missing_tasks(project: Path, shards: list[
     assert r.exit_code == 1, r.output
     partial = json.loads(r.stdout)["run"]
     assert partial["status"] == "incomplete" and partial["tasks_missing"] == len(lines) - 5
+    # the merged run is a normal run: --resume runs the plan's missing tasks into it
+    r = run(project, "eval", "--resume", partial["id"], "--output-dir", "partial", "-q", "--report-only")
+    assert r.exit_code == 0, r.output
+    merged = project / "partial" / "runs" / partial["id"]
+    merged_ids = [rec["task_id"] for rec in iter_results(merged / "results.jsonl")]
+    assert len(merged_ids) == len(set(merged_ids)) == 92
+    assert json.loads((merged / "report.json").read_text())["run"]["status"] == "complete"
     r = run(project, "eval", "--resume", shard, "--output-dir", "resumed", "-q", "--report-only")
     assert r.exit_code == 0, r.output
     ids = [rec["task_id"] for rec in iter_results(results)]
