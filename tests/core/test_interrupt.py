@@ -14,10 +14,16 @@ from pathlib import Path
 
 from .conftest import km
 
+# The first three tasks answer at once; later ones stall while STALL_AFTER_THREE is set, so the
+# run cannot finish before the test's SIGINT reaches it, however slowly the test polls.
 SLOW_AGENT = """\
-import json, sys, time
+import json, os, sys, time
 json.load(sys.stdin)
-time.sleep(0.3)
+calls = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calls")
+with open(calls, "a") as fh:
+    fh.write(".")
+if os.environ.get("STALL_AFTER_THREE") and os.path.getsize(calls) > 3:
+    time.sleep(600)
 print(json.dumps({"output": "Refunds are possible within 30 days of purchase."}))
 """
 
@@ -29,7 +35,7 @@ def test_ctrl_c_keeps_the_tasks_prints_the_resume_command_and_exits_130(tmp_path
     proc = subprocess.Popen([sys.executable, "-m", "knowmeter", "eval", "--executor",
                              f"{sys.executable} {demo / 'agent.py'}", "--concurrency", "1", "--no-cache"],
                             cwd=demo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "COLUMNS": "100"})
+                            env={**os.environ, "COLUMNS": "100", "STALL_AFTER_THREE": "1"})
     results = list((demo / ".knowmeter" / "runs").glob("*/results.jsonl")) if (demo / ".knowmeter").exists() else []
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
