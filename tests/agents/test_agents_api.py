@@ -16,10 +16,10 @@ from knowmeter.executors import (
     ExecutorError,
     ExecutorSpec,
     ExecutorUnavailable,
-    Usage,
     create_executor,
 )
 from knowmeter.executors._prices import PRICES_AS_OF, cost_usd, price_for
+from knowmeter.traces import make_usage
 from support.mock_model import ServerFactory
 
 ANSWER = {"steps": [{"text": "Bananas are yellow."}], "usage": {"input_tokens": 1000, "output_tokens": 200}}
@@ -37,7 +37,7 @@ def test_openai_executor_single_turn(mock_server: ServerFactory, api: str) -> No
     srv = mock_server(ANSWER)
     result = _run("openai", "gpt-4o-2024-08-06", {"base_url": srv.openai_base_url, "api": api})
     assert result.ok and result.output == "Bananas are yellow."
-    assert result.usage == Usage(1000, 200, 0, None)
+    assert result.usage == make_usage(1000, 200, 0, None)
     assert result.cost_usd == pytest.approx((1000 * 2.50 + 200 * 10.0) / 1e6)  # gpt-4o list price
     assert [(e.role, e.text) for e in result.trace.messages()] == [
         ("user", "What colour are bananas?"), ("assistant", "Bananas are yellow.")]
@@ -48,6 +48,16 @@ def test_openai_executor_single_turn(mock_server: ServerFactory, api: str) -> No
     else:
         assert srv.model_requests()[0]["path"] == "/v1/responses"
         assert body["instructions"] == "SKILL: answer in one line" and body["input"] == "What colour are bananas?"
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_openai_cached_tokens_are_kept_apart_from_input(mock_server: ServerFactory, api: str) -> None:
+    """OpenAI counts cached tokens inside its input count; ``Usage`` means the same for every
+    provider (``USAGE_KEYS``): input without the cache reads, which are priced at the cache rate."""
+    srv = mock_server({**ANSWER, "usage": {"input_tokens": 1000, "output_tokens": 200, "cached_tokens": 400}})
+    result = _run("openai", "gpt-4o", {"base_url": srv.openai_base_url, "api": api})
+    assert result.usage == make_usage(600, 200, 400, None)
+    assert result.cost_usd == pytest.approx((600 * 2.50 + 400 * 1.25 + 200 * 10.0) / 1e6)
 
 
 def test_baseline_sends_no_system_prompt(mock_server: ServerFactory) -> None:
@@ -64,7 +74,7 @@ def test_anthropic_executor_single_turn(mock_server: ServerFactory) -> None:
                                            "cache_read_input_tokens": 500, "cache_creation_input_tokens": 100}})
     result = _run("anthropic", "claude-haiku-4-5-20251001", {"base_url": srv.anthropic_base_url, "max_tokens": 64})
     assert result.ok and result.output == "Bananas are yellow." and result.num_turns == 1
-    assert result.usage == Usage(1000, 200, 500, 100)
+    assert result.usage == make_usage(1000, 200, 500, 100)
     assert result.cost_usd == pytest.approx((1000 * 1 + 200 * 5 + 500 * 0.10 + 100 * 1.25) / 1e6)
     body = srv.model_requests()[0]["body"]
     assert body["system"] == "SKILL: answer in one line" and body["max_tokens"] == 64
@@ -74,7 +84,7 @@ def test_anthropic_executor_single_turn(mock_server: ServerFactory) -> None:
 def test_unknown_model_has_unknown_cost(mock_server: ServerFactory) -> None:
     srv = mock_server(ANSWER)
     result = _run("openai", "my-local-llama", {"base_url": srv.openai_base_url})
-    assert result.ok and result.usage.input_tokens == 1000 and result.cost_usd is None
+    assert result.ok and result.usage["input_tokens"] == 1000 and result.cost_usd is None
 
 
 @pytest.mark.parametrize("name", ["openai", "anthropic"])
@@ -133,9 +143,8 @@ def test_price_table() -> None:
     assert price_for("claude-3-5-haiku-20241022") == price_for("claude-3-5-haiku")
     assert price_for("gpt-4o-mini-2024-07-18") == price_for("gpt-4o-mini") != price_for("gpt-4o")
     assert price_for("gpt-5.5") is None and price_for("gpt-5-pro") is None and price_for(None) is None
-    # OpenAI counts cached tokens inside input_tokens; Anthropic reports them apart
-    assert cost_usd("gpt-4o", Usage(1000, 0, 400), input_includes_cache_read=True) == pytest.approx(
-        (600 * 2.50 + 400 * 1.25) / 1e6)
-    assert cost_usd("claude-haiku-4-5", Usage(1000, 10, 400, 50), input_includes_cache_read=False) == pytest.approx(
+    # one meaning of usage for every provider: input_tokens exclude the cache reads and writes
+    assert cost_usd("gpt-4o", make_usage(600, 0, 400)) == pytest.approx((600 * 2.50 + 400 * 1.25) / 1e6)
+    assert cost_usd("claude-haiku-4-5", make_usage(1000, 10, 400, 50)) == pytest.approx(
         (1000 * 1 + 10 * 5 + 400 * 0.10 + 50 * 1.25) / 1e6)
-    assert cost_usd("gpt-4o", Usage(None, 10), input_includes_cache_read=True) is None
+    assert cost_usd("gpt-4o", make_usage(None, 10)) is None

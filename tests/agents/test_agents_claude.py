@@ -103,7 +103,7 @@ def test_real_tool_calls_failures_usage_and_cost(claude_bin: Path, mock_server: 
     assert set(result.trace.meta["tools"]) == {"Read", "Grep", "Glob", "Bash", "Skill"}
     assert result.trace.meta["mcp_servers"] == [] and result.trace.meta["agent_version"] == "2.1.197"
     # usage and cost from the final result line: 5 model turns of 100 in / 10 out each
-    assert (result.usage.input_tokens, result.usage.output_tokens) == (500, 50)
+    assert (result.usage["input_tokens"], result.usage["output_tokens"]) == (500, 50)
     assert result.num_turns == 5 and result.cost_usd is not None and result.cost_usd > 0
     assert len(srv.model_requests()) == 5  # no title or other side request: only model traffic
 

@@ -85,7 +85,7 @@ def test_sdk_run_is_traced_and_isolated(sdk: Any, claude_bin: Path, mock_server:
         assert calls[1].result is not None and calls[1].result.error_kind is ErrorKind.EMPTY_SEARCH
         env_dump = calls[2].result.output  # type: ignore[union-attr]
         assert "KNOWMETER_TEST_SECRET" not in env_dump and "CLAUDE_CODE_ENTRYPOINT=sdk-py" in env_dump
-        assert (result.usage.input_tokens, result.usage.output_tokens) == (400, 40)
+        assert (result.usage["input_tokens"], result.usage["output_tokens"]) == (400, 40)
         assert result.num_turns == 4 and result.cost_usd is not None
         assert result.trace.meta["executor"] == "claude-sdk" and set(result.trace.meta["tools"]) == {
             "Read", "Grep", "Glob", "Bash", "Skill"}

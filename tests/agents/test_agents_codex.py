@@ -70,7 +70,7 @@ def test_shell_calls_failures_and_the_blocked_write_from_the_rollout(codex_bin: 
     cwd = Path(result.trace.meta["cwd"])
     assert cwd != workspace and f"HOME={cwd.parent / 'home'}" in exit3.result.output
     assert not cwd.parent.exists() and not (workspace / "created.txt").exists()
-    assert (result.usage.input_tokens, result.usage.output_tokens) == (600, 60)
+    assert (result.usage["input_tokens"], result.usage["output_tokens"]) == (600, 60)
     assert result.cost_usd is None and result.num_turns == 6
 
 

@@ -32,7 +32,7 @@ def test_protocol_fields_and_tool_calls(tmp_path: Path) -> None:
                           "'success': True}, {'tool': 'read_file', 'input': {'path': 'a'}, 'success': False}]}))\n")
     r = run(cmd)
     assert r.output == "the skill|the prompt|m1" and r.error is None
-    assert (r.usage.input_tokens, r.usage.output_tokens, r.cost_usd, r.num_turns) == (10, 3, 0.002, 2)
+    assert (r.usage["input_tokens"], r.usage["output_tokens"], r.cost_usd, r.num_turns) == (10, 3, 0.002, 2)
     inv = r.trace.invocations()
     assert [i.call.tool for i in inv] == ["Grep", "Read"] and inv[1].call.source_tool == "read_file"
     assert [i.status for i in inv] == [ToolStatus.SUCCESS, ToolStatus.FAILURE]
@@ -40,7 +40,7 @@ def test_protocol_fields_and_tool_calls(tmp_path: Path) -> None:
 
 def test_plain_text_output_and_unknown_cost(tmp_path: Path) -> None:
     r = run(agent(tmp_path, "print('just text')\n"))
-    assert r.output.strip() == "just text" and r.cost_usd is None and r.usage.input_tokens is None
+    assert r.output.strip() == "just text" and r.cost_usd is None and r.usage["input_tokens"] is None
 
 
 def test_nonzero_exit_is_an_error_carrying_stderr(tmp_path: Path) -> None:

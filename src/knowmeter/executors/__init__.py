@@ -7,7 +7,6 @@ from knowmeter.executors._protocol import (
     ExecutorError,
     ExecutorUnavailable,
     SkillInstall,
-    Usage,
 )
 from knowmeter.executors._registry import (
     ExecutorSpec,
@@ -26,7 +25,6 @@ __all__ = [
     "ExecutorUnavailable",
     "SkillInstall",
     "UnknownExecutor",
-    "Usage",
     "create_executor",
     "executor_names",
     "register_executor",

@@ -21,8 +21,9 @@ from knowmeter.executors._model_api import (
     import_sdk,
 )
 from knowmeter.executors._prices import cost_usd
-from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, Usage
+from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError
 from knowmeter.executors._registry import register_executor
+from knowmeter.traces import Usage, empty_usage, make_usage
 
 INSTALL_HINT = "install it with: pip install 'knowmeter[anthropic]'"
 SOURCE = "anthropic"
@@ -36,9 +37,9 @@ class AnthropicOptions(ApiOptions):
 
 def _usage(u: Any) -> Usage:
     if u is None:
-        return Usage()
-    return Usage(u.input_tokens, u.output_tokens, getattr(u, "cache_read_input_tokens", None),
-                 getattr(u, "cache_creation_input_tokens", None))
+        return empty_usage()
+    return make_usage(u.input_tokens, u.output_tokens, getattr(u, "cache_read_input_tokens", None),
+                      getattr(u, "cache_creation_input_tokens", None))
 
 
 class AnthropicExecutor(ApiExecutor[AnthropicOptions]):
@@ -76,7 +77,7 @@ class AnthropicExecutor(ApiExecutor[AnthropicOptions]):
         trace = exchange_trace(SOURCE, request.prompt, text, model)
         trace.meta["stop_reason"] = msg.stop_reason
         return ExecResult(output=text, trace=trace, usage=usage,
-                          cost_usd=cost_usd(model, usage, input_includes_cache_read=False),
+                          cost_usd=cost_usd(model, usage),
                           latency_ms=(time.perf_counter() - started) * 1000, num_turns=1)
 
 

@@ -43,9 +43,9 @@ from knowmeter.executors._cli_common import (
 )
 from knowmeter.executors._isolation import ProcessOutcome, TaskSandbox, install_skill, skill_folder_name
 from knowmeter.executors._options import parse_options
-from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, Usage
+from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError
 from knowmeter.executors._registry import ExecutorSpec, register_executor
-from knowmeter.traces import parse_claude_stream
+from knowmeter.traces import parse_claude_stream, usage_from
 
 INSTALL_HINT = "install it with: npm install -g @anthropic-ai/claude-code@2.1.197 (or set option bin)"
 DEFAULT_TOOLS = ("Read", "Grep", "Glob", "Bash", "Skill")
@@ -190,7 +190,7 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
         if summary.api_error_status in RETRYABLE_STATUS:
             raise ExecutorError(f"{self.name}: API error {summary.api_error_status}: {summary.error}")
         trace.meta.update(executor=self.name, delivery=self.options.delivery)
-        return ExecResult(output=summary.output, trace=trace, usage=Usage.from_dict(summary.usage),
+        return ExecResult(output=summary.output, trace=trace, usage=usage_from(summary.usage),
                           cost_usd=summary.cost_usd, duration_api_ms=summary.duration_api_ms,
                           num_turns=summary.num_turns, error=summary.error or error)
 

@@ -45,9 +45,9 @@ from knowmeter.executors._cli_common import (
 )
 from knowmeter.executors._isolation import ProcessOutcome, TaskSandbox, install_skill, skill_folder_name
 from knowmeter.executors._options import parse_options
-from knowmeter.executors._protocol import ExecRequest, ExecResult, Usage
+from knowmeter.executors._protocol import ExecRequest, ExecResult
 from knowmeter.executors._registry import ExecutorSpec, register_executor
-from knowmeter.traces import Trace, iter_codex_sessions, merge_codex, parse_codex_exec
+from knowmeter.traces import Trace, iter_codex_sessions, merge_codex, parse_codex_exec, usage_from
 
 INSTALL_HINT = "install it with: npm install -g @openai/codex@0.169.0 (or set option bin)"
 CODEX_PASS_ENV = ("OPENAI_*", "CODEX_API_KEY", "AZURE_OPENAI_API_KEY")
@@ -144,7 +144,7 @@ class CodexCliExecutor(CliAgentExecutor[CodexOptions]):
         if len(rollouts) == 1:
             trace = merge_codex(trace, rollouts[0])
         trace.meta.update(executor=self.name, delivery=self.options.delivery, rollouts=len(rollouts))
-        return ExecResult(output=summary.output, trace=trace, usage=Usage.from_dict(summary.usage),
+        return ExecResult(output=summary.output, trace=trace, usage=usage_from(summary.usage),
                           cost_usd=None, num_turns=trace.turns or summary.num_turns,
                           error=process_error(self.name, outcome, summary.error))
 

@@ -26,9 +26,17 @@ from pathlib import Path
 
 import anyio
 
-from knowmeter.executors._protocol import ExecRequest, ExecResult, Usage
+from knowmeter.executors._protocol import ExecRequest, ExecResult
 from knowmeter.executors._registry import ExecutorSpec, register_executor
-from knowmeter.traces import ErrorKind, MessageEvent, ToolCallEvent, ToolResultEvent, ToolStatus, Trace
+from knowmeter.traces import (
+    ErrorKind,
+    MessageEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    ToolStatus,
+    Trace,
+    make_usage,
+)
 
 ALGORITHM_VERSION = "offline-agent/1"
 
@@ -184,7 +192,7 @@ class OfflineAgent:
         turn += 1
         trace.events.append(MessageEvent("assistant", answer, turn))
         words = len(request.prompt.split()) + len(artifact.split())
-        usage = Usage(input_tokens=words, output_tokens=len(answer.split()))
+        usage = make_usage(input_tokens=words, output_tokens=len(answer.split()))
         return ExecResult(output=answer, trace=trace, usage=usage, cost_usd=0.0, num_turns=turn)
 
     def _compose(self, prompt_set: set[str], expansion: set[str], artifact: str, read_texts: dict[str, str]) -> str:

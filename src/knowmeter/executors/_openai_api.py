@@ -21,8 +21,9 @@ from knowmeter.executors._model_api import (
     import_sdk,
 )
 from knowmeter.executors._prices import cost_usd
-from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, Usage
+from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError
 from knowmeter.executors._registry import register_executor
+from knowmeter.traces import Usage, empty_usage, make_usage
 
 INSTALL_HINT = "install it with: pip install 'knowmeter[openai]'"
 SOURCE = "openai"
@@ -35,18 +36,23 @@ class OpenAIOptions(ApiOptions):
     system_role: Literal["system", "developer"] = "system"
 
 
+def _usage(total_input: int | None, output: int | None, details: Any) -> Usage:
+    """OpenAI counts cached tokens inside the input; ``Usage`` keeps them apart (``USAGE_KEYS``)."""
+    cached = getattr(details, "cached_tokens", None)
+    fresh = total_input - cached if total_input is not None and cached is not None else total_input
+    return make_usage(fresh, output, cached)
+
+
 def _usage_chat(u: Any) -> Usage:
     if u is None:
-        return Usage()
-    details = getattr(u, "prompt_tokens_details", None)
-    return Usage(u.prompt_tokens, u.completion_tokens, getattr(details, "cached_tokens", None))
+        return empty_usage()
+    return _usage(u.prompt_tokens, u.completion_tokens, getattr(u, "prompt_tokens_details", None))
 
 
 def _usage_responses(u: Any) -> Usage:
     if u is None:
-        return Usage()
-    details = getattr(u, "input_tokens_details", None)
-    return Usage(u.input_tokens, u.output_tokens, getattr(details, "cached_tokens", None))
+        return empty_usage()
+    return _usage(u.input_tokens, u.output_tokens, getattr(u, "input_tokens_details", None))
 
 
 class OpenAIExecutor(ApiExecutor[OpenAIOptions]):
@@ -99,7 +105,7 @@ class OpenAIExecutor(ApiExecutor[OpenAIOptions]):
         trace = exchange_trace(SOURCE, request.prompt, text, model)
         trace.meta.update(meta, api=o.api)
         return ExecResult(output=text, trace=trace, usage=usage,
-                          cost_usd=cost_usd(model, usage, input_includes_cache_read=True),
+                          cost_usd=cost_usd(model, usage),
                           latency_ms=(time.perf_counter() - started) * 1000, num_turns=1)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from knowmeter.executors._protocol import Usage
+from knowmeter.traces import Usage
 
 __all__ = ["PRICES", "PRICES_AS_OF", "Price", "cost_usd", "price_for"]
 
@@ -66,18 +66,18 @@ def price_for(model: str | None) -> Price | None:
     return PRICES.get(model) or PRICES.get(_DATE_SUFFIX.sub("", model))
 
 
-def cost_usd(model: str | None, usage: Usage, *, input_includes_cache_read: bool) -> float | None:
+def cost_usd(model: str | None, usage: Usage) -> float | None:
     """The list-price cost of one call, or None when the model or the token counts are unknown.
 
-    OpenAI counts cached tokens inside ``input_tokens`` (``input_includes_cache_read=True``);
-    Anthropic reports cache reads and writes apart from ``input_tokens``.
+    ``usage`` has ``USAGE_KEYS``' meaning for every provider: ``input_tokens`` exclude cache reads
+    and writes, which are priced apart.
     """
     price = price_for(model)
-    if price is None or usage.input_tokens is None or usage.output_tokens is None:
+    fresh, output = usage.get("input_tokens"), usage.get("output_tokens")
+    if price is None or fresh is None or output is None:
         return None
-    cached = usage.cache_read_tokens or 0
-    written = usage.cache_creation_tokens or 0
-    fresh = usage.input_tokens - cached if input_includes_cache_read else usage.input_tokens
-    total = (fresh * price.input + cached * price.cache_read + usage.output_tokens * price.output
+    cached = usage.get("cache_read_tokens") or 0
+    written = usage.get("cache_creation_tokens") or 0
+    total = (fresh * price.input + cached * price.cache_read + output * price.output
              + written * (price.cache_write if price.cache_write is not None else price.input))
     return total / 1_000_000

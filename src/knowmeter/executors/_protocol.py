@@ -6,31 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from knowmeter.traces import Trace
-
-
-@dataclass(slots=True)
-class Usage:
-    """Token usage; ``None`` means the executor did not report it (unknown, not zero)."""
-
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cache_read_tokens: int | None = None
-    cache_creation_tokens: int | None = None
-
-    def to_dict(self) -> dict[str, int | None]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cache_read_tokens": self.cache_read_tokens,
-            "cache_creation_tokens": self.cache_creation_tokens,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any] | None) -> Usage:
-        d = d or {}
-        return cls(d.get("input_tokens"), d.get("output_tokens"), d.get("cache_read_tokens"),
-                   d.get("cache_creation_tokens"))
+from knowmeter.traces import Trace, Usage, empty_usage, usage_from
 
 
 @dataclass(slots=True)
@@ -78,7 +54,7 @@ class ExecResult:
 
     output: str
     trace: Trace
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = field(default_factory=empty_usage)
     cost_usd: float | None = None
     latency_ms: float | None = None
     duration_api_ms: float | None = None
@@ -93,7 +69,7 @@ class ExecResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "output": self.output,
-            "usage": self.usage.to_dict(),
+            "usage": dict(self.usage),
             "cost_usd": self.cost_usd,
             "latency_ms": self.latency_ms,
             "duration_api_ms": self.duration_api_ms,
@@ -110,7 +86,7 @@ class ExecResult:
         return cls(
             output=d.get("output", ""),
             trace=trace_from_dict(d.get("trace") or {}),
-            usage=Usage.from_dict(d.get("usage")),
+            usage=usage_from(d.get("usage")),
             cost_usd=d.get("cost_usd"),
             latency_ms=d.get("latency_ms"),
             duration_api_ms=d.get("duration_api_ms"),

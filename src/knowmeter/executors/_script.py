@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from knowmeter import jsonio
-from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, Usage
+from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError
 from knowmeter.executors._registry import ExecutorSpec, register_executor
 from knowmeter.executors._spawn import run_command
 from knowmeter.traces import (
@@ -25,6 +25,7 @@ from knowmeter.traces import (
     ToolResultEvent,
     ToolStatus,
     Trace,
+    make_usage,
     normalise_tool_name,
 )
 
@@ -106,7 +107,7 @@ def parse_script_stdout(stdout: str) -> ExecResult:
     return ExecResult(
         output=output,
         trace=trace_from_script_reply(reply, output),
-        usage=Usage(_int(reply.get("inputTokens")), _int(reply.get("outputTokens"))),
+        usage=make_usage(_int(reply.get("inputTokens")), _int(reply.get("outputTokens"))),
         cost_usd=_num(reply.get("costUSD")),
         duration_api_ms=_num(reply.get("durationApiMs")),
         num_turns=_int(reply.get("numTurns")),

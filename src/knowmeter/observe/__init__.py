@@ -31,7 +31,7 @@ How the traces are read (each rule is documented in the module that applies it):
   belongs to the segment running when it was made (the call that invokes a skill is made before
   the skill runs); subagents' usage joins their segment. Formats that only report a session total
   (Codex) give it to a single-segment session, else count ``segments_without_usage``. Token
-  counts mean the same for every source (``traces._common.USAGE_KEYS``: input excludes cache).
+  counts mean the same for every source (``knowmeter.traces.USAGE_KEYS``: input excludes cache).
 - **Cost**: what the agent reported (stream-json ``total_cost_usd``, ``cost-state`` records), given
   to a session's segment only when the session is that one segment; otherwise unknown
   (``segments_without_cost``), never 0.

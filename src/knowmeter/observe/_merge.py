@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from knowmeter.observe._results import NO_SKILL, USAGE_KEYS, SegmentResult, SessionResult
+from knowmeter.observe._results import NO_SKILL, SegmentResult, SessionResult
+from knowmeter.traces import USAGE_KEYS
 from knowmeter.watermark import Watermark
 
 if TYPE_CHECKING:

@@ -40,7 +40,8 @@ from knowmeter.analysis import (
     confidence_tier,
     coverage,
 )
-from knowmeter.observe._results import USAGE_KEYS, unpack_gaps
+from knowmeter.observe._results import unpack_gaps
+from knowmeter.traces import USAGE_KEYS
 from knowmeter.watermark import Watermark
 
 if TYPE_CHECKING:

@@ -16,18 +16,16 @@ from typing import TYPE_CHECKING, Literal
 
 from knowmeter.observe._kb import KbIndex
 from knowmeter.observe._window import TimeWindow
+from knowmeter.traces import Usage
 
 if TYPE_CHECKING:
     from knowmeter.analysis import TaskGaps
-
-Usage = dict[str, int | None]
 
 #: The label of segment 0 (events before any skill started) in reports.
 NO_SKILL = "(no skill)"
 #: A file is skipped unread only when its mtime is this much before ``--since`` (clock skew
 #: between the recording machine and this file system, copies that kept their mtime).
 MTIME_SLACK = timedelta(days=1)
-USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
 
 Status = Literal["ok", "no_segments", "skipped_mtime", "skipped"]
 

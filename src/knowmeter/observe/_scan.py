@@ -24,17 +24,16 @@ from knowmeter.errors import InputError
 from knowmeter.observe._results import (
     MTIME_SLACK,
     NO_SKILL,
-    USAGE_KEYS,
     ScanConfig,
     SegmentResult,
     SessionResult,
-    Usage,
     pack_gaps,
 )
 from knowmeter.observe._runs import ONE_RUN_FORMATS, load_first_run
 from knowmeter.observe._segment import Links, Segment, Segmenter, segment_events
 from knowmeter.observe._window import parse_timestamp
 from knowmeter.traces import (
+    USAGE_KEYS,
     ClaudeSessionReader,
     ErrorKind,
     Event,
@@ -44,6 +43,7 @@ from knowmeter.traces import (
     ToolStatus,
     Trace,
     TraceFormat,
+    Usage,
     load_trace,
     parse_claude_session,
     read_lines,

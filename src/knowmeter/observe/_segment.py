@@ -30,8 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from knowmeter.observe._markers import Marker, skill_start
-from knowmeter.observe._results import Usage
-from knowmeter.traces import Event, MessageEvent, ToolCallEvent, ToolResultEvent
+from knowmeter.traces import Event, MessageEvent, ToolCallEvent, ToolResultEvent, Usage
 
 _AGENT_ID = re.compile(r"\bagentId:\s*([\w-]+)")
 _UNSET = "\0unset"

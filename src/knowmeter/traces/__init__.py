@@ -10,7 +10,17 @@ from knowmeter.traces._claude_session import (
 from knowmeter.traces._claude_stream import parse_claude_stream
 from knowmeter.traces._codex_exec import parse_codex_exec
 from knowmeter.traces._codex_rollout import iter_codex_sessions, merge_codex, parse_codex_rollout
-from knowmeter.traces._common import RunSummary, SessionTrace, read_lines
+from knowmeter.traces._common import (
+    USAGE_KEYS,
+    RunSummary,
+    SessionTrace,
+    Usage,
+    add_usage,
+    empty_usage,
+    make_usage,
+    read_lines,
+    usage_from,
+)
 from knowmeter.traces._detect import (
     TRACE_FILE_SUFFIXES,
     TraceFormat,
@@ -36,6 +46,7 @@ from knowmeter.traces._status import Outcome, classify_result
 
 __all__ = [
     "TRACE_FILE_SUFFIXES",
+    "USAGE_KEYS",
     "ClaudeSessionReader",
     "ErrorKind",
     "Event",
@@ -49,15 +60,19 @@ __all__ = [
     "ToolStatus",
     "Trace",
     "TraceFormat",
+    "Usage",
+    "add_usage",
     "classify_result",
     "claude_session_files",
     "detect_format",
+    "empty_usage",
     "event_from_dict",
     "iter_claude_sessions",
     "iter_codex_sessions",
     "iter_sessions",
     "load_claude_session",
     "load_trace",
+    "make_usage",
     "merge_codex",
     "normalise_tool_name",
     "parse_claude_session",
@@ -67,4 +82,5 @@ __all__ = [
     "read_lines",
     "sniff",
     "trace_from_dict",
+    "usage_from",
 ]

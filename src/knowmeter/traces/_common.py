@@ -14,13 +14,18 @@ import orjson
 
 from knowmeter.traces._ir import Event, ToolCallEvent, Trace
 
-#: Keys of a normalised usage dict (the same keys as ``executors.Usage.to_dict``). One meaning for
-#: every source (Anthropic's): ``input_tokens`` are input tokens neither read from nor written to
-#: the prompt cache, ``cache_read_tokens`` those read from it, ``cache_creation_tokens`` those
-#: written to it, ``output_tokens`` everything generated (reasoning included). The input a model
-#: saw is the sum of the first and the two cache counts. OpenAI / Codex report ``input_tokens``
-#: *including* ``cached_input_tokens``; ``openai_usage`` takes the cached part out.
+#: Keys of a normalised usage dict (``Usage``). One meaning for every source (Anthropic's):
+#: ``input_tokens`` are input tokens neither read from nor written to the prompt cache,
+#: ``cache_read_tokens`` those read from it, ``cache_creation_tokens`` those written to it,
+#: ``output_tokens`` everything generated (reasoning included). The input a model saw is the sum of
+#: the first and the two cache counts. OpenAI / Codex report ``input_tokens`` *including*
+#: ``cached_input_tokens``; ``openai_usage`` (and the ``openai`` executor) take the cached part out.
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
+
+#: Token usage — the one representation, from trace adapters, executors (``ExecResult.usage``),
+#: stored results and observe: a plain dict with the ``USAGE_KEYS``; None = not reported (unknown,
+#: never 0). A plain dict so the trace and observe hot paths add into it without allocating.
+Usage = dict[str, int | None]
 
 Line = str | bytes | Mapping[str, Any]
 
@@ -66,9 +71,24 @@ def read_lines(path: Path) -> Iterator[bytes]:
         yield from fh
 
 
-def empty_usage() -> dict[str, int | None]:
+def empty_usage() -> Usage:
     """A usage dict with every count unknown."""
     return dict.fromkeys(USAGE_KEYS)
+
+
+def make_usage(input_tokens: int | None = None, output_tokens: int | None = None,
+               cache_read_tokens: int | None = None, cache_creation_tokens: int | None = None) -> Usage:
+    """A usage dict from its four counts (in ``USAGE_KEYS``' meaning)."""
+    return {"input_tokens": input_tokens, "output_tokens": output_tokens, "cache_read_tokens": cache_read_tokens,
+            "cache_creation_tokens": cache_creation_tokens}
+
+
+def usage_from(stored: Mapping[str, Any] | None) -> Usage:
+    """A usage dict read back from stored JSON: the ``USAGE_KEYS`` only, a missing or non-integer
+    count unknown."""
+    stored = stored or {}
+    return {k: v if isinstance(v, int) and not isinstance(v, bool) else None
+            for k in USAGE_KEYS for v in (stored.get(k),)}
 
 
 _USAGE_NAMES = (  # each normalised key and the names sources use for it, first found wins
@@ -233,7 +253,7 @@ class RunSummary:
     """What one agent run reported about itself (from Claude's ``result`` line or Codex's
     ``turn.completed``), in the shape an executor needs for its ``ExecResult``.
 
-    ``usage`` has the keys of ``executors.Usage.to_dict``; ``cost_usd`` is None when the source
+    ``usage`` is a ``Usage`` (``USAGE_KEYS``); ``cost_usd`` is None when the source
     reports no cost (Codex) — unknown, never a fake 0.
     """
 
