@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import markupsafe
 import pytest
 from click.testing import CliRunner, Result
 
@@ -167,8 +168,12 @@ def test_shard_runs_are_left_out_of_the_sample_sets_history(project: Path, shard
     assert [labels[s] for s in shards] == ["1/3", "2/3", "3/3"]
     listing = run(project, "runs", "--output-dir", "sharded").output
     assert all(f"{s} · " in listing for s in shards) and listing.count("tasks · shard ") == 3
-    shown = run(project, "report", shards[1], "--output-dir", "sharded", "--report-only").output
-    assert "shard 2/3: 32 of the plan's 92 tasks — these figures cover this shard's samples only" in shown
+    shown = run(project, "report", shards[1], "--output-dir", "sharded", "--report-only", "--html",
+                str(tmp_path / "s.html"), "--markdown", str(tmp_path / "s.md")).output
+    note = "shard 2/3: 32 of the plan's 92 tasks — these figures cover this shard's samples only"
+    assert note in shown and note in (tmp_path / "s.md").read_text()
+    assert f'data-testid="shard-note">{markupsafe.escape(note)}' in (tmp_path / "s.html").read_text()
+    assert "shard-note" not in (tmp_path / "m.md").read_text()  # the merged run is no shard
     for merged in history:  # the merged run, tidied away for the other tests
         shutil.rmtree(store / "runs" / merged)
     (store / "index.sqlite").unlink()

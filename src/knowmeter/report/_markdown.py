@@ -43,6 +43,8 @@ def markdown_summary(report: Mapping[str, Any]) -> str:
     wm = view.watermark
     out += [f"run `{md(view.run_id)}` · {md(view.executor_label)} · {view.tasks_done}/{view.tasks_total} tasks · "
             f"sample set {md(', '.join(wm.paths))} ({wm.count} samples, {md(wm.short)})", ""]
+    if view.shard_note:
+        out += [f"⚠ {md(view.shard_note)}", ""]
     out += ["| variant | role | composite | pass rate | errors | cost known | cost unknown |",
             "|---|---|---|---|---|---|---|"]
     for v in view.variants:

@@ -16,6 +16,7 @@ from rich.console import Console
 
 from knowmeter.decision import LABELS
 from knowmeter.printable import Printer, printable_tree
+from knowmeter.report._view import ReportView
 
 #: The paired-comparison table's columns: (header, width, right-aligned).
 _COLUMNS = (("metric", 9, False), ("pairs", 5, True), ("control", 7, True), ("treatment", 9, True),
@@ -51,9 +52,8 @@ def render_terminal(report: dict[str, Any], console: Console) -> None:
     out.line(f"run {run['id']} · {ex['name']} ({ex['label']}){model} · {run['tasks_done']}/{run['tasks_total']} "
              f"tasks · seed {run['seed']}")
     out.line(f"sample set {', '.join(wm['paths'])} · {wm['count']} samples · {wm['short']}")
-    if shard := run.get("shard"):
-        out.line(f"shard {shard['index']}/{shard['count']}: {run['tasks_total']} of the plan's {shard['plan_tasks']} "
-                 "tasks — these figures cover this shard's samples only; knowmeter merge combines the shards")
+    if shard_note := ReportView(report).shard_note:
+        out.line(shard_note)
     blockers = decision.get("blockers") or []
     for b in blockers[1:]:
         out.line(f"{LABELS[b['kind']]}: {b['message']}", indent="✗ ")

@@ -270,6 +270,17 @@ class ReportView:
         return _int(self._run.get("tasks_total"))
 
     @property
+    def shard_note(self) -> str | None:
+        """For the run of one shard (``eval --shard I/N``): that its figures cover only the
+        shard's samples; None for any other run."""
+        shard = _map(self._run.get("shard"))
+        if not shard:
+            return None
+        return (f"shard {shard.get('index', '?')}/{shard.get('count', '?')}: {self.tasks_total} of the "
+                f"plan's {_int(shard.get('plan_tasks'))} tasks — these figures cover this shard's "
+                "samples only; knowmeter merge combines the shards")
+
+    @property
     def executor_label(self) -> str:
         ex = _map(self._run.get("executor"))
         model = f" · model {ex['model']}" if ex.get("model") else ""
