@@ -38,6 +38,7 @@ from knowmeter.executors import Executor, ExecutorSpec, ExecutorUnavailable, Unk
 from knowmeter.grading import Assertion, JudgeSpec, judge_prompt_hash, load_assertions, metric_prompt_hashes
 from knowmeter.judges import build_judges
 from knowmeter.runner import (
+    Backend,
     Budget,
     ExecutionSettings,
     ExecutionStats,
@@ -224,10 +225,14 @@ class Prepared:
     plan_tasks: int = 0  # tasks in the whole plan (= len(tasks) unless sharded)
 
 
+def executor_spec(config: RunConfig) -> ExecutorSpec:
+    """How the run's executor is built (what a Ray worker builds it from)."""
+    return ExecutorSpec(config.executor, config.model, dict(config.executor_options), unsealed=config.unsealed)
+
+
 def _executor_from(config: RunConfig) -> Executor:
     try:
-        return create_executor(ExecutorSpec(config.executor, config.model, dict(config.executor_options),
-                                            unsealed=config.unsealed))
+        return create_executor(executor_spec(config))
     except (UnknownExecutor, ExecutorUnavailable) as exc:
         raise InputError(str(exc)) from None
 
@@ -406,9 +411,11 @@ async def execute(
     post_process: PostProcess | None = None,
     on_record: OnRecord | None = None,
     budget: Budget | None = None,
+    backend: Backend | None = None,
 ) -> tuple[ExecutionStats, Budget]:
     """Run ``tasks`` of a started run, appending to its ``results.jsonl``. ``budget`` (default:
-    the run's own) is the one the post-processing's model calls are charged to as well."""
+    the run's own) is the one the post-processing's model calls are charged to as well;
+    ``backend`` (default: local) is where the agent runs — this process stays the driver."""
     cfg = prepared.config
     budget = budget if budget is not None else run_budget(cfg)
     settings = ExecutionSettings(concurrency=cfg.concurrency, timeout_s=cfg.timeout_s, retry=cfg.retry,
@@ -416,7 +423,9 @@ async def execute(
     cache = None if cfg.no_cache else ResponseCache(cfg.output_path())
     try:
         with ResultsWriter(run_dir.results_file) as writer:
-            stats = await execute_tasks(tasks, prepared.executor, writer=writer, settings=settings,
+            executor = prepared.executor if backend is None else backend.place(prepared.executor,
+                                                                                executor_spec(cfg))
+            stats = await execute_tasks(tasks, executor, writer=writer, settings=settings,
                                         budget=budget, cache=cache, post_process=post_process,
                                         on_record=on_record)
     finally:

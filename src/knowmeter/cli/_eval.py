@@ -61,6 +61,11 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
               "e.g. one per CI job; combine them with knowmeter merge. --budget-usd then applies to each shard; "
               "--resume continues a shard's run with its own shard.")
 @click.option("--resume", "resume", help="Continue a killed run: execute only its missing tasks.")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where the agent runs: here, or each task as a Ray task (pip install 'knowmeter[ray]'); this "
+              "process stays the only writer of the results and keeps the cache, budget, concurrency and timeouts.")
+@click.option("--ray-address", metavar="ADDR", help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT; default "
+              "RAY_ADDRESS, else a local Ray instance on 127.0.0.1).")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")
 @click.option("--junit", type=click.Path(path_type=Path, dir_okay=False),
               help="Also write JUnit XML: a test case per sample × variant and one for the outcome.")

@@ -26,10 +26,17 @@ from knowmeter.cli._errors import guarded
 @click.option("--html", "html", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="Also write the health report as a self-contained HTML page.")
 @click.option("--workers", type=click.IntRange(1), metavar="N",
-              help="Processes sharing the files (default: the number of cores).")
+              help="Processes sharing the files (default: the number of cores; with --backend ray the chunks are "
+              "sized for this many, default the cluster's CPUs).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Scan here, or spread the files over a Ray cluster as Ray tasks (pip install 'knowmeter[ray]'; "
+              "the files must be at the same path on every node). The report is the same.")
+@click.option("--ray-address", metavar="ADDR", help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT; default "
+              "RAY_ADDRESS, else a local Ray instance on 127.0.0.1).")
 @guarded
 def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, until: str | None,
-                skills: str | None, kb: Path | None, as_json: bool, html: Path | None, workers: int | None) -> None:
+                skills: str | None, kb: Path | None, as_json: bool, html: Path | None, workers: int | None,
+                backend: str, ray_address: str | None) -> None:
     """Skill health from real usage traces under PATH… (a Claude Code projects folder such as
     ~/.claude/projects, session .jsonl files with their subagents, Codex session folders).
 
@@ -47,7 +54,8 @@ def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, un
     atexit.register(gc.freeze)
     window = make_window(last=last, since=since, until=until)
     names = skills.split(",") if skills is not None else None
-    report = observe(list(paths), window=window, skills=names, kb=kb, workers=workers)
+    report = observe(list(paths), window=window, skills=names, kb=kb, workers=workers, backend=backend,
+                     ray_address=ray_address)
     if html is not None:
         from knowmeter.report._outputs import write_text
         from knowmeter.report.html._health import render_health_html

@@ -28,6 +28,7 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED
 from knowmeter.pipeline import finalize, make_post_process
 from knowmeter.printable import printable
 from knowmeter.report._terminal import render_terminal
+from knowmeter.runner import open_backend
 from knowmeter.store import RunDir, find_run
 
 
@@ -98,6 +99,7 @@ def run_eval(opts: dict[str, Any]) -> int:
         err.print(f"UNSEALED: {prepared.executor.name} tasks are not sealed from each other; an agent can read "
                   "the other arm's artifact, the samples and the run store, and files it writes outside its "
                   "folder stay (--unsealed)")
+    backend = open_backend(str(opts.get("backend") or "local"), opts.get("ray_address"))
     progress = Progress(len(tasks), prepared.config.concurrency, None if err.quiet else sys.stderr,
                         tty=sys.stderr.isatty())
     use_pidfd_child_watcher()
@@ -106,7 +108,7 @@ def run_eval(opts: dict[str, Any]) -> int:
     try:
         stats, budget = anyio.run(
             lambda: execute(prepared, run_dir, tasks, post_process=make_post_process(prepared, budget),
-                            on_record=progress.tick, budget=budget)
+                            on_record=progress.tick, budget=budget, backend=backend)
         )
     except KeyboardInterrupt:
         progress.close()

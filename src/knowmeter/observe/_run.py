@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from knowmeter.cluster import BACKENDS
 from knowmeter.errors import InputError
 from knowmeter.observe._files import session_jobs
 from knowmeter.observe._merge import Merger
@@ -58,7 +59,17 @@ def _chunks(jobs: list[tuple[Path, str]], workers: int) -> Iterator[list[tuple[P
         i += size
 
 
-def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int) -> Iterator[SessionResult]:
+def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int | None,
+             ray_address: str | None = None, *, backend: str = "local") -> Iterator[SessionResult]:
+    if backend == "ray":
+        from knowmeter.cluster import cluster_cpus, connect
+        from knowmeter.observe._ray import ray_results
+
+        ray = connect(ray_address)
+        order = sorted(jobs, key=lambda j: j[0].stat().st_size, reverse=True)
+        yield from ray_results(ray, list(_chunks(order, workers or cluster_cpus(ray))), cfg)
+        return
+    workers = workers or default_workers()
     if workers <= 1 or len(jobs) <= 1:
         yield from _scan_with(cfg, jobs)
         return
@@ -81,17 +92,24 @@ def _scan_with(cfg: ScanConfig, jobs: list[tuple[Path, str]]) -> list[SessionRes
 
 
 def observe(paths: Sequence[Path | str], *, window: TimeWindow | None = None, skills: Iterable[str] | None = None,
-            kb: Path | str | None = None, workers: int | None = None) -> HealthReport:
+            kb: Path | str | None = None, workers: int | None = None, backend: str = "local",
+            ray_address: str | None = None) -> HealthReport:
     """Skill health over the Claude Code / Codex session traces under ``paths``.
 
     ``window`` keeps the segments that started in it; ``skills`` keeps only those skills (and drops
     the ``(no skill)`` row); ``kb`` adds coverage of that folder's files; ``workers`` processes
-    share the files (default: every core). Raises ``InputError`` for a path that does not exist, a
-    file named directly that is not an agent trace, or folders without any agent session."""
+    share the files (default: every core); ``backend="ray"`` scans them as Ray tasks on the cluster at
+    ``ray_address`` (default ``RAY_ADDRESS``, else a local Ray instance), ``workers`` then sizing the
+    chunks as that many local processes would (default: the cluster's CPUs). Raises ``InputError``
+    for a path that does not exist, a file named directly that is not an agent trace, or folders
+    without any agent session."""
     roots = [Path(p).expanduser() for p in paths]
     if not roots:
         raise InputError("observe: no path given; pass a Claude projects folder, session files or a Codex "
                          "sessions folder")
+    if backend not in BACKENDS or (ray_address is not None and backend != "ray"):
+        raise InputError(f"observe: backend {backend!r} with ray address {ray_address!r}: use backend local, or "
+                         "ray (with an optional ray address)")
     wanted = frozenset(s.strip() for s in skills if s.strip()) if skills is not None else None
     if wanted is not None and not wanted:
         raise InputError("--skills: no skill name given; pass names separated by commas")
@@ -104,7 +122,7 @@ def observe(paths: Sequence[Path | str], *, window: TimeWindow | None = None, sk
         kb_files, index = load_kb(Path(kb))
         cfg = ScanConfig(cfg.window, wanted, index)
     merger = Merger()
-    for res in _results(jobs, cfg, workers or default_workers()):
+    for res in _results(jobs, cfg, workers, ray_address, backend=backend):
         merger.add(res)
     if merger.files == 0 and merger.mtime_skips == 0:
         first = merger.skipped[0] if merger.skipped else ""

@@ -1,5 +1,6 @@
 """Planning and executing tasks: concurrency, timeouts, retries, cache, budget."""
 
+from knowmeter.runner._backend import Backend, LocalBackend, open_backend
 from knowmeter.runner._budget import HEADROOM, Budget, BudgetExhausted, MeteredExecutor, invalid_cost
 from knowmeter.runner._cache import ResponseCache, cache_key
 from knowmeter.runner._execute import ExecutionSettings, ExecutionStats, build_request, execute_tasks
@@ -15,10 +16,12 @@ from knowmeter.runner._shard import Shard, assign_samples, shard_tasks
 
 __all__ = [
     "HEADROOM",
+    "Backend",
     "Budget",
     "BudgetExhausted",
     "ExecutionSettings",
     "ExecutionStats",
+    "LocalBackend",
     "MeteredExecutor",
     "ResponseCache",
     "Shard",
@@ -29,6 +32,7 @@ __all__ = [
     "directory_fingerprint",
     "execute_tasks",
     "invalid_cost",
+    "open_backend",
     "plan_tasks",
     "shard_tasks",
     "task_id",
