@@ -22,8 +22,6 @@ from knowmeter.evaluation import Overrides, prepare, resolve_config
 from knowmeter.runner import Shard, assign_samples, shard_tasks
 from knowmeter.store import iter_results, open_index, plan_hash, variant_history
 
-from .conftest import km
-
 #: What must come out the same whether the plan ran in one process or in shards merged.
 STATISTICS = ("statistics", "comparisons", "verdict", "audit", "gaps", "coverage", "gates", "notes", "decision",
               "exit_code")
@@ -60,7 +58,7 @@ def evaluate(cwd: Path, store: str, *args: str) -> str:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("shards")
-    assert km("init", "d", cwd=root).returncode == 0
+    assert run(root, "init", "d").exit_code == 0
     return root / "d"
 
 
