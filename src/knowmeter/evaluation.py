@@ -37,6 +37,7 @@ from knowmeter.errors import InputError
 from knowmeter.executors import Executor, ExecutorSpec, ExecutorUnavailable, UnknownExecutor, create_executor
 from knowmeter.grading import Assertion, JudgeSpec, judge_prompt_hash, load_assertions, metric_prompt_hashes
 from knowmeter.judges import build_judges
+from knowmeter.probe import sample_set_info
 from knowmeter.runner import (
     Backend,
     Budget,
@@ -338,6 +339,7 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
         "config": redact_secrets(cfg.model_dump(mode="json")),
         "seed": cfg.seed,
         "watermark": prepared.sample_set.watermark.to_dict(),
+        "sample_set": sample_set_info(prepared.sample_set.samples),
         "executor": {"name": prepared.executor.name, "identity": prepared.executor.identity(),
                      "non_llm": prepared.executor.non_llm, "model": cfg.model,
                      "sealed": executor_sealed(prepared.executor)},

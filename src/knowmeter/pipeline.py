@@ -78,6 +78,7 @@ def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
     write_json_atomic(run_dir.run_file, record)
     report = build_report(run_dir, sections=report_sections(run=record, gold=read_stored_gold(run_dir.path)))
     apply_gates(report, run_dir.store)
+    add_probe_comparison(report, run_dir.store)
     write_json_atomic(run_dir.report_file, report, indent=None)
     index_run(run_dir, report)
     return report
@@ -92,9 +93,20 @@ def rebuild_report(run_dir: RunDir, *, threshold: float | None = None, seed: int
     report = build_report(run_dir, sections=report_sections(overrides, run=run_dir.read_run(),
                                                             gold=read_stored_gold(run_dir.path)))
     apply_gates(report, run_dir.store)
+    add_probe_comparison(report, run_dir.store)
     write_json_atomic(run_dir.report_file, report, indent=None)
     index_run(run_dir, report)
     return report
+
+
+def add_probe_comparison(report: dict[str, Any], store: Path | None) -> None:
+    """Add ``probe_comparison`` (the probe gap rate beside the human-sample gap rate, from runs
+    made before this one in ``store``) when there is something to compare."""
+    from knowmeter.probe import probe_comparison
+
+    section = probe_comparison(report, store)
+    if section is not None:
+        report["probe_comparison"] = section
 
 
 def report_sections(overrides: dict[str, Any] | None = None, *, run: dict[str, Any] | None = None,

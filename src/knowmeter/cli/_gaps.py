@@ -18,7 +18,9 @@ from knowmeter.cli._errors import fail, guarded, stored_report
 @guarded
 def gaps_cmd(run: str, variant: str | None, limit: int | None, output_dir: str, as_json: bool) -> None:
     """Every gap signal of RUN (sample, turn, source, tool, target, context), classified by
-    source, with the sample-set watermark; and the knowledge files the agent never used."""
+    source, with the sample-set watermark; and the knowledge files the agent never used. When
+    a probe set (knowmeter probe) was run on the same variant, its gap rate is shown beside the
+    human-written samples' — each under its own watermark, never merged."""
     from knowmeter.analysis import Coverage, GapSummary, render_coverage, render_inventory
     from knowmeter.store import find_run, read_json
 
@@ -31,10 +33,15 @@ def gaps_cmd(run: str, variant: str | None, limit: int | None, output_dir: str, 
     if not gaps:
         names = ", ".join(v["name"] for v in report["variants"])
         fail(f"run {run_dir.id}: no gap analysis for variant {variant!r}; variants: {names}")
+    from knowmeter.probe import probe_comparison
+
+    side = probe_comparison(report, run_dir.store, latest=True)
+    if side is not None and variant is not None:
+        side = {**side, "variants": [r for r in side["variants"] if r["variant"] == variant]}
     if as_json:
         from knowmeter.cli._output import print_json
 
-        print_json({"gaps": gaps, "coverage": cov})
+        print_json({"gaps": gaps, "coverage": cov, "probe_comparison": side})
         return
     with stored_report(run_dir.report_file, run_dir.id):
         summaries, coverages = [GapSummary.from_dict(g) for g in gaps], [Coverage.from_dict(c) for c in cov]
@@ -44,3 +51,7 @@ def gaps_cmd(run: str, variant: str | None, limit: int | None, output_dir: str, 
     for c in coverages:
         click.echo(render_coverage(c))
         click.echo()
+    if side is not None:
+        from knowmeter.report._terminal import probe_lines
+
+        click.echo("\n".join(probe_lines(side)))

@@ -21,10 +21,13 @@ def init_cmd(directory: Path, force: bool) -> None:
     """Scaffold a runnable demo in DIRECTORY: a knowledge base, two versions of a support
     skill, 23 samples and an eval.yaml that uses the offline agent. Then: knowmeter eval.
     Also a comprehension example (a Skill Graph–style skill and its C1–C9 eval file) for
-    knowmeter comprehend with the offline agent and the deterministic scripted grader."""
+    knowmeter comprehend with the offline agent and the deterministic scripted grader. And
+    knowmeter probe writes competency questions from the knowledge base's headings, whose gap
+    rate the next eval shows beside the human samples'."""
     from knowmeter.demo import scaffold
 
     written = scaffold(directory, force=force)
     click.echo(f"wrote {len(written)} files to {directory}")
     click.echo(f"next: cd {directory} && knowmeter eval")
     click.echo(f"  and: cd {directory} && knowmeter comprehend {COMPREHENSION_DEMO}")
+    click.echo(f"  and: cd {directory} && knowmeter probe && knowmeter eval --samples probe-samples.yaml")

@@ -24,6 +24,19 @@ def not_comparable(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
     return out
 
 
+def side_by_side(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per variant that has runs on a probe set *and* on a human-written set, the latest row of
+    each kind (same variant name and artifact hash as the latest probe row)."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for variant, group in groupby(sorted(rows, key=lambda r: (r["variant"], r["created_at"], r["run_id"])),
+                                  key=lambda r: r["variant"]):
+        latest = {r["sample_set_kind"]: r for r in group}
+        probe, human = latest.get("probe"), latest.get("human")
+        if probe is not None and human is not None and probe["artifact_hash"] == human["artifact_hash"]:
+            out[variant] = {"human": human, "probe": probe}
+    return out
+
+
 @click.command("trends")
 @click.option("--variant", help="Only this variant.")
 @click.option("--sample-set", "sample_set", help="Only runs on this sample set (id like file@hash8, or a hash prefix).")
@@ -33,7 +46,9 @@ def not_comparable(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
 def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_json: bool) -> None:
     """Composite, coverage and gap rate across completed runs, one block per sample set: runs
     on different sample sets are never mixed. A variant whose composites came from different
-    layer sets (e.g. a judge added later) is flagged: those composites are not comparable."""
+    layer sets (e.g. a judge added later) is flagged: those composites are not comparable. A
+    probe set (knowmeter probe) is labelled, and each variant's latest probe gap rate is shown
+    beside its latest human-sample gap rate — never merged into one number."""
     from knowmeter.cli._output import console, print_json
     from knowmeter.cli._runs import short_time
     from knowmeter.printable import Printer, printable
@@ -49,7 +64,8 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_
     rows.sort(key=lambda r: (r["sample_set_id"] or "", r["created_at"], r["run_id"]))
     groups = [(k, list(g)) for k, g in groupby(rows, key=lambda r: r["sample_set_id"])]
     if as_json:
-        print_json([{"sample_set": set_id, "sample_count": group[0]["sample_count"], "rows": group,
+        print_json([{"sample_set": set_id, "sample_count": group[0]["sample_count"],
+                     "kind": group[-1]["sample_set_kind"], "rows": group,
                      "not_comparable": not_comparable(group), "warning": WATERMARK_WARNING}
                     for set_id, group in groups])
         return
@@ -63,7 +79,9 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_
                  "not comparable)")
     for set_id, group in groups:
         out.blank()
-        out.line(f"sample set {set_id} · {group[0]['sample_count']} samples")
+        kind = {"probe": " · probe set (knowmeter probe)", "mixed": " · mixed: probe questions and human-written "
+                "samples (its gap rate blends both)"}.get(group[-1]["sample_set_kind"], "")
+        out.line(f"sample set {set_id} · {group[0]['sample_count']} samples{kind}")
         flagged = not_comparable(group)
         for r in group:
             commit = (r["git_commit"] or "-")[:10] + ("+dirty" if r["git_dirty"] else "")
@@ -79,4 +97,17 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_
         for name, sets in flagged.items():
             out.line(f"{name}: composites come from different layer sets ({', '.join(sets)}): not comparable "
                      "across those runs", indent="⚠ ")
-    out.line(WATERMARK_WARNING, indent="⚠ ")
+    side = side_by_side(rows)
+    if side:
+        from knowmeter.probe import SIDE_BY_SIDE_WARNING
+
+        out.blank()
+        out.line("Probe vs human samples, latest run of each (gap-signal spec §9) — side by side, never one number")
+        for name, by_kind in side.items():
+            cells = [f"{label} {percent(by_kind[kind]['gap_rate'])} ({by_kind[kind]['sample_set_id']}, "
+                     f"run {by_kind[kind]['run_id']})"
+                     for label, kind in (("human samples", "human"), ("probe questions", "probe"))]
+            out.line(f"{name}: " + " · ".join(cells), indent="  ")
+        out.line(SIDE_BY_SIDE_WARNING, indent="⚠ ")
+    else:
+        out.line(WATERMARK_WARNING, indent="⚠ ")

@@ -4,10 +4,12 @@ the human-written sample set's."""
 
 from knowmeter.probe._dedupe import SIMILARITY_THRESHOLD, duplicate_of, normalise, similarity
 from knowmeter.probe._generate import DEFAULT_COUNT, ProbeResult, headings_probe, model_probe
+from knowmeter.probe._kind import PROBE_PROVENANCE, sample_set_info
 from knowmeter.probe._model_gen import GeneratorReplyError
 from knowmeter.probe._prompt import PROMPT_VERSION, prompt_hash, render_prompt
 from knowmeter.probe._questions import HEADINGS_GENERATOR, Question, headings_questions
-from knowmeter.probe._samples import PROBE_PROVENANCE, Provenance, SampleDraft, to_samples
+from knowmeter.probe._samples import Provenance, SampleDraft, to_samples
+from knowmeter.probe._side import SIDE_BY_SIDE_WARNING, probe_comparison
 from knowmeter.probe._structure import KbElement, KbFile, KbStructure, read_structure
 
 __all__ = [
@@ -15,6 +17,7 @@ __all__ = [
     "HEADINGS_GENERATOR",
     "PROBE_PROVENANCE",
     "PROMPT_VERSION",
+    "SIDE_BY_SIDE_WARNING",
     "SIMILARITY_THRESHOLD",
     "GeneratorReplyError",
     "KbElement",
@@ -29,9 +32,11 @@ __all__ = [
     "headings_questions",
     "model_probe",
     "normalise",
+    "probe_comparison",
     "prompt_hash",
     "read_structure",
     "render_prompt",
+    "sample_set_info",
     "similarity",
     "to_samples",
 ]

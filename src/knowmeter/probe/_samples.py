@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowmeter.probe._dedupe import duplicate_of
+from knowmeter.probe._kind import PROBE_PROVENANCE
 from knowmeter.probe._questions import Question
 from knowmeter.probe._structure import KbStructure
 
-PROBE_PROVENANCE = "probe"
 RUBRIC = ("Competency question generated from the knowledge base's structure ({kind} {where}); it has no "
           "ground-truth answer. A good answer is grounded in the knowledge base and says so plainly when the "
           "knowledge base does not cover it.")

@@ -57,6 +57,7 @@ def build_report(
             "executor": executor,
             "seed": run["seed"],
             "watermark": run["watermark"],
+            "sample_set": run.get("sample_set"),
             "config": run["config"],
             "budget": run.get("budget"),
             "tasks_total": run["tasks_total"],

@@ -28,6 +28,17 @@ class Watermark(_M):
     warning: str
 
 
+class SampleSetInfo(_M):
+    """What kind of sample set the watermark names: written by people, made by knowmeter probe,
+    or a mix (gap-signal spec §9: the two gap rates are shown side by side, never merged)."""
+
+    kind: Literal["human", "probe", "mixed"]
+    probe_samples: int
+    generators: list[str]
+    prompt_hashes: list[str]
+    kb_sha256: list[str] = Field(description="Hashes of the knowledge bases the probe questions were made from.")
+
+
 class ExecutorInfo(_M):
     name: str
     identity: str
@@ -67,6 +78,9 @@ class RunInfo(_M):
     executor: ExecutorInfo
     seed: int
     watermark: Watermark
+    sample_set: SampleSetInfo | None = Field(
+        default=None, description="The sample set's kind (human / probe / mixed); None for runs made before "
+                                  "knowmeter recorded it (their samples were written by people).")
     config: dict[str, Any]
     budget: dict[str, Any] | None
     tasks_total: int
@@ -325,6 +339,36 @@ class Decision(_M):
     warnings: list[str]
 
 
+class ProbeSide(_M):
+    """One side of the probe comparison: a run's gap rate for the variant, under its own watermark."""
+
+    run_id: str
+    created_at: str
+    gap_rate: float | None
+    samples_with_gap: int | None
+    executed: int | None
+    watermark: Watermark
+
+
+class ProbeVariantRow(_M):
+    variant: str
+    human: ProbeSide | None = Field(description="The human-written sample set's run; None: none yet.")
+    probe: ProbeSide | None = Field(description="The probe sample set's run (knowmeter probe); None: none yet.")
+    files_only_probe: list[str] | None = Field(
+        description="Knowledge files reached by the probe questions and by no human-written sample; None: "
+                    "coverage unknown.")
+    files_unreached: list[str] | None = Field(description="Knowledge files neither sample set reached.")
+
+
+class ProbeComparison(_M):
+    """The probe gap rate beside the human-sample gap rate (gap-signal spec §9), never merged."""
+
+    kind: Literal["human", "probe", "mixed"] = Field(description="This run's kind of sample set.")
+    variants: list[ProbeVariantRow]
+    warning: str
+    note: str | None
+
+
 class Report(_M):
     """``report.json``."""
 
@@ -336,6 +380,7 @@ class Report(_M):
     decision: Decision | None = None
     tasks: list[TaskRecord] | None = None
     comprehension: ComprehensionSection | None = None
+    probe_comparison: ProbeComparison | None = None
 
 
 def json_schema() -> dict[str, Any]:

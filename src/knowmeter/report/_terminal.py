@@ -64,6 +64,10 @@ def render_terminal(report: dict[str, Any], console: Console) -> None:
         _render_comparisons(report, out)
         _render_audit(report, out)
         _render_gaps(report, out)
+    if report.get("probe_comparison"):
+        out.blank()
+        for line in probe_lines(report["probe_comparison"]):
+            out.line(line)
     for line in [*(decision.get("warnings") or []), *report.get("notes", [])]:
         out.line(line, indent="⚠ ")
     if decision:
@@ -179,3 +183,27 @@ def _render_audit(report: dict[str, Any], out: Printer) -> None:
     for name, check in audit.items():
         if check.get("status") in ("warn", "fail"):
             out.line(f"{name.replace('_', ' ')} ({check['status']}): {check.get('detail')}", indent=_INDENT)
+
+
+def probe_lines(section: dict[str, Any]) -> list[str]:
+    """The lines of the probe-vs-human side-by-side section (``report['probe_comparison']``)."""
+    lines = ["Probe vs human samples (gap-signal spec §9) — side by side, never one number"]
+    if section.get("note"):
+        lines.append(f"  {section['note']}")
+    for row in section["variants"]:
+        lines.append(f"  {row['variant']}:")
+        for label, side, how in (("human samples", row["human"], "knowmeter eval with your own sample file"),
+                                 ("probe questions", row["probe"],
+                                  "knowmeter probe && knowmeter eval --samples probe-samples.yaml")):
+            if side is None:
+                lines.append(f"    {label}: no complete run of this variant yet ({how})")
+                continue
+            wm = side["watermark"]
+            lines.append(f"    {label}: gap rate {percent(side['gap_rate'])} ({side['samples_with_gap']}/"
+                         f"{side['executed']}) · run {side['run_id']} · sample set {', '.join(wm['paths'])} · "
+                         f"{wm['count']} samples · {wm['short']}")
+        if row["files_only_probe"] is not None:
+            lines.append(f"    files reached only by probe questions: {', '.join(row['files_only_probe']) or 'none'}")
+            lines.append(f"    files neither set reached: {', '.join(row['files_unreached']) or 'none'}")
+    lines.append(f"  ⚠ {section['warning']}")
+    return lines

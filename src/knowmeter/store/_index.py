@@ -13,7 +13,7 @@ from typing import Any
 INDEX_FILE = "index.sqlite"
 RUN_COLUMNS = ("id", "created_at", "finished_at", "status", "dir", "git_commit", "git_dirty", "executor", "model",
                "sample_set_id", "sample_set_sha", "sample_count", "verdict", "outcome", "tasks_total", "tasks_done",
-               "cost_known_usd", "cost_unknown_tasks", "shard")
+               "cost_known_usd", "cost_unknown_tasks", "shard", "sample_set_kind")
 VARIANT_COLUMNS = ("run_id", "variant", "role", "artifact_hash", "composite", "layer_set", "coverage", "gap_rate",
                    "weighted_gap_rate", "tasks", "errors", "cost_known_usd", "cost_unknown_tasks")
 
@@ -73,6 +73,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         "003_shard",
         """
         ALTER TABLE runs ADD COLUMN shard TEXT;
+        """,
+    ),
+    (
+        "004_sample_set_kind",
+        """
+        ALTER TABLE runs ADD COLUMN sample_set_kind TEXT;
         """,
     ),
 ]
@@ -166,6 +172,8 @@ def index_rows(report: dict[str, Any], run_path: Path) -> tuple[dict[str, Any], 
         "cost_known_usd": sum(cost_known) if cost_known else None,
         "cost_unknown_tasks": sum(v["cost"]["tasks_with_unknown_cost"] for v in variants),
         "shard": f"{shard['index']}/{shard['count']}" if (shard := run.get("shard")) else None,
+        # human / probe / mixed (knowmeter probe); None: a run from before knowmeter recorded it
+        "sample_set_kind": (run.get("sample_set") or {}).get("kind"),
     }
     variant_rows = [
         {
@@ -217,7 +225,8 @@ def variant_history(
     """Per-variant rows joined with their run, oldest first (the trends table). A shard's run
     covers only part of the sample set: it is left out (its merged run stands for it)."""
     sql = ("SELECT r.id AS run_id, r.created_at, r.git_commit, r.git_dirty, r.sample_set_id, r.sample_count, "
-           "r.status, v.* FROM run_variants v JOIN runs r ON r.id = v.run_id WHERE r.status = 'complete' "
+           "r.status, COALESCE(r.sample_set_kind, 'human') AS sample_set_kind, v.* "
+           "FROM run_variants v JOIN runs r ON r.id = v.run_id WHERE r.status = 'complete' "
            "AND r.shard IS NULL")
     args: list[Any] = []
     if variant is not None:
