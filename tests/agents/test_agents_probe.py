@@ -14,7 +14,6 @@ from click.testing import CliRunner
 
 from knowmeter.cli import cli
 from knowmeter.probe import GeneratorReplyError, model_probe
-from knowmeter.runner import BudgetExhausted
 from knowmeter.samples import Sample, load_samples
 from support.mock_model import ServerFactory
 
@@ -97,7 +96,8 @@ def test_reply_not_json_is_retried_once_then_reported(kb: Path, mock_server: Ser
     assert "no JSON object with a 'questions' list in the reply" in retry
 
     srv2 = _serve(mock_server, monkeypatch, {"steps": [{"text": "{\"questions\": \"none\"}"}], "usage": USAGE})
-    with pytest.raises(GeneratorReplyError, match="not usable JSON, also after one retry: 'questions' is not a list"):
+    with pytest.raises(GeneratorReplyError, match=r"unusable generator reply: 'questions' is not a list of objects "
+                                                  r"\(after 1 retry\); 2 call\(s\) made"):
         anyio.run(lambda: model_probe([kb], "openai:gpt-4o-mini"))
     assert len(srv2.model_requests()) == 2
 
@@ -105,7 +105,7 @@ def test_reply_not_json_is_retried_once_then_reported(kb: Path, mock_server: Ser
 def test_budget_refuses_a_second_call(kb: Path, mock_server: ServerFactory, api_env: None,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     srv = _serve(mock_server, monkeypatch, {"steps": [{"text": "not json"}], "usage": USAGE})
-    with pytest.raises(BudgetExhausted, match="budget"):
+    with pytest.raises(GeneratorReplyError, match=r"generator call failed: not called: the budget .* is spent"):
         anyio.run(lambda: model_probe([kb], "openai:gpt-4o-mini", budget_usd=GPT4O_MINI_COST * 1.2))
     assert len(srv.model_requests()) == 1  # the retry would not fit: not made
 
@@ -124,4 +124,5 @@ def test_probe_command_with_a_model_generator(kb: Path, mock_server: ServerFacto
     _serve(mock_server, monkeypatch, {"steps": [{"text": "no"}], "usage": USAGE})
     res = CliRunner().invoke(cli, ["probe", "--kb", "kb", "--generator", "openai:gpt-4o-mini", "--out", "q.yaml"])
     assert res.exit_code == 1 and not Path("q.yaml").exists()
-    assert "not usable JSON, also after one retry" in res.output and "nothing written" in res.output
+    assert "unusable generator reply" in res.output and "(after 1 retry)" in res.output
+    assert "nothing written" in res.output

@@ -53,7 +53,6 @@ def probe_cmd(kb: tuple[Path, ...], generator: str, count: int, out: Path, inclu
     from knowmeter.analysis import write_drafts_yaml
     from knowmeter.exit_codes import EXIT_NOT_PASSED
     from knowmeter.probe import GeneratorReplyError, headings_probe, model_probe
-    from knowmeter.runner import BudgetExhausted
     from knowmeter.samples import load_samples
 
     kb_dirs, sample_files = _defaults(config)
@@ -68,7 +67,7 @@ def probe_cmd(kb: tuple[Path, ...], generator: str, count: int, out: Path, inclu
         try:
             result = anyio.run(lambda: model_probe(kb_dirs, generator, count=count, existing=existing,
                                                    include_text=include_text, budget_usd=budget_usd))
-        except (GeneratorReplyError, BudgetExhausted) as exc:
+        except GeneratorReplyError as exc:
             click.echo(f"knowmeter: probe: {exc}; nothing written", err=True)
             sys.exit(EXIT_NOT_PASSED)
     for line in result.summary_lines():

@@ -70,7 +70,7 @@ async def model_probe(kb_dirs: list[Path], generator: str, *, count: int = DEFAU
                       budget_usd: float | None = None) -> ProbeResult:
     """The model probe: ``generator`` is ``executor:model``; every call is charged to a budget of
     ``budget_usd`` (None: no limit). Raises ``GeneratorReplyError`` when the reply is not usable
-    JSON after one retry, ``BudgetExhausted`` when the call does not fit the budget."""
+    JSON after one retry, or the call failed twice (e.g. it did not fit the budget)."""
     from knowmeter.judges import executor_for
     from knowmeter.probe._model_gen import model_questions
     from knowmeter.probe._prompt import PROMPT_VERSION, prompt_hash

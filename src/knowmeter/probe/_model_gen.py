@@ -1,22 +1,22 @@
-"""The model generator: one structured-JSON call to any executor (retried once when the reply
-is not usable), its questions checked against the knowledge base's structure — a question tied
-to no known element, or marked out of scope, is dropped and counted; a file or term the
-knowledge base does not contain is not asserted."""
+"""The model generator: one structured-JSON call (``knowmeter.ask``: retried once, with the
+problem named, when the reply is not usable) to any executor, its questions checked against the
+knowledge base's structure — a question tied to no known element, or marked out of scope, is
+dropped and counted; a file or term the knowledge base does not contain is not asserted."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from knowmeter.ask import json_objects
-from knowmeter.executors import ExecRequest, Executor
+from knowmeter.ask import CallSite, ask_json, json_objects
+from knowmeter.executors import Executor
 from knowmeter.probe._prompt import RETRY_NOTE, render_prompt
 from knowmeter.probe._questions import Question
 from knowmeter.probe._structure import KbStructure
 
 
 class GeneratorReplyError(Exception):
-    """The generator's reply was not usable JSON, twice (or the call failed)."""
+    """The generator's reply was not usable JSON, twice (or the call failed twice)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,34 +75,24 @@ def _check(raw: dict[str, Any], structure: KbStructure) -> tuple[Question | str,
 
 async def model_questions(structure: KbStructure, executor: Executor, *, model: str | None, count: int,
                           existing: list[str], include_text: bool) -> ModelGeneration:
-    """Ask ``executor`` for up to ``count`` questions; a reply that is not usable JSON is retried
-    once with the problem named, then ``GeneratorReplyError``."""
-    prompt = render_prompt(structure, count=count, existing=existing, include_text=include_text)
-    costs: list[float | None] = []
-    problem = ""
-    for attempt in (1, 2):
-        shown = prompt if attempt == 1 else prompt + RETRY_NOTE.format(problem=problem)
-        request = ExecRequest(task_id=f"probe-generate-{attempt}", sample_id="probe-generate", prompt=shown,
-                              system=None, model=model)
-        result = await executor.run(request)
-        costs.append(result.cost_usd)
-        if result.error is not None:
-            raise GeneratorReplyError(f"the generator call failed: {result.error}")
-        try:
-            proposed = _questions_of(result.output)
-        except ValueError as exc:
-            problem = str(exc)
-            continue
-        kept: list[Question] = []
-        dropped = {"out_of_scope": 0, "malformed": 0}
-        unbacked = 0
-        for raw in proposed:
-            q, n = _check(raw, structure)
-            unbacked += n
-            if isinstance(q, Question):
-                kept.append(q)
-            else:
-                dropped[q] += 1
-        cost = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
-        return ModelGeneration(tuple(kept), dropped["out_of_scope"], dropped["malformed"], unbacked, attempt, cost)
-    raise GeneratorReplyError(f"the generator's reply was not usable JSON, also after one retry: {problem}")
+    """Ask ``executor`` for up to ``count`` questions; a failed call or a reply that is not
+    usable JSON is asked once more (with the problem named), then ``GeneratorReplyError``."""
+    asked = await ask_json(executor, model, system=None,
+                           prompt=render_prompt(structure, count=count, existing=existing, include_text=include_text),
+                           parse=_questions_of, site=CallSite("probe", "probe"), purpose="generate",
+                           reask=lambda prompt, problem: prompt + RETRY_NOTE.format(problem=problem),
+                           what="generator")
+    if asked.value is None:
+        raise GeneratorReplyError(f"{asked.error}; {asked.attempts} call(s) made")
+    kept: list[Question] = []
+    dropped = {"out_of_scope": 0, "malformed": 0}
+    unbacked = 0
+    for raw in asked.value:
+        q, n = _check(raw, structure)
+        unbacked += n
+        if isinstance(q, Question):
+            kept.append(q)
+        else:
+            dropped[q] += 1
+    return ModelGeneration(tuple(kept), dropped["out_of_scope"], dropped["malformed"], unbacked, asked.attempts,
+                           asked.cost_usd)
