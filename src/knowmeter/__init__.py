@@ -1,3 +1,33 @@
-"""knowmeter: measure whether a change to an agent's knowledge made the agent better."""
+"""knowmeter: measure whether a change to an agent's knowledge made the agent better.
+
+The Python API (``knowmeter.api``) is imported on first use, so ``import knowmeter`` stays cheap::
+
+    import knowmeter
+
+    report = knowmeter.evaluate("eval.yaml", repeat=2)
+    print(report["decision"]["headline"])
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from knowmeter.api import Listener, Report, evaluate, observe_traces, rescore, resume
+    from knowmeter.errors import InputError, RunInterrupted
+
+__all__ = ["InputError", "Listener", "Report", "RunInterrupted", "__version__", "evaluate", "observe_traces",
+           "rescore", "resume"]
+
+_HOMES = {"InputError": "errors", "RunInterrupted": "errors"}
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported when first used."""
+    if name not in __all__ or name == "__version__":
+        raise AttributeError(f"module 'knowmeter' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"knowmeter.{_HOMES.get(name, 'api')}"), name)

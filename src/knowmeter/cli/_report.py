@@ -40,14 +40,14 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
 
     Exit codes as for eval: 0 PROGRESS (or a passing SOLO) with every task run and every gate
     passed; 1 any other outcome (an incomplete run included); 2 bad input. With --report-only 0."""
+    from knowmeter.api import rescore
     from knowmeter.cli._output import console
-    from knowmeter.pipeline import rebuild_report
     from knowmeter.report._terminal import render_terminal
     from knowmeter.store import find_run
 
     run_dir = find_run(Path(output_dir), run)
-    report = rebuild_report(run_dir, threshold=threshold, seed=seed, bootstrap_samples=bootstrap_samples,
-                            max_mde=max_mde, min_pairs=min_pairs, stability_limit=stability_limit)
+    report = rescore(run_dir.path, threshold=threshold, seed=seed, bootstrap_samples=bootstrap_samples,
+                     max_mde=max_mde, min_pairs=min_pairs, stability_limit=stability_limit)
     comprehension = "comprehension" in report
     if as_json:
         from knowmeter.cli._output import print_json
@@ -64,10 +64,4 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
     html_file = None if html is None else Path(html) if html else run_dir.path / "report.html"
     for what, path in write_outputs(report, html=html_file, junit=junit, markdown=markdown):
         click.echo(f"{what}: {path}", err=as_json)
-    if comprehension:
-        from knowmeter.comprehension import exit_code
-
-        code = exit_code(report)
-    else:
-        code = int(report["exit_code"])
-    sys.exit(EXIT_OK if report_only else code)
+    sys.exit(EXIT_OK if report_only else int(report["exit_code"]))

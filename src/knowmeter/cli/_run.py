@@ -7,29 +7,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import click
+from rich.console import Console
 
+from knowmeter.api import Listener, evaluate, resume
 from knowmeter.cli._output import console as make_console
 from knowmeter.cli._progress import Progress
-from knowmeter.evaluation import (
-    Overrides,
-    Prepared,
-    execute,
-    executor_sealed,
-    prepare,
-    resolve_config,
-    resume_run,
-    run_budget,
-    start_run,
-)
+from knowmeter.errors import RunInterrupted
+from knowmeter.evaluation import Overrides, Prepared, executor_sealed
 from knowmeter.executors._spawn import use_pidfd_child_watcher
 from knowmeter.exit_codes import EXIT_INTERRUPTED
-from knowmeter.pipeline import finalize, make_post_process
 from knowmeter.printable import printable
 from knowmeter.report._terminal import render_terminal
-from knowmeter.runner import open_backend
-from knowmeter.store import RunDir, find_run
+from knowmeter.store import RunDir
 
 
 def _overrides(opts: dict[str, Any]) -> Overrides:
@@ -66,66 +56,80 @@ def _overrides(opts: dict[str, Any]) -> Overrides:
     )
 
 
+class _Terminal(Listener):
+    """Prints the run's plan and notes to stderr and draws its progress."""
+
+    def __init__(self, err: Console, quiet: bool) -> None:
+        self.err = err
+        self.quiet = quiet
+        self.progress: Progress | None = None
+        self.run_dir: RunDir | None = None
+
+    def stored(self) -> RunDir:
+        """The run's folder (known once the run started)."""
+        assert self.run_dir is not None
+        return self.run_dir
+
+    def started(self, prepared: Prepared, run_dir: RunDir, tasks: int, *, resumed: bool) -> None:
+        self.run_dir = run_dir
+        if resumed:
+            self.err.print(f"resuming run {run_dir.id}: {tasks} of {len(prepared.tasks)} tasks left")
+        else:
+            self.err.print(f"run {run_dir.id}: {len(prepared.sample_set.samples)} samples × "
+                           f"{len(prepared.variants)} variants × {prepared.config.repeat} repeat(s) = "
+                           f"{prepared.plan_tasks} tasks ({prepared.executor.name})")
+            if prepared.shard is not None:
+                self.err.print(f"shard {prepared.shard}: {tasks} of the {prepared.plan_tasks} tasks "
+                               "(combine the shards with knowmeter merge)")
+        for note in start_notes(prepared):
+            self.err.print(printable(note))
+        if executor_sealed(prepared.executor) is False:
+            self.err.print(f"UNSEALED: {prepared.executor.name} tasks are not sealed from each other; an agent can "
+                           "read the other arm's artifact, the samples and the run store, and files it writes "
+                           "outside its folder stay (--unsealed)")
+        self.progress = Progress(tasks, prepared.config.concurrency, None if self.quiet else sys.stderr,
+                                 tty=sys.stderr.isatty())
+        gc.freeze()  # modules, config, samples and the plan live to the end: the cyclic GC need not rescan them
+
+    def note(self, line: str) -> None:
+        self.err.print(printable(line))
+
+    def record(self, record: dict[str, Any]) -> None:
+        if self.progress is not None:
+            self.progress.tick(record)
+
+    def executed(self) -> None:
+        if self.progress is not None:
+            self.progress.close()
+
+
 def run_eval(opts: dict[str, Any]) -> int:
     """Run (or resume) an evaluation; returns the exit code of the run's decision, or
     ``EXIT_INTERRUPTED`` after Ctrl-C (the finished tasks are kept and reported)."""
     err = make_console(stderr=True)
     err.quiet = bool(opts.get("quiet"))
-    if opts.get("resume"):
-        ov = _overrides(opts)
-        from knowmeter.config import DEFAULT_OUTPUT_DIR
-
-        output_dir = Path(ov.output_dir or DEFAULT_OUTPUT_DIR)
-        run_dir = find_run(output_dir, str(opts["resume"]))
-        run_dir.lock()  # two resumes of one run would run its missing tasks twice
-        prepared, tasks = resume_run(run_dir)
-        err.print(f"resuming run {run_dir.id}: {len(tasks)} of {len(prepared.tasks)} tasks left")
-    else:
-        config = resolve_config(_overrides(opts), Path.cwd())
-        prepared = prepare(config)
-        run_dir = start_run(prepared)
-        run_dir.lock()
-        tasks = prepared.tasks
-        err.print(f"run {run_dir.id}: {len(prepared.sample_set.samples)} samples × {len(prepared.variants)} "
-                  f"variants × {prepared.config.repeat} repeat(s) = {prepared.plan_tasks} tasks "
-                  f"({prepared.executor.name})")
-        if prepared.shard is not None:
-            err.print(f"shard {prepared.shard}: {len(tasks)} of the {prepared.plan_tasks} tasks "
-                      "(combine the shards with knowmeter merge)")
-    for note in start_notes(prepared):
-        err.print(printable(note))
-
-    if executor_sealed(prepared.executor) is False:
-        err.print(f"UNSEALED: {prepared.executor.name} tasks are not sealed from each other; an agent can read "
-                  "the other arm's artifact, the samples and the run store, and files it writes outside its "
-                  "folder stay (--unsealed)")
-    backend = open_backend(str(opts.get("backend") or "local"), opts.get("ray_address"))
-    progress = Progress(len(tasks), prepared.config.concurrency, None if err.quiet else sys.stderr,
-                        tty=sys.stderr.isatty())
+    terminal = _Terminal(err, err.quiet)
     use_pidfd_child_watcher()
-    gc.freeze()  # modules, config, samples and the plan live to the end: the cyclic GC need not rescan them
-    budget = run_budget(prepared.config)
+    backend, ray_address = str(opts.get("backend") or "local"), opts.get("ray_address")
     try:
-        stats, budget = anyio.run(
-            lambda: execute(prepared, run_dir, tasks, post_process=make_post_process(prepared, budget),
-                            on_record=progress.tick, budget=budget, backend=backend)
-        )
-    except KeyboardInterrupt:
-        progress.close()
-        report = finalize(run_dir, status="interrupted", budget=budget.to_dict())
+        if opts.get("resume"):
+            report = resume(str(opts["resume"]), output_dir=opts.get("output_dir"), listener=terminal, backend=backend,
+                            ray_address=ray_address)
+        else:
+            overrides = vars(_overrides(opts))
+            report = evaluate(overrides.pop("config"), listener=terminal, backend=backend, ray_address=ray_address,
+                              **overrides)
+    except RunInterrupted as stop:
+        report, run_dir = stop.report, terminal.stored()
         _print(report, run_dir.report_file, _write_files(report, run_dir, opts), opts)
-        resume = f"knowmeter eval --resume {run_dir.id}"
+        resume_cmd = f"knowmeter eval --resume {stop.run_id}"
         if opts.get("output_dir"):
-            resume += f" --output-dir {opts['output_dir']}"
+            resume_cmd += f" --output-dir {opts['output_dir']}"
         err.quiet = False  # even --quiet says how to continue
         err.print(f"interrupted: {report['run']['tasks_done']}/{report['run']['tasks_total']} tasks are stored; "
-                  f"continue with: {resume}", soft_wrap=True)
+                  f"continue with: {resume_cmd}", soft_wrap=True)
         return EXIT_INTERRUPTED
-    progress.close()
-    status = "complete" if not stats.not_started else "incomplete"
-    if stats.not_started:
-        err.print(f"budget: {len(stats.not_started)} task(s) not started — the budget would have been exceeded")
-    report = finalize(run_dir, status=status, wall_s=stats.wall_s, budget=budget.to_dict())
+    run_dir = terminal.stored()
     written = _write_files(report, run_dir, opts)
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
     _print(report, run_dir.report_file, written, opts)

@@ -1,0 +1,199 @@
+"""knowmeter's Python API and its one orchestration layer: the command line parses its flags,
+calls one of these functions and prints what it returns.
+
+``evaluate`` sequences the stages of ``knowmeter.evaluation`` (configuration → plan → run.json →
+execute) and ``knowmeter.pipeline`` (grade and analyze each task; compare → decide → store);
+``resume`` continues a stored run the same way; ``rescore`` re-decides a stored run from its
+results; ``observe_traces`` measures skill health from usage traces (``knowmeter.observe`` is the
+package's name, so the function has its own). Bad input raises ``InputError`` with the one line
+the command line prints; Ctrl-C during a run raises ``RunInterrupted`` after the finished tasks
+are stored and reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from knowmeter.errors import RunInterrupted
+
+if TYPE_CHECKING:
+    from knowmeter.config import RunConfig
+    from knowmeter.evaluation import Prepared
+    from knowmeter.observe import HealthReport
+    from knowmeter.runner import Backend, Task
+    from knowmeter.runner._budget import Budget
+    from knowmeter.runner._execute import PostProcess
+    from knowmeter.store import RunDir
+
+#: A run's report (report.json's content).
+Report = dict[str, Any]
+
+__all__ = ["Listener", "Report", "comprehend", "evaluate", "observe_traces", "rescore", "resume"]
+
+
+class Listener:
+    """What a caller hears while a run goes. Every method does nothing here; the command line
+    subclasses it to print the plan, the notes and the progress."""
+
+    def started(self, prepared: Prepared, run_dir: RunDir, tasks: int, *, resumed: bool) -> None:
+        """The run is stored and about to execute ``tasks`` tasks (fewer than planned on a resume)."""
+
+    def note(self, line: str) -> None:
+        """One line the user should read (demo agent, a leaking workspace, tasks the budget stopped)."""
+
+    def record(self, record: dict[str, Any]) -> None:
+        """One task finished (its stored record)."""
+
+    def executed(self) -> None:
+        """The tasks stopped running (all done, budget stopped or interrupted); the report follows."""
+
+
+def evaluate(config: RunConfig | str | Path | None = None, /, *, listener: Listener | None = None,
+             backend: str = "local", ray_address: str | None = None, **overrides: Any) -> Report:
+    """Run every sample under every variant, grade, compare, decide and store the run.
+
+    ``config`` is an ``eval.yaml`` path, a project folder (its ``eval.yaml`` if any), a resolved
+    ``RunConfig`` or None (the current folder). ``overrides`` are the ``eval`` flags by their
+    ``knowmeter.evaluation.Overrides`` names (``control="baseline"``, ``treatments=[...]``,
+    ``executor=...``, ``repeat=2``, ``budget_usd=0.5``, …) and win over the file. Returns the
+    report; its ``decision`` holds the outcome and exit code. ``backend`` is where the agent runs
+    (``local``, or ``ray`` at ``ray_address``). Raises ``InputError`` for bad input and
+    ``RunInterrupted`` on Ctrl-C."""
+    from knowmeter.config import RunConfig
+    from knowmeter.evaluation import Overrides, prepare, resolve_config, start_run
+
+    if "config" in overrides:
+        raise TypeError("evaluate(): pass the eval.yaml as the first argument, not config=")
+    if isinstance(config, RunConfig):
+        if overrides:
+            raise TypeError("overrides apply to an eval.yaml; change the RunConfig itself instead")
+        resolved = config
+    else:
+        path = Path.cwd() if config is None else Path(config)
+        if path.is_dir():
+            resolved = resolve_config(Overrides(**overrides), path)
+        else:
+            resolved = resolve_config(Overrides(**{**overrides, "config": path}), path.parent)
+    prepared = prepare(resolved)
+    run_dir = start_run(prepared)
+    run_dir.lock()
+    return _run(prepared, run_dir, prepared.tasks, listener or Listener(), resumed=False,
+                backend=_backend(backend, ray_address))
+
+
+def resume(run: str | Path, *, output_dir: str | Path | None = None, listener: Listener | None = None,
+           backend: str = "local", ray_address: str | None = None) -> Report:
+    """Continue a killed or interrupted run (an id, a unique prefix, ``latest`` or a run folder in
+    ``output_dir``, default ``.knowmeter``): execute only its missing tasks, then decide as
+    ``evaluate`` (or ``comprehend``, for a comprehension run) does. Refuses a run whose samples or
+    artifacts changed since it started."""
+    from knowmeter.evaluation import resume_run
+
+    run_dir = _find(run, output_dir)
+    run_dir.lock()  # two resumes of one run would run its missing tasks twice
+    if "comprehension" not in run_dir.read_run():
+        prepared, tasks = resume_run(run_dir)
+        return _run(prepared, run_dir, tasks, listener or Listener(), resumed=True,
+                    backend=_backend(backend, ray_address))
+    from knowmeter.comprehension import ComprehensionPlan, make_grader, reprepare
+
+    plans: list[ComprehensionPlan] = []
+
+    def again(record: dict[str, Any]) -> Prepared:
+        plans.append(reprepare(record))
+        return plans[-1].prepared
+
+    prepared, tasks = resume_run(run_dir, again)
+    return _run(prepared, run_dir, tasks, listener or Listener(), resumed=True,
+                post_process=lambda budget: make_grader(plans[0], budget))
+
+
+def comprehend(skill: str | Path, *, judges: Sequence[str], evals: str | Path | None = None,
+               executor: str = "offline", model: str | None = None, repeat: int = 1, judge_repeat: int = 1,
+               ngram: int = 6, cwd: str | Path | None = None, base_dir: str | Path | None = None,
+               concurrency: int | None = None, timeout_s: float | None = None, retry: int | None = None,
+               no_cache: bool | None = None, budget_usd: float | None = None, seed: int | None = None,
+               output_dir: str | Path | None = None, listener: Listener | None = None) -> Report:
+    """Did the agent understand ``skill`` (a SKILL.md or its folder)? Every case of its eval file
+    runs without the skill and with it; each answer is graded per expected behavior by
+    ``judges`` (``executor:model``; ``scripted-grader`` is the offline stand-in). Paths are
+    relative to ``base_dir`` (default: the current folder). The report's ``comprehension``
+    section holds the skill's verdict, its ``decision`` the outcome and exit code."""
+    from knowmeter.comprehension import Target, make_config, make_grader, prepare_comprehension, start_comprehension
+
+    target = Target(str(skill), None if evals is None else str(evals), ngram, None if cwd is None else str(cwd))
+    config = make_config(base_dir=Path(base_dir) if base_dir is not None else Path.cwd(), target=target,
+                         executor=executor, model=model, judges=list(judges), repeat=repeat, judge_repeat=judge_repeat,
+                         concurrency=concurrency, timeout_s=timeout_s, retry=retry, no_cache=no_cache,
+                         budget_total_usd=budget_usd, seed=seed,
+                         output_dir=None if output_dir is None else str(output_dir))
+    plan = prepare_comprehension(config, target)
+    run_dir = start_comprehension(plan)
+    run_dir.lock()
+    return _run(plan.prepared, run_dir, plan.prepared.tasks, listener or Listener(), resumed=False,
+                post_process=lambda budget: make_grader(plan, budget))
+
+
+def rescore(run: str | Path, *, output_dir: str | Path | None = None, threshold: float | None = None,
+            seed: int | None = None, bootstrap_samples: int | None = None, max_mde: float | None = None,
+            min_pairs: int | None = None, stability_limit: float | None = None) -> Report:
+    """Recompute a stored run's comparison, verdict and decision from its stored results, with
+    the given statistical settings in place of the run's, without re-running anything; stores
+    the new report.json. ``run`` as for ``resume``."""
+    from knowmeter.pipeline import rebuild_report
+
+    return rebuild_report(_find(run, output_dir), threshold=threshold, seed=seed, bootstrap_samples=bootstrap_samples,
+                          max_mde=max_mde, min_pairs=min_pairs, stability_limit=stability_limit)
+
+
+def observe_traces(paths: Sequence[str | Path], *, last: str | None = None, since: str | None = None,
+                   until: str | None = None, skills: Iterable[str] | None = None, kb: str | Path | None = None,
+                   workers: int | None = None) -> HealthReport:
+    """Skill health from Claude Code / Codex usage traces under ``paths``: per skill its segments,
+    failure and gap rates, coverage of ``kb`` and a health band. ``last`` (``7d``), ``since`` and
+    ``until`` limit the segments by start time; ``skills`` keeps only those skills."""
+    from knowmeter.observe import make_window, observe
+
+    window = make_window(last=last, since=since, until=until)
+    return observe(list(paths), window=window, skills=skills, kb=kb, workers=workers)
+
+
+def _find(run: str | Path, output_dir: str | Path | None) -> RunDir:
+    from knowmeter.config import DEFAULT_OUTPUT_DIR
+    from knowmeter.store import find_run
+
+    return find_run(Path(output_dir if output_dir is not None else DEFAULT_OUTPUT_DIR), str(run))
+
+
+def _backend(name: str, address: str | None) -> Backend:
+    from knowmeter.runner import open_backend
+
+    return open_backend(name, address)
+
+
+def _run(prepared: Prepared, run_dir: RunDir, tasks: list[Task], listener: Listener, *, resumed: bool,
+         post_process: Callable[[Budget], PostProcess] | None = None, backend: Backend | None = None) -> Report:
+    """Execute ``tasks`` of a stored run, then finish it: report.json, decision, index. Ctrl-C
+    finishes it as interrupted and raises ``RunInterrupted``."""
+    import anyio
+
+    from knowmeter.evaluation import execute, run_budget
+    from knowmeter.pipeline import finalize, make_post_process
+
+    listener.started(prepared, run_dir, len(tasks), resumed=resumed)
+    budget = run_budget(prepared.config)
+    process = post_process(budget) if post_process is not None else make_post_process(prepared, budget)
+    try:
+        stats, budget = anyio.run(lambda: execute(prepared, run_dir, tasks, post_process=process,
+                                                  on_record=listener.record, budget=budget, backend=backend))
+    except KeyboardInterrupt:
+        listener.executed()
+        report = finalize(run_dir, status="interrupted", budget=budget.to_dict())
+        raise RunInterrupted(run_dir.id, report) from None
+    listener.executed()
+    if stats.not_started:
+        listener.note(f"budget: {len(stats.not_started)} task(s) not started — the budget would have been exceeded")
+    status = "complete" if not stats.not_started else "incomplete"
+    return finalize(run_dir, status=status, wall_s=stats.wall_s, budget=budget.to_dict())
