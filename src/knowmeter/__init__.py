@@ -8,13 +8,12 @@ The Python API (``knowmeter.api``) is imported on first use, so ``import knowmet
     print(report["decision"]["headline"])
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from knowmeter.api import Listener, Report, evaluate, observe_traces, rescore, resume
     from knowmeter.errors import InputError, RunInterrupted
 
@@ -24,7 +23,7 @@ __all__ = ["InputError", "Listener", "Report", "RunInterrupted", "__version__", 
 _HOMES = {"InputError": "errors", "RunInterrupted": "errors"}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":  # no __future__ import: it costs more than the module
     """The public names, imported when first used."""
     if name not in __all__ or name == "__version__":
         raise AttributeError(f"module 'knowmeter' has no attribute {name!r}")

@@ -78,7 +78,6 @@ def evaluate(config: RunConfig | str | Path | None = None, /, *, listener: Liste
             resolved = resolve_config(Overrides(**{**overrides, "config": path}), path.parent)
     prepared = prepare(resolved)
     run_dir = start_run(prepared)
-    run_dir.lock()
     return _run(prepared, run_dir, prepared.tasks, listener or Listener(), resumed=False,
                 backend=_backend(backend, ray_address))
 
@@ -93,21 +92,24 @@ def resume(run: str | Path, *, output_dir: str | Path | None = None, listener: L
 
     run_dir = _find(run, output_dir)
     run_dir.lock()  # two resumes of one run would run its missing tasks twice
-    if "comprehension" not in run_dir.read_run():
-        prepared, tasks = resume_run(run_dir)
+    try:
+        if "comprehension" not in run_dir.read_run():
+            prepared, tasks = resume_run(run_dir)
+            return _run(prepared, run_dir, tasks, listener or Listener(), resumed=True,
+                        backend=_backend(backend, ray_address))
+        from knowmeter.comprehension import ComprehensionPlan, make_grader, reprepare
+
+        plans: list[ComprehensionPlan] = []
+
+        def again(record: dict[str, Any]) -> Prepared:
+            plans.append(reprepare(record))
+            return plans[-1].prepared
+
+        prepared, tasks = resume_run(run_dir, again)
         return _run(prepared, run_dir, tasks, listener or Listener(), resumed=True,
-                    backend=_backend(backend, ray_address))
-    from knowmeter.comprehension import ComprehensionPlan, make_grader, reprepare
-
-    plans: list[ComprehensionPlan] = []
-
-    def again(record: dict[str, Any]) -> Prepared:
-        plans.append(reprepare(record))
-        return plans[-1].prepared
-
-    prepared, tasks = resume_run(run_dir, again)
-    return _run(prepared, run_dir, tasks, listener or Listener(), resumed=True,
-                post_process=lambda budget: make_grader(plans[0], budget))
+                    post_process=lambda budget: make_grader(plans[0], budget))
+    finally:
+        run_dir.unlock()
 
 
 def comprehend(skill: str | Path, *, judges: Sequence[str], evals: str | Path | None = None,
@@ -131,7 +133,6 @@ def comprehend(skill: str | Path, *, judges: Sequence[str], evals: str | Path | 
                          output_dir=None if output_dir is None else str(output_dir))
     plan = prepare_comprehension(config, target)
     run_dir = start_comprehension(plan)
-    run_dir.lock()
     return _run(plan.prepared, run_dir, plan.prepared.tasks, listener or Listener(), resumed=False,
                 post_process=lambda budget: make_grader(plan, budget))
 
@@ -150,14 +151,17 @@ def rescore(run: str | Path, *, output_dir: str | Path | None = None, threshold:
 
 def observe_traces(paths: Sequence[str | Path], *, last: str | None = None, since: str | None = None,
                    until: str | None = None, skills: Iterable[str] | None = None, kb: str | Path | None = None,
-                   workers: int | None = None) -> HealthReport:
+                   workers: int | None = None, backend: str = "local", ray_address: str | None = None,
+                   ) -> HealthReport:
     """Skill health from Claude Code / Codex usage traces under ``paths``: per skill its segments,
     failure and gap rates, coverage of ``kb`` and a health band. ``last`` (``7d``), ``since`` and
-    ``until`` limit the segments by start time; ``skills`` keeps only those skills."""
+    ``until`` limit the segments by start time; ``skills`` keeps only those skills; ``workers``
+    processes (or ``backend="ray"`` tasks at ``ray_address``) share the files."""
     from knowmeter.observe import make_window, observe
 
     window = make_window(last=last, since=since, until=until)
-    return observe(list(paths), window=window, skills=skills, kb=kb, workers=workers)
+    return observe(list(paths), window=window, skills=skills, kb=kb, workers=workers, backend=backend,
+                   ray_address=ray_address)
 
 
 def _find(run: str | Path, output_dir: str | Path | None) -> RunDir:
@@ -176,7 +180,18 @@ def _backend(name: str, address: str | None) -> Backend:
 def _run(prepared: Prepared, run_dir: RunDir, tasks: list[Task], listener: Listener, *, resumed: bool,
          post_process: Callable[[Budget], PostProcess] | None = None, backend: Backend | None = None) -> Report:
     """Execute ``tasks`` of a stored run, then finish it: report.json, decision, index. Ctrl-C
-    finishes it as interrupted and raises ``RunInterrupted``."""
+    finishes it as interrupted and raises ``RunInterrupted``. The run is locked meanwhile."""
+    run_dir.lock()  # a no-op when resume already holds it
+    try:
+        return _execute_and_finish(prepared, run_dir, tasks, listener, resumed=resumed, post_process=post_process,
+                                   backend=backend)
+    finally:
+        run_dir.unlock()
+
+
+def _execute_and_finish(prepared: Prepared, run_dir: RunDir, tasks: list[Task], listener: Listener, *,
+                        resumed: bool, post_process: Callable[[Budget], PostProcess] | None,
+                        backend: Backend | None) -> Report:
     import anyio
 
     from knowmeter.evaluation import execute, run_budget

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import km
+from .conftest import km, km_process
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True))
@@ -37,7 +37,7 @@ def test_hostile_file_is_one_line_exit_2(tmp_path: Path, name: str) -> None:
     (tmp_path / file).write_bytes(content)
     if file == "eval.yaml":
         (tmp_path / "eval-samples.json").write_text('[{"sample_id": "a", "prompt": "p"}]')
-    r = km("eval", "--control", "baseline", cwd=tmp_path)
+    r = km_process("eval", "--control", "baseline", cwd=tmp_path)  # a real process: its recursion limit, one line
     assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr and words in r.stderr, r.stderr
     assert file in r.stderr

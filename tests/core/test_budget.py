@@ -18,7 +18,7 @@ from knowmeter.runner import HEADROOM, Budget, BudgetExhausted, ExecutionSetting
 from knowmeter.store import ResultsWriter, iter_results
 from knowmeter.traces import Trace
 
-from .conftest import km
+from .conftest import init_demo, km
 from .test_runner import setup
 
 
@@ -131,7 +131,7 @@ print(json.dumps({"output": json.dumps({"reasoning": "r", "score": 4, "reason": 
 def test_budget_stop_with_a_judge_leaves_a_partial_report(tmp_path: Path) -> None:
     """The offline agent costs nothing; only the judge does. The budget binds on the judge, the
     run stops early, and report.json + the index row say the run is partial."""
-    assert km("init", "d", cwd=tmp_path).returncode == 0
+    init_demo(tmp_path / "d")
     demo = tmp_path / "d"
     (demo / "judge.py").write_text(JUDGE)
     r = km("eval", "--json", "--budget-usd", "0.03", "--concurrency", "2",
@@ -161,7 +161,7 @@ print(json.dumps({"output": "an answer", "costUSD": 0.01}))
 def test_a_variant_without_results_still_gets_a_report(tmp_path: Path) -> None:
     """The budget pays for one task: the other variant has no results, yet report.json is
     written (and `knowmeter report` re-builds it) saying which variant has none."""
-    assert km("init", "d", cwd=tmp_path).returncode == 0
+    init_demo(tmp_path / "d")
     demo = tmp_path / "d"
     (demo / "agent.py").write_text(AGENT)
     r = km("eval", "--json", "--budget-usd", "0.012", "--executor", f"{sys.executable} {demo / 'agent.py'}",

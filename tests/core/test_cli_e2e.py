@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from knowmeter.cli import cli
 from knowmeter.store import iter_results
 
-from .conftest import km
+from .conftest import init_demo, km, km_process
 
 
 def test_demo_report_has_two_variants_real_tool_calls_and_a_difference(demo_report: dict) -> None:  # type: ignore[type-arg]
@@ -47,7 +47,7 @@ def test_report_rerenders_without_rerunning_and_runs_lists_it(demo: Path, demo_r
 
 
 def test_kill_midway_then_resume_runs_every_task_exactly_once(tmp_path: Path) -> None:
-    km("init", "d", cwd=tmp_path)
+    init_demo(tmp_path / "d")
     demo = tmp_path / "d"
     agent = demo / "slow_agent.py"
     agent.write_text("import json, sys, time\nreq = json.load(sys.stdin)\ntime.sleep(0.15)\n"
@@ -111,13 +111,13 @@ def test_bad_input_is_one_line_exit_2(tmp_path: Path, args: list[str], files: di
 
 
 def test_init_refuses_to_overwrite(tmp_path: Path) -> None:
-    assert km("init", "x", cwd=tmp_path).returncode == 0
-    r = km("init", "x", cwd=tmp_path)
+    init_demo(tmp_path / "x")
+    r = km_process("init", "x", cwd=tmp_path)  # a true command-line test: a real process's exit code
     assert r.returncode == 2 and "already exists" in r.stderr
 
 
 def test_repeats_give_stability_and_saturation(tmp_path: Path) -> None:
-    km("init", "d", cwd=tmp_path)
+    init_demo(tmp_path / "d")
     r = km("eval", "--repeat", "2", "--json", "--report-only", "--no-cache", cwd=tmp_path / "d")
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
@@ -150,7 +150,7 @@ def test_report_overrides_recompute_the_verdict(demo: Path, demo_report: dict) -
 
 
 def test_hedging_classifier_from_the_command_line(tmp_path: Path) -> None:
-    km("init", "d", cwd=tmp_path)
+    init_demo(tmp_path / "d")
     demo = tmp_path / "d"
     (demo / "hedge.py").write_text("import json, sys\njson.load(sys.stdin)\n"
                                    "print(json.dumps({'output': json.dumps({'isUncertainty': False, "

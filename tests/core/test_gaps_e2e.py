@@ -11,7 +11,7 @@ import yaml
 
 from knowmeter.gates import NUDGE_TEXT, check_gates, evolution_nudges
 
-from .conftest import km
+from .conftest import init_demo, km
 
 
 def test_thinner_variant_has_more_failed_searches_and_higher_gap_rate(demo_report: dict) -> None:  # type: ignore[type-arg]
@@ -37,7 +37,7 @@ def _config(demo: Path, name: str, artifact: str, file: str) -> Path:
 
 @pytest.fixture
 def fresh_demo(tmp_path: Path) -> Path:
-    assert km("init", "d", cwd=tmp_path).returncode == 0
+    init_demo(tmp_path / "d")
     return tmp_path / "d"
 
 

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from .conftest import km
+from .conftest import init_demo, km
 
 # The first three tasks answer at once; later ones stall while STALL_AFTER_THREE is set, so the
 # run cannot finish before the test's SIGINT reaches it, however slowly the test polls.
@@ -29,7 +29,7 @@ print(json.dumps({"output": "Refunds are possible within 30 days of purchase."})
 
 
 def test_ctrl_c_keeps_the_tasks_prints_the_resume_command_and_exits_130(tmp_path: Path) -> None:
-    assert km("init", "d", cwd=tmp_path).returncode == 0
+    init_demo(tmp_path / "d")
     demo = tmp_path / "d"
     (demo / "agent.py").write_text(SLOW_AGENT)
     proc = subprocess.Popen([sys.executable, "-m", "knowmeter", "eval", "--executor",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from .conftest import km
+from .conftest import init_demo, km
 
 JUDGE = """\
 import json, re, sys
@@ -22,7 +22,7 @@ print(json.dumps({"output": json.dumps({"reasoning": "scripted", "score": 2 if h
 
 
 def test_demo_with_scripted_judge_has_three_layers(tmp_path: Path) -> None:
-    assert km("init", "d", cwd=tmp_path).returncode == 0
+    init_demo(tmp_path / "d")
     demo = tmp_path / "d"
     (demo / "judge.py").write_text(JUDGE)
     samples = yaml.safe_load((demo / "eval-samples.yaml").read_text())

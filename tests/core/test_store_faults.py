@@ -15,13 +15,13 @@ from click.testing import CliRunner
 
 from knowmeter.cli import cli
 
-from .conftest import km
+from .conftest import init_demo, km
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("faults")
-    assert km("init", "p", cwd=root).returncode == 0
+    init_demo(root / "p")
     r = km("eval", "--report-only", "--bootstrap-samples", "200", cwd=root / "p")
     assert r.returncode == 0, r.stderr
     return root / "p"

@@ -47,15 +47,15 @@ def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, un
     gap rate (amber from 25%, red from 50%) and the tool failure rate (amber from 10%, red from
     25%); with fewer than 5 segments it is only indicative.
     """
-    from knowmeter.observe import make_window, observe, render_health
+    from knowmeter.api import observe_traces
+    from knowmeter.observe import render_health
 
     # At exit the interpreter collects garbage over every object once more (tens of ms with the
     # analysis loaded); frozen objects are skipped, and the process ends right after anyway.
     atexit.register(gc.freeze)
-    window = make_window(last=last, since=since, until=until)
     names = skills.split(",") if skills is not None else None
-    report = observe(list(paths), window=window, skills=names, kb=kb, workers=workers, backend=backend,
-                     ray_address=ray_address)
+    report = observe_traces(list(paths), last=last, since=since, until=until, skills=names, kb=kb, workers=workers,
+                            backend=backend, ray_address=ray_address)
     if html is not None:
         from knowmeter.report._outputs import write_text
         from knowmeter.report.html._health import render_health_html

@@ -143,9 +143,11 @@ class RunDir:
 
     def lock(self) -> None:
         """Hold an exclusive lock on the run while this process executes it (released when the
-        process ends); ``InputError`` when another process holds it."""
+        process ends, or on ``unlock``); ``InputError`` when another process holds it."""
         import fcntl
 
+        if self._lock is not None:
+            return
         fh = (self.path / LOCK_FILE).open("a+", encoding="utf-8")
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -159,6 +161,12 @@ class RunDir:
         fh.write(str(os.getpid()))
         fh.flush()
         self._lock = fh
+
+    def unlock(self) -> None:
+        """Release the lock ``lock`` took (a library caller's process goes on after the run)."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     @property
     def id(self) -> str:
