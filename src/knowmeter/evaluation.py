@@ -1,7 +1,9 @@
-"""The evaluation pipeline's API: resolve the configuration, plan, run (or resume), and store.
+"""The run's plan: resolve the configuration, load and check the samples, variants and
+executor, plan the tasks, store run.json, execute (or resume) the tasks.
 
-``knowmeter eval`` is a thin wrapper over ``resolve_config`` → ``prepare`` → ``start_run`` /
-``resume_run`` → ``execute`` → ``finish_run``.
+``knowmeter.api`` sequences these stages with ``knowmeter.pipeline``'s (it is the only caller
+that orchestrates: ``resolve_config`` → ``prepare`` → ``start_run`` / ``resume_run`` →
+``execute`` → ``pipeline.finalize``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The per-task post-processing (grade → analyze) and the end-of-run stages (compare →
-decide → render → store). Both are built from a run's configuration only, so a resumed run or
-``knowmeter report`` does exactly what the original run would have done."""
+decide → render → store), sequenced by ``knowmeter.api``. Both are built from a run's
+configuration only, so a resumed run or ``knowmeter report`` does exactly what the original run
+would have done."""
 
 from __future__ import annotations
 

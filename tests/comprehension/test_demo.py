@@ -37,3 +37,19 @@ def test_demo_comprehension_example_runs_offline(tmp_path: Path) -> None:
     text = km("comprehend", *shlex.split(COMPREHENSION_DEMO), cwd=demo).stdout
     assert "agent: offline — deterministic offline agent, not an LLM" in text
     assert "grader: scripted-grader — deterministic scripted grader, not an LLM" in text
+
+
+def test_demo_comprehension_through_the_python_api(tmp_path: Path) -> None:
+    """``knowmeter.comprehend`` is the command's run: the same verdict and decision, stored; a
+    resume of the finished run runs nothing and decides alike."""
+    import knowmeter
+    from knowmeter.demo import scaffold
+
+    scaffold(tmp_path / "demo")
+    report = knowmeter.comprehend("comprehension/skills/refund-policy/SKILL.md",
+                                  evals="comprehension/evals/refund-policy.json", judges=["scripted-grader"],
+                                  base_dir=tmp_path / "demo")
+    assert report["comprehension"]["verdict"]["level"] == "SHALLOW"
+    assert (report["decision"]["outcome"], report["exit_code"]) == ("SHALLOW", 1)
+    again = knowmeter.resume(report["run"]["id"], output_dir=tmp_path / "demo" / ".knowmeter")
+    assert again["decision"] == report["decision"] and again["run"]["tasks_done"] == report["run"]["tasks_done"]

@@ -10,7 +10,7 @@ import pytest
 from knowmeter.artifacts import artifact_from_dir
 from knowmeter.errors import InputError
 
-from .conftest import km
+from .conftest import km, km_process
 
 
 @pytest.mark.parametrize("link", ["SKILL.md", "ref.md", "sub"])
@@ -45,6 +45,7 @@ def test_the_cli_refuses_in_one_line_and_warns_about_outside_custom_code(tmp_pat
     (tmp_path / "check.py").write_text("def ok(output, **kw):\n    return True\n")
     (project / "s.json").write_text('[{"sample_id": "a", "prompt": "p", '
                                     '"assertions": [{"type": "custom", "fn": "../check.py:ok"}]}]')
-    r = km("eval", "--samples", "s.json", "--control", "baseline", cwd=project)
+    # a real process: the warning is a log record, which pytest would capture in-process
+    r = km_process("eval", "--samples", "s.json", "--control", "baseline", cwd=project)
     assert r.returncode in (0, 1), r.stderr
     assert "custom assertion fn:" in r.stderr and "is outside the project" in r.stderr
