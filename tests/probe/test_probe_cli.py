@@ -25,7 +25,7 @@ def test_probe_on_the_demo(demo: Path) -> None:
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
     assert lines[0].startswith("knowledge base workspace/knowledge · 6 files · 6 files, 6 headings · kb ")
-    assert lines[1].startswith("non-LLM generator (headings → questions) · prompt probe-headings/1 ")
+    assert lines[1].startswith("non-LLM generator (headings → questions) · prompt probe-headings/2 ")
     assert lines[2].startswith("6 proposed · 6 kept · 0 dropped out of scope")
     assert "next: knowmeter eval --samples probe-samples.yaml" in lines[3]
     text = (demo / "probe-samples.yaml").read_text(encoding="utf-8")

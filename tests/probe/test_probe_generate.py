@@ -39,21 +39,21 @@ def test_headings_become_questions_with_derivable_assertions_only(kb: Path) -> N
     s = read_structure([kb])
     qs = {q.text: q for q in headings_questions(s)}
     assert list(qs) == [
-        "What does our documentation say about Rules?",
-        "What exactly does this rule require, and when does it apply: \"Answer in the customer's language.\"?",
-        "What does our documentation say about Revenue?",
-        "What does our documentation say about The revenue_schema table (in Revenue)?",
-        "What does our documentation say about Late fees (in Revenue)?",
-        "What does our documentation say about team contacts?",
-        "When should the refunds skill be used, and what does it cover?",
+        "What should I know about Rules?",
+        "What should I know about this rule: \"Answer in the customer's language.\"?",
+        "What should I know about Revenue?",
+        "What should I know about The revenue_schema table (in Revenue)?",
+        "What should I know about Late fees (in Revenue)?",
+        "What should I know about team contacts?",
+        "What should I know about the refunds skill?",
     ]
-    table = qs["What does our documentation say about The revenue_schema table (in Revenue)?"]
+    table = qs["What should I know about The revenue_schema table (in Revenue)?"]
     assert table.file == "kb/revenue.md" and table.terms == ("revenue_schema",)
-    assert qs["What does our documentation say about Late fees (in Revenue)?"].terms == ()
+    assert qs["What should I know about Late fees (in Revenue)?"].terms == ()
     # a principle or a skill has no file to read and no term: nothing is asserted
     principle = next(q for q in qs.values() if q.element.kind == "principle")
     assert principle.file is None and principle.terms == ()
-    assert qs["When should the refunds skill be used, and what does it cover?"].file is None
+    assert qs["What should I know about the refunds skill?"].file is None
 
 
 def test_probe_samples_carry_provenance_and_validate(kb: Path) -> None:
@@ -66,7 +66,7 @@ def test_probe_samples_carry_provenance_and_validate(kb: Path) -> None:
         p = s["probe"]
         assert s["provenance"] == PROBE_PROVENANCE
         assert p["generator"] == "headings" and p["llm"] is False and p["model"] is None
-        assert p["prompt_version"] == "probe-headings/1" and len(p["prompt_hash"]) == 16
+        assert p["prompt_version"] == "probe-headings/2" and len(p["prompt_hash"]) == 16
         assert p["kb_sha256"] == result.structure.sha256
         assert p["element"]["id"].startswith("E") and p["element"]["file"].startswith("kb/")
     by_id = {s["sample_id"]: s for s in samples}
@@ -78,12 +78,12 @@ def test_probe_samples_carry_provenance_and_validate(kb: Path) -> None:
 
 
 def test_count_and_duplicates_of_the_existing_set(kb: Path) -> None:
-    existing = (Sample(sample_id="rev", prompt="what does OUR documentation say about revenue"),
-                Sample(sample_id="fees", prompt="Late fees in revenue: what does the documentation say?"))
+    existing = (Sample(sample_id="rev", prompt="what should I KNOW about revenue"),
+                Sample(sample_id="fees", prompt="Late fees in revenue: tell me what I should know."))
     result = headings_probe([kb], count=50, existing=existing)
     assert sorted(result.draft.duplicates_of_existing) == [
-        ("What does our documentation say about Late fees (in Revenue)?", "fees"),
-        ("What does our documentation say about Revenue?", "rev")]
+        ("What should I know about Late fees (in Revenue)?", "fees"),
+        ("What should I know about Revenue?", "rev")]
     prompts = [s["prompt"] for s in result.draft.samples]
     assert len(prompts) == 5 and not any("Late fees" in p for p in prompts)
     assert len(headings_probe([kb], count=2).draft.samples) == 2
@@ -101,8 +101,8 @@ def test_duplicates_of_each_other_are_counted(tmp_path: Path, monkeypatch: pytes
 def test_similarity() -> None:
     assert normalise("  What's the  REFUND window?! ") == "what s the refund window"
     assert similarity("What is the refund window?", "what is the refund window") == 1.0
-    assert similarity("What does our documentation say about Billing?",
-                      "What does our documentation say about Refunds?") < SIMILARITY_THRESHOLD
+    assert similarity("What should I know about Billing?",
+                      "What should I know about Refunds?") < SIMILARITY_THRESHOLD
     assert similarity("How long is the refund window for annual plans?",
                       "For annual plans, how long is the refund window?") == 1.0
     assert similarity("", "") == 1.0 and similarity("the", "a") == 0.0

@@ -32,7 +32,8 @@ def _accessed(report: dict, variant: str) -> tuple[set[str], set[str]]:
 
 @pytest.fixture
 def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    assert CliRunner().invoke(cli, ["init", str(tmp_path / "demo")]).exit_code == 0
+    init = CliRunner().invoke(cli, ["init", str(tmp_path / "demo")])
+    assert init.exit_code == 0 and "knowmeter probe && knowmeter eval --samples probe-samples.yaml" in init.output
     monkeypatch.chdir(tmp_path / "demo")
     # a small human-written set that only asks about refunds and billing
     samples = yaml.safe_load(Path("eval-samples.yaml").read_text(encoding="utf-8"))["samples"]
@@ -80,6 +81,13 @@ def test_probe_gap_rate_beside_the_human_one(demo: Path) -> None:
     as_json = json.loads(CliRunner().invoke(cli, ["gaps", human["run"]["id"], "--json"]).output)
     assert as_json["probe_comparison"]["kind"] == "human"
     assert [r["probe"]["run_id"] for r in as_json["probe_comparison"]["variants"]] == [probe["run"]["id"]] * 2
+
+    # knowmeter report re-renders it from the store; report.html shows it under the gaps
+    rendered = CliRunner().invoke(cli, ["report", probe["run"]["id"], "--html", "page.html"])
+    assert rendered.exit_code in (0, 1) and "Probe vs human samples" in rendered.output
+    page = Path("page.html").read_text(encoding="utf-8")
+    assert 'data-testid="probe-comparison"' in page and "files reached only by probe questions" in page
+    assert "never add, average or rank them as one number" in page and "<code>knowledge/plans.md</code>" in page
 
     trends = CliRunner().invoke(cli, ["trends"])
     assert trends.exit_code == 0

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 SIMILARITY_THRESHOLD = 0.8
 _WORD = re.compile(r"\w+")
 _STOP = frozenset("""a an and are as at be by can do does for from how i in is it of on or our should the this to
-we what when where which who why with you your about does did there their my me say says said""".split())
+we what when where which who why with you your about does did there their my me say says said know tell""".split())
 
 
 def normalise(text: str) -> str:

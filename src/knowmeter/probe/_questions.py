@@ -10,13 +10,15 @@ from pathlib import PurePosixPath
 from knowmeter.probe._structure import KbElement, KbStructure
 
 HEADINGS_GENERATOR = "headings"
-HEADINGS_VERSION = "probe-headings/1"
+HEADINGS_VERSION = "probe-headings/2"
 _TEMPLATES = {
-    "heading": "What does our documentation say about {text}?",
-    "subheading": "What does our documentation say about {text} (in {title})?",
-    "file": "What does our documentation say about {text}?",
-    "principle": "What exactly does this rule require, and when does it apply: \"{text}\"?",
-    "skill": "When should the {name} skill be used, and what does it cover?",
+    # worded so that the only content words are the element's own: a template word the agent
+    # searches for ("documentation") would show up as a gap the knowledge base does not have
+    "heading": "What should I know about {text}?",
+    "subheading": "What should I know about {text} (in {title})?",
+    "file": "What should I know about {text}?",
+    "principle": "What should I know about this rule: \"{text}\"?",
+    "skill": "What should I know about the {name} skill?",
 }
 _BACKTICKED = re.compile(r"`([^`\n]{2,60})`")
 

@@ -429,6 +429,11 @@ class ReportView:
         return next((c for c in self.coverage if c.variant == variant), None)
 
     @property
+    def probe_comparison(self) -> Json | None:
+        """The probe gap rate beside the human-sample gap rate (``knowmeter probe``), if any."""
+        return _map(self._r.get("probe_comparison")) or None
+
+    @property
     def comprehension(self) -> Json | None:
         """The comprehension section, when a run has one (hook for that feature's renderer)."""
         return _map(self._r.get("comprehension")) or None
