@@ -11,7 +11,7 @@ import fnmatch
 import functools
 import os.path
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 
 class PathKeyer:
@@ -81,20 +81,8 @@ _GLOB_CHARS = frozenset("*?[{")
 
 
 def posix_parts(path: str) -> list[str]:
-    """``PurePosixPath(path).parts`` with plain string operations (several times faster): the
-    root (``/``, or ``//`` exactly as POSIX keeps it) and the components without empty or ``.``
-    ones."""
-    parts = [c for c in path.split("/") if c and c != "."]
-    if path.startswith("/"):
-        parts.insert(0, "//" if path.startswith("//") and not path.startswith("///") else "/")
-    return parts
-
-
-def _join(parts: list[str]) -> str:
-    """``str(PurePosixPath(*parts))`` for parts as ``posix_parts`` gives them."""
-    if parts[0] in ("/", "//"):
-        return parts[0] + "/".join(parts[1:])
-    return "/".join(parts)
+    """The parts of ``path`` as ``PurePosixPath`` gives them."""
+    return list(PurePosixPath(path).parts)
 
 
 def literal_prefix(path_key: str) -> str:
@@ -105,7 +93,7 @@ def literal_prefix(path_key: str) -> str:
         if not _GLOB_CHARS.isdisjoint(part):
             break
         parts.append(part)
-    return _join(parts) if parts else ""
+    return str(PurePosixPath(*parts)) if parts else ""
 
 
 def is_component_prefix(a: str, b: str) -> bool:

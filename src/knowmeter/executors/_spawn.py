@@ -2,9 +2,8 @@
 stdout) and, for the executors that use asyncio's subprocess API, ``use_pidfd_child_watcher``.
 
 ``run_command`` is the hot path of a run with a ``script`` agent, where thousands of commands may each
-live a few milliseconds, so it does the least the kernel needs (measured with
-``bench/bench_runner.py``: about 0.25 ms of parent CPU per command against 0.45–0.6 ms for
-asyncio's subprocess transports):
+live a few milliseconds, so it does the least the kernel needs (``bench/bench_runner.py`` compares
+it with asyncio's subprocess transports; the figures are in design/decisions.md):
 
 - stdin is a pipe filled *before* the child starts; only a payload larger than the pipe's
   buffer is written on from the loop as the child reads it;

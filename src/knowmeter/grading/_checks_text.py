@@ -263,7 +263,7 @@ class JsonSchema(SyncAssertion):
     @field_validator("schema_")
     @classmethod
     def _valid_schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
-        import jsonschema  # only runs with json_schema assertions (about 60 ms to import)
+        import jsonschema  # only runs with json_schema assertions (slow to import)
 
         try:
             jsonschema.validators.validator_for(schema).check_schema(schema)

@@ -32,7 +32,7 @@ def new_run_id(now: float | None = None) -> str:
 
 def write_json_atomic(path: Path, data: Any, *, indent: int | None = 2) -> None:
     """Write JSON to ``path`` via a temp file and rename (never a half-written file).
-    ``indent=None`` writes compact, strict JSON (``knowmeter.jsonio``; several times faster for big files)."""
+    ``indent=None`` writes compact, strict JSON (``knowmeter.jsonio``)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with tmp.open("wb") as fh:
         if indent is None:

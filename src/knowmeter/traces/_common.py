@@ -58,8 +58,8 @@ def loads_line(line: str | bytes) -> Any:
 def read_lines(path: Path) -> Iterator[bytes]:
     """The lines of a JSON-lines file as bytes: what a text-mode read gives, undecoded. A leading
     UTF-8 byte-order mark is dropped; a file whose lines end in a lone CR is split at them (LF and
-    CRLF lines pass as they are: the readers accept both). Reading bytes with a buffer larger than
-    most lines (and decoding each with ``loads_line``) is about twice as fast as text mode."""
+    CRLF lines pass as they are: the readers accept both). Bytes, read with a buffer larger than
+    most lines, go to ``loads_line`` undecoded (see design/decisions.md, speed tricks)."""
     with open(path, "rb", buffering=_BUFFER) as fh:
         first = fh.readline().removeprefix(_BOM)
         if b"\r" in first.rstrip(b"\r\n") or first.endswith(b"\r"):  # classic Mac line ends
