@@ -126,3 +126,15 @@ def test_probe_command_with_a_model_generator(kb: Path, mock_server: ServerFacto
     assert res.exit_code == 1 and not Path("q.yaml").exists()
     assert "unusable generator reply" in res.output and "(after 1 retry)" in res.output
     assert "nothing written" in res.output
+
+
+def test_model_generator_over_the_anthropic_api(kb: Path, mock_server: ServerFactory,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    srv = mock_server({"steps": [{"text": "Here you go:\n" + json.dumps(REPLY)}], "usage": USAGE})
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", srv.anthropic_base_url)
+    result = anyio.run(lambda: model_probe([kb], "anthropic:claude-haiku-4-5", count=10))
+    assert [s["prompt"] for s in result.draft.samples] == ["How long do customers have to ask for a refund?",
+                                                           "Which payment methods do we accept?"]
+    assert result.cost_usd == pytest.approx((1000 * 1 + 200 * 5) / 1e6)  # claude-haiku-4-5 list price
+    assert srv.model_requests()[0]["path"] == "/v1/messages"
