@@ -139,3 +139,57 @@ def test_a_killed_ray_driver_resumes_and_finishes_each_task_once(tmp_path: Path,
     assert after[:len(before)] == before
     listed = json.loads(km("runs", "--json", cwd=demo).stdout)[0]
     assert listed["status"] == "complete" and listed["tasks_done"] == 46
+
+
+HANGING_AGENT = """\
+import json, os, sys, time
+json.load(sys.stdin)
+with open({pids!r}, "a") as fh:
+    fh.write(f"{{os.getpid()}}\\n")
+time.sleep(120)
+print(json.dumps({{"output": "too late"}}))
+"""
+
+
+def test_a_ray_task_over_its_timeout_is_recorded_as_timed_out_and_its_agent_stopped(
+        tmp_path: Path, ray_address: str) -> None:
+    (tmp_path / "skills").mkdir()
+    (tmp_path / "skills" / "a.md").write_text("Skill A.\n")
+    (tmp_path / "skills" / "b.md").write_text("Skill B.\n")
+    (tmp_path / "s.jsonl").write_text(json.dumps({"sample_id": "s1", "prompt": "q",
+                                                  "assertions": [{"type": "contains", "value": "ok"}]}) + "\n")
+    pids = tmp_path / "pids"
+    (tmp_path / "agent.py").write_text(HANGING_AGENT.format(pids=str(pids)))
+    done = km("eval", "--samples", "s.jsonl", "--control", "a", "--treatment", "b", "--executor",
+              f"{sys.executable} {tmp_path / 'agent.py'}", "--timeout", "10", "--no-cache", "--report-only",
+              "--backend", "ray", "--ray-address", ray_address, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    (path,) = (tmp_path / ".knowmeter" / "runs").glob("*/results.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(r["exec"]["timed_out"], r["exec"]["error"]) for r in records] == [(True, "timed out after 10s")] * 2
+    started = [int(p) for p in pids.read_text().split()] if pids.exists() else []
+    assert started, "no agent started within the timeout: nothing to check"
+    deadline = time.monotonic() + 30
+    while any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in started):
+        assert time.monotonic() < deadline, "a timed-out agent is still running on the worker"
+        time.sleep(0.2)
+
+
+PRICED_AGENT = """\
+import json, sys
+json.load(sys.stdin)
+print(json.dumps({"output": "Refunds are possible within 30 days of purchase.", "costUSD": 0.01}))
+"""
+
+
+def test_the_driver_keeps_the_budget_on_ray(tmp_path: Path, ray_address: str) -> None:
+    demo = _demo(tmp_path)
+    (demo / "agent.py").write_text(PRICED_AGENT)
+    done = km("eval", "--executor", f"{sys.executable} {demo / 'agent.py'}", "--no-cache", "--budget-usd", "0.1",
+              "--concurrency", "4", "--json", "--report-only", "--backend", "ray", "--ray-address", ray_address,
+              cwd=demo)
+    assert done.returncode == 0, done.stderr
+    budget = json.loads(done.stdout)["run"]["budget"]
+    assert 0 < budget["spent_known_usd"] <= 0.1 and budget["overshoot_usd"] is None, budget
+    assert budget["tasks_not_started_for_budget"] > 0
+    assert budget["tasks_with_known_cost"] + budget["tasks_not_started_for_budget"] == 46, budget

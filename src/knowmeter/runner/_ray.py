@@ -80,7 +80,7 @@ class RayExecutor:
             raise ExecutorError(f"ray: {type(exc).__name__}: {first}") from None
         finally:
             if not finished:  # timed out or interrupted on the driver: stop the task on the cluster
-                ray.cancel(ref, force=True)
+                ray.cancel(ref)  # KeyboardInterrupt in the worker: the executor is cancelled, its agent killed
 
 
 class RayBackend:
