@@ -18,9 +18,14 @@ import dataclasses
 import types
 import typing
 from collections.abc import Callable
-from typing import Annotated, Any, ClassVar, Literal, Self, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, Union
 
 from knowmeter.watermark import Watermark
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+    from pydantic.json_schema import JsonSchemaValue
+    from pydantic_core import CoreSchema
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -29,12 +34,18 @@ class AtLeast:
 
     bound: float
 
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {**handler(schema), "minimum": self.bound}
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class AtMost:
     """Upper bound of a number field, checked by ``from_dict``."""
 
     bound: float
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {**handler(schema), "maximum": self.bound}
 
 
 #: A count: a whole number, at least 0.
@@ -64,6 +75,32 @@ class Record:
         except ValueError as exc:
             raise RecordError(str(exc)) from None
         return loaded
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """As a field of a pydantic model (report.json): read with ``from_dict`` (its errors name
+        the field), written as ``to_dict``; the JSON Schema is the dataclass's own."""
+        from pydantic_core import core_schema as cs
+
+        return cs.no_info_wrap_validator_function(
+            lambda v, _: v if isinstance(v, cls) else cls.from_dict(v), handler(source),
+            serialization=cs.plain_serializer_function_ser_schema(lambda r: r.to_dict()))
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        """The dataclass's fields, read and written alike; ``to_dict`` leaves out a field that is
+        None (``omit_none``): such fields are not required."""
+        json_schema = handler(schema["schema"])
+        target = handler.resolve_ref_schema(json_schema)
+        target["additionalProperties"] = False
+        if cls.omit_none and "required" in target:
+            hints = typing.get_type_hints(cls)
+            target["required"] = [f for f in target["required"] if not _nullable(hints[f])]
+        return json_schema
+
+
+def _nullable(tp: Any) -> bool:
+    return (typing.get_origin(tp) in (Union, types.UnionType)) and type(None) in typing.get_args(tp)
 
 
 def _record_dict(rec: Record, omit_none: bool) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knowmeter.errors import RunInterrupted
+from knowmeter.report import Report
 
 if TYPE_CHECKING:
     from knowmeter.config import RunConfig
@@ -26,9 +27,6 @@ if TYPE_CHECKING:
     from knowmeter.runner._budget import Budget
     from knowmeter.runner._execute import PostProcess
     from knowmeter.store import RunDir
-
-#: A run's report (report.json's content).
-Report = dict[str, Any]
 
 __all__ = ["Listener", "Report", "comprehend", "evaluate", "observe_traces", "rescore", "resume"]
 

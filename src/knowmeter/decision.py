@@ -9,15 +9,23 @@ code ``exit_code``, and ``knowmeter runs`` lists ``outcome``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
+from pydantic import ConfigDict, Field, computed_field
+
+from knowmeter._stored import StoredModel
 from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 
+if TYPE_CHECKING:
+    from knowmeter.report import Report, RunInfo, VariantOperations
+
 BlockerKind = Literal["not_measured", "incomplete", "judge_failed", "gate_failed"]
+Outcome = Literal["PROGRESS", "CAUTIOUS", "REGRESS", "NOISE", "UNDERPOWERED", "SOLO", "NOT MEASURED", "INCOMPLETE",
+                  "JUDGE FAILED", "GATE FAILED", "PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT",
+                  "SKIPPED_BASELINE_HIGH", "UNVERIFIED"]
 
 #: The outcome word each blocker gives the run, in the order they take precedence.
-OUTCOMES: dict[BlockerKind, str] = {
+OUTCOMES: dict[BlockerKind, Outcome] = {
     "not_measured": "NOT MEASURED",
     "incomplete": "INCOMPLETE",
     "judge_failed": "JUDGE FAILED",
@@ -32,123 +40,125 @@ LABELS: dict[BlockerKind, str] = {k: v.lower() for k, v in OUTCOMES.items()}
 NOT_MEASURED_SHARE = 0.5
 
 
-@dataclass(frozen=True, slots=True)
-class Blocker:
+class Blocker(StoredModel):
     """A reason the run cannot pass, whatever its verdict."""
+
+    model_config = ConfigDict(frozen=True)
 
     kind: BlockerKind
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """The outcome of a run (stored as ``report["decision"]``)."""
+class Decision(StoredModel):
+    """The outcome of a run (``Report.decision``): the verdict's level (a comparison's, or a
+    comprehension run's skill verdict) or the first blocker's word, and the exit code."""
 
-    outcome: str
+    model_config = ConfigDict(frozen=True)
+
+    outcome: Outcome
     verdict: str | None
     exit_code: int
     headline: str
     recommendation: str
-    blockers: list[Blocker] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    blockers: list[Blocker] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def passed(self) -> bool:
         return self.exit_code == EXIT_OK
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["passed"] = self.passed
-        return d
 
-
-def _errors_line(variants: list[dict[str, Any]]) -> str:
+def _errors_line(variants: list[VariantOperations]) -> str:
     """``22 executor error (first: can't open file …); 3 timeout (first: …)`` over all variants."""
     causes: dict[str, list[Any]] = {}
     for v in variants:
-        for cause, c in (v.get("errors_by_cause") or {}).items():
-            entry = causes.setdefault(cause, [0, c["first"]])
-            entry[0] += c["count"]
+        for cause, c in v.errors_by_cause.items():
+            entry = causes.setdefault(cause, [0, c.first])
+            entry[0] += c.count
     return "; ".join(f"{n} {cause} (first: {first})" for cause, (n, first) in causes.items())
 
 
-def _not_measured(run: dict[str, Any], variants: list[dict[str, Any]]) -> Blocker | None:
-    done = sum(v["tasks"] for v in variants)
-    errors = sum(v["errors"] for v in variants)
+def _not_measured(variants: list[VariantOperations]) -> Blocker | None:
+    done = sum(v.tasks for v in variants)
+    errors = sum(v.errors for v in variants)
     if done == 0:
-        return Blocker("not_measured", "no task finished: nothing was measured")
+        return Blocker(kind="not_measured", message="no task finished: nothing was measured")
     if errors / done < NOT_MEASURED_SHARE:
         return None
-    return Blocker("not_measured", f"{errors} of {done} tasks errored — nothing about the knowledge was measured: "
-                                   f"{_errors_line(variants)}")
+    return Blocker(kind="not_measured", message=f"{errors} of {done} tasks errored — nothing about the knowledge "
+                                                f"was measured: {_errors_line(variants)}")
 
 
-def _incomplete(run: dict[str, Any]) -> Blocker | None:
-    missing = run["tasks_total"] - run["tasks_done"]
-    if run.get("status") == "complete" and missing <= 0:
+def _incomplete(run: RunInfo) -> Blocker | None:
+    if run.complete:
         return None
-    resume = f"knowmeter eval --resume {run['id']}"
-    why = str((run.get("partial") or {}).get("reason") or f"the run ended {run.get('status')}")
+    resume = f"knowmeter eval --resume {run.id}"
+    why = run.partial.reason if run.partial else f"the run ended {run.status}"
     if resume not in why:
         why += f"; finish it with {resume}"
-    return Blocker("incomplete", f"{run['tasks_done']}/{run['tasks_total']} tasks — {why}")
+    return Blocker(kind="incomplete", message=f"{run.tasks_done}/{run.tasks_total} tasks — {why}")
 
 
-def _judging(run: dict[str, Any], variants: list[dict[str, Any]]) -> tuple[Blocker | None, list[str]]:
+def _judging(run: RunInfo, variants: list[VariantOperations]) -> tuple[Blocker | None, list[str]]:
     """A judge configured but never successful blocks the run; partial failures and samples
     without a rubric are warnings."""
-    if not run.get("judges"):
+    if not run.judges:
         return None, []
-    totals = {k: sum((v.get("judging") or {}).get(k) or 0 for v in variants)
-              for k in ("judged", "failed", "no_rubric", "metrics_scored", "metrics_failed")}
-    first = next((v["judging"]["first_error"] for v in variants if (v.get("judging") or {}).get("first_error")),
-                 None)
-    graded = totals["judged"] + totals["failed"] + totals["no_rubric"]
+    judged = sum(v.judging.judged for v in variants)
+    failed = sum(v.judging.failed for v in variants)
+    no_rubric = sum(v.judging.no_rubric for v in variants)
+    metrics_scored = sum(v.judging.metrics_scored for v in variants)
+    metrics_failed = sum(v.judging.metrics_failed for v in variants)
+    first = next((v.judging.first_error for v in variants if v.judging.first_error), None)
+    graded = judged + failed + no_rubric
     warnings = []
-    if totals["no_rubric"]:
-        warnings.append(f"judge: {totals['no_rubric']} of {graded} graded tasks have no rubric or dimensions, so "
+    if no_rubric:
+        warnings.append(f"judge: {no_rubric} of {graded} graded tasks have no rubric or dimensions, so "
                         "no judge was asked (add a rubric to those samples to judge them)")
-    if totals["failed"] or totals["metrics_failed"]:
-        warnings.append(f"judge: failed on {totals['failed']} task(s) and {totals['metrics_failed']} judge-backed "
+    if failed or metrics_failed:
+        warnings.append(f"judge: failed on {failed} task(s) and {metrics_failed} judge-backed "
                         f"assertion(s); first error: {first}")
-    if graded and totals["judged"] == 0 and totals["metrics_scored"] == 0:
+    if graded and judged == 0 and metrics_scored == 0:
         why = f"every call failed (first error: {first})" if first else "no sample has a rubric or dimensions"
-        return Blocker("judge_failed", f"the judge never produced a score: {why}"), warnings
+        return Blocker(kind="judge_failed", message=f"the judge never produced a score: {why}"), warnings
     return None, warnings
 
 
-def _recommendation(blocker: Blocker, run: dict[str, Any]) -> str:
+def _recommendation(blocker: Blocker, run: RunInfo) -> str:
     if blocker.kind == "not_measured":
         return "FIX THE RUN — nothing was measured; fix the executor errors above and run knowmeter eval again."
     if blocker.kind == "incomplete":
-        return (f"NOT DECIDED — the run is incomplete ({run['tasks_done']}/{run['tasks_total']} tasks); "
-                f"finish it with knowmeter eval --resume {run['id']}.")
+        return (f"NOT DECIDED — the run is incomplete ({run.tasks_done}/{run.tasks_total} tasks); "
+                f"finish it with knowmeter eval --resume {run.id}.")
     if blocker.kind == "judge_failed":
         return "DO NOT SHIP YET — the configured judge never scored; fix it (see above) and run knowmeter eval again."
     return f"DO NOT SHIP — a gate failed: {blocker.message}."
 
 
-def decide(report: dict[str, Any]) -> Decision:
-    """The decision for a built report (its ``run``, ``variants``, ``verdict`` and ``gates``)."""
-    run, variants = report["run"], report["variants"]
+def decide(report: Report) -> Decision:
+    """The decision for a built report (its ``run``, ``variants``, verdict and ``gates``)."""
+    run, variants = report.run, report.variants
     # a comprehension run (knowmeter comprehend) carries its skill verdict in its own section
-    verdict = report.get("verdict") or (report.get("comprehension") or {}).get("verdict") or {}
-    level = verdict.get("level")
-    blockers = [b for b in (_not_measured(run, variants), _incomplete(run)) if b is not None]
+    verdict = report.verdict or (report.comprehension.verdict if report.comprehension else None)
+    level = str(verdict.level) if verdict is not None else None
+    blockers = [b for b in (_not_measured(variants), _incomplete(run)) if b is not None]
     judge_blocker, warnings = _judging(run, variants)
-    warnings += [f"{v['name']}: {w['count']} task(s): {w['first']}" for v in variants
-                 for w in (v.get("exec_warnings") or {}).values()]
+    warnings += [f"{v.name}: {w.count} task(s): {w.first}" for v in variants for w in v.exec_warnings.values()]
     if judge_blocker is not None:
         blockers.append(judge_blocker)
-    blockers += [Blocker("gate_failed", g["message"])
-                 for g in (report.get("gates") or {}).get("results", []) if not g["passed"]]
+    blockers += [Blocker(kind="gate_failed", message=g.message)
+                 for g in (report.gates.results if report.gates else []) if not g.passed]
     if not blockers:
-        headline = str(verdict.get("headline") or level or "no verdict")
+        headline = (verdict.headline if verdict is not None else "") or level or "no verdict"
         if level and not headline.startswith(level):
             headline = f"{level} · {headline}"
-        code = EXIT_OK if verdict.get("exit_code") == 0 else EXIT_NOT_PASSED
-        return Decision(outcome=str(level), verdict=level, exit_code=code, headline=headline,
-                        recommendation=str(verdict.get("ship_recommendation") or ""), warnings=warnings)
+        code = EXIT_OK if verdict is not None and verdict.exit_code == 0 else EXIT_NOT_PASSED
+        recommendation = getattr(verdict, "ship_recommendation", "") or ""
+        # no verdict and nothing blocking: only a report built without its analysis sections
+        outcome = cast(Outcome, level) if level else "NOT MEASURED"
+        return Decision(outcome=outcome, verdict=level, exit_code=code, headline=headline,
+                        recommendation=recommendation, warnings=warnings)
     first = blockers[0]
     outcome = OUTCOMES[first.kind]
     shown = "no verdict" if first.kind == "not_measured" or not level else f"verdict on what was measured: {level}"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from knowmeter.report import Report
 
 
 class InputError(Exception):
@@ -15,8 +18,7 @@ class RunInterrupted(KeyboardInterrupt):
     ``interrupted``: ``report`` is its report (decision INCOMPLETE); ``run_id`` resumes it. A
     ``KeyboardInterrupt``, so code that stops on Ctrl-C still stops."""
 
-    def __init__(self, run_id: str, report: dict[str, Any]) -> None:
-        super().__init__(f"run {run_id} interrupted: {report['run']['tasks_done']}/{report['run']['tasks_total']} "
-                         "tasks are stored")
+    def __init__(self, run_id: str, report: Report) -> None:
+        super().__init__(f"run {run_id} interrupted: {report.run.tasks_done}/{report.run.tasks_total} tasks are stored")
         self.run_id = run_id
         self.report = report

@@ -3,8 +3,8 @@ sample-evolution nudge (gap-signal spec §7.4 and §8)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+from typing import Literal
 
 NUDGE_THRESHOLD = 0.10
 NUDGE_RUNS = 3
@@ -17,7 +17,9 @@ NUDGE_TEXT = (
 
 @dataclass(frozen=True, slots=True)
 class GateResult:
-    gate: str
+    """One CI gate on one variant: passed or not, the value and limit, the run compared with."""
+
+    gate: Literal["max_gap_rate", "gap_rate_regression"]
     variant: str
     passed: bool
     message: str
@@ -83,7 +85,3 @@ def evolution_nudges(history: dict[str, list[float | None]], current: dict[str, 
         if len(series) == NUDGE_RUNS and all(r is not None and r <= NUDGE_THRESHOLD for r in series):
             notes.append(f"{variant}: {NUDGE_TEXT}")
     return notes
-
-
-def gates_to_dict(results: list[GateResult]) -> dict[str, Any]:
-    return {"passed": all(r.passed for r in results), "results": [asdict(r) for r in results]}

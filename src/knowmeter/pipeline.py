@@ -14,11 +14,11 @@ from knowmeter.config import RunConfig
 from knowmeter.decision import decide
 from knowmeter.evaluation import Prepared
 from knowmeter.executors import ExecResult
-from knowmeter.gates import check_gates, evolution_nudges, gates_to_dict
+from knowmeter.gates import check_gates, evolution_nudges
 from knowmeter.gold import StoredGold, read_stored_gold
 from knowmeter.grading import GradingConfig, JudgeSpec, grade
 from knowmeter.judges import executor_for
-from knowmeter.report import SectionBuilder, build_report
+from knowmeter.report import Gates, ProbeComparison, Report, SectionBuilder, build_report
 from knowmeter.report._compare_section import comparison_section
 from knowmeter.report._gaps_section import gaps_section
 from knowmeter.runner import Budget, MeteredExecutor, Task
@@ -67,7 +67,7 @@ def make_post_process(prepared: Prepared, budget: Budget) -> PostProcess:
 
 
 def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
-             budget: dict[str, Any] | None = None) -> dict[str, Any]:
+             budget: dict[str, Any] | None = None) -> Report:
     """Mark the run finished, build and store report.json, update the index."""
     record = run_dir.read_run()
     record["status"] = status
@@ -77,37 +77,38 @@ def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
     if budget is not None:
         record["budget"] = budget
     write_json_atomic(run_dir.run_file, record)
-    report = build_report(run_dir, sections=report_sections(run=record, gold=read_stored_gold(run_dir.path)))
-    apply_gates(report, run_dir.store)
-    add_probe_comparison(report, run_dir.store)
-    write_json_atomic(run_dir.report_file, report, indent=None)
-    index_run(run_dir, report)
-    return report
+    sections = report_sections(run=record, gold=read_stored_gold(run_dir.path))
+    return _store_report(run_dir, build_report(run_dir, sections=sections))
 
 
 def rebuild_report(run_dir: RunDir, *, threshold: float | None = None, seed: int | None = None,
                    bootstrap_samples: int | None = None, max_mde: float | None = None,
-                   min_pairs: int | None = None, stability_limit: float | None = None) -> dict[str, Any]:
+                   min_pairs: int | None = None, stability_limit: float | None = None) -> Report:
     """Recompute report.json from stored results (``knowmeter report``), with overrides."""
     overrides = {"threshold": threshold, "seed": seed, "bootstrap_samples": bootstrap_samples, "max_mde": max_mde,
                  "min_pairs": min_pairs, "stability_limit": stability_limit}
-    report = build_report(run_dir, sections=report_sections(overrides, run=run_dir.read_run(),
-                                                            gold=read_stored_gold(run_dir.path)))
+    sections = report_sections(overrides, run=run_dir.read_run(), gold=read_stored_gold(run_dir.path))
+    return _store_report(run_dir, build_report(run_dir, sections=sections))
+
+
+def _store_report(run_dir: RunDir, report: Report) -> Report:
+    """Gate and decide the built report, write report.json, index the run."""
     apply_gates(report, run_dir.store)
     add_probe_comparison(report, run_dir.store)
-    write_json_atomic(run_dir.report_file, report, indent=None)
-    index_run(run_dir, report)
+    data = report.to_dict()
+    write_json_atomic(run_dir.report_file, data, indent=None)
+    index_run(run_dir, data)
     return report
 
 
-def add_probe_comparison(report: dict[str, Any], store: Path | None) -> None:
-    """Add ``probe_comparison`` (the probe gap rate beside the human-sample gap rate, from runs
+def add_probe_comparison(report: Report, store: Path | None) -> None:
+    """Set ``probe_comparison`` (the probe gap rate beside the human-sample gap rate, from runs
     made before this one in ``store``) when there is something to compare."""
     from knowmeter.probe import probe_comparison
 
-    section = probe_comparison(report, store)
+    section = probe_comparison(report.model_dump(mode="json", exclude={"tasks"}), store)
     if section is not None:
-        report["probe_comparison"] = section
+        report.probe_comparison = ProbeComparison.model_validate(section)
 
 
 def report_sections(overrides: dict[str, Any] | None = None, *, run: dict[str, Any] | None = None,
@@ -121,38 +122,27 @@ def report_sections(overrides: dict[str, Any] | None = None, *, run: dict[str, A
     return [comparison_section(overrides, gold), gaps_section]
 
 
-def gated_variants(report: dict[str, Any]) -> list[str]:
-    """The variants a gate applies to: the treatments (the variants under test), or the only
-    variant of a run without a control. The control's figures are shown, never gated."""
-    variants = report["variants"]
-    treatments = [v["name"] for v in variants if v["role"] == "treatment"]
-    return treatments if treatments and len(variants) > 1 else [v["name"] for v in variants]
-
-
-def apply_gates(report: dict[str, Any], store: Path | None) -> None:
-    """Add ``gates``, ``notes`` (the sample-evolution nudge, complete runs only) and the run's
-    ``decision`` (with its ``exit_code``) to the report, comparing with earlier complete runs on
-    the same sample set (in ``store``, the run's own store; None: no history)."""
-    run = report["run"]
-    cfg = run["config"]
-    wm = run["watermark"]
-    gated = gated_variants(report)
-    rates = {g["variant"]: g.get("gap_rate") for g in (report.get("gaps") or {}).get("variants", [])
-             if g["variant"] in gated}
+def apply_gates(report: Report, store: Path | None) -> None:
+    """Set the report's ``gates``, ``notes`` (the sample-evolution nudge, complete runs only) and
+    ``decision`` (with its ``exit_code``), comparing with earlier complete runs on the same sample
+    set (in ``store``, the run's own store; None: no history)."""
+    run = report.run
+    cfg = run.config
+    gated = report.gated_variants()
+    rates = {g.variant: g.gap_rate for g in (report.gaps.variants if report.gaps else [])
+             if g.variant is not None and g.variant in gated}
     history: dict[str, list[tuple[str, float | None]]] = {}
     if store is not None:
         with open_index(store) as conn:
-            for row in variant_history(conn, sample_set_id=wm["id"]):
-                if row["run_id"] != run["id"] and row["created_at"] <= run["created_at"]:
+            for row in variant_history(conn, sample_set_id=run.watermark.id):
+                if row["run_id"] != run.id and row["created_at"] <= run.created_at:
                     history.setdefault(row["variant"], []).append((row["run_id"], row["gap_rate"]))
-    results = check_gates(rates, {v: h[-1] for v, h in history.items() if h}, sample_set=wm["id"],
+    results = check_gates(rates, {v: h[-1] for v, h in history.items() if h}, sample_set=run.watermark.id,
                           max_gap_rate=cfg.get("max_gap_rate"), regression=cfg.get("gap_rate_regression"))
-    report["gates"] = gates_to_dict(results)
-    complete = run.get("status") == "complete" and run["tasks_done"] >= run["tasks_total"]
-    report["notes"] = evolution_nudges({v: [r for _, r in h] for v, h in history.items()}, rates) if complete else []
-    decision = decide(report)
-    report["decision"] = decision.to_dict()
-    report["exit_code"] = decision.exit_code
+    report.gates = Gates(passed=all(r.passed for r in results), results=results)
+    report.notes = evolution_nudges({v: [r for _, r in h] for v, h in history.items()}, rates) if run.complete else []
+    report.decision = decide(report)
+    report.exit_code = report.decision.exit_code
 
 
 def index_run(run_dir: RunDir, report: dict[str, Any]) -> None:

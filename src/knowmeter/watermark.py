@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
 
 WATERMARK_WARNING = (
     "This metric only reflects the interaction between the current test set and the knowledge "
@@ -59,3 +63,22 @@ class Watermark:
         if not isinstance(sha256, str) or not sha256:
             raise ValueError("a watermark needs 'sha256', the content hash")
         return cls(tuple(paths), count, sha256)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """As a field of a pydantic model (report.json, run.json): read from and written as the
+        ``to_dict`` form, whose six keys the JSON Schema requires."""
+        from pydantic_core import core_schema as cs
+
+        text = cs.str_schema()
+        stored = cs.typed_dict_schema({
+            "paths": cs.typed_dict_field(cs.list_schema(text)),
+            "count": cs.typed_dict_field(cs.int_schema(ge=0, strict=True)),
+            "sha256": cs.typed_dict_field(cs.str_schema(min_length=1)),
+            "short": cs.typed_dict_field(text), "id": cs.typed_dict_field(text),
+            "warning": cs.typed_dict_field(text),
+        }, extra_behavior="forbid", ref="Watermark")
+        read = cs.no_info_after_validator_function(cls.from_dict, stored)
+        return cs.no_info_wrap_validator_function(
+            lambda v, read_dict: v if isinstance(v, cls) else read_dict(v), read,
+            serialization=cs.plain_serializer_function_ser_schema(lambda w: w.to_dict(), return_schema=stored))

@@ -69,7 +69,7 @@ def test_claude_cli_answers_both_arms_and_is_graded(tmp_path: Path) -> None:
         budget = run_budget(config)
         stats, budget = anyio.run(lambda: execute(plan.prepared, run_dir, plan.prepared.tasks,
                                                   post_process=make_grader(plan, budget), budget=budget))
-        report = finalize(run_dir, status="complete", wall_s=stats.wall_s, budget=budget.to_dict())
+        report = finalize(run_dir, status="complete", wall_s=stats.wall_s, budget=budget.to_dict()).to_dict()
         bodies = srv.bodies_text()
     tasks = {t["variant"]: t for t in report["tasks"]}
     assert {v: t["exec"]["error"] for v, t in tasks.items()} == {"baseline": None, "with-skill": None}

@@ -49,7 +49,7 @@ def test_demo_comprehension_through_the_python_api(tmp_path: Path) -> None:
     report = knowmeter.comprehend("comprehension/skills/refund-policy/SKILL.md",
                                   evals="comprehension/evals/refund-policy.json", judges=["scripted-grader"],
                                   base_dir=tmp_path / "demo")
-    assert report["comprehension"]["verdict"]["level"] == "SHALLOW"
-    assert (report["decision"]["outcome"], report["exit_code"]) == ("SHALLOW", 1)
-    again = knowmeter.resume(report["run"]["id"], output_dir=tmp_path / "demo" / ".knowmeter")
-    assert again["decision"] == report["decision"] and again["run"]["tasks_done"] == report["run"]["tasks_done"]
+    assert report.comprehension is not None and report.comprehension.verdict.level == "SHALLOW"
+    assert report.decision is not None and (report.decision.outcome, report.exit_code) == ("SHALLOW", 1)
+    again = knowmeter.resume(report.run.id, output_dir=tmp_path / "demo" / ".knowmeter")
+    assert again.decision == report.decision and again.run.tasks_done == report.run.tasks_done

@@ -58,4 +58,5 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def demo_report(demo: Path) -> dict:  # type: ignore[type-arg]
-    return knowmeter.evaluate(demo)
+    """The demo run's report.json content (``knowmeter.evaluate`` returns the typed ``Report``)."""
+    return knowmeter.evaluate(demo).to_dict()

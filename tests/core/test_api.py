@@ -55,26 +55,34 @@ def test_overrides_win_over_eval_yaml_and_rescore_recomputes(demo: Path, demo_re
     project = tmp_path / "p"
     shutil.copytree(demo, project, ignore=shutil.ignore_patterns(".knowmeter"))
     report = knowmeter.evaluate(project / "eval.yaml", repeat=2, bootstrap_samples=200, seed=3)
-    assert report["run"]["tasks_total"] == 92 and report["statistics"]["config"]["seed"] == 3
-    run_id = report["run"]["id"]
+    assert isinstance(report, knowmeter.Report) and report.statistics is not None
+    assert report.run.tasks_total == 92 and report.statistics.config.seed == 3
+    run_id = report.run.id
     strict = knowmeter.rescore(run_id, output_dir=project / ".knowmeter", threshold=5)
-    assert strict["verdict"]["level"] != "PROGRESS" and strict["exit_code"] == EXIT_NOT_PASSED
+    assert strict.verdict is not None and strict.decision is not None
+    assert strict.verdict.level != "PROGRESS" and strict.exit_code == EXIT_NOT_PASSED
     stored = json.loads((project / ".knowmeter" / "runs" / run_id / "report.json").read_text())
-    assert stored["decision"] == strict["decision"]
+    assert stored == strict.to_dict()
     cli = km("report", run_id, "--threshold", "5", "--json", cwd=project)
-    assert cli.returncode == EXIT_NOT_PASSED and json.loads(cli.stdout)["decision"] == strict["decision"]
+    assert cli.returncode == EXIT_NOT_PASSED
+    assert json.loads(cli.stdout)["decision"] == strict.decision.model_dump(mode="json")
 
 
-def _agree(project: Path, report: dict[str, Any], eval_args: list[str], outcome: str) -> None:
+def _outcome(report: knowmeter.Report) -> tuple[str, int]:
+    assert report.decision is not None
+    return report.decision.outcome, report.decision.exit_code
+
+
+def _agree(project: Path, report: knowmeter.Report, eval_args: list[str], outcome: str) -> None:
     """The API's decision, ``eval``'s exit code, ``report``'s and ``rescore``'s agree."""
-    assert (report["decision"]["outcome"], report["exit_code"]) == (outcome, EXIT_NOT_PASSED)
+    assert _outcome(report) == (outcome, EXIT_NOT_PASSED) and report.exit_code == EXIT_NOT_PASSED
     r = km("eval", *eval_args, "--json", cwd=project)
     assert r.returncode == EXIT_NOT_PASSED, r.stderr
     assert json.loads(r.stdout)["decision"]["outcome"] == outcome
-    for run_id in (report["run"]["id"], "latest"):
+    for run_id in (report.run.id, "latest"):
         again = km("report", run_id, cwd=project)
         assert again.returncode == EXIT_NOT_PASSED and again.stdout.startswith(f"{outcome} · "), again.stdout
-        assert knowmeter.rescore(run_id, output_dir=project / ".knowmeter")["decision"]["outcome"] == outcome
+        assert _outcome(knowmeter.rescore(run_id, output_dir=project / ".knowmeter"))[0] == outcome
     assert km("report", "latest", "--report-only", cwd=project).returncode == EXIT_OK
 
 
@@ -91,8 +99,8 @@ def test_a_budget_stopped_run_is_incomplete_everywhere(tmp_path: Path) -> None:
     args = {"control": "baseline", "executor": f"{sys.executable} {tmp_path / 'agent.py'}", "budget_usd": 0.025,
             "concurrency": 1, "no_cache": True}
     report = knowmeter.evaluate(tmp_path, **args)
-    assert report["run"]["status"] == "incomplete" and report["run"]["tasks_done"] == 2
-    assert report["decision"]["blockers"][0]["message"].startswith("2/4 tasks — stopped by the budget")
+    assert report.run.status == "incomplete" and report.run.tasks_done == 2 and report.decision is not None
+    assert report.decision.blockers[0].message.startswith("2/4 tasks — stopped by the budget")
     _agree(tmp_path, report, ["--control", "baseline", "--executor", args["executor"], "--budget-usd", "0.025",
                               "--concurrency", "1", "--no-cache"], "INCOMPLETE")
 
@@ -101,7 +109,7 @@ def test_an_errored_run_is_not_measured_everywhere(tmp_path: Path) -> None:
     (tmp_path / "eval-samples.yaml").write_text("- {sample_id: a, prompt: x}\n- {sample_id: b, prompt: y}\n")
     missing = f"{sys.executable} {tmp_path / 'no_such_agent.py'}"
     report = knowmeter.evaluate(tmp_path, control="baseline", executor=missing, retry=0)
-    assert report["run"]["status"] == "complete" and report["variants"][0]["errors"] == 2
+    assert report.run.status == "complete" and report.variants[0].errors == 2
     _agree(tmp_path, report, ["--control", "baseline", "--executor", missing, "--retry", "0"], "NOT MEASURED")
 
 
@@ -128,16 +136,16 @@ def test_an_interrupted_run_is_stored_incomplete_everywhere_and_resumes(tmp_path
         knowmeter.evaluate(tmp_path, control="baseline", concurrency=1, listener=StopAfter(2))
     assert isinstance(stop.value, KeyboardInterrupt)
     report = stop.value.report
-    assert report["run"]["status"] == "interrupted" and report["run"]["tasks_done"] == 2
-    assert (report["decision"]["outcome"], report["exit_code"]) == ("INCOMPLETE", EXIT_NOT_PASSED)
+    assert report.run.status == "interrupted" and report.run.tasks_done == 2
+    assert _outcome(report) == ("INCOMPLETE", EXIT_NOT_PASSED)
     run_id = stop.value.run_id
     again = km("report", run_id, cwd=tmp_path)
     assert again.returncode == EXIT_NOT_PASSED and again.stdout.startswith("INCOMPLETE · 2/6 tasks"), again.stdout
-    assert knowmeter.rescore(run_id, output_dir=tmp_path / ".knowmeter")["decision"] == report["decision"]
+    assert knowmeter.rescore(run_id, output_dir=tmp_path / ".knowmeter").decision == report.decision
     with pytest.raises(knowmeter.RunInterrupted):  # interrupted again: still incomplete, one more task stored
         knowmeter.resume(run_id, output_dir=tmp_path / ".knowmeter", listener=StopAfter(1))
     done = knowmeter.resume(run_id, output_dir=tmp_path / ".knowmeter")
-    assert done["run"]["status"] == "complete" and done["run"]["tasks_done"] == 6
-    assert done["decision"]["outcome"] == "SOLO" and km("report", run_id, cwd=tmp_path).returncode == done["exit_code"]
+    assert done.run.status == "complete" and done.run.tasks_done == 6
+    assert _outcome(done)[0] == "SOLO" and km("report", run_id, cwd=tmp_path).returncode == done.exit_code
     # the command line: 130 for the interrupt itself (tests/core/test_interrupt.py sends a real SIGINT)
     assert EXIT_INTERRUPTED == 130

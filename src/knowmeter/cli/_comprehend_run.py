@@ -42,7 +42,7 @@ def run_comprehend(opts: dict[str, Any]) -> int:
         run_dir = find_run(Path(opts.get("output_dir") or DEFAULT_OUTPUT_DIR), str(opts["resume"]))
         if "comprehension" not in run_dir.read_run():
             raise InputError(f"run {run_dir.id} is not a comprehension run; resume it with knowmeter eval --resume")
-        report = resume(run_dir.path, listener=terminal)
+        report = resume(run_dir.path, listener=terminal).to_dict()
     elif not opts.get("skill"):
         raise InputError("comprehend needs a SKILL (a SKILL.md or its folder), or --resume RUN")
     else:
@@ -52,7 +52,7 @@ def run_comprehend(opts: dict[str, Any]) -> int:
                             concurrency=opts.get("concurrency"), timeout_s=opts.get("timeout_s"),
                             retry=opts.get("retry"), no_cache=opts.get("no_cache") or None,
                             budget_usd=opts.get("budget_usd"), seed=opts.get("seed"),
-                            output_dir=opts.get("output_dir"), listener=terminal)
+                            output_dir=opts.get("output_dir"), listener=terminal).to_dict()
     assert terminal.run_dir is not None
     run_dir = terminal.run_dir
     comp = report["comprehension"]

@@ -47,7 +47,7 @@ def merge_cmd(runs: tuple[str, ...], output_dir: str, into: Path | None, as_json
 
     store = Path(output_dir)
     merged, notes = merge_shards([find_run(store, r) for r in runs], (into or store) / "runs")
-    report = finalize(merged, status=str(merged.read_run()["status"]))
+    report = finalize(merged, status=str(merged.read_run()["status"])).to_dict()
     written = write_outputs(report, html=merged.path / "report.html", junit=junit, markdown=markdown)
     err = console(stderr=True)
     for note in notes:

@@ -47,7 +47,7 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
 
     run_dir = find_run(Path(output_dir), run)
     report = rescore(run_dir.path, threshold=threshold, seed=seed, bootstrap_samples=bootstrap_samples,
-                     max_mde=max_mde, min_pairs=min_pairs, stability_limit=stability_limit)
+                     max_mde=max_mde, min_pairs=min_pairs, stability_limit=stability_limit).to_dict()
     comprehension = "comprehension" in report
     if as_json:
         from knowmeter.cli._output import print_json

@@ -114,13 +114,13 @@ def run_eval(opts: dict[str, Any]) -> int:
     try:
         if opts.get("resume"):
             report = resume(str(opts["resume"]), output_dir=opts.get("output_dir"), listener=terminal, backend=backend,
-                            ray_address=ray_address)
+                            ray_address=ray_address).to_dict()
         else:
             overrides = vars(_overrides(opts))
             report = evaluate(overrides.pop("config"), listener=terminal, backend=backend, ray_address=ray_address,
-                              **overrides)
+                              **overrides).to_dict()
     except RunInterrupted as stop:
-        report, run_dir = stop.report, terminal.stored()
+        report, run_dir = stop.report.to_dict(), terminal.stored()
         _print(report, run_dir.report_file, _write_files(report, run_dir, opts), opts)
         resume_cmd = f"knowmeter eval --resume {stop.run_id}"
         if opts.get("output_dir"):

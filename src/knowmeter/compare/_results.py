@@ -6,13 +6,14 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, computed_field
+from pydantic import ConfigDict, computed_field
 
+from knowmeter._stored import StoredModel
 from knowmeter.compare._inputs import CompareConfig
 from knowmeter.stats import BootstrapEstimate, ConfidenceInterval
 
 
-class _Model(BaseModel):
+class _Model(StoredModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

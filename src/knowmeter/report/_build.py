@@ -14,13 +14,12 @@ from pydantic import ValidationError
 
 from knowmeter._record import RecordError
 from knowmeter.errors import InputError
-from knowmeter.report._schema import Report, TaskRecord
+from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
 from knowmeter.report._summary import summarize_operations
-from knowmeter.store import RunDir
+from knowmeter.store import RunDir, TaskRecord
 
-REPORT_SCHEMA_VERSION = 1
-
-#: Extra sections computed from the records (comparison, verdict, gaps, …): name → builder.
+#: An analysis section computed from the run record and its task records (comparison, verdict,
+#: gaps, …): returns report fields by name (``statistics``, ``gaps``, ``comprehension``, …).
 SectionBuilder = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
 
 
@@ -29,22 +28,20 @@ def build_report(
     *,
     sections: list[SectionBuilder] | None = None,
     include_tasks: bool = True,
-) -> dict[str, Any]:
-    """Assemble the report. ``sections`` add analysis blocks (each returns a dict merged into
-    the report's top level)."""
+) -> Report:
+    """Build the report from the stored run; ``sections`` add the analysis fields."""
     run = run_dir.read_run()
     problems: list[str] = []
-    records = sorted(_checked_records(run_dir, problems), key=lambda r: (r["repeat"], r["sample_id"], r["variant"]))
+    checked = sorted(_checked_records(run_dir, problems), key=lambda t: (t[1].repeat, t[1].sample_id, t[1].variant))
+    records = [rec for rec, _ in checked]
     names = [v["name"] for v in run["variants"]]
     summaries = summarize_operations(records, names)
-    variants = []
-    for v in run["variants"]:
-        variants.append({"name": v["name"], "role": v["role"], "expression": v["expression"], "kind": v["kind"],
-                         "artifact_hash": v["hash"], **summaries.get(v["name"], {})})
+    variants = [{"name": v["name"], "role": v["role"], "expression": v["expression"], "kind": v["kind"],
+                 "artifact_hash": v["hash"], **summaries.get(v["name"], {})} for v in run["variants"]]
     done = {r["task_id"] for r in records}
     executor = dict(run["executor"])
     executor["label"] = executor_label(executor)
-    report: dict[str, Any] = {
+    fields: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "run": {
             "id": run["run_id"],
@@ -74,20 +71,18 @@ def build_report(
     }
     for section in sections or []:
         try:
-            report.update(section(run, records))
+            fields.update(section(run, records))
         except RecordError as exc:
             raise InputError(f"{run_dir.results_file}: {exc}; the results file was edited or damaged: "
                              f"restore it or run knowmeter eval again") from None
-    # The report always matches its published schema (its tasks were checked one by one above).
+    if include_tasks:
+        fields["tasks"] = [task for _, task in checked]
     try:
-        Report.model_validate(report)
+        return Report.model_validate(fields)
     except ValidationError as exc:  # a stored value the checks on read let through (a field added later)
         err = exc.errors()[0]
         raise InputError(f"{run_dir.path}: {'.'.join(map(str, err['loc']))}: {err['msg']}; run.json or "
                          "results.jsonl was edited or damaged") from None
-    if include_tasks:
-        report["tasks"] = records
-    return report
 
 
 def partial_info(run: dict[str, Any], records: list[dict[str, Any]], run_id: str) -> dict[str, Any] | None:
@@ -117,32 +112,33 @@ def executor_label(executor: dict[str, Any]) -> str:
     return "LLM agent"
 
 
-def _checked_records(run_dir: RunDir, problems: list[str]) -> list[dict[str, Any]]:
+def _checked_records(run_dir: RunDir, problems: list[str]) -> list[tuple[dict[str, Any], TaskRecord]]:
     """The run's result records, each checked against the stored-task schema first, so an edited
     or damaged ``results.jsonl`` gets one line naming the task and field, not a traceback. A
     task stored twice counts once (the first record), and ``problems`` says so, as it says which
     lines could not be read."""
-    records = list(run_dir.results(problems))
-    for n, rec in enumerate(records, start=1):
+    checked = []
+    for n, rec in enumerate(run_dir.results(problems), start=1):
         try:
-            TaskRecord.model_validate(rec)
+            checked.append((rec, TaskRecord.model_validate(rec)))
         except ValidationError as exc:
             where = f"task {rec['task_id']!r}" if isinstance(rec.get("task_id"), str) else f"record {n}"
             err = exc.errors()[0]
             what = f"{'.'.join(map(str, err['loc']))}: {err['msg']}"
             raise InputError(f"{run_dir.results_file}: {where}: {what}; the results file was edited or damaged: "
                              f"restore it or run knowmeter eval again") from None
-    return _first_of_each_task(records, problems)
+    return _first_of_each_task(checked, problems)
 
 
-def _first_of_each_task(records: list[dict[str, Any]], problems: list[str]) -> list[dict[str, Any]]:
+def _first_of_each_task(checked: list[tuple[dict[str, Any], TaskRecord]],
+                        problems: list[str]) -> list[tuple[dict[str, Any], TaskRecord]]:
     """One record per task id (the first stored); ``problems`` says how many were dropped."""
     seen: dict[str, int] = {}
     unique = []
-    for rec in records:
-        seen[rec["task_id"]] = seen.get(rec["task_id"], 0) + 1
-        if seen[rec["task_id"]] == 1:
-            unique.append(rec)
+    for rec, task in checked:
+        seen[task.task_id] = seen.get(task.task_id, 0) + 1
+        if seen[task.task_id] == 1:
+            unique.append((rec, task))
     dupes = {k: n - 1 for k, n in seen.items() if n > 1}
     if dupes:
         problems.append(f"{sum(dupes.values())} duplicate record(s) of {len(dupes)} task(s) "

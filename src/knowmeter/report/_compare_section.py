@@ -7,6 +7,7 @@ from typing import Any
 
 from knowmeter.compare import Analysis, CompareConfig, Observation, analyze
 from knowmeter.gold import StoredGold, gold_evidence
+from knowmeter.report._model import Statistics
 
 
 def observations(records: list[dict[str, Any]]) -> list[Observation]:
@@ -65,13 +66,12 @@ def comparison_section(overrides: dict[str, Any] | None = None,  # type: ignore[
 
     def build(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
         analysis = run_analysis(run, records, overrides, gold)
-        data = analysis.model_dump(mode="json")
         return {
-            "statistics": {"config": data["config"], "control": data["control"], "treatments": data["treatments"],
-                           "variants": data["summaries"]},
-            "comparisons": data["comparisons"],
-            "verdict": data["verdict"],
-            "audit": data["audit"],
+            "statistics": Statistics(config=analysis.config, control=analysis.control,
+                                     treatments=analysis.treatments, variants=analysis.summaries),
+            "comparisons": analysis.comparisons,
+            "verdict": analysis.verdict,
+            "audit": analysis.audit,
         }
 
     return build

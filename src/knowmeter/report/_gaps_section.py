@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from knowmeter._record import RecordError
-from knowmeter.analysis import TaskGaps, aggregate_gaps, coverage, knowledge_files
+from knowmeter.analysis import Coverage, GapSummary, TaskGaps, aggregate_gaps, coverage, knowledge_files
+from knowmeter.report._model import CoverageSection, GapsSection
 from knowmeter.watermark import Watermark
 
 #: artifact deliveries that put the artifact into every request (a ``skill`` is loaded only when invoked)
@@ -24,8 +25,8 @@ def gaps_section(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str
     watermark = Watermark.from_dict(run["watermark"])
     cfg = run["config"]
     base = Path(cfg["base_dir"])
-    gap_rows: list[dict[str, Any]] = []
-    coverage_rows: list[dict[str, Any]] = []
+    gap_rows: list[GapSummary] = []
+    coverage_rows: list[Coverage] = []
     for v in run["variants"]:
         mine = [r for r in records if r["variant"] == v["name"]]
         tasks = [_task_gaps(r) for r in mine if (r.get("analysis") or {}).get("gaps")]
@@ -41,10 +42,10 @@ def gaps_section(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str
         )
         accesses = [r["analysis"]["access"] for r in mine if (r.get("analysis") or {}).get("access") is not None]
         cov = coverage(files, accesses, watermark, variant=v["name"], injected=_memory_delivered(metas))
-        gap_rows.append(summary.to_dict())
-        coverage_rows.append(cov.to_dict())
-    return {"gaps": {"watermark": watermark.to_dict(), "variants": gap_rows},
-            "coverage": {"watermark": watermark.to_dict(), "variants": coverage_rows}}
+        gap_rows.append(summary)
+        coverage_rows.append(cov)
+    return {"gaps": GapsSection(watermark=watermark, variants=gap_rows),
+            "coverage": CoverageSection(watermark=watermark, variants=coverage_rows)}
 
 
 def _trace_meta(record: dict[str, Any]) -> dict[str, Any]:

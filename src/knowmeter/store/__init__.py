@@ -11,11 +11,25 @@ from knowmeter.store._rundir import (
     write_json_atomic,
 )
 from knowmeter.store._runrecord import LOCAL_SETTINGS, plan_hash, plan_parts
+from knowmeter.store._taskrecord import (
+    AnalysisRecord,
+    AssertionRecord,
+    ExecRecord,
+    GradeRecord,
+    JudgeRecord,
+    TaskRecord,
+)
 
 __all__ = [
     "LOCAL_SETTINGS",
+    "AnalysisRecord",
+    "AssertionRecord",
+    "ExecRecord",
+    "GradeRecord",
+    "JudgeRecord",
     "ResultsWriter",
     "RunDir",
+    "TaskRecord",
     "composite_layer_set",
     "find_run",
     "index_rows",

@@ -1,0 +1,484 @@
+"""``report.json`` as one typed model: the report stage builds a ``Report`` and every reader
+(terminal, gates, index, HTML, CI outputs, viewer) reads its attributes. ``Report.to_dict()``
+is the JSON form written to disk; ``report.schema.json`` is generated from these models
+(``knowmeter.report._schema``).
+
+The statistics, verdict and audit are the comparison's own models (``knowmeter.compare``), the
+gap and coverage rows the analysis records, the decision ``knowmeter.decision``'s: one type per
+thing, whether it is computed or read back."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field
+
+from knowmeter._stored import StoredModel
+from knowmeter.analysis import Coverage, GapSummary
+from knowmeter.compare import (
+    CompareConfig,
+    MethodologyAudit,
+    PairComparison,
+    Verdict,
+)
+from knowmeter.compare import (
+    VariantSummary as VariantStatistics,
+)
+from knowmeter.decision import Decision
+from knowmeter.gates import GateResult
+from knowmeter.store import TaskRecord
+from knowmeter.watermark import Watermark
+
+#: The version of report.json this code writes and reads.
+REPORT_SCHEMA_VERSION = 1
+
+
+class _M(StoredModel):
+    pass
+
+
+class ExecutorInfo(_M):
+    """Who produced the answers."""
+
+    name: str
+    identity: str
+    non_llm: bool
+    model: str | None
+    label: str = Field(description="What kind of agent produced the answers, as far as knowmeter knows.")
+    #: True: each task's agent was sealed from the others; False: run with --unsealed;
+    #: None: the executor runs no agent process of its own (offline, script, model APIs)
+    sealed: bool | None = None
+
+
+class Git(_M):
+    commit: str | None
+    dirty: bool | None
+
+
+class Partial(_M):
+    """Why a run's report covers only part of its planned tasks."""
+
+    reason: str
+    tasks_missing: int = Field(ge=0)
+    variants_without_results: list[str]
+
+
+class CallSpend(_M):
+    known_cost: int
+    unknown_cost: int
+    spent_known_usd: float
+
+
+class BudgetStatus(_M):
+    """What the run spent against its budget (``runner.Budget``)."""
+
+    total_usd: float | None
+    per_task_usd: float | None
+    spent_known_usd: float
+    tasks_with_known_cost: int
+    tasks_with_unknown_cost: int
+    tasks_not_started_for_budget: int
+    calls: dict[str, CallSpend] = Field(description="Model calls by kind (agent, judge, hedging, grader).")
+    overshoot_usd: float | None
+    note: str | None
+
+
+class JudgeInfo(_M):
+    name: str
+    executor: str
+    model: str | None
+
+
+class SampleSetInfo(_M):
+    """What kind of sample set the watermark names: written by people, made by knowmeter probe,
+    or a mix (gap-signal spec §9: the two gap rates are shown side by side, never merged)."""
+
+    kind: Literal["human", "probe", "mixed"]
+    probe_samples: int
+    generators: list[str]
+    prompt_hashes: list[str]
+    kb_sha256: list[str] = Field(description="Hashes of the knowledge bases the probe questions were made from.")
+
+
+class ShardInfo(_M):
+    """Which shard of which plan a run is."""
+
+    index: int = Field(ge=1)
+    count: int = Field(ge=1)
+    plan_hash: str = Field(description="sha256 of the plan (config, samples, variants, executor, seed).")
+    plan_tasks: int = Field(ge=0, description="Tasks of the whole plan (all shards).")
+
+
+class RunInfo(_M):
+    """Run metadata: provenance, settings, watermark, budget, timings."""
+
+    id: str
+    created_at: str
+    finished_at: str | None
+    status: str | None
+    reported_at: str
+    versions: dict[str, str]
+    git: Git
+    executor: ExecutorInfo
+    seed: int
+    watermark: Watermark
+    sample_set: SampleSetInfo | None = Field(
+        default=None, description="The sample set's kind (human / probe / mixed); None for runs made before "
+                                  "knowmeter recorded it (their samples were written by people).")
+    config: dict[str, Any] = Field(description="The run's configuration as stored in run.json (secrets redacted).")
+    budget: BudgetStatus | None
+    tasks_total: int = Field(ge=0)
+    tasks_done: int = Field(ge=0)
+    tasks_missing: int
+    results_problems: list[str] | None = Field(
+        default=None, description="Lines of results.jsonl that were not counted (cut off, not JSON) and tasks "
+                                  "stored more than once (counted once).")
+    partial: Partial | None = Field(
+        default=None, description="Set when the run stopped early (budget, interruption, kill): the report "
+                                  "covers only the tasks that finished.")
+    wall_s: float | None
+    judges: list[JudgeInfo] = Field(description="Configured judges (name, executor, model).")
+    prompt_hashes: dict[str, str] = Field(description="Hashes of the judge and judge-backed metric prompts.")
+    shard: ShardInfo | None = Field(
+        default=None, description="Set for a run of one shard of a plan (eval --shard I/N). knowmeter merge "
+                                  "combines the shards into one run.")
+
+    @property
+    def complete(self) -> bool:
+        """The run finished and every planned task has a result."""
+        return self.status == "complete" and self.tasks_done >= self.tasks_total
+
+
+class Cost(_M):
+    known_usd: float | None = Field(description="Sum of reported costs; None when no task reported one.")
+    tasks_with_known_cost: int
+    tasks_with_unknown_cost: int
+
+
+class Tokens(_M):
+    input: int
+    output: int
+    tasks_with_unknown_usage: int
+
+
+class Latency(_M):
+    mean: float
+    p50: float
+    p95: float
+
+
+class ErrorCause(_M):
+    count: int
+    first: str = Field(description="The first error message of this cause (cut at 200 characters).")
+
+
+class Judging(_M):
+    """What the configured judges did on this variant's graded tasks."""
+
+    judged: int = Field(description="Tasks with a judge-layer score.")
+    failed: int = Field(description="Tasks where every judge call failed.")
+    no_rubric: int = Field(description="Tasks whose sample has no rubric or dimensions (no judge asked).")
+    metrics_scored: int = Field(description="Judge-backed assertions that got a score.")
+    metrics_failed: int = Field(description="Judge-backed assertions left unevaluated by a failing judge.")
+    first_error: str | None
+
+
+ErrorKind = Literal["timeout", "crash", "executor error"]
+
+
+class VariantOperations(_M):
+    """One variant: what it is and what running it took (tasks, errors, cost, tokens, latency)."""
+
+    name: str
+    role: Literal["control", "treatment"]
+    expression: str
+    kind: str
+    artifact_hash: str
+    tasks: int
+    errors: int
+    cached: int
+    error_examples: list[str]
+    errors_by_cause: dict[ErrorKind, ErrorCause]
+    exec_warnings: dict[str, ErrorCause] = Field(description="Warnings the executor attached to tasks, by kind "
+                                                 "(e.g. broken_envelope: a script reply that is not valid JSON).")
+    judging: Judging
+    cost: Cost
+    tokens: Tokens
+    latency_ms: Latency | None
+    assertion_pass_rate: float | None
+    layer_means: dict[str, float | None]
+    layer_sets: dict[str, int] = Field(description="How many results were scored from which set of layers.")
+
+
+class Statistics(_M):
+    """The comparison's settings and each variant's statistics on its own."""
+
+    config: CompareConfig
+    control: str | None
+    treatments: list[str]
+    variants: dict[str, VariantStatistics]
+
+
+class GapsSection(_M):
+    """Per-variant gap rates and inventories, bound to the sample set they were measured on."""
+
+    watermark: Watermark
+    variants: list[GapSummary]
+
+
+class CoverageSection(_M):
+    """Per-variant knowledge-file coverage, bound to the sample set it was measured on."""
+
+    watermark: Watermark
+    variants: list[Coverage]
+
+
+class Gates(_M):
+    passed: bool = Field(description="Every configured gate passed (true when none is configured).")
+    results: list[GateResult]
+
+
+# --- the comprehension section (knowmeter comprehend) ---------------------------------------
+
+
+class ComprehensionArm(_M):
+    """One arm's figures: cases graded and passed (a case's verdict over its repeats is the
+    majority), the pass rate with its Wilson interval, gradings left ungraded."""
+
+    cases_graded: int
+    cases_passed: int
+    pass_rate: float | None
+    wilson: list[float] | None
+    gradings: int
+    ungraded: int
+    behavior_pass_fraction: float | None
+    failed_cases: list[str]
+
+
+class McNemar(_M):
+    """McNemar's exact test on the paired case verdicts (baseline = control)."""
+
+    both: int
+    control_only: int
+    treatment_only: int
+    neither: int
+    n_pairs: int
+    n_discordant: int
+    p_value: float | None
+
+
+class ClusterBootstrap(_M):
+    """A cluster bootstrap of a mean difference (clusters = cases)."""
+
+    estimate: float | None
+    standard_error: float | None
+    percentile: list[float] | None
+    bca: list[float] | None
+    n: int
+    n_missing: int
+    n_clusters: int
+    b: int
+    seed: int
+    level: float
+
+
+class ComprehensionPaired(_M):
+    """With-skill − baseline on the cases graded in both arms."""
+
+    cases_paired: int
+    mcnemar: McNemar = Field(description="McNemar's exact test on the case verdicts.")
+    difference_in_pass_rate: float | None
+    behavior_fraction_difference: ClusterBootstrap | None = Field(
+        description="Cluster bootstrap (clusters = cases) of the behavior pass fraction difference.")
+    mde: float | None = Field(description="Minimum detectable difference in pass fraction (paired t approximation).")
+    underpowered: bool
+    underpowered_reasons: list[str]
+    p_holm: float | None = Field(default=None, description="Holm-adjusted McNemar p across dimensions.")
+
+
+class ComprehensionBlock(_M):
+    baseline: ComprehensionArm
+    with_skill: ComprehensionArm
+    paired: ComprehensionPaired
+
+
+ComprehensionLevel = Literal["PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED"]
+
+
+class ComprehensionVerdict(_M):
+    """The skill's verdict in Skill Graph's vocabulary, strict with named exceptions."""
+
+    level: ComprehensionLevel
+    headline: str
+    exit_code: int = Field(description="0 for PASS or PROVISIONAL, else 1 (before the run's blockers).")
+    rule: str
+    reasons: list[str]
+    caveats: list[str]
+    failing_dimensions: list[str]
+    unverified_dimensions: list[str]
+    not_covered_dimensions: list[str]
+    passing_dimensions: list[str]
+    eval_score: int | None = Field(ge=0, le=5)
+    eval_failed_ids: list[str]
+
+
+class BehaviorGrading(_M):
+    """The grader's verdict on one expected behavior of one answer."""
+
+    id: str
+    verdict: Literal["PASS", "FAIL"] | None
+    evidence_quote: str | None
+    rationale: str | None
+    override: str | None = Field(description="Why code changed the grader's verdict (e.g. verbatim copying).")
+    review: str | None = Field(description="Why a person should look (e.g. a hedged PASS).")
+
+
+class ComprehensionGrading(_M):
+    """One answer's grading (one repeat of one case in one arm)."""
+
+    repeat: int
+    graded: bool
+    verdict: Literal["PASS", "FAIL"] | None
+    ungraded_reason: str | None
+    behavior_pass_fraction: float | None
+    overlap_ngrams: list[str]
+    behaviors: list[BehaviorGrading]
+
+
+class ComprehensionCaseRow(_M):
+    case_id: str
+    dimension: str
+    concept_field: str
+    transfer: str | None
+    behaviors: list[str]
+    derived_behaviors: list[str] = Field(description="Behaviors taken from the rubric (§5.2–5.10), not the file.")
+    baseline: list[ComprehensionGrading]
+    with_skill: list[ComprehensionGrading]
+
+
+class SkillInfo(_M):
+    name: str
+    path: str
+    shape: str = Field(description="The SKILL.md frontmatter shape (v4, v6, v8).")
+    audit_state: str | None = Field(description="The skill's audit-state.json, when it has one.")
+
+
+class EvalFileInfo(_M):
+    path: str
+    format: str
+
+
+class GraderInfo(_M):
+    name: str
+    executor: str
+    model: str | None
+    non_llm: bool
+
+
+class ComprehensionSettings(_M):
+    alpha: float
+    min_pairs: int
+    max_mde: float
+    power: float
+    bootstrap_samples: int
+    seed: int
+    level: float
+    bootstrap_clusters: Literal["case"]
+    holm_family: Literal["dimensions"]
+
+
+class ComprehensionSection(_M):
+    """``knowmeter comprehend``: rubric C1–C9, baseline vs with-skill."""
+
+    skill: SkillInfo
+    eval_file: EvalFileInfo
+    notes: list[str]
+    grader_prompt_hash: str
+    graders: list[GraderInfo]
+    dimension_names: dict[str, str]
+    overall: ComprehensionBlock
+    dimensions: dict[str, ComprehensionBlock]
+    settings: ComprehensionSettings
+    verdict: ComprehensionVerdict
+    cases: list[ComprehensionCaseRow]
+    ungraded: list[str]
+
+
+# --- the probe gap rate beside the human-sample gap rate (knowmeter probe) -------------------
+
+
+class ProbeSide(_M):
+    """One side of the probe comparison: a run's gap rate for the variant, under its own watermark."""
+
+    run_id: str
+    created_at: str
+    gap_rate: float | None
+    samples_with_gap: int | None
+    executed: int | None
+    watermark: Watermark
+
+
+class ProbeVariantRow(_M):
+    variant: str
+    human: ProbeSide | None = Field(description="The human-written sample set's run; None: none yet.")
+    probe: ProbeSide | None = Field(description="The probe sample set's run (knowmeter probe); None: none yet.")
+    files_only_probe: list[str] | None = Field(
+        description="Knowledge files reached by the probe questions and by no human-written sample; None: "
+                    "coverage unknown.")
+    files_unreached: list[str] | None = Field(description="Knowledge files neither sample set reached.")
+
+
+class ProbeComparison(_M):
+    """The probe gap rate beside the human-sample gap rate (gap-signal spec §9), never merged."""
+
+    kind: Literal["human", "probe", "mixed"] = Field(description="This run's kind of sample set.")
+    variants: list[ProbeVariantRow]
+    warning: str
+    note: str | None
+
+
+# --- the report ----------------------------------------------------------------------------
+
+
+class Report(_M):
+    """``report.json``: a run's provenance, per-variant figures, statistics, verdict, audit,
+    gaps, coverage (or a comprehension run's section), gates and the decision."""
+
+    model_config = ConfigDict(title="knowmeter report")
+
+    #: Sections a report may lack (a comprehension run has no comparison; ``tasks`` is left
+    #: out on request): left out of the JSON form when absent, never written as null.
+    OPTIONAL_SECTIONS: ClassVar[tuple[str, ...]] = (
+        "statistics", "comparisons", "verdict", "audit", "gaps", "coverage", "comprehension", "gates", "decision",
+        "exit_code", "probe_comparison", "tasks")
+
+    schema_version: int = Field(description="The version of this file's shape; knowmeter reads only its own.")
+    run: RunInfo
+    variants: list[VariantOperations]
+    statistics: Statistics | None = None
+    comparisons: list[PairComparison] | None = None
+    verdict: Verdict | None = Field(default=None, description="The comparison's verdict (an eval run).")
+    audit: MethodologyAudit | None = None
+    gaps: GapsSection | None = None
+    coverage: CoverageSection | None = None
+    comprehension: ComprehensionSection | None = None
+    gates: Gates | None = None
+    notes: list[str] = Field(default_factory=list, description="The sample-evolution nudge (complete runs only).")
+    decision: Decision | None = Field(default=None, description="The run's outcome: verdict, blockers, exit code.")
+    exit_code: int | None = Field(default=None, description="The exit code of eval / report (decision.exit_code).")
+    probe_comparison: ProbeComparison | None = None
+    tasks: list[TaskRecord] | None = Field(default=None, description="Every stored task record, as stored.")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form written as report.json (absent sections left out, tasks as stored)."""
+        absent = {name for name in self.OPTIONAL_SECTIONS if getattr(self, name) is None}
+        data = self.model_dump(mode="json", exclude={*absent, "tasks"})
+        if self.tasks is not None:
+            data["tasks"] = [t.stored() for t in self.tasks]
+        return data
+
+    def gated_variants(self) -> list[str]:
+        """The variants a gate applies to: the treatments (the variants under test), or the only
+        variant of a run without a control. The control's figures are shown, never gated."""
+        treatments = [v.name for v in self.variants if v.role == "treatment"]
+        return treatments if treatments and len(self.variants) > 1 else [v.name for v in self.variants]

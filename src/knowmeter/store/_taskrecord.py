@@ -1,0 +1,83 @@
+"""The shape of one stored task (a line of ``results.jsonl``): the exec result with its trace,
+the grade and the analysis. The fields readers rely on are typed; the rest is free (a trace's
+events, an executor's extras). Every record is checked against it when a run is read back."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class ExecRecord(_Open):
+    """What the agent run gave (the fields the report reads are typed; the rest is free)."""
+
+    error: str | None = None
+    timed_out: bool = False
+    cost_usd: float | None = None
+    latency_ms: float | None = None
+    usage: dict[str, int | None] | None = None
+
+
+class AssertionRecord(_Open):
+    """One assertion's outcome; ``passed`` None when it could not be decided."""
+
+    passed: bool | None = None
+    weight: float = 1.0
+
+
+class JudgeRecord(_Open):
+    """One judge's scores of the answer."""
+
+    judge: str
+    mean: float | None = None
+
+
+class GradeRecord(_Open):
+    """The grade of one task: per-layer scores, composite, assertions and judges."""
+
+    layers: dict[str, float | None] = Field(default_factory=dict)
+    composite: float | None = None
+    layers_used: list[str] = Field(default_factory=list)
+    passed: bool | None = None
+    assertions: list[AssertionRecord] = Field(default_factory=list)
+    judges: list[JudgeRecord] = Field(default_factory=list)
+
+
+class AnalysisRecord(_Open):
+    """A task's analysis: gap signals (checked by the gaps section) and file accesses."""
+
+    gaps: dict[str, Any] | None = None
+    access: dict[str, Annotated[int, Field(ge=0)]] | None = None
+
+
+class TaskRecord(BaseModel):
+    """One finished task as stored in results.jsonl (exec result with trace, grade, analysis).
+
+    Written back exactly as stored (``stored()``): defaults of fields the line did not have are
+    not added."""
+
+    model_config = ConfigDict(extra="allow")
+
+    task_id: str
+    sample_id: str
+    variant: str
+    role: str
+    repeat: int = Field(ge=0)
+    attempts: int = Field(ge=0)
+    cached: bool
+    started_at: str
+    finished_at: str
+    exec: ExecRecord
+    grade: GradeRecord | None = None
+    analysis: AnalysisRecord | None = None
+    comprehension: dict[str, Any] | None = Field(
+        default=None, description="A comprehension run's grading of this answer (knowmeter comprehend).")
+
+    def stored(self) -> dict[str, Any]:
+        """The JSON form, as it was stored."""
+        return self.model_dump(mode="json", exclude_unset=True)
