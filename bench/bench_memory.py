@@ -11,13 +11,15 @@ numbers are knowmeter's own: plan, run, grade, analyse, store, compare, report),
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
 import textwrap
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _instant import make_project
 
 EVAL = textwrap.dedent("""
     import sys, anyio
@@ -47,14 +49,6 @@ EVAL = textwrap.dedent("""
 """)
 
 
-def make_project(root: Path, n: int) -> None:
-    (root / "skills").mkdir(parents=True)
-    (root / "skills" / "a.md").write_text("Skill A.\n")
-    (root / "skills" / "b.md").write_text("Skill B.\n")
-    with (root / "eval-samples.jsonl").open("w") as fh:
-        for i in range(n):
-            fh.write(json.dumps({"sample_id": f"s{i:06d}", "prompt": f"question {i}",
-                                 "assertions": [{"type": "contains", "value": "ok"}]}) + "\n")
 
 
 #: runs its arguments as a command and prints that command's own peak RSS (KiB) on stderr

@@ -24,6 +24,7 @@ import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _instant import make_project
 from _machine import cpu_reference
 
 BENCH = Path(__file__).resolve().parent
@@ -99,16 +100,6 @@ PRIMITIVES = textwrap.dedent("""
     print(json.dumps({"append_s": append, "cache_s": cached, "upsert_s": upsert,
                       "record_bytes": len(json.dumps(record))}))
 """)
-
-
-def make_project(root: Path, n: int) -> None:
-    (root / "skills").mkdir(parents=True)
-    (root / "skills" / "a.md").write_text("Skill A.\n")
-    (root / "skills" / "b.md").write_text("Skill B.\n")
-    with (root / "eval-samples.jsonl").open("w") as fh:
-        for i in range(n):
-            fh.write(json.dumps({"sample_id": f"s{i:05d}", "prompt": f"question {i}",
-                                 "assertions": [{"type": "contains", "value": "ok"}]}) + "\n")
 
 
 def drive(root: Path, backend: str, cpus: int, concurrency: int) -> dict[str, float]:
