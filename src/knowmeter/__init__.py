@@ -14,10 +14,10 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
-    from knowmeter.api import Listener, Report, comprehend, evaluate, observe_traces, rescore, resume
+    from knowmeter.api import Listener, Report, comprehend, evaluate, merge, observe_traces, rescore, resume
     from knowmeter.errors import InputError, RunInterrupted
 
-__all__ = ["InputError", "Listener", "Report", "RunInterrupted", "__version__", "comprehend", "evaluate",
+__all__ = ["InputError", "Listener", "Report", "RunInterrupted", "__version__", "comprehend", "evaluate", "merge",
            "observe_traces", "rescore", "resume"]
 
 _HOMES = {"InputError": "errors", "RunInterrupted": "errors"}

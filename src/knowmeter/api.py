@@ -4,10 +4,10 @@ calls one of these functions and prints what it returns.
 ``evaluate`` sequences the stages of ``knowmeter.evaluation`` (configuration → plan → run.json →
 execute) and ``knowmeter.pipeline`` (grade and analyze each task; compare → decide → store);
 ``resume`` continues a stored run the same way; ``rescore`` re-decides a stored run from its
-results; ``observe_traces`` measures skill health from usage traces (``knowmeter.observe`` is the
-package's name, so the function has its own). Bad input raises ``InputError`` with the one line
-the command line prints; Ctrl-C during a run raises ``RunInterrupted`` after the finished tasks
-are stored and reported.
+results; ``merge`` makes one run of the shards of one plan; ``observe_traces`` measures skill
+health from usage traces (``knowmeter.observe`` is the package's name, so the function has its
+own). Bad input raises ``InputError`` with the one line the command line prints; Ctrl-C during a
+run raises ``RunInterrupted`` after the finished tasks are stored and reported.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from knowmeter.runner._execute import PostProcess
     from knowmeter.store import RunDir
 
-__all__ = ["Listener", "Report", "comprehend", "evaluate", "observe_traces", "rescore", "resume"]
+__all__ = ["Listener", "Report", "comprehend", "evaluate", "merge", "observe_traces", "rescore", "resume"]
 
 
 class Listener:
@@ -145,6 +145,24 @@ def rescore(run: str | Path, *, output_dir: str | Path | None = None, threshold:
 
     return rebuild_report(_find(run, output_dir), threshold=threshold, seed=seed, bootstrap_samples=bootstrap_samples,
                           max_mde=max_mde, min_pairs=min_pairs, stability_limit=stability_limit)
+
+
+def merge(runs: Sequence[str | Path], *, output_dir: str | Path | None = None, into: str | Path | None = None,
+          listener: Listener | None = None) -> Report:
+    """One run of the whole plan, with its report, from the runs of every shard of it
+    (``evaluate(shard="I/N")``), stored in ``into`` (a store; default ``output_dir``). ``runs``
+    as ``resume``'s ``run``. Raises ``InputError`` for a run that is no shard, shards of
+    different plans, a shard missing or given twice, a task in two shards; nothing is written
+    then. Result lines a shard could not read are skipped and told to ``listener.note``."""
+    from knowmeter.config import DEFAULT_OUTPUT_DIR
+    from knowmeter.pipeline import finalize
+    from knowmeter.store._merge import merge_shards
+
+    store = Path(into if into is not None else output_dir if output_dir is not None else DEFAULT_OUTPUT_DIR)
+    merged, notes = merge_shards([_find(run, output_dir) for run in runs], store / "runs")
+    for line in notes:
+        (listener or Listener()).note(line)
+    return finalize(merged, status=str(merged.read_run()["status"]))
 
 
 def observe_traces(paths: Sequence[str | Path], *, last: str | None = None, since: str | None = None,

@@ -245,3 +245,18 @@ def test_merge_refuses_a_task_present_twice_and_an_edited_shard(project: Path, s
     record["seed"] += 1
     (copies[1] / "run.json").write_text(json.dumps(record))
     assert "does not match the plan hash recorded in it" in _refused(project, *map(str, copies))
+
+
+def test_the_python_api_shards_and_merges(project: Path) -> None:
+    import knowmeter
+
+    store = project / "api"
+    with _cwd(project):
+        ids = [knowmeter.evaluate(project, shard=f"{i}/2", repeat=2, no_cache=True, output_dir=str(store),
+                                  bootstrap_samples=200).run.id for i in (1, 2)]
+        with pytest.raises(InputError, match="shard 2 of 2 is missing"):
+            knowmeter.merge(ids[:1], output_dir=store)
+        report = knowmeter.merge(ids, output_dir=store)
+    assert isinstance(report, knowmeter.Report)
+    assert report.run.status == "complete" and report.run.tasks_done == 92 and report.run.shard is None
+    assert (store / "runs" / report.run.id / "report.json").is_file()

@@ -37,28 +37,29 @@ def merge_cmd(runs: tuple[str, ...], output_dir: str, into: Path | None, as_json
     Exit codes as for eval: 0 PROGRESS (or a passing SOLO) with every task of the plan run and
     every gate passed; 1 any other outcome; 2 bad input or a refused merge. With --report-only 0
     after a merge."""
+    from knowmeter.api import Listener, merge
     from knowmeter.cli._output import console, print_json
-    from knowmeter.pipeline import finalize
     from knowmeter.printable import printable
     from knowmeter.report._outputs import write_outputs
     from knowmeter.report._terminal import render_terminal
-    from knowmeter.store import find_run
-    from knowmeter.store._merge import merge_shards
 
-    store = Path(output_dir)
-    merged, notes = merge_shards([find_run(store, r) for r in runs], (into or store) / "runs")
-    report = finalize(merged, status=str(merged.read_run()["status"])).to_dict()
-    written = write_outputs(report, html=merged.path / "report.html", junit=junit, markdown=markdown)
     err = console(stderr=True)
-    for note in notes:
-        err.print(printable(note), soft_wrap=True)
-    err.print(f"merged {len(runs)} shards into run {merged.id}: {report['run']['tasks_done']}/"
+
+    class Notes(Listener):
+        def note(self, line: str) -> None:
+            err.print(printable(line), soft_wrap=True)
+
+    store = into if into is not None else Path(output_dir)
+    report = merge(runs, output_dir=output_dir, into=store, listener=Notes()).to_dict()
+    run_dir = store / "runs" / report["run"]["id"]
+    written = write_outputs(report, html=run_dir / "report.html", junit=junit, markdown=markdown)
+    err.print(f"merged {len(runs)} shards into run {report['run']['id']}: {report['run']['tasks_done']}/"
               f"{report['run']['tasks_total']} tasks", soft_wrap=True)
     if as_json:
         print_json(report)
     else:
         render_terminal(report, console())
-        click.echo(f"report: {printable(merged.report_file)}")
+        click.echo(f"report: {printable(run_dir / 'report.json')}")
         for what, path in written:
             click.echo(f"{what}: {printable(path)}")
     sys.exit(EXIT_OK if report_only else int(report["exit_code"]))
