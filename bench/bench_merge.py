@@ -19,8 +19,9 @@ import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _instant import make_project
 from _machine import cpu_reference
-from bench_memory import EVAL, child, make_project
+from bench_memory import EVAL, child
 
 #: bench_memory's eval of the plan, cut to the shard given as its argument, with the default B = 10,000
 SHARD = EVAL.replace("bootstrap_samples=1000)", "shard=sys.argv[1])")
