@@ -39,7 +39,7 @@ from knowmeter.comprehension._scripted import ScriptedGrader, scripted_reply
 from knowmeter.comprehension._section import comprehension_section
 from knowmeter.comprehension._state import OWNED_FIELDS, state_update, write_state
 from knowmeter.comprehension._stats import Graded, StatsConfig, comprehension_stats, graded_rows
-from knowmeter.comprehension._terminal import exit_code, summary_lines
+from knowmeter.comprehension._terminal import summary_lines
 from knowmeter.comprehension._verbatim import DEFAULT_N, STOPWORDS, Overlap, SourceGrams, tokens, verbatim_overlap
 from knowmeter.comprehension._verdict import LEVELS, Parties, model_family, skill_verdict
 
@@ -71,7 +71,6 @@ __all__ = [
     "case_behaviors",
     "comprehension_section",
     "comprehension_stats",
-    "exit_code",
     "grade_answer",
     "graded_rows",
     "hedge_words",

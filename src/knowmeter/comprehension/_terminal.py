@@ -7,12 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 
-def exit_code(report: dict[str, Any]) -> int:
-    """The run's decision's exit code: 0 for a complete run whose skill verdict is PASS or
-    PROVISIONAL, else 1 (``knowmeter.decision`` reads the comprehension verdict)."""
-    return int(report["exit_code"])
-
-
 def _rate(arm: dict[str, Any]) -> str:
     if not arm["cases_graded"]:
         return "—"
