@@ -39,7 +39,8 @@ class Listener:
         """The run is stored and about to execute ``tasks`` tasks (fewer than planned on a resume)."""
 
     def note(self, line: str) -> None:
-        """One line the user should read (demo agent, a leaking workspace, tasks the budget stopped)."""
+        """One line the user should read: before the tasks run (the demo agent is no model, a
+        script agent's workspace leaks, tasks are unsealed), after (tasks the budget stopped)."""
 
     def record(self, record: dict[str, Any]) -> None:
         """One task finished (its stored record)."""
@@ -77,7 +78,7 @@ def evaluate(config: RunConfig | str | Path | None = None, /, *, listener: Liste
     prepared = prepare(resolved)
     run_dir = start_run(prepared)
     return _run(prepared, run_dir, prepared.tasks, listener or Listener(), resumed=False,
-                backend=_backend(backend, ray_address))
+                backend=_backend(backend, ray_address), notes=_start_notes(prepared))
 
 
 def resume(run: str | Path, *, output_dir: str | Path | None = None, listener: Listener | None = None,
@@ -94,7 +95,7 @@ def resume(run: str | Path, *, output_dir: str | Path | None = None, listener: L
         if "comprehension" not in run_dir.read_run():
             prepared, tasks = resume_run(run_dir)
             return _run(prepared, run_dir, tasks, listener or Listener(), resumed=True,
-                        backend=_backend(backend, ray_address))
+                        backend=_backend(backend, ray_address), notes=_start_notes(prepared))
         from knowmeter.comprehension import ComprehensionPlan, make_grader, reprepare
 
         plans: list[ComprehensionPlan] = []
@@ -180,6 +181,26 @@ def observe_traces(paths: Sequence[str | Path], *, last: str | None = None, sinc
                    ray_address=ray_address)
 
 
+def _start_notes(prepared: Prepared) -> list[str]:
+    """What the user should know before an evaluation's tasks run: the offline demo agent is not
+    a model; a script agent's workspace exposes the answer key or another arm's artifact; an
+    agent CLI's tasks are not sealed from each other."""
+    from knowmeter.evaluation import executor_sealed
+
+    notes = []
+    if prepared.executor.name == "offline":
+        notes.append("executor offline: the built-in non-LLM demo agent (no model is called); choose an agent with "
+                     "--executor or executor: in eval.yaml")
+    elif prepared.workspace_leak:
+        notes.append(f"⚠ {prepared.workspace_leak}: a script agent that reads files can see it (agent CLIs are "
+                     "refused this workspace); give the variants a cwd that holds only the knowledge base")
+    if executor_sealed(prepared.executor) is False:
+        notes.append(f"UNSEALED: {prepared.executor.name} tasks are not sealed from each other; an agent can read the "
+                     "other arm's artifact, the samples and the run store, and files it writes outside its folder "
+                     "stay (--unsealed)")
+    return notes
+
+
 def _find(run: str | Path, output_dir: str | Path | None) -> RunDir:
     from knowmeter.config import DEFAULT_OUTPUT_DIR
     from knowmeter.store import find_run
@@ -194,26 +215,29 @@ def _backend(name: str, address: str | None) -> Backend:
 
 
 def _run(prepared: Prepared, run_dir: RunDir, tasks: list[Task], listener: Listener, *, resumed: bool,
-         post_process: Callable[[Budget], PostProcess] | None = None, backend: Backend | None = None) -> Report:
+         post_process: Callable[[Budget], PostProcess] | None = None, backend: Backend | None = None,
+         notes: Sequence[str] = ()) -> Report:
     """Execute ``tasks`` of a stored run, then finish it: report.json, decision, index. Ctrl-C
     finishes it as interrupted and raises ``RunInterrupted``. The run is locked meanwhile."""
     run_dir.lock()  # a no-op when resume already holds it
     try:
         return _execute_and_finish(prepared, run_dir, tasks, listener, resumed=resumed, post_process=post_process,
-                                   backend=backend)
+                                   backend=backend, notes=notes)
     finally:
         run_dir.unlock()
 
 
 def _execute_and_finish(prepared: Prepared, run_dir: RunDir, tasks: list[Task], listener: Listener, *,
                         resumed: bool, post_process: Callable[[Budget], PostProcess] | None,
-                        backend: Backend | None) -> Report:
+                        backend: Backend | None, notes: Sequence[str]) -> Report:
     import anyio
 
     from knowmeter.evaluation import execute, run_budget
     from knowmeter.pipeline import finalize, make_post_process
 
     listener.started(prepared, run_dir, len(tasks), resumed=resumed)
+    for note in notes:
+        listener.note(note)
     budget = run_budget(prepared.config)
     process = post_process(budget) if post_process is not None else make_post_process(prepared, budget)
     try:

@@ -132,8 +132,10 @@ class StopAfter(knowmeter.Listener):
 
 def test_an_interrupted_run_is_stored_incomplete_everywhere_and_resumes(tmp_path: Path) -> None:
     (tmp_path / "eval-samples.yaml").write_text("".join(f"- {{sample_id: s{i}, prompt: p{i}}}\n" for i in range(6)))
+    listener = StopAfter(2)
     with pytest.raises(knowmeter.RunInterrupted) as stop:
-        knowmeter.evaluate(tmp_path, control="baseline", concurrency=1, listener=StopAfter(2))
+        knowmeter.evaluate(tmp_path, control="baseline", concurrency=1, listener=listener)
+    assert listener.lines[0].startswith("executor offline: the built-in non-LLM demo agent")
     assert isinstance(stop.value, KeyboardInterrupt)
     report = stop.value.report
     assert report.run.status == "interrupted" and report.run.tasks_done == 2

@@ -14,7 +14,7 @@ from knowmeter.api import Listener, evaluate, resume
 from knowmeter.cli._output import console as make_console
 from knowmeter.cli._progress import Progress
 from knowmeter.errors import RunInterrupted
-from knowmeter.evaluation import Overrides, Prepared, executor_sealed
+from knowmeter.evaluation import Overrides, Prepared
 from knowmeter.executors._spawn import use_pidfd_child_watcher
 from knowmeter.exit_codes import EXIT_INTERRUPTED
 from knowmeter.printable import printable
@@ -81,12 +81,6 @@ class _Terminal(Listener):
             if prepared.shard is not None:
                 self.err.print(f"shard {prepared.shard}: {tasks} of the {prepared.plan_tasks} tasks "
                                "(combine the shards with knowmeter merge)")
-        for note in start_notes(prepared):
-            self.err.print(printable(note))
-        if executor_sealed(prepared.executor) is False:
-            self.err.print(f"UNSEALED: {prepared.executor.name} tasks are not sealed from each other; an agent can "
-                           "read the other arm's artifact, the samples and the run store, and files it writes "
-                           "outside its folder stay (--unsealed)")
         self.progress = Progress(tasks, prepared.config.concurrency, None if self.quiet else sys.stderr,
                                  tty=sys.stderr.isatty())
         gc.freeze()  # modules, config, samples and the plan live to the end: the cyclic GC need not rescan them
@@ -134,18 +128,6 @@ def run_eval(opts: dict[str, Any]) -> int:
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
     _print(report, run_dir.report_file, written, opts)
     return int(report["exit_code"])
-
-
-def start_notes(prepared: Prepared) -> list[str]:
-    """What the user should know before the tasks run: the offline demo agent is not a model; a
-    script agent's workspace exposes the answer key or another arm's artifact."""
-    if prepared.executor.name == "offline":
-        return ["executor offline: the built-in non-LLM demo agent (no model is called); choose an agent with "
-                "--executor or executor: in eval.yaml"]
-    if prepared.workspace_leak:
-        return [f"⚠ {prepared.workspace_leak}: a script agent that reads files can see it (agent CLIs are refused "
-                "this workspace); give the variants a cwd that holds only the knowledge base"]
-    return []
 
 
 def _write_files(report: dict[str, Any], run_dir: RunDir, opts: dict[str, Any]) -> list[tuple[str, Path]]:
