@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -78,6 +79,19 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
            "--no-cache", "--report-only", "--junit", "out/junit.xml", "--markdown", "out/summary.md", cwd=root)
     assert r.returncode == 0, r.stderr
     return latest_run(root)
+
+
+@pytest.fixture(scope="session")
+def comprehension_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo's comprehension example, run by ``knowmeter comprehend`` (which writes report.html)."""
+    from knowmeter.cli._init import COMPREHENSION_DEMO
+
+    root = tmp_path_factory.mktemp("html-comprehension")
+    assert km("init", "demo", cwd=root).returncode == 0
+    r = km("comprehend", *shlex.split(COMPREHENSION_DEMO), cwd=root / "demo")
+    assert r.returncode == 1, r.stderr  # SHALLOW: the offline agent copies the skill
+    assert "html report: " in r.stdout
+    return latest_run(root / "demo")
 
 
 def find_chromium() -> str | None:

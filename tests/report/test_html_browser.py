@@ -161,3 +161,17 @@ def test_viewer_pages_in_the_browser(browser: Browser, demo_run: Path) -> None:
         server.server_close()
     assert browser.errors == []
     assert all(url.startswith(server.url) for url in browser.requests)
+
+
+def test_comprehension_page_in_the_browser(browser: Browser, comprehension_run: Path) -> None:
+    """The comprehension section renders, a case's behaviors open on click, no error, no request."""
+    page = browser.open(comprehension_run / "report.html")
+    assert page.get_by_test_id("comprehension-verdict").inner_text() == "SHALLOW"
+    assert page.locator("#comparisons").count() == 0
+    details = page.locator("tr.casedetail details").first
+    assert not details.locator("blockquote").first.is_visible()
+    details.locator("summary").click()
+    assert details.locator("blockquote").first.is_visible()
+    assert page.locator("#sample-body tr.row").count() == 5  # one answer row per case: both arms side by side
+    page.screenshot(path=str(ARTIFACTS / "comprehension.png"), full_page=True)
+    assert browser.errors == [] and all(u.startswith("file:") for u in browser.requests)

@@ -56,6 +56,9 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     assert terminal.run_dir is not None
     run_dir = terminal.run_dir
     comp = report["comprehension"]
+    from knowmeter.report._outputs import write_outputs
+
+    written = write_outputs(report, html=run_dir.path / "report.html")
     if opts.get("as_json"):
         from knowmeter.cli._output import print_json
 
@@ -64,6 +67,8 @@ def run_comprehend(opts: dict[str, Any]) -> int:
         for line in summary_lines(report):
             click.echo(line)
         click.echo(f"report: {run_dir.report_file}")
+        for what, path in written:
+            click.echo(f"{what}: {path}")
     graders_failed = [u for u in comp["ungraded"] if "unusable judge reply" in u]
     for u in graders_failed:
         click.echo(f"knowmeter: error: {run_dir.results_file}: {u}; the run is stored and the agent's answers are "
