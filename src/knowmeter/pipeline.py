@@ -106,7 +106,10 @@ def add_probe_comparison(report: Report, store: Path | None) -> None:
     made before this one in ``store``) when there is something to compare."""
     from knowmeter.probe import probe_comparison
 
-    section = probe_comparison(report.model_dump(mode="json", exclude={"tasks"}), store)
+    if report.gaps is None:  # a comprehension run: no gap rate to put beside another
+        return
+    # only what the comparison reads (not the per-task records: a big run has many)
+    section = probe_comparison(report.model_dump(mode="json", include={"run", "variants", "gaps", "coverage"}), store)
     if section is not None:
         report.probe_comparison = ProbeComparison.model_validate(section)
 

@@ -18,10 +18,13 @@ from knowmeter.store import find_run, read_json
 
 
 def _eval(*args: str) -> dict:
+    """Run eval and return the new run's report (not "latest": two runs can share a second)."""
+    runs = Path(".knowmeter/runs")
+    before = set(runs.iterdir()) if runs.is_dir() else set()
     res = CliRunner().invoke(cli, ["eval", *args])
     assert res.exit_code in (0, 1), res.output
-    run = find_run(Path(".knowmeter"), "latest")
-    return read_json(run.report_file)
+    [new] = set(runs.iterdir()) - before
+    return read_json(find_run(Path(".knowmeter"), new.name).report_file)
 
 
 def _accessed(report: dict, variant: str) -> tuple[set[str], set[str]]:

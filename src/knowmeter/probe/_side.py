@@ -71,7 +71,7 @@ def probe_comparison(report: dict[str, Any], store: Path | None, *, latest: bool
     run of its variants exists, or there is no store). ``latest``: compare with the newest
     counterpart run, also one made after this run (``knowmeter gaps``); otherwise only with runs
     made before it (what report.json stores)."""
-    if store is None or "gaps" not in report or not (store / "index.sqlite").exists():
+    if store is None or not report.get("gaps") or not (store / "index.sqlite").exists():
         return None
     kind = _kind(report)
     if kind == "mixed":
