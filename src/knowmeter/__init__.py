@@ -5,7 +5,7 @@ The Python API (``knowmeter.api``) is imported on first use, so ``import knowmet
     import knowmeter
 
     report = knowmeter.evaluate("eval.yaml", repeat=2)
-    print(report["decision"]["headline"])
+    print(report.decision.headline)
 """
 
 __version__ = "0.1.0"

@@ -55,9 +55,7 @@ from knowmeter.runner import (
 )
 from knowmeter.runner._execute import OnRecord, PostProcess
 from knowmeter.samples import SampleSet, find_sample_file, id_name_problem, load_samples
-from knowmeter.store import ResultsWriter, RunDir, plan_hash, write_json_atomic
-
-RUN_SCHEMA_VERSION = 1
+from knowmeter.store import RUN_SCHEMA_VERSION, ResultsWriter, RunDir, plan_hash, write_json_atomic
 
 
 @dataclass

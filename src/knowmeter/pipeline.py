@@ -18,12 +18,12 @@ from knowmeter.gates import check_gates, evolution_nudges
 from knowmeter.gold import StoredGold, read_stored_gold
 from knowmeter.grading import GradingConfig, JudgeSpec, grade
 from knowmeter.judges import executor_for
-from knowmeter.report import Gates, ProbeComparison, Report, SectionBuilder, build_report
+from knowmeter.report import Gates, Report, SectionBuilder, build_report, index_rows, open_run_index
 from knowmeter.report._compare_section import comparison_section
 from knowmeter.report._gaps_section import gaps_section
 from knowmeter.runner import Budget, MeteredExecutor, Task
 from knowmeter.runner._execute import PostProcess
-from knowmeter.store import RunDir, index_rows, open_index, upsert_run, variant_history, write_json_atomic
+from knowmeter.store import RunDir, upsert_run, variant_history, write_json_atomic
 
 
 def hedging_classifier(config: RunConfig, budget: Budget) -> HedgingClassifier | None:
@@ -95,9 +95,8 @@ def _store_report(run_dir: RunDir, report: Report) -> Report:
     """Gate and decide the built report, write report.json, index the run."""
     apply_gates(report, run_dir.store)
     add_probe_comparison(report, run_dir.store)
-    data = report.to_dict()
-    write_json_atomic(run_dir.report_file, data, indent=None)
-    index_run(run_dir, data)
+    write_json_atomic(run_dir.report_file, report.to_dict(), indent=None)
+    index_run(run_dir, report)
     return report
 
 
@@ -108,10 +107,7 @@ def add_probe_comparison(report: Report, store: Path | None) -> None:
 
     if report.gaps is None:  # a comprehension run: no gap rate to put beside another
         return
-    # only what the comparison reads (not the per-task records: a big run has many)
-    section = probe_comparison(report.model_dump(mode="json", include={"run", "variants", "gaps", "coverage"}), store)
-    if section is not None:
-        report.probe_comparison = ProbeComparison.model_validate(section)
+    report.probe_comparison = probe_comparison(report, store)
 
 
 def report_sections(overrides: dict[str, Any] | None = None, *, run: dict[str, Any] | None = None,
@@ -136,7 +132,7 @@ def apply_gates(report: Report, store: Path | None) -> None:
              if g.variant is not None and g.variant in gated}
     history: dict[str, list[tuple[str, float | None]]] = {}
     if store is not None:
-        with open_index(store) as conn:
+        with open_run_index(store) as conn:
             for row in variant_history(conn, sample_set_id=run.watermark.id):
                 if row["run_id"] != run.id and row["created_at"] <= run.created_at:
                     history.setdefault(row["variant"], []).append((row["run_id"], row["gap_rate"]))
@@ -148,10 +144,10 @@ def apply_gates(report: Report, store: Path | None) -> None:
     report.exit_code = report.decision.exit_code
 
 
-def index_run(run_dir: RunDir, report: dict[str, Any]) -> None:
+def index_run(run_dir: RunDir, report: Report) -> None:
     """Write the run and its per-variant figures into its store's SQLite index (the store the run
     directory is in — never a path recorded in run.json, which a moved or edited folder makes wrong)."""
     if run_dir.store is None:
         return  # a run directory outside a store (copied alone): nothing to index
-    with open_index(run_dir.store) as conn:
+    with open_run_index(run_dir.store) as conn:
         upsert_run(conn, *index_rows(report, run_dir.path))

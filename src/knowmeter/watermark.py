@@ -41,6 +41,11 @@ class Watermark:
         names = "+".join(PurePath(p).name for p in self.paths)
         return f"{names}@{self.short}"
 
+    @property
+    def warning(self) -> str:
+        """The text every gap rate or coverage figure is shown with."""
+        return WATERMARK_WARNING
+
     def lines(self) -> list[str]:
         """The two lines every rendering of a gap rate or coverage figure starts with."""
         return [f"sample set {', '.join(self.paths)} · {self.count} samples · {self.short}", f"⚠ {WATERMARK_WARNING}"]
@@ -48,7 +53,7 @@ class Watermark:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form, with the derived ``short`` / ``id`` and the warning."""
         return {"paths": list(self.paths), "count": self.count, "sha256": self.sha256, "short": self.short,
-                "id": self.id, "warning": WATERMARK_WARNING}
+                "id": self.id, "warning": self.warning}
 
     @classmethod
     def from_dict(cls, d: Any) -> Watermark:

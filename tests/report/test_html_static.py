@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from knowmeter.report import Report
 from knowmeter.report._view import ReportView
 from knowmeter.report.html import render_html
 from knowmeter.report.html._payload import script_json
@@ -107,10 +108,10 @@ def _first_variant_row(html: str) -> str:
 
 def test_a_missing_figure_reads_unknown_never_zero(demo_run: Path) -> None:
     report = _report(demo_run)
-    before = _first_variant_row(render_html(report))
+    before = _first_variant_row(render_html(Report.model_validate(report)))
     report["variants"][0]["cost"]["known_usd"] = None
     report["variants"][0]["latency_ms"] = None
-    after = _first_variant_row(render_html(report))
+    after = _first_variant_row(render_html(Report.model_validate(report)))
     assert "unknown" not in before and "$0.0000" in before
     assert after.count("unknown") == 2 and "$" not in after
 
@@ -119,7 +120,7 @@ def test_a_report_without_tasks_or_verdict_still_renders(demo_run: Path) -> None
     report = _report(demo_run)
     for key in ("tasks", "verdict", "decision", "comparisons", "gaps", "coverage"):
         report.pop(key)
-    page = Page(render_html(report))
+    page = Page(render_html(Report.model_validate(report)))
     assert "NO VERDICT" in " ".join(page.text)
 
 
@@ -159,7 +160,7 @@ def test_script_json_cannot_end_its_element() -> None:
 
 def test_view_reads_the_stored_figures_without_recomputing(demo_run: Path) -> None:
     report = _report(demo_run)
-    view = ReportView(report)
+    view = ReportView(Report.model_validate(report))
     comp = view.comparisons[0]
     stored = report["comparisons"][0]["metrics"]["composite"]
     method = stored["decision_ci"]

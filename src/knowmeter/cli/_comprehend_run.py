@@ -11,7 +11,8 @@ from knowmeter.api import Listener, comprehend, resume
 from knowmeter.comprehension import state_update, summary_lines, write_state
 from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared
-from knowmeter.exit_codes import EXIT_INPUT
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED
+from knowmeter.report import Report
 from knowmeter.store import RunDir, find_run
 
 
@@ -42,7 +43,7 @@ def run_comprehend(opts: dict[str, Any]) -> int:
         run_dir = find_run(Path(opts.get("output_dir") or DEFAULT_OUTPUT_DIR), str(opts["resume"]))
         if "comprehension" not in run_dir.read_run():
             raise InputError(f"run {run_dir.id} is not a comprehension run; resume it with knowmeter eval --resume")
-        report = resume(run_dir.path, listener=terminal).to_dict()
+        report = resume(run_dir.path, listener=terminal)
     elif not opts.get("skill"):
         raise InputError("comprehend needs a SKILL (a SKILL.md or its folder), or --resume RUN")
     else:
@@ -52,24 +53,24 @@ def run_comprehend(opts: dict[str, Any]) -> int:
                             concurrency=opts.get("concurrency"), timeout_s=opts.get("timeout_s"),
                             retry=opts.get("retry"), no_cache=opts.get("no_cache") or None,
                             budget_usd=opts.get("budget_usd"), seed=opts.get("seed"),
-                            output_dir=opts.get("output_dir"), listener=terminal).to_dict()
+                            output_dir=opts.get("output_dir"), listener=terminal)
     assert terminal.run_dir is not None
     run_dir = terminal.run_dir
-    comp = report["comprehension"]
+    comp = report.comprehension
     from knowmeter.report._outputs import write_outputs
 
     written = write_outputs(report, html=run_dir.path / "report.html")
     if opts.get("as_json"):
         from knowmeter.cli._output import print_json
 
-        print_json(report)
+        print_json(report.to_dict())
     else:
         for line in summary_lines(report):
             click.echo(line)
         click.echo(f"report: {run_dir.report_file}")
         for what, path in written:
             click.echo(f"{what}: {path}")
-    graders_failed = [u for u in comp["ungraded"] if "unusable judge reply" in u]
+    graders_failed = [u for u in (comp.ungraded if comp else []) if "unusable judge reply" in u]
     for u in graders_failed:
         click.echo(f"knowmeter: error: {run_dir.results_file}: {u}; the run is stored and the agent's answers are "
                    "cached: run the same command again to re-grade", err=True)
@@ -77,16 +78,17 @@ def run_comprehend(opts: dict[str, Any]) -> int:
         return EXIT_INPUT
     if opts.get("write_state"):
         _write_state(run_dir, report)
-    return int(report["exit_code"])
+    return report.decision.exit_code if report.decision else EXIT_NOT_PASSED
 
 
-def _write_state(run_dir: RunDir, report: dict[str, Any]) -> None:
-    comp = report["comprehension"]
-    path = Path(comp["skill"]["audit_state"] or Path(comp["skill"]["path"]).parent / "audit-state.json")
-    ex = report["run"]["executor"]
-    update = state_update(comp["verdict"], at=report["run"]["finished_at"],
-                          runner=f"knowmeter comprehend ({ex['name']})", model=ex.get("model"),
-                          receipt=run_dir.report_file)
+def _write_state(run_dir: RunDir, report: Report) -> None:
+    comp = report.comprehension
+    if comp is None:
+        return
+    path = Path(comp.skill.audit_state or Path(comp.skill.path).parent / "audit-state.json")
+    ex = report.run.executor
+    update = state_update(comp.verdict, at=report.run.finished_at, runner=f"knowmeter comprehend ({ex.name})",
+                          model=ex.model, receipt=run_dir.report_file)
     before = write_state(path, update)
     click.echo(f"audit-state: {path}: comprehension_verdict {before['comprehension_verdict']} → "
                f"{update['comprehension_verdict']}, eval_score {update['eval_score']}", err=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import NoReturn
 
 import click
@@ -54,17 +53,6 @@ def input_errors() -> Iterator[None]:
     except KeyboardInterrupt:
         click.echo("knowmeter: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
-
-
-@contextmanager
-def stored_report(path: Path, run_id: str) -> Iterator[None]:
-    """A ``RecordError`` while reading a run's ``report.json`` → one line naming it, and the fix."""
-    from knowmeter._record import RecordError
-
-    try:
-        yield
-    except RecordError as exc:
-        fail(f"{path}: {exc}; the file was edited or damaged: rebuild it with knowmeter report {run_id}")
 
 
 def guarded(fn: Callable[..., None]) -> Callable[..., None]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from knowmeter.cli._errors import fail, guarded, stored_report
+from knowmeter.cli._errors import fail, guarded
 
 
 @click.command("gaps")
@@ -21,34 +21,34 @@ def gaps_cmd(run: str, variant: str | None, limit: int | None, output_dir: str, 
     source, with the sample-set watermark; and the knowledge files the agent never used. When
     a probe set (knowmeter probe) was run on the same variant, its gap rate is shown beside the
     human-written samples' — each under its own watermark, never merged."""
-    from knowmeter.analysis import Coverage, GapSummary, render_coverage, render_inventory
-    from knowmeter.store import find_run, read_json
+    from knowmeter.analysis import render_coverage, render_inventory
+    from knowmeter.report import read_report
+    from knowmeter.store import find_run
 
     run_dir = find_run(Path(output_dir), run)
-    report = read_json(run_dir.report_file) if run_dir.report_file.exists() else None
-    if report is None:
+    if not run_dir.report_file.exists():
         fail(f"run {run_dir.id} has no report.json yet; run knowmeter report {run_dir.id} first")
-    gaps = [g for g in report.get("gaps", {}).get("variants", []) if variant in (None, g["variant"])]
-    cov = [c for c in report.get("coverage", {}).get("variants", []) if variant in (None, c["variant"])]
+    report = read_report(run_dir.report_file, run_dir.id)
+    gaps = [g for g in (report.gaps.variants if report.gaps else []) if variant in (None, g.variant)]
+    cov = [c for c in (report.coverage.variants if report.coverage else []) if variant in (None, c.variant)]
     if not gaps:
-        names = ", ".join(v["name"] for v in report["variants"])
+        names = ", ".join(v.name for v in report.variants)
         fail(f"run {run_dir.id}: no gap analysis for variant {variant!r}; variants: {names}")
     from knowmeter.probe import probe_comparison
 
     side = probe_comparison(report, run_dir.store, latest=True)
     if side is not None and variant is not None:
-        side = {**side, "variants": [r for r in side["variants"] if r["variant"] == variant]}
+        side = side.model_copy(update={"variants": [r for r in side.variants if r.variant == variant]})
     if as_json:
         from knowmeter.cli._output import print_json
 
-        print_json({"gaps": gaps, "coverage": cov, "probe_comparison": side})
+        print_json({"gaps": [g.to_dict() for g in gaps], "coverage": [c.to_dict() for c in cov],
+                    "probe_comparison": side.model_dump(mode="json") if side else None})
         return
-    with stored_report(run_dir.report_file, run_dir.id):
-        summaries, coverages = [GapSummary.from_dict(g) for g in gaps], [Coverage.from_dict(c) for c in cov]
-    for s in summaries:
+    for s in gaps:
         click.echo(render_inventory(s, limit=limit))
         click.echo()
-    for c in coverages:
+    for c in cov:
         click.echo(render_coverage(c))
         click.echo()
     if side is not None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from knowmeter.cli._errors import guarded
-from knowmeter.exit_codes import EXIT_OK
+from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 
 
 @click.command("merge")
@@ -50,16 +50,16 @@ def merge_cmd(runs: tuple[str, ...], output_dir: str, into: Path | None, as_json
             err.print(printable(line), soft_wrap=True)
 
     store = into if into is not None else Path(output_dir)
-    report = merge(runs, output_dir=output_dir, into=store, listener=Notes()).to_dict()
-    run_dir = store / "runs" / report["run"]["id"]
+    report = merge(runs, output_dir=output_dir, into=store, listener=Notes())
+    run_dir = store / "runs" / report.run.id
     written = write_outputs(report, html=run_dir / "report.html", junit=junit, markdown=markdown)
-    err.print(f"merged {len(runs)} shards into run {report['run']['id']}: {report['run']['tasks_done']}/"
-              f"{report['run']['tasks_total']} tasks", soft_wrap=True)
+    err.print(f"merged {len(runs)} shards into run {report.run.id}: {report.run.tasks_done}/{report.run.tasks_total} "
+              "tasks", soft_wrap=True)
     if as_json:
-        print_json(report)
+        print_json(report.to_dict())
     else:
         render_terminal(report, console())
         click.echo(f"report: {printable(run_dir / 'report.json')}")
         for what, path in written:
             click.echo(f"{what}: {printable(path)}")
-    sys.exit(EXIT_OK if report_only else int(report["exit_code"]))
+    sys.exit(EXIT_OK if report_only else report.decision.exit_code if report.decision else EXIT_NOT_PASSED)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from knowmeter.cli._errors import guarded
-from knowmeter.exit_codes import EXIT_OK
+from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 
 
 @click.command("report")
@@ -47,12 +47,12 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
 
     run_dir = find_run(Path(output_dir), run)
     report = rescore(run_dir.path, threshold=threshold, seed=seed, bootstrap_samples=bootstrap_samples,
-                     max_mde=max_mde, min_pairs=min_pairs, stability_limit=stability_limit).to_dict()
-    comprehension = "comprehension" in report
+                     max_mde=max_mde, min_pairs=min_pairs, stability_limit=stability_limit)
+    comprehension = report.comprehension is not None
     if as_json:
         from knowmeter.cli._output import print_json
 
-        print_json(report)
+        print_json(report.to_dict())
     elif comprehension:
         from knowmeter.comprehension import summary_lines
 
@@ -64,4 +64,4 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
     html_file = None if html is None else Path(html) if html else run_dir.path / "report.html"
     for what, path in write_outputs(report, html=html_file, junit=junit, markdown=markdown):
         click.echo(f"{what}: {path}", err=as_json)
-    sys.exit(EXIT_OK if report_only else int(report["exit_code"]))
+    sys.exit(EXIT_OK if report_only else report.decision.exit_code if report.decision else EXIT_NOT_PASSED)

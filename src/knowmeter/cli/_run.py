@@ -16,8 +16,9 @@ from knowmeter.cli._progress import Progress
 from knowmeter.errors import RunInterrupted
 from knowmeter.evaluation import Overrides, Prepared
 from knowmeter.executors._spawn import use_pidfd_child_watcher
-from knowmeter.exit_codes import EXIT_INTERRUPTED
+from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_NOT_PASSED
 from knowmeter.printable import printable
+from knowmeter.report import Report
 from knowmeter.report._terminal import render_terminal
 from knowmeter.store import RunDir
 
@@ -108,29 +109,29 @@ def run_eval(opts: dict[str, Any]) -> int:
     try:
         if opts.get("resume"):
             report = resume(str(opts["resume"]), output_dir=opts.get("output_dir"), listener=terminal, backend=backend,
-                            ray_address=ray_address).to_dict()
+                            ray_address=ray_address)
         else:
             overrides = vars(_overrides(opts))
             report = evaluate(overrides.pop("config"), listener=terminal, backend=backend, ray_address=ray_address,
-                              **overrides).to_dict()
+                              **overrides)
     except RunInterrupted as stop:
-        report, run_dir = stop.report.to_dict(), terminal.stored()
+        report, run_dir = stop.report, terminal.stored()
         _print(report, run_dir.report_file, _write_files(report, run_dir, opts), opts)
         resume_cmd = f"knowmeter eval --resume {stop.run_id}"
         if opts.get("output_dir"):
             resume_cmd += f" --output-dir {opts['output_dir']}"
         err.quiet = False  # even --quiet says how to continue
-        err.print(f"interrupted: {report['run']['tasks_done']}/{report['run']['tasks_total']} tasks are stored; "
+        err.print(f"interrupted: {report.run.tasks_done}/{report.run.tasks_total} tasks are stored; "
                   f"continue with: {resume_cmd}", soft_wrap=True)
         return EXIT_INTERRUPTED
     run_dir = terminal.stored()
     written = _write_files(report, run_dir, opts)
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
     _print(report, run_dir.report_file, written, opts)
-    return int(report["exit_code"])
+    return report.decision.exit_code if report.decision else EXIT_NOT_PASSED
 
 
-def _write_files(report: dict[str, Any], run_dir: RunDir, opts: dict[str, Any]) -> list[tuple[str, Path]]:
+def _write_files(report: Report, run_dir: RunDir, opts: dict[str, Any]) -> list[tuple[str, Path]]:
     """report.html beside report.json, and the --junit / --markdown files when asked for."""
     from knowmeter.report._outputs import write_outputs
 
@@ -138,13 +139,13 @@ def _write_files(report: dict[str, Any], run_dir: RunDir, opts: dict[str, Any]) 
                          markdown=opts.get("markdown"))
 
 
-def _print(report: dict[str, Any], report_file: Path, written: list[tuple[str, Path]], opts: dict[str, Any]) -> None:
+def _print(report: Report, report_file: Path, written: list[tuple[str, Path]], opts: dict[str, Any]) -> None:
     if opts.get("quiet") and not opts.get("as_json"):
-        click.echo(printable(report["decision"]["headline"]))
+        click.echo(printable(report.decision.headline if report.decision else "no decision"))
     elif opts.get("as_json"):
         from knowmeter.cli._output import print_json
 
-        print_json(report)
+        print_json(report.to_dict())
     else:
         render_terminal(report, make_console())
         click.echo(f"report: {printable(report_file)}")

@@ -40,12 +40,13 @@ def runs_cmd(output_dir: str, limit: int, as_json: bool) -> None:
     NOT MEASURED, JUDGE FAILED, GATE FAILED), tasks done, executor, sample set and known cost."""
     from knowmeter.cli._output import console, print_json
     from knowmeter.printable import Printer, printable
-    from knowmeter.store import list_runs, open_index
+    from knowmeter.report import open_run_index
+    from knowmeter.store import list_runs
 
     root = Path(output_dir)
     rows = []
     if root.is_dir():
-        with open_index(root) as conn:
+        with open_run_index(root) as conn:
             rows = list_runs(conn, limit)
     if as_json:
         print_json([{**dict(r), "outcome": run_outcome(r)} for r in rows])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from knowmeter.cli._errors import fail, guarded, stored_report
+from knowmeter.cli._errors import fail, guarded
 
 
 @click.command("sample")
@@ -25,27 +25,27 @@ def sample_cmd(run: str, variant: str | None, out: Path, max_samples: int | None
     without --refine."""
     import anyio
 
-    from knowmeter.analysis import Coverage, GapSummary, draft_samples, refine_drafts, write_drafts_yaml
-    from knowmeter.store import find_run, read_json
+    from knowmeter.analysis import draft_samples, refine_drafts, write_drafts_yaml
+    from knowmeter.report import read_report
+    from knowmeter.store import find_run
 
     run_dir = find_run(Path(output_dir), run)
-    report = read_json(run_dir.report_file)
-    by_name = {g["variant"]: g for g in report.get("gaps", {}).get("variants", [])}
-    cov_by_name = {c["variant"]: c for c in report.get("coverage", {}).get("variants", [])}
+    report = read_report(run_dir.report_file, run_dir.id)
+    by_name = {g.variant: g for g in (report.gaps.variants if report.gaps else [])}
+    cov_by_name = {c.variant: c for c in (report.coverage.variants if report.coverage else [])}
     if variant is None:
-        treatments = [v["name"] for v in report["variants"] if v["role"] == "treatment"]
-        variant = treatments[0] if treatments else report["variants"][0]["name"]
+        treatments = [v.name for v in report.variants if v.role == "treatment"]
+        variant = treatments[0] if treatments else report.variants[0].name
     if variant not in by_name:
-        fail(f"run {run_dir.id}: no gap analysis for variant {variant!r}; variants: {', '.join(by_name)}")
-    with stored_report(run_dir.report_file, run_dir.id):
-        summary = GapSummary.from_dict(by_name[variant])
-        cov = Coverage.from_dict(cov_by_name[variant]) if variant in cov_by_name else None
+        fail(f"run {run_dir.id}: no gap analysis for variant {variant!r}; variants: {', '.join(map(str, by_name))}")
+    summary = by_name[variant]
+    cov = cov_by_name.get(variant)
     from knowmeter.report._gaps_section import variant_root
 
     run_record = run_dir.read_run()
     root = variant_root(run_record, next(v for v in run_record["variants"] if v["name"] == variant))
-    drafts = draft_samples(summary, cov.uncovered if cov else [], existing_ids=[t["sample_id"] for t in
-                           report.get("tasks", [])], knowledge_root=root, max_samples=max_samples)
+    drafts = draft_samples(summary, cov.uncovered if cov else [], existing_ids=[t.sample_id for t in
+                           report.tasks or []], knowledge_root=root, max_samples=max_samples)
     if not drafts:
         click.echo(f"no drafts: variant {variant} had no failed searches and no uncovered knowledge files")
         return

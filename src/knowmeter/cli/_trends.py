@@ -52,14 +52,15 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_
     from knowmeter.cli._output import console, print_json
     from knowmeter.cli._runs import short_time
     from knowmeter.printable import Printer, printable
+    from knowmeter.report import open_run_index
     from knowmeter.report._terminal import percent
-    from knowmeter.store import open_index, variant_history
+    from knowmeter.store import variant_history
     from knowmeter.watermark import WATERMARK_WARNING
 
     root = Path(output_dir)
     rows: list[dict[str, Any]] = []
     if root.is_dir():
-        with open_index(root) as conn:
+        with open_run_index(root) as conn:
             rows = [dict(r) for r in variant_history(conn, variant=variant, sample_set_id=sample_set)]
     rows.sort(key=lambda r: (r["sample_set_id"] or "", r["created_at"], r["run_id"]))
     groups = [(k, list(g)) for k, g in groupby(rows, key=lambda r: r["sample_set_id"])]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from knowmeter.errors import InputError
+from knowmeter.report import ComprehensionVerdict
 from knowmeter.store import write_json_atomic
 
 OWNED_FIELDS = ("comprehension_verdict", "eval_score", "eval_failed_ids", "eval_last_run")
@@ -25,17 +26,17 @@ def _ids(ids: list[str]) -> list[int | str]:
     return [int(i) if i.isdigit() else i for i in ids]
 
 
-def state_update(verdict: dict[str, Any], *, at: str, runner: str, model: str | None,
+def state_update(verdict: ComprehensionVerdict, *, at: str | None, runner: str, model: str | None,
                  receipt: Path) -> dict[str, Any]:
     """The owned fields' new values."""
-    run: dict[str, Any] = {"at": at, "status": _STATUS[verdict["level"]], "runner": runner}
+    run: dict[str, Any] = {"at": at, "status": _STATUS[verdict.level], "runner": runner}
     if model:
         run["model"] = model
     run["receipt"] = str(receipt)
     if receipt.is_file():
         run["receipt_hash"] = hashlib.sha256(receipt.read_bytes()).hexdigest()
-    return {"comprehension_verdict": verdict["level"], "eval_score": verdict["eval_score"],
-            "eval_failed_ids": _ids(verdict["eval_failed_ids"]), "eval_last_run": run}
+    return {"comprehension_verdict": verdict.level, "eval_score": verdict.eval_score,
+            "eval_failed_ids": _ids(verdict.eval_failed_ids), "eval_last_run": run}
 
 
 def write_state(path: Path, update: dict[str, Any]) -> dict[str, Any]:

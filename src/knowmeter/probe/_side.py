@@ -7,8 +7,18 @@ those neither set reached."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from knowmeter.errors import InputError
+from knowmeter.report import (
+    ProbeComparison,
+    ProbeSide,
+    ProbeVariantRow,
+    Report,
+    VariantOperations,
+    open_run_index,
+    read_report,
+)
 from knowmeter.watermark import WATERMARK_WARNING
 
 SIDE_BY_SIDE_WARNING = (
@@ -17,85 +27,78 @@ SIDE_BY_SIDE_WARNING = (
     "rank them as one number. " + WATERMARK_WARNING)
 
 
-def _kind(report: dict[str, Any]) -> str:
-    return str((report["run"].get("sample_set") or {}).get("kind") or "human")
+def _kind(report: Report) -> Literal["human", "probe", "mixed"]:
+    return report.run.sample_set.kind if report.run.sample_set else "human"
 
 
-def _side(report: dict[str, Any], variant: str) -> dict[str, Any] | None:
-    gaps = next((g for g in (report.get("gaps") or {}).get("variants", []) if g["variant"] == variant), None)
+def _side(report: Report, variant: str) -> ProbeSide | None:
+    gaps = next((g for g in (report.gaps.variants if report.gaps else []) if g.variant == variant), None)
     if gaps is None:
         return None
-    return {"run_id": report["run"]["id"], "created_at": report["run"]["created_at"], "gap_rate": gaps.get("gap_rate"),
-            "samples_with_gap": gaps.get("samples_with_gap"), "executed": gaps.get("executed"),
-            "watermark": report["run"]["watermark"]}
+    return ProbeSide(run_id=report.run.id, created_at=report.run.created_at, gap_rate=gaps.gap_rate,
+                     samples_with_gap=gaps.samples_with_gap, executed=gaps.executed, watermark=report.run.watermark)
 
 
-def _reached(report: dict[str, Any], variant: str) -> tuple[set[str], set[str]] | None:
+def _reached(report: Report, variant: str) -> tuple[set[str], set[str]] | None:
     """(all knowledge files, the files reached) of a variant's coverage; None without coverage."""
-    cov = next((c for c in (report.get("coverage") or {}).get("variants", []) if c["variant"] == variant), None)
+    cov = next((c for c in (report.coverage.variants if report.coverage else []) if c.variant == variant), None)
     if cov is None:
         return None
-    files = cov.get("files") or []
-    return ({f["path"] for f in files},
-            {f["path"] for f in files if f.get("accesses", 0) > 0 or f.get("injected")})
+    return {f.path for f in cov.files}, {f.path for f in cov.files if f.accessed}
 
 
-def _counterpart(store: Path, report: dict[str, Any], variant: dict[str, Any], kind: str,
-                 before: str | None) -> dict[str, Any] | None:
+def _counterpart(store: Path, report: Report, variant: VariantOperations, kind: str,
+                 before: str | None) -> Report | None:
     """The report of the latest complete, unsharded run of ``kind`` with this variant (same name
     and artifact hash), created no later than ``before`` (None: any time)."""
-    from knowmeter import jsonio
-    from knowmeter.store import open_index
-
     sql = ("SELECT r.dir FROM runs r JOIN run_variants v ON v.run_id = r.id WHERE r.status = 'complete' "
            "AND r.shard IS NULL AND v.variant = ? AND v.artifact_hash IS ? AND r.id != ? "
            "AND COALESCE(r.sample_set_kind, 'human') = ?")
-    args: list[Any] = [variant["name"], variant["artifact_hash"], report["run"]["id"], kind]
+    args: list[Any] = [variant.name, variant.artifact_hash, report.run.id, kind]
     if before is not None:
         sql += " AND r.created_at <= ?"
         args.append(before)
     sql += " ORDER BY r.created_at DESC, r.id DESC"
-    with open_index(store) as conn:
+    with open_run_index(store) as conn:
         dirs = [row[0] for row in conn.execute(sql, args)]
     for d in dirs:
         try:
-            other: dict[str, Any] = jsonio.loads((Path(d) / "report.json").read_bytes())
-        except (OSError, ValueError):
-            continue  # moved or damaged: try the next older one
-        return other
+            return read_report(Path(d) / "report.json", Path(d).name)
+        except InputError:
+            continue  # moved, damaged or of another version: try the next older one
     return None
 
 
-def probe_comparison(report: dict[str, Any], store: Path | None, *, latest: bool = False) -> dict[str, Any] | None:
+def probe_comparison(report: Report, store: Path | None, *, latest: bool = False) -> ProbeComparison | None:
     """The side-by-side section for ``report`` (None when it is a human-sample run and no probe
     run of its variants exists, or there is no store). ``latest``: compare with the newest
     counterpart run, also one made after this run (``knowmeter gaps``); otherwise only with runs
     made before it (what report.json stores)."""
-    if store is None or not report.get("gaps") or not (store / "index.sqlite").exists():
+    if store is None or report.gaps is None or not report.gaps.variants or not (store / "index.sqlite").exists():
         return None
     kind = _kind(report)
     if kind == "mixed":
-        return {"kind": kind, "variants": [], "warning": SIDE_BY_SIDE_WARNING,
-                "note": "this sample set mixes probe questions with human-written samples: its gap rate blends both "
-                        "boundaries; keep probe questions in their own file (knowmeter probe --out)"}
+        return ProbeComparison(
+            kind=kind, variants=[], warning=SIDE_BY_SIDE_WARNING,
+            note="this sample set mixes probe questions with human-written samples: its gap rate blends both "
+                 "boundaries; keep probe questions in their own file (knowmeter probe --out)")
     other_kind = "human" if kind == "probe" else "probe"
-    before = None if latest else report["run"]["created_at"]
+    before = None if latest else report.run.created_at
     rows = []
-    for v in report["variants"]:
+    for v in report.variants:
         other = _counterpart(store, report, v, other_kind, before)
         if other is None and kind == "human":
             continue
-        mine = _side(report, v["name"])
-        theirs = _side(other, v["name"]) if other is not None else None
+        mine = _side(report, v.name)
+        theirs = _side(other, v.name) if other is not None else None
         human, probe = (mine, theirs) if kind == "human" else (theirs, mine)
-        row: dict[str, Any] = {"variant": v["name"], "human": human, "probe": probe,
-                               "files_only_probe": None, "files_unreached": None}
+        row = ProbeVariantRow(variant=v.name, human=human, probe=probe, files_only_probe=None, files_unreached=None)
         if other is not None:
-            cov_h, cov_p = (_reached(r, v["name"]) for r in ((report, other) if kind == "human" else (other, report)))
+            cov_h, cov_p = (_reached(r, v.name) for r in ((report, other) if kind == "human" else (other, report)))
             if cov_h is not None and cov_p is not None:
-                row["files_only_probe"] = sorted(cov_p[1] - cov_h[1])
-                row["files_unreached"] = sorted((cov_h[0] | cov_p[0]) - cov_h[1] - cov_p[1])
+                row.files_only_probe = sorted(cov_p[1] - cov_h[1])
+                row.files_unreached = sorted((cov_h[0] | cov_p[0]) - cov_h[1] - cov_p[1])
         rows.append(row)
     if not rows:
         return None
-    return {"kind": kind, "variants": rows, "warning": SIDE_BY_SIDE_WARNING, "note": None}
+    return ProbeComparison(kind=kind, variants=rows, warning=SIDE_BY_SIDE_WARNING, note=None)

@@ -2,9 +2,11 @@
 Schema), the terminal summary."""
 
 from knowmeter.report._build import SectionBuilder, build_report
+from knowmeter.report._index import index_rows, open_run_index
 from knowmeter.report._model import (
     REPORT_SCHEMA_VERSION,
     BudgetStatus,
+    ComprehensionArm,
     ComprehensionSection,
     ComprehensionVerdict,
     CoverageSection,
@@ -12,16 +14,20 @@ from knowmeter.report._model import (
     GapsSection,
     Gates,
     ProbeComparison,
+    ProbeSide,
+    ProbeVariantRow,
     Report,
     RunInfo,
     Statistics,
     VariantOperations,
 )
+from knowmeter.report._read import read_report
 from knowmeter.report._summary import summarize_operations
 
 __all__ = [
     "REPORT_SCHEMA_VERSION",
     "BudgetStatus",
+    "ComprehensionArm",
     "ComprehensionSection",
     "ComprehensionVerdict",
     "CoverageSection",
@@ -29,11 +35,16 @@ __all__ = [
     "GapsSection",
     "Gates",
     "ProbeComparison",
+    "ProbeSide",
+    "ProbeVariantRow",
     "Report",
     "RunInfo",
     "SectionBuilder",
     "Statistics",
     "VariantOperations",
     "build_report",
+    "index_rows",
+    "open_run_index",
+    "read_report",
     "summarize_operations",
 ]

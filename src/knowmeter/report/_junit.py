@@ -5,10 +5,9 @@ outcome (failed unless the decision passes, i.e. exit code 0)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
 from xml.etree import ElementTree as ET
 
+from knowmeter.report._model import Report
 from knowmeter.report._view import ReportView, TaskView
 
 #: characters XML 1.0 cannot hold at all (agent output may contain them)
@@ -40,7 +39,7 @@ def _case(suite: ET.Element, task: TaskView, repeats: bool) -> str:
     return "passed"
 
 
-def junit_xml(report: Mapping[str, Any]) -> str:
+def junit_xml(report: Report) -> str:
     """The report as a JUnit XML document (one suite per variant plus one for the outcome)."""
     view = ReportView(report)
     tasks = view.tasks()

@@ -4,9 +4,9 @@ Every value is escaped for a table cell and for the HTML GitHub renders inside M
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
+from knowmeter.report._model import Report
 from knowmeter.report._view import ReportView
 
 _ESCAPES = (("\\", "\\\\"), ("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|"), ("`", "\\`"),
@@ -29,7 +29,7 @@ def _pct(value: float | None) -> str:
     return "unknown" if value is None else f"{100 * value:.1f}%"
 
 
-def markdown_summary(report: Mapping[str, Any]) -> str:
+def markdown_summary(report: Report) -> str:
     view = ReportView(report)
     out: list[str] = []
     o = view.outcome

@@ -4,9 +4,9 @@ appended to ``$GITHUB_STEP_SUMMARY`` when that is set) — for ``eval`` and ``re
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+
+from knowmeter.report._model import Report
 
 
 def write_text(path: Path, text: str) -> Path:
@@ -18,7 +18,7 @@ def write_text(path: Path, text: str) -> Path:
     return path
 
 
-def write_outputs(report: Mapping[str, Any], *, html: Path | None = None, junit: Path | None = None,
+def write_outputs(report: Report, *, html: Path | None = None, junit: Path | None = None,
                   markdown: Path | None = None) -> list[tuple[str, Path]]:
     """Write the requested files; returns (what, path) for each one written."""
     written: list[tuple[str, Path]] = []

@@ -1,7 +1,8 @@
-"""The read side of ``report.json``: typed accessors for what the HTML page, the JUnit file and
-the Markdown summary show. It is the only place those renderers touch the report's keys, so when
-the report becomes one typed model only this module changes. Nothing here computes a statistic;
-it picks the stored figures (and the stored decision CI) out of the report."""
+"""The presentation side of a ``Report``: the rows the HTML page, the JUnit file and the
+Markdown summary show, joined from the report's sections (a variant's operations with its
+statistics, a comparison's metrics with their decision CI). Nothing here computes a statistic;
+it picks the stored figures out of the report. Parts the templates print as they are
+(configuration, budget, stability, …) are handed over in their JSON form."""
 
 from __future__ import annotations
 
@@ -9,23 +10,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
+from knowmeter.report._model import Report
+from knowmeter.stats import BootstrapEstimate
+from knowmeter.store import TaskRecord
+from knowmeter.watermark import Watermark
+
 Json = Mapping[str, Any]
 
 
-def _map(value: Any) -> Json:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _float(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def _json(model: BaseModel | None) -> Json | None:
+    return None if model is None else model.model_dump(mode="json")
 
 
 def _str(value: Any) -> str | None:
@@ -45,16 +41,6 @@ class Outcome:
     blockers: list[tuple[str, str]]
     warnings: list[str]
     rationale: list[str]
-
-
-@dataclass(frozen=True)
-class Watermark:
-    paths: list[str]
-    count: int | None
-    short: str
-    id: str
-    sha256: str
-    warning: str
 
 
 @dataclass(frozen=True)
@@ -212,218 +198,177 @@ class SampleRow:
 
 
 class ReportView:
-    """Typed, read-only access to a stored report (``report.json`` content)."""
+    """Read-only rows of a report for the renderers."""
 
-    def __init__(self, report: Json) -> None:
+    def __init__(self, report: Report) -> None:
         self._r = report
-        self._run = _map(report.get("run"))
+        self._run = report.run
 
     # -- the decision ----------------------------------------------------------------------
     @property
     def outcome(self) -> Outcome | None:
-        """The stored decision (``decision``), else the verdict alone (an older report)."""
-        d = _map(self._r.get("decision"))
-        v = _map(self._r.get("verdict"))
-        if not d and not v:
-            return None
-        level = _str(v.get("level"))
-        rationale = [str(x) for x in _list(v.get("rationale"))]
-        if not d:
-            return Outcome(outcome=level or "?", verdict=level, headline=str(v.get("headline", "")),
-                           recommendation=str(v.get("ship_recommendation", "")), exit_code=self.exit_code,
-                           blockers=[], warnings=[], rationale=rationale)
-        return Outcome(outcome=str(d.get("outcome", "?")), verdict=_str(d.get("verdict")),
-                       headline=str(d.get("headline", "")), recommendation=str(d.get("recommendation", "")),
-                       exit_code=_int(d.get("exit_code")),
-                       blockers=[(str(b.get("kind")), str(b.get("message")))
-                                 for b in map(_map, _list(d.get("blockers")))],
-                       warnings=[str(w) for w in _list(d.get("warnings"))], rationale=rationale)
+        """The decision, with the verdict's rationale (None for a report without either)."""
+        d, v = self._r.decision, self._r.verdict
+        rationale = list(v.rationale) if v else []
+        if d is None:
+            if v is None:
+                return None
+            return Outcome(outcome=str(v.level), verdict=str(v.level), headline=v.headline,
+                           recommendation=v.ship_recommendation, exit_code=self.exit_code, blockers=[], warnings=[],
+                           rationale=rationale)
+        return Outcome(outcome=d.outcome, verdict=d.verdict, headline=d.headline, recommendation=d.recommendation,
+                       exit_code=d.exit_code, blockers=[(b.kind, b.message) for b in d.blockers],
+                       warnings=list(d.warnings), rationale=rationale)
 
     @property
     def exit_code(self) -> int | None:
-        return _int(self._r.get("exit_code"))
+        return self._r.exit_code
 
     @property
     def notes(self) -> list[str]:
-        return [str(x) for x in _list(self._r.get("notes"))]
+        return list(self._r.notes)
 
     # -- run ------------------------------------------------------------------------------
     @property
     def run_id(self) -> str:
-        return str(self._run.get("id", "?"))
-
-    @property
-    def run(self) -> Json:
-        """Run metadata (provenance, config, budget) as stored."""
-        return self._run
+        return self._run.id
 
     @property
     def status(self) -> str | None:
-        return _str(self._run.get("status"))
+        return self._run.status
 
     @property
-    def tasks_done(self) -> int | None:
-        return _int(self._run.get("tasks_done"))
+    def tasks_done(self) -> int:
+        return self._run.tasks_done
 
     @property
-    def tasks_total(self) -> int | None:
-        return _int(self._run.get("tasks_total"))
+    def tasks_total(self) -> int:
+        return self._run.tasks_total
 
     @property
     def shard_note(self) -> str | None:
         """For the run of one shard (``eval --shard I/N``): that its figures cover only the
         shard's samples; None for any other run."""
-        shard = _map(self._run.get("shard"))
-        if not shard:
+        shard = self._run.shard
+        if shard is None:
             return None
-        return (f"shard {shard.get('index', '?')}/{shard.get('count', '?')}: {self.tasks_total} of the "
-                f"plan's {_int(shard.get('plan_tasks'))} tasks — these figures cover this shard's "
-                "samples only; knowmeter merge combines the shards")
+        return (f"shard {shard.index}/{shard.count}: {self.tasks_total} of the plan's {shard.plan_tasks} tasks — "
+                "these figures cover this shard's samples only; knowmeter merge combines the shards")
 
     @property
     def executor_label(self) -> str:
-        ex = _map(self._run.get("executor"))
-        model = f" · model {ex['model']}" if ex.get("model") else ""
-        return f"{ex.get('name', '?')} ({ex.get('label', '?')}){model}"
+        ex = self._run.executor
+        model = f" · model {ex.model}" if ex.model else ""
+        return f"{ex.name} ({ex.label}){model}"
 
     @property
     def watermark(self) -> Watermark:
-        wm = _map(_map(self._r.get("gaps")).get("watermark")) or _map(self._run.get("watermark"))
-        return Watermark(paths=[str(p) for p in _list(wm.get("paths"))], count=_int(wm.get("count")),
-                         short=str(wm.get("short", "?")), id=str(wm.get("id", "?")),
-                         sha256=str(wm.get("sha256", "?")), warning=str(wm.get("warning", "")))
+        return self._r.gaps.watermark if self._r.gaps else self._run.watermark
 
     @property
     def provenance(self) -> list[tuple[str, str]]:
         """(label, value) pairs: versions, git, executor, seed, timings, judge and variant hashes."""
         run = self._run
-        git = _map(run.get("git"))
-        dirty = git.get("dirty")
-        rows = [("run", self.run_id), ("created", str(run.get("created_at"))),
-                ("finished", str(run.get("finished_at") or "unknown")),
-                ("reported", str(run.get("reported_at"))),
-                ("status", str(run.get("status") or "unknown")),
-                ("executor", self.executor_label + f" · {_map(run.get('executor')).get('identity', '?')}"),
-                ("seed", str(run.get("seed"))),
-                ("git commit", str(git.get("commit") or "unknown (not a git checkout)")),
+        dirty = run.git.dirty
+        rows = [("run", self.run_id), ("created", run.created_at),
+                ("finished", run.finished_at or "unknown"),
+                ("reported", run.reported_at),
+                ("status", run.status or "unknown"),
+                ("executor", self.executor_label + f" · {run.executor.identity}"),
+                ("seed", str(run.seed)),
+                ("git commit", run.git.commit or "unknown (not a git checkout)"),
                 ("git dirty", "unknown" if dirty is None else ("yes" if dirty else "no")),
-                ("wall time", "unknown" if run.get("wall_s") is None else f"{run['wall_s']} s")]
-        rows += [(f"version {k}", str(v)) for k, v in _map(run.get("versions")).items()]
+                ("wall time", "unknown" if run.wall_s is None else f"{run.wall_s} s")]
+        rows += [(f"version {k}", v) for k, v in run.versions.items()]
         rows += [(f"variant {v.name}", f"{v.kind} {v.expression} · sha256 {v.artifact_hash}") for v in self.variants]
-        rows += [(f"prompt hash {k}", str(v)) for k, v in _map(run.get("prompt_hashes")).items()]
-        for j in _list(run.get("judges")):
-            rows.append(("judge", ", ".join(f"{k} {v}" for k, v in _map(j).items())))
+        rows += [(f"prompt hash {k}", v) for k, v in run.prompt_hashes.items()]
+        rows += [("judge", f"name {j.name}, executor {j.executor}, model {j.model}") for j in run.judges]
         return rows
 
     @property
     def config(self) -> Json:
-        return _map(self._run.get("config"))
+        return self._run.config
 
     @property
     def budget(self) -> Json:
-        return _map(self._run.get("budget"))
+        return _json(self._run.budget) or {}
 
     # -- statistics -----------------------------------------------------------------------
     @property
     def stats_config(self) -> Json:
-        return _map(_map(self._r.get("statistics")).get("config"))
-
-    def _variant_stats(self, name: str) -> Json:
-        return _map(_map(_map(self._r.get("statistics")).get("variants")).get(name))
+        return _json(self._r.statistics.config if self._r.statistics else None) or {}
 
     @property
     def variants(self) -> list[VariantRow]:
         rows = []
-        for v in _list(self._r.get("variants")):
-            v = _map(v)
-            name = str(v.get("name"))
-            st = self._variant_stats(name)
-            pr = _map(st.get("pass_rate"))
-            cost = _map(v.get("cost"))
-            tok = _map(v.get("tokens"))
-            lat = _map(v.get("latency_ms"))
-            comp = _map(_map(st.get("metrics")).get("composite"))
+        stats = self._r.statistics
+        method = stats.config.ci_method if stats else "bca"
+        for v in self._r.variants:
+            st = stats.variants.get(v.name) if stats else None
+            pr = st.pass_rate if st else None
+            comp = st.metrics.get("composite") if st else None
             rows.append(VariantRow(
-                name=name, role=str(v.get("role", "")), kind=str(v.get("kind", "")),
-                expression=str(v.get("expression", "")), artifact_hash=str(v.get("artifact_hash", "")),
-                tasks=_int(v.get("tasks")), errors=_int(v.get("errors")), cached=_int(v.get("cached")),
-                layer_means={str(k): _float(x) for k, x in _map(v.get("layer_means")).items()},
-                layer_sets={str(k): int(x) for k, x in _map(v.get("layer_sets")).items()},
-                assertion_pass_rate=_float(v.get("assertion_pass_rate")),
-                pass_rate=_float(pr.get("rate")), pass_rate_ci=(_float(pr.get("low")), _float(pr.get("high"))),
-                pass_rate_counts=(_int(pr.get("passed")), _int(pr.get("n"))),
-                cost_known_usd=_float(cost.get("known_usd")), cost_known_tasks=_int(cost.get("tasks_with_known_cost")),
-                cost_unknown_tasks=_int(cost.get("tasks_with_unknown_cost")),
-                tokens_in=_int(tok.get("input")), tokens_out=_int(tok.get("output")),
-                tokens_unknown_tasks=_int(tok.get("tasks_with_unknown_usage")),
-                latency_p50_ms=_float(lat.get("p50")), latency_p95_ms=_float(lat.get("p95")),
-                composite=self._interval(comp, str(self.stats_config.get("ci_method", "bca"))) if comp else None,
-                stability=_map(st.get("stability")) or None,
-                judge_agreement=_map(st.get("judge_agreement")) or None,
-                saturation=_map(st.get("saturation")) or None,
+                name=v.name, role=v.role, kind=v.kind, expression=v.expression, artifact_hash=v.artifact_hash,
+                tasks=v.tasks, errors=v.errors, cached=v.cached, layer_means=dict(v.layer_means),
+                layer_sets=dict(v.layer_sets), assertion_pass_rate=v.assertion_pass_rate,
+                pass_rate=pr.rate if pr else None, pass_rate_ci=(pr.low, pr.high) if pr else (None, None),
+                pass_rate_counts=(pr.passed, pr.n) if pr else (None, None),
+                cost_known_usd=v.cost.known_usd, cost_known_tasks=v.cost.tasks_with_known_cost,
+                cost_unknown_tasks=v.cost.tasks_with_unknown_cost,
+                tokens_in=v.tokens.input, tokens_out=v.tokens.output,
+                tokens_unknown_tasks=v.tokens.tasks_with_unknown_usage,
+                latency_p50_ms=v.latency_ms.p50 if v.latency_ms else None,
+                latency_p95_ms=v.latency_ms.p95 if v.latency_ms else None,
+                composite=self._interval(comp, method) if comp else None,
+                stability=_json(st.stability) if st else None,
+                judge_agreement=_json(st.judge_agreement) if st else None,
+                saturation=_json(st.saturation) if st else None,
             ))
         return rows
 
     @staticmethod
-    def _interval(est: Json, method: str) -> Interval:
-        ci = _map(est.get(method)) or _map(est.get("percentile"))
-        return Interval(estimate=_float(est.get("estimate")), low=_float(ci.get("low")), high=_float(ci.get("high")),
-                        method=str(ci.get("method", method)), level=_float(ci.get("level")), b=_int(ci.get("b")),
-                        seed=_int(ci.get("seed")))
+    def _interval(est: BootstrapEstimate, method: str) -> Interval:
+        ci = est.bca if method == "bca" else est.percentile
+        return Interval(estimate=est.estimate, low=ci.low, high=ci.high, method=ci.method, level=ci.level, b=ci.b,
+                        seed=ci.seed)
 
     @property
     def comparisons(self) -> list[Comparison]:
-        out = []
-        for c in _list(self._r.get("comparisons")):
-            c = _map(c)
-            metrics = []
-            for name, m in _map(c.get("metrics")).items():
-                m = _map(m)
-                metrics.append(MetricRow(
-                    metric=str(name), n_pairs=_int(m.get("n_pairs")), control_mean=_float(m.get("control_mean")),
-                    treatment_mean=_float(m.get("treatment_mean")),
-                    diff=self._interval(_map(m.get("diff")), str(m.get("decision_ci", "bca"))),
-                    p_adjusted=_float(m.get("p_adjusted")),
-                    significant=m.get("significant") if isinstance(m.get("significant"), bool) else None,
-                    d_z=_float(m.get("d_z")), mde=_float(m.get("mde")), n_needed=_int(m.get("n_needed")),
-                    dropped=_int(_map(m.get("dropped")).get("total"))))
-            out.append(Comparison(control=str(c.get("control")), treatment=str(c.get("treatment")),
-                                  comparable=bool(c.get("composite_comparable", True)),
-                                  comparability_note=_str(c.get("comparability_note")), metrics=metrics,
-                                  gates=[_map(g) for g in _list(c.get("gates"))],
-                                  saturation=_map(c.get("saturation")) or None,
-                                  families=[_map(f) for f in _list(c.get("families"))]))
-        return out
+        return [Comparison(
+            control=c.control, treatment=c.treatment, comparable=c.composite_comparable,
+            comparability_note=c.comparability_note,
+            metrics=[MetricRow(metric=name, n_pairs=m.n_pairs, control_mean=m.control_mean,
+                               treatment_mean=m.treatment_mean, diff=self._interval(m.diff, m.decision_ci),
+                               p_adjusted=m.p_adjusted, significant=m.significant, d_z=m.d_z, mde=m.mde,
+                               n_needed=m.n_needed, dropped=m.dropped.total)
+                     for name, m in c.metrics.items()],
+            gates=[g.model_dump(mode="json") for g in c.gates], saturation=_json(c.saturation),
+            families=[f.model_dump(mode="json") for f in c.families])
+            for c in self._r.comparisons or []]
 
     @property
     def audit(self) -> list[Check]:
-        return [Check(name=str(k), status=str(_map(v).get("status", "unknown")), detail=str(_map(v).get("detail", "")))
-                for k, v in _map(self._r.get("audit")).items()]
+        if self._r.audit is None:
+            return []
+        return [Check(name=name, status=str(check.status), detail=check.detail) for name, check in self._r.audit]
 
     # -- gaps and coverage ----------------------------------------------------------------
     @property
     def gaps(self) -> list[GapRow]:
-        rows = []
-        for g in _list(_map(self._r.get("gaps")).get("variants")):
-            g = _map(g)
-            signals = [GapSignal(sample_id=str(s.get("sample_id")), repeat=_int(s.get("repeat")),
-                                 source=str(s.get("source", "")), tool=_str(s.get("tool")),
-                                 target=_str(s.get("target")), context=_str(s.get("context")),
-                                 occurrences=_int(s.get("occurrences")))
-                       for s in map(_map, _list(g.get("signals")))]
-            rows.append(GapRow(variant=str(g.get("variant")), gap_rate=_float(g.get("gap_rate")),
-                               weighted_gap_rate=_float(g.get("weighted_gap_rate")),
-                               samples_with_gap=_int(g.get("samples_with_gap")), executed=_int(g.get("executed")),
-                               samples_by_source={str(k): int(n) for k, n in _map(g.get("samples_by_source")).items()},
-                               confidence=_str(g.get("confidence")), hedging_mode=_str(g.get("hedging_mode")),
-                               soft_signal_note=_str(g.get("soft_signal_note")), signals=signals))
-        return rows
+        return [GapRow(variant=str(g.variant), gap_rate=g.gap_rate, weighted_gap_rate=g.weighted_gap_rate,
+                       samples_with_gap=g.samples_with_gap, executed=g.executed,
+                       samples_by_source={str(k): n for k, n in g.samples_by_source.items()}, confidence=g.confidence,
+                       hedging_mode=g.hedging_mode, soft_signal_note=g.soft_signal_note,
+                       signals=[GapSignal(sample_id=s.sample_id, repeat=s.repeat, source=s.source, tool=s.tool,
+                                          target=s.target, context=s.context, occurrences=s.occurrences)
+                                for s in g.signals])
+                for g in (self._r.gaps.variants if self._r.gaps else [])]
 
     @property
     def coverage(self) -> list[CoverageRow]:
-        return [CoverageRow(variant=str(c.get("variant")), rate=_float(c.get("rate")), covered=_int(c.get("covered")),
-                            total=_int(c.get("total")), uncovered=[str(u) for u in _list(c.get("uncovered"))])
-                for c in map(_map, _list(_map(self._r.get("coverage")).get("variants")))]
+        return [CoverageRow(variant=str(c.variant), rate=c.rate, covered=c.covered, total=c.total,
+                            uncovered=list(c.uncovered))
+                for c in (self._r.coverage.variants if self._r.coverage else [])]
 
     def coverage_for(self, variant: str) -> CoverageRow | None:
         return next((c for c in self.coverage if c.variant == variant), None)
@@ -431,32 +376,16 @@ class ReportView:
     @property
     def probe_comparison(self) -> Json | None:
         """The probe gap rate beside the human-sample gap rate (``knowmeter probe``), if any."""
-        return _map(self._r.get("probe_comparison")) or None
+        return _json(self._r.probe_comparison)
 
     @property
     def comprehension(self) -> Json | None:
         """The comprehension section, when a run has one (hook for that feature's renderer)."""
-        return _map(self._r.get("comprehension")) or None
+        return _json(self._r.comprehension)
 
     # -- per task -------------------------------------------------------------------------
     def tasks(self) -> list[TaskView]:
-        out = []
-        for t in map(_map, _list(self._r.get("tasks"))):
-            ex = _map(t.get("exec"))
-            grade = _map(t.get("grade"))
-            gaps = _map(_map(t.get("analysis")).get("gaps"))
-            out.append(TaskView(
-                task_id=str(t.get("task_id")), sample_id=str(t.get("sample_id")), variant=str(t.get("variant")),
-                repeat=_int(t.get("repeat")) or 0, output=str(ex.get("output") or ""), error=_str(ex.get("error")),
-                composite=_float(grade.get("composite")),
-                passed=grade.get("passed") if isinstance(grade.get("passed"), bool) else None,
-                cached=bool(t.get("cached")), cost_usd=_float(ex.get("cost_usd")),
-                latency_ms=_float(ex.get("latency_ms")),
-                assertions=[_map(a) for a in _list(grade.get("assertions"))],
-                judges=[_map(j) for j in _list(grade.get("judges"))], judge_error=_str(grade.get("judge_error")),
-                events=[_map(e) for e in _list(_map(ex.get("trace")).get("events"))],
-                gap_signals=[_map(s) for s in _list(gaps.get("signals"))]))
-        return out
+        return [_task_view(t) for t in self._r.tasks or []]
 
     def samples(self) -> list[SampleRow]:
         """Tasks grouped by (sample, repeat), in the report's order."""
@@ -467,4 +396,22 @@ class ReportView:
 
     @property
     def control(self) -> str | None:
-        return _str(_map(self._r.get("statistics")).get("control"))
+        return self._r.statistics.control if self._r.statistics else None
+
+
+def _task_view(t: TaskRecord) -> TaskView:
+    ex, grade, analysis = t.exec, t.grade, t.analysis
+    extra = ex.model_extra or {}
+    trace = extra.get("trace")
+    events = trace.get("events") if isinstance(trace, Mapping) else None
+    signals = (analysis.gaps or {}).get("signals") if analysis else None
+    return TaskView(
+        task_id=t.task_id, sample_id=t.sample_id, variant=t.variant, repeat=t.repeat,
+        output=str(extra.get("output") or ""), error=ex.error,
+        composite=grade.composite if grade else None, passed=grade.passed if grade else None, cached=t.cached,
+        cost_usd=ex.cost_usd, latency_ms=ex.latency_ms,
+        assertions=[a.model_dump(mode="json") for a in grade.assertions] if grade else [],
+        judges=[j.model_dump(mode="json") for j in grade.judges] if grade else [],
+        judge_error=_str((grade.model_extra or {}).get("judge_error")) if grade else None,
+        events=[e for e in events if isinstance(e, Mapping)] if isinstance(events, list) else [],
+        gap_signals=[s for s in signals if isinstance(s, Mapping)] if isinstance(signals, list) else [])

@@ -1,6 +1,6 @@
 """Run storage: run directories (run.json, results.jsonl, report.json) and the SQLite index."""
 
-from knowmeter.store._index import composite_layer_set, index_rows, list_runs, open_index, upsert_run, variant_history
+from knowmeter.store._index import list_runs, open_index, upsert_run, variant_history
 from knowmeter.store._rundir import (
     ResultsWriter,
     RunDir,
@@ -10,7 +10,7 @@ from knowmeter.store._rundir import (
     read_json,
     write_json_atomic,
 )
-from knowmeter.store._runrecord import LOCAL_SETTINGS, plan_hash, plan_parts
+from knowmeter.store._runrecord import LOCAL_SETTINGS, RUN_SCHEMA_VERSION, check_schema_version, plan_hash, plan_parts
 from knowmeter.store._taskrecord import (
     AnalysisRecord,
     AssertionRecord,
@@ -22,6 +22,7 @@ from knowmeter.store._taskrecord import (
 
 __all__ = [
     "LOCAL_SETTINGS",
+    "RUN_SCHEMA_VERSION",
     "AnalysisRecord",
     "AssertionRecord",
     "ExecRecord",
@@ -30,9 +31,8 @@ __all__ = [
     "ResultsWriter",
     "RunDir",
     "TaskRecord",
-    "composite_layer_set",
+    "check_schema_version",
     "find_run",
-    "index_rows",
     "iter_results",
     "list_runs",
     "new_run_id",

@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from knowmeter.errors import InputError
 
 INDEX_FILE = "index.sqlite"
 RUN_COLUMNS = ("id", "created_at", "finished_at", "status", "dir", "git_commit", "git_dirty", "executor", "model",
@@ -18,6 +20,9 @@ VARIANT_COLUMNS = ("run_id", "variant", "role", "artifact_hash", "composite", "l
                    "weighted_gap_rate", "tasks", "errors", "cost_known_usd", "cost_unknown_tasks")
 
 log = logging.getLogger("knowmeter")
+
+#: A run directory → its index rows (the run's, its variants'); ``InputError`` when unreadable.
+RowsOf = Callable[[Path], tuple[dict[str, Any], list[dict[str, Any]]]]
 
 #: (name, SQL). Append new migrations; never edit or reorder applied ones.
 MIGRATIONS: list[tuple[str, str]] = [
@@ -85,23 +90,24 @@ MIGRATIONS: list[tuple[str, str]] = [
 
 
 @contextmanager
-def open_index(output_dir: Path) -> Iterator[sqlite3.Connection]:
+def open_index(output_dir: Path, *, rows_of: RowsOf | None = None) -> Iterator[sqlite3.Connection]:
     """Open (creating and migrating) the index; commits on success. A damaged index (not a
-    database, truncated, tables missing) is moved aside and rebuilt from the run directories:
-    it is only an index."""
+    database, truncated, tables missing) is moved aside and rebuilt from the run directories
+    with ``rows_of`` (a run directory → its rows; ``knowmeter.report.open_run_index`` passes
+    the stored report's): it is only an index."""
     output_dir.mkdir(parents=True, exist_ok=True)
     path = output_dir / INDEX_FILE
     try:
         conn, fresh = _connect(path)
         if fresh and (output_dir / "runs").is_dir():  # deleted or emptied: index what is there
-            _rebuild(conn, output_dir / "runs")
+            _rebuild(conn, output_dir / "runs", rows_of)
     except sqlite3.DatabaseError as exc:
         damaged = path.with_name(f"{INDEX_FILE}.damaged")
         os.replace(path, damaged)
         for suffix in ("-journal", "-wal", "-shm"):
             path.with_name(INDEX_FILE + suffix).unlink(missing_ok=True)
         conn, _ = _connect(path)
-        n = _rebuild(conn, output_dir / "runs")
+        n = _rebuild(conn, output_dir / "runs", rows_of)
         log.warning("knowmeter: %s was damaged (%s): moved to %s and rebuilt from %d run director%s",
                     path, exc, damaged.name, n, "y" if n == 1 else "ies")
     try:
@@ -129,66 +135,19 @@ def _connect(path: Path) -> tuple[sqlite3.Connection, bool]:
     return conn, fresh
 
 
-def _rebuild(conn: sqlite3.Connection, runs_root: Path) -> int:
+def _rebuild(conn: sqlite3.Connection, runs_root: Path, rows_of: RowsOf | None) -> int:
     """Index every run directory under ``runs_root`` whose report.json is readable."""
-    from knowmeter import jsonio
-
+    if rows_of is None:
+        return 0
     n = 0
     for report_file in sorted(runs_root.glob("*/report.json")):
         try:
-            report = jsonio.loads(report_file.read_bytes())
-            upsert_run(conn, *index_rows(report, report_file.parent))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, sqlite3.Error):
+            upsert_run(conn, *rows_of(report_file.parent))
+        except (InputError, sqlite3.Error):
             continue  # a damaged report: `knowmeter report RUN` rebuilds it and indexes it again
         n += 1
     conn.commit()
     return n
-
-
-def composite_layer_set(variant: dict[str, Any]) -> str | None:
-    """The layer set the variant's composite was computed from (``fact+behavior``), ``mixed``
-    when its results used several, None when nothing was scored."""
-    sets = [k for k, n in (variant.get("layer_sets") or {}).items() if n and k != "none"]
-    return None if not sets else sets[0] if len(sets) == 1 else "mixed"
-
-
-def index_rows(report: dict[str, Any], run_path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The index rows (the run, its variants) of a report."""
-    run = report["run"]
-    wm = run["watermark"]
-    verdict = report.get("verdict") or {}
-    variants = report["variants"]
-    cost_known = [v["cost"]["known_usd"] for v in variants if v["cost"]["known_usd"] is not None]
-    gaps = {g["variant"]: g for g in (report.get("gaps") or {}).get("variants", [])}
-    cov = {c["variant"]: c for c in (report.get("coverage") or {}).get("variants", [])}
-    row = {
-        "id": run["id"], "created_at": run["created_at"], "finished_at": run["finished_at"],
-        "status": run["status"], "dir": str(run_path.resolve()), "git_commit": run["git"]["commit"],
-        "git_dirty": None if run["git"]["dirty"] is None else int(run["git"]["dirty"]),
-        "executor": run["executor"]["name"], "model": run["executor"].get("model"),
-        "sample_set_id": wm["id"], "sample_set_sha": wm["sha256"], "sample_count": wm["count"],
-        "verdict": verdict.get("level"), "outcome": (report.get("decision") or {}).get("outcome"),
-        "tasks_total": run["tasks_total"], "tasks_done": run["tasks_done"],
-        "cost_known_usd": sum(cost_known) if cost_known else None,
-        "cost_unknown_tasks": sum(v["cost"]["tasks_with_unknown_cost"] for v in variants),
-        "shard": f"{shard['index']}/{shard['count']}" if (shard := run.get("shard")) else None,
-        # human / probe / mixed (knowmeter probe); None: a run from before knowmeter recorded it
-        "sample_set_kind": (run.get("sample_set") or {}).get("kind"),
-    }
-    variant_rows = [
-        {
-            "run_id": run["id"], "variant": v["name"], "role": v["role"], "artifact_hash": v["artifact_hash"],
-            "composite": (v.get("layer_means") or {}).get("composite"),
-            "layer_set": composite_layer_set(v),
-            "coverage": (cov.get(v["name"]) or {}).get("rate"),
-            "gap_rate": (gaps.get(v["name"]) or {}).get("gap_rate"),
-            "weighted_gap_rate": (gaps.get(v["name"]) or {}).get("weighted_gap_rate"),
-            "tasks": v["tasks"], "errors": v["errors"], "cost_known_usd": v["cost"]["known_usd"],
-            "cost_unknown_tasks": v["cost"]["tasks_with_unknown_cost"],
-        }
-        for v in variants
-    ]
-    return row, variant_rows
 
 
 def _migrate(conn: sqlite3.Connection) -> bool:

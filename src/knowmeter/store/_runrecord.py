@@ -10,19 +10,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from knowmeter.errors import InputError
+from knowmeter.watermark import Watermark
+
+#: The version of run.json (and of the results.jsonl lines beside it) this code writes and reads.
+RUN_SCHEMA_VERSION = 1
 
 
 class _Open(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)
-
-
-class _Watermark(_Open):
-    paths: list[str]
-    count: int = Field(ge=0)
-    sha256: str
-    short: str
-    id: str
-    warning: str
 
 
 class _Variant(_Open):
@@ -67,7 +62,7 @@ class StoredRun(_Open):
     git: _Git
     config: dict[str, Any]
     seed: int = Field(ge=0)
-    watermark: _Watermark
+    watermark: Watermark
     executor: _Executor
     variants: list[_Variant] = Field(min_length=1)
     tasks_total: int = Field(ge=0)
@@ -84,6 +79,8 @@ def check_run_record(data: Any, source: str) -> dict[str, Any]:
 
     if not isinstance(data, dict):
         raise InputError(f"{source}: not a run record (expected a JSON object); the file was edited or damaged")
+    check_schema_version(data, RUN_SCHEMA_VERSION, source,
+                         older="read it with the knowmeter version that wrote it, or run knowmeter eval again")
     try:
         StoredRun.model_validate(data)
     except ValidationError as exc:
@@ -113,3 +110,19 @@ def plan_hash(record: dict[str, Any]) -> str:
     equal for every shard of one plan, different when any part differs."""
     canonical = json.dumps(plan_parts(record), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def check_schema_version(data: dict[str, Any], current: int, source: str, *, older: str) -> None:
+    """``InputError`` unless ``data["schema_version"]`` is ``current``: a file from an older
+    knowmeter says ``older`` (what to do with it), one from a newer knowmeter says to upgrade."""
+    version = data.get("schema_version")
+    if version == current and type(version) is int:
+        return
+    wrote = data.get("versions", data.get("run", {}).get("versions") if isinstance(data.get("run"), dict) else None)
+    by = f" (written by knowmeter {wrote['knowmeter']})" if isinstance(wrote, dict) and "knowmeter" in wrote else ""
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise InputError(f"{source}: no valid schema_version (got {version!r}); the file was edited or damaged")
+    if version < current:
+        raise InputError(f"{source}: schema_version {version} is older than this knowmeter's {current}{by}: {older}")
+    raise InputError(f"{source}: schema_version {version} is newer than this knowmeter's {current}{by}: "
+                     "upgrade knowmeter (pip install -U knowmeter) to read it")

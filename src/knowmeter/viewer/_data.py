@@ -3,7 +3,6 @@ by an id that must be in the index (no URL part ever becomes a filesystem path).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from knowmeter.report import Report, read_report
 from knowmeter.store._index import INDEX_FILE
 
 
@@ -52,13 +52,13 @@ class Store:
                 "WHERE r.status = 'complete' ORDER BY r.created_at, r.id")
             return [dict(r) for r in rows]
 
-    def report(self, run_id: str) -> dict[str, Any] | None:
-        """The stored report.json of an indexed run, or None (unknown id, no report yet)."""
+    def report(self, run_id: str) -> Report | None:
+        """The stored report.json of an indexed run, or None (unknown id, no report yet);
+        ``InputError`` for one that cannot be read (damaged, older or newer)."""
         if run_id not in {r["id"] for r in self.runs(limit=100_000)}:
             return None
         runs_root = (self.root / "runs").resolve()
         path = (runs_root / run_id / "report.json").resolve()
         if path.parent.parent != runs_root or not path.is_file():
             return None
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else None
+        return read_report(path, run_id)

@@ -8,6 +8,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from knowmeter.report import Report
 from knowmeter.report._view import ReportView
 from knowmeter.report.html._page import assets, environment
 from knowmeter.report.html._svg import Series, line_chart
@@ -28,7 +29,7 @@ def runs_page(runs: list[dict[str, Any]]) -> str:
     return _render("viewer_runs.html.j2", title="knowmeter runs", runs=runs)
 
 
-def compare_page(a: tuple[str, dict[str, Any]], b: tuple[str, dict[str, Any]]) -> str:
+def compare_page(a: tuple[str, Report], b: tuple[str, Report]) -> str:
     views = [(run_id, ReportView(report)) for run_id, report in (a, b)]
     same_set = views[0][1].watermark.sha256 == views[1][1].watermark.sha256
     return _render("viewer_compare.html.j2", title=f"knowmeter: {a[0]} vs {b[0]}", views=views, same_set=same_set)

@@ -10,6 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from knowmeter.errors import InputError
+from knowmeter.report import Report
 from knowmeter.viewer._data import Store
 from knowmeter.viewer._pages import compare_page, error_page, runs_page, trends_page
 
@@ -88,8 +90,11 @@ class Handler(BaseHTTPRequestHandler):
             return compare_page((ids[0], a), (ids[1], b))
         raise _Reply(HTTPStatus.NOT_FOUND, "no such page")
 
-    def _report(self, run_id: str) -> dict[str, object]:
-        report = self.server.store.report(run_id) if RUN_ID.fullmatch(run_id) else None
+    def _report(self, run_id: str) -> Report:
+        try:
+            report = self.server.store.report(run_id) if RUN_ID.fullmatch(run_id) else None
+        except InputError as exc:
+            raise _Reply(HTTPStatus.UNPROCESSABLE_ENTITY, str(exc)) from None
         if report is None:
             raise _Reply(HTTPStatus.NOT_FOUND, "no such run with a report in this store")
         return report

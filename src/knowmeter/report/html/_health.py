@@ -10,8 +10,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from knowmeter.report._view import GapSignal, Watermark
+from knowmeter.report._view import GapSignal
 from knowmeter.report.html._page import assets, environment
+from knowmeter.watermark import Watermark
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 #: signals listed per skill (the rest are counted, and are in the --json output)
@@ -67,10 +68,7 @@ def _row(s: Mapping[str, Any]) -> SkillRow:
 
 def render_health_html(health: Mapping[str, Any]) -> str:
     """The page for a health report's JSON form."""
-    wm = _m(health.get("watermark"))
-    watermark = Watermark(paths=[str(p) for p in wm.get("paths") or []], count=wm.get("count"),
-                          short=str(wm.get("short", "?")), id=str(wm.get("id", "?")), sha256=str(wm.get("sha256", "?")),
-                          warning=str(wm.get("warning", "")))
+    watermark = Watermark.from_dict(health.get("watermark"))
     return environment().get_template("health.html.j2").render(
         title=f"knowmeter skill health · {watermark.id}", css=Markup(assets()[0]), csp=CSP, watermark=watermark,
         trace_set=_m(health.get("trace_set")), thresholds=_m(health.get("thresholds")),

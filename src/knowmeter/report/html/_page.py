@@ -14,6 +14,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from knowmeter.report._model import Report
 from knowmeter.report._view import Comparison, ReportView
 from knowmeter.report.html._payload import payload, script_json
 from knowmeter.report.html._svg import ForestRow, Series, forest_plot, line_chart
@@ -73,7 +74,7 @@ def _saturation_chart(name: str, saturation: Mapping[str, Any] | None) -> Markup
     return line_chart([series], title=f"CI width over repeats ({name})", y_label="CI width")
 
 
-def render_html(report: Mapping[str, Any], *, title: str | None = None) -> str:
+def render_html(report: Report, *, title: str | None = None) -> str:
     """The whole page for a stored report."""
     view = ReportView(report)
     css, js, csp = assets()
@@ -88,7 +89,7 @@ def render_html(report: Mapping[str, Any], *, title: str | None = None) -> str:
     )
 
 
-def write_html(report: Mapping[str, Any], path: Path) -> Path:
+def write_html(report: Report, path: Path) -> Path:
     """Write the page (atomically: a reader never sees half a file)."""
     from knowmeter.report._outputs import write_outputs
 
