@@ -40,11 +40,11 @@ def summary_lines(report: Report) -> list[str]:
              f"{'dim':<4} {'name':<27} {'baseline':<20} {'with skill':<20} {'Δ pass':>7} {'McNemar p':>10} {'Holm':>6}"]
     names = comp.dimension_names
     for dim, block in comp.dimensions.items():
-        paired = block.paired
-        diff = paired.difference_in_pass_rate
+        dp = block.paired
+        diff = dp.difference_in_pass_rate
         lines.append(f"{dim:<4} {names[dim]:<27} {_rate(block.baseline):<20} {_rate(block.with_skill):<20} "
-                     f"{'—' if diff is None else format(diff, '+.2f'):>7} {_p(paired.mcnemar.p_value):>10} "
-                     f"{_p(paired.p_holm):>6}")
+                     f"{'—' if diff is None else format(diff, '+.2f'):>7} {_p(dp.mcnemar.p_value):>10} "
+                     f"{_p(dp.p_holm):>6}")
     overall = comp.overall
     paired = overall.paired
     diff = paired.difference_in_pass_rate

@@ -26,6 +26,7 @@ from knowmeter.compare import (
 )
 from knowmeter.decision import Decision
 from knowmeter.gates import GateResult
+from knowmeter.stats import BootstrapResult
 from knowmeter.store import TaskRecord
 from knowmeter.watermark import Watermark
 
@@ -267,39 +268,37 @@ class McNemar(_M):
     p_value: float | None
 
 
-class ClusterBootstrap(_M):
-    """A cluster bootstrap of a mean difference (clusters = cases)."""
-
-    estimate: float | None
-    standard_error: float | None
-    percentile: list[float] | None
-    bca: list[float] | None
-    n: int
-    n_missing: int
-    n_clusters: int
-    b: int
-    seed: int
-    level: float
-
-
 class ComprehensionPaired(_M):
     """With-skill − baseline on the cases graded in both arms."""
 
     cases_paired: int
     mcnemar: McNemar = Field(description="McNemar's exact test on the case verdicts.")
     difference_in_pass_rate: float | None
-    behavior_fraction_difference: ClusterBootstrap | None = Field(
+    behavior_fraction_difference: BootstrapResult | None = Field(
         description="Cluster bootstrap (clusters = cases) of the behavior pass fraction difference.")
     mde: float | None = Field(description="Minimum detectable difference in pass fraction (paired t approximation).")
     underpowered: bool
     underpowered_reasons: list[str]
-    p_holm: float | None = Field(default=None, description="Holm-adjusted McNemar p across dimensions.")
+
+
+class DimensionPaired(ComprehensionPaired):
+    """A dimension's paired figures, with its McNemar p adjusted across the dimensions."""
+
+    p_holm: float | None = Field(description="Holm-adjusted McNemar p across dimensions.")
 
 
 class ComprehensionBlock(_M):
+    """The overall figures: each arm, and the paired difference."""
+
     baseline: ComprehensionArm
     with_skill: ComprehensionArm
     paired: ComprehensionPaired
+
+
+class DimensionBlock(ComprehensionBlock):
+    """One dimension's figures (C1–C9)."""
+
+    paired: DimensionPaired
 
 
 ComprehensionLevel = Literal["PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED"]
@@ -397,7 +396,7 @@ class ComprehensionSection(_M):
     graders: list[GraderInfo]
     dimension_names: dict[str, str]
     overall: ComprehensionBlock
-    dimensions: dict[str, ComprehensionBlock]
+    dimensions: dict[str, DimensionBlock]
     settings: ComprehensionSettings
     verdict: ComprehensionVerdict
     cases: list[ComprehensionCaseRow]
