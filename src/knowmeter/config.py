@@ -173,10 +173,12 @@ class RunConfig(BaseModel):
 
 
 def first_error(exc: ValidationError) -> str:
-    """``field.path: message`` of a validation error's first problem."""
+    """``field.path: message`` of a validation error's first problem (without pydantic's
+    ``Value error,`` in front of a validator's own message)."""
     err = exc.errors()[0]
     loc = ".".join(str(p) for p in err["loc"])
-    return f"{loc}: {err['msg']}" if loc else str(err["msg"])
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    return f"{loc}: {msg}" if loc else msg
 
 
 def stored_config(data: Any, source: Path | str) -> RunConfig:

@@ -219,5 +219,5 @@ def test_a_damaged_report_json_is_one_line_naming_it(tmp_path: Path, demo: Path,
     assert result.exit_code == 2, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "Traceback" not in result.output
-    assert "report.json: GapSummary.executed: must be >= 0, got -1" in lines[0]
+    assert "report.json: gaps.variants.0: GapSummary.executed: must be >= 0, got -1" in lines[0]
     assert f"knowmeter report {run_id}" in lines[0]

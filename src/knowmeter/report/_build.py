@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from knowmeter._record import RecordError
+from knowmeter.config import first_error
 from knowmeter.errors import InputError
 from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
 from knowmeter.report._summary import summarize_operations
@@ -80,9 +81,8 @@ def build_report(
     try:
         return Report.model_validate(fields)
     except ValidationError as exc:  # a stored value the checks on read let through (a field added later)
-        err = exc.errors()[0]
-        raise InputError(f"{run_dir.path}: {'.'.join(map(str, err['loc']))}: {err['msg']}; run.json or "
-                         "results.jsonl was edited or damaged") from None
+        raise InputError(f"{run_dir.path}: {first_error(exc)}; run.json or results.jsonl was edited or damaged") \
+            from None
 
 
 def partial_info(run: dict[str, Any], records: list[dict[str, Any]], run_id: str) -> dict[str, Any] | None:
@@ -123,10 +123,8 @@ def _checked_records(run_dir: RunDir, problems: list[str]) -> list[tuple[dict[st
             checked.append((rec, TaskRecord.model_validate(rec)))
         except ValidationError as exc:
             where = f"task {rec['task_id']!r}" if isinstance(rec.get("task_id"), str) else f"record {n}"
-            err = exc.errors()[0]
-            what = f"{'.'.join(map(str, err['loc']))}: {err['msg']}"
-            raise InputError(f"{run_dir.results_file}: {where}: {what}; the results file was edited or damaged: "
-                             f"restore it or run knowmeter eval again") from None
+            raise InputError(f"{run_dir.results_file}: {where}: {first_error(exc)}; the results file was edited or "
+                             "damaged: restore it or run knowmeter eval again") from None
     return _first_of_each_task(checked, problems)
 
 

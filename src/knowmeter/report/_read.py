@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from knowmeter.config import first_error
 from knowmeter.errors import InputError
 from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
 from knowmeter.store import check_schema_version, read_json
@@ -26,7 +27,5 @@ def read_report(path: Path, run_id: str) -> Report:
     try:
         return Report.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(map(str, err["loc"]))
-        raise InputError(f"{path}: {where}: {err['msg']}; the file was edited or damaged: rebuild it with "
+        raise InputError(f"{path}: {first_error(exc)}; the file was edited or damaged: rebuild it with "
                          f"{rebuild}") from None
