@@ -12,6 +12,7 @@ from typing import Any
 
 from markupsafe import escape
 
+from knowmeter.report import Report
 from knowmeter.report.html import render_html
 
 HOSTILE = ('<script>alert("q")</script>', '"><img src=x onerror=alert(1)>', "</details></section><h1>x</h1>")
@@ -62,7 +63,7 @@ def test_unknown_figures_read_unknown(comprehension_run: Path) -> None:
     block["paired"]["mde"] = None
     block["paired"]["behavior_fraction_difference"] = None
     report["comprehension"]["verdict"]["eval_score"] = None
-    text = _text(_section(render_html(report)))
+    text = _text(_section(render_html(Report.model_validate(report))))
     assert "eval_score unknown" in text
     all_row = text[text.index("all every case"):]
     assert "unknown" in all_row.split("A case passes")[0]
@@ -77,7 +78,7 @@ def test_hostile_comprehension_content_is_escaped(comprehension_run: Path) -> No
     case["case_id"] = HOSTILE[2]
     behavior = case["with_skill"][0]["behaviors"][0]
     behavior["evidence_quote"], behavior["rationale"] = HOSTILE[0], HOSTILE[1]
-    page = render_html(report)
+    page = render_html(Report.model_validate(report))
     for payload in HOSTILE:
         assert payload not in page
         assert str(escape(payload)) in page
