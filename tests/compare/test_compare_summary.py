@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import krippendorff
 import numpy as np
 import pytest
@@ -56,9 +58,9 @@ def test_pass_rate_with_repeats_is_clustered_by_sample() -> None:
 
 def test_errors_nan_and_absent_layers_are_counted_not_averaged() -> None:
     obs = observations("v", {"fact": np.array([4.0, 3.0, 5.0, 2.0]), "judge": np.array([4.0, 4.0, 4.0, 4.0])})
-    obs[1] = obs[1].model_copy(update={"ok": False})
-    obs[2] = obs[2].model_copy(update={"scores": {"composite": np.nan, "fact": np.nan, "judge": 4.0}})
-    obs[3] = obs[3].model_copy(update={"scores": {"composite": 4.0, "fact": None, "judge": 4.0},
+    obs[1] = replace(obs[1], **{"ok": False})
+    obs[2] = replace(obs[2], **{"scores": {"composite": np.nan, "fact": np.nan, "judge": 4.0}})
+    obs[3] = replace(obs[3], **{"scores": {"composite": 4.0, "fact": None, "judge": 4.0},
                                        "layers_used": ("judge",)})
     obs.append(obs[0])  # a duplicate result: the later one counts once
     summary = summarize_variant("v", obs, FAST)

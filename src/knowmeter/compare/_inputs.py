@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 #: Score layers in canonical order, and the metrics compared (the composite first).
 LAYERS: tuple[str, ...] = ("fact", "behavior", "judge")
 METRICS: tuple[str, ...] = ("composite", *LAYERS)
 
 
-class Observation(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Observation:
     """One graded task: a sample under a variant at one repeat index.
 
     ``scores`` maps ``composite`` / ``fact`` / ``behavior`` / ``judge`` to a 1–5 score, ``None``
@@ -21,34 +24,34 @@ class Observation(BaseModel):
     ``judge_scores`` holds each judge's score by judge name (None: that judge failed), for
     inter-judge agreement. ``layers_used`` names the layers the composite was computed from; when
     empty it is taken to be the layers with a score.
+
+    A slotted dataclass, checked on creation (``ValueError``): a run holds one per task while it
+    is compared, so it stays small (about a tenth of a pydantic model's size); its mappings are
+    never changed, so equal ones may be shared between observations.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    sample_id: str = Field(min_length=1)
-    repeat: int = Field(default=0, ge=0)
-    variant: str = Field(min_length=1)
+    sample_id: str
+    repeat: int = 0
+    variant: str
     ok: bool = True
-    scores: dict[str, float | None] = Field(default_factory=dict)
+    scores: Mapping[str, float | None] = field(default_factory=dict)
     passed: bool | None = None
-    judge_scores: dict[str, float | None] = Field(default_factory=dict)
+    judge_scores: Mapping[str, float | None] = field(default_factory=dict)
     layers_used: tuple[str, ...] = ()
 
-    @field_validator("scores")
-    @classmethod
-    def _known_metrics(cls, value: dict[str, float | None]) -> dict[str, float | None]:
-        unknown = sorted(set(value) - set(METRICS))
+    def __post_init__(self) -> None:
+        if not self.sample_id or not self.variant:
+            raise ValueError(f"observation {self.sample_id!r} / {self.variant!r}: sample_id and variant must not "
+                             "be empty")
+        if self.repeat < 0:
+            raise ValueError(f"observation {self.sample_id!r}: repeat must be >= 0, got {self.repeat}")
+        unknown = sorted(set(self.scores) - set(METRICS))
         if unknown:
             raise ValueError(f"unknown score key(s) {unknown}; expected some of {list(METRICS)}")
-        return value
-
-    @field_validator("layers_used")
-    @classmethod
-    def _known_layers(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = sorted(set(value) - set(LAYERS))
+        unknown = sorted(set(self.layers_used) - set(LAYERS))
         if unknown:
             raise ValueError(f"unknown layer(s) {unknown}; expected some of {list(LAYERS)}")
-        return tuple(layer for layer in LAYERS if layer in value)
+        object.__setattr__(self, "layers_used", tuple(layer for layer in LAYERS if layer in self.layers_used))
 
     def score(self, metric: str) -> float | None:
         """The metric's score as given (may be NaN); None when absent."""

@@ -3,6 +3,8 @@ per-variant statistics, verdict and methodology audit (``knowmeter.compare``).""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterable
 from typing import Any
 
 from knowmeter.compare import Analysis, CompareConfig, Observation, analyze
@@ -10,22 +12,28 @@ from knowmeter.gold import StoredGold, gold_evidence
 from knowmeter.report._model import Statistics
 
 
-def observations(records: list[dict[str, Any]]) -> list[Observation]:
-    """One observation per stored task. A failed execution is ``ok=False`` (never a low score)."""
+def observations(records: Iterable[dict[str, Any]]) -> list[Observation]:
+    """One observation per stored task. A failed execution is ``ok=False`` (never a low score).
+    Equal score maps and ids are shared between observations (one per distinct set of scores), so
+    a large run's comparison holds little more than its scores."""
+    shared: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def one(mapping: dict[str, Any]) -> dict[str, Any]:
+        return shared.setdefault(tuple(mapping.items()), mapping)
+
     out = []
     for rec in records:
         grade = rec.get("grade") or {}
         layers = grade.get("layers") or {}
-        judge_scores = {j["judge"]: j.get("mean") for j in grade.get("judges") or []}
         out.append(Observation(
-            sample_id=rec["sample_id"],
+            sample_id=sys.intern(rec["sample_id"]),
             repeat=rec["repeat"],
-            variant=rec["variant"],
+            variant=sys.intern(rec["variant"]),
             ok=not (rec.get("exec") or {}).get("error") and rec.get("grade") is not None,
-            scores={"composite": grade.get("composite"), "fact": layers.get("fact"),
-                    "behavior": layers.get("behavior"), "judge": layers.get("judge")},
+            scores=one({"composite": grade.get("composite"), "fact": layers.get("fact"),
+                        "behavior": layers.get("behavior"), "judge": layers.get("judge")}),
             passed=grade.get("passed"),
-            judge_scores=judge_scores,
+            judge_scores=one({j["judge"]: j.get("mean") for j in grade.get("judges") or []}),
             layers_used=tuple(grade.get("layers_used") or ()),
         ))
     return out
