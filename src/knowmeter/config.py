@@ -23,6 +23,10 @@ DEFAULT_RETRY = 2
 DEFAULT_SEED = 20260413
 DEFAULT_SKILL_DIR = "skills"
 DEFAULT_OUTPUT_DIR = ".knowmeter"
+#: Outputs longer than this many characters are graded and judged on their first this-many
+#: (``maxGradedOutputChars`` in eval.yaml): a 20 MB answer made a 21 MB judge prompt and 30 s of
+#: ROUGE. The stored output stays whole; the grade says what was cut (``output_truncated``).
+DEFAULT_MAX_GRADED_OUTPUT_CHARS = 200_000
 
 
 class _Strict(BaseModel):
@@ -83,6 +87,7 @@ class EvalFile(_Strict):
     judge: str | list[str] | None = None
     judgeRepeat: int | None = Field(default=None, ge=1, le=20)
     lengthDebias: bool | None = None
+    maxGradedOutputChars: int | None = Field(default=None, ge=1)
     knowledgeDirs: list[str] | None = None
     gates: GatesFile | None = None
     hedgingClassifier: HedgingClassifierFile | None = None
@@ -148,6 +153,7 @@ class RunConfig(BaseModel):
     judges: list[str] = Field(default_factory=list)
     judge_repeat: int = Field(default=1, ge=1, le=20)
     length_debias: bool = True
+    max_graded_output_chars: int = Field(default=DEFAULT_MAX_GRADED_OUTPUT_CHARS, ge=1)
     knowledge_dirs: list[str] = Field(default_factory=list)
     max_gap_rate: float | None = None
     gap_rate_regression: float | None = None

@@ -20,6 +20,7 @@ from knowmeter import _provenance
 from knowmeter.artifacts import Variant, resolve_variant
 from knowmeter.config import (
     DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_GRADED_OUTPUT_CHARS,
     DEFAULT_OUTPUT_DIR,
     DEFAULT_RETRY,
     DEFAULT_SEED,
@@ -192,6 +193,7 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             judges=list(judges),
             judge_repeat=_first(ov.judge_repeat, ef.judgeRepeat, 1),
             length_debias=bool(_first(ov.length_debias, ef.lengthDebias, True)),
+            max_graded_output_chars=_first(ef.maxGradedOutputChars, DEFAULT_MAX_GRADED_OUTPUT_CHARS),
             knowledge_dirs=list(ef.knowledgeDirs or []),
             max_gap_rate=_first(ov.max_gap_rate, gates.maxGapRate if gates else None),
             gap_rate_regression=_first(ov.gap_rate_regression, gates.gapRateRegression if gates else None),

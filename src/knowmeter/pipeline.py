@@ -41,7 +41,8 @@ def make_post_process(prepared: Prepared, budget: Budget) -> PostProcess:
     grader and classifier call is charged to ``budget`` (the run's, shared with the agent)."""
 
     cfg = prepared.config
-    grading = GradingConfig(length_debias=cfg.length_debias, judge_repeat=cfg.judge_repeat)
+    grading = GradingConfig(length_debias=cfg.length_debias, judge_repeat=cfg.judge_repeat,
+                            max_output_chars=cfg.max_graded_output_chars)
     classifier = hedging_classifier(cfg, budget)
     judges = [JudgeSpec(j.name, MeteredExecutor(j.executor, budget, "judge"), j.model) for j in prepared.judges]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 
 import anyio
@@ -12,7 +13,7 @@ from knowmeter.executors._protocol import ExecResult
 from knowmeter.grading._concurrency import gather
 from knowmeter.grading._judge import PanelResult, run_panel
 from knowmeter.grading._layers import assertion_layer_score, composite_score
-from knowmeter.grading._model import Grade, GradingConfig, JudgeSpec, Layers
+from knowmeter.grading._model import Grade, GradingConfig, JudgeSpec, Layers, OutputCut
 from knowmeter.grading._prompts import tool_use_summary
 from knowmeter.grading._registry import Assertion, CheckContext, Evaluated, run_assertion
 from knowmeter.samples._model import Sample
@@ -26,6 +27,7 @@ async def grade(sample: Sample, result: ExecResult, *, assertions: Sequence[Asse
     evaluated). ``task_id`` prefixes the judge requests' ids (default: the sample id)."""
     config = config or GradingConfig()
     tid = task_id or sample.sample_id
+    result, cut = bounded_output(result, config.max_output_chars)
     ctx = CheckContext(sample, result, tuple(judges), config, tid)
     site = CallSite(tid, sample.sample_id, config.judge_timeout_s)
     evaluated: list[Evaluated] = []
@@ -55,4 +57,12 @@ async def grade(sample: Sample, result: ExecResult, *, assertions: Sequence[Asse
     costs = [c for e in evaluated for c in e.judge_costs] + [o.cost_usd for o in panel.outcomes]
     return Grade(assertions=results, layers=layers, composite=composite, layers_used=used,
                  passed=all(verdicts) if verdicts else None, judges=panel.outcomes,
-                 judge_error=panel.error, judge_cost_usd=sum_costs(costs))
+                 judge_error=panel.error, judge_cost_usd=sum_costs(costs), output_truncated=cut)
+
+
+def bounded_output(result: ExecResult, limit: int) -> tuple[ExecResult, OutputCut | None]:
+    """``result`` with its output cut to its first ``limit`` characters for grading and judging
+    (the stored result keeps it whole), and what was cut (None when nothing was)."""
+    if len(result.output) <= limit:
+        return result, None
+    return replace(result, output=result.output[:limit]), OutputCut(length=len(result.output), graded=limit)

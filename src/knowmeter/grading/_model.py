@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from knowmeter.config import DEFAULT_MAX_GRADED_OUTPUT_CHARS
 from knowmeter.executors._protocol import Executor
 from knowmeter.grading._layers import LayerName
 
@@ -28,6 +29,8 @@ class GradingConfig(BaseModel):
     custom_timeout_s: float = Field(default=30.0, gt=0)
     #: interpreter for ``custom`` assertions (None: the one running knowmeter)
     custom_python: str | None = None
+    #: longer outputs are graded and judged on their first this-many characters
+    max_output_chars: int = Field(default=DEFAULT_MAX_GRADED_OUTPUT_CHARS, ge=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +105,13 @@ class Layers(_Stored):
     judge: float | None = None
 
 
+class OutputCut(_Stored):
+    """An output graded in part: ``length`` characters, the first ``graded`` of them graded."""
+
+    length: int
+    graded: int
+
+
 class Grade(_Stored):
     """Everything grading found for one task.
 
@@ -119,13 +129,18 @@ class Grade(_Stored):
     judges: list[JudgeOutcome] = Field(default_factory=list)
     judge_error: str | None = None
     judge_cost_usd: float | None = 0.0
+    #: set when the output was longer than ``GradingConfig.max_output_chars``: its length and how
+    #: many of its first characters the assertions and judges saw
+    output_truncated: OutputCut | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form; optional keys (``details``, ``description``, ``dimensions``) only when set."""
+        """JSON form; optional keys (``details``, ``description``, ``dimensions``,
+        ``output_truncated``) only when set."""
         d = self.model_dump(mode="json", exclude={"assertions"})
         d["assertions"] = [a.to_dict() for a in self.assertions]
         for j in d["judges"]:
             _drop_none(j, "dimensions")
+        _drop_none(d, "output_truncated")
         return d
 
     @classmethod

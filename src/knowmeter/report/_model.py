@@ -209,6 +209,8 @@ class VariantOperations(_M):
     assertion_pass_rate: float | None
     layer_means: dict[str, float | None]
     layer_sets: dict[str, int] = Field(description="How many results were scored from which set of layers.")
+    outputs_truncated: int = Field(default=0, description="Tasks whose output was longer than maxGradedOutputChars: "
+                                   "graded and judged on its first characters (their grade's output_truncated).")
 
 
 class Statistics(_M):

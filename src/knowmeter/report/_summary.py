@@ -43,6 +43,7 @@ class _Acc:
     assertions_total: float = 0.0
     layer_values: dict[str, list[float]] = field(default_factory=dict)
     layer_sets: Counter[str] = field(default_factory=Counter)
+    outputs_truncated: int = 0
     error_messages: Counter[str] = field(default_factory=Counter)
     causes: dict[str, list[Any]] = field(default_factory=dict)  # cause -> [count, first message]
     judged: int = 0
@@ -129,6 +130,7 @@ def summarize_operations(records: Iterable[dict[str, Any]], variants: list[str])
             if grade.get("composite") is not None:
                 a.layer_values.setdefault("composite", []).append(float(grade["composite"]))
             a.layer_sets["+".join(grade.get("layers_used") or []) or "none"] += 1
+            a.outputs_truncated += grade.get("output_truncated") is not None
     out: dict[str, dict[str, Any]] = {}
     for name, a in acc.items():
         lat = np.array(a.latencies) if a.latencies else None
@@ -156,5 +158,6 @@ def summarize_operations(records: Iterable[dict[str, Any]], variants: list[str])
             "assertion_pass_rate": (a.assertions_passed / a.assertions_total) if a.assertions_total else None,
             "layer_means": {k: _mean(v) for k, v in a.layer_values.items()},
             "layer_sets": dict(a.layer_sets),
+            "outputs_truncated": a.outputs_truncated,
         }
     return out

@@ -1,5 +1,10 @@
 """The response cache (SQLite): successful executor results keyed by everything that shapes
-them. Errors are never cached; repeats are real replicates (the repeat index is in the key)."""
+them. Errors are never cached; repeats are real replicates (the repeat index is in the key).
+
+Big texts are stored once: every string of ``BLOB_MIN_CHARS`` or more in a result (the output,
+and the same text again as the trace's last message, a long tool output …) goes to the
+``blobs`` table under its sha256 and the entry holds a reference, so an answer repeated in the
+trace, or returned again by another task, takes its space once."""
 
 from __future__ import annotations
 
@@ -13,6 +18,9 @@ from typing import Any
 from knowmeter.executors import ExecResult
 
 CACHE_FILE = "cache.sqlite"
+#: Strings at least this long are stored once, by content (see the module docstring).
+BLOB_MIN_CHARS = 64 * 1024
+_BLOB = "\u0000blob"  # the key of a reference: {_BLOB: sha256}; no JSON a result holds has it
 
 
 def cache_key(
@@ -37,6 +45,7 @@ class ResponseCache:
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, result TEXT NOT NULL, "
                            "created_at REAL NOT NULL)")
+        self._conn.execute("CREATE TABLE IF NOT EXISTS blobs (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL)")
         self._pending = 0
         self._commit_every = commit_every
         self._in_tx = False
@@ -48,8 +57,12 @@ class ResponseCache:
         if row is None:
             self.misses += 1
             return None
+        try:
+            data: dict[str, Any] = self._restore(json.loads(row[0]))
+        except KeyError:  # a big text missing from a damaged cache: the task runs again
+            self.misses += 1
+            return None
         self.hits += 1
-        data: dict[str, Any] = json.loads(row[0])
         return ExecResult.from_dict(data)
 
     def put(self, key: str, result: ExecResult) -> None:
@@ -59,10 +72,35 @@ class ResponseCache:
             self._conn.execute("BEGIN")
             self._in_tx = True
         self._conn.execute("INSERT OR REPLACE INTO responses (key, result, created_at) VALUES (?, ?, ?)",
-                           (key, json.dumps(result.to_dict(), ensure_ascii=False), time.time()))
+                           (key, json.dumps(self._shrink(result.to_dict()), ensure_ascii=False), time.time()))
         self._pending += 1
         if self._pending >= self._commit_every:
             self.flush()
+
+    def _shrink(self, value: Any) -> Any:
+        """``value`` with every big string stored in ``blobs`` and replaced by its reference."""
+        if isinstance(value, str) and len(value) >= BLOB_MIN_CHARS:
+            sha = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+            self._conn.execute("INSERT OR IGNORE INTO blobs (sha256, text) VALUES (?, ?)", (sha, value))
+            return {_BLOB: sha}
+        if isinstance(value, dict):
+            return {k: self._shrink(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._shrink(v) for v in value]
+        return value
+
+    def _restore(self, value: Any) -> Any:
+        """``value`` with every blob reference replaced by its text (``_shrink`` undone)."""
+        if isinstance(value, dict):
+            if len(value) == 1 and _BLOB in value:
+                row = self._conn.execute("SELECT text FROM blobs WHERE sha256 = ?", (value[_BLOB],)).fetchone()
+                if row is None:
+                    raise KeyError(value[_BLOB])
+                return row[0]
+            return {k: self._restore(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._restore(v) for v in value]
+        return value
 
     def flush(self) -> None:
         if self._in_tx:

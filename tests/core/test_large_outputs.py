@@ -1,0 +1,107 @@
+"""Large outputs and large runs (issue 19 item 13): outputs above ``maxGradedOutputChars`` are
+graded and judged on their first characters, with a note in the task's grade and a count in the
+report; the response cache keeps a big text once; the report is built from the stored results
+streamed, with report.json's ``tasks`` exactly the stored records."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+import yaml
+
+from knowmeter.executors import ExecResult
+from knowmeter.pipeline import rebuild_report, stored_report
+from knowmeter.runner._cache import BLOB_MIN_CHARS, CACHE_FILE, ResponseCache
+from knowmeter.store import RunDir, find_run, iter_results
+from knowmeter.traces import MessageEvent, Trace
+
+from .conftest import km
+
+JUDGE = """\
+import json, sys
+req = json.load(sys.stdin)
+with open("judge-prompts.jsonl", "a") as fh:
+    fh.write(json.dumps(req["prompt"]) + "\\n")
+print(json.dumps({"output": json.dumps({"reasoning": "scripted", "score": 4, "reason": "ok"}), "costUSD": 0.0}))
+"""
+
+
+def test_long_outputs_are_graded_and_judged_on_their_first_characters(tmp_path: Path) -> None:
+    assert km("init", "d", cwd=tmp_path).returncode == 0
+    demo = tmp_path / "d"
+    (demo / "judge.py").write_text(JUDGE)
+    cfg = yaml.safe_load((demo / "eval.yaml").read_text())
+    cfg["maxGradedOutputChars"] = 60
+    (demo / "eval.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    r = km("eval", "--json", "--report-only", "--judge", f"{sys.executable} judge.py:judge-model", cwd=demo)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    prompts = [json.loads(line) for line in (demo / "judge-prompts.jsonl").read_text().splitlines()]
+    cut = 0
+    for task in report["tasks"]:
+        output, grade = task["exec"]["output"], task["grade"]
+        if len(output) > 60:
+            cut += 1
+            assert grade["output_truncated"] == {"length": len(output), "graded": 60}
+            assert any(output[:60] in p for p in prompts)  # the judge saw the first 60 characters …
+            assert not any(output in p for p in prompts)  # … never the whole output
+        else:
+            assert "output_truncated" not in grade
+    assert cut > 0
+    assert sum(v["outputs_truncated"] for v in report["variants"]) == cut
+    assert report["run"]["config"]["max_graded_output_chars"] == 60
+
+
+def _result(text: str) -> ExecResult:
+    trace = Trace(events=[MessageEvent("assistant", text, 1)], source="test")
+    return ExecResult(text, trace, cost_usd=0.01)
+
+
+def test_the_cache_keeps_a_big_text_once(tmp_path: Path) -> None:
+    big = "answer " * (BLOB_MIN_CHARS // 3)  # ~ 150 KB, in the output and again in the trace
+    cache = ResponseCache(tmp_path)
+    cache.put("k1", _result(big))
+    cache.put("k2", _result(big))  # another task with the same answer
+    cache.put("k3", _result("short"))
+    cache.close()
+    conn = sqlite3.connect(tmp_path / CACHE_FILE)
+    assert conn.execute("SELECT COUNT(*), SUM(LENGTH(text)) FROM blobs").fetchone() == (1, len(big))
+    assert max(n for (n,) in conn.execute("SELECT LENGTH(result) FROM responses")) < 2_000
+    conn.close()
+    again = ResponseCache(tmp_path)
+    for key, text in (("k1", big), ("k2", big), ("k3", "short")):
+        got = again.get(key)
+        assert got is not None and got.output == text and got.to_dict() == _result(text).to_dict()
+    again.close()
+    conn = sqlite3.connect(tmp_path / CACHE_FILE)
+    conn.execute("DELETE FROM blobs")
+    conn.commit()
+    conn.close()
+    damaged = ResponseCache(tmp_path)
+    assert damaged.get("k1") is None and damaged.get("k3") is not None  # a lost big text: run again
+    damaged.close()
+
+
+def test_report_tasks_are_the_stored_records_streamed(tmp_path: Path) -> None:
+    """The report built in memory holds aggregates only; report.json lists every stored record
+    (the first of a duplicated task) in report order; ``report --json`` prints it whole."""
+    assert km("init", "d", cwd=tmp_path).returncode == 0
+    demo = tmp_path / "d"
+    assert km("eval", "--report-only", cwd=demo).returncode == 0
+    run_dir = find_run(demo / ".knowmeter", "latest")
+    records = list(iter_results(run_dir.results_file))
+    with run_dir.results_file.open("a") as fh:  # a task stored twice (a resumed run that raced)
+        fh.write(json.dumps({**records[0], "attempts": 99}) + "\n")  # not the first: not counted
+    report = rebuild_report(RunDir(run_dir.path))
+    assert "tasks" not in report
+    assert report["run"]["results_problems"] == [
+        f"1 duplicate record(s) of 1 task(s) (e.g. {records[0]['task_id']!r}) counted once"]
+    stored = stored_report(run_dir)
+    by_order = sorted(records, key=lambda r: (r["repeat"], r["sample_id"], r["variant"]))
+    assert stored["tasks"] == by_order
+    assert {k: v for k, v in stored.items() if k != "tasks"} == json.loads(json.dumps(report))
+    printed = json.loads(km("report", run_dir.id, "--json", "--report-only", cwd=demo).stdout)
+    assert printed["tasks"] == by_order
