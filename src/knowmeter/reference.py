@@ -209,7 +209,7 @@ def judge_reference() -> str:
 
 def cache_reference() -> str:
     """The response cache: where, what the key holds, how to bypass it."""
-    from knowmeter.runner._cache import CACHE_FILE, cache_key
+    from knowmeter.runner._cache import BLOB_MIN_CHARS, CACHE_FILE, cache_key
 
     fields = ", ".join(f"`{p}`" for p in inspect.signature(cache_key).parameters)
     return "\n".join([
@@ -219,7 +219,9 @@ def cache_reference() -> str:
         "index is in the key, so repeats are real replicates, and the variant name is too, so the two arms of "
         "an A/A test are independent. The summary says how many answers of each variant came from the cache "
         "(`… from the response cache`); a cached answer costs nothing in this run. `--no-cache` (or "
-        "`noCache: true` in eval.yaml) neither reads nor writes it.", ""])
+        "`noCache: true` in eval.yaml) neither reads nor writes it. A text of "
+        f"{BLOB_MIN_CHARS // 1024} KiB or more in an answer (the output, the same text in its trace, a long "
+        "tool output) is stored once, by its sha256, however many answers hold it.", ""])
 
 
 _RENDER = {"assertions": assertions_reference, "script": script_reference, "judge": judge_reference,
