@@ -17,18 +17,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knowmeter.errors import RunInterrupted
-from knowmeter.report import Report
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report stack
     from knowmeter.config import RunConfig
     from knowmeter.evaluation import Prepared
     from knowmeter.observe import HealthReport
+    from knowmeter.report import Report
     from knowmeter.runner import Backend, Task
     from knowmeter.runner._budget import Budget
     from knowmeter.runner._execute import PostProcess
     from knowmeter.store import RunDir
 
-__all__ = ["Listener", "Report", "comprehend", "evaluate", "merge", "observe_traces", "rescore", "resume"]
+__all__ = ["Listener", "comprehend", "evaluate", "merge", "observe_traces", "rescore", "resume"]
 
 
 class Listener:
