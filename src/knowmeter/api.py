@@ -76,9 +76,10 @@ def evaluate(config: RunConfig | str | Path | None = None, /, *, listener: Liste
         else:
             resolved = resolve_config(Overrides(**{**overrides, "config": path}), path.parent)
     prepared = prepare(resolved)
+    placed = _backend(backend, ray_address)  # before the run is stored: an unreachable cluster leaves no empty run
     run_dir = start_run(prepared)
     return _run(prepared, run_dir, prepared.tasks, listener or Listener(), resumed=False,
-                backend=_backend(backend, ray_address), notes=_start_notes(prepared))
+                backend=placed, notes=_start_notes(prepared))
 
 
 def resume(run: str | Path, *, output_dir: str | Path | None = None, listener: Listener | None = None,

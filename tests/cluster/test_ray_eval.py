@@ -161,15 +161,15 @@ def test_a_ray_task_over_its_timeout_is_recorded_as_timed_out_and_its_agent_stop
     pids = tmp_path / "pids"
     (tmp_path / "agent.py").write_text(HANGING_AGENT.format(pids=str(pids)))
     done = km("eval", "--samples", "s.jsonl", "--control", "a", "--treatment", "b", "--executor",
-              f"{sys.executable} {tmp_path / 'agent.py'}", "--timeout", "10", "--no-cache", "--report-only",
+              f"{sys.executable} {tmp_path / 'agent.py'}", "--timeout", "20", "--no-cache", "--report-only",
               "--backend", "ray", "--ray-address", ray_address, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     (path,) = (tmp_path / ".knowmeter" / "runs").glob("*/results.jsonl")
     records = [json.loads(line) for line in path.read_text().splitlines()]
-    assert [(r["exec"]["timed_out"], r["exec"]["error"]) for r in records] == [(True, "timed out after 10s")] * 2
+    assert [(r["exec"]["timed_out"], r["exec"]["error"]) for r in records] == [(True, "timed out after 20s")] * 2
     started = [int(p) for p in pids.read_text().split()] if pids.exists() else []
-    assert started, "no agent started within the timeout: nothing to check"
-    deadline = time.monotonic() + 30
+    assert started, "no agent started within the timeout (a worker starts slowly on a loaded machine)"
+    deadline = time.monotonic() + 60
     while any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in started):
         assert time.monotonic() < deadline, "a timed-out agent is still running on the worker"
         time.sleep(0.2)
