@@ -235,6 +235,7 @@ def _execute_and_finish(prepared: Prepared, run_dir: RunDir, tasks: list[Task], 
 
     from knowmeter.evaluation import execute, run_budget
     from knowmeter.pipeline import finalize, make_post_process
+    from knowmeter.runner import until_interrupted
 
     listener.started(prepared, run_dir, len(tasks), resumed=resumed)
     for note in notes:
@@ -242,8 +243,9 @@ def _execute_and_finish(prepared: Prepared, run_dir: RunDir, tasks: list[Task], 
     budget = run_budget(prepared.config)
     process = post_process(budget) if post_process is not None else make_post_process(prepared, budget)
     try:
-        stats, budget = anyio.run(lambda: execute(prepared, run_dir, tasks, post_process=process,
-                                                  on_record=listener.record, budget=budget, backend=backend))
+        stats, budget = anyio.run(lambda: until_interrupted(lambda: execute(
+            prepared, run_dir, tasks, post_process=process, on_record=listener.record, budget=budget,
+            backend=backend)))
     except KeyboardInterrupt:
         listener.executed()
         report = finalize(run_dir, status="interrupted", budget=budget.to_dict())

@@ -4,6 +4,7 @@ from knowmeter.runner._backend import Backend, LocalBackend, open_backend
 from knowmeter.runner._budget import HEADROOM, Budget, BudgetExhausted, MeteredExecutor, invalid_cost
 from knowmeter.runner._cache import ResponseCache, cache_key
 from knowmeter.runner._execute import ExecutionSettings, ExecutionStats, build_request, execute_tasks
+from knowmeter.runner._interrupt import until_interrupted
 from knowmeter.runner._plan import (
     Task,
     directory_fingerprint,
@@ -36,6 +37,7 @@ __all__ = [
     "plan_tasks",
     "shard_tasks",
     "task_id",
+    "until_interrupted",
     "workspace_for",
     "workspace_problem",
 ]
