@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from knowmeter.comprehension import load_inputs, make_case, parse_grader_reply
-from knowmeter.comprehension._verbatim import source_grams
+from knowmeter.skillgraph import source_grams
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "skill-graph"
 PASS = ("It's the property of a codebase where the compiler catches a category of mistakes — like calling a "

@@ -5,10 +5,19 @@ from __future__ import annotations
 import platform
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import knowmeter
+
+def _version() -> str:
+    """The installed distribution's version ("unknown" when knowmeter runs from an uninstalled source tree).
+    Read from the package metadata, not ``knowmeter.__version__``: importing the public facade from
+    inside the package would close an import cycle (the import-graph test)."""
+    try:
+        return metadata.version("knowmeter")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def git_state(directory: Path) -> dict[str, Any]:
@@ -29,4 +38,4 @@ def git_state(directory: Path) -> dict[str, Any]:
 
 
 def versions() -> dict[str, str]:
-    return {"knowmeter": knowmeter.__version__, "python": sys.version.split()[0], "platform": platform.platform()}
+    return {"knowmeter": _version(), "python": sys.version.split()[0], "platform": platform.platform()}

@@ -23,9 +23,7 @@ if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report
     from knowmeter.evaluation import Prepared
     from knowmeter.observe import HealthReport
     from knowmeter.report import Report
-    from knowmeter.runner import Backend, Task
-    from knowmeter.runner._budget import Budget
-    from knowmeter.runner._execute import PostProcess
+    from knowmeter.runner import Backend, Budget, PostProcess, Task
     from knowmeter.store import RunDir
 
 __all__ = ["Listener", "comprehend", "evaluate", "merge", "observe_traces", "rescore", "resume"]
@@ -158,7 +156,7 @@ def merge(runs: Sequence[str | Path], *, output_dir: str | Path | None = None, i
     then. Result lines a shard could not read are skipped and told to ``listener.note``."""
     from knowmeter.config import DEFAULT_OUTPUT_DIR
     from knowmeter.pipeline import finalize
-    from knowmeter.store._merge import merge_shards
+    from knowmeter.store import merge_shards
 
     store = Path(into if into is not None else output_dir if output_dir is not None else DEFAULT_OUTPUT_DIR)
     merged, notes = merge_shards([_find(run, output_dir) for run in runs], store / "runs")

@@ -46,6 +46,8 @@ from knowmeter.runner import (
     Budget,
     ExecutionSettings,
     ExecutionStats,
+    OnRecord,
+    PostProcess,
     ResponseCache,
     Shard,
     Task,
@@ -54,7 +56,6 @@ from knowmeter.runner import (
     shard_tasks,
     workspace_problem,
 )
-from knowmeter.runner._execute import OnRecord, PostProcess
 from knowmeter.samples import SampleSet, find_sample_file, id_name_problem, load_samples
 from knowmeter.store import RUN_SCHEMA_VERSION, ResultsWriter, RunDir, plan_hash, write_json_atomic
 

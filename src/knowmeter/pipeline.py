@@ -18,11 +18,17 @@ from knowmeter.gates import check_gates, evolution_nudges
 from knowmeter.gold import StoredGold, read_stored_gold
 from knowmeter.grading import GradingConfig, JudgeSpec, grade
 from knowmeter.judges import executor_for
-from knowmeter.report import Gates, Report, SectionBuilder, build_report, index_rows, open_run_index
-from knowmeter.report._compare_section import comparison_section
-from knowmeter.report._gaps_section import gaps_section
-from knowmeter.runner import Budget, MeteredExecutor, Task
-from knowmeter.runner._execute import PostProcess
+from knowmeter.report import (
+    Gates,
+    Report,
+    SectionBuilder,
+    build_report,
+    comparison_section,
+    gaps_section,
+    index_rows,
+    open_run_index,
+)
+from knowmeter.runner import Budget, MeteredExecutor, PostProcess, Task
 from knowmeter.store import RunDir, upsert_run, variant_history, write_json_atomic
 
 

@@ -131,7 +131,7 @@ def _keys(cls: Any) -> list[str]:
     """One line per key of an assertion type: name, aliases, type, required or default."""
     from pydantic_core import PydanticUndefined
 
-    from knowmeter.grading._checks_text import ListAssertion
+    from knowmeter.grading import ListAssertion
 
     schema_all = cls.model_json_schema(by_alias=True)
     props, defs = schema_all.get("properties", {}), schema_all.get("$defs", {})
@@ -155,8 +155,7 @@ def _keys(cls: Any) -> list[str]:
 
 def assertions_reference() -> str:
     """Every registered assertion type: layer, what it checks, keys, an example."""
-    from knowmeter.grading import assertion_types
-    from knowmeter.grading._registry import _assertion_class
+    from knowmeter.grading import assertion_class, assertion_types
 
     out = ["## Assertion types", "",
            "Written under a sample's `assertions:`. Every type also takes `weight` (default 1; 0 = reported, "
@@ -164,7 +163,7 @@ def assertions_reference() -> str:
            "sample file is loaded. Layer: which layer score the assertion counts in (`custom` and `assert-set` "
            "take `layer:`).", ""]
     for name, layer in assertion_types().items():
-        cls = _assertion_class(name)
+        cls = assertion_class(name)
         example = yaml.safe_dump([EXAMPLES[name]], sort_keys=False, allow_unicode=True, width=1000).rstrip()
         where = f"{layer.value} layer" if layer else "each member in its own layer"
         summary = SUMMARIES[name][0].upper() + SUMMARIES[name][1:] + "."
@@ -209,7 +208,7 @@ def judge_reference() -> str:
 
 def cache_reference() -> str:
     """The response cache: where, what the key holds, how to bypass it."""
-    from knowmeter.runner._cache import BLOB_MIN_CHARS, CACHE_FILE, cache_key
+    from knowmeter.runner import BLOB_MIN_CHARS, CACHE_FILE, cache_key
 
     fields = ", ".join(f"`{p}`" for p in inspect.signature(cache_key).parameters)
     return "\n".join([

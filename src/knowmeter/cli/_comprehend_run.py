@@ -57,7 +57,7 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     assert terminal.run_dir is not None
     run_dir = terminal.run_dir
     comp = report.comprehension
-    from knowmeter.report._outputs import write_outputs
+    from knowmeter.report import write_outputs
 
     written = write_outputs(report, html=run_dir.path / "report.html")
     if opts.get("as_json"):

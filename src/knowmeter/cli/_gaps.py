@@ -52,6 +52,6 @@ def gaps_cmd(run: str, variant: str | None, limit: int | None, output_dir: str, 
         click.echo(render_coverage(c))
         click.echo()
     if side is not None:
-        from knowmeter.report._terminal import probe_lines
+        from knowmeter.report import probe_lines
 
         click.echo("\n".join(probe_lines(side)))

@@ -40,8 +40,7 @@ def merge_cmd(runs: tuple[str, ...], output_dir: str, into: Path | None, as_json
     from knowmeter.api import Listener, merge
     from knowmeter.cli._output import console, print_json
     from knowmeter.printable import printable
-    from knowmeter.report._outputs import write_outputs
-    from knowmeter.report._terminal import render_terminal
+    from knowmeter.report import render_terminal, write_outputs
 
     err = console(stderr=True)
 

@@ -57,8 +57,8 @@ def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, un
     report = observe_traces(list(paths), last=last, since=since, until=until, skills=names, kb=kb, workers=workers,
                             backend=backend, ray_address=ray_address)
     if html is not None:
-        from knowmeter.report._outputs import write_text
-        from knowmeter.report.html._health import render_health_html
+        from knowmeter.report import write_text
+        from knowmeter.report.html import render_health_html
 
         click.echo(f"html report: {write_text(html, render_health_html(report.to_dict()))}", err=as_json)
     if as_json:

@@ -42,7 +42,7 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
     passed; 1 any other outcome (an incomplete run included); 2 bad input. With --report-only 0."""
     from knowmeter.api import rescore
     from knowmeter.cli._output import console
-    from knowmeter.report._terminal import render_terminal
+    from knowmeter.report import render_terminal
     from knowmeter.store import find_run
 
     run_dir = find_run(Path(output_dir), run)
@@ -59,7 +59,7 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
         click.echo("\n".join(summary_lines(report)))
     else:
         render_terminal(report, console())
-    from knowmeter.report._outputs import write_outputs
+    from knowmeter.report import write_outputs
 
     html_file = None if html is None else Path(html) if html else run_dir.path / "report.html"
     for what, path in write_outputs(report, html=html_file, junit=junit, markdown=markdown):

@@ -15,11 +15,10 @@ from knowmeter.cli._output import console as make_console
 from knowmeter.cli._progress import Progress
 from knowmeter.errors import RunInterrupted
 from knowmeter.evaluation import Overrides, Prepared
-from knowmeter.executors._spawn import use_pidfd_child_watcher
+from knowmeter.executors import use_pidfd_child_watcher
 from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_NOT_PASSED
 from knowmeter.printable import printable
-from knowmeter.report import Report
-from knowmeter.report._terminal import render_terminal
+from knowmeter.report import Report, render_terminal
 from knowmeter.store import RunDir
 
 
@@ -133,7 +132,7 @@ def run_eval(opts: dict[str, Any]) -> int:
 
 def _write_files(report: Report, run_dir: RunDir, opts: dict[str, Any]) -> list[tuple[str, Path]]:
     """report.html beside report.json, and the --junit / --markdown files when asked for."""
-    from knowmeter.report._outputs import write_outputs
+    from knowmeter.report import write_outputs
 
     return write_outputs(report, html=run_dir.path / "report.html", junit=opts.get("junit"),
                          markdown=opts.get("markdown"))

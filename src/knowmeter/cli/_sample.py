@@ -40,7 +40,7 @@ def sample_cmd(run: str, variant: str | None, out: Path, max_samples: int | None
         fail(f"run {run_dir.id}: no gap analysis for variant {variant!r}; variants: {', '.join(map(str, by_name))}")
     summary = by_name[variant]
     cov = cov_by_name.get(variant)
-    from knowmeter.report._gaps_section import variant_root
+    from knowmeter.report import variant_root
 
     run_record = run_dir.read_run()
     root = variant_root(run_record, next(v for v in run_record["variants"] if v["name"] == variant))

@@ -52,8 +52,7 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_
     from knowmeter.cli._output import console, print_json
     from knowmeter.cli._runs import short_time
     from knowmeter.printable import Printer, printable
-    from knowmeter.report import open_run_index
-    from knowmeter.report._terminal import percent
+    from knowmeter.report import open_run_index, percent
     from knowmeter.store import variant_history
     from knowmeter.watermark import WATERMARK_WARNING
 

@@ -19,8 +19,7 @@ from knowmeter.cli._errors import guarded
 def view_cmd(output_dir: str, port: int, host: str) -> None:
     """Browse stored runs in a local, read-only web viewer: the runs list (from the run index),
     each run's report, two runs compared, and trends per sample set."""
-    from knowmeter.viewer import make_server
-    from knowmeter.viewer._server import LOOPBACK
+    from knowmeter.viewer import LOOPBACK, make_server
 
     if host not in LOOPBACK:
         click.echo(f"warning: serving on {host}: anyone who can reach this machine can read your runs "

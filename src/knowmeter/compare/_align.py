@@ -10,7 +10,7 @@ import numpy as np
 
 from knowmeter.compare._inputs import METRICS, Observation
 from knowmeter.compare._results import DropCounts
-from knowmeter.stats._arrays import FloatArray
+from knowmeter.stats import FloatArray
 
 Key = tuple[str, int]
 

@@ -21,8 +21,7 @@ import numpy as np
 
 from knowmeter.compare._inputs import CompareConfig
 from knowmeter.compare._results import Saturation, SaturationPoint
-from knowmeter.stats import BootstrapEstimate, bootstrap_mean
-from knowmeter.stats._arrays import FloatArray
+from knowmeter.stats import BootstrapEstimate, FloatArray, bootstrap_mean
 
 
 def saturation_curve(

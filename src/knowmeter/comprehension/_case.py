@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from knowmeter.comprehension._criteria import Behavior, case_behaviors
-from knowmeter.comprehension._verbatim import DEFAULT_N, Overlap, SourceGrams
-from knowmeter.skillgraph import Dimension
+from knowmeter.skillgraph import DEFAULT_N, Dimension, Overlap, SourceGrams
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,8 @@ from knowmeter.ask import Asked, CallSite, ask_json, sum_costs
 from knowmeter.comprehension._case import GraderCase
 from knowmeter.comprehension._prompt import GRADER_TEMPLATE, reask_prompt, render_grader_prompt
 from knowmeter.comprehension._reply import BehaviorVerdict, GraderVerdict, parse_grader_reply
-from knowmeter.comprehension._verbatim import Overlap
-from knowmeter.grading import JudgeSpec
-from knowmeter.grading._concurrency import gather
+from knowmeter.grading import JudgeSpec, gather
+from knowmeter.skillgraph import Overlap
 
 
 def _forced(verdict: GraderVerdict, case: GraderCase, overlap: Overlap) -> GraderVerdict:

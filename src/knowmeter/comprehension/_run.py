@@ -29,8 +29,7 @@ from knowmeter.evaluation import Prepared, _executor_from, run_record
 from knowmeter.executors import ExecResult
 from knowmeter.grading import JudgeSpec
 from knowmeter.judges import build_judges
-from knowmeter.runner import Budget, MeteredExecutor, Task, plan_tasks
-from knowmeter.runner._execute import PostProcess
+from knowmeter.runner import Budget, MeteredExecutor, PostProcess, Task, plan_tasks
 from knowmeter.samples import Sample, SampleSet, canonical_sample_bytes
 from knowmeter.store import RunDir, write_json_atomic
 from knowmeter.watermark import Watermark

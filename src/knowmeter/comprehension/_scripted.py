@@ -21,8 +21,8 @@ import re
 from typing import Any
 
 from knowmeter.comprehension._criteria import Behavior, is_verbatim_behavior
-from knowmeter.comprehension._verbatim import tokens
 from knowmeter.executors import ExecRequest, ExecResult, ExecutorSpec, register_executor
+from knowmeter.skillgraph import tokens
 from knowmeter.traces import MessageEvent, Trace
 
 NAME = "scripted-grader"

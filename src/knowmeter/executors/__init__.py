@@ -15,6 +15,7 @@ from knowmeter.executors._registry import (
     executor_names,
     register_executor,
 )
+from knowmeter.executors._spawn import use_pidfd_child_watcher
 
 __all__ = [
     "ExecRequest",
@@ -28,4 +29,5 @@ __all__ = [
     "create_executor",
     "executor_names",
     "register_executor",
+    "use_pidfd_child_watcher",
 ]

@@ -6,6 +6,7 @@ Which assertion type scores in which layer, and the score formulas, are document
 ``knowmeter.grading._layers``.
 """
 
+from knowmeter.grading._concurrency import gather
 from knowmeter.grading._grade import grade
 from knowmeter.grading._layers import (
     DEFAULT_LAYER,
@@ -31,7 +32,14 @@ from knowmeter.grading._prompts import (
     metric_prompt_hashes,
     tool_use_summary,
 )
-from knowmeter.grading._registry import Assertion, assertion_types, load_assertion, load_assertions
+from knowmeter.grading._registry import (
+    Assertion,
+    ListAssertion,
+    assertion_class,
+    assertion_types,
+    load_assertion,
+    load_assertions,
+)
 from knowmeter.grading._reply import JudgeReply, JudgeReplyError, parse_judge_reply
 from knowmeter.grading._similarity import RougeScore, bleu, levenshtein, rouge_n
 from knowmeter.grading._unicode import char_length, graphemes, word_tokens
@@ -51,12 +59,15 @@ __all__ = [
     "JudgeSpec",
     "Layer",
     "Layers",
+    "ListAssertion",
     "RougeScore",
+    "assertion_class",
     "assertion_layer_score",
     "assertion_types",
     "bleu",
     "char_length",
     "composite_score",
+    "gather",
     "grade",
     "graphemes",
     "judge_prompt_hash",

@@ -16,7 +16,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import AliasChoices, BeforeValidator, Field, field_validator, model_validator
 
-from knowmeter.grading._registry import CheckContext, Outcome, SyncAssertion, register
+from knowmeter.grading._registry import CheckContext, ListAssertion, Outcome, SyncAssertion, register
 from knowmeter.grading._unicode import char_length, fold, word_tokens
 
 
@@ -43,19 +43,6 @@ class _Matching(SyncAssertion):
 
 class _OneValue(_Matching):
     value: Text = Field(min_length=1)
-
-
-class ListAssertion(SyncAssertion):
-    """An assertion with a ``values`` list that also accepts ``value`` (one item, or a list)."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _single_value(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "value" in data and "values" not in data:
-            data = dict(data)
-            value = data.pop("value")
-            data["values"] = value if isinstance(value, list) else [value]
-        return data
 
 
 class _ManyValues(_Matching, ListAssertion):

@@ -16,8 +16,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
-from knowmeter.grading._checks_text import Count, ListAssertion, Text, clip
-from knowmeter.grading._registry import CheckContext, Outcome, SyncAssertion, register
+from knowmeter.grading._checks_text import Count, Text, clip
+from knowmeter.grading._registry import CheckContext, ListAssertion, Outcome, SyncAssertion, register
 from knowmeter.grading._unicode import fold
 from knowmeter.traces import ToolCallEvent, ToolInvocation
 

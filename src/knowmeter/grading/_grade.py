@@ -9,14 +9,14 @@ from functools import partial
 import anyio
 
 from knowmeter.ask import CallSite, sum_costs
-from knowmeter.executors._protocol import ExecResult
+from knowmeter.executors import ExecResult
 from knowmeter.grading._concurrency import gather
 from knowmeter.grading._judge import PanelResult, run_panel
 from knowmeter.grading._layers import assertion_layer_score, composite_score
 from knowmeter.grading._model import Grade, GradingConfig, JudgeSpec, Layers, OutputCut
 from knowmeter.grading._prompts import tool_use_summary
 from knowmeter.grading._registry import Assertion, CheckContext, Evaluated, run_assertion
-from knowmeter.samples._model import Sample
+from knowmeter.samples import Sample
 
 
 async def grade(sample: Sample, result: ExecResult, *, assertions: Sequence[Assertion],

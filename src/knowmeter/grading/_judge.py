@@ -17,7 +17,7 @@ from knowmeter.grading._concurrency import gather
 from knowmeter.grading._model import DimensionOutcome, GradingConfig, JudgeOutcome, JudgeSpec
 from knowmeter.grading._prompts import judge_template
 from knowmeter.grading._reply import parse_judge_reply
-from knowmeter.samples._model import Sample
+from knowmeter.samples import Sample
 
 
 @dataclass(slots=True)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from knowmeter.config import DEFAULT_MAX_GRADED_OUTPUT_CHARS
-from knowmeter.executors._protocol import Executor
+from knowmeter.executors import Executor
 from knowmeter.grading._layers import LayerName
 
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from knowmeter.errors import InputError
-from knowmeter.executors._protocol import ExecResult
+from knowmeter.executors import ExecResult
 from knowmeter.grading._layers import DEFAULT_LAYER, Layer
 from knowmeter.grading._model import AssertionResult, GradingConfig, JudgeSpec
-from knowmeter.samples._model import Sample
+from knowmeter.samples import Sample
 
 #: The built-in assertion types by the module defining them: a type's module is imported when a sample
 #: first uses it, so a run loads only the checks it needs (a test keeps this in step with the
@@ -111,6 +111,19 @@ class SyncAssertion(Assertion):
         return self.check(ctx)
 
 
+class ListAssertion(SyncAssertion):
+    """An assertion with a ``values`` list that also accepts ``value`` (one item, or a list)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_value(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "value" in data and "values" not in data:
+            data = dict(data)
+            value = data.pop("value")
+            data["values"] = value if isinstance(value, list) else [value]
+        return data
+
+
 _REGISTRY: dict[str, type[Assertion]] = {}
 
 A = TypeVar("A", bound=type[Assertion])
@@ -127,7 +140,7 @@ def register(name: str) -> Callable[[A], A]:
     return deco
 
 
-def _assertion_class(name: str) -> type[Assertion] | None:
+def assertion_class(name: str) -> type[Assertion] | None:
     """The class registered under ``name``, importing its built-in module on first use."""
     if name not in _REGISTRY and name in BUILTIN_MODULES:
         importlib.import_module(f"knowmeter.grading.{BUILTIN_MODULES[name]}")
@@ -137,7 +150,7 @@ def _assertion_class(name: str) -> type[Assertion] | None:
 def assertion_types() -> dict[str, Layer | None]:
     """Every assertion type and its default layer (None: ``assert-set``, which takes its members')."""
     for name in BUILTIN_MODULES:
-        _assertion_class(name)
+        assertion_class(name)
     return {name: DEFAULT_LAYER.get(name) for name in sorted(_REGISTRY)}
 
 
@@ -160,7 +173,7 @@ def load_assertion(raw: Any, where: str, base_dir: Path) -> Assertion:
     if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
         raise InputError(f"{where}: an assertion must be a mapping with a 'type' key; got {raw!r:.80}")
     name = raw["type"]
-    cls = _assertion_class(name)
+    cls = assertion_class(name)
     if cls is None:
         known = sorted({*_REGISTRY, *BUILTIN_MODULES})
         close = difflib.get_close_matches(name, known, n=1)

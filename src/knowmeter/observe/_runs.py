@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from knowmeter.traces import Trace, TraceFormat, parse_claude_stream, parse_codex_exec
-from knowmeter.traces._common import loads_line
+from knowmeter.traces import Trace, TraceFormat, loads_line, parse_claude_stream, parse_codex_exec
 
 #: The formats whose files hold one run each.
 ONE_RUN_FORMATS = frozenset({TraceFormat.CLAUDE_STREAM, TraceFormat.CODEX_EXEC})

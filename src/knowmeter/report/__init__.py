@@ -2,6 +2,8 @@
 Schema), the terminal summary."""
 
 from knowmeter.report._build import SectionBuilder, build_report
+from knowmeter.report._compare_section import comparison_section
+from knowmeter.report._gaps_section import gaps_section, variant_root
 from knowmeter.report._index import index_rows, open_run_index
 from knowmeter.report._model import (
     REPORT_SCHEMA_VERSION,
@@ -21,8 +23,11 @@ from knowmeter.report._model import (
     Statistics,
     VariantOperations,
 )
+from knowmeter.report._outputs import write_outputs, write_text
 from knowmeter.report._read import read_report
 from knowmeter.report._summary import summarize_operations
+from knowmeter.report._terminal import percent, probe_lines, render_terminal
+from knowmeter.report._view import ReportView
 
 __all__ = [
     "REPORT_SCHEMA_VERSION",
@@ -38,13 +43,22 @@ __all__ = [
     "ProbeSide",
     "ProbeVariantRow",
     "Report",
+    "ReportView",
     "RunInfo",
     "SectionBuilder",
     "Statistics",
     "VariantOperations",
     "build_report",
+    "comparison_section",
+    "gaps_section",
     "index_rows",
     "open_run_index",
+    "percent",
+    "probe_lines",
     "read_report",
+    "render_terminal",
     "summarize_operations",
+    "variant_root",
+    "write_outputs",
+    "write_text",
 ]

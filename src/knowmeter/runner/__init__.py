@@ -2,8 +2,15 @@
 
 from knowmeter.runner._backend import Backend, LocalBackend, open_backend
 from knowmeter.runner._budget import HEADROOM, Budget, BudgetExhausted, MeteredExecutor, invalid_cost
-from knowmeter.runner._cache import ResponseCache, cache_key
-from knowmeter.runner._execute import ExecutionSettings, ExecutionStats, build_request, execute_tasks
+from knowmeter.runner._cache import BLOB_MIN_CHARS, CACHE_FILE, ResponseCache, cache_key
+from knowmeter.runner._execute import (
+    ExecutionSettings,
+    ExecutionStats,
+    OnRecord,
+    PostProcess,
+    build_request,
+    execute_tasks,
+)
 from knowmeter.runner._interrupt import until_interrupted
 from knowmeter.runner._plan import (
     Task,
@@ -16,6 +23,8 @@ from knowmeter.runner._plan import (
 from knowmeter.runner._shard import Shard, assign_samples, shard_tasks
 
 __all__ = [
+    "BLOB_MIN_CHARS",
+    "CACHE_FILE",
     "HEADROOM",
     "Backend",
     "Budget",
@@ -24,6 +33,8 @@ __all__ = [
     "ExecutionStats",
     "LocalBackend",
     "MeteredExecutor",
+    "OnRecord",
+    "PostProcess",
     "ResponseCache",
     "Shard",
     "Task",

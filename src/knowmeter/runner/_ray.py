@@ -34,7 +34,7 @@ def run_on_worker(spec: ExecutorSpec, request: ExecRequest) -> ExecResult:
     ``request``. An ``ExecutorError`` travels back to the driver, which decides about retrying."""
     import anyio
 
-    from knowmeter.executors._spawn import use_pidfd_child_watcher
+    from knowmeter.executors import use_pidfd_child_watcher
 
     key = _spec_key(spec)
     executor = _WORKER_EXECUTORS.get(key)

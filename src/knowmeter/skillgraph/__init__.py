@@ -28,13 +28,24 @@ from knowmeter.skillgraph._locate import find_case_files, find_skill_file
 from knowmeter.skillgraph._markdown import Section, slugs
 from knowmeter.skillgraph._skill import UNDERSTANDING_FIELDS, ConceptText, Shape, Skill, load_skill
 from knowmeter.skillgraph._truth import ResolvedTruthSource, TruthSource, resolve_truth_source
+from knowmeter.skillgraph._verbatim import (
+    DEFAULT_N,
+    STOPWORDS,
+    Overlap,
+    SourceGrams,
+    source_grams,
+    tokens,
+    verbatim_overlap,
+)
 
 __all__ = [
     "CONCEPT_FIELDS",
+    "DEFAULT_N",
     "DO_NOT_USE_SECTION",
     "LEGACY_DIMENSIONS",
     "METADATA_VALUES",
     "RULES",
+    "STOPWORDS",
     "UNDERSTANDING_FIELDS",
     "VERIFICATION_SECTION",
     "BehaviorKind",
@@ -47,12 +58,14 @@ __all__ = [
     "ExpectedBehavior",
     "Finding",
     "LintResult",
+    "Overlap",
     "ResolvedTruthSource",
     "Section",
     "Severity",
     "Shape",
     "Skill",
     "SkillFormatError",
+    "SourceGrams",
     "Transfer",
     "TruthSource",
     "find_case_files",
@@ -64,4 +77,7 @@ __all__ = [
     "load_skill",
     "resolve_truth_source",
     "slugs",
+    "source_grams",
+    "tokens",
+    "verbatim_overlap",
 ]

@@ -17,6 +17,7 @@ from knowmeter.skillgraph._cases import CaseFile, ComprehensionCase
 from knowmeter.skillgraph._dimension import Dimension
 from knowmeter.skillgraph._finding import Finding
 from knowmeter.skillgraph._skill import Skill
+from knowmeter.skillgraph._verbatim import SourceGrams
 
 FAR_TRANSFER_N = 4  # R4: "any 4-gram or longer overlap with the body"
 ANALOGY_N = 2
@@ -24,8 +25,6 @@ ANALOGY_N = 2
 
 def shared_ngrams(text: str, source: str, n: int) -> list[str]:
     """The ``n``-grams of ``text`` also in ``source`` (A.3 tokens), each once, in order."""
-    from knowmeter.comprehension import SourceGrams
-
     return list(SourceGrams([source], n).check(text).ngrams)
 
 

@@ -17,7 +17,7 @@ from knowmeter.stats._agreement import (
     repeat_variance,
     weighted_kappa,
 )
-from knowmeter.stats._arrays import shared_resamples
+from knowmeter.stats._arrays import FloatArray, shared_resamples
 from knowmeter.stats._binary import ClusteredWilson, McNemarResult, mcnemar_exact, wilson_clustered, wilson_interval
 from knowmeter.stats._bootstrap import (
     BootstrapResult,
@@ -42,6 +42,7 @@ __all__ = [
     "BootstrapResult",
     "ClusteredWilson",
     "ConfidenceInterval",
+    "FloatArray",
     "McNemarResult",
     "PermutationResult",
     "RepeatVariance",

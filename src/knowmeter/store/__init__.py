@@ -1,6 +1,7 @@
 """Run storage: run directories (run.json, results.jsonl, report.json) and the SQLite index."""
 
-from knowmeter.store._index import list_runs, open_index, upsert_run, variant_history
+from knowmeter.store._index import INDEX_FILE, list_runs, open_index, upsert_run, variant_history
+from knowmeter.store._merge import merge_shards
 from knowmeter.store._rundir import (
     ResultsWriter,
     RunDir,
@@ -21,6 +22,7 @@ from knowmeter.store._taskrecord import (
 )
 
 __all__ = [
+    "INDEX_FILE",
     "LOCAL_SETTINGS",
     "RUN_SCHEMA_VERSION",
     "AnalysisRecord",
@@ -35,6 +37,7 @@ __all__ = [
     "find_run",
     "iter_results",
     "list_runs",
+    "merge_shards",
     "new_run_id",
     "open_index",
     "plan_hash",

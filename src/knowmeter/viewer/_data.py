@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from knowmeter.report import Report, read_report
-from knowmeter.store._index import INDEX_FILE
+from knowmeter.store import INDEX_FILE
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from knowmeter.report import Report
-from knowmeter.report._view import ReportView
-from knowmeter.report.html._page import assets, environment
-from knowmeter.report.html._svg import Series, line_chart
+from knowmeter.report import Report, ReportView
+from knowmeter.report.html import Series, assets, environment, line_chart
 from knowmeter.watermark import WATERMARK_WARNING
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'"

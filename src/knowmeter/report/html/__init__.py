@@ -1,6 +1,16 @@
 """The self-contained HTML report: one file, inline CSS, inline SVG, a little vanilla JS, no
 network. Rendered from stored ``report.json`` content through :class:`~knowmeter.report._view.ReportView`."""
 
-from knowmeter.report.html._page import render_html, write_html
+from knowmeter.report.html._health import render_health_html
+from knowmeter.report.html._page import assets, environment, render_html, write_html
+from knowmeter.report.html._svg import Series, line_chart
 
-__all__ = ["render_html", "write_html"]
+__all__ = [
+    "Series",
+    "assets",
+    "environment",
+    "line_chart",
+    "render_health_html",
+    "render_html",
+    "write_html",
+]

@@ -6,6 +6,9 @@ fails when any ``n`` consecutive remaining tokens (n = 6 by default) also occur 
 source (the skill body without frontmatter, the case's concept field). Letters and digits are
 Unicode-aware; on ASCII text this is exactly A.3's ``[^a-z0-9\\s]`` rule. Each source is
 tokenised on its own, so no n-gram straddles two sources.
+
+It lives here, below ``comprehension``, because the linter's far-transfer rule (R4) counts shared
+n-grams with the same tokens the comprehension grader uses.
 """
 
 from __future__ import annotations
