@@ -3,8 +3,9 @@ sample-evolution nudge (gap-signal spec §7.4 and §8)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 NUDGE_THRESHOLD = 0.10
 NUDGE_RUNS = 3
@@ -18,6 +19,9 @@ NUDGE_TEXT = (
 @dataclass(frozen=True, slots=True)
 class GateResult:
     """One CI gate on one variant: passed or not, the value and limit, the run compared with."""
+
+    # report.json's schema forbids unknown keys here whichever model pydantic meets it in first
+    __pydantic_config__: ClassVar[Mapping[str, str]] = {"extra": "forbid"}  # a pydantic ConfigDict
 
     gate: Literal["max_gap_rate", "gap_rate_regression"]
     variant: str

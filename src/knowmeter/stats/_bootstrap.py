@@ -18,9 +18,9 @@ Degenerate cases are reported as unknown (``None``), never as a made-up interval
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -51,6 +51,9 @@ class BootstrapResult:
     clusters; BCa also when every resample falls on one side of the estimate). ``n`` counts the
     finite observations used, ``n_missing`` the NaN / infinite ones that were excluded.
     """
+
+    # report.json's schema forbids unknown keys here whichever model pydantic meets it in first
+    __pydantic_config__: ClassVar[Mapping[str, str]] = {"extra": "forbid"}  # a pydantic ConfigDict
 
     estimate: float | None
     standard_error: float | None
