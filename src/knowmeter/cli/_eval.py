@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from knowmeter.cli._errors import guarded
+from knowmeter.cli._output import ci_output_options
 from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 
 
@@ -67,10 +68,7 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 @click.option("--ray-address", metavar="ADDR", help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT; default "
               "RAY_ADDRESS, else a local Ray instance on 127.0.0.1).")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")
-@click.option("--junit", type=click.Path(path_type=Path, dir_okay=False),
-              help="Also write JUnit XML: a test case per sample × variant and one for the outcome.")
-@click.option("--markdown", type=click.Path(path_type=Path, dir_okay=False),
-              help="Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY too when it is set).")
+@ci_output_options
 @click.option("--quiet", "-q", is_flag=True, help="Print only the outcome line (no progress, no summary).")
 @click.option("--report-only", is_flag=True, help="Always exit 0 (report, do not gate).")
 @guarded

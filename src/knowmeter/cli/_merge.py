@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from knowmeter.cli._errors import guarded
+from knowmeter.cli._output import ci_output_options
 from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 
 
@@ -18,10 +19,7 @@ from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 @click.option("--into", type=click.Path(path_type=Path, file_okay=False),
               help="The store that receives the merged run (default: --output-dir).")
 @click.option("--json", "as_json", is_flag=True, help="Print the merged run's report JSON to stdout.")
-@click.option("--junit", type=click.Path(path_type=Path, dir_okay=False),
-              help="Also write JUnit XML: a test case per sample × variant and one for the outcome.")
-@click.option("--markdown", type=click.Path(path_type=Path, dir_okay=False),
-              help="Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY too when it is set).")
+@ci_output_options
 @click.option("--report-only", is_flag=True, help="Always exit 0 after a merge (report, do not gate).")
 @guarded
 def merge_cmd(runs: tuple[str, ...], output_dir: str, into: Path | None, as_json: bool, junit: Path | None,
@@ -38,9 +36,10 @@ def merge_cmd(runs: tuple[str, ...], output_dir: str, into: Path | None, as_json
     every gate passed; 1 any other outcome; 2 bad input or a refused merge. With --report-only 0
     after a merge."""
     from knowmeter.api import Listener, merge
-    from knowmeter.cli._output import console, print_json
+    from knowmeter.cli._output import console
+    from knowmeter.cli._run import print_report
     from knowmeter.printable import printable
-    from knowmeter.report import render_terminal, write_outputs
+    from knowmeter.report import write_outputs
 
     err = console(stderr=True)
 
@@ -54,11 +53,5 @@ def merge_cmd(runs: tuple[str, ...], output_dir: str, into: Path | None, as_json
     written = write_outputs(report, html=run_dir / "report.html", junit=junit, markdown=markdown)
     err.print(f"merged {len(runs)} shards into run {report.run.id}: {report.run.tasks_done}/{report.run.tasks_total} "
               "tasks", soft_wrap=True)
-    if as_json:
-        print_json(report.to_dict())
-    else:
-        render_terminal(report, console())
-        click.echo(f"report: {printable(run_dir / 'report.json')}")
-        for what, path in written:
-            click.echo(f"{what}: {printable(path)}")
+    print_report(report, run_dir / "report.json", written, {"as_json": as_json})
     sys.exit(EXIT_OK if report_only else report.decision.exit_code if report.decision else EXIT_NOT_PASSED)

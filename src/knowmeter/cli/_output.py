@@ -5,12 +5,28 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
 
 from knowmeter import jsonio
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def ci_output_options(command: F) -> F:
+    """``--junit FILE`` and ``--markdown FILE``, as ``eval``, ``report`` and ``merge`` take them."""
+    command = click.option("--markdown", type=click.Path(path_type=Path, dir_okay=False),
+                           help="Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY too when it is set).")(
+        command)
+    return click.option("--junit", type=click.Path(path_type=Path, dir_okay=False),
+                        help="Also write JUnit XML: a test case per sample × variant and one for the outcome.")(command)
 
 
 def print_json(data: Any) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from knowmeter.cli._errors import guarded
+from knowmeter.cli._output import ci_output_options
 from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 
 
@@ -25,10 +26,7 @@ from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 @click.option("--json", "as_json", is_flag=True, help="Print the report JSON to stdout.")
 @click.option("--html", "html", is_flag=False, flag_value="", default=None, metavar="[FILE]",
               help="Also write the self-contained HTML report (default: report.html in the run directory).")
-@click.option("--junit", type=click.Path(path_type=Path, dir_okay=False),
-              help="Also write JUnit XML: a test case per sample × variant and one for the outcome.")
-@click.option("--markdown", type=click.Path(path_type=Path, dir_okay=False),
-              help="Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY too when it is set).")
+@ci_output_options
 @click.option("--report-only", is_flag=True, help="Always exit 0.")
 @guarded
 def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | None,

@@ -115,7 +115,7 @@ def run_eval(opts: dict[str, Any]) -> int:
                               **overrides)
     except RunInterrupted as stop:
         report, run_dir = stop.report, terminal.stored()
-        _print(report, run_dir.report_file, _write_files(report, run_dir, opts), opts)
+        print_report(report, run_dir.report_file, _write_files(report, run_dir, opts), opts)
         resume_cmd = f"knowmeter eval --resume {stop.run_id}"
         if opts.get("output_dir"):
             resume_cmd += f" --output-dir {opts['output_dir']}"
@@ -126,7 +126,7 @@ def run_eval(opts: dict[str, Any]) -> int:
     run_dir = terminal.stored()
     written = _write_files(report, run_dir, opts)
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
-    _print(report, run_dir.report_file, written, opts)
+    print_report(report, run_dir.report_file, written, opts)
     return report.decision.exit_code if report.decision else EXIT_NOT_PASSED
 
 
@@ -138,7 +138,8 @@ def _write_files(report: Report, run_dir: RunDir, opts: dict[str, Any]) -> list[
                          markdown=opts.get("markdown"))
 
 
-def _print(report: Report, report_file: Path, written: list[tuple[str, Path]], opts: dict[str, Any]) -> None:
+def print_report(report: Report, report_file: Path, written: list[tuple[str, Path]], opts: dict[str, Any]) -> None:
+    """The outcome line (``quiet``), report.json (``as_json``) or the summary with the files written."""
     if opts.get("quiet") and not opts.get("as_json"):
         click.echo(printable(report.decision.headline if report.decision else "no decision"))
     elif opts.get("as_json"):
