@@ -116,6 +116,19 @@ def test_init_refuses_to_overwrite(tmp_path: Path) -> None:
     assert r.returncode == 2 and "already exists" in r.stderr
 
 
+def test_a_run_answered_from_the_cache_is_known_to_have_cost_nothing(tmp_path: Path) -> None:
+    init_demo(tmp_path / "d")
+    assert km("eval", "--quiet", cwd=tmp_path / "d").returncode == 0
+    r = km("eval", "--json", "--report-only", cwd=tmp_path / "d")
+    assert r.returncode == 0, r.stderr
+    variants = json.loads(r.stdout)["variants"]
+    assert [v["cached"] for v in variants] == [23, 23]
+    assert [v["cost"] for v in variants] == [{"known_usd": 0.0, "tasks_with_known_cost": 23,
+                                              "tasks_with_unknown_cost": 0}] * 2
+    runs = json.loads(km("runs", "--json", cwd=tmp_path / "d").stdout)
+    assert [run["cost_known_usd"] for run in runs] == [0.0, 0.0]
+
+
 def test_repeats_give_stability_and_saturation(tmp_path: Path) -> None:
     init_demo(tmp_path / "d")
     r = km("eval", "--repeat", "2", "--json", "--report-only", "--no-cache", cwd=tmp_path / "d")

@@ -101,7 +101,7 @@ def summarize_operations(records: Iterable[dict[str, Any]], variants: list[str])
             entry[0] += 1
         cost = ex.get("cost_usd")
         if rec.get("cached"):
-            pass  # a cached answer cost nothing in this run
+            a.cost_known_tasks += 1  # a cached answer is known to have cost nothing in this run
         elif cost is None:
             a.cost_unknown_tasks += 1
         else:
