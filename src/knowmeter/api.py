@@ -12,7 +12,7 @@ run raises ``RunInterrupted`` after the finished tasks are stored and reported.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -111,21 +111,24 @@ def resume(run: str | Path, *, output_dir: str | Path | None = None, listener: L
 
 
 def comprehend(skill: str | Path, *, judges: Sequence[str], evals: str | Path | None = None,
-               executor: str = "offline", model: str | None = None, repeat: int = 1, judge_repeat: int = 1,
+               executor: str = "offline", model: str | None = None,
+               executor_options: Mapping[str, Any] | None = None, repeat: int = 1, judge_repeat: int = 1,
                ngram: int = 6, cwd: str | Path | None = None, base_dir: str | Path | None = None,
                concurrency: int | None = None, timeout_s: float | None = None, retry: int | None = None,
                no_cache: bool | None = None, budget_usd: float | None = None, seed: int | None = None,
                output_dir: str | Path | None = None, listener: Listener | None = None) -> Report:
     """Did the agent understand ``skill`` (a SKILL.md or its folder)? Every case of its eval file
     runs without the skill and with it; each answer is graded per expected behavior by
-    ``judges`` (``executor:model``; ``scripted-grader`` is the offline stand-in). Paths are
+    ``judges`` (``executor:model``; ``scripted-grader`` is the offline stand-in); the agent is
+    ``executor`` with ``model`` and ``executor_options`` (eval.yaml's ``executor.options``). Paths are
     relative to ``base_dir`` (default: the current folder). The report's ``comprehension``
     section holds the skill's verdict, its ``decision`` the outcome and exit code."""
     from knowmeter.comprehension import Target, make_config, make_grader, prepare_comprehension, start_comprehension
 
     target = Target(str(skill), None if evals is None else str(evals), ngram, None if cwd is None else str(cwd))
     config = make_config(base_dir=Path(base_dir) if base_dir is not None else Path.cwd(), target=target,
-                         executor=executor, model=model, judges=list(judges), repeat=repeat, judge_repeat=judge_repeat,
+                         executor=executor, model=model, executor_options=dict(executor_options or {}),
+                         judges=list(judges), repeat=repeat, judge_repeat=judge_repeat,
                          concurrency=concurrency, timeout_s=timeout_s, retry=retry, no_cache=no_cache,
                          budget_total_usd=budget_usd, seed=seed,
                          output_dir=None if output_dir is None else str(output_dir))

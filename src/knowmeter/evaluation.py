@@ -101,7 +101,7 @@ def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None), None)
 
 
-def _option_flags(flags: list[str] | None) -> dict[str, Any]:
+def parse_option_flags(flags: list[str] | None) -> dict[str, Any]:
     """``-O KEY=VALUE`` flags as options; a value is read as YAML (``true``, ``3``, ``[a, b]``)."""
     import yaml
 
@@ -178,7 +178,7 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             samples=list(samples),
             variants=variants,
             executor=_first(ov.executor, exec_name, "offline"),
-            executor_options={**(exec_opts if ov.executor is None else {}), **_option_flags(ov.executor_options)},
+            executor_options={**(exec_opts if ov.executor is None else {}), **parse_option_flags(ov.executor_options)},
             model=_first(ov.model, ef.model, exec_model),
             concurrency=_first(ov.concurrency, ef.concurrency, DEFAULT_CONCURRENCY),
             timeout_s=timeout_s,

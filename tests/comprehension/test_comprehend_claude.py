@@ -1,18 +1,18 @@
 """A comprehension run with the REAL Claude Code CLI as the agent (pinned in tests/agents),
 against the scripted model server: the server answers with the skill-informed script only to
 requests that carry the skill, so the baseline arm provably never saw it; the answers are graded
-through the whole comprehension path (verbatim check, Appendix A prompt, reply checks)."""
+through the whole comprehension path (verbatim check, Appendix A prompt, reply checks). The agent
+is pointed at the server by ``knowmeter comprehend -O KEY=VALUE``."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import anyio
+import pytest
+from click.testing import CliRunner
 
-from knowmeter.comprehension import Target, make_config, make_grader, prepare_comprehension, start_comprehension
-from knowmeter.evaluation import execute, run_budget
-from knowmeter.pipeline import finalize
+from knowmeter.cli import cli
 from support.agents import agent_cli, executor_options
 from support.mock_model import MockModelServer
 
@@ -52,7 +52,7 @@ WITH_SKILL = "No. The open chargeback dispute freezes refunds until the bank rul
 BASELINE = "Sure, refund them right away to calm them down."
 
 
-def test_claude_cli_answers_both_arms_and_is_graded(tmp_path: Path) -> None:
+def test_claude_cli_answers_both_arms_and_is_graded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     claude = agent_cli("claude")
     skill = tmp_path / "skills" / "refund-policy"
     skill.mkdir(parents=True)
@@ -60,17 +60,14 @@ def test_claude_cli_answers_both_arms_and_is_graded(tmp_path: Path) -> None:
     (tmp_path / "evals.json").write_text(json.dumps(EVALS))
     scenarios = {MARKER: {"steps": [{"text": WITH_SKILL}]}, "": {"steps": [{"text": BASELINE}]}}
     with MockModelServer(scenarios, log_path=tmp_path / "requests.jsonl") as srv:
-        target = Target("skills/refund-policy/SKILL.md", "evals.json", 6)
-        config = make_config(base_dir=tmp_path, target=target, executor="claude", model=None,
-                             judges=["scripted-grader"], repeat=1, judge_repeat=1, timeout_s=240.0, retry=0,
-                             executor_options=executor_options("claude", srv, bin=str(claude)))
-        plan = prepare_comprehension(config, target)
-        run_dir = start_comprehension(plan)
-        budget = run_budget(config)
-        stats, budget = anyio.run(lambda: execute(plan.prepared, run_dir, plan.prepared.tasks,
-                                                  post_process=make_grader(plan, budget), budget=budget))
-        report = finalize(run_dir, status="complete", wall_s=stats.wall_s, budget=budget.to_dict()).to_dict()
+        options = [f"-O{k}={v}" for k, v in executor_options("claude", srv, bin=str(claude)).items()]
+        monkeypatch.chdir(tmp_path)
+        ran = CliRunner().invoke(cli, ["comprehend", "skills/refund-policy/SKILL.md", "--evals", "evals.json",
+                                       "--executor", "claude", *options, "--judge", "scripted-grader",
+                                       "--timeout", "240", "--retry", "0", "--json"], catch_exceptions=False)
         bodies = srv.bodies_text()
+    assert ran.exit_code == 0, ran.stderr
+    report = json.loads(ran.stdout)
     tasks = {t["variant"]: t for t in report["tasks"]}
     assert {v: t["exec"]["error"] for v, t in tasks.items()} == {"baseline": None, "with-skill": None}
     assert tasks["with-skill"]["exec"]["output"].strip() == WITH_SKILL

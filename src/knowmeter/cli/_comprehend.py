@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from knowmeter.cli._errors import guarded
+from knowmeter.cli._output import executor_option_flags
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 
 
@@ -19,6 +20,7 @@ from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 @click.option("--executor", default="offline", show_default=True, help="The agent: any registered executor "
               "(offline, claude, codex, openai, anthropic, claude-sdk, script) or a script-protocol command.")
 @click.option("--model", help="Model passed to the agent's executor.")
+@executor_option_flags
 @click.option("--judge", "judges", multiple=True, help="Grader as executor:model (repeatable for an ensemble; "
               "a behavior passes on a majority). scripted-grader is a deterministic offline stand-in.")
 @click.option("--repeat", type=click.IntRange(1, 100), default=1, show_default=True,

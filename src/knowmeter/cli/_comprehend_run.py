@@ -10,7 +10,7 @@ import click
 from knowmeter.api import Listener, comprehend, resume
 from knowmeter.comprehension import state_update, summary_lines, write_state
 from knowmeter.errors import InputError
-from knowmeter.evaluation import Prepared
+from knowmeter.evaluation import Prepared, parse_option_flags
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED
 from knowmeter.report import Report
 from knowmeter.store import RunDir, find_run
@@ -48,7 +48,9 @@ def run_comprehend(opts: dict[str, Any]) -> int:
         raise InputError("comprehend needs a SKILL (a SKILL.md or its folder), or --resume RUN")
     else:
         report = comprehend(str(opts["skill"]), evals=opts.get("evals"), ngram=int(opts["ngram"]), cwd=opts.get("cwd"),
-                            executor=opts["executor"], model=opts.get("model"), judges=list(opts["judges"]),
+                            executor=opts["executor"], model=opts.get("model"),
+                            executor_options=parse_option_flags(list(opts.get("executor_options") or ())),
+                            judges=list(opts["judges"]),
                             repeat=opts["repeat"], judge_repeat=opts["judge_repeat"],
                             concurrency=opts.get("concurrency"), timeout_s=opts.get("timeout_s"),
                             retry=opts.get("retry"), no_cache=opts.get("no_cache") or None,

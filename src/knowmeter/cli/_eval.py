@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from knowmeter.cli._errors import guarded
-from knowmeter.cli._output import ci_output_options
+from knowmeter.cli._output import ci_output_options, executor_option_flags
 from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 
 
@@ -21,12 +21,7 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 @click.option("--executor", help="Registered executor (offline, script, claude, codex, openai, anthropic, "
               "claude-sdk) or any command speaking the script protocol.")
 @click.option("--model", help="Model passed to the executor.")
-@click.option("-O", "--executor-option", "executor_options", multiple=True, metavar="KEY=VALUE",
-              help="Executor option (repeatable; eval.yaml executor.options.KEY), e.g. point an agent at a model "
-              "server: claude: -O base_url=http://127.0.0.1:8080 (no /v1; the CLI adds /v1/messages); codex, "
-              "openai: -O base_url=http://127.0.0.1:8080/v1 (with /v1); anthropic: no /v1. -O bin=PATH picks "
-              "the CLI; -O api_key=... (better: the provider's variable, ANTHROPIC_API_KEY / OPENAI_API_KEY, "
-              "which is passed through).")
+@executor_option_flags
 @click.option("--skill-dir", help="Where <name> variants are looked up (default: skills).")
 @click.option("--concurrency", type=click.IntRange(1, 256), help="Tasks run at once (default 4).")
 @click.option("--repeat", type=click.IntRange(1, 100), help="Real replicates per sample and variant.")

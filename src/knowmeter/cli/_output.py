@@ -29,6 +29,17 @@ def ci_output_options(command: F) -> F:
                         help="Also write JUnit XML: a test case per sample × variant and one for the outcome.")(command)
 
 
+def executor_option_flags(command: F) -> F:
+    """``-O KEY=VALUE`` (repeatable), the agent's executor options, as ``eval`` and ``comprehend`` take them."""
+    return click.option(
+        "-O", "--executor-option", "executor_options", multiple=True, metavar="KEY=VALUE",
+        help="Executor option (repeatable; eval.yaml executor.options.KEY), e.g. point an agent at a model "
+        "server: claude: -O base_url=http://127.0.0.1:8080 (no /v1; the CLI adds /v1/messages); codex, "
+        "openai: -O base_url=http://127.0.0.1:8080/v1 (with /v1); anthropic: no /v1. -O bin=PATH picks "
+        "the CLI; -O api_key=... (better: the provider's variable, ANTHROPIC_API_KEY / OPENAI_API_KEY, "
+        "which is passed through).")(command)
+
+
 def print_json(data: Any) -> None:
     """Write ``data`` to stdout as indented JSON (non-finite numbers as null)."""
     text = jsonio.dumps(data, indent=True) + b"\n"
