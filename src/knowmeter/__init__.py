@@ -14,12 +14,12 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
-    from knowmeter.api import Listener, comprehend, evaluate, merge, observe_traces, rescore, resume
+    from knowmeter.api import Listener, comprehend, evaluate, generate_probe_set, merge, observe_traces, rescore, resume
     from knowmeter.errors import InputError, RunInterrupted
     from knowmeter.report import Report
 
-__all__ = ["InputError", "Listener", "Report", "RunInterrupted", "__version__", "comprehend", "evaluate", "merge",
-           "observe_traces", "rescore", "resume"]
+__all__ = ["InputError", "Listener", "Report", "RunInterrupted", "__version__", "comprehend", "evaluate",
+           "generate_probe_set", "merge", "observe_traces", "rescore", "resume"]
 
 _HOMES = {"InputError": "errors", "RunInterrupted": "errors", "Report": "report"}
 

@@ -4,7 +4,8 @@ calls one of these functions and prints what it returns.
 ``evaluate`` sequences the stages of ``knowmeter.evaluation`` (configuration → plan → run.json →
 execute) and ``knowmeter.pipeline`` (grade and analyze each task; compare → decide → store);
 ``resume`` continues a stored run the same way; ``rescore`` re-decides a stored run from its
-results; ``merge`` makes one run of the shards of one plan; ``observe_traces`` measures skill
+results; ``merge`` makes one run of the shards of one plan; ``generate_probe_set`` drafts
+competency questions from a knowledge base's structure; ``observe_traces`` measures skill
 health from usage traces (``knowmeter.observe`` is the package's name, so the function has its
 own). Bad input raises ``InputError`` with the one line the command line prints; Ctrl-C during a
 run raises ``RunInterrupted`` after the finished tasks are stored and reported.
@@ -22,11 +23,13 @@ if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report
     from knowmeter.config import RunConfig
     from knowmeter.evaluation import Prepared
     from knowmeter.observe import HealthReport
+    from knowmeter.probe import ProbeResult
     from knowmeter.report import Report
     from knowmeter.runner import Backend, Budget, PostProcess, Task
     from knowmeter.store import RunDir
 
-__all__ = ["Listener", "comprehend", "evaluate", "merge", "observe_traces", "rescore", "resume"]
+__all__ = ["Listener", "comprehend", "evaluate", "generate_probe_set", "merge", "observe_traces", "rescore",
+           "resume"]
 
 
 class Listener:
@@ -181,6 +184,45 @@ def observe_traces(paths: Sequence[str | Path], *, last: str | None = None, sinc
     window = make_window(last=last, since=since, until=until)
     return observe(list(paths), window=window, skills=skills, kb=kb, workers=workers, backend=backend,
                    ray_address=ray_address)
+
+
+def generate_probe_set(kb: Sequence[str | Path] = (), *, generator: str = "headings", count: int | None = None,
+          samples: Sequence[str | Path] = (), include_text: bool = False, budget_usd: float | None = None,
+          config: str | Path | None = None) -> ProbeResult:
+    """A probe sample set: competency questions from the structure of the knowledge base in
+    folders ``kb``, each with its provenance, de-duplicated against each other and the sample
+    files ``samples``. ``generator`` is ``headings`` (non-LLM) or ``executor:model``, whose calls
+    are charged to ``budget_usd``. What is not given comes from ``config`` (an eval.yaml; default
+    ./eval.yaml if present): its ``knowledgeDirs``, ``samples`` and ``budget.totalUSD``. Nothing is
+    written (``knowmeter.probe.write_probe_set`` writes the file). Raises ``InputError`` without a
+    knowledge base and ``GeneratorReplyError`` when the model's reply stays unusable."""
+    import anyio
+
+    from knowmeter.config import find_config, load_eval_file
+    from knowmeter.errors import InputError
+    from knowmeter.probe import DEFAULT_COUNT, headings_probe, model_probe
+    from knowmeter.samples import load_samples
+
+    path = Path(config) if config is not None else find_config(Path.cwd())
+    ef = load_eval_file(path) if path is not None else None
+    base = path.parent if path is not None else Path.cwd()
+    kb_dirs = [Path(d) for d in kb] or [base / d for d in (ef.knowledgeDirs or [] if ef else [])]
+    if not kb_dirs:
+        raise InputError("no knowledge base: pass --kb DIR (or run in a folder whose eval.yaml has knowledgeDirs)")
+    if samples:
+        sample_files = [Path(s) for s in samples]
+    else:
+        named = [] if ef is None else [ef.samples] if isinstance(ef.samples, str) else list(ef.samples or [])
+        sample_files = [base / s for s in named if (base / s).is_file()]
+    existing = load_samples(sample_files).samples if sample_files else ()
+    count = DEFAULT_COUNT if count is None else count
+    if generator == "headings":
+        return headings_probe(kb_dirs, count=count, existing=existing)
+    if budget_usd is None and ef is not None and ef.budget is not None:
+        budget_usd = ef.budget.totalUSD
+    limit = budget_usd
+    return anyio.run(lambda: model_probe(kb_dirs, generator, count=count, existing=existing,
+                                         include_text=include_text, budget_usd=limit))
 
 
 def _start_notes(prepared: Prepared) -> list[str]:

@@ -12,8 +12,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+import knowmeter
 from knowmeter.cli import cli
-from knowmeter.probe import GeneratorReplyError, model_probe
+from knowmeter.probe import GeneratorReplyError, model_probe, write_probe_set
 from knowmeter.samples import Sample, load_samples
 from support.mock_model import ServerFactory
 
@@ -138,3 +139,25 @@ def test_model_generator_over_the_anthropic_api(kb: Path, mock_server: ServerFac
                                                            "Which payment methods do we accept?"]
     assert result.cost_usd == pytest.approx((1000 * 1 + 200 * 5) / 1e6)  # claude-haiku-4-5 list price
     assert srv.model_requests()[0]["path"] == "/v1/messages"
+
+
+def test_the_api_takes_knowledge_base_samples_and_budget_from_eval_yaml(kb: Path, mock_server: ServerFactory,
+                                                                        api_env: None,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    (kb.parent / "own.yaml").write_text("- sample_id: h1\n  prompt: Which payment methods do we accept?\n", encoding="utf-8")
+    (kb.parent / "eval.yaml").write_text("knowledgeDirs: [kb]\nsamples: own.yaml\n"
+                                         f"budget: {{totalUSD: {GPT4O_MINI_COST * 1.2}}}\n", encoding="utf-8")
+    srv = _serve(mock_server, monkeypatch, {"steps": [{"text": json.dumps(REPLY)}], "usage": USAGE})
+    result = knowmeter.generate_probe_set(generator="openai:gpt-4o-mini", count=10)
+    assert result.structure.roots == ("kb",)  # eval.yaml's knowledgeDirs
+    assert [s["prompt"] for s in result.draft.samples] == ["How long do customers have to ask for a refund?"]
+    assert len(result.draft.duplicates_of_existing) == 1  # eval.yaml's samples: own.yaml
+    assert write_probe_set(result, "p.yaml").read_text(encoding="utf-8").startswith("# Probe sample set")
+
+    _serve(mock_server, monkeypatch, {"steps": [{"text": "not json"}], "usage": USAGE})
+    with pytest.raises(GeneratorReplyError, match=r"the budget .* is spent"):  # eval.yaml's budget binds
+        knowmeter.generate_probe_set(generator="openai:gpt-4o-mini")
+    assert len(srv.model_requests()) == 1
+    (kb.parent / "no-kb.yaml").write_text("samples: own.yaml\n", encoding="utf-8")
+    with pytest.raises(knowmeter.InputError, match="no knowledge base"):
+        knowmeter.generate_probe_set(config=kb.parent / "no-kb.yaml")

@@ -3,7 +3,7 @@ structure, written as a probe sample set whose gap rate is shown *beside* — ne
 the human-written sample set's."""
 
 from knowmeter.probe._dedupe import SIMILARITY_THRESHOLD, duplicate_of, normalise, similarity
-from knowmeter.probe._generate import DEFAULT_COUNT, ProbeResult, headings_probe, model_probe
+from knowmeter.probe._generate import DEFAULT_COUNT, ProbeResult, headings_probe, model_probe, write_probe_set
 from knowmeter.probe._kind import PROBE_PROVENANCE, sample_set_info
 from knowmeter.probe._model_gen import GeneratorReplyError
 from knowmeter.probe._prompt import PROMPT_VERSION, prompt_hash, render_prompt
@@ -39,4 +39,5 @@ __all__ = [
     "sample_set_info",
     "similarity",
     "to_samples",
+    "write_probe_set",
 ]

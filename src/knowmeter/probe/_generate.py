@@ -53,6 +53,19 @@ class ProbeResult:
         ]
 
 
+def write_probe_set(result: ProbeResult, path: str | Path, *, overwrite: bool = False) -> Path:
+    """Write the kept questions as a sample file headed by their provenance, atomically; an
+    existing file is replaced only with ``overwrite`` (else ``InputError``)."""
+    from knowmeter.analysis import write_drafts_yaml
+
+    s, p = result.structure, result.provenance
+    header = (f"Probe sample set (knowmeter probe, gap-signal spec §9): competency questions from the structure of "
+              f"{', '.join(s.roots)} (kb {s.sha256[:8]}), generator {p.generator}, prompt {p.prompt_version} "
+              f"{p.prompt_hash[:8]}.\nIts gap rate is the boundary the knowledge base's own structure exposes; show it "
+              "beside your own samples' gap rate, never merged.")
+    return write_drafts_yaml(list(result.draft.samples), path, overwrite=overwrite, header=header)
+
+
 def headings_probe(kb_dirs: list[Path], *, count: int = DEFAULT_COUNT,
                    existing: tuple[Sample, ...] = ()) -> ProbeResult:
     """The deterministic, non-LLM probe: headings, principles, skills → questions."""
