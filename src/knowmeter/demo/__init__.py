@@ -1,4 +1,5 @@
-"""The offline demo scaffolded by ``knowmeter init``."""
+"""The offline demo scaffolded by ``knowmeter init``: the template, plus the JSON Schemas of
+eval.yaml and sample files that its files name in their ``yaml-language-server`` line."""
 
 from __future__ import annotations
 
@@ -21,16 +22,20 @@ def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
 
 
 def scaffold(directory: Path, *, force: bool = False) -> list[Path]:
-    """Copy the demo template into ``directory``; refuses to overwrite unless ``force``."""
-    files = _walk(resources.files("knowmeter.demo") / "template")
-    targets = [(directory / rel, node) for rel, node in files]
+    """Copy the demo template and the eval / sample-file schemas into ``directory``; refuses to
+    overwrite unless ``force``."""
+    from knowmeter.schemas import PROJECT_SCHEMAS, SCHEMAS, shipped_text
+
+    files = [(rel, node.read_bytes()) for rel, node in _walk(resources.files("knowmeter.demo") / "template")]
+    files += [(SCHEMAS[name][1], shipped_text(name).encode()) for name in PROJECT_SCHEMAS]
+    targets = [(directory / rel, content) for rel, content in files]
     clashes = [str(t) for t, _ in targets if t.exists()]
     if clashes and not force:
         raise InputError(f"{clashes[0]} already exists ({len(clashes)} file(s) would be overwritten); "
                          "use an empty directory or --force")
     written = []
-    for target, node in targets:
+    for target, content in targets:
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(node.read_bytes())
+        target.write_bytes(content)
         written.append(target)
     return written

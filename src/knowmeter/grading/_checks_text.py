@@ -25,7 +25,7 @@ def _as_text(v: object) -> object:
     return str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
 
 
-Text = Annotated[str, BeforeValidator(_as_text)]
+Text = Annotated[str, BeforeValidator(_as_text, json_schema_input_type=str | float)]
 Count = Annotated[int, Field(ge=0)]
 
 

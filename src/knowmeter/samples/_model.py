@@ -36,7 +36,7 @@ class Sample(BaseModel):
     construct_name: str | None = Field(default=None, alias="construct")
     provenance: str | None = None
 
-    @field_validator("sample_id", mode="before")
+    @field_validator("sample_id", mode="before", json_schema_input_type=str | int)
     @classmethod
     def _id_as_text(cls, v: object) -> object:
         # omk files sometimes use numeric ids; keep them as their text form
