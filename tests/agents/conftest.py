@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from knowmeter.executors import SkillInstall
-from support.agents import agent_cli
-from support.mock_model import MockModelServer, ServerFactory
+from tests.support.agents import agent_cli
+from tests.support.mock_model import MockModelServer, ServerFactory
 
 #: A phrase that occurs only in the test skill: finding it in a request means the skill leaked in.
 SKILL_MARKER = "PLUMTREE-7731"

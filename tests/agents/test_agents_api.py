@@ -20,7 +20,7 @@ from knowmeter.executors import (
 )
 from knowmeter.executors._prices import PRICES_AS_OF, cost_usd, price_for
 from knowmeter.traces import make_usage
-from support.mock_model import ServerFactory
+from tests.support.mock_model import ServerFactory
 
 ANSWER = {"steps": [{"text": "Bananas are yellow."}], "usage": {"input_tokens": 1000, "output_tokens": 200}}
 

@@ -24,8 +24,8 @@ from knowmeter.executors import (
     create_executor,
 )
 from knowmeter.traces import ErrorKind, ToolStatus
-from support.agents import executor_options
-from support.mock_model import MockModelServer, ServerFactory
+from tests.support.agents import executor_options
+from tests.support.mock_model import MockModelServer, ServerFactory
 
 DEFAULT_PROMPT_PHRASE = "You are an interactive agent that helps users with software engineering tasks"
 

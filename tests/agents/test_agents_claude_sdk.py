@@ -21,8 +21,8 @@ from knowmeter.executors import (
 )
 from knowmeter.executors._claude_sdk import flag_dict, wrapper_script
 from knowmeter.traces import ErrorKind
-from support.agents import executor_options
-from support.mock_model import MockModelServer, ServerFactory
+from tests.support.agents import executor_options
+from tests.support.mock_model import MockModelServer, ServerFactory
 
 
 def test_missing_package_gives_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,8 +23,8 @@ from knowmeter.executors import (
     create_executor,
 )
 from knowmeter.traces import ErrorKind, ToolStatus
-from support.agents import executor_model, executor_options
-from support.mock_model import MockModelServer, ServerFactory
+from tests.support.agents import executor_model, executor_options
+from tests.support.mock_model import MockModelServer, ServerFactory
 
 MODEL = executor_model("codex")  # a slug codex knows (an unknown one adds a warning item to the stream)
 FAILURES = {"openai": [

@@ -19,8 +19,8 @@ import pytest
 import yaml
 
 from knowmeter.executors import ExecRequest, ExecutorSpec, SkillInstall, create_executor
-from support.agents import executor_model, executor_options
-from support.mock_model import ServerFactory
+from tests.support.agents import executor_model, executor_options
+from tests.support.mock_model import ServerFactory
 
 MARKER = "MEDLAR-3318"
 #: how each CLI reads the knowledge file and the installed skill's reference (from the workspace)

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from support.agents import agent_cli, executor_model, executor_options
-from support.mock_model import ServerFactory
+from tests.support.agents import agent_cli, executor_model, executor_options
+from tests.support.mock_model import ServerFactory
 
 MARKER = "QUINCE-4417"
 BASELINE_ANSWER = "I'm not sure where kiwi is."

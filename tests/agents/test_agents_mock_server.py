@@ -12,7 +12,7 @@ import anthropic
 import openai
 import pytest
 
-from support.mock_model import MockModelServer, conversation_text, count_tool_results, load_scenario
+from tests.support.mock_model import MockModelServer, conversation_text, count_tool_results, load_scenario
 
 TOOL_THEN_TEXT = {
     "side_text": "A title",

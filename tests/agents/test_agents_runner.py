@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from support.agents import executor_options
-from support.mock_model import MockModelServer, ServerFactory
+from tests.support.agents import executor_options
+from tests.support.mock_model import MockModelServer, ServerFactory
 
 
 def _project(root: Path, srv: MockModelServer, **config: Any) -> None:

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
-from support.agents import executor_model, executor_options
-from support.mock_model import ServerFactory
+from tests.support.agents import executor_model, executor_options
+from tests.support.mock_model import ServerFactory
 
 MARKER = "DAMSON-6092"
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from knowmeter.ask import Asked, CallSite, PromptTemplate, ReplyRejected, ask_json, cache_key, json_reply
 from knowmeter.executors import Executor, ExecutorSpec, create_executor
 from knowmeter.runner import Budget, MeteredExecutor
-from support.mock_model import MockModelServer
+from tests.support.mock_model import MockModelServer
 
 USAGE = {"input_tokens": 1000, "output_tokens": 200}
 COST = (1000 * 2.50 + 200 * 10.0) / 1e6  # gpt-4o list price per call

@@ -13,15 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.cluster.ray_support import RAY_ENV
+
 HEAD = Path(__file__).resolve().parents[1] / "support" / "ray_head.py"
-#: The head starts with Ray's token authentication (its default for a new local instance, the token
-#: in ~/.ray/auth_token); a driver connecting to it says so, as Ray's docs ask of every client.
-RAY_ENV = {**os.environ, "RAY_AUTH_MODE": "token"}
-
-
-def km(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "knowmeter", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, check=False, env=RAY_ENV)
 
 
 @pytest.fixture(scope="session")

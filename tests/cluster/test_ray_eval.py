@@ -17,7 +17,7 @@ from typing import Any
 import psutil
 import pytest
 
-from .conftest import RAY_ENV, km
+from tests.cluster.ray_support import RAY_ENV, km
 
 pytestmark = pytest.mark.ray
 

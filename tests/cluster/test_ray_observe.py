@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import km
+from tests.cluster.ray_support import km
 
 pytestmark = pytest.mark.ray
 

@@ -10,12 +10,12 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from compare_factory import FAST, observations, shifted
 from pydantic import ValidationError
 
 from knowmeter.compare import AuditStatus, CompareConfig, Observation, analyze, methodology_audit
 from knowmeter.errors import InputError
 from knowmeter.gold import GoldComparison, GoldEvidence, GoldSource, StoredGold
+from tests.compare.compare_factory import FAST, observations, shifted
 
 LAYERS3 = ("fact", "behavior", "judge")
 

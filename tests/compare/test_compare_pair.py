@@ -8,10 +8,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import scipy.stats as ss
-from compare_factory import FAST, observations, shifted
 
 from knowmeter.compare import Observation, compare_all, compare_pair
 from knowmeter.stats import bootstrap_mean, sign_flip_test
+from tests.compare.compare_factory import FAST, observations, shifted
 
 LAYERS3 = ("fact", "behavior", "judge")
 

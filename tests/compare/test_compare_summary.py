@@ -8,10 +8,10 @@ import krippendorff
 import numpy as np
 import pytest
 import scipy.stats as ss
-from compare_factory import FAST, observations
 
 from knowmeter.compare import Observation, summarize_variant
 from knowmeter.stats import bootstrap_mean, wilson_clustered, wilson_interval
+from tests.compare.compare_factory import FAST, observations
 
 
 def test_layer_means_have_seeded_cluster_bootstrap_cis() -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from compare_factory import FAST, observations, shifted
 
 from knowmeter.compare import CompareConfig, Observation, VerdictLevel, analyze, decide_verdict
+from tests.compare.compare_factory import FAST, observations, shifted
 
 LAYERS3 = ("fact", "behavior", "judge")
 

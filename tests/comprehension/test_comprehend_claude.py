@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from knowmeter.cli import cli
-from support.agents import agent_cli, executor_options
-from support.mock_model import MockModelServer
+from tests.support.agents import agent_cli, executor_options
+from tests.support.mock_model import MockModelServer
 
 MARKER = "LOQUAT-5519"
 SKILL = f"""---

@@ -16,8 +16,7 @@ import pytest
 
 import knowmeter
 from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_NOT_PASSED, EXIT_OK
-
-from .conftest import km
+from tests.support.cli import km
 
 
 def test_import_knowmeter_is_cheap_and_every_public_name_resolves() -> None:

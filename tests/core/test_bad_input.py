@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import km, km_process
+from tests.support.cli import km, km_process
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True))

@@ -17,8 +17,8 @@ from knowmeter.executors import ExecRequest, ExecResult, ExecutorError
 from knowmeter.runner import HEADROOM, Budget, BudgetExhausted, ExecutionSettings, MeteredExecutor, execute_tasks
 from knowmeter.store import ResultsWriter, iter_results
 from knowmeter.traces import Trace
+from tests.support.cli import init_demo, km
 
-from .conftest import init_demo, km
 from .test_runner import setup
 
 

@@ -15,8 +15,7 @@ from click.testing import CliRunner
 
 from knowmeter.cli import cli
 from knowmeter.store import iter_results
-
-from .conftest import init_demo, km, km_process
+from tests.support.cli import init_demo, km, km_process
 
 
 def test_demo_report_has_two_variants_real_tool_calls_and_a_difference(demo_report: dict) -> None:  # type: ignore[type-arg]

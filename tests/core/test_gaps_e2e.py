@@ -10,8 +10,7 @@ import pytest
 import yaml
 
 from knowmeter.gates import NUDGE_TEXT, check_gates, evolution_nudges
-
-from .conftest import init_demo, km
+from tests.support.cli import init_demo, km
 
 
 def test_thinner_variant_has_more_failed_searches_and_higher_gap_rate(demo_report: dict) -> None:  # type: ignore[type-arg]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from .conftest import init_demo, km
+from tests.support.cli import init_demo, km
 
 JUDGE = """\
 import json, re, sys

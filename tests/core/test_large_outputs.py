@@ -14,8 +14,7 @@ import yaml
 from knowmeter.executors import ExecResult
 from knowmeter.runner._cache import BLOB_MIN_CHARS, CACHE_FILE, ResponseCache
 from knowmeter.traces import MessageEvent, Trace
-
-from .conftest import km
+from tests.support.cli import km
 
 JUDGE = """\
 import json, sys

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from .conftest import km
+from tests.support.cli import km
 
 SLOW_AGENT = """\
 import json, os, sys, time

@@ -13,8 +13,7 @@ from click.testing import CliRunner
 from knowmeter.cli import cli
 from knowmeter.report import REPORT_SCHEMA_VERSION
 from knowmeter.store import RUN_SCHEMA_VERSION
-
-from .conftest import km
+from tests.support.cli import km
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from knowmeter.config import REDACTED, redact_secrets
-
-from .conftest import km
+from tests.support.cli import km
 
 SECRET = "sk-very-secret-0123456789"
 

@@ -14,8 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from knowmeter.cli import cli
-
-from .conftest import init_demo, km
+from tests.support.cli import init_demo, km
 
 
 @pytest.fixture(scope="module")

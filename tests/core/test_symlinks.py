@@ -9,8 +9,7 @@ import pytest
 
 from knowmeter.artifacts import artifact_from_dir
 from knowmeter.errors import InputError
-
-from .conftest import km, km_process
+from tests.support.cli import km, km_process
 
 
 @pytest.mark.parametrize("link", ["SKILL.md", "ref.md", "sub"])

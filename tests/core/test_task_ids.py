@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 from knowmeter.runner import task_id
 from knowmeter.samples import id_name_problem
-
-from .conftest import km
+from tests.support.cli import km
 
 names = st.text(alphabet=":ab", min_size=1, max_size=6).filter(lambda n: id_name_problem(n) is None)
 

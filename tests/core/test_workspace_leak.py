@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .conftest import km
+from tests.support.cli import km
 
 SAMPLES = '[{"sample_id": "a", "prompt": "p", "assertions": [{"type": "contains", "value": "ok"}]}]'
 AGENT = "import json, sys\njson.load(sys.stdin)\nprint(json.dumps({'output': 'ok'}))\n"

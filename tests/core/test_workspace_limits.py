@@ -10,8 +10,7 @@ import pytest
 
 from knowmeter.runner import workspace_problem
 from knowmeter.runner._plan import MAX_WORKSPACE_FILES
-
-from .conftest import km
+from tests.support.cli import km
 
 
 @pytest.mark.parametrize("cwd", ["/usr", "/", "/proc", "/proc/self", "../" * 30 + "proc", "../" * 30 + "usr"])

@@ -96,7 +96,7 @@ def test_gold_files(tmp_path: Path, meta: Any, notes: Any, raw: bytes, which: in
 @pytest.fixture(scope="module")
 def stored_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real, small stored run (the offline demo, two samples)."""
-    from tests.core.conftest import km
+    from tests.support.cli import km
 
     root = tmp_path_factory.mktemp("stored")
     assert km("init", "p", cwd=root).returncode == 0

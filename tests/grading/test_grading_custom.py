@@ -7,11 +7,11 @@ from pathlib import Path
 
 import psutil
 import pytest
-from grading_helpers import load, make_result, run, sample
 
 from knowmeter.errors import InputError
 from knowmeter.grading import GradingConfig
 from knowmeter.traces import ToolStatus
+from tests.grading.grading_helpers import load, make_result, run, sample
 
 CHECKS = '''
 import asyncio, os, subprocess, sys, time

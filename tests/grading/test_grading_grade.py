@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from grading_helpers import judge, load, make_result, reply, run, sample
 
 from knowmeter.grading import Grade, assertion_layer_score, composite_score, load_assertions, ratio_score
 from knowmeter.samples import load_samples
 from knowmeter.traces import ToolStatus
+from tests.grading.grading_helpers import judge, load, make_result, reply, run, sample
 
 
 def test_ratio_and_layer_formulas() -> None:

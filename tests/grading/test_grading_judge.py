@@ -7,7 +7,6 @@ import dataclasses
 import re
 
 import pytest
-from grading_helpers import judge, load, make_result, reply, run, sample
 
 from knowmeter.executors._protocol import ExecRequest, ExecutorError
 from knowmeter.grading import (
@@ -18,6 +17,7 @@ from knowmeter.grading import (
     metric_prompt_hashes,
 )
 from knowmeter.traces import ToolStatus
+from tests.grading.grading_helpers import judge, load, make_result, reply, run, sample
 
 # --- frozen hashes -------------------------------------------------------------------------
 

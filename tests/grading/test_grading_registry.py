@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from grading_helpers import judge, load, make_result, reply, run, sample
 
 from knowmeter.errors import InputError
 from knowmeter.grading import DEFAULT_LAYER, assertion_types, load_assertions
+from tests.grading.grading_helpers import judge, load, make_result, reply, run, sample
 
 ALL_TYPES = {
     "contains", "not_contains", "icontains", "contains_all", "contains_any", "regex", "starts_with", "ends_with",

@@ -8,11 +8,11 @@ import unicodedata
 from functools import cache
 
 import pytest
-from grading_helpers import check
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowmeter.grading import bleu, char_length, graphemes, levenshtein, rouge_n, word_tokens
+from tests.grading.grading_helpers import check
 
 # --- tokens and characters ---------------------------------------------------------------
 

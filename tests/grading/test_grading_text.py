@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from grading_helpers import check, load, make_result, run, sample
 
 from knowmeter.errors import InputError
+from tests.grading.grading_helpers import check, load, make_result, run, sample
 
 CASES = [
     # (assertion, output, expected)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from grading_helpers import check, load, make_result, run, sample
 
 from knowmeter.errors import InputError
 from knowmeter.traces import ToolStatus
+from tests.grading.grading_helpers import check, load, make_result, run, sample
 
 OK, FAIL = ToolStatus.SUCCESS, ToolStatus.FAILURE
 TOOLS = [

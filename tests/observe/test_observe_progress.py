@@ -11,10 +11,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from observe_support import SessionFile
 
 from knowmeter.observe import observe
 from knowmeter.traces import load_claude_session, parse_claude_session
+from tests.observe.observe_support import SessionFile
 
 SUBAGENT = ("reference/traces/claude-code-session-jsonl/"
             "4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-a2898e3.jsonl")

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from observe_support import SESSION_A, SESSION_B, SessionFile
 
 from knowmeter.errors import InputError
 from knowmeter.observe import NO_SKILL, HealthReport, SkillHealth, TimeWindow, band_of, make_window, observe
 from knowmeter.samples import WATERMARK_WARNING
 from knowmeter.traces import iter_sessions
+from tests.observe.observe_support import SESSION_A, SESSION_B, SessionFile
 
 
 def rows(report: HealthReport) -> dict[str, SkillHealth]:

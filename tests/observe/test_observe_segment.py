@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from observe_support import SESSION_A, SESSION_B
-
 from knowmeter.observe import Links, Segment, Segmenter, segment_events
 from knowmeter.traces import (
     ClaudeSessionReader,
@@ -17,6 +15,7 @@ from knowmeter.traces import (
     ToolStatus,
     load_trace,
 )
+from tests.observe.observe_support import SESSION_A, SESSION_B
 
 
 def segment_file(path: Path, *, agent_id: str | None = None, probe: bool = False) -> tuple[list[Segment], Links]:
@@ -170,7 +169,7 @@ def test_usage_is_split_at_segment_starts(fixtures: Path) -> None:
 def test_a_skill_ends_when_the_person_types_the_next_request(tmp_path: Path) -> None:
     """One early ``Skill`` call must not swallow the session: the next prompt the person types
     ends the skill's segment, and the work after it is a no-skill segment (its own gap signals)."""
-    from observe_support import SessionFile
+    from tests.observe.observe_support import SessionFile
 
     path = (SessionFile(tmp_path / "c3333333-3333-4333-8333-333333333333.jsonl")
             .human("2026-03-10T10:00:00.000Z", "make the pdf report")

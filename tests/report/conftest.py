@@ -7,25 +7,13 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-ARTIFACTS = REPO / "test-artifacts"
-
-#: payloads that must show up as text and never run or break the page
-HOSTILE = [
-    "<script>window.__pwned = 1</script>",
-    '<img src=x onerror="window.__pwned = 2">',
-    '<a href="javascript:window.__pwned = 3">click</a>',
-    "</textarea><script>window.__pwned = 4</script>",
-    '<svg onload="window.__pwned = 5"><script>window.__pwned = 6</script></svg>',
-    "</script><script>window.__pwned = 7</script><!--",
-    "{{ 7 * 7 }} {% raw %} ]]> \u2028 &amp; &lt;b&gt;",
-]
+from tests.report.report_support import HOSTILE, latest_run
+from tests.support.cli import km_process
 
 #: a script-protocol agent: echoes the prompt and the payloads, reports hostile tool calls
 AGENT = r'''
@@ -41,21 +29,12 @@ print(json.dumps({"output": out, "inputTokens": 3, "outputTokens": 5, "costUSD":
 '''
 
 
-def km(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "knowmeter", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, check=False, env=env)
-
-
-def latest_run(project: Path) -> Path:
-    return sorted((project / ".knowmeter" / "runs").iterdir())[-1]
-
-
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The offline demo, evaluated by ``knowmeter eval`` (which writes report.html)."""
     root = tmp_path_factory.mktemp("html-demo")
-    assert km("init", "demo", cwd=root).returncode == 0
-    r = km("eval", "--report-only", cwd=root / "demo")
+    assert km_process("init", "demo", cwd=root).returncode == 0
+    r = km_process("eval", "--report-only", cwd=root / "demo")
     assert r.returncode == 0, r.stderr
     return latest_run(root / "demo")
 
@@ -75,7 +54,7 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                  "assertions": [{"type": "contains", "value": "42"},
                                                 {"type": "not_contains", "value": payload}]}) + "\n")
     agent = f"{sys.executable} {root / 'agent.py'} {root / 'payloads.json'}"
-    r = km("eval", "--samples", "eval-samples.jsonl", "--control", "a", "--treatment", "b", "--executor", agent,
+    r = km_process("eval", "--samples", "eval-samples.jsonl", "--control", "a", "--treatment", "b", "--executor", agent,
            "--no-cache", "--report-only", "--junit", "out/junit.xml", "--markdown", "out/summary.md", cwd=root)
     assert r.returncode == 0, r.stderr
     return latest_run(root)
@@ -87,8 +66,8 @@ def comprehension_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from knowmeter.cli._init import COMPREHENSION_DEMO
 
     root = tmp_path_factory.mktemp("html-comprehension")
-    assert km("init", "demo", cwd=root).returncode == 0
-    r = km("comprehend", *shlex.split(COMPREHENSION_DEMO), cwd=root / "demo")
+    assert km_process("init", "demo", cwd=root).returncode == 0
+    r = km_process("comprehend", *shlex.split(COMPREHENSION_DEMO), cwd=root / "demo")
     assert r.returncode == 1, r.stderr  # SHALLOW: the offline agent copies the skill
     assert "html report: " in r.stdout
     return latest_run(root / "demo")

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from .conftest import HOSTILE, km
+from tests.report.report_support import HOSTILE
+from tests.support.cli import km_process
 
 
 def _check_structure(root: ET.Element) -> None:
@@ -31,7 +32,7 @@ def _check_structure(root: ET.Element) -> None:
 def _run_report(run: Path, tmp: Path, *extra: str) -> tuple[ET.Element, str, str]:
     env_summary = tmp / "step-summary.md"
     env_summary.write_text("earlier step\n")
-    r = km("report", str(run), "--junit", str(tmp / "j.xml"), "--markdown", str(tmp / "s.md"), "--report-only",
+    r = km_process("report", str(run), "--junit", str(tmp / "j.xml"), "--markdown", str(tmp / "s.md"), "--report-only",
            *extra, cwd=tmp, env={**os.environ, "GITHUB_STEP_SUMMARY": str(env_summary)})
     assert r.returncode == 0, r.stderr
     return ET.parse(tmp / "j.xml").getroot(), (tmp / "s.md").read_text(), env_summary.read_text()
@@ -63,7 +64,7 @@ def test_a_failing_outcome_is_a_failed_test_case(demo_run: Path, tmp_path: Path)
         root, summary, _ = _run_report(demo_run, tmp_path, "--threshold", "5")
         report = json.loads((demo_run / "report.json").read_text())  # as rewritten with the override
     finally:
-        km("report", str(demo_run), "--report-only", cwd=tmp_path)  # the stored report's own settings again
+        km_process("report", str(demo_run), "--report-only", cwd=tmp_path)  # the stored report's own settings again
     _check_structure(root)
     assert report["exit_code"] != 0
     outcome = next(c for c in root.iter("testcase") if c.get("classname") == "knowmeter.outcome")

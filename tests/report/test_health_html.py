@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .conftest import km
+from tests.support.cli import km_process
+
 from .test_html_static import Page
 
 
 def test_observe_html_shows_the_health_report(shared_dir: Path, tmp_path: Path) -> None:
     target = tmp_path / "health.html"
-    r = km("observe", str(shared_dir / "reference" / "traces"), "--json", "--html", str(target), cwd=tmp_path)
+    r = km_process("observe", str(shared_dir / "reference" / "traces"), "--json", "--html", str(target), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     health = json.loads(r.stdout)
     assert f"html report: {target}" in r.stderr

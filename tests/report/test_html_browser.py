@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ARTIFACTS, HOSTILE
+from tests.report.report_support import ARTIFACTS, HOSTILE
 
 pytestmark = pytest.mark.browser
 

@@ -15,8 +15,8 @@ from knowmeter.report import Report
 from knowmeter.report._view import ReportView
 from knowmeter.report.html import render_html
 from knowmeter.report.html._payload import script_json
-
-from .conftest import HOSTILE, km
+from tests.report.report_support import HOSTILE
+from tests.support.cli import km_process
 
 
 class Page(HTMLParser):
@@ -94,7 +94,7 @@ def test_the_embedded_data_is_the_reports_tasks(demo_run: Path) -> None:
 
 def test_report_html_flag_writes_the_page_from_stored_results(demo_run: Path, tmp_path: Path) -> None:
     target = tmp_path / "out" / "page.html"
-    r = km("report", str(demo_run), "--html", str(target), "--report-only", cwd=tmp_path)
+    r = km_process("report", str(demo_run), "--html", str(target), "--report-only", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert f"html report: {target}" in r.stdout
     assert 'data-testid="verdict-pill"' in target.read_text()

@@ -15,8 +15,7 @@ import pytest
 from knowmeter.viewer import make_server
 from knowmeter.viewer._pages import trend_series
 from knowmeter.viewer._server import ViewerServer
-
-from .conftest import km
+from tests.support.cli import km_process
 
 
 @pytest.fixture
@@ -92,6 +91,6 @@ def test_view_cli_warns_before_binding_beyond_loopback(tmp_path: Path) -> None:
         busy.bind(("0.0.0.0", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        r = km("view", "--host", "0.0.0.0", "--port", str(port), "--output-dir", str(tmp_path), cwd=tmp_path)
+        r = km_process("view", "--host", "0.0.0.0", "--port", str(port), "--output-dir", str(tmp_path), cwd=tmp_path)
     assert "warning: serving on 0.0.0.0" in r.stderr
     assert r.returncode != 0 and f"cannot listen on 0.0.0.0:{port}" in r.stderr

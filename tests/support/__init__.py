@@ -1,1 +1,1 @@
-"""Test support code shared by several test folders (importable as ``support`` under pytest)."""
+"""Test support code shared by several test folders (``tests.support.…``)."""

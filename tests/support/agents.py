@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from support.mock_model import MockModelServer
+from tests.support.mock_model import MockModelServer
 
 __all__ = ["AGENTS_DIR", "agent_cli", "executor_model", "executor_options"]
 

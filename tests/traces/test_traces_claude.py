@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from traces_helpers import claude_raw, jsonl, records
 
 from knowmeter.traces import (
     ClaudeSessionReader,
@@ -22,6 +21,7 @@ from knowmeter.traces import (
     parse_claude_session,
     parse_claude_stream,
 )
+from tests.traces.traces_helpers import claude_raw, jsonl, records
 
 SESSION_A758 = "claude-code-session-jsonl/a758b6ba-8d47-447c-bead-7f25794b7319.jsonl"
 SUBAGENT = "claude-code-session-jsonl/4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-a2898e3.jsonl"

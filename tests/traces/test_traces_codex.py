@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from traces_helpers import jsonl
 
 from knowmeter.traces import (
     ErrorKind,
@@ -18,6 +17,7 @@ from knowmeter.traces import (
     parse_codex_exec,
     parse_codex_rollout,
 )
+from tests.traces.traces_helpers import jsonl
 
 
 def _exec(captures: Path, name: str) -> list[str]:

@@ -11,7 +11,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from traces_helpers import claude_raw, codex_exec_raw, rollout_raw
 
 from knowmeter.traces import (
     ToolCallEvent,
@@ -24,6 +23,7 @@ from knowmeter.traces import (
     parse_claude_stream,
     sniff,
 )
+from tests.traces.traces_helpers import claude_raw, codex_exec_raw, rollout_raw
 
 A758 = "claude-code-session-jsonl/a758b6ba-8d47-447c-bead-7f25794b7319.jsonl"
 SUBAGENT = "claude-code-session-jsonl/4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-a2898e3.jsonl"

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from traces_helpers import records
 
 from knowmeter.traces import Trace, parse_claude_session, parse_claude_stream, parse_codex_exec, parse_codex_rollout
+from tests.traces.traces_helpers import records
 
 Parser = Callable[[list[str]], Trace]
 
