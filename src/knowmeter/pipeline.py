@@ -27,6 +27,7 @@ from knowmeter.report import (
     gaps_section,
     index_rows,
     open_run_index,
+    write_report,
 )
 from knowmeter.runner import Budget, MeteredExecutor, PostProcess, Task
 from knowmeter.store import RunDir, upsert_run, variant_history, write_json_atomic
@@ -102,7 +103,7 @@ def _store_report(run_dir: RunDir, report: Report) -> Report:
     """Gate and decide the built report, write report.json, index the run."""
     apply_gates(report, run_dir.store)
     add_probe_comparison(report, run_dir.store)
-    write_json_atomic(run_dir.report_file, report.to_dict(), indent=None)
+    write_report(run_dir.report_file, report)
     index_run(run_dir, report)
     return report
 

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from knowmeter.comprehension._stats import StatsConfig, comprehension_stats, graded_rows
 from knowmeter.comprehension._verdict import Parties, skill_verdict
 from knowmeter.skillgraph import Dimension
 
-Section = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
+Section = Callable[[dict[str, Any], Iterable[dict[str, Any]]], dict[str, Any]]
 
 
 def _arm(role: str) -> str:
@@ -27,7 +27,7 @@ def _grading(rec: dict[str, Any]) -> dict[str, Any]:
                           for b in comp.get("behavior_verdicts") or []]}
 
 
-def case_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def case_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per case: its dimension, behaviors (derived ones named) and each arm's gradings."""
     rows: dict[str, dict[str, Any]] = {}
     for rec in records:
@@ -46,7 +46,7 @@ def comprehension_section(overrides: dict[str, Any] | None = None) -> Section:
     """The section builder (``seed`` / ``bootstrap_samples`` overrides as in ``knowmeter report``)."""
     ov = {k: v for k, v in (overrides or {}).items() if v is not None}
 
-    def build(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+    def build(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> dict[str, Any]:
         info = run["comprehension"]
         cfg = StatsConfig(seed=int(ov.get("seed", run["seed"])),
                           bootstrap_samples=int(ov.get("bootstrap_samples", run["config"]["bootstrap_samples"])))

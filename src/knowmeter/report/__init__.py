@@ -1,7 +1,7 @@
 """Reports: report.json as one typed model (``Report``, versioned, with a generated JSON
 Schema), the terminal summary."""
 
-from knowmeter.report._build import SectionBuilder, build_report
+from knowmeter.report._build import SectionBuilder, build_report, write_report
 from knowmeter.report._compare_section import comparison_section
 from knowmeter.report._gaps_section import gaps_section, variant_root
 from knowmeter.report._index import index_rows, open_run_index
@@ -60,5 +60,6 @@ __all__ = [
     "summarize_operations",
     "variant_root",
     "write_outputs",
+    "write_report",
     "write_text",
 ]

@@ -6,40 +6,48 @@ re-running anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from knowmeter import jsonio
 from knowmeter._record import RecordError
 from knowmeter.config import first_error
 from knowmeter.errors import InputError
 from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
 from knowmeter.report._summary import summarize_operations
-from knowmeter.store import RunDir, TaskRecord
+from knowmeter.store import RunDir, StoredTasks, atomic_file
 
 #: An analysis section computed from the run record and its task records (comparison, verdict,
-#: gaps, …): returns report fields by name (``statistics``, ``gaps``, ``comprehension``, …).
-SectionBuilder = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
+#: gaps, …): returns report fields by name (``statistics``, ``gaps``, ``comprehension``, …). The
+#: records may be iterated as often as needed (each pass reads them from results.jsonl again).
+SectionBuilder = Callable[[dict[str, Any], Iterable[dict[str, Any]]], dict[str, Any]]
 
 
-def build_report(
-    run_dir: RunDir,
-    *,
-    sections: list[SectionBuilder] | None = None,
-    include_tasks: bool = True,
-) -> Report:
-    """Build the report from the stored run; ``sections`` add the analysis fields."""
+class _Records:
+    """The stored records of ``tasks`` as JSON objects, read again on every iteration."""
+
+    def __init__(self, tasks: StoredTasks) -> None:
+        self._tasks = tasks
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return self._tasks.records()
+
+
+def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = None) -> Report:
+    """Build the report from the stored run; ``sections`` add the analysis fields. The report's
+    ``tasks`` are the run's ``StoredTasks``: read from results.jsonl when used, never all held in
+    memory (``write_report`` streams them into report.json)."""
     run = run_dir.read_run()
-    problems: list[str] = []
-    checked = sorted(_checked_records(run_dir, problems), key=lambda t: (t[1].repeat, t[1].sample_id, t[1].variant))
-    records = [rec for rec, _ in checked]
+    tasks = StoredTasks(run_dir.results_file)
+    records = _Records(tasks)
     names = [v["name"] for v in run["variants"]]
     summaries = summarize_operations(records, names)
     variants = [{"name": v["name"], "role": v["role"], "expression": v["expression"], "kind": v["kind"],
                  "artifact_hash": v["hash"], **summaries.get(v["name"], {})} for v in run["variants"]]
-    done = {r["task_id"] for r in records}
     executor = dict(run["executor"])
     executor["label"] = executor_label(executor)
     fields: dict[str, Any] = {
@@ -59,10 +67,10 @@ def build_report(
             "config": run["config"],
             "budget": run.get("budget"),
             "tasks_total": run["tasks_total"],
-            "tasks_done": len(done),
-            "tasks_missing": run["tasks_total"] - len(done),
-            "results_problems": problems or None,
-            "partial": partial_info(run, records, run_dir.id),
+            "tasks_done": len(tasks),
+            "tasks_missing": run["tasks_total"] - len(tasks),
+            "results_problems": tasks.problems or None,
+            "partial": partial_info(run, len(tasks), tasks.variants, run_dir.id),
             "wall_s": run.get("wall_s"),
             "judges": run.get("judges", []),
             "prompt_hashes": run.get("prompt_hashes", {}),
@@ -76,18 +84,34 @@ def build_report(
         except RecordError as exc:
             raise InputError(f"{run_dir.results_file}: {exc}; the results file was edited or damaged: "
                              f"restore it or run knowmeter eval again") from None
-    if include_tasks:
-        fields["tasks"] = [task for _, task in checked]
     try:
-        return Report.model_validate(fields)
+        report = Report.model_validate(fields)
     except ValidationError as exc:  # a stored value the checks on read let through (a field added later)
         raise InputError(f"{run_dir.path}: {first_error(exc)}; run.json or results.jsonl was edited or damaged") \
             from None
+    report.tasks = tasks  # each record was checked against TaskRecord as StoredTasks read the file
+    return report
 
 
-def partial_info(run: dict[str, Any], records: list[dict[str, Any]], run_id: str) -> dict[str, Any] | None:
-    """Why the run covers only part of its tasks (None for a complete run)."""
-    missing = run["tasks_total"] - len({r["task_id"] for r in records})
+def write_report(path: Path, report: Report) -> None:
+    """Write ``report`` as report.json (compact, atomic: a reader never sees half a file), its
+    ``tasks`` one record at a time (``Report.stored_tasks``)."""
+    head = jsonio.dumps(report.to_dict(tasks=False))
+    with atomic_file(path) as fh:
+        if report.tasks is None:
+            fh.write(head)
+        else:
+            fh.write(head[:-1] + (b',"tasks":[' if len(head) > 2 else b'"tasks":['))
+            for i, rec in enumerate(report.stored_tasks()):
+                fh.write(b"," + jsonio.dumps(rec) if i else jsonio.dumps(rec))
+            fh.write(b"]}")
+        fh.write(b"\n")
+
+
+def partial_info(run: dict[str, Any], done: int, with_results: set[str], run_id: str) -> dict[str, Any] | None:
+    """Why the run covers only part of its tasks (None for a complete run): ``done`` tasks are
+    stored, for the variants ``with_results``."""
+    missing = run["tasks_total"] - done
     status = run.get("status")
     if status == "complete" and missing <= 0:
         return None
@@ -98,7 +122,6 @@ def partial_info(run: dict[str, Any], records: list[dict[str, Any]], run_id: str
         reason = f"the run did not finish (killed, or still running): knowmeter eval --resume {run_id}"
     else:
         reason = f"the run ended {status}: knowmeter eval --resume {run_id} runs the missing tasks"
-    with_results = {r["variant"] for r in records}
     return {"reason": reason, "tasks_missing": max(missing, 0),
             "variants_without_results": [v["name"] for v in run["variants"] if v["name"] not in with_results]}
 
@@ -110,35 +133,3 @@ def executor_label(executor: dict[str, Any]) -> str:
     if executor.get("name") == "script":
         return "command (script protocol; whether it calls a model is not known)"
     return "LLM agent"
-
-
-def _checked_records(run_dir: RunDir, problems: list[str]) -> list[tuple[dict[str, Any], TaskRecord]]:
-    """The run's result records, each checked against the stored-task schema first, so an edited
-    or damaged ``results.jsonl`` gets one line naming the task and field, not a traceback. A
-    task stored twice counts once (the first record), and ``problems`` says so, as it says which
-    lines could not be read."""
-    checked = []
-    for n, rec in enumerate(run_dir.results(problems), start=1):
-        try:
-            checked.append((rec, TaskRecord.model_validate(rec)))
-        except ValidationError as exc:
-            where = f"task {rec['task_id']!r}" if isinstance(rec.get("task_id"), str) else f"record {n}"
-            raise InputError(f"{run_dir.results_file}: {where}: {first_error(exc)}; the results file was edited or "
-                             "damaged: restore it or run knowmeter eval again") from None
-    return _first_of_each_task(checked, problems)
-
-
-def _first_of_each_task(checked: list[tuple[dict[str, Any], TaskRecord]],
-                        problems: list[str]) -> list[tuple[dict[str, Any], TaskRecord]]:
-    """One record per task id (the first stored); ``problems`` says how many were dropped."""
-    seen: dict[str, int] = {}
-    unique = []
-    for rec, task in checked:
-        seen[task.task_id] = seen.get(task.task_id, 0) + 1
-        if seen[task.task_id] == 1:
-            unique.append((rec, task))
-    dupes = {k: n - 1 for k, n in seen.items() if n > 1}
-    if dupes:
-        problems.append(f"{sum(dupes.values())} duplicate record(s) of {len(dupes)} task(s) "
-                        f"(e.g. {next(iter(dupes))!r}) counted once")
-    return unique

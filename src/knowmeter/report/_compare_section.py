@@ -50,7 +50,7 @@ def compare_config(run: dict[str, Any], overrides: dict[str, Any] | None = None)
     return CompareConfig(**values)
 
 
-def run_analysis(run: dict[str, Any], records: list[dict[str, Any]],
+def run_analysis(run: dict[str, Any], records: Iterable[dict[str, Any]],
                  overrides: dict[str, Any] | None = None, gold: StoredGold | None = None) -> Analysis:
     """The comparison of a stored run; ``gold`` (the run's ``gold.json``) feeds the human-aligned audit."""
     control = next((v["name"] for v in run["variants"] if v["role"] == "control"), None)
@@ -72,7 +72,7 @@ def comparison_section(overrides: dict[str, Any] | None = None,  # type: ignore[
     """A ``SectionBuilder`` adding ``statistics``, ``comparisons``, ``verdict`` and ``audit``
     (its human-aligned badge from ``gold``, the run's stored gold comparison)."""
 
-    def build(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+    def build(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> dict[str, Any]:
         analysis = run_analysis(run, records, overrides, gold)
         return {
             "statistics": Statistics(config=analysis.config, control=analysis.control,

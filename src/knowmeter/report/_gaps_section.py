@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,31 +21,58 @@ def variant_root(run: dict[str, Any], variant: dict[str, Any]) -> Path:
     return Path(variant["cwd"]) if variant.get("cwd") else Path(run["config"]["base_dir"])
 
 
-def gaps_section(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+@dataclass
+class _VariantTasks:
+    """What the section needs of one variant's tasks (gathered in one pass over the records)."""
+
+    gaps: list[TaskGaps] = field(default_factory=list)
+    accesses: list[dict[str, Any]] = field(default_factory=list)
+    tasks: int = 0
+    all_in_context: bool = True
+    skill_folder: str | None = None
+    memory: set[str] | None = None  # memory files delivered in every task so far
+
+    def add(self, record: dict[str, Any], variant: dict[str, Any]) -> None:
+        analysis = record.get("analysis") or {}
+        if analysis.get("gaps"):
+            self.gaps.append(_task_gaps(record))
+        if analysis.get("access") is not None:
+            self.accesses.append(analysis["access"])
+        meta = _trace_meta(record)
+        self.tasks += 1
+        self.all_in_context = self.all_in_context and _artifact_delivery(meta, variant) in IN_CONTEXT_DELIVERIES
+        if self.skill_folder is None and isinstance(meta.get("skill_folder"), str):
+            self.skill_folder = meta["skill_folder"]
+        delivered = set(meta.get("memory_delivered") or ())
+        self.memory = delivered if self.memory is None else self.memory & delivered
+
+
+def gaps_section(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """``gaps``: per-variant gap rate, weighted gap rate, inventory; ``coverage``: per-variant
-    knowledge-file coverage. Both carry the sample-set watermark."""
+    knowledge-file coverage. Both carry the sample-set watermark. One pass over ``records``."""
     watermark = Watermark.from_dict(run["watermark"])
     cfg = run["config"]
     base = Path(cfg["base_dir"])
+    by_name = {v["name"]: v for v in run["variants"]}
+    acc = {name: _VariantTasks() for name in by_name}
+    for r in records:
+        if r["variant"] in acc:
+            acc[r["variant"]].add(r, by_name[r["variant"]])
     gap_rows: list[GapSummary] = []
     coverage_rows: list[Coverage] = []
     for v in run["variants"]:
-        mine = [r for r in records if r["variant"] == v["name"]]
-        tasks = [_task_gaps(r) for r in mine if (r.get("analysis") or {}).get("gaps")]
-        summary = aggregate_gaps(tasks, watermark, variant=v["name"])
-        root = variant_root(run, v)
-        metas = [_trace_meta(r) for r in mine]
+        mine = acc[v["name"]]
         files = knowledge_files(
-            root,
+            variant_root(run, v),
             artifact=v.get("path"),
             knowledge_dirs=[(base / d).resolve() for d in cfg.get("knowledge_dirs") or []],
-            skill_name=_skill_folder(metas, v),
-            artifact_in_context=bool(metas) and all(_artifact_delivery(m, v) in IN_CONTEXT_DELIVERIES for m in metas),
+            # the name the artifact was installed (and is invoked) under, else the variant's name
+            skill_name=None if v["kind"] == "baseline" else mine.skill_folder or str(v["name"]),
+            artifact_in_context=bool(mine.tasks) and mine.all_in_context,
         )
-        accesses = [r["analysis"]["access"] for r in mine if (r.get("analysis") or {}).get("access") is not None]
-        cov = coverage(files, accesses, watermark, variant=v["name"], injected=_memory_delivered(metas))
-        gap_rows.append(summary)
-        coverage_rows.append(cov)
+        gap_rows.append(aggregate_gaps(mine.gaps, watermark, variant=v["name"]))
+        coverage_rows.append(coverage(files, mine.accesses, watermark, variant=v["name"],
+                                      injected=mine.memory or set()))
     return {"gaps": GapsSection(watermark=watermark, variants=gap_rows),
             "coverage": CoverageSection(watermark=watermark, variants=coverage_rows)}
 
@@ -60,20 +89,6 @@ def _artifact_delivery(meta: dict[str, Any], variant: dict[str, Any]) -> str | N
         delivery = meta["artifact_delivery"]
         return delivery if isinstance(delivery, str) else None
     return None if variant["kind"] == "baseline" else "system_prompt"
-
-
-def _skill_folder(metas: list[dict[str, Any]], variant: dict[str, Any]) -> str | None:
-    """The name the artifact was installed (and is invoked) under, else the variant's name."""
-    if variant["kind"] == "baseline":
-        return None
-    folders = [m["skill_folder"] for m in metas if isinstance(m.get("skill_folder"), str)]
-    return folders[0] if folders else str(variant["name"])
-
-
-def _memory_delivered(metas: list[dict[str, Any]]) -> set[str]:
-    """Memory files (workspace keys) the executors reported delivered in every task."""
-    sets = [set(m.get("memory_delivered") or ()) for m in metas]
-    return set.intersection(*sets) if sets else set()
 
 
 def _task_gaps(record: dict[str, Any]) -> TaskGaps:

@@ -9,6 +9,7 @@ thing, whether it is computed or read back."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
@@ -27,7 +28,7 @@ from knowmeter.compare import (
 from knowmeter.decision import Decision
 from knowmeter.gates import GateResult
 from knowmeter.stats import BootstrapResult
-from knowmeter.store import TaskRecord
+from knowmeter.store import StoredTasks, TaskRecord
 from knowmeter.watermark import Watermark
 
 #: The version of report.json this code writes and reads.
@@ -468,15 +469,26 @@ class Report(_M):
     decision: Decision | None = Field(default=None, description="The run's outcome: verdict, blockers, exit code.")
     exit_code: int | None = Field(default=None, description="The exit code of eval / report (decision.exit_code).")
     probe_comparison: ProbeComparison | None = None
-    tasks: list[TaskRecord] | None = Field(default=None, description="Every stored task record, as stored.")
+    tasks: Sequence[TaskRecord] | None = Field(
+        default=None, description="Every stored task record, as stored.")  # a report built from a run: its StoredTasks
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form written as report.json (absent sections left out, tasks as stored)."""
+    def to_dict(self, *, tasks: bool = True) -> dict[str, Any]:
+        """The JSON form written as report.json (absent sections left out, tasks as stored;
+        without ``tasks`` when ``tasks`` is False)."""
         absent = {name for name in self.OPTIONAL_SECTIONS if getattr(self, name) is None}
         data = self.model_dump(mode="json", exclude={*absent, "tasks"})
-        if self.tasks is not None:
-            data["tasks"] = [t.stored() for t in self.tasks]
+        if tasks and self.tasks is not None:
+            data["tasks"] = list(self.stored_tasks())
         return data
+
+    def stored_tasks(self) -> Iterator[dict[str, Any]]:
+        """The task records as stored (JSON objects), one at a time: a report built from a run
+        reads them from its results.jsonl (``StoredTasks``), so they are never all in memory."""
+        if isinstance(self.tasks, StoredTasks):
+            yield from self.tasks.records()
+        else:
+            for task in self.tasks or []:
+                yield task.stored()
 
     def gated_variants(self) -> list[str]:
         """The variants a gate applies to: the treatments (the variants under test), or the only

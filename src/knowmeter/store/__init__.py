@@ -5,6 +5,7 @@ from knowmeter.store._merge import merge_shards
 from knowmeter.store._rundir import (
     ResultsWriter,
     RunDir,
+    atomic_file,
     find_run,
     iter_results,
     new_run_id,
@@ -12,6 +13,7 @@ from knowmeter.store._rundir import (
     write_json_atomic,
 )
 from knowmeter.store._runrecord import LOCAL_SETTINGS, RUN_SCHEMA_VERSION, check_schema_version, plan_hash, plan_parts
+from knowmeter.store._storedtasks import StoredTasks
 from knowmeter.store._taskrecord import (
     AnalysisRecord,
     AssertionRecord,
@@ -32,7 +34,9 @@ __all__ = [
     "JudgeRecord",
     "ResultsWriter",
     "RunDir",
+    "StoredTasks",
     "TaskRecord",
+    "atomic_file",
     "check_schema_version",
     "find_run",
     "iter_results",

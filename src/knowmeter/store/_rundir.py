@@ -12,6 +12,7 @@ import os
 import secrets
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -30,19 +31,30 @@ def new_run_id(now: float | None = None) -> str:
     return time.strftime("%Y%m%d-%H%M%S", t) + "-" + secrets.token_hex(3)
 
 
+@contextmanager
+def atomic_file(path: Path) -> Iterator[IO[bytes]]:
+    """A file to write ``path``'s new content to: it replaces ``path`` (fsynced) when the block
+    ends without an error, so a reader never sees half a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def write_json_atomic(path: Path, data: Any, *, indent: int | None = 2) -> None:
     """Write JSON to ``path`` via a temp file and rename (never a half-written file).
     ``indent=None`` writes compact, strict JSON (``knowmeter.jsonio``)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("wb") as fh:
+    with atomic_file(path) as fh:
         if indent is None:
             fh.write(jsonio.dumps(data))
         else:
             fh.write(json.dumps(data, ensure_ascii=False, indent=indent).encode())
         fh.write(b"\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def read_json(path: Path) -> Any:
@@ -63,10 +75,19 @@ def iter_results(path: Path, *, strict: bool = False, problems: list[str] | None
     """Stream result records. A truncated last line (from a killed run) is always skipped; a
     damaged line elsewhere is skipped too, or with ``strict`` raises ``InputError`` naming it.
     Each skipped line is described in ``problems`` when given (so a reader can say so)."""
+    for _, record in iter_results_at(path, strict=strict, problems=problems):
+        yield record
+
+
+def iter_results_at(path: Path, *, strict: bool = False,
+                    problems: list[str] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``iter_results`` with each record's byte offset in the file (to read it again later)."""
     if not path.exists():
         return
+    offset = 0
     with path.open("rb") as fh:
         for number, line in enumerate(fh, start=1):
+            at, offset = offset, offset + len(line)
             if not line.endswith(b"\n"):
                 if problems is not None:
                     problems.append(f"line {number}: cut off (the run was stopped while writing it); not counted")
@@ -82,7 +103,7 @@ def iter_results(path: Path, *, strict: bool = False, problems: list[str] | None
                     problems.append(f"line {number}: not valid JSON; not counted")
                 continue
             if isinstance(record, dict):
-                yield record
+                yield at, record
             elif strict:
                 raise InputError(f"{path}: line {number}: expected a JSON object per line")
             elif problems is not None:

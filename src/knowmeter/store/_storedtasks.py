@@ -1,0 +1,93 @@
+"""A run's stored task records, read from ``results.jsonl`` on every pass instead of held in memory.
+
+Building a report needs every record several times (operations summary, comparison, gaps, the
+``tasks`` of report.json), but never all of them at once: ``StoredTasks`` checks the file once
+(each record against ``TaskRecord``, one record per task id) and keeps only each kept record's
+byte offset, in report order. Every later pass reads the records from disk again, one at a time,
+so memory holds the statistics' inputs, not the records (``bench/bench_memory.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any, overload
+
+from pydantic import ValidationError
+
+from knowmeter import jsonio
+from knowmeter.config import first_error
+from knowmeter.errors import InputError
+from knowmeter.store._rundir import iter_results_at
+from knowmeter.store._taskrecord import TaskRecord
+
+
+class StoredTasks(Sequence[TaskRecord]):
+    """The task records of ``results_file`` in report order (repeat, sample, variant), read again
+    from the file on each use: as ``TaskRecord`` models (iterating, indexing) or as the stored
+    JSON objects (``records``).
+
+    ``problems`` says which lines were not counted (cut off, not JSON) and how many duplicate
+    records of a task were dropped (the first stored counts); ``variants`` are the variants with
+    at least one record. An edited or damaged record raises one ``InputError`` line naming the
+    task and field."""
+
+    def __init__(self, results_file: Path) -> None:
+        self.path = results_file
+        self.problems: list[str] = []
+        self.variants: set[str] = set()
+        seen: dict[str, int] = {}
+        keyed: list[tuple[int, str, str, int]] = []
+        for n, (offset, rec) in enumerate(iter_results_at(results_file, problems=self.problems), start=1):
+            task = _checked(results_file, rec, n)
+            seen[task.task_id] = seen.get(task.task_id, 0) + 1
+            if seen[task.task_id] == 1:
+                keyed.append((task.repeat, task.sample_id, task.variant, offset))
+                self.variants.add(task.variant)
+        keyed.sort()
+        self._offsets = [k[3] for k in keyed]
+        dupes = {k: n - 1 for k, n in seen.items() if n > 1}
+        if dupes:
+            self.problems.append(f"{sum(dupes.values())} duplicate record(s) of {len(dupes)} task(s) "
+                                 f"(e.g. {next(iter(dupes))!r}) counted once")
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    @overload
+    def __getitem__(self, index: int) -> TaskRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[TaskRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> TaskRecord | list[TaskRecord]:
+        with self.path.open("rb") as fh:
+            if isinstance(index, slice):
+                return [TaskRecord.model_validate(_read_at(fh, at)) for at in self._offsets[index]]
+            return TaskRecord.model_validate(_read_at(fh, self._offsets[index]))
+
+    def __iter__(self) -> Iterator[TaskRecord]:
+        for rec in self.records():
+            yield TaskRecord.model_validate(rec)
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """The records as stored (JSON objects), one at a time."""
+        with self.path.open("rb") as fh:
+            for at in self._offsets:
+                yield _read_at(fh, at)
+
+
+def _read_at(fh: IO[bytes], offset: int) -> dict[str, Any]:
+    fh.seek(offset)
+    rec: dict[str, Any] = jsonio.loads(fh.readline())
+    return rec
+
+
+def _checked(path: Path, rec: dict[str, Any], n: int) -> TaskRecord:
+    """The record as a ``TaskRecord``; one line naming the task and field when it does not fit."""
+    try:
+        return TaskRecord.model_validate(rec)
+    except ValidationError as exc:
+        where = f"task {rec['task_id']!r}" if isinstance(rec.get("task_id"), str) else f"record {n}"
+        raise InputError(f"{path}: {where}: {first_error(exc)}; the results file was edited or damaged: "
+                         "restore it or run knowmeter eval again") from None
