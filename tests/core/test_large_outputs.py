@@ -49,6 +49,10 @@ def test_long_outputs_are_graded_and_judged_on_their_first_characters(tmp_path: 
     assert cut > 0
     assert sum(v["outputs_truncated"] for v in report["variants"]) == cut
     assert report["run"]["config"]["max_graded_output_chars"] == 60
+    shown = " ".join(km("report", report["run"]["id"], "--report-only", cwd=demo).stdout.split())
+    for v in report["variants"]:  # the terminal says so under each variant with a cut output
+        note = f"{v['outputs_truncated']} output(s) longer than maxGradedOutputChars (60) were graded and judged"
+        assert (note in shown) == (v["outputs_truncated"] > 0)
 
 
 def _result(text: str) -> ExecResult:

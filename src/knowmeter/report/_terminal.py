@@ -94,6 +94,10 @@ def _render_variants(report: Report, out: Printer) -> None:
         latency = _fmt(v.latency_ms.p50, ".0f") + " ms" if v.latency_ms else "unknown"
         out.line(f"scored from {sets or 'nothing'} · assertions passed {percent(v.assertion_pass_rate)} · "
                  f"cost {cost_txt} · latency p50 {latency}", indent=_INDENT)
+        if v.outputs_truncated:
+            limit = report.run.config.get("max_graded_output_chars")
+            out.line(f"{v.outputs_truncated} output(s) longer than maxGradedOutputChars ({limit}) were graded and "
+                     "judged on their first characters only (stored whole)", indent=_INDENT)
 
 
 def _render_failures(report: Report, out: Printer) -> None:
