@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +56,7 @@ from knowmeter.runner import (
     workspace_problem,
 )
 from knowmeter.samples import SampleSet, find_sample_file, id_name_problem, load_samples
-from knowmeter.store import RUN_SCHEMA_VERSION, ResultsWriter, RunDir, plan_hash, write_json_atomic
+from knowmeter.store import RUN_SCHEMA_VERSION, ResultsWriter, RunDir, plan_hash, utc_timestamp, write_json_atomic
 
 
 @dataclass
@@ -335,7 +334,7 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
     record = {
         "schema_version": RUN_SCHEMA_VERSION,
         "run_id": run_id,
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "created_at": utc_timestamp(),
         "status": "running",
         "versions": _provenance.versions(),
         "git": _provenance.git_state(cfg.base_path()),

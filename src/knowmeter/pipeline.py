@@ -5,7 +5,6 @@ would have done."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,7 @@ from knowmeter.report import (
     write_report,
 )
 from knowmeter.runner import Budget, MeteredExecutor, PostProcess, Task
-from knowmeter.store import RunDir, upsert_run, variant_history, write_json_atomic
+from knowmeter.store import RunDir, upsert_run, utc_timestamp, variant_history, write_json_atomic
 
 
 def hedging_classifier(config: RunConfig, budget: Budget) -> HedgingClassifier | None:
@@ -79,7 +78,7 @@ def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
     """Mark the run finished, build and store report.json, update the index."""
     record = run_dir.read_run()
     record["status"] = status
-    record["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    record["finished_at"] = utc_timestamp()
     if wall_s is not None:
         record["wall_s"] = round((record.get("wall_s") or 0.0) + wall_s, 3)
     if budget is not None:

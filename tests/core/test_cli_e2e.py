@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -115,17 +116,19 @@ def test_init_refuses_to_overwrite(tmp_path: Path) -> None:
     assert r.returncode == 2 and "already exists" in r.stderr
 
 
-def test_a_run_answered_from_the_cache_is_known_to_have_cost_nothing(tmp_path: Path) -> None:
+def test_a_second_run_from_the_cache_costs_nothing_and_is_listed_first(tmp_path: Path) -> None:
     init_demo(tmp_path / "d")
     assert km("eval", "--quiet", cwd=tmp_path / "d").returncode == 0
-    r = km("eval", "--json", "--report-only", cwd=tmp_path / "d")
+    r = km("eval", "--json", "--report-only", cwd=tmp_path / "d")  # often within the same second
     assert r.returncode == 0, r.stderr
-    variants = json.loads(r.stdout)["variants"]
-    assert [v["cached"] for v in variants] == [23, 23]
-    assert [v["cost"] for v in variants] == [{"known_usd": 0.0, "tasks_with_known_cost": 23,
-                                              "tasks_with_unknown_cost": 0}] * 2
+    report = json.loads(r.stdout)
+    assert [v["cached"] for v in report["variants"]] == [23, 23]
+    assert [v["cost"] for v in report["variants"]] == [{"known_usd": 0.0, "tasks_with_known_cost": 23,
+                                                        "tasks_with_unknown_cost": 0}] * 2
     runs = json.loads(km("runs", "--json", cwd=tmp_path / "d").stdout)
     assert [run["cost_known_usd"] for run in runs] == [0.0, 0.0]
+    assert runs[0]["id"] == report["run"]["id"]  # newest first
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", runs[0]["created_at"])
 
 
 def test_repeats_give_stability_and_saturation(tmp_path: Path) -> None:

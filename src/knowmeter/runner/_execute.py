@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError
 from knowmeter.runner._budget import Budget, invalid_cost
 from knowmeter.runner._cache import ResponseCache, cache_key
 from knowmeter.runner._plan import Task, directory_fingerprint
-from knowmeter.store import ResultsWriter
+from knowmeter.store import ResultsWriter, utc_timestamp
 from knowmeter.traces import Trace
 
 #: Extra seconds the runner waits for an executor that enforces the task's timeout itself (it
@@ -47,10 +46,6 @@ class ExecutionStats:
     retries: int = 0
     not_started: list[str] = field(default_factory=list)
     wall_s: float = 0.0
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def build_request(task: Task, settings: ExecutionSettings, budget: Budget) -> ExecRequest:
@@ -130,7 +125,7 @@ async def execute_tasks(
         result: ExecResult | None = None
         attempts = 0
         cached = False
-        t0 = _now()
+        t0 = utc_timestamp()
         if cache is not None:
             key = cache_key(executor=executor.identity(), model=settings.model, variant=task.variant.name,
                             artifact_hash=task.variant.artifact.hash,
@@ -160,7 +155,7 @@ async def execute_tasks(
             "attempts": attempts,
             "cached": cached,
             "started_at": t0,
-            "finished_at": _now(),
+            "finished_at": utc_timestamp(),
             "exec": result.to_dict(),
         }
         if post_process is not None:

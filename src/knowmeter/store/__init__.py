@@ -12,7 +12,14 @@ from knowmeter.store._rundir import (
     read_json,
     write_json_atomic,
 )
-from knowmeter.store._runrecord import LOCAL_SETTINGS, RUN_SCHEMA_VERSION, check_schema_version, plan_hash, plan_parts
+from knowmeter.store._runrecord import (
+    LOCAL_SETTINGS,
+    RUN_SCHEMA_VERSION,
+    check_schema_version,
+    plan_hash,
+    plan_parts,
+    utc_timestamp,
+)
 from knowmeter.store._storedtasks import StoredTasks
 from knowmeter.store._taskrecord import (
     AnalysisRecord,
@@ -48,6 +55,7 @@ __all__ = [
     "plan_parts",
     "read_json",
     "upsert_run",
+    "utc_timestamp",
     "variant_history",
     "write_json_atomic",
 ]

@@ -7,13 +7,12 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from knowmeter.errors import InputError
 from knowmeter.store._rundir import ResultsWriter, RunDir, new_run_id, write_json_atomic
-from knowmeter.store._runrecord import plan_hash, plan_parts
+from knowmeter.store._runrecord import plan_hash, plan_parts, utc_timestamp
 
 
 def _shard_record(run_dir: RunDir) -> dict[str, Any]:
@@ -65,7 +64,7 @@ def _merged_record(run_id: str, shards: list[tuple[RunDir, dict[str, Any]]], don
     complete = all(r.get("status") == "complete" for _, r in shards) and done >= total
     record.update(
         run_id=run_id,
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        created_at=utc_timestamp(),
         status="complete" if complete else "incomplete",
         config={**record["config"], "shard": None},
         tasks_total=total,

@@ -12,6 +12,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from knowmeter.errors import InputError
 from knowmeter.watermark import Watermark
 
+
+def utc_timestamp() -> str:
+    """Now, as run.json and the results lines record it: UTC, ISO 8601 to the millisecond, so two
+    runs started within one second still sort in the order they started."""
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
 #: The version of run.json (and of the results.jsonl lines beside it) this code writes and reads.
 RUN_SCHEMA_VERSION = 1
 
