@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from knowmeter import defaults
 from knowmeter.errors import RunInterrupted
 
 if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report stack
@@ -86,7 +87,7 @@ def evaluate(config: RunConfig | str | Path | None = None, /, *, listener: Liste
 def resume(run: str | Path, *, output_dir: str | Path | None = None, listener: Listener | None = None,
            backend: str = "local", ray_address: str | None = None) -> Report:
     """Continue a killed or interrupted run (an id, a unique prefix, ``latest`` or a run folder in
-    ``output_dir``, default ``.knowmeter``): execute only its missing tasks, then decide as
+    ``output_dir``, default ``knowmeter.defaults.OUTPUT_DIR``): execute only its missing tasks, then decide as
     ``evaluate`` (or ``comprehend``, for a comprehension run) does. Refuses a run whose samples or
     artifacts changed since it started."""
     from knowmeter.evaluation import resume_run
@@ -114,9 +115,10 @@ def resume(run: str | Path, *, output_dir: str | Path | None = None, listener: L
 
 
 def comprehend(skill: str | Path, *, judges: Sequence[str], evals: str | Path | None = None,
-               executor: str = "offline", model: str | None = None,
-               executor_options: Mapping[str, Any] | None = None, repeat: int = 1, judge_repeat: int = 1,
-               ngram: int = 6, cwd: str | Path | None = None, base_dir: str | Path | None = None,
+               executor: str = defaults.EXECUTOR, model: str | None = None,
+               executor_options: Mapping[str, Any] | None = None, repeat: int = defaults.REPEAT,
+               judge_repeat: int = defaults.JUDGE_REPEAT, ngram: int = defaults.VERBATIM_NGRAM,
+               cwd: str | Path | None = None, base_dir: str | Path | None = None,
                concurrency: int | None = None, timeout_s: float | None = None, retry: int | None = None,
                no_cache: bool | None = None, budget_usd: float | None = None, seed: int | None = None,
                output_dir: str | Path | None = None, listener: Listener | None = None) -> Report:
@@ -160,11 +162,10 @@ def merge(runs: Sequence[str | Path], *, output_dir: str | Path | None = None, i
     as ``resume``'s ``run``. Raises ``InputError`` for a run that is no shard, shards of
     different plans, a shard missing or given twice, a task in two shards; nothing is written
     then. Result lines a shard could not read are skipped and told to ``listener.note``."""
-    from knowmeter.config import DEFAULT_OUTPUT_DIR
     from knowmeter.pipeline import finalize
     from knowmeter.store import merge_shards
 
-    store = Path(into if into is not None else output_dir if output_dir is not None else DEFAULT_OUTPUT_DIR)
+    store = Path(into if into is not None else output_dir if output_dir is not None else defaults.OUTPUT_DIR)
     merged, notes = merge_shards([_find(run, output_dir) for run in runs], store / "runs")
     for line in notes:
         (listener or Listener()).note(line)
@@ -200,7 +201,7 @@ def generate_probe_set(kb: Sequence[str | Path] = (), *, generator: str = "headi
 
     from knowmeter.config import find_config, load_eval_file
     from knowmeter.errors import InputError
-    from knowmeter.probe import DEFAULT_COUNT, headings_probe, model_probe
+    from knowmeter.probe import headings_probe, model_probe
     from knowmeter.samples import load_samples
 
     path = Path(config) if config is not None else find_config(Path.cwd())
@@ -215,7 +216,7 @@ def generate_probe_set(kb: Sequence[str | Path] = (), *, generator: str = "headi
         named = [] if ef is None else [ef.samples] if isinstance(ef.samples, str) else list(ef.samples or [])
         sample_files = [base / s for s in named if (base / s).is_file()]
     existing = load_samples(sample_files).samples if sample_files else ()
-    count = DEFAULT_COUNT if count is None else count
+    count = defaults.PROBE_COUNT if count is None else count
     if generator == "headings":
         return headings_probe(kb_dirs, count=count, existing=existing)
     if budget_usd is None and ef is not None and ef.budget is not None:
@@ -246,10 +247,9 @@ def _start_notes(prepared: Prepared) -> list[str]:
 
 
 def _find(run: str | Path, output_dir: str | Path | None) -> RunDir:
-    from knowmeter.config import DEFAULT_OUTPUT_DIR
     from knowmeter.store import find_run
 
-    return find_run(Path(output_dir if output_dir is not None else DEFAULT_OUTPUT_DIR), str(run))
+    return find_run(Path(output_dir if output_dir is not None else defaults.OUTPUT_DIR), str(run))
 
 
 def _backend(name: str, address: str | None) -> Backend:

@@ -1,6 +1,6 @@
 """Run configuration: ``eval.yaml`` (omk-compatible keys) merged with command-line flags.
 
-Defaults live here and nowhere else. ``EvalFile`` mirrors the file (unknown keys are errors, so
+Every default comes from ``knowmeter.defaults``. ``EvalFile`` mirrors the file (unknown keys are errors, so
 typos are caught); ``RunConfig`` is the resolved configuration a run records in ``run.json``.
 """
 
@@ -13,20 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from knowmeter import defaults
 from knowmeter._yaml import parse_yaml, read_user_text
 from knowmeter.errors import InputError
-
-DEFAULT_CONFIG_FILES = ("eval.yaml", "eval.yml")
-DEFAULT_CONCURRENCY = 4
-DEFAULT_TIMEOUT_S = 300.0
-DEFAULT_RETRY = 2
-DEFAULT_SEED = 20260413
-DEFAULT_SKILL_DIR = "skills"
-DEFAULT_OUTPUT_DIR = ".knowmeter"
-#: Outputs longer than this many characters are graded and judged on their first this-many
-#: (``maxGradedOutputChars`` in eval.yaml): a 20 MB answer made a 21 MB judge prompt and 30 s of
-#: ROUGE. The stored output stays whole; the grade says what was cut (``output_truncated``).
-DEFAULT_MAX_GRADED_OUTPUT_CHARS = 200_000
 
 
 class _Strict(BaseModel):
@@ -65,7 +54,7 @@ class GatesFile(_Strict):
 class HedgingClassifierFile(_Strict):
     enabled: bool = True
     judge: str | None = None  # executor:model
-    maxCandidates: int = Field(default=50, ge=1)
+    maxCandidates: int = Field(default=defaults.HEDGING_MAX_CANDIDATES, ge=1)
 
 
 class EvalFile(_Strict):
@@ -95,7 +84,7 @@ class EvalFile(_Strict):
 
 
 def find_config(directory: Path) -> Path | None:
-    for name in DEFAULT_CONFIG_FILES:
+    for name in defaults.CONFIG_FILES:
         if (directory / name).is_file():
             return directory / name
     return None
@@ -139,32 +128,32 @@ class RunConfig(BaseModel):
     executor: str
     executor_options: dict[str, Any] = Field(default_factory=dict)
     model: str | None = None
-    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=256)
-    timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
-    retry: int = Field(default=DEFAULT_RETRY, ge=0, le=10)
-    repeat: int = Field(default=1, ge=1, le=100)
+    concurrency: int = Field(default=defaults.CONCURRENCY, ge=1, le=256)
+    timeout_s: float = Field(default=defaults.TIMEOUT_S, gt=0)
+    retry: int = Field(default=defaults.RETRY, ge=0, le=10)
+    repeat: int = Field(default=defaults.REPEAT, ge=1, le=100)
     no_cache: bool = False
-    seed: int = Field(default=DEFAULT_SEED, ge=0)
-    skill_dir: str = DEFAULT_SKILL_DIR
-    output_dir: str = DEFAULT_OUTPUT_DIR
+    seed: int = Field(default=defaults.SEED, ge=0)
+    skill_dir: str = defaults.SKILL_DIR
+    output_dir: str = defaults.OUTPUT_DIR
     budget_total_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     budget_per_task_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     budget_per_task_ms: float | None = Field(default=None, gt=0)
     judges: list[str] = Field(default_factory=list)
-    judge_repeat: int = Field(default=1, ge=1, le=20)
+    judge_repeat: int = Field(default=defaults.JUDGE_REPEAT, ge=1, le=20)
     length_debias: bool = True
-    max_graded_output_chars: int = Field(default=DEFAULT_MAX_GRADED_OUTPUT_CHARS, ge=1)
+    max_graded_output_chars: int = Field(default=defaults.MAX_GRADED_OUTPUT_CHARS, ge=1)
     knowledge_dirs: list[str] = Field(default_factory=list)
     max_gap_rate: float | None = None
     gap_rate_regression: float | None = None
-    layer_gate: float = Field(default=3.5, ge=1, le=5)
-    min_effect: float = Field(default=0.1, ge=0)
-    max_mde: float = Field(default=0.5, gt=0)
-    min_pairs: int = Field(default=20, ge=2)
-    stability_limit: float = Field(default=0.5, gt=0, le=1)
-    bootstrap_samples: int = Field(default=10_000, ge=100)
+    layer_gate: float = Field(default=defaults.LAYER_GATE, ge=1, le=5)
+    min_effect: float = Field(default=defaults.MIN_EFFECT, ge=0)
+    max_mde: float = Field(default=defaults.MAX_MDE, gt=0)
+    min_pairs: int = Field(default=defaults.MIN_PAIRS, ge=2)
+    stability_limit: float = Field(default=defaults.STABILITY_LIMIT, gt=0, le=1)
+    bootstrap_samples: int = Field(default=defaults.BOOTSTRAP_SAMPLES, ge=100)
     hedging_judge: str | None = None
-    hedging_max_candidates: int = 50
+    hedging_max_candidates: int = defaults.HEDGING_MAX_CANDIDATES
     #: run agent CLIs without sealing tasks from each other (``--unsealed``)
     unsealed: bool = False
     #: ``I/N``: run only shard I of N of the plan (``--shard``; see ``knowmeter.runner.Shard``)

@@ -15,16 +15,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from knowmeter import _provenance
+from knowmeter import _provenance, defaults
 from knowmeter.artifacts import Variant, resolve_variant
 from knowmeter.config import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_MAX_GRADED_OUTPUT_CHARS,
-    DEFAULT_OUTPUT_DIR,
-    DEFAULT_RETRY,
-    DEFAULT_SEED,
-    DEFAULT_SKILL_DIR,
-    DEFAULT_TIMEOUT_S,
     EvalFile,
     RunConfig,
     VariantSpec,
@@ -166,7 +159,7 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
     budget = ef.budget
     gates = ef.gates
     judges = ov.judges or ([ef.judge] if isinstance(ef.judge, str) else ef.judge) or []
-    timeout_s = _first(ov.timeout_s, ef.timeoutMs / 1000 if ef.timeoutMs else None, DEFAULT_TIMEOUT_S)
+    timeout_s = _first(ov.timeout_s, ef.timeoutMs / 1000 if ef.timeoutMs else None, defaults.TIMEOUT_S)
     per_ms = budget.perSampleMs if budget else None
     if per_ms is not None:
         timeout_s = min(timeout_s, per_ms / 1000)
@@ -176,35 +169,36 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             base_dir=str(base),
             samples=list(samples),
             variants=variants,
-            executor=_first(ov.executor, exec_name, "offline"),
+            executor=_first(ov.executor, exec_name, defaults.EXECUTOR),
             executor_options={**(exec_opts if ov.executor is None else {}), **parse_option_flags(ov.executor_options)},
             model=_first(ov.model, ef.model, exec_model),
-            concurrency=_first(ov.concurrency, ef.concurrency, DEFAULT_CONCURRENCY),
+            concurrency=_first(ov.concurrency, ef.concurrency, defaults.CONCURRENCY),
             timeout_s=timeout_s,
-            retry=_first(ov.retry, ef.retry, DEFAULT_RETRY),
-            repeat=_first(ov.repeat, ef.repeat, 1),
+            retry=_first(ov.retry, ef.retry, defaults.RETRY),
+            repeat=_first(ov.repeat, ef.repeat, defaults.REPEAT),
             no_cache=bool(_first(ov.no_cache, ef.noCache, False)),
-            seed=_first(ov.seed, ef.seed, DEFAULT_SEED),
-            skill_dir=_first(ov.skill_dir, ef.skillDir, DEFAULT_SKILL_DIR),
-            output_dir=_first(ov.output_dir, ef.outputDir, DEFAULT_OUTPUT_DIR),
+            seed=_first(ov.seed, ef.seed, defaults.SEED),
+            skill_dir=_first(ov.skill_dir, ef.skillDir, defaults.SKILL_DIR),
+            output_dir=_first(ov.output_dir, ef.outputDir, defaults.OUTPUT_DIR),
             budget_total_usd=_first(ov.budget_usd, budget.totalUSD if budget else None),
             budget_per_task_usd=budget.perSampleUSD if budget else None,
             budget_per_task_ms=per_ms,
             judges=list(judges),
-            judge_repeat=_first(ov.judge_repeat, ef.judgeRepeat, 1),
+            judge_repeat=_first(ov.judge_repeat, ef.judgeRepeat, defaults.JUDGE_REPEAT),
             length_debias=bool(_first(ov.length_debias, ef.lengthDebias, True)),
-            max_graded_output_chars=_first(ef.maxGradedOutputChars, DEFAULT_MAX_GRADED_OUTPUT_CHARS),
+            max_graded_output_chars=_first(ef.maxGradedOutputChars, defaults.MAX_GRADED_OUTPUT_CHARS),
             knowledge_dirs=list(ef.knowledgeDirs or []),
             max_gap_rate=_first(ov.max_gap_rate, gates.maxGapRate if gates else None),
             gap_rate_regression=_first(ov.gap_rate_regression, gates.gapRateRegression if gates else None),
-            layer_gate=_first(ov.threshold, gates.layerGate if gates else None, 3.5),
-            min_effect=_first(gates.minEffect if gates else None, 0.1),
-            max_mde=_first(ov.max_mde, gates.maxMde if gates else None, 0.5),
-            min_pairs=_first(ov.min_pairs, gates.minPairs if gates else None, 20),
-            stability_limit=_first(ov.stability_limit, gates.stabilityLimit if gates else None, 0.5),
-            bootstrap_samples=_first(ov.bootstrap_samples, ef.bootstrapSamples, 10_000),
+            layer_gate=_first(ov.threshold, gates.layerGate if gates else None, defaults.LAYER_GATE),
+            min_effect=_first(gates.minEffect if gates else None, defaults.MIN_EFFECT),
+            max_mde=_first(ov.max_mde, gates.maxMde if gates else None, defaults.MAX_MDE),
+            min_pairs=_first(ov.min_pairs, gates.minPairs if gates else None, defaults.MIN_PAIRS),
+            stability_limit=_first(ov.stability_limit, gates.stabilityLimit if gates else None,
+                                   defaults.STABILITY_LIMIT),
+            bootstrap_samples=_first(ov.bootstrap_samples, ef.bootstrapSamples, defaults.BOOTSTRAP_SAMPLES),
             hedging_judge=_first(ov.hedging_judge, hc.judge if hc and hc.enabled else None),
-            hedging_max_candidates=hc.maxCandidates if hc else 50,
+            hedging_max_candidates=hc.maxCandidates if hc else defaults.HEDGING_MAX_CANDIDATES,
             unsealed=bool(ov.unsealed),
             shard=str(Shard.parse(ov.shard)) if ov.shard is not None else None,
         )

@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from knowmeter import defaults
+
 #: One example per assertion type, as it is written in a sample file.
 EXAMPLES: dict[str, dict[str, Any]] = {
     "contains": {"type": "contains", "value": "30 days"},
@@ -213,7 +215,8 @@ def cache_reference() -> str:
     fields = ", ".join(f"`{p}`" for p in inspect.signature(cache_key).parameters)
     return "\n".join([
         "## The response cache", "",
-        f"Successful agent answers are stored in `<output-dir>/{CACHE_FILE}` (default `.knowmeter/`) and "
+        f"Successful agent answers are stored in `<output-dir>/{CACHE_FILE}` (default `{defaults.OUTPUT_DIR}/`) "
+        "and "
         f"served again when every part of the key is the same: {fields}. Errors are never cached; the repeat "
         "index is in the key, so repeats are real replicates, and the variant name is too, so the two arms of "
         "an A/A test are independent. The summary says how many answers of each variant came from the cache "

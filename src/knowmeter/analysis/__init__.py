@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     )
     from knowmeter.analysis._drafts import draft_samples, refine_drafts, write_drafts_yaml
     from knowmeter.analysis._hedging import (
-        DEFAULT_MAX_CANDIDATES,
         ClassifyResult,
         HedgingCandidate,
         HedgingClassifier,
@@ -65,7 +64,6 @@ _LAZY: dict[str, str] = {
     "ClassifyResult": "_hedging",
     "Confidence": "_aggregate",
     "Coverage": "_coverage",
-    "DEFAULT_MAX_CANDIDATES": "_hedging",
     "FileCoverage": "_coverage",
     "GapSignal": "_model",
     "GapSummary": "_aggregate",
@@ -112,7 +110,6 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "DEFAULT_MAX_CANDIDATES",
     "SIGNAL_WEIGHTS",
     "SOFT_SIGNAL_NOTE",
     "SOURCES",

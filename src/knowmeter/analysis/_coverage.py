@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from knowmeter import defaults
 from knowmeter._record import Count, Record
 from knowmeter.analysis._commands import command_text, parse_command
 from knowmeter.analysis._paths import PathKeyer
@@ -36,7 +37,6 @@ from knowmeter.watermark import Watermark
 
 Origin = Literal["artifact", "referenced", "knowledge_dir", "claude_knowledge", "memory"]
 MEMORY_FILES = ("CLAUDE.md", ".claude/CLAUDE.md", "AGENTS.md")
-_SKIP_DIRS = frozenset({"__pycache__", "node_modules"})
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _PATH_TOKEN = re.compile(r"(?<![\w/.:@-])((?:\.{1,2}/)?(?:[\w.-]+/)+(?:[\w-][\w.-]*\.[A-Za-z0-9]{1,8})?"
                          r"|[\w-][\w.-]*\.(?:md|markdown|txt|rst|json|ya?ml|csv|toml|sh|py))(?![\w/-])")
@@ -99,7 +99,7 @@ def _walk(directory: Path) -> list[Path]:
     """Regular files under ``directory`` (hidden names and cache folders skipped), sorted."""
     out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(directory):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in defaults.IGNORED_DIRS)
         out.extend(Path(dirpath, f) for f in sorted(filenames) if not f.startswith("."))
     return out
 

@@ -25,13 +25,13 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
+from knowmeter import defaults
 from knowmeter.analysis._model import HedgingVerdict, TaskGaps
 from knowmeter.ask import CallSite, PromptTemplate, ReplyCache, ask_json, cached, json_reply
 from knowmeter.executors import Executor
 
 log = logging.getLogger("knowmeter.analysis")
 
-DEFAULT_MAX_CANDIDATES = 50
 
 SYSTEM_PROMPT = (
     "You classify single passages of an AI agent's output. Reply with one JSON object and nothing else."
@@ -133,7 +133,7 @@ class HedgingClassifier:
     """Classifies hedging candidates with any ``Executor`` (a small model is enough)."""
 
     def __init__(self, executor: Executor, *, model: str | None = None,
-                 max_candidates: int = DEFAULT_MAX_CANDIDATES,
+                 max_candidates: int = defaults.HEDGING_MAX_CANDIDATES,
                  cache: ReplyCache | None = None, concurrency: int = 4) -> None:
         if max_candidates < 0:
             raise ValueError("max_candidates must be >= 0")
@@ -242,7 +242,7 @@ def _fallback(reason: str | None) -> HedgingVerdict:
 
 
 async def classify_hedging(candidates: Sequence[HedgingCandidate], executor: Executor, *,
-                           model: str | None = None, max_candidates: int = DEFAULT_MAX_CANDIDATES,
+                           model: str | None = None, max_candidates: int = defaults.HEDGING_MAX_CANDIDATES,
                            cache: ReplyCache | None = None) -> ClassifyResult:
     """Spec §4.3 ``classifyHedgingCandidates``: one evaluation's candidates in one call."""
     return await HedgingClassifier(executor, model=model, max_candidates=max_candidates, cache=cache

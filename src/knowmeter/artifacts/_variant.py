@@ -13,13 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from knowmeter import defaults
 from knowmeter.errors import InputError
 
 Role = Literal["control", "treatment"]
 ArtifactKind = Literal["baseline", "file", "skill_dir"]
-
-#: files never counted as part of an artifact
-_IGNORED_PARTS = {".git", "__pycache__", ".DS_Store", ".knowmeter"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +59,7 @@ BASELINE = Artifact(kind="baseline")
 
 def _iter_files(root: Path) -> list[Path]:
     return sorted(
-        p for p in root.rglob("*") if p.is_file() and not any(part in _IGNORED_PARTS for part in p.parts)
+        p for p in root.rglob("*") if p.is_file() and not any(part in defaults.ARTIFACT_IGNORED for part in p.parts)
     )
 
 

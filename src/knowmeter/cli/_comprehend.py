@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from knowmeter import defaults
 from knowmeter.cli._errors import guarded
 from knowmeter.cli._output import executor_option_flags
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
@@ -17,27 +18,27 @@ from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 @click.argument("skill", required=False)
 @click.option("--evals", help="The skill's eval file (default: found beside the skill: evals/comprehension.json, "
               "evals/evals.json, examples/evals/<name>.json).")
-@click.option("--executor", default="offline", show_default=True, help="The agent: any registered executor "
+@click.option("--executor", default=defaults.EXECUTOR, show_default=True, help="The agent: any registered executor "
               "(offline, claude, codex, openai, anthropic, claude-sdk, script) or a script-protocol command.")
 @click.option("--model", help="Model passed to the agent's executor.")
 @executor_option_flags
 @click.option("--judge", "judges", multiple=True, help="Grader as executor:model (repeatable for an ensemble; "
               "a behavior passes on a majority). scripted-grader is a deterministic offline stand-in.")
-@click.option("--repeat", type=click.IntRange(1, 100), default=1, show_default=True,
+@click.option("--repeat", type=click.IntRange(1, 100), default=defaults.REPEAT, show_default=True,
               help="Real replicates per case and arm.")
-@click.option("--judge-repeat", type=click.IntRange(1, 20), default=1, show_default=True,
+@click.option("--judge-repeat", type=click.IntRange(1, 20), default=defaults.JUDGE_REPEAT, show_default=True,
               help="Grader calls per answer and grader.")
-@click.option("--ngram", type=click.IntRange(2, 50), default=6, show_default=True,
+@click.option("--ngram", type=click.IntRange(2, 50), default=defaults.VERBATIM_NGRAM, show_default=True,
               help="n of the verbatim-overlap check (research A.3).")
 @click.option("--cwd", help="Folder the agent works in, in both arms (default: an empty folder, so the "
               "baseline cannot read the skill from disk).")
-@click.option("--concurrency", type=click.IntRange(1, 256), help="Tasks run at once (default 4).")
+@click.option("--concurrency", type=click.IntRange(1, 256), help=f"Tasks run at once (default {defaults.CONCURRENCY}).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Per-task timeout in seconds.")
 @click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors.")
 @click.option("--no-cache", is_flag=True, default=False, help="Do not read or write the response cache.")
 @click.option("--budget-usd", type=click.FloatRange(min=0), help="Total cost budget; never exceeded.")
 @click.option("--seed", type=int, help="Seed of the statistics.")
-@click.option("--output-dir", help="Where runs are stored (default: .knowmeter).")
+@click.option("--output-dir", help=f"Where runs are stored (default: {defaults.OUTPUT_DIR}).")
 @click.option("--resume", "resume", help="Continue a killed comprehension run: only its missing tasks.")
 @click.option("--write-state", is_flag=True, help="Record the verdict in the skill's audit-state.json (v8): "
               "comprehension_verdict, eval_score, eval_failed_ids, eval_last_run; every other field is kept.")

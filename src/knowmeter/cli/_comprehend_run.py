@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from knowmeter import defaults
 from knowmeter.api import Listener, comprehend, resume
 from knowmeter.comprehension import state_update, summary_lines, write_state
 from knowmeter.errors import InputError
@@ -38,9 +39,7 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     """Run (or resume) a comprehension measurement; returns the exit code."""
     terminal = _Terminal()
     if opts.get("resume"):
-        from knowmeter.config import DEFAULT_OUTPUT_DIR
-
-        run_dir = find_run(Path(opts.get("output_dir") or DEFAULT_OUTPUT_DIR), str(opts["resume"]))
+        run_dir = find_run(Path(opts.get("output_dir") or defaults.OUTPUT_DIR), str(opts["resume"]))
         if "comprehension" not in run_dir.read_run():
             raise InputError(f"run {run_dir.id} is not a comprehension run; resume it with knowmeter eval --resume")
         report = resume(run_dir.path, listener=terminal)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from knowmeter import defaults
 from knowmeter.cli._errors import guarded
 from knowmeter.cli._output import ci_output_options, executor_option_flags
 from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
@@ -22,8 +23,8 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
               "claude-sdk) or any command speaking the script protocol.")
 @click.option("--model", help="Model passed to the executor.")
 @executor_option_flags
-@click.option("--skill-dir", help="Where <name> variants are looked up (default: skills).")
-@click.option("--concurrency", type=click.IntRange(1, 256), help="Tasks run at once (default 4).")
+@click.option("--skill-dir", help=f"Where <name> variants are looked up (default: {defaults.SKILL_DIR}).")
+@click.option("--concurrency", type=click.IntRange(1, 256), help=f"Tasks run at once (default {defaults.CONCURRENCY}).")
 @click.option("--repeat", type=click.IntRange(1, 100), help="Real replicates per sample and variant.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Per-task timeout in seconds.")
 @click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors (exponential backoff).")
@@ -31,19 +32,22 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 @click.option("--budget-usd", type=click.FloatRange(min=0),
               help="Total cost budget over every model call (agent, judges, classifier).")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for every statistical computation.")
-@click.option("--output-dir", help="Where runs are stored (default: .knowmeter).")
+@click.option("--output-dir", help=f"Where runs are stored (default: {defaults.OUTPUT_DIR}).")
 @click.option("--judge", "judges", multiple=True, help="LLM judge as executor:model (repeatable for an ensemble).")
 @click.option("--judge-repeat", type=click.IntRange(1, 20), help="Judge calls per task (mean, SD, failures).")
 @click.option("--no-length-debias", is_flag=True, default=False, help="Drop the judge's length-debias instruction.")
-@click.option("--threshold", type=click.FloatRange(1, 5), help="Layer gate: each present layer's mean ≥ this.")
+@click.option("--threshold", type=click.FloatRange(1, 5),
+              help=f"Layer gate: each present layer's mean ≥ this (default {defaults.LAYER_GATE}).")
 @click.option("--max-mde", type=click.FloatRange(min=0, min_open=True),
               help="No significant change and a minimum detectable effect above this many points → "
-                   "UNDERPOWERED, not NOISE (default 0.5).")
+                   f"UNDERPOWERED, not NOISE (default {defaults.MAX_MDE}).")
 @click.option("--min-pairs", type=click.IntRange(min=2),
-              help="Fewer paired samples → UNDERPOWERED, or CAUTIOUS for a win (default 20).")
+              help=f"Fewer paired samples → UNDERPOWERED, or CAUTIOUS for a win (default {defaults.MIN_PAIRS}).")
 @click.option("--stability-limit", type=click.FloatRange(0, 1, min_open=True),
-              help="Warn when more than this share of the composite's variance is run-to-run (default 0.5).")
-@click.option("--bootstrap-samples", type=click.IntRange(min=100), help="Bootstrap resamples (default 10000).")
+              help="Warn when more than this share of the composite's variance is run-to-run "
+              f"(default {defaults.STABILITY_LIMIT}).")
+@click.option("--bootstrap-samples", type=click.IntRange(min=100),
+              help=f"Bootstrap resamples (default {defaults.BOOTSTRAP_SAMPLES}).")
 @click.option("--max-gap-rate", type=click.FloatRange(0, 1),
               help="Fail (exit 1) when a variant's gap rate exceeds this.")
 @click.option("--gap-rate-regression", type=click.FloatRange(0, 1),

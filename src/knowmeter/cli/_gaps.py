@@ -7,13 +7,14 @@ from pathlib import Path
 import click
 
 from knowmeter.cli._errors import fail, guarded
+from knowmeter.cli._output import output_dir_option
 
 
 @click.command("gaps")
 @click.argument("run", default="latest")
 @click.option("--variant", help="Only this variant.")
 @click.option("--limit", type=click.IntRange(1), help="Show at most this many signals per variant.")
-@click.option("--output-dir", default=".knowmeter", show_default=True, help="Where runs are stored.")
+@output_dir_option()
 @click.option("--json", "as_json", is_flag=True, help="Print the gap and coverage sections as JSON.")
 @guarded
 def gaps_cmd(run: str, variant: str | None, limit: int | None, output_dir: str, as_json: bool) -> None:

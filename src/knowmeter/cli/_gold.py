@@ -7,8 +7,9 @@ from typing import Any
 
 import click
 
+from knowmeter import defaults
 from knowmeter.cli._errors import input_errors
-from knowmeter.config import DEFAULT_OUTPUT_DIR
+from knowmeter.cli._output import output_dir_option
 from knowmeter.errors import InputError
 from knowmeter.store import iter_results
 
@@ -66,13 +67,12 @@ def validate_cmd(gold_dir: Path) -> None:
 @gold_group.command("compare")
 @click.argument("run")
 @click.option("--gold-dir", required=True, type=click.Path(path_type=Path), help="The gold directory.")
-@click.option("--output-dir", type=click.Path(path_type=Path), default=Path(DEFAULT_OUTPUT_DIR), show_default=True,
-              help="Where runs are stored.")
+@output_dir_option(type=click.Path(path_type=Path))
 @click.option("--variant", help="Compare only this variant (default: every variant in the run).")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap seed.")
-@click.option("--bootstrap-samples", type=click.IntRange(min=100), default=10_000, show_default=True,
-              help="Bootstrap resamples for the CI of α.")
+@click.option("--bootstrap-samples", type=click.IntRange(min=100), default=defaults.BOOTSTRAP_SAMPLES,
+              show_default=True, help="Bootstrap resamples for the CI of α.")
 def compare_cmd(run: str, gold_dir: Path, output_dir: Path, variant: str | None, as_json: bool, seed: int,
                 bootstrap_samples: int) -> None:
     """Agreement of RUN's judge scores with a gold set: Krippendorff α (interval, ordinal) with a

@@ -8,14 +8,13 @@ from pathlib import Path
 import click
 
 from knowmeter.cli._errors import guarded
-from knowmeter.cli._output import ci_output_options
+from knowmeter.cli._output import ci_output_options, output_dir_option
 from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 
 
 @click.command("merge")
 @click.argument("runs", nargs=-1, required=True)
-@click.option("--output-dir", default=".knowmeter", show_default=True,
-              help="Where run ids are looked up (a RUN may also be a run directory).")
+@output_dir_option("Where run ids are looked up (a RUN may also be a run directory).")
 @click.option("--into", type=click.Path(path_type=Path, file_okay=False),
               help="The store that receives the merged run (default: --output-dir).")
 @click.option("--json", "as_json", is_flag=True, help="Print the merged run's report JSON to stdout.")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from knowmeter import jsonio
+from knowmeter import defaults, jsonio
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -38,6 +38,11 @@ def executor_option_flags(command: F) -> F:
         "openai: -O base_url=http://127.0.0.1:8080/v1 (with /v1); anthropic: no /v1. -O bin=PATH picks "
         "the CLI; -O api_key=... (better: the provider's variable, ANTHROPIC_API_KEY / OPENAI_API_KEY, "
         "which is passed through).")(command)
+
+
+def output_dir_option(help: str = "Where runs are stored.", **attrs: Any) -> Callable[[F], F]:
+    """``--output-dir``, its default ``knowmeter.defaults.OUTPUT_DIR`` (shown by ``--help``)."""
+    return click.option("--output-dir", default=defaults.OUTPUT_DIR, show_default=True, help=help, **attrs)
 
 
 def print_json(data: Any) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from knowmeter import defaults
 from knowmeter.cli._errors import guarded
 
 
@@ -16,7 +17,8 @@ from knowmeter.cli._errors import guarded
 @click.option("--generator", default="headings", show_default=True,
               help="'headings' (deterministic, non-LLM: headings → questions) or executor:model "
                    "(any executor that can answer JSON, e.g. openai:gpt-4o-mini).")
-@click.option("--count", type=click.IntRange(1), default=20, show_default=True, help="At most this many questions.")
+@click.option("--count", type=click.IntRange(1), default=defaults.PROBE_COUNT, show_default=True,
+              help="At most this many questions.")
 @click.option("--out", default="probe-samples.yaml", show_default=True, type=click.Path(path_type=Path),
               help="The probe sample file to write.")
 @click.option("--include-text", is_flag=True,

@@ -8,13 +8,13 @@ from pathlib import Path
 import click
 
 from knowmeter.cli._errors import guarded
-from knowmeter.cli._output import ci_output_options
+from knowmeter.cli._output import ci_output_options, output_dir_option
 from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 
 
 @click.command("report")
 @click.argument("run", default="latest")
-@click.option("--output-dir", default=".knowmeter", show_default=True, help="Where runs are stored.")
+@output_dir_option()
 @click.option("--threshold", type=click.FloatRange(1, 5), help="Layer gate override.")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed override for the statistics.")
 @click.option("--bootstrap-samples", type=click.IntRange(min=100), help="Bootstrap resamples override.")

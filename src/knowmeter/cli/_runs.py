@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from knowmeter.cli._errors import guarded
+from knowmeter.cli._output import output_dir_option
 
 
 def _cost(r: Any) -> str:
@@ -31,7 +32,7 @@ def run_outcome(r: Any) -> str:
 
 
 @click.command("runs")
-@click.option("--output-dir", default=".knowmeter", show_default=True, help="Where runs are stored.")
+@output_dir_option()
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 10_000))
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as a JSON list.")
 @guarded

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from knowmeter.cli._errors import fail, guarded
+from knowmeter.cli._output import output_dir_option
 
 
 @click.command("sample")
@@ -16,7 +17,7 @@ from knowmeter.cli._errors import fail, guarded
 @click.option("--max", "max_samples", type=click.IntRange(1), help="At most this many drafts.")
 @click.option("--refine", help="executor:model that rewrites each draft's prompt and rubric (optional).")
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
-@click.option("--output-dir", default=".knowmeter", show_default=True, help="Where runs are stored.")
+@output_dir_option()
 @guarded
 def sample_cmd(run: str, variant: str | None, out: Path, max_samples: int | None, refine: str | None, force: bool,
                output_dir: str) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from knowmeter.cli._errors import guarded
+from knowmeter.cli._output import output_dir_option
 
 
 def not_comparable(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
@@ -40,7 +41,7 @@ def side_by_side(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, An
 @click.command("trends")
 @click.option("--variant", help="Only this variant.")
 @click.option("--sample-set", "sample_set", help="Only runs on this sample set (id like file@hash8, or a hash prefix).")
-@click.option("--output-dir", default=".knowmeter", show_default=True, help="Where runs are stored.")
+@output_dir_option()
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON (one object per sample set).")
 @guarded
 def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_json: bool) -> None:

@@ -6,14 +6,16 @@ from pathlib import Path
 
 import click
 
+from knowmeter import defaults
 from knowmeter.cli._errors import guarded
+from knowmeter.cli._output import output_dir_option
 
 
 @click.command("view")
-@click.option("--output-dir", default=".knowmeter", show_default=True, help="Where runs are stored.")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+@output_dir_option()
+@click.option("--port", type=click.IntRange(0, 65535), default=defaults.VIEWER_PORT, show_default=True,
               help="Port to listen on (0: any free port).")
-@click.option("--host", default="127.0.0.1", show_default=True,
+@click.option("--host", default=defaults.VIEWER_HOST, show_default=True,
               help="Address to bind. Anything but loopback exposes your runs to the network (a warning says so).")
 @guarded
 def view_cmd(output_dir: str, port: int, host: str) -> None:
@@ -23,7 +25,7 @@ def view_cmd(output_dir: str, port: int, host: str) -> None:
 
     if host not in LOOPBACK:
         click.echo(f"warning: serving on {host}: anyone who can reach this machine can read your runs "
-                   "(outputs, traces, configs). Use the default 127.0.0.1 unless you mean it.", err=True)
+                   f"(outputs, traces, configs). Use the default {defaults.VIEWER_HOST} unless you mean it.", err=True)
     try:
         server = make_server(Path(output_dir), host, port)
     except OSError as exc:

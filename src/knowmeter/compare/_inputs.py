@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from knowmeter import defaults
+
 #: Score layers in canonical order, and the metrics compared (the composite first).
 LAYERS: tuple[str, ...] = ("fact", "behavior", "judge")
 METRICS: tuple[str, ...] = ("composite", *LAYERS)
@@ -87,19 +89,19 @@ class CompareConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    threshold: float = 3.5
-    min_effect: float = Field(default=0.1, ge=0)
-    stability_limit: float = Field(default=0.5, gt=0, le=1)
+    threshold: float = defaults.LAYER_GATE
+    min_effect: float = Field(default=defaults.MIN_EFFECT, ge=0)
+    stability_limit: float = Field(default=defaults.STABILITY_LIMIT, gt=0, le=1)
     judge_dissent: float = Field(default=0.4, ge=-1, le=1)
-    alpha: float = Field(default=0.05, gt=0, lt=1)
-    bootstrap_samples: int = Field(default=10_000, ge=100)
-    permutation_samples: int = Field(default=10_000, ge=100)
+    alpha: float = Field(default=defaults.ALPHA, gt=0, lt=1)
+    bootstrap_samples: int = Field(default=defaults.BOOTSTRAP_SAMPLES, ge=100)
+    permutation_samples: int = Field(default=defaults.PERMUTATION_SAMPLES, ge=100)
     seed: int = Field(default=0, ge=0)
-    ci_level: float = Field(default=0.95, gt=0, lt=1)
+    ci_level: float = Field(default=defaults.CI_LEVEL, gt=0, lt=1)
     ci_method: Literal["bca", "percentile"] = "bca"
-    min_pairs: int = Field(default=20, ge=2)
-    max_mde: float = Field(default=0.5, gt=0)
-    power: float = Field(default=0.8, gt=0, lt=1)
+    min_pairs: int = Field(default=defaults.MIN_PAIRS, ge=2)
+    max_mde: float = Field(default=defaults.MAX_MDE, gt=0)
+    power: float = Field(default=defaults.POWER, gt=0, lt=1)
     saturation_tolerance: float = Field(default=0.1, gt=0, lt=1)
 
     @model_validator(mode="after")

@@ -41,11 +41,10 @@ from knowmeter.comprehension._state import OWNED_FIELDS, state_update, write_sta
 from knowmeter.comprehension._stats import Graded, StatsConfig, comprehension_stats, graded_rows
 from knowmeter.comprehension._terminal import summary_lines
 from knowmeter.comprehension._verdict import LEVELS, Parties, model_family, skill_verdict
-from knowmeter.skillgraph import DEFAULT_N, STOPWORDS, Overlap, SourceGrams, tokens, verbatim_overlap
+from knowmeter.skillgraph import STOPWORDS, Overlap, SourceGrams, tokens, verbatim_overlap
 
 __all__ = [
     "BASELINE_ARM",
-    "DEFAULT_N",
     "GRADER_TEMPLATE",
     "HEDGES",
     "LEVELS",

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from knowmeter import defaults
 from knowmeter.comprehension._criteria import Behavior, case_behaviors
-from knowmeter.skillgraph import DEFAULT_N, Dimension, Overlap, SourceGrams
+from knowmeter.skillgraph import Dimension, Overlap, SourceGrams
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +29,7 @@ class GraderCase:
     verbatim_behavior: str | None
     expected_reasoning: str | None = None
     transfer: str | None = None
-    n: int = DEFAULT_N
+    n: int = defaults.VERBATIM_NGRAM
     _grams: SourceGrams | None = field(default=None, compare=False, repr=False)
 
     def overlap(self, answer: str) -> Overlap:
@@ -49,7 +50,8 @@ class GraderCase:
 
 def make_case(*, case_id: str, dimension: str, prompt: str, concept_text: str, body: str,
               behaviors: tuple[Behavior, ...], concept_name: str | None = None,
-              expected_reasoning: str | None = None, transfer: str | None = None, n: int = DEFAULT_N) -> GraderCase:
+              expected_reasoning: str | None = None, transfer: str | None = None,
+              n: int = defaults.VERBATIM_NGRAM) -> GraderCase:
     """A case with its graded behaviors settled (rubric criteria when none are given; C1 always
     has a verbatim behavior); ``concept_name`` defaults to the dimension's field or section."""
     dim = Dimension(dimension)  # a ValueError for anything but C1…C9

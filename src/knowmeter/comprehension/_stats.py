@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from knowmeter import defaults
 from knowmeter.stats import holm, mcnemar_exact, minimum_detectable_effect, paired_bootstrap, wilson_interval
 
 ARMS = ("baseline", "with_skill")
@@ -30,13 +31,13 @@ ARMS = ("baseline", "with_skill")
 class StatsConfig:
     """Decision settings of the comprehension statistics."""
 
-    alpha: float = 0.05
+    alpha: float = defaults.ALPHA
     min_pairs: int = 10
     max_mde: float = 0.25
-    power: float = 0.8
-    bootstrap_samples: int = 10_000
+    power: float = defaults.POWER
+    bootstrap_samples: int = defaults.BOOTSTRAP_SAMPLES
     seed: int = 0
-    level: float = 0.95
+    level: float = defaults.CI_LEVEL
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import Field
 
+from knowmeter import defaults
 from knowmeter.executors._model_api import (
     ApiExecutor,
     ApiOptions,
@@ -64,7 +65,7 @@ class AnthropicExecutor(ApiExecutor[AnthropicOptions]):
         started = time.perf_counter()
         client = anthropic.AsyncAnthropic(api_key=api_key(SOURCE, o, self.key_env), base_url=o.base_url,
                                           max_retries=o.max_retries,
-                                          timeout=o.timeout_s or request.timeout_s or 600.0)
+                                          timeout=o.timeout_s or request.timeout_s or defaults.AGENT_TIMEOUT_S)
         try:
             async with client:
                 msg = await client.messages.create(**params)

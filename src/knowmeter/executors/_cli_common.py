@@ -21,8 +21,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 import anyio
 from pydantic import Field
 
+from knowmeter import defaults
 from knowmeter.executors._isolation import (
-    DEFAULT_WORKSPACE_IGNORE,
     ProcessOutcome,
     TaskSandbox,
     minimal_env,
@@ -34,7 +34,6 @@ from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError
 from knowmeter.executors._registry import ExecutorSpec
 from knowmeter.executors._seal import install_root, seal_problem
 
-DEFAULT_TIMEOUT_S = 600.0
 #: Proxy variables every CLI executor passes through (the agent must reach its API).
 PROXY_ENV = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy",
              "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
@@ -45,7 +44,7 @@ class CliOptions(ExecutorOptions):
 
     #: the CLI binary (path or name on PATH); default: on PATH, else ./node_modules/.bin/<cli>
     bin: str | None = None
-    #: seconds before the whole process group is killed; default: the task's timeout, else 600
+    #: seconds before the whole process group is killed; default: the task's timeout, else ``defaults.AGENT_TIMEOUT_S``
     timeout_s: float | None = Field(default=None, gt=0)
     #: extra environment variables for the agent (set last; they win)
     env: dict[str, str] = Field(default_factory=dict)
@@ -56,7 +55,7 @@ class CliOptions(ExecutorOptions):
     #: keep ``.claude/skills`` / ``.codex/skills`` / ``.agents/skills`` of the workspace in the copy
     keep_workspace_skills: bool = False
     #: names (globs) not copied into the task's workspace
-    workspace_ignore: list[str] = Field(default_factory=lambda: list(DEFAULT_WORKSPACE_IGNORE))
+    workspace_ignore: list[str] = Field(default_factory=lambda: list(defaults.IGNORED_DIRS))
     #: keep each task's temporary folder (for debugging); its path is in ``trace.meta["sandbox"]``
     keep_temp: bool = False
     #: run without sealing tasks from each other (``--unsealed``); only where bubblewrap cannot run
@@ -218,8 +217,8 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
         """Turn the finished process (and any session files in the sandbox) into an ExecResult."""
 
     def timeout_for(self, request: ExecRequest) -> float:
-        """Seconds the task may run: the option, else the task's timeout, else 600."""
-        return self.options.timeout_s or request.timeout_s or DEFAULT_TIMEOUT_S
+        """Seconds the task may run: the option, else the task's timeout, else ``defaults.AGENT_TIMEOUT_S``."""
+        return self.options.timeout_s or request.timeout_s or defaults.AGENT_TIMEOUT_S
 
     def sandbox(self, request: ExecRequest) -> AbstractAsyncContextManager[TaskSandbox]:
         """The task's isolated workspace, HOME and environment (see ``_isolation``)."""

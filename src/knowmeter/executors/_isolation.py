@@ -41,12 +41,12 @@ from pathlib import Path
 import anyio
 from anyio.abc import ByteReceiveStream
 
+from knowmeter import defaults
 from knowmeter.executors._protocol import ExecRequest, SkillInstall
 from knowmeter.executors._seal import Seal
 
 __all__ = [
     "AGENT_SKILL_DIRS",
-    "DEFAULT_WORKSPACE_IGNORE",
     "SANDBOX_ENV_VAR",
     "ProcessOutcome",
     "TaskSandbox",
@@ -62,8 +62,6 @@ __all__ = [
 AGENT_SKILL_DIRS: tuple[str, ...] = (".claude/skills", ".codex/skills", ".agents/skills")
 #: The variable that marks every process of a task (its value is the task's temporary root).
 SANDBOX_ENV_VAR = "KNOWMETER_SANDBOX"
-#: Names not copied into a task's workspace by default (the runner's cache fingerprint skips them too).
-DEFAULT_WORKSPACE_IGNORE: tuple[str, ...] = (".git", ".knowmeter", "node_modules", "__pycache__", ".venv")
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 _FRONTMATTER_NAME = re.compile(r"^name:[ \t]*(.+)$", re.M)
@@ -186,7 +184,7 @@ def _copy_workspace(src: Path | None, dest: Path, *, keep_skills: bool, ignore: 
 @asynccontextmanager
 async def task_sandbox(request: ExecRequest, *, pass_env: Iterable[str] = (),
                        extra_env: Mapping[str, str] | None = None, keep_workspace_skills: bool = False,
-                       workspace_ignore: Sequence[str] = DEFAULT_WORKSPACE_IGNORE,
+                       workspace_ignore: Sequence[str] = defaults.IGNORED_DIRS,
                        tmp_root: Path | None = None, keep: bool = False, sealed: bool = False,
                        expose: Sequence[Path] = ()) -> AsyncIterator[TaskSandbox]:
     """A private workspace copy, HOME and environment for one task; removed on exit unless

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import anyio
 
+from knowmeter import defaults
 from knowmeter.executors._protocol import ExecRequest, ExecResult
 from knowmeter.executors._registry import ExecutorSpec, register_executor
 from knowmeter.traces import (
@@ -59,7 +60,6 @@ _STOP = frozenset(
 EXPANSION_WEIGHT = 0.5
 _TEXT_SUFFIXES = {".md", ".txt", ".yaml", ".yml", ".json", ".rst", ".csv", ".toml", ".py", ".sh"}
 _MAX_FILE_BYTES = 512 * 1024
-_SKIP_DIRS = {".git", ".knowmeter", "node_modules", "__pycache__", ".venv"}
 
 
 def query_terms(text: str) -> list[str]:
@@ -261,7 +261,7 @@ def _corpus(root: Path) -> dict[str, str]:
         return out
     for path in sorted(root.rglob("*")):
         rel_parts = path.relative_to(root).parts
-        if any(p in _SKIP_DIRS for p in rel_parts) or not path.is_file():
+        if any(p in defaults.IGNORED_DIRS for p in rel_parts) or not path.is_file():
             continue
         if path.suffix.lower() not in _TEXT_SUFFIXES or path.stat().st_size > _MAX_FILE_BYTES:
             continue

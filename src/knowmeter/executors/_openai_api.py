@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any, Literal
 
+from knowmeter import defaults
 from knowmeter.executors._model_api import (
     ApiExecutor,
     ApiOptions,
@@ -94,7 +95,7 @@ class OpenAIExecutor(ApiExecutor[OpenAIOptions]):
         started = time.perf_counter()
         client = openai.AsyncOpenAI(api_key=api_key(SOURCE, o, self.key_env), base_url=o.base_url,
                                     max_retries=o.max_retries,
-                                    timeout=o.timeout_s or request.timeout_s or 600.0)
+                                    timeout=o.timeout_s or request.timeout_s or defaults.AGENT_TIMEOUT_S)
         try:
             async with client:
                 text, usage, meta = await self._call(client, model, request)

@@ -9,6 +9,7 @@ from typing import Literal
 
 import numpy as np
 
+from knowmeter import defaults
 from knowmeter.gold._model import GoldComparison, GoldSet
 from knowmeter.stats import (
     BootstrapEstimate,
@@ -57,9 +58,9 @@ def compare(
     gold: GoldSet,
     *,
     judges: Sequence[str] = (),
-    b: int = 10_000,
+    b: int = defaults.BOOTSTRAP_SAMPLES,
     seed: int = 0,
-    level: float = 0.95,
+    level: float = defaults.CI_LEVEL,
 ) -> GoldComparison:
     """Agreement between per-sample judge scores and the gold scores, over the samples in both.
     NaN / infinite judge scores count as missing. ``judges`` (names and models) feed the

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from knowmeter.config import DEFAULT_MAX_GRADED_OUTPUT_CHARS
+from knowmeter import defaults
 from knowmeter.executors import Executor
 from knowmeter.grading._layers import LayerName
 
@@ -20,7 +20,7 @@ class GradingConfig(BaseModel):
     #: keep the judge prompt's length-debias instruction (``--no-length-debias`` turns it off)
     length_debias: bool = True
     #: judge calls per judge, dimension and task (``--judge-repeat``): mean, SD and failures
-    judge_repeat: int = Field(default=1, ge=1, le=50)
+    judge_repeat: int = Field(default=defaults.JUDGE_REPEAT, ge=1, le=50)
     #: judge calls in flight at once for one task
     judge_concurrency: int = Field(default=4, ge=1, le=64)
     #: per-call timeout passed to the judge executor (None: the executor's default)
@@ -30,7 +30,7 @@ class GradingConfig(BaseModel):
     #: interpreter for ``custom`` assertions (None: the one running knowmeter)
     custom_python: str | None = None
     #: longer outputs are graded and judged on their first this-many characters
-    max_output_chars: int = Field(default=DEFAULT_MAX_GRADED_OUTPUT_CHARS, ge=1)
+    max_output_chars: int = Field(default=defaults.MAX_GRADED_OUTPUT_CHARS, ge=1)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@ structure, written as a probe sample set whose gap rate is shown *beside* — ne
 the human-written sample set's."""
 
 from knowmeter.probe._dedupe import SIMILARITY_THRESHOLD, duplicate_of, normalise, similarity
-from knowmeter.probe._generate import DEFAULT_COUNT, ProbeResult, headings_probe, model_probe, write_probe_set
+from knowmeter.probe._generate import ProbeResult, headings_probe, model_probe, write_probe_set
 from knowmeter.probe._kind import PROBE_PROVENANCE, sample_set_info
 from knowmeter.probe._model_gen import GeneratorReplyError
 from knowmeter.probe._prompt import PROMPT_VERSION, prompt_hash, render_prompt
@@ -13,7 +13,6 @@ from knowmeter.probe._side import SIDE_BY_SIDE_WARNING, probe_comparison
 from knowmeter.probe._structure import KbElement, KbFile, KbStructure, read_structure
 
 __all__ = [
-    "DEFAULT_COUNT",
     "HEADINGS_GENERATOR",
     "PROBE_PROVENANCE",
     "PROMPT_VERSION",

@@ -6,12 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from knowmeter import defaults
 from knowmeter.probe._questions import HEADINGS_GENERATOR, HEADINGS_VERSION, headings_prompt_hash, headings_questions
 from knowmeter.probe._samples import Provenance, SampleDraft, to_samples
 from knowmeter.probe._structure import KbStructure, read_structure
 from knowmeter.samples import Sample
-
-DEFAULT_COUNT = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +65,7 @@ def write_probe_set(result: ProbeResult, path: str | Path, *, overwrite: bool = 
     return write_drafts_yaml(list(result.draft.samples), path, overwrite=overwrite, header=header)
 
 
-def headings_probe(kb_dirs: list[Path], *, count: int = DEFAULT_COUNT,
+def headings_probe(kb_dirs: list[Path], *, count: int = defaults.PROBE_COUNT,
                    existing: tuple[Sample, ...] = ()) -> ProbeResult:
     """The deterministic, non-LLM probe: headings, principles, skills → questions."""
     structure = read_structure(kb_dirs)
@@ -78,7 +77,7 @@ def headings_probe(kb_dirs: list[Path], *, count: int = DEFAULT_COUNT,
     return ProbeResult(structure, provenance, draft, proposed=len(questions))
 
 
-async def model_probe(kb_dirs: list[Path], generator: str, *, count: int = DEFAULT_COUNT,
+async def model_probe(kb_dirs: list[Path], generator: str, *, count: int = defaults.PROBE_COUNT,
                       existing: tuple[Sample, ...] = (), include_text: bool = False,
                       budget_usd: float | None = None) -> ProbeResult:
     """The model probe: ``generator`` is ``executor:model``; every call is charged to a budget of

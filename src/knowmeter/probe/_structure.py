@@ -14,12 +14,12 @@ from typing import Literal
 
 import yaml
 
+from knowmeter import defaults
 from knowmeter.errors import InputError
 
 ElementKind = Literal["file", "heading", "principle", "skill"]
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst"})
 PRINCIPLE_FILES = frozenset({"CLAUDE.md", "AGENTS.md"})
-_SKIP_DIRS = frozenset({"__pycache__", "node_modules"})
 _HEADING = re.compile(r"^ {0,3}(#{1,3})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+(.{8,})$")
@@ -77,7 +77,7 @@ class KbStructure:
 def _walk(directory: Path) -> list[Path]:
     out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(directory):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in defaults.IGNORED_DIRS)
         out.extend(Path(dirpath, f) for f in sorted(filenames)
                    if not f.startswith(".") and Path(f).suffix.lower() in TEXT_SUFFIXES)
     return out

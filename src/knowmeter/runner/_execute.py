@@ -11,6 +11,7 @@ from typing import Any
 
 import anyio
 
+from knowmeter import defaults
 from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError, SkillInstall
 from knowmeter.runner._budget import Budget, invalid_cost
 from knowmeter.runner._cache import ResponseCache, cache_key
@@ -28,9 +29,9 @@ OnRecord = Callable[[dict[str, Any]], None]
 
 @dataclass
 class ExecutionSettings:
-    concurrency: int = 4
-    timeout_s: float = 300.0
-    retry: int = 2
+    concurrency: int = defaults.CONCURRENCY
+    timeout_s: float = defaults.TIMEOUT_S
+    retry: int = defaults.RETRY
     backoff_s: float = 0.5
     model: str | None = None
     use_cache: bool = True

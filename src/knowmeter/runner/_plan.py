@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from knowmeter import defaults
 from knowmeter.artifacts import Variant
 from knowmeter.samples import Sample
 
@@ -54,8 +55,6 @@ def workspace_for(sample: Sample, variant: Variant, base_dir: Path) -> Path:
     return base_dir
 
 
-_IGNORED = {".git", ".knowmeter", "node_modules", "__pycache__", ".venv"}
-
 #: A workspace may hold at most this many files / bytes (it is fingerprinted for the cache key).
 MAX_WORKSPACE_FILES = 20_000
 MAX_WORKSPACE_BYTES = 1 << 30
@@ -78,7 +77,7 @@ def workspace_problem(root: Path) -> str | None:
         except OSError:
             continue
         for entry in entries:
-            if entry.name in _IGNORED:
+            if entry.name in defaults.IGNORED_DIRS:
                 continue
             if entry.is_dir(follow_symlinks=False):
                 stack.append(Path(entry.path))
@@ -99,7 +98,7 @@ def directory_fingerprint(root: Path) -> str:
         return "missing"
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
-        if any(part in _IGNORED for part in rel.parts) or not path.is_file():
+        if any(part in defaults.IGNORED_DIRS for part in rel.parts) or not path.is_file():
             continue
         h.update(rel.as_posix().encode() + b"\0")
         h.update(hashlib.sha256(path.read_bytes()).digest())

@@ -29,7 +29,6 @@ from knowmeter.skillgraph._markdown import Section, slugs
 from knowmeter.skillgraph._skill import UNDERSTANDING_FIELDS, ConceptText, Shape, Skill, load_skill
 from knowmeter.skillgraph._truth import ResolvedTruthSource, TruthSource, resolve_truth_source
 from knowmeter.skillgraph._verbatim import (
-    DEFAULT_N,
     STOPWORDS,
     Overlap,
     SourceGrams,
@@ -40,7 +39,6 @@ from knowmeter.skillgraph._verbatim import (
 
 __all__ = [
     "CONCEPT_FIELDS",
-    "DEFAULT_N",
     "DO_NOT_USE_SECTION",
     "LEGACY_DIMENSIONS",
     "METADATA_VALUES",

@@ -18,12 +18,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from knowmeter import defaults
+
 #: Appendix A.3's starting stopword list (the English functional words longer than 3 characters).
 STOPWORDS = frozenset(
     "this that they them with from have will would could should their there where when what which while "
     "about after before between into than then".split()
 )
-DEFAULT_N = 6
 
 _ALNUM_RUN = re.compile(r"[^\W_]+")
 
@@ -66,7 +67,7 @@ class SourceGrams:
 
     __slots__ = ("grams", "n")
 
-    def __init__(self, sources: Iterable[str], n: int = DEFAULT_N) -> None:
+    def __init__(self, sources: Iterable[str], n: int = defaults.VERBATIM_NGRAM) -> None:
         if n < 1:
             raise ValueError(f"the n-gram size must be >= 1, got {n}")
         self.n = n
@@ -78,6 +79,6 @@ class SourceGrams:
         return Overlap(not shared, tuple(" ".join(g) for g in shared), self.n)
 
 
-def verbatim_overlap(answer: str, sources: Iterable[str], n: int = DEFAULT_N) -> Overlap:
+def verbatim_overlap(answer: str, sources: Iterable[str], n: int = defaults.VERBATIM_NGRAM) -> Overlap:
     """Appendix A.3's check of ``answer`` against ``sources`` (body, concept field)."""
     return SourceGrams(sources, n).check(answer)

@@ -18,6 +18,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from knowmeter import defaults
 from knowmeter.stats._arrays import FloatArray, resample_counts
 from knowmeter.stats._bootstrap import BootstrapResult, intervals_from_distribution
 
@@ -163,7 +164,7 @@ def krippendorff_alpha(
 
 
 def krippendorff_alpha_bootstrap(
-    data: npt.ArrayLike, *, b: int = 10_000, seed: int = 0, level: float = 0.95
+    data: npt.ArrayLike, *, b: int = defaults.BOOTSTRAP_SAMPLES, seed: int = 0, level: float = defaults.CI_LEVEL
 ) -> BootstrapResult:
     """Interval α with a seeded bootstrap CI over units (units resampled with replacement;
     percentile and BCa, the latter with the leave-one-unit-out jackknife). Resamples in which α

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from knowmeter import defaults
 from knowmeter.stats._special import binom_half_two_sided, norm_ppf
 
 
@@ -53,7 +54,7 @@ def mcnemar_exact(pairs: list[tuple[bool, bool]]) -> McNemarResult:
     return McNemarResult(both, control_only, treatment_only, neither, p)
 
 
-def wilson_interval(successes: int, n: int, level: float = 0.95) -> tuple[float, float] | None:
+def wilson_interval(successes: int, n: int, level: float = defaults.CI_LEVEL) -> tuple[float, float] | None:
     """Wilson score interval for a proportion; None when n = 0."""
     if n <= 0:
         return None
@@ -93,7 +94,7 @@ class ClusteredWilson:
 
 
 def wilson_clustered(
-    successes: npt.ArrayLike, trials: npt.ArrayLike, level: float = 0.95
+    successes: npt.ArrayLike, trials: npt.ArrayLike, level: float = defaults.CI_LEVEL
 ) -> ClusteredWilson | None:
     """Wilson interval of ``sum(successes) / sum(trials)`` where cluster ``i`` had ``trials[i]``
     trials and ``successes[i]`` successes; None without any trial.

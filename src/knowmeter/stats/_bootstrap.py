@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from knowmeter import defaults
 from knowmeter.stats._arrays import (
     ClusterColumn,
     FloatArray,
@@ -91,9 +92,9 @@ def bootstrap_means(
     values: npt.ArrayLike,
     clusters: Sequence[Any] | npt.ArrayLike | None = None,
     *,
-    b: int = 10_000,
+    b: int = defaults.BOOTSTRAP_SAMPLES,
     seed: int = 0,
-    level: float = 0.95,
+    level: float = defaults.CI_LEVEL,
 ) -> list[BootstrapResult]:
     """Bootstrap the mean of every column of ``values`` (shape ``(n,)`` or ``(n, m)``).
 
@@ -117,9 +118,9 @@ def bootstrap_mean(
     values: npt.ArrayLike,
     clusters: Sequence[Any] | npt.ArrayLike | None = None,
     *,
-    b: int = 10_000,
+    b: int = defaults.BOOTSTRAP_SAMPLES,
     seed: int = 0,
-    level: float = 0.95,
+    level: float = defaults.CI_LEVEL,
 ) -> BootstrapResult:
     """Bootstrap CI of the mean of a 1-D array (optionally clustered)."""
     arr = np.asarray(values, dtype=np.float64)
@@ -133,9 +134,9 @@ def paired_bootstrap(
     treatment: npt.ArrayLike,
     clusters: Sequence[Any] | npt.ArrayLike | None = None,
     *,
-    b: int = 10_000,
+    b: int = defaults.BOOTSTRAP_SAMPLES,
     seed: int = 0,
-    level: float = 0.95,
+    level: float = defaults.CI_LEVEL,
 ) -> BootstrapResult:
     """Bootstrap CI of the mean paired difference ``treatment - control`` (pairs aligned by
     position; a pair with a NaN on either side is excluded and counted)."""

@@ -22,6 +22,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from knowmeter import defaults
 from knowmeter.stats._special import norm_ppf, t_ppf
 
 
@@ -69,7 +70,7 @@ def _critical_sum(n: int, alpha: float, power: float) -> float:
 
 
 def minimum_detectable_effect(
-    sd: float | None, n: int, *, alpha: float = 0.05, power: float = 0.8
+    sd: float | None, n: int, *, alpha: float = defaults.ALPHA, power: float = defaults.POWER
 ) -> float | None:
     """Smallest true mean difference a paired t-test on ``n`` pairs detects with ``power``
     (two-sided ``alpha``), for paired differences with standard deviation ``sd``."""
@@ -79,7 +80,7 @@ def minimum_detectable_effect(
 
 
 def n_for_effect(
-    effect: float | None, sd: float | None, *, alpha: float = 0.05, power: float = 0.8
+    effect: float | None, sd: float | None, *, alpha: float = defaults.ALPHA, power: float = defaults.POWER
 ) -> int | None:
     """Pairs needed for a paired t-test to detect ``effect`` with ``power``; None when the effect
     is zero / unknown (no finite N detects it)."""

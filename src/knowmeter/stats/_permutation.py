@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from knowmeter import defaults
 from knowmeter.stats._arrays import (
     ClusterColumn,
     FloatArray,
@@ -62,7 +63,7 @@ def sign_flip_tests(
     diffs: npt.ArrayLike,
     clusters: Sequence[Any] | npt.ArrayLike | None = None,
     *,
-    n_resamples: int = 10_000,
+    n_resamples: int = defaults.PERMUTATION_SAMPLES,
     seed: int = 0,
 ) -> list[PermutationResult]:
     """Sign-flip test for every column of paired differences (shape ``(n,)`` or ``(n, m)``);
@@ -83,7 +84,7 @@ def sign_flip_test(
     diffs: npt.ArrayLike,
     clusters: Sequence[Any] | npt.ArrayLike | None = None,
     *,
-    n_resamples: int = 10_000,
+    n_resamples: int = defaults.PERMUTATION_SAMPLES,
     seed: int = 0,
 ) -> PermutationResult:
     """Sign-flip test of one column of paired differences."""

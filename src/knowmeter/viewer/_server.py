@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from knowmeter import defaults
 from knowmeter.errors import InputError
 from knowmeter.report import Report
 from knowmeter.viewer._data import Store
@@ -124,6 +125,6 @@ class Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _refuse
 
 
-def make_server(output_dir: Path, host: str = "127.0.0.1", port: int = 8765) -> ViewerServer:
+def make_server(output_dir: Path, host: str = defaults.VIEWER_HOST, port: int = defaults.VIEWER_PORT) -> ViewerServer:
     """A viewer over the runs in ``output_dir`` (not started: call ``serve_forever``)."""
     return ViewerServer((host, port), Store(output_dir))
