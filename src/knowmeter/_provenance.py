@@ -5,19 +5,10 @@ from __future__ import annotations
 import platform
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-
-def _version() -> str:
-    """The installed distribution's version ("unknown" when knowmeter runs from an uninstalled source tree).
-    Read from the package metadata, not ``knowmeter.__version__``: importing the public facade from
-    inside the package would close an import cycle (the import-graph test)."""
-    try:
-        return metadata.version("knowmeter")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+from knowmeter import __version__
 
 
 def git_state(directory: Path) -> dict[str, Any]:
@@ -38,4 +29,6 @@ def git_state(directory: Path) -> dict[str, Any]:
 
 
 def versions() -> dict[str, str]:
-    return {"knowmeter": _version(), "python": sys.version.split()[0], "platform": platform.platform()}
+    """The versions a run records: knowmeter's (``knowmeter.__version__``, the one place it is
+    written: pyproject.toml reads it too), Python's and the platform."""
+    return {"knowmeter": __version__, "python": sys.version.split()[0], "platform": platform.platform()}

@@ -1,6 +1,6 @@
 """The reference for what users write and what knowmeter's agents must answer, generated from the
-code so it cannot drift: assertion types (keys from the registered models, layers from
-``DEFAULT_LAYER``, one example each — a test loads every example), the script protocol (its
+code so it cannot drift: assertion types (keys from the registered models; layer, summary and
+example from ``knowmeter.grading.BUILTIN_TYPES`` — a test loads every example), the script protocol (its
 example reply is parsed by the real parser in a test), the judge reply envelope, and the response
 cache (its key fields read from ``cache_key``'s signature).
 
@@ -17,78 +17,6 @@ from typing import Any
 import yaml
 
 from knowmeter import defaults
-
-#: One example per assertion type, as it is written in a sample file.
-EXAMPLES: dict[str, dict[str, Any]] = {
-    "contains": {"type": "contains", "value": "30 days"},
-    "not_contains": {"type": "not_contains", "value": "I'm not sure", "weight": 0.5},
-    "icontains": {"type": "icontains", "value": "refund"},
-    "contains_all": {"type": "contains_all", "values": ["30 days", "original payment method"]},
-    "contains_any": {"type": "contains_any", "values": ["refund", "reimburse"], "ignore_case": True},
-    "regex": {"type": "regex", "pattern": r"\b\d+ business days\b", "flags": "i"},
-    "starts_with": {"type": "starts_with", "value": "Yes"},
-    "ends_with": {"type": "ends_with", "value": "."},
-    "equals": {"type": "equals", "value": "42"},
-    "not_equals": {"type": "not_equals", "value": "N/A"},
-    "min_length": {"type": "min_length", "value": 20},
-    "max_length": {"type": "max_length", "value": 800},
-    "word_count_min": {"type": "word_count_min", "value": 5},
-    "word_count_max": {"type": "word_count_max", "value": 120},
-    "json_valid": {"type": "json_valid"},
-    "json_schema": {"type": "json_schema", "schema": {"type": "object", "required": ["plan"]}},
-    "rouge_n_min": {"type": "rouge_n_min", "reference": "Refunds are possible within 30 days.", "value": 0.4},
-    "bleu_min": {"type": "bleu_min", "reference": "Refunds are possible within 30 days.", "value": 0.2},
-    "levenshtein_max": {"type": "levenshtein_max", "reference": "ERR_QUOTA", "value": 2},
-    "tools_called": {"type": "tools_called", "values": ["Read", "Grep"]},
-    "tools_not_called": {"type": "tools_not_called", "value": "Bash"},
-    "tools_count_min": {"type": "tools_count_min", "value": 1, "tool": "Read"},
-    "tools_count_max": {"type": "tools_count_max", "value": 4},
-    "tool_input_contains": {"type": "tool_input_contains", "tool": "Read", "value": "knowledge/refunds.md"},
-    "tool_input_not_contains": {"type": "tool_input_not_contains", "tool": "Bash", "value": "rm -rf"},
-    "tool_output_contains": {"type": "tool_output_contains", "tool": "Grep", "value": "refunds.md"},
-    "turns_min": {"type": "turns_min", "value": 1},
-    "turns_max": {"type": "turns_max", "value": 6},
-    "cost_max": {"type": "cost_max", "value": 0.05},
-    "latency_max": {"type": "latency_max", "value": 60000},
-    "semantic_similarity": {"type": "semantic_similarity", "reference": "Refunds within 30 days.", "threshold": 4},
-    "faithfulness": {"type": "faithfulness", "threshold": 3},
-    "answer_relevancy": {"type": "answer_relevancy"},
-    "context_recall": {"type": "context_recall", "reference": "30 days; original payment method"},
-    "custom": {"type": "custom", "fn": "checks.py:has_refund_window", "timeout": 10},
-    "assert-set": {"type": "assert-set", "mode": "any", "assertions": [
-        {"type": "icontains", "value": "refund"}, {"type": "icontains", "value": "money back"}]},
-}
-
-#: What each assertion type checks (one line).
-SUMMARIES: dict[str, str] = {
-    "contains": "the answer contains `value`", "not_contains": "the answer does not contain `value`",
-    "icontains": "the answer contains `value`, ignoring case", "contains_all": "the answer contains every value",
-    "contains_any": "the answer contains at least one value", "regex": "the regular expression matches the answer",
-    "starts_with": "the answer starts with `value`", "ends_with": "the answer ends with `value`",
-    "equals": "the answer is exactly `value` (trimmed)", "not_equals": "the answer is not `value`",
-    "min_length": "at least `value` characters", "max_length": "at most `value` characters",
-    "word_count_min": "at least `value` words", "word_count_max": "at most `value` words",
-    "json_valid": "the answer is valid JSON", "json_schema": "the answer is JSON valid against `schema`",
-    "rouge_n_min": "ROUGE-N against `reference` is at least `value`",
-    "bleu_min": "BLEU against `reference` is at least `value`",
-    "levenshtein_max": "edit distance to `reference` is at most `value`",
-    "tools_called": "every listed tool was called", "tools_not_called": "none of the listed tools was called",
-    "tools_count_min": "at least `value` tool calls (of `tool`, when given)",
-    "tools_count_max": "at most `value` tool calls (of `tool`, when given)",
-    "tool_input_contains": "some call's input (of `tool`) contains `value`",
-    "tool_input_not_contains": "no call's input (of `tool`) contains `value`",
-    "tool_output_contains": "some call's output (of `tool`) contains `value`",
-    "turns_min": "at least `value` turns", "turns_max": "at most `value` turns",
-    "cost_max": "the task cost at most `value` USD (unknown cost fails)",
-    "latency_max": "the task took at most `value` ms",
-    "semantic_similarity": "a judge scores the answer's agreement with `reference` ≥ `threshold` (1–5)",
-    "faithfulness": "a judge scores the answer's faithfulness to the sample's context ≥ `threshold`",
-    "answer_relevancy": "a judge scores the answer's relevance to the question ≥ `threshold`",
-    "context_recall": "a judge scores how many key facts of `reference` the answer states ≥ `threshold`",
-    "custom": "your Python function `fn: file.py:function(output, sample, trace)` returns a bool or "
-              "`{pass, reason}`",
-    "assert-set": "a group of assertions that passes when `all` / `any` of them pass (counted once)",
-}
 
 #: A script agent's reply, as the parser reads it (a test runs it through ``parse_script_stdout``).
 SCRIPT_REPLY: dict[str, Any] = {
@@ -157,19 +85,19 @@ def _keys(cls: Any) -> list[str]:
 
 def assertions_reference() -> str:
     """Every registered assertion type: layer, what it checks, keys, an example."""
-    from knowmeter.grading import assertion_class, assertion_types
+    from knowmeter.grading import BUILTIN_TYPES, assertion_class
 
     out = ["## Assertion types", "",
            "Written under a sample's `assertions:`. Every type also takes `weight` (default 1; 0 = reported, "
            "not scored), `not: true` (inverts the result) and `description`. Unknown keys are rejected when the "
            "sample file is loaded. Layer: which layer score the assertion counts in (`custom` and `assert-set` "
            "take `layer:`).", ""]
-    for name, layer in assertion_types().items():
-        cls = assertion_class(name)
-        example = yaml.safe_dump([EXAMPLES[name]], sort_keys=False, allow_unicode=True, width=1000).rstrip()
-        where = f"{layer.value} layer" if layer else "each member in its own layer"
-        summary = SUMMARIES[name][0].upper() + SUMMARIES[name][1:] + "."
-        out += [f"### `{name}` — {where}", "", summary, "", *(_keys(cls) or ["  - no keys of its own"]), "",
+    for kind in sorted(BUILTIN_TYPES, key=lambda t: t.name):
+        cls = assertion_class(kind.name)
+        example = yaml.safe_dump([kind.example], sort_keys=False, allow_unicode=True, width=1000).rstrip()
+        where = f"{kind.layer.value} layer" if kind.layer else "each member in its own layer"
+        summary = kind.summary[0].upper() + kind.summary[1:] + "."
+        out += [f"### `{kind.name}` — {where}", "", summary, "", *(_keys(cls) or ["  - no keys of its own"]), "",
                 "```yaml", example, "```", ""]
     return "\n".join(out)
 

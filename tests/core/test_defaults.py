@@ -150,3 +150,17 @@ def test_view_defaults_are_the_servers() -> None:
     signature = inspect.signature(make_server).parameters
     assert _option("view", "port").default == signature["port"].default
     assert _option("view", "host").default == signature["host"].default
+
+
+def test_the_version_is_written_once() -> None:
+    """``knowmeter.__version__`` is the only place: pyproject.toml reads it (setuptools dynamic
+    version) and every run records it."""
+    import tomllib
+
+    import knowmeter
+    from knowmeter import _provenance
+
+    project = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "knowmeter.__version__"}
+    assert _provenance.versions()["knowmeter"] == knowmeter.__version__

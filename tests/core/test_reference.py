@@ -13,8 +13,15 @@ from click.testing import CliRunner
 
 from knowmeter.cli import cli
 from knowmeter.executors._script import parse_script_stdout
-from knowmeter.grading import assertion_types, load_assertion, parse_judge_reply
-from knowmeter.reference import EXAMPLES, JUDGE_REPLY, SCRIPT_REPLY, SUMMARIES, TOPICS, render
+from knowmeter.grading import (
+    BUILTIN_TYPES,
+    DEFAULT_LAYER,
+    assertion_class,
+    assertion_types,
+    load_assertion,
+    parse_judge_reply,
+)
+from knowmeter.reference import JUDGE_REPLY, SCRIPT_REPLY, TOPICS, render
 from knowmeter.runner._cache import cache_key
 
 REPO = Path(__file__).resolve().parents[2]
@@ -22,12 +29,18 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_every_assertion_type_is_documented_with_an_example_that_loads(tmp_path: Path) -> None:
     (tmp_path / "checks.py").write_text("def has_refund_window(output, sample, trace):\n    return True\n")
-    types = set(assertion_types())
-    assert set(EXAMPLES) == types == set(SUMMARIES)
+    registered = assertion_types()
+    assert [t.name for t in BUILTIN_TYPES] == list(dict.fromkeys(t.name for t in BUILTIN_TYPES))  # no name twice
+    assert {t.name for t in BUILTIN_TYPES} == set(registered)
     text = render("assertions")
-    for name, example in EXAMPLES.items():
-        assert load_assertion(example, f"example {name}", tmp_path).type_name == name
-        assert f"### `{name}` — " in text
+    assert [line.split("`")[1] for line in text.splitlines() if line.startswith("### ")] == sorted(registered)
+    for kind in BUILTIN_TYPES:
+        assert kind.summary and not kind.summary.endswith(".")
+        loaded = load_assertion(kind.example, f"example {kind.name}", tmp_path)
+        assert loaded.type_name == kind.name and type(loaded) is assertion_class(kind.name)
+        assert registered[kind.name] == kind.layer == DEFAULT_LAYER.get(kind.name)
+        where = f"{kind.layer.value} layer" if kind.layer else "each member in its own layer"
+        assert f"### `{kind.name}` — {where}" in text
     assert "  - `pattern` (or `value`): text, required" in text  # regex, from the model's fields
     assert "  - `values` (or `value`): list of text, required" in text  # tools_called
 

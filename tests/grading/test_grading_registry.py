@@ -160,11 +160,20 @@ def test_assert_set_member_errors_name_the_member() -> None:
 
 
 def test_each_type_is_defined_in_the_module_the_lazy_table_names() -> None:
-    from knowmeter.grading._registry import BUILTIN_MODULES
+    from knowmeter.grading._catalog import BUILTIN_MODULES
 
     assert set(BUILTIN_MODULES) == ALL_TYPES
     for name, cls in _registered().items():
         assert cls.__module__ == f"knowmeter.grading.{BUILTIN_MODULES[name]}", name
+
+
+def test_only_a_type_the_catalog_lists_can_register() -> None:
+    """A type's layer, summary and example are declared in one place: ``register`` refuses a name
+    ``BUILTIN_TYPES`` does not list."""
+    from knowmeter.grading._registry import register
+
+    with pytest.raises(ValueError, match="BUILTIN_TYPES"):
+        register("contains_twice")
 
 
 def test_a_run_imports_only_the_check_modules_its_samples_use() -> None:

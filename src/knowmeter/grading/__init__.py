@@ -2,14 +2,15 @@
 
 ``load_assertions`` validates a sample's assertions when the sample file is loaded; ``grade``
 grades one task and returns a ``Grade`` (stored per task in results.jsonl via ``to_dict``).
-Which assertion type scores in which layer, and the score formulas, are documented in
-``knowmeter.grading._layers``.
+The built-in assertion types (layer, summary, example) are listed once in
+``knowmeter.grading._catalog`` (``BUILTIN_TYPES``); the layers and score formulas are documented
+in ``knowmeter.grading._layers``.
 """
 
+from knowmeter.grading._catalog import BUILTIN_TYPES, DEFAULT_LAYER, AssertionType
 from knowmeter.grading._concurrency import gather
 from knowmeter.grading._grade import grade
 from knowmeter.grading._layers import (
-    DEFAULT_LAYER,
     LAYER_NAMES,
     Layer,
     assertion_layer_score,
@@ -45,11 +46,13 @@ from knowmeter.grading._similarity import RougeScore, bleu, levenshtein, rouge_n
 from knowmeter.grading._unicode import char_length, graphemes, word_tokens
 
 __all__ = [
+    "BUILTIN_TYPES",
     "DEFAULT_LAYER",
     "LAYER_NAMES",
     "METRIC_TEMPLATES",
     "Assertion",
     "AssertionResult",
+    "AssertionType",
     "DimensionOutcome",
     "Grade",
     "GradingConfig",

@@ -154,7 +154,7 @@ class Custom(Assertion):
 
     @property
     def layer(self) -> Layer:
-        return self.layer_override or Layer.FACT
+        return self.layer_override or super().layer
 
     async def evaluate(self, ctx: CheckContext) -> Outcome:
         timeout = self.timeout or ctx.config.custom_timeout_s

@@ -3,19 +3,16 @@
 Layers (composite-score spec §1–§3):
 
 - **fact** — *what the answer says*: is it right, complete, well-formed, close to a reference?
-  Text checks (``contains``, ``not_contains``, ``icontains``, ``contains_all``, ``contains_any``,
-  ``regex``, ``starts_with``, ``ends_with``, ``equals``, ``not_equals``, ``min_length``,
-  ``max_length``, ``word_count_min``, ``word_count_max``, ``json_valid``, ``json_schema``),
-  similarity to a reference (``rouge_n_min``, ``bleu_min``, ``levenshtein_max``) and the
-  judge-backed content metrics (``semantic_similarity``, ``faithfulness``, ``answer_relevancy``,
-  ``context_recall``). Length and format checks are here because they constrain the answer
-  itself ("≤ 25 characters", "valid JSON"), not how the agent worked.
-- **behavior** — *how the agent got there*: which tools it called and with what
-  (``tools_called``, ``tools_not_called``, ``tools_count_min``, ``tools_count_max``,
-  ``tool_input_contains``, ``tool_input_not_contains``, ``tool_output_contains``), how many turns
-  it took (``turns_min``, ``turns_max``) and what the run cost (``cost_max``, ``latency_max``).
+  The text checks, similarity to a reference and the judge-backed content metrics. Length and
+  format checks are here because they constrain the answer itself ("≤ 25 characters", "valid
+  JSON"), not how the agent worked.
+- **behavior** — *how the agent got there*: which tools it called and with what, how many turns
+  it took and what the run cost.
 - ``custom`` scores in **fact** unless the assertion says ``layer: behavior``; an ``assert-set``
   scores in the layer of its members (a set mixing layers must say ``layer:``).
+
+Each type's layer is declared once, in ``knowmeter.grading._catalog`` (``knowmeter docs
+assertions`` lists them).
 
 (omk files the two differently — it puts e.g. ``starts_with`` in behavior and
 ``tool_output_contains`` in fact; knowmeter follows the rule above, so the split is predictable.)
@@ -43,23 +40,6 @@ LayerName = Literal["fact", "behavior", "judge"]
 
 #: Score layers in their canonical order.
 LAYER_NAMES: tuple[LayerName, ...] = ("fact", "behavior", "judge")
-
-_FACT = (
-    "contains", "not_contains", "icontains", "contains_all", "contains_any", "regex", "starts_with",
-    "ends_with", "equals", "not_equals", "min_length", "max_length", "word_count_min", "word_count_max",
-    "json_valid", "json_schema", "rouge_n_min", "bleu_min", "levenshtein_max", "semantic_similarity",
-    "faithfulness", "answer_relevancy", "context_recall", "custom",
-)
-_BEHAVIOR = (
-    "tools_called", "tools_not_called", "tools_count_min", "tools_count_max", "tool_input_contains",
-    "tool_input_not_contains", "tool_output_contains", "turns_min", "turns_max", "cost_max", "latency_max",
-)
-
-#: The default layer of every assertion type (``assert-set`` takes its members' layer).
-DEFAULT_LAYER: Mapping[str, Layer] = {
-    **{t: Layer.FACT for t in _FACT},
-    **{t: Layer.BEHAVIOR for t in _BEHAVIOR},
-}
 
 
 def ratio_score(passed_weight: float, total_weight: float) -> float | None:

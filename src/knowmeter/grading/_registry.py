@@ -20,27 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from knowmeter.errors import InputError
 from knowmeter.executors import ExecResult
-from knowmeter.grading._layers import DEFAULT_LAYER, Layer
+from knowmeter.grading._catalog import BUILTIN_MODULES, DEFAULT_LAYER
+from knowmeter.grading._layers import Layer
 from knowmeter.grading._model import AssertionResult, GradingConfig, JudgeSpec
 from knowmeter.samples import Sample
-
-#: The built-in assertion types by the module defining them: a type's module is imported when a sample
-#: first uses it, so a run loads only the checks it needs (a test keeps this in step with the
-#: ``@register`` calls).
-_BUILTINS: dict[str, tuple[str, ...]] = {
-    "_checks_text": (
-        "contains", "not_contains", "icontains", "contains_all", "contains_any", "regex", "starts_with", "ends_with",
-        "equals", "not_equals", "min_length", "max_length", "word_count_min", "word_count_max", "json_valid",
-        "json_schema"),
-    "_checks_similarity": ("rouge_n_min", "bleu_min", "levenshtein_max"),
-    "_checks_trace": (
-        "tools_called", "tools_not_called", "tools_count_min", "tools_count_max", "tool_input_contains",
-        "tool_input_not_contains", "tool_output_contains", "turns_min", "turns_max", "cost_max", "latency_max"),
-    "_checks_judge": ("semantic_similarity", "faithfulness", "answer_relevancy", "context_recall"),
-    "_checks_custom": ("custom",),
-    "_checks_set": ("assert-set",),
-}
-BUILTIN_MODULES: dict[str, str] = {name: module for module, names in _BUILTINS.items() for name in names}
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +113,10 @@ A = TypeVar("A", bound=type[Assertion])
 
 
 def register(name: str) -> Callable[[A], A]:
-    """Class decorator: register an assertion type under ``name``."""
+    """Class decorator: register an assertion type under ``name``, a type ``BUILTIN_TYPES`` lists
+    (its layer, summary and example live there)."""
+    if name not in BUILTIN_MODULES:
+        raise ValueError(f"assertion type {name!r} is not in knowmeter.grading._catalog.BUILTIN_TYPES; add it there")
 
     def deco(cls: A) -> A:
         cls.type_name = name

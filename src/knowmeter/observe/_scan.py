@@ -48,6 +48,7 @@ from knowmeter.traces import (
     parse_claude_session,
     read_lines,
     sniff,
+    subagent_of,
 )
 
 _GIVEN_CAP = 200_000  # chars of the person's own messages kept as "given" paths for the analysis
@@ -65,15 +66,6 @@ def subagent_files(path: Path) -> list[Path]:
     for folder, dirs, files in os.walk(path.with_suffix("") / "subagents"):  # what rglob finds, faster
         found.extend(Path(folder, n) for n in (*dirs, *files) if n.startswith("agent-") and n.endswith(".jsonl"))
     return sorted(found)
-
-
-def _agent_of(path: Path) -> tuple[str | None, bool]:
-    """``agent-<id>.jsonl`` → (id, is a compaction transcript)."""
-    name = path.name
-    if not (name.startswith("agent-") and name.endswith(".jsonl")):
-        return None, False
-    agent = name[len("agent-"):-len(".jsonl")]
-    return agent, agent.startswith("acompact")
 
 
 def _usage_so_far(reader: ClaudeSessionReader) -> Usage:
@@ -159,7 +151,7 @@ class _Session:
     # -- subagents --------------------------------------------------------------------------
     def add_subagent(self, path: Path, links: Links) -> str | None:
         """Fold one subagent transcript into the segment that spawned it; its stamp when it counted."""
-        agent, compaction = _agent_of(path)
+        agent, compaction = subagent_of(path)
         index = links.agents.get(agent) if agent is not None else None
         if index is not None and index not in self.results:
             return None  # spawned by a segment the filters left out: not even read
@@ -263,7 +255,8 @@ def _scan(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
             if stamp is not None:
                 stamps.append(f"{sub.relative_to(path.parent).as_posix()}:{stamp}")
         # subagents whose files are missing: what the main file's ``agent_progress`` records show
-        for trace in reader.progress_traces(have=[a for a, _ in map(_agent_of, files) if a]) if session.results else []:
+        have = [a for a, _ in map(subagent_of, files) if a]
+        for trace in reader.progress_traces(have=have) if session.results else []:
             parent = trace.meta.get("parent_tool_use_id")
             session.join_subagent(trace, trace.meta.get("agent_id"), links,
                                   links.task_calls.get(parent) if isinstance(parent, str) else None)
@@ -286,7 +279,7 @@ def _repeat_note(path: Path, repeated: object) -> str | None:
 
 
 def _scan_claude(session: _Session) -> tuple[ClaudeSessionReader, Links]:
-    agent, compaction = _agent_of(session.path)
+    agent, compaction = subagent_of(session.path)
     reader = ClaudeSessionReader(agent_id=agent, compaction=compaction)
     segmenter = Segmenter(usage_probe=lambda: _usage_so_far(reader))
     meta = reader.meta

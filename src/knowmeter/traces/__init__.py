@@ -6,6 +6,7 @@ from knowmeter.traces._claude_session import (
     iter_claude_sessions,
     load_claude_session,
     parse_claude_session,
+    subagent_of,
 )
 from knowmeter.traces._claude_stream import parse_claude_stream
 from knowmeter.traces._codex_exec import parse_codex_exec
@@ -83,6 +84,7 @@ __all__ = [
     "parse_codex_rollout",
     "read_lines",
     "sniff",
+    "subagent_of",
     "trace_from_dict",
     "usage_from",
 ]

@@ -245,7 +245,7 @@ def read_claude_session_file(path: Path) -> Trace:
 
 def _read_file(path: Path) -> tuple[Trace, ClaudeSessionReader]:
     """``read_claude_session_file`` and the reader that read it (for its ``progress_traces``)."""
-    agent_id, compaction = _agent_of(path)
+    agent_id, compaction = subagent_of(path)
     reader = ClaudeSessionReader(agent_id=agent_id, compaction=compaction)
     trace = Trace(events=list(reader.events(read_lines(path))), source=SOURCE, meta=reader.meta)
     trace.meta["path"] = str(path)
@@ -295,7 +295,9 @@ def claude_session_files(root: Path) -> Iterator[Path]:
         yield from sorted(p for p in project.glob("*.jsonl") if p.is_file())
 
 
-def _agent_of(path: Path) -> tuple[str | None, bool]:
+def subagent_of(path: Path) -> tuple[str | None, bool]:
+    """A Claude subagent transcript's agent: ``agent-<id>.jsonl`` → (id, is a compaction
+    transcript); (None, False) for any other file."""
     name = path.name
     if not name.startswith("agent-") or not name.endswith(".jsonl"):
         return None, False
