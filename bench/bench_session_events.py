@@ -53,7 +53,8 @@ def baseline_package(rev: str, into: Path) -> str:
 def _parse(session: ModuleType, common: ModuleType, files: list[Path]) -> int:
     events = 0
     for path in files:
-        agent, compaction = session._agent_of(path)
+        agent_of = getattr(session, "subagent_of", None) or session._agent_of  # its name in older revisions
+        agent, compaction = agent_of(path)
         reader = session.ClaudeSessionReader(agent_id=agent, compaction=compaction)
         for _ in reader.events(common.read_lines(path)):
             events += 1

@@ -20,8 +20,7 @@ from knowmeter.cli import cli
 from knowmeter.config import load_eval_file
 from knowmeter.errors import InputError
 from knowmeter.evaluation import Overrides, resolve_config
-from knowmeter.grading import load_assertions
-from knowmeter.reference import EXAMPLES
+from knowmeter.grading import BUILTIN_TYPES, load_assertions
 from knowmeter.samples import load_samples
 from knowmeter.schemas import PROJECT_SCHEMAS, SCHEMAS, as_text, generated, shipped_text
 
@@ -143,7 +142,7 @@ def _sample(**fields: Any) -> dict[str, Any]:
 
 
 RIGHT: dict[str, tuple[str, Any]] = {
-    "every assertion type's reference example": ("samples", [_sample(assertions=list(EXAMPLES.values()))]),
+    "every assertion type's reference example": ("samples", [_sample(assertions=[t.example for t in BUILTIN_TYPES])]),
     "a numeric id, a number to look for, not, weight 0": ("samples", [{
         "sample_id": 7, "prompt": "p", "assertions": [{"type": "contains", "value": 30, "not": True, "weight": 0}]}]),
     "regex value for pattern, threshold for value, value for values": ("samples", [_sample(assertions=[
