@@ -158,6 +158,7 @@ def test_user_level_skills_and_instructions_do_not_leak_in(codex_bin: Path, mock
     srv = mock_server({"openai": [{"text": "done"}]})
 
     # control: the same CLI run with the real HOME shows the planted skill and instructions
+    assert MODEL is not None
     spec = f'model_providers.m={{name="m",base_url="{srv.openai_base_url}",wire_api="responses",request_max_retries=0}}'
     subprocess.run([str(codex_bin), "exec", "--json", "--skip-git-repo-check", "-m", MODEL, "-c", "model_provider=m",
                     "-c", spec, "-c", "analytics.enabled=false", "--disable", "plugins", "hi"],

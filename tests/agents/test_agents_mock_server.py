@@ -34,7 +34,7 @@ def test_anthropic_streaming_tool_call_then_text() -> None:
         call = first.content[1]
         assert call.type == "tool_use" and call.name == "Grep" and call.input == {"pattern": "banana"}
         assert first.usage.input_tokens == 7 and first.usage.output_tokens == 3
-        msgs += [{"role": "assistant", "content": first.content},  # type: ignore[list-item]
+        msgs += [{"role": "assistant", "content": first.content},
                  {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "x"}]}]
         second = client.messages.create(model="claude-x", max_tokens=100, messages=msgs, tools=tools)  # type: ignore[arg-type]
         assert second.content[0].type == "text" and second.content[0].text == "found it"
@@ -46,7 +46,7 @@ def test_openai_responses_streaming_function_call() -> None:
         client = openai.OpenAI(base_url=srv.openai_base_url, api_key="k", max_retries=0)
         events = list(client.responses.create(model="gpt-5.5", input="find banana", stream=True))
         assert events[0].type == "response.created" and events[-1].type == "response.completed"
-        final = events[-1].response  # type: ignore[union-attr]
+        final = events[-1].response
         item = final.output[0]
         assert item.type == "function_call" and item.name == "exec_command"
         assert json.loads(item.arguments) == {"cmd": "grep -rn banana ."}

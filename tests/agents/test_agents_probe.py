@@ -16,7 +16,7 @@ import knowmeter
 from knowmeter.cli import cli
 from knowmeter.probe import GeneratorReplyError, model_probe, write_probe_set
 from knowmeter.samples import Sample, load_samples
-from tests.support.mock_model import ServerFactory
+from tests.support.mock_model import MockModelServer, ServerFactory
 
 USAGE = {"input_tokens": 1000, "output_tokens": 200}
 GPT4O_MINI_COST = (1000 * 0.15 + 200 * 0.60) / 1e6
@@ -47,7 +47,7 @@ def api_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "test")
 
 
-def _serve(mock_server: ServerFactory, monkeypatch: pytest.MonkeyPatch, scenarios: object) -> object:
+def _serve(mock_server: ServerFactory, monkeypatch: pytest.MonkeyPatch, scenarios: object) -> MockModelServer:
     srv = mock_server(scenarios)
     monkeypatch.setenv("OPENAI_BASE_URL", srv.openai_base_url)
     return srv

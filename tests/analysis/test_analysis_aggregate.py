@@ -39,6 +39,7 @@ def test_weighted_rate_takes_each_samples_strongest_signal(watermark):
     s = aggregate_gaps(tasks, watermark)
     assert s.gap_rate == pytest.approx(2 / 3)
     assert s.weighted_gap_rate == pytest.approx((1.0 + 0.5 + 0) / 3)
+    assert s.gap_rate is not None and s.weighted_gap_rate is not None
     assert s.weighted_gap_rate <= s.gap_rate
     assert s.signals_by_source == {"failed_search": 1, "explicit_marker": 1, "hedging": 2, "repeated_failure": 0}
     assert s.samples_by_source == {"failed_search": 1, "explicit_marker": 1, "hedging": 2, "repeated_failure": 0}
@@ -73,6 +74,7 @@ def test_soft_signal_note_at_ten_points(watermark):
     # 5 samples: 1 hard, 1 soft → gap 0.4, weighted 0.3: difference exactly 0.10
     tasks = [_task("a", "failed_search"), _task("b", "hedging"), _task("c"), _task("d"), _task("e")]
     s = aggregate_gaps(tasks, watermark)
+    assert s.gap_rate is not None and s.weighted_gap_rate is not None
     assert s.gap_rate - s.weighted_gap_rate == pytest.approx(0.10)
     assert s.soft_signal_note == SOFT_SIGNAL_NOTE
     tasks[1] = _task("b", "repeated_failure")

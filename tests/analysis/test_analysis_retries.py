@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from knowmeter.analysis import analyze_task
-from knowmeter.traces import ErrorKind, Trace, parse_claude_session
+from knowmeter.traces import ErrorKind, ToolResultEvent, Trace, parse_claude_session
 
 A758 = "reference/traces/claude-code-session-jsonl/a758b6ba-8d47-447c-bead-7f25794b7319.jsonl"
 HOOK_OUTPUT = ("Exit code 1\ntrim trailing whitespace.................................................Passed\n"
@@ -33,7 +33,7 @@ def _session(shared_dir: Path, steps: list[tuple[str, str, str | None]]) -> Trac
         c["message"]["content"] = [{"type": "tool_use", "id": cid, "name": tool, "input": inp}]
         r = json.loads(json.dumps(result))
         r["uuid"], r["sourceToolAssistantUUID"] = f"result-{n}", f"call-{n}"
-        block = {"type": "tool_result", "tool_use_id": cid, "content": error or "ok"}
+        block: dict[str, object] = {"type": "tool_result", "tool_use_id": cid, "content": error or "ok"}
         if error is not None:
             block["is_error"] = True
             r["toolUseResult"] = "Error: " + error
@@ -50,7 +50,7 @@ def test_a_commit_a_hook_rejects_six_times_is_one_repeated_failure(shared_dir: P
     for _ in range(6):
         steps += [("Bash", commit, HOOK_OUTPUT), ("Edit", "/home/ubuntu/docs/guide.md", None)]
     trace = _session(shared_dir, steps)
-    results = [e for e in trace.events if getattr(e, "kind", "") == "tool_result" and e.exit_code == 1]
+    results = [e for e in trace.events if isinstance(e, ToolResultEvent) and e.exit_code == 1]
     # the hook's "does not exist." is output of the check, not a path the command used
     assert len(results) == 6 and {e.error_kind for e in results} == {ErrorKind.NONZERO_EXIT}
     gaps = analyze_task(trace, sample_id="s")

@@ -36,6 +36,7 @@ def ray_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         head.wait(timeout=60)
     assert address.startswith("127.0.0.1:"), f"the Ray head did not start on loopback: {log.read_text()[-2000:]}"
     yield address
+    assert head.stdin is not None
     head.stdin.close()
     try:
         head.wait(timeout=60)

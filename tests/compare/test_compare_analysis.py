@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from knowmeter.compare import AuditStatus, CompareConfig, Observation, analyze, methodology_audit
 from knowmeter.errors import InputError
 from knowmeter.gold import GoldComparison, GoldEvidence, GoldSource, StoredGold
+from knowmeter.stats import ConfidenceInterval
 from tests.compare.compare_factory import FAST, observations, shifted
 
 LAYERS3 = ("fact", "behavior", "judge")
@@ -59,7 +60,7 @@ def test_unknowns_serialise_as_null_never_nan() -> None:
 
 def test_defaults_first_variant_is_control_and_others_are_treatments() -> None:
     obs = _run()
-    extra = [replace(o, **{"variant": "third"}) for o in obs if o.variant == "treatment"]
+    extra = [replace(o, variant="third") for o in obs if o.variant == "treatment"]
     analysis = analyze(obs + extra, config=FAST)
     assert analysis.control == "control" and analysis.treatments == ["treatment", "third"]
     assert [pc.treatment for pc in analysis.comparisons] == ["treatment", "third"]
@@ -91,19 +92,19 @@ def test_audit_badges_carry_their_numbers() -> None:
 
 
 def test_audit_without_repeats_or_judges_never_fakes_a_pass() -> None:
-    obs = [replace(o, **{"judge_scores": {}}) for o in _run()]
+    obs = [replace(o, judge_scores={}) for o in _run()]
     audit = analyze(obs, control="control", config=FAST).audit
     assert audit.judges_agree.status == AuditStatus.NOT_APPLICABLE
     assert audit.saturated.status == AuditStatus.UNKNOWN
 
 
 def _gold(alpha: float | None, contamination: str | None = None) -> GoldComparison:
-    ci = {"method": "percentile", "level": 0.95, "low": None, "high": None, "b": 100, "seed": 0}
+    ci = ConfidenceInterval(method="percentile", level=0.95, low=None, high=None, b=100, seed=0)
     return GoldComparison(
         annotator="alice", judges=["j"], scale_min=1, scale_max=5, n_gold=10, n_judged=10, n_matched=10,
         missing_in_run=[], not_in_gold=0, alpha_interval=alpha, alpha_ordinal=alpha,
-        alpha_ci_percentile=ci, alpha_ci_bca={**ci, "method": "bca"}, kappa_quadratic=None, pearson=None,
-        mean_abs_diff=None, agreement=None, contamination_warning=contamination)  # type: ignore[arg-type]
+        alpha_ci_percentile=ci, alpha_ci_bca=ci.model_copy(update={"method": "bca"}), kappa_quadratic=None,
+        pearson=None, mean_abs_diff=None, agreement=None, contamination_warning=contamination)
 
 
 @pytest.mark.parametrize(("alpha", "contamination", "status"), [

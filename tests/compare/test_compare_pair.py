@@ -94,7 +94,7 @@ def test_without_a_significant_composite_the_layers_are_a_safety_check() -> None
 def test_several_treatments_share_alpha_holm_on_composites_bonferroni_on_layers() -> None:
     control, treatment = _arms(effect=0.4, seed=3)
     _, other = _arms(effect=0.0, seed=3)
-    other = [replace(o, **{"variant": "other"}) for o in other]
+    other = [replace(o, variant="other") for o in other]
     both = compare_all(control, {"treatment": treatment, "other": other}, FAST)
     composites = [pc.metrics["composite"].p_value for pc in both]
     assert [pc.metrics["composite"].p_adjusted for pc in both] == pytest.approx(_holm(composites))  # type: ignore[arg-type]
@@ -115,11 +115,11 @@ def test_every_dropped_pair_is_counted_with_its_reason() -> None:
     control, treatment = _arms(n=10)
     control = control[:-1]  # s009 missing in the control
     treatment = [o for o in treatment if o.sample_id != "s008"]  # s008 missing in the treatment
-    treatment[0] = replace(treatment[0], **{"ok": False})  # s000 errored
-    treatment[1] = replace(treatment[1], **{"scores": {**treatment[1].scores, "composite": math.nan,
-                                                              "fact": math.inf}})  # s001 NaN composite
-    treatment[2] = replace(treatment[2], **{"scores": {**treatment[2].scores, "judge": None},
-                                                   "layers_used": ("fact", "behavior")})  # s002 no judge
+    treatment[0] = replace(treatment[0], ok=False)  # s000 errored
+    treatment[1] = replace(treatment[1], scores={**treatment[1].scores, "composite": math.nan,
+                                                 "fact": math.inf})  # s001 NaN composite
+    treatment[2] = replace(treatment[2], scores={**treatment[2].scores, "judge": None},
+                           layers_used=("fact", "behavior"))  # s002 no judge
     pc = compare_pair(control, treatment, FAST)
     composite = pc.metrics["composite"].dropped
     assert (composite.missing_control, composite.missing_treatment, composite.error) == (1, 1, 1)

@@ -58,10 +58,9 @@ def test_pass_rate_with_repeats_is_clustered_by_sample() -> None:
 
 def test_errors_nan_and_absent_layers_are_counted_not_averaged() -> None:
     obs = observations("v", {"fact": np.array([4.0, 3.0, 5.0, 2.0]), "judge": np.array([4.0, 4.0, 4.0, 4.0])})
-    obs[1] = replace(obs[1], **{"ok": False})
-    obs[2] = replace(obs[2], **{"scores": {"composite": np.nan, "fact": np.nan, "judge": 4.0}})
-    obs[3] = replace(obs[3], **{"scores": {"composite": 4.0, "fact": None, "judge": 4.0},
-                                       "layers_used": ("judge",)})
+    obs[1] = replace(obs[1], ok=False)
+    obs[2] = replace(obs[2], scores={"composite": np.nan, "fact": np.nan, "judge": 4.0})
+    obs[3] = replace(obs[3], scores={"composite": 4.0, "fact": None, "judge": 4.0}, layers_used=("judge",))
     obs.append(obs[0])  # a duplicate result: the later one counts once
     summary = summarize_variant("v", obs, FAST)
     assert (summary.n_results, summary.n_errors, summary.n_duplicates) == (4, 1, 1)

@@ -8,7 +8,9 @@ import sys
 req = json.load(sys.stdin)
 prompt = req["prompt"]
 mode = sys.argv[1]
-answer = re.search(r"<<<BEGIN AGENT_ANSWER (\w+)>>>\n(.*?)\n<<<END AGENT_ANSWER \1>>>", prompt, re.DOTALL).group(2)
+fenced = re.search(r"<<<BEGIN AGENT_ANSWER (\w+)>>>\n(.*?)\n<<<END AGENT_ANSWER \1>>>", prompt, re.DOTALL)
+assert fenced is not None, "the grading prompt carries the agent's answer fenced"
+answer = fenced.group(2)
 ids = re.findall(r'<behavior id="([^"]*)" kind="(positive|negative)">', prompt)
 reasked = "YOUR PREVIOUS REPLY WAS REJECTED" in prompt
 quote = " ".join(answer.split()[:6]) or "-"

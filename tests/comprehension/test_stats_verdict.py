@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import pytest
 from scipy import stats as sps
 
@@ -11,7 +13,7 @@ CFG = StatsConfig(bootstrap_samples=2000, seed=3)
 LLM = Parties("claude", "claude-sonnet-4", True, (("openai:gpt-5", "gpt-5", True),))
 
 
-def rows(spec: dict[str, list[tuple[bool | None, bool | None]]], repeat: int = 0) -> list[Graded]:
+def rows(spec: Mapping[str, Sequence[tuple[bool | None, bool | None]]], repeat: int = 0) -> list[Graded]:
     """``{dimension: [(baseline passed, with-skill passed) per case]}`` → gradings."""
     out = []
     n = 0

@@ -28,12 +28,12 @@ def test_tokenise_drops_short_words_stopwords_and_punctuation() -> None:
 
 
 @pytest.fixture(scope="module")
-def c1_case(type_safety_skill: Path, type_safety_evals: Path):  # type: ignore[no-untyped-def]
+def c1_case(type_safety_skill: Path, type_safety_evals: Path):
     inputs = load_inputs(type_safety_skill, type_safety_evals, n=6)
     return next(c for c in inputs.cases if c.dimension == "C1")
 
 
-def test_c1_fail_answer_is_caught_against_the_definition(c1_case) -> None:  # type: ignore[no-untyped-def]
+def test_c1_fail_answer_is_caught_against_the_definition(c1_case) -> None:
     overlap = c1_case.overlap(C1_FAIL)
     assert not overlap.passed
     assert "type safety property program type errors" in overlap.ngrams
@@ -42,7 +42,7 @@ def test_c1_fail_answer_is_caught_against_the_definition(c1_case) -> None:  # ty
     assert c1_case.concept_name == "definition"
 
 
-def test_c1_pass_answer_is_not_caught(c1_case) -> None:  # type: ignore[no-untyped-def]
+def test_c1_pass_answer_is_not_caught(c1_case) -> None:
     overlap = c1_case.overlap(C1_PASS)
     assert overlap.passed and overlap.ngrams == ()
 

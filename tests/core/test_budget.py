@@ -42,8 +42,8 @@ class CostAgent:
         return ExecResult("ok", Trace(), cost_usd=next(self.costs, 0.0))
 
 
-def _run(tmp_path: Path, tasks, agent, budget: Budget, judge=None, concurrency: int = 4):  # type: ignore[no-untyped-def]
-    async def post(task, result):  # type: ignore[no-untyped-def]
+def _run(tmp_path: Path, tasks, agent, budget: Budget, judge=None, concurrency: int = 4):
+    async def post(task, result):
         if judge is None:
             return {}
         try:

@@ -10,7 +10,7 @@ from knowmeter.executors import ExecRequest, ExecutorSpec, create_executor
 from knowmeter.traces import ErrorKind, ToolStatus
 
 
-def ask(ws: Path, prompt: str, system: str | None):  # type: ignore[no-untyped-def]
+def ask(ws: Path, prompt: str, system: str | None):
     agent = create_executor(ExecutorSpec("offline"))
     assert agent.non_llm
     return anyio.run(agent.run, ExecRequest(task_id="t", sample_id="s", prompt=prompt, system=system, workspace=ws))
@@ -43,7 +43,7 @@ def test_missing_pointed_file_is_a_failed_read_then_it_searches(tmp_path: Path) 
     first = r.trace.invocations()[0]
     assert first.call.tool == "Read" and first.status == ToolStatus.FAILURE
     assert first.result is not None and first.result.error_kind == ErrorKind.NOT_FOUND
-    assert any(c.call.tool == "Grep" and c.status == ToolStatus.SUCCESS and "refunds.md" in c.result.output  # type: ignore[union-attr]
+    assert any(c.call.tool == "Grep" and c.status == ToolStatus.SUCCESS and "refunds.md" in c.result.output
                for c in r.trace.invocations()[1:])
     assert "30 days" in r.output
 

@@ -41,14 +41,14 @@ class FakeAgent:
         return ExecResult(f"answer {next(self.counter)} to {request.sample_id}", Trace(), cost_usd=self.cost)
 
 
-def setup(tmp_path: Path, n: int = 3, repeat: int = 1):  # type: ignore[no-untyped-def]
+def setup(tmp_path: Path, n: int = 3, repeat: int = 1):
     samples = tuple(Sample(sample_id=f"s{i}", prompt=f"q{i}") for i in range(n))
     variants = [Variant("a", "control", BASELINE, "baseline"), Variant("b", "treatment", BASELINE, "baseline")]
     (tmp_path / "ws").mkdir(exist_ok=True)
     return plan_tasks(samples, variants, repeat, tmp_path / "ws")
 
 
-def run(tmp_path: Path, tasks, agent, *, budget=None, cache=True, **settings):  # type: ignore[no-untyped-def]
+def run(tmp_path: Path, tasks, agent, *, budget=None, cache=True, **settings):
     c = ResponseCache(tmp_path / "out") if cache else None
     with ResultsWriter(tmp_path / "results.jsonl") as w:
         stats = anyio.run(lambda: execute_tasks(tasks, agent, writer=w, settings=ExecutionSettings(**settings),

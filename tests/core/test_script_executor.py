@@ -19,7 +19,7 @@ def agent(tmp_path: Path, body: str) -> str:
     return f"{sys.executable} {p}"
 
 
-def run(cmd: str, **kw: object):  # type: ignore[no-untyped-def]
+def run(cmd: str, **kw: object):
     ex = create_executor(ExecutorSpec(cmd, model="m1"))
     req = ExecRequest(task_id="t", sample_id="s", prompt="the prompt", system="the skill", **kw)  # type: ignore[arg-type]
     return anyio.run(ex.run, req)

@@ -45,6 +45,6 @@ def test_the_cli_refuses_in_one_line_and_warns_about_outside_custom_code(tmp_pat
     (project / "s.json").write_text('[{"sample_id": "a", "prompt": "p", '
                                     '"assertions": [{"type": "custom", "fn": "../check.py:ok"}]}]')
     # a real process: the warning is a log record, which pytest would capture in-process
-    r = km_process("eval", "--samples", "s.json", "--control", "baseline", cwd=project)
-    assert r.returncode in (0, 1), r.stderr
-    assert "custom assertion fn:" in r.stderr and "is outside the project" in r.stderr
+    proc = km_process("eval", "--samples", "s.json", "--control", "baseline", cwd=project)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "custom assertion fn:" in proc.stderr and "is outside the project" in proc.stderr

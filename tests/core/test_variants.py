@@ -18,7 +18,7 @@ def make_skills(root: Path) -> None:
     (root / "skills" / "flat.md").write_text("flat skill\n")
 
 
-def resolve(root: Path, expr: str):  # type: ignore[no-untyped-def]
+def resolve(root: Path, expr: str):
     return resolve_variant(expr, role="treatment", skill_dir=Path("skills"), base_dir=root, cache_dir=root / ".c")
 
 

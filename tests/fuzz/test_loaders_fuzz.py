@@ -190,7 +190,7 @@ def test_observe_trace_files(tmp_path_factory: pytest.TempPathFactory, data: st.
         except ValueError:
             record = None
         if isinstance(record, dict):
-            where = data.draw(st.sampled_from(_paths(record) or [["x"]]))
+            where: list[str | int] = data.draw(st.sampled_from(_paths(record) or [["x"]]))
             lines[i] = json.dumps(_mutate(record, where, value), allow_nan=True).encode()
     elif how == "raw":
         lines[i] = raw

@@ -9,10 +9,13 @@ from typing import Any
 
 import anyio
 
-from knowmeter.executors._protocol import ExecRequest, ExecResult
+from knowmeter.executors import ExecRequest, ExecResult
 from knowmeter.grading import Assertion, Grade, GradingConfig, JudgeSpec, grade, load_assertions
-from knowmeter.samples._model import Sample
+from knowmeter.samples import Sample
 from knowmeter.traces import MessageEvent, ToolCallEvent, ToolResultEvent, ToolStatus, Trace
+
+#: One tool call of a test trace: (tool, input, output, status).
+ToolCall = tuple[str, dict[str, Any], str, ToolStatus]
 
 
 def reply(score: Any, reason: str = "because", reasoning: str = "thinking") -> str:
@@ -51,7 +54,13 @@ def judge(replies: Sequence[str | Exception] | Callable[[ExecRequest], str], nam
     return JudgeSpec(name, ScriptedJudge(replies, cost), "m")
 
 
-def make_result(output: str = "", *, tools: Sequence[tuple[str, dict[str, Any], str, ToolStatus]] = (),
+def asked(spec: JudgeSpec) -> list[ExecRequest]:
+    """The requests a judge made by ``judge(...)`` has received so far."""
+    assert isinstance(spec.executor, ScriptedJudge)
+    return spec.executor.requests
+
+
+def make_result(output: str = "", *, tools: Sequence[ToolCall] = (),
                 source_names: Sequence[str | None] | None = None, cost: float | None = None,
                 latency: float | None = None, turns: int | None = None, error: str | None = None) -> ExecResult:
     """A result whose trace holds one tool call per ``(tool, input, output, status)``."""

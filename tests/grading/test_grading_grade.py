@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from knowmeter.grading import Grade, assertion_layer_score, composite_score, load_assertions, ratio_score
-from knowmeter.samples import load_samples
+from knowmeter.grading import Grade, JudgeSpec, assertion_layer_score, composite_score, load_assertions, ratio_score
+from knowmeter.samples import Sample, load_samples
 from knowmeter.traces import ToolStatus
-from tests.grading.grading_helpers import judge, load, make_result, reply, run, sample
+from tests.grading.grading_helpers import ToolCall, asked, judge, load, make_result, reply, run, sample
 
 
 def test_ratio_and_layer_formulas() -> None:
@@ -37,7 +38,7 @@ def test_composite_is_the_mean_of_present_layers(layers: dict[str, float | None]
     assert composite_score(layers) == (composite, used)
 
 
-TOOLS = [("Read", {"file_path": "db.py"}, "query = f'...'", ToolStatus.SUCCESS)]
+TOOLS: list[ToolCall] = [("Read", {"file_path": "db.py"}, "query = f'...'", ToolStatus.SUCCESS)]
 FACT = [{"type": "contains", "value": "SQL"}, {"type": "contains", "value": "XSS"}]  # 1 of 2 → 3.0
 BEHAVIOR = [{"type": "tools_called", "values": ["Read"]}]  # → 5.0
 
@@ -49,7 +50,7 @@ BEHAVIOR = [{"type": "tools_called", "values": ["Read"]}]  # → 5.0
     (FACT + BEHAVIOR, [judge([reply(1)])], (3.0, 5.0, 1.0), ["fact", "behavior", "judge"], 3.0),
     (BEHAVIOR, [judge([reply(4)])], (None, 5.0, 4.0), ["behavior", "judge"], 4.5),
 ])
-def test_grade_layers(raw: list[dict[str, object]], judges: list[object], layers: tuple[float | None, ...],
+def test_grade_layers(raw: list[dict[str, Any]], judges: list[JudgeSpec], layers: tuple[float | None, ...],
                       used: list[str], composite: float | None) -> None:
     g = run(sample(rubric="r"), make_result("SQL", tools=TOOLS), load(raw), judges)
     assert (g.layers.fact, g.layers.behavior, g.layers.judge) == layers
@@ -65,8 +66,8 @@ def test_passed_is_null_without_evaluated_assertions() -> None:
 
 def test_grade_round_trips_through_json() -> None:
     s = sample(rubric="r", dimensions={"a": "first", "b": "second"})
-    raw = [*FACT, {"type": "assert-set", "mode": "any", "assertions": BEHAVIOR}, {"type": "answer_relevancy"},
-           {"type": "cost_max", "value": 1}]
+    raw: list[dict[str, Any]] = [*FACT, {"type": "assert-set", "mode": "any", "assertions": BEHAVIOR},
+                                 {"type": "answer_relevancy"}, {"type": "cost_max", "value": 1}]
     g = run(s, make_result("SQL", tools=TOOLS), load(raw), [judge([reply(4)])])
     d = g.to_dict()
     text = json.dumps(d, ensure_ascii=False)
@@ -97,7 +98,7 @@ GOOD_REVIEW = {
 }
 
 
-def omk_samples(shared_dir: Path, name: str) -> tuple[Path, list[object]]:
+def omk_samples(shared_dir: Path, name: str) -> tuple[Path, list[Sample]]:
     folder = shared_dir / "reference" / "omk" / name
     path = next(folder.glob("eval-samples.*"))
     return folder, list(load_samples(path).samples)
@@ -159,6 +160,6 @@ def test_omk_rag_eval_with_and_without_a_judge(shared_dir: Path) -> None:
     j = judge([reply(4)])
     g = run(summary, make_result("归并排序 O(n log n)、O(n) 空间、稳定。"), loaded["rag_concise_summary"], [j])
     assert [a.passed for a in g.assertions] == [True, True, True, True]  # default threshold 3
-    recall_prompts = [r.prompt for r in j.executor.requests if "<<<BEGIN REFERENCE" in r.prompt]
+    recall_prompts = [r.prompt for r in asked(j) if "<<<BEGIN REFERENCE" in r.prompt]
     assert len(recall_prompts) == 1
     assert "时间复杂度 O(n log n);空间复杂度 O(n);稳定排序" in recall_prompts[0]

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 
 import pytest
 
-from knowmeter.executors._protocol import ExecRequest, ExecutorError
+from knowmeter.executors import ExecRequest, ExecutorError
 from knowmeter.grading import (
     METRIC_TEMPLATES,
     GradingConfig,
@@ -17,7 +18,7 @@ from knowmeter.grading import (
     metric_prompt_hashes,
 )
 from knowmeter.traces import ToolStatus
-from tests.grading.grading_helpers import judge, load, make_result, reply, run, sample
+from tests.grading.grading_helpers import asked, judge, load, make_result, reply, run, sample
 
 # --- frozen hashes -------------------------------------------------------------------------
 
@@ -73,7 +74,7 @@ def data_blocks(prompt: str) -> tuple[str, dict[str, str]]:
 def captured_prompt(output: str, **sample_fields: object) -> ExecRequest:
     j = judge([reply(3)])
     run(sample(rubric="Must name the SQL injection.", **sample_fields), make_result(output), judges=[j])
-    return j.executor.requests[0]
+    return asked(j)[0]
 
 
 def test_prompt_carries_rubric_task_context_answer_and_tool_summary() -> None:
@@ -82,7 +83,7 @@ def test_prompt_carries_rubric_task_context_answer_and_tool_summary() -> None:
         ("Read", {"file_path": "a"}, "x", ToolStatus.SUCCESS), ("Read", {"file_path": "b"}, "no", ToolStatus.FAILURE),
         ("Bash", {"command": "ls"}, "a b", ToolStatus.SUCCESS)])
     run(sample(rubric="Must name the SQL injection.", context="def f(): ..."), result, judges=[j])
-    [request] = j.executor.requests
+    [request] = asked(j)
     assert request.system == judge_template().system
     assert request.model == "m"
     assert request.sample_id == "s1"
@@ -161,7 +162,7 @@ def test_bad_reply_is_retried_once() -> None:
     j = judge(["I think 4/5.", reply(3)])
     g = run(S, make_result("x"), judges=[j])
     assert g.layers.judge == 3.0
-    assert len(j.executor.requests) == 2
+    assert len(asked(j)) == 2
     assert g.judges[0].failures == 0
     assert g.judges[0].cost_usd == pytest.approx(0.02)
 
@@ -175,7 +176,7 @@ def test_judge_that_still_fails_leaves_the_layer_missing_never_zero(replies: lis
                                                                    fragment: str) -> None:
     j = judge(replies)
     g = run(S, make_result("SQL injection"), load([{"type": "contains", "value": "SQL"}]), [j])
-    assert len(j.executor.requests) == 2
+    assert len(asked(j)) == 2
     [o] = g.judges
     assert o.mean is None
     assert o.scores == []
@@ -211,12 +212,13 @@ def test_executor_error_result_counts_as_a_failure() -> None:
     assert g.judge_cost_usd is None
 
 
-def by_repeat(scores: dict[int, str]) -> object:
+def by_repeat(scores: dict[int, str]) -> Callable[[ExecRequest], str]:
     """A judge answering by the repeat index in the request's task id (order-independent)."""
 
     def answer(request: ExecRequest) -> str:
-        r = int(re.search(r":r(\d+):", request.task_id).group(1))
-        return scores[r]
+        repeat = re.search(r":r(\d+):", request.task_id)
+        assert repeat is not None, request.task_id
+        return scores[int(repeat.group(1))]
 
     return answer
 
@@ -226,7 +228,7 @@ def test_judge_repeat_gives_mean_sd_and_failures() -> None:
     g = run(S, make_result("x"), judges=[judge(by_repeat({0: reply(3), 1: reply(4), 2: reply(5)}))], config=cfg)
     o = g.judges[0]
     assert sorted(o.scores) == [3.0, 4.0, 5.0]
-    assert (o.mean, o.sd, o.failures) == (4.0, pytest.approx(1.0), 0)
+    assert (o.mean, o.sd, o.failures) == pytest.approx((4.0, 1.0, 0))
     g = run(S, make_result("x"), judges=[judge(by_repeat({0: reply(2), 1: "oops", 2: reply(4)}))], config=cfg)
     o = g.judges[0]
     assert (sorted(o.scores), o.mean, o.failures) == ([2.0, 4.0], 3.0, 1)
@@ -249,13 +251,13 @@ def test_dimensions_one_call_each_and_mean() -> None:
     s = sample(rubric="overall", dimensions={"security": "names the injection", "actionability": "gives a fix"})
     j = judge(lambda r: reply(5) if "“security”" in r.prompt else reply(3))
     g = run(s, make_result("x"), judges=[j])
-    assert len(j.executor.requests) == 2
+    assert len(asked(j)) == 2
     o = g.judges[0]
     assert o.dimensions is not None
     assert {k: d.mean for k, d in o.dimensions.items()} == {"security": 5.0, "actionability": 3.0}
     assert (o.scores, o.mean) == ([4.0], 4.0)
     assert g.layers.judge == 4.0
-    assert "Overall expectation for the task: overall" in j.executor.requests[0].prompt
+    assert "Overall expectation for the task: overall" in asked(j)[0].prompt
 
 
 def test_dimension_repeat_counts_only_complete_repeats() -> None:
@@ -286,7 +288,7 @@ def test_no_length_debias_is_recorded() -> None:
     j = judge([reply(4)])
     g = run(S, make_result("x"), judges=[j], config=GradingConfig(length_debias=False))
     assert g.judges[0].prompt_hash == FROZEN_JUDGE_HASH_NO_LENGTH_DEBIAS
-    assert "Length is not quality" not in j.executor.requests[0].prompt
+    assert "Length is not quality" not in asked(j)[0].prompt
 
 
 # --- judge-backed metrics ------------------------------------------------------------------
@@ -317,7 +319,7 @@ def test_metric_prompts_and_thresholds(raw: dict[str, object], blocks: set[str])
     assert a.details is not None
     assert a.details["score"] == 4.0
     assert a.details["prompt_hash"] == FROZEN_METRIC_HASHES[str(raw["type"])]
-    [request] = j.executor.requests
+    [request] = asked(j)
     _, found = data_blocks(request.prompt)
     assert set(found) == blocks
     assert found["ANSWER"] == "驾驶员仍负责"
@@ -330,7 +332,7 @@ def test_metric_prompts_and_thresholds(raw: dict[str, object], blocks: set[str])
 def test_context_recall_prefers_the_reference() -> None:
     j = judge([reply(3)])
     run(RAG, make_result("x"), load([{"type": "context_recall", "reference": "O(n log n); O(n)"}]), [j])
-    _, found = data_blocks(j.executor.requests[0].prompt)
+    _, found = data_blocks(asked(j)[0].prompt)
     assert found["REFERENCE"] == "O(n log n); O(n)"
 
 

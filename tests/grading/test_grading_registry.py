@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,7 +50,7 @@ def test_malformed_assertions_are_input_errors(raw: list[object]) -> None:
     with pytest.raises(InputError, match="must be a mapping with a 'type' key"):
         load_assertions(raw, "f.yaml: sample 'a'", Path.cwd())
     with pytest.raises(InputError, match="must be a list"):
-        load_assertions({"type": "contains"}, "f.yaml: sample 'a'", Path.cwd())
+        load_assertions({"type": "contains"}, "f.yaml: sample 'a'", Path.cwd())  # type: ignore[arg-type]
 
 
 def test_common_keys() -> None:
@@ -80,7 +82,7 @@ def test_zero_weight_is_reported_but_not_scored() -> None:
 
 # --- assert-set ----------------------------------------------------------------------------
 
-def set_of(mode: str, *members: dict[str, object], **extra: object) -> dict[str, object]:
+def set_of(mode: str, *members: Mapping[str, object], **extra: object) -> dict[str, Any]:
     return {"type": "assert-set", "mode": mode, "assertions": list(members), **extra}
 
 
@@ -98,7 +100,7 @@ A_NO = {"type": "contains", "value": "omega"}
     (set_of("all", A_YES, set_of("any", A_NO, A_NO)), False),
     ({**set_of("all", A_YES, A_NO), "not": True}, True),  # `not` on the set
 ])
-def test_assert_set(raw: dict[str, object], expected: bool) -> None:
+def test_assert_set(raw: dict[str, Any], expected: bool) -> None:
     g = run(sample(), make_result("alpha beta"), load([raw]))
     assert g.assertions[0].passed is expected
     assert g.assertions[0].details is not None

@@ -6,10 +6,10 @@ import pytest
 
 from knowmeter.errors import InputError
 from knowmeter.traces import ToolStatus
-from tests.grading.grading_helpers import check, load, make_result, run, sample
+from tests.grading.grading_helpers import ToolCall, check, load, make_result, run, sample
 
 OK, FAIL = ToolStatus.SUCCESS, ToolStatus.FAILURE
-TOOLS = [
+TOOLS: list[ToolCall] = [
     ("Bash", {"command": "grep -rn 'SELECT \"id\"' src/"}, "src/db.py:3: query", OK),
     ("Read", {"file_path": "/repo/说明.md"}, "自动驾驶 L2", OK),
     ("Read", {"file_path": "/repo/missing.md"}, "File does not exist.", FAIL),

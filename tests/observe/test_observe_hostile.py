@@ -14,7 +14,7 @@ from knowmeter.observe import observe
 SESSION = "claude-code-session-jsonl/a758b6ba-8d47-447c-bead-7f25794b7319.jsonl"
 
 
-def _edit(lines: list[str], edit) -> list[str]:  # type: ignore[no-untyped-def]
+def _edit(lines: list[str], edit) -> list[str]:
     out = []
     for line in lines:
         rec = json.loads(line)
@@ -23,7 +23,7 @@ def _edit(lines: list[str], edit) -> list[str]:  # type: ignore[no-untyped-def]
     return out
 
 
-def _usage(value: object):  # type: ignore[no-untyped-def]
+def _usage(value: object):
     def edit(rec: dict) -> None:  # type: ignore[type-arg]
         usage = (rec.get("message") or {}).get("usage") if isinstance(rec.get("message"), dict) else None
         if isinstance(usage, dict):
@@ -41,7 +41,7 @@ def _cwd(rec: dict) -> None:  # type: ignore[type-arg]
     ("nan", _usage(float("nan"))), ("inf", _usage(float("inf"))), ("huge", _usage(2 ** 70)),
     ("negative", _usage(-5)), ("cwd list", _cwd),
 ])
-def test_hostile_values_do_not_abort_a_folder(shared_dir: Path, tmp_path: Path, name: str, edit) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_values_do_not_abort_a_folder(shared_dir: Path, tmp_path: Path, name: str, edit) -> None:
     source = shared_dir / "reference" / "traces" / SESSION
     lines = source.read_text().splitlines()
     (tmp_path / "bad.jsonl").write_text("\n".join(_edit(lines, edit)) + "\n")

@@ -78,4 +78,5 @@ def test_observe_counts_a_progress_only_subagent_once(shared_dir: Path, tmp_path
         # the subagent's missing .heex read is a failed search of the segment, wherever it came from
         targets = [s.target for row in report.skills for s in row.gaps.signals if s.source == "failed_search"]
         assert any(t.endswith("session_live.html.heex") for t in targets)
+    assert reports[0].overall is not None and reports[1].overall is not None
     assert reports[0].overall.tokens == reports[1].overall.tokens

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -12,22 +13,23 @@ from click.testing import CliRunner
 
 from knowmeter.cli import cli
 from knowmeter.probe import SIDE_BY_SIDE_WARNING, sample_set_info
-from knowmeter.report._schema import Report
+from knowmeter.report import Report
 from knowmeter.samples import Sample, load_samples
 from knowmeter.store import find_run, read_json
 
 
-def _eval(*args: str) -> dict:
+def _eval(*args: str) -> dict[str, Any]:
     """Run eval and return the new run's report (not "latest": two runs can share a second)."""
     runs = Path(".knowmeter/runs")
     before = set(runs.iterdir()) if runs.is_dir() else set()
     res = CliRunner().invoke(cli, ["eval", *args])
     assert res.exit_code in (0, 1), res.output
     [new] = set(runs.iterdir()) - before
-    return read_json(find_run(Path(".knowmeter"), new.name).report_file)
+    report: dict[str, Any] = read_json(find_run(Path(".knowmeter"), new.name).report_file)
+    return report
 
 
-def _accessed(report: dict, variant: str) -> tuple[set[str], set[str]]:
+def _accessed(report: dict[str, Any], variant: str) -> tuple[set[str], set[str]]:
     cov = next(c for c in report["coverage"]["variants"] if c["variant"] == variant)
     return ({f["path"] for f in cov["files"]},
             {f["path"] for f in cov["files"] if f["accesses"] > 0 or f["injected"]})

@@ -31,10 +31,15 @@ class Browser:
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         page.on("request", lambda r: self.requests.append(r.url))
-        page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        page.on("dialog", self._dismiss)
         page.goto(path.as_uri())
         page.wait_for_selector("body[data-ready]", timeout=30_000)
         return page
+
+    def _dismiss(self, dialog: Any) -> None:
+        """A dialog (alert/confirm/prompt) opened: noted and dismissed — hostile content opens none."""
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
 
 
 def _fresh_child_watcher() -> None:

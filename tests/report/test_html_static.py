@@ -53,7 +53,8 @@ class Page(HTMLParser):
 
 
 def _report(run: Path) -> dict[str, Any]:
-    return json.loads((run / "report.json").read_text())
+    report: dict[str, Any] = json.loads((run / "report.json").read_text())
+    return report
 
 
 def test_eval_writes_report_html_with_the_sections_in_order(demo_run: Path) -> None:
@@ -132,6 +133,7 @@ def test_hostile_content_is_escaped_everywhere(hostile_run: Path) -> None:
     own = page.scripts[1][1]
     digest = base64.b64encode(hashlib.sha256(own.encode()).digest()).decode()
     csp = next(a["content"] for t, a in page.tags if a.get("http-equiv") == "Content-Security-Policy")
+    assert csp is not None
     assert f"script-src 'sha256-{digest}'" in csp and "default-src 'none'" in csp
     for tag, attrs in page.tags:
         assert tag not in {"img", "textarea", "iframe", "object", "embed"}, (tag, attrs)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import krippendorff
 import numpy as np
 import pytest
@@ -31,11 +33,11 @@ def _ratings(seed: int, raters: int, units: int, missing: float, continuous: boo
 @pytest.mark.parametrize("level", ["interval", "ordinal"])
 @pytest.mark.parametrize(("seed", "raters", "units", "missing"), [(1, 2, 10, 0.0), (2, 3, 40, 0.2),
                                                                     (3, 5, 25, 0.4), (4, 2, 200, 0.1)])
-def test_alpha_matches_the_krippendorff_package(level: str, seed: int, raters: int, units: int,
-                                                missing: float) -> None:
+def test_alpha_matches_the_krippendorff_package(level: Literal["interval", "ordinal"], seed: int, raters: int,
+                                                units: int, missing: float) -> None:
     data = _ratings(seed, raters, units, missing, continuous=False)
     expected = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
-    assert krippendorff_alpha(data, level) == pytest.approx(expected, abs=1e-12)  # type: ignore[arg-type]
+    assert krippendorff_alpha(data, level) == pytest.approx(expected, abs=1e-12)
 
 
 def test_interval_alpha_on_continuous_scores_matches_the_package() -> None:
@@ -59,7 +61,7 @@ def test_alpha_bootstrap_is_seeded_and_brackets_the_estimate() -> None:
     first = krippendorff_alpha_bootstrap(data, b=2000, seed=3)
     assert first == krippendorff_alpha_bootstrap(data, b=2000, seed=3)
     assert first.estimate == pytest.approx(krippendorff_alpha(data))
-    assert first.percentile is not None and first.bca is not None
+    assert first.estimate is not None and first.percentile is not None and first.bca is not None
     assert first.percentile[0] < first.estimate < first.percentile[1]
     assert first.n_clusters == 80
     # Units are resampled: the CI agrees with a naive loop over resampled units.
@@ -115,7 +117,8 @@ def test_repeat_icc_matches_shrout_and_fleiss() -> None:
     data = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]], float)
     r = repeat_variance(data.ravel(), np.repeat(np.arange(6), 4))
     assert r is not None
-    assert (r.ms_between, r.ms_within) == (pytest.approx(11.2417, abs=1e-4), pytest.approx(6.2639, abs=1e-4))
+    assert (r.ms_between, r.ms_within) == pytest.approx((11.2417, 6.2639), abs=1e-4)
+    assert r.icc is not None
     assert r.icc == pytest.approx(0.1657, abs=1e-4) and r.repeat_share == pytest.approx(1 - r.icc)
     assert (r.n_samples, r.n) == (6, 24)
 
@@ -135,7 +138,7 @@ def test_repeat_icc_unbalanced_groups_agree_with_scipy_anova() -> None:
     n, g = sum(x.size for x in groups), len(groups)
     k0 = (n - sum(x.size**2 for x in groups) / n) / (g - 1)
     expected = (r.ms_between - r.ms_within) / (r.ms_between + (k0 - 1) * r.ms_within)
-    assert r.icc == pytest.approx(expected, rel=1e-10) and 0.6 < r.icc < 0.9
+    assert r.icc is not None and r.icc == pytest.approx(expected, rel=1e-10) and 0.6 < r.icc < 0.9
 
 
 def test_repeat_icc_edge_cases() -> None:

@@ -28,7 +28,9 @@ def test_dz_reproduces_the_paired_t_statistic() -> None:
     rng = np.random.default_rng(1)
     c = rng.normal(3, 1, 35)
     t = c + rng.normal(0.3, 0.8, 35)
-    assert cohen_dz(t - c) * math.sqrt(35) == pytest.approx(ss.ttest_rel(t, c).statistic, rel=1e-12)
+    dz = cohen_dz(t - c)
+    assert dz is not None
+    assert dz * math.sqrt(35) == pytest.approx(ss.ttest_rel(t, c).statistic, rel=1e-12)
 
 
 def test_lakens_worked_example() -> None:

@@ -10,7 +10,8 @@ from knowmeter.stats import sign_flip_test, sign_flip_tests
 
 
 def _mean_diff(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.mean(x - y, axis=axis)
+    means: np.ndarray = np.mean(x - y, axis=axis)
+    return means
 
 
 def _scipy_p(treatment: np.ndarray, control: np.ndarray, n_resamples: int, seed: int) -> float:

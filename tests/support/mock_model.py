@@ -188,6 +188,7 @@ def _anthropic_reply(step: Mapping[str, Any], model: str, usage: Mapping[str, in
     events: list[tuple[str | None, Any]] = [("message_start", {"type": "message_start", "message": {
         **message, "content": [], "stop_reason": None, "usage": {**full_usage, "output_tokens": 1}}})]
     for i, block in enumerate(blocks):
+        start: dict[str, Any]
         if block["type"] == "text":
             start, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": block["text"]}
         else:
@@ -306,7 +307,7 @@ class MockModelServer:
         if scenarios is None:
             scenarios = {"": {"steps": [{"text": "ok"}]}}
         elif isinstance(scenarios, str | Path) or _looks_like_scenario(scenarios):
-            scenarios = {"": scenarios}  # type: ignore[dict-item]
+            scenarios = {"": scenarios}
         assert isinstance(scenarios, Mapping)
         self.scenarios: dict[str, Scenario] = {k: load_scenario(v) for k, v in scenarios.items()}
         self.log_path = Path(log_path) if log_path is not None else None

@@ -281,7 +281,7 @@ def test_simple_runs_agree_between_stream_and_rollout(captures: Path, name: str)
 
 
 def test_exec_item_ids_reused_by_a_later_turn_stay_distinct() -> None:
-    turn = [
+    turn: list[dict[str, Any]] = [
         {"type": "turn.started"},
         {"type": "item.started", "item": {"id": "item_0", "type": "command_execution", "command": "ls"}},
         {"type": "item.completed", "item": {"id": "item_0", "type": "command_execution", "command": "ls",

@@ -68,7 +68,9 @@ class RepeatVariance:
     n: int
 
 
-def repeat_variance(values: npt.ArrayLike, samples: Sequence[object]) -> RepeatVariance | None:
+def repeat_variance(
+    values: npt.ArrayLike, samples: Sequence[object] | npt.NDArray[np.generic]
+) -> RepeatVariance | None:
     """ICC(1) of ``values`` grouped by ``samples`` (NaN excluded); None unless there are at least
     two samples and some sample has two finite values."""
     v = np.asarray(values, dtype=np.float64).ravel()
