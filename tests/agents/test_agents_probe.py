@@ -144,7 +144,8 @@ def test_model_generator_over_the_anthropic_api(kb: Path, mock_server: ServerFac
 def test_the_api_takes_knowledge_base_samples_and_budget_from_eval_yaml(kb: Path, mock_server: ServerFactory,
                                                                         api_env: None,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    (kb.parent / "own.yaml").write_text("- sample_id: h1\n  prompt: Which payment methods do we accept?\n", encoding="utf-8")
+    (kb.parent / "own.yaml").write_text("- sample_id: h1\n  prompt: Which payment methods do we accept?\n",
+                                        encoding="utf-8")
     (kb.parent / "eval.yaml").write_text("knowledgeDirs: [kb]\nsamples: own.yaml\n"
                                          f"budget: {{totalUSD: {GPT4O_MINI_COST * 1.2}}}\n", encoding="utf-8")
     srv = _serve(mock_server, monkeypatch, {"steps": [{"text": json.dumps(REPLY)}], "usage": USAGE})
