@@ -24,7 +24,8 @@ ASSERTION_REF = "#/$defs/Assertion"
 def eval_schema() -> dict[str, Any]:
     """The JSON Schema of ``eval.yaml`` (unknown keys are refused, as the loader refuses them)."""
     schema = EvalFile.model_json_schema(mode="validation")
-    return {"$schema": DRAFT, **schema, "title": "knowmeter eval.yaml"}
+    return {"$schema": DRAFT, **schema, "title": "knowmeter eval.yaml",
+            "description": "The run's settings (omk's keys plus knowmeter's own); command-line flags override them."}
 
 
 def _def_name(type_name: str) -> str:
@@ -75,6 +76,7 @@ def samples_schema() -> dict[str, Any]:
     sample = Sample.model_json_schema(mode="validation", by_alias=True, ref_template="#/$defs/{model}")
     defs: dict[str, Any] = sample.pop("$defs", {})
     sample["properties"]["assertions"] = {"type": "array", "items": {"$ref": ASSERTION_REF}}
+    sample["description"] = "One eval case (omk's eval-sample fields); keys knowmeter does not know are kept."
     names = list(assertion_types())
     for name in names:
         defs[_def_name(name)] = _assertion_schema(name, defs)
