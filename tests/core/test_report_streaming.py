@@ -31,6 +31,8 @@ def test_the_report_reads_its_tasks_from_the_results_file_and_writes_them_as_sto
     first, last = report.tasks[0], report.tasks[-1]
     assert isinstance(first, TaskRecord) and first.stored() == stored["tasks"][0]
     assert last.stored() == stored["tasks"][-1] and report.tasks[1:3] == list(report.tasks)[1:3]
+    dumped = json.loads(report.model_dump_json())  # pydantic's own dump reads them too
+    assert [t["task_id"] for t in dumped["tasks"]] == [t["task_id"] for t in stored["tasks"]]
 
 
 def test_a_task_stored_twice_is_written_and_counted_once(demo: Path, tmp_path: Path) -> None:

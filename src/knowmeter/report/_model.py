@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_serializer
 
 from knowmeter._stored import StoredModel
 from knowmeter.analysis import Coverage, GapSummary
@@ -471,6 +471,11 @@ class Report(_M):
     probe_comparison: ProbeComparison | None = None
     tasks: Sequence[TaskRecord] | None = Field(
         default=None, description="Every stored task record, as stored.")  # a report built from a run: its StoredTasks
+
+    @field_serializer("tasks")
+    def _tasks_as_list(self, tasks: Sequence[TaskRecord] | None) -> list[TaskRecord] | None:
+        """``model_dump`` of a report built from a run reads its ``StoredTasks`` into a list."""
+        return None if tasks is None else list(tasks)
 
     def to_dict(self, *, tasks: bool = True) -> dict[str, Any]:
         """The JSON form written as report.json (absent sections left out, tasks as stored;
