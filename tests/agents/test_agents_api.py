@@ -22,6 +22,8 @@ from knowmeter.executors._prices import PRICES_AS_OF, cost_usd, price_for
 from knowmeter.traces import make_usage
 from tests.support.mock_model import ServerFactory
 
+pytestmark = pytest.mark.agents
+
 ANSWER = {"steps": [{"text": "Bananas are yellow."}], "usage": {"input_tokens": 1000, "output_tokens": 200}}
 
 

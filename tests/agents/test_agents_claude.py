@@ -27,6 +27,8 @@ from knowmeter.traces import ErrorKind, ToolStatus
 from tests.support.agents import executor_options
 from tests.support.mock_model import MockModelServer, ServerFactory
 
+pytestmark = pytest.mark.agents
+
 DEFAULT_PROMPT_PHRASE = "You are an interactive agent that helps users with software engineering tasks"
 
 SEARCH = {"anthropic": [

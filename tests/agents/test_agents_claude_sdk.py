@@ -24,6 +24,8 @@ from knowmeter.traces import ErrorKind
 from tests.support.agents import executor_options
 from tests.support.mock_model import MockModelServer, ServerFactory
 
+pytestmark = pytest.mark.agents
+
 
 def test_missing_package_gives_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "claude_agent_sdk", None)

@@ -26,6 +26,8 @@ from knowmeter.traces import ErrorKind, ToolStatus
 from tests.support.agents import executor_model, executor_options
 from tests.support.mock_model import MockModelServer, ServerFactory
 
+pytestmark = pytest.mark.agents
+
 MODEL = executor_model("codex")  # a slug codex knows (an unknown one adds a warning item to the stream)
 FAILURES = {"openai": [
     {"shell": "grep -rn banana ."},

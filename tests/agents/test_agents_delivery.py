@@ -22,6 +22,8 @@ from knowmeter.executors import ExecRequest, ExecutorSpec, SkillInstall, create_
 from tests.support.agents import executor_model, executor_options
 from tests.support.mock_model import ServerFactory
 
+pytestmark = pytest.mark.agents
+
 MARKER = "MEDLAR-3318"
 #: how each CLI reads the knowledge file and the installed skill's reference (from the workspace)
 READS: dict[str, list[dict[str, Any]]] = {

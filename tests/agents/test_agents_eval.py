@@ -17,6 +17,8 @@ import yaml
 from tests.support.agents import agent_cli, executor_model, executor_options
 from tests.support.mock_model import ServerFactory
 
+pytestmark = pytest.mark.agents
+
 MARKER = "QUINCE-4417"
 BASELINE_ANSWER = "I'm not sure where kiwi is."
 TREATMENT_ANSWER = "kiwi is listed in the fruit skill."

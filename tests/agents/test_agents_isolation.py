@@ -152,6 +152,7 @@ def _sleepers(tag: str) -> list[psutil.Process]:
     return found
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     tag = f"{os.getpid() % 1000 + 1000}.{time.time_ns() % 10_000:04d}"
     env = minimal_env(tmp_path, tmp_path)
@@ -169,6 +170,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     assert not _sleepers(tag), "the grandchild survived the timeout"
 
 
+@pytest.mark.slow
 def test_cancellation_kills_the_process_group(tmp_path: Path) -> None:
     tag = f"{os.getpid() % 1000 + 2000}.{time.time_ns() % 10_000:04d}"
     env = minimal_env(tmp_path, tmp_path)

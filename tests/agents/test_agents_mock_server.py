@@ -41,6 +41,7 @@ def test_anthropic_streaming_tool_call_then_text() -> None:
         assert [r["step"] for r in srv.model_requests()] == [0, 1]
 
 
+@pytest.mark.slow
 def test_openai_responses_streaming_function_call() -> None:
     with MockModelServer(TOOL_THEN_TEXT) as srv:
         client = openai.OpenAI(base_url=srv.openai_base_url, api_key="k", max_retries=0)

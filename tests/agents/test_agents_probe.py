@@ -18,6 +18,8 @@ from knowmeter.probe import GeneratorReplyError, model_probe, write_probe_set
 from knowmeter.samples import Sample, load_samples
 from tests.support.mock_model import MockModelServer, ServerFactory
 
+pytestmark = pytest.mark.agents
+
 USAGE = {"input_tokens": 1000, "output_tokens": 200}
 GPT4O_MINI_COST = (1000 * 0.15 + 200 * 0.60) / 1e6
 REPLY = {"questions": [

@@ -11,10 +11,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.support.agents import executor_options
 from tests.support.mock_model import MockModelServer, ServerFactory
+
+pytestmark = pytest.mark.agents
 
 
 def _project(root: Path, srv: MockModelServer, **config: Any) -> None:

@@ -18,6 +18,8 @@ import yaml
 from tests.support.agents import executor_model, executor_options
 from tests.support.mock_model import ServerFactory
 
+pytestmark = pytest.mark.agents
+
 MARKER = "DAMSON-6092"
 
 

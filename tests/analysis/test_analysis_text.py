@@ -153,6 +153,7 @@ def _plain(phrases: tuple[str, ...]) -> re.Pattern[str]:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_FRAGMENTS), max_size=12), st.lists(st.sampled_from([" ", "", "\n", ", "]),
                                                                      min_size=12, max_size=12))
+@pytest.mark.slow
 def test_dispatched_net_matches_like_the_plain_alternation(words, seps):
     text = "".join(w + s for w, s in zip(words, seps, strict=False))
     for phrases, broad in ((HEDGING_EN, False), (HEDGING_EN + HEDGING_EN_BROAD, True)):

@@ -16,6 +16,8 @@ from knowmeter.executors import Executor, ExecutorSpec, create_executor
 from knowmeter.runner import Budget, MeteredExecutor
 from tests.support.mock_model import MockModelServer
 
+pytestmark = pytest.mark.agents
+
 USAGE = {"input_tokens": 1000, "output_tokens": 200}
 COST = (1000 * 2.50 + 200 * 10.0) / 1e6  # gpt-4o list price per call
 GOOD = json.dumps({"answer": "yellow", "confidence": 0.9})

@@ -136,6 +136,7 @@ def test_human_aligned_is_unknown_when_the_stored_comparison_is_stale() -> None:
     assert "out of date: scores changed" in check.detail
 
 
+@pytest.mark.slow
 def test_import_does_not_pull_scipy() -> None:
     code = "import sys, knowmeter.compare, knowmeter.stats, knowmeter.gold; print('scipy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

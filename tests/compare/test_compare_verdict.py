@@ -194,6 +194,7 @@ def test_a_large_minimum_detectable_effect_is_underpowered() -> None:
     assert any("minimum detectable effect" in line for line in analysis.verdict.rationale)
 
 
+@pytest.mark.slow
 def test_adding_repeats_does_not_flip_the_verdict_back_and_forth() -> None:
     # A/A with 4 repeats, judged on the first 1, 2, 3, 4 repeats: the saturation curve (low
     # confidence at 2 repeats) no longer makes UNDERPOWERED, so NOISE stays NOISE.

@@ -16,6 +16,8 @@ from knowmeter.cli import cli
 from tests.support.agents import agent_cli, executor_options
 from tests.support.mock_model import MockModelServer
 
+pytestmark = pytest.mark.agents
+
 MARKER = "LOQUAT-5519"
 SKILL = f"""---
 name: refund-policy

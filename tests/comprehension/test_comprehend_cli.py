@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 SCRIPT = Path(__file__).with_name("grader_script.py")
 
 #: an agent (script protocol) that records every request it receives and answers with the prompt

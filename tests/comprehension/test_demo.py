@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from knowmeter.cli._init import COMPREHENSION_DEMO
 
 
@@ -17,6 +19,7 @@ def km(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           timeout=300, check=False)
 
 
+@pytest.mark.slow
 def test_demo_comprehension_example_runs_offline(tmp_path: Path) -> None:
     init = km("init", "demo", cwd=tmp_path)
     assert init.returncode == 0 and COMPREHENSION_DEMO in init.stdout

@@ -19,6 +19,7 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_NOT_PASSED, EXIT_OK
 from tests.support.cli import km
 
 
+@pytest.mark.slow
 def test_import_knowmeter_is_cheap_and_every_public_name_resolves() -> None:
     code = ("import sys, knowmeter; print(sorted(m for m in sys.modules if m.startswith('knowmeter')) + "
             "sorted(m for m in ('click', 'pydantic', 'anyio', 'yaml', 'scipy', 'numpy', 'rich') if m in sys.modules)); "
@@ -30,6 +31,7 @@ def test_import_knowmeter_is_cheap_and_every_public_name_resolves() -> None:
         knowmeter.nope  # noqa: B018
 
 
+@pytest.mark.slow
 def test_evaluate_returns_the_stored_report_and_its_decision(demo: Path, demo_report: dict[str, Any]) -> None:
     decision = demo_report["decision"]
     assert (decision["outcome"], decision["exit_code"], demo_report["exit_code"]) == ("PROGRESS", EXIT_OK, EXIT_OK)
@@ -50,6 +52,7 @@ def test_bad_input_raises_input_error_with_the_line_the_command_prints(tmp_path:
     assert not (tmp_path / ".knowmeter" / "runs").exists()  # nothing ran
 
 
+@pytest.mark.slow
 def test_overrides_win_over_eval_yaml_and_rescore_recomputes(demo: Path, demo_report: dict[str, Any],
                                                             tmp_path: Path) -> None:
     project = tmp_path / "p"
@@ -93,6 +96,7 @@ print(json.dumps({"output": "Refunds are possible within 30 days of purchase.", 
 """
 
 
+@pytest.mark.slow
 def test_a_budget_stopped_run_is_incomplete_everywhere(tmp_path: Path) -> None:
     (tmp_path / "eval-samples.yaml").write_text("".join(f"- {{sample_id: s{i}, prompt: p{i}}}\n" for i in range(4)))
     (tmp_path / "agent.py").write_text(AGENT)
@@ -105,6 +109,7 @@ def test_a_budget_stopped_run_is_incomplete_everywhere(tmp_path: Path) -> None:
                               "--concurrency", "1", "--no-cache"], "INCOMPLETE")
 
 
+@pytest.mark.slow
 def test_an_errored_run_is_not_measured_everywhere(tmp_path: Path) -> None:
     (tmp_path / "eval-samples.yaml").write_text("- {sample_id: a, prompt: x}\n- {sample_id: b, prompt: y}\n")
     missing = f"{sys.executable} {tmp_path / 'no_such_agent.py'}"
@@ -130,6 +135,7 @@ class StopAfter(knowmeter.Listener):
         self.lines.append(line)
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_is_stored_incomplete_everywhere_and_resumes(tmp_path: Path) -> None:
     (tmp_path / "eval-samples.yaml").write_text("".join(f"- {{sample_id: s{i}, prompt: p{i}}}\n" for i in range(6)))
     listener = StopAfter(2)

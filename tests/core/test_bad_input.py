@@ -32,6 +32,7 @@ CASES: dict[str, tuple[str, bytes, str]] = {
 
 
 @pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.slow
 def test_hostile_file_is_one_line_exit_2(tmp_path: Path, name: str) -> None:
     file, content, words = CASES[name]
     (tmp_path / file).write_bytes(content)

@@ -66,6 +66,7 @@ unit = st.floats(min_value=0.001, max_value=1.0)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), concurrency=st.integers(1, 8), n=st.integers(1, 12), capped=st.booleans(),
        judged=st.booleans())
+@pytest.mark.slow
 def test_total_never_exceeded_under_concurrency(tmp_path: Path, data: st.DataObject, concurrency: int, n: int,
                                                 capped: bool, judged: bool) -> None:
     """Agent costs within the per-task cap (or, uncapped, within HEADROOM × the first one) and
@@ -128,6 +129,7 @@ print(json.dumps({"output": json.dumps({"reasoning": "r", "score": 4, "reason": 
 """
 
 
+@pytest.mark.slow
 def test_budget_stop_with_a_judge_leaves_a_partial_report(tmp_path: Path) -> None:
     """The offline agent costs nothing; only the judge does. The budget binds on the judge, the
     run stops early, and report.json + the index row say the run is partial."""

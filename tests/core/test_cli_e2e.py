@@ -46,6 +46,7 @@ def test_report_rerenders_without_rerunning_and_runs_lists_it(demo: Path, demo_r
     assert run_id in listing.stdout
 
 
+@pytest.mark.slow
 def test_kill_midway_then_resume_runs_every_task_exactly_once(tmp_path: Path) -> None:
     init_demo(tmp_path / "d")
     demo = tmp_path / "d"
@@ -131,6 +132,7 @@ def test_a_second_run_from_the_cache_costs_nothing_and_is_listed_first(tmp_path:
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", runs[0]["created_at"])
 
 
+@pytest.mark.slow
 def test_repeats_give_stability_and_saturation(tmp_path: Path) -> None:
     init_demo(tmp_path / "d")
     r = km("eval", "--repeat", "2", "--json", "--report-only", "--no-cache", cwd=tmp_path / "d")
@@ -164,6 +166,7 @@ def test_report_overrides_recompute_the_verdict(demo: Path, demo_report: dict) -
     assert (needy["verdict"]["level"], needy["verdict"]["pairs"][0]["rule"]) == ("CAUTIOUS", "few_pairs")
 
 
+@pytest.mark.slow
 def test_hedging_classifier_from_the_command_line(tmp_path: Path) -> None:
     init_demo(tmp_path / "d")
     demo = tmp_path / "d"

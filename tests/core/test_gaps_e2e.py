@@ -40,6 +40,7 @@ def fresh_demo(tmp_path: Path) -> Path:
     return tmp_path / "d"
 
 
+@pytest.mark.slow
 def test_max_gap_rate_gates_the_treatment_and_the_first_and_last_lines_agree(fresh_demo: Path) -> None:
     # the control (support-basic, 87% gap rate) is shown but not gated; the treatment (4.3%) is
     passing = km("eval", "--max-gap-rate", "0.5", "--json", cwd=fresh_demo)
@@ -59,6 +60,7 @@ def test_max_gap_rate_gates_the_treatment_and_the_first_and_last_lines_agree(fre
     assert sorted(r["outcome"] for r in json.loads(runs.stdout)) == ["GATE FAILED", "PROGRESS"]
 
 
+@pytest.mark.slow
 def test_regression_gate_trends_and_nudge(fresh_demo: Path) -> None:
     good = _config(fresh_demo, "kb", "support-expert", "good.yaml")
     bad = _config(fresh_demo, "kb", "support-basic", "bad.yaml")

@@ -150,6 +150,7 @@ def unit_cycles(found: list[Edge]) -> list[list[str]]:
     return sorted(groups)
 
 
+@pytest.mark.slow
 def test_no_cycle_between_packages() -> None:
     found = edges()
     cycles = unit_cycles(found)
@@ -163,6 +164,7 @@ def test_no_cycle_between_packages() -> None:
     assert not cycles, "import cycles between packages:\n" + "\n".join(detail)
 
 
+@pytest.mark.slow
 def test_no_import_of_another_packages_private_module() -> None:
     bad = private_violations(edges())
     assert not bad, "imports of another package's private module:\n" + "\n".join(map(str, bad))

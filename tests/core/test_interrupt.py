@@ -12,7 +12,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.support.cli import init_demo, km
+
+pytestmark = pytest.mark.slow
 
 # The first three tasks answer at once; later ones stall while STALL_AFTER_THREE is set, so the
 # run cannot finish before the test's SIGINT reaches it, however slowly the test polls.

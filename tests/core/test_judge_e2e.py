@@ -7,9 +7,12 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.support.cli import init_demo, km
+
+pytestmark = pytest.mark.slow
 
 JUDGE = """\
 import json, re, sys

@@ -9,6 +9,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from knowmeter.executors import ExecResult
@@ -25,6 +26,7 @@ print(json.dumps({"output": json.dumps({"reasoning": "scripted", "score": 4, "re
 """
 
 
+@pytest.mark.slow
 def test_long_outputs_are_graded_and_judged_on_their_first_characters(tmp_path: Path) -> None:
     assert km("init", "d", cwd=tmp_path).returncode == 0
     demo = tmp_path / "d"

@@ -36,6 +36,7 @@ def paragraphs(text: str) -> list[str]:
     return [p for p in text.split("\n\n") if p.strip()]
 
 
+@pytest.mark.slow
 def test_first_line_last_line_exit_code_and_runs_agree_on_progress(demo: Path) -> None:
     r = run(demo, "eval")
     assert r.exit_code == EXIT_OK, r.output
@@ -55,6 +56,7 @@ sys.exit(3)
 """
 
 
+@pytest.mark.slow
 def test_a_judge_that_fails_every_call_blocks_the_run_and_is_shown(demo: Path) -> None:
     (demo / "judge.py").write_text(JUDGE_DOWN)
     r = run(demo, "eval", "--judge", f"{sys.executable} judge.py:m")
@@ -76,6 +78,7 @@ print(json.dumps({"output": json.dumps({"reasoning": "r", "score": 4, "reason": 
 """
 
 
+@pytest.mark.slow
 def test_judge_on_samples_without_a_rubric_is_not_a_silent_no_op(demo: Path) -> None:
     (demo / "judge.py").write_text(JUDGE_OK)
     samples = yaml.safe_load((demo / "eval-samples.yaml").read_text())
@@ -95,6 +98,7 @@ def test_judge_on_samples_without_a_rubric_is_not_a_silent_no_op(demo: Path) -> 
     assert any("44 of 46 graded tasks have no rubric" in w for w in decision["warnings"])
 
 
+@pytest.mark.slow
 def test_every_task_errored_says_nothing_was_measured(demo: Path) -> None:
     r = run(demo, "eval", "--executor", f"{sys.executable} no_such_agent.py", "--retry", "0")
     assert r.exit_code == EXIT_NOT_PASSED
@@ -121,6 +125,7 @@ print(json.dumps({"output": "Refunds within 30 days."}))
 """
 
 
+@pytest.mark.slow
 def test_timeouts_are_counted_by_cause_with_their_first_message(demo: Path) -> None:
     (demo / "agent.py").write_text(SLOW_ON_REFUNDS)
     r = run(demo, "eval", "--executor", f"{sys.executable} {demo / 'agent.py'}", "--timeout", "3", "--json")
@@ -158,6 +163,7 @@ print('{"output": "Refunds are possible within 30 days of purchase.",')
 """
 
 
+@pytest.mark.slow
 def test_a_broken_json_envelope_is_graded_as_text_with_a_warning_and_a_script_is_not_called_an_llm(
         demo: Path) -> None:
     (demo / "agent.py").write_text(BROKEN_ENVELOPE)

@@ -9,6 +9,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -18,6 +20,7 @@ def readme_commands() -> list[str]:
     return [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
 
 
+@pytest.mark.slow
 def test_command_one_runs_the_demo_and_leaves_the_shell_where_it_was(tmp_path: Path) -> None:
     first, _ = readme_commands()
     install, rest = first.split(" && ", 1)

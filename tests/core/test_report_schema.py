@@ -29,6 +29,7 @@ def test_the_schema_covers_every_section() -> None:
         assert section in SHIPPED["properties"], section
 
 
+@pytest.mark.slow
 def test_demo_report_validates_and_reads_back_unchanged(demo_report: dict[str, Any]) -> None:
     jsonschema.validate(demo_report, SHIPPED)
     report = Report.model_validate(demo_report)
@@ -75,6 +76,7 @@ WRONG = {
 
 
 @pytest.mark.parametrize("name", list(WRONG))
+@pytest.mark.slow
 def test_a_wrong_shape_is_refused_by_schema_and_model(demo_report: dict[str, Any], name: str) -> None:
     bad = copy.deepcopy(demo_report)
     WRONG[name](bad)

@@ -9,7 +9,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.support.cli import km
+
+pytestmark = pytest.mark.slow
 
 SLOW_AGENT = """\
 import json, os, sys, time

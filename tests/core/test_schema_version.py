@@ -15,6 +15,8 @@ from knowmeter.report import REPORT_SCHEMA_VERSION
 from knowmeter.store import RUN_SCHEMA_VERSION
 from tests.support.cli import km
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:

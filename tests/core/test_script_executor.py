@@ -53,6 +53,7 @@ def test_ok_false_is_an_error(tmp_path: Path) -> None:
     assert r.error == "rate limited"
 
 
+@pytest.mark.slow
 def test_cancellation_kills_the_process_group(tmp_path: Path) -> None:
     marker = tmp_path / "child-alive"
     cmd = agent(tmp_path, f"import subprocess, time\nsubprocess.Popen(['sh', '-c', 'sleep 2; touch {marker}'])\n"

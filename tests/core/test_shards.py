@@ -100,6 +100,7 @@ def test_shards_keep_each_sample_whole_cover_the_plan_once_and_are_balanced(proj
         assert max(sizes) - min(sizes) <= per_sample, sizes
 
 
+@pytest.mark.slow
 def test_plan_hash_covers_the_plan_and_ignores_where_and_how_fast(project: Path, shards: list[str]) -> None:
     records = [json.loads((project / "sharded" / "runs" / s / "run.json").read_text()) for s in shards]
     assert len({r["shard"]["plan_hash"] for r in records}) == 1
@@ -128,6 +129,7 @@ def _statistics(report: dict[str, Any]) -> dict[str, Any]:
     return {**{k: report[k] for k in STATISTICS}, "variants": variants, "grades": grades}
 
 
+@pytest.mark.slow
 def test_three_shards_merged_report_the_same_statistics_as_one_process(project: Path, shards: list[str]) -> None:
     whole = evaluate(project, "whole")
     single = evaluate(project, "single", "--shard", "1/1")
@@ -177,6 +179,7 @@ def test_shard_runs_are_left_out_of_the_sample_sets_history(project: Path, shard
     (store / "index.sqlite").unlink()
 
 
+@pytest.mark.slow
 def test_a_shard_resumes_only_its_own_missing_tasks(project: Path, shards: list[str]) -> None:
     shard = evaluate(project, "resumed", "--shard", "2/3")
     results = project / "resumed" / "runs" / shard / "results.jsonl"
@@ -215,6 +218,7 @@ def _refused(project: Path, *args: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_merge_refuses_shards_that_do_not_make_one_plan(project: Path, shards: list[str]) -> None:
     s = [str(project / "sharded" / "runs" / i) for i in shards]
     other_seed = evaluate(project, "other", "--shard", "3/3", "--seed", "7")
@@ -247,6 +251,7 @@ def test_merge_refuses_a_task_present_twice_and_an_edited_shard(project: Path, s
     assert "does not match the plan hash recorded in it" in _refused(project, *map(str, copies))
 
 
+@pytest.mark.slow
 def test_the_python_api_shards_and_merges(project: Path) -> None:
     import knowmeter
 

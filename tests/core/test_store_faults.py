@@ -107,6 +107,7 @@ COMMANDS = {
 
 
 @pytest.mark.parametrize("fault", list(FAULTS))
+@pytest.mark.slow
 def test_store_fault_is_one_line_never_a_traceback(project: Path, tmp_path: Path, fault: str,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     p = tmp_path / "p"

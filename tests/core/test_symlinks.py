@@ -34,6 +34,7 @@ def test_a_symlink_inside_the_skill_folder_is_fine(tmp_path: Path) -> None:
     assert set(artifact_from_dir(skill).files) == {"SKILL.md", "alias.md"}
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_in_one_line_and_warns_about_outside_custom_code(tmp_path: Path) -> None:
     project = tmp_path / "p"
     (project / "skills" / "evil").mkdir(parents=True)

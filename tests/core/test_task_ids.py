@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ names = st.text(alphabet=":ab", min_size=1, max_size=6).filter(lambda n: id_name
 
 @settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])  # slow only on a loaded machine
 @given(a=st.tuples(names, names, st.integers(0, 3)), b=st.tuples(names, names, st.integers(0, 3)))
+@pytest.mark.slow
 def test_allowed_names_never_collide(a: tuple[str, str, int], b: tuple[str, str, int]) -> None:
     assert (task_id(*a) == task_id(*b)) == (a == b)
 

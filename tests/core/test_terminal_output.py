@@ -42,6 +42,7 @@ def tokens(text: str) -> Counter[str]:
 
 
 @pytest.mark.parametrize("command", [["report", "latest"], ["runs"], ["trends"]])
+@pytest.mark.slow
 def test_no_word_is_broken_and_nothing_truncated_at_80_and_120_columns(
         project: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:
     monkeypatch.chdir(project)
@@ -86,6 +87,7 @@ print(json.dumps({"output": json.dumps({"reasoning": "r", "score": 4, "reason": 
 """
 
 
+@pytest.mark.slow
 def test_trends_flags_composites_from_different_layer_sets(project: Path, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     copy = tmp_path / "p"
@@ -130,6 +132,7 @@ def assert_clean(result: Result, what: str) -> None:
             assert c not in stream, f"{what}: {c!r} printed raw"
 
 
+@pytest.mark.slow
 def test_no_command_prints_control_characters_from_agents_names_or_traces(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)

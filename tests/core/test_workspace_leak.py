@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.cli import km
 
 SAMPLES = '[{"sample_id": "a", "prompt": "p", "assertions": [{"type": "contains", "value": "ok"}]}]'
@@ -30,6 +32,7 @@ def test_script_agent_working_beside_the_samples_is_warned(tmp_path: Path) -> No
            "files can see it" in text
 
 
+@pytest.mark.slow
 def test_script_agent_in_its_own_knowledge_folder_is_not_warned(tmp_path: Path) -> None:
     _project(tmp_path, "    cwd: kb\n")
     r = km("eval", "--report-only", cwd=tmp_path)

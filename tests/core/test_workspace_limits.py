@@ -22,6 +22,7 @@ def test_system_folders_are_refused_fast(tmp_path: Path, cwd: str) -> None:
     assert time.monotonic() - started < 60  # no fingerprinting of /usr (61 s before)
 
 
+@pytest.mark.slow
 def test_a_workspace_over_the_file_limit_is_refused(tmp_path: Path) -> None:
     big = tmp_path / "big"
     big.mkdir()

@@ -69,6 +69,7 @@ def _loads(loader: Any, *args: Any) -> None:
 
 @FUZZ
 @given(doc=documents, raw=content, kind=st.sampled_from(["json", "yaml", "jsonl"]), use_raw=st.booleans())
+@pytest.mark.slow
 def test_sample_files(tmp_path: Path, doc: Any, raw: bytes, kind: str, use_raw: bool) -> None:
     path = tmp_path / f"eval-samples.{kind}"
     path.write_bytes(raw if use_raw else _encode(doc, kind))
@@ -77,6 +78,7 @@ def test_sample_files(tmp_path: Path, doc: Any, raw: bytes, kind: str, use_raw: 
 
 @FUZZ
 @given(doc=documents, raw=content, use_raw=st.booleans())
+@pytest.mark.slow
 def test_eval_yaml(tmp_path: Path, doc: Any, raw: bytes, use_raw: bool) -> None:
     path = tmp_path / "eval.yaml"
     path.write_bytes(raw if use_raw else _encode(doc, "yaml"))
@@ -85,6 +87,7 @@ def test_eval_yaml(tmp_path: Path, doc: Any, raw: bytes, use_raw: bool) -> None:
 
 @FUZZ
 @given(meta=documents, notes=documents, raw=content, which=st.integers(0, 2))
+@pytest.mark.slow
 def test_gold_files(tmp_path: Path, meta: Any, notes: Any, raw: bytes, which: int) -> None:
     gold = tmp_path / "gold"
     gold.mkdir(exist_ok=True)
@@ -138,6 +141,7 @@ def _invoke(project: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> None:
 
 @STORED
 @given(data=st.data(), value=values, file=st.sampled_from(["run.json", "report.json"]))
+@pytest.mark.slow
 def test_stored_run_and_report(stored_run: Path, tmp_path_factory: pytest.TempPathFactory, data: st.DataObject,
                                value: Any, file: str) -> None:
     project = tmp_path_factory.mktemp("case") / "p"
@@ -156,6 +160,7 @@ def test_stored_run_and_report(stored_run: Path, tmp_path_factory: pytest.TempPa
 
 @STORED
 @given(data=st.data(), value=values, raw=content, use_raw=st.booleans())
+@pytest.mark.slow
 def test_results_lines(stored_run: Path, tmp_path_factory: pytest.TempPathFactory, data: st.DataObject,
                        value: Any, raw: bytes, use_raw: bool) -> None:
     project = tmp_path_factory.mktemp("case") / "p"

@@ -14,6 +14,8 @@ from click.testing import CliRunner, Result
 
 from knowmeter.cli import cli
 
+pytestmark = pytest.mark.slow
+
 JUDGE = """\
 import json, sys
 req = json.load(sys.stdin)

@@ -72,6 +72,7 @@ def custom(evals: Path, fn: str, output: str = "SQL", **extra: object) -> tuple[
     return g.assertions[0].passed, g.assertions[0].message
 
 
+@pytest.mark.slow
 def test_bool_result(evals: Path) -> None:
     assert custom(evals, "has_sql", "SQL injection")[0] is True
     assert custom(evals, "has_sql", "nothing")[0] is False
@@ -113,6 +114,7 @@ def test_stdout_noise_does_not_break_the_result(evals: Path) -> None:
     assert custom(evals, "chatty")[0] is True
 
 
+@pytest.mark.slow
 def test_hang_is_killed_at_the_timeout(evals: Path) -> None:
     start = time.monotonic()
     passed, message = custom(evals, "hang", timeout=1)
@@ -121,6 +123,7 @@ def test_hang_is_killed_at_the_timeout(evals: Path) -> None:
     assert time.monotonic() - start < 10
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_functions_children_too(evals: Path) -> None:
     passed, _ = custom(evals, "hang_with_child", timeout=2)
     assert passed is False

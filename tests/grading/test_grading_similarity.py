@@ -96,6 +96,7 @@ def reference_levenshtein(a: str, b: str) -> int:
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="abcé中文 ", max_size=12), st.text(alphabet="abcé中文 ", max_size=12),
        st.integers(min_value=0, max_value=6))
+@pytest.mark.slow
 def test_levenshtein_matches_recursive_definition(a: str, b: str, limit: int) -> None:
     exact = reference_levenshtein(a, b)
     assert levenshtein(list(a), list(b)) == exact
@@ -160,6 +161,7 @@ WORDS = st.lists(st.sampled_from(["the", "cat", "sat", "猫", "在", "mat"]), ma
 
 @settings(max_examples=150, deadline=None)
 @given(WORDS, WORDS, st.integers(min_value=1, max_value=3))
+@pytest.mark.slow
 def test_rouge_recall_matches_independent_count(cand: list[str], ref: list[str], n: int) -> None:
     assert rouge_n(cand, [ref], n).recall == pytest.approx(reference_rouge_recall(cand, ref, n))
 
@@ -229,6 +231,7 @@ def reference_bleu(cand: list[str], refs: list[list[str]], max_n: int) -> float:
 @given(st.lists(st.sampled_from("abcd"), min_size=1, max_size=12),
        st.lists(st.lists(st.sampled_from("abcde"), min_size=1, max_size=12), min_size=1, max_size=3),
        st.integers(min_value=1, max_value=4))
+@pytest.mark.slow
 def test_bleu_matches_independent_implementation(cand: list[str], refs: list[list[str]], max_n: int) -> None:
     assert bleu(cand, refs, max_n=max_n, smoothing="none") == pytest.approx(reference_bleu(cand, refs, max_n))
 

@@ -9,8 +9,12 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
+import pytest
+
 from tests.report.report_support import HOSTILE
 from tests.support.cli import km_process
+
+pytestmark = pytest.mark.slow
 
 
 def _check_structure(root: ET.Element) -> None:

@@ -6,9 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.support.cli import km_process
 
 from .test_html_static import Page
+
+pytestmark = pytest.mark.slow
 
 
 def test_observe_html_shows_the_health_report(shared_dir: Path, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from markupsafe import escape
 
 from knowmeter.report import Report
@@ -27,6 +28,7 @@ def _text(fragment: str) -> str:
     return " ".join(htmllib.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
 
 
+@pytest.mark.slow
 def test_comprehend_writes_report_html_with_the_verdict_statistics_and_cases(comprehension_run: Path) -> None:
     report = json.loads((comprehension_run / "report.json").read_text())
     comp = report["comprehension"]

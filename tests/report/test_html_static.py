@@ -11,6 +11,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from knowmeter.report import Report
 from knowmeter.report._view import ReportView
 from knowmeter.report.html import render_html
@@ -57,6 +59,7 @@ def _report(run: Path) -> dict[str, Any]:
     return report
 
 
+@pytest.mark.slow
 def test_eval_writes_report_html_with_the_sections_in_order(demo_run: Path) -> None:
     html = (demo_run / "report.html").read_text()
     page = Page(html)
@@ -93,6 +96,7 @@ def test_the_embedded_data_is_the_reports_tasks(demo_run: Path) -> None:
         assert [s["tool"] for s in shown["tl"] if s["k"] == "call"] == [c["tool"] for c in calls]
 
 
+@pytest.mark.slow
 def test_report_html_flag_writes_the_page_from_stored_results(demo_run: Path, tmp_path: Path) -> None:
     target = tmp_path / "out" / "page.html"
     r = km_process("report", str(demo_run), "--html", str(target), "--report-only", cwd=tmp_path)
@@ -125,6 +129,7 @@ def test_a_report_without_tasks_or_verdict_still_renders(demo_run: Path) -> None
     assert "NO VERDICT" in " ".join(page.text)
 
 
+@pytest.mark.slow
 def test_hostile_content_is_escaped_everywhere(hostile_run: Path) -> None:
     html = (hostile_run / "report.html").read_text()
     page = Page(html)

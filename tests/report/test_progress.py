@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from knowmeter.cli._progress import Progress
 
 
@@ -72,6 +74,7 @@ def test_nothing_is_written_without_a_stream_and_an_empty_run_is_silent() -> Non
     assert out.getvalue() == ""
 
 
+@pytest.mark.slow
 def test_eval_on_a_terminal_shows_the_bar_and_quiet_only_the_outcome(demo_run: Path) -> None:
     project = demo_run.parents[2]
     primary, secondary = os.openpty()

@@ -86,6 +86,7 @@ def test_trends_keep_sample_sets_apart() -> None:
     assert [[y for _, y in s.points] for s in series["b@2"]] == [[4.0]]
 
 
+@pytest.mark.slow
 def test_view_cli_warns_before_binding_beyond_loopback(tmp_path: Path) -> None:
     with socket.socket() as busy:  # a port already taken: the command warns, then fails to listen
         busy.bind(("0.0.0.0", 0))

@@ -13,6 +13,8 @@ import pytest
 from knowmeter.traces import Trace, parse_claude_session, parse_claude_stream, parse_codex_exec, parse_codex_rollout
 from tests.traces.traces_helpers import records
 
+pytestmark = pytest.mark.slow
+
 Parser = Callable[[list[str]], Trace]
 
 PARSERS: dict[str, tuple[str, Parser]] = {

@@ -144,6 +144,7 @@ _PIECES = st.one_of(*(st.from_regex(p._exact, fullmatch=True) for p in _CASELESS
 
 
 @given(st.lists(_PIECES, max_size=6).map("".join))
+@pytest.mark.slow
 def test_caseless_search_is_the_re_ignorecase_search(text: str) -> None:
     """Lowercased ASCII text searched case-sensitively finds exactly what ``re.I`` finds."""
     folded = status_module._fold(text)

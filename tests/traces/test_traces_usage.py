@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from knowmeter.traces._common import UsageTotals, add_usage, anthropic_usage, empty_usage
+
+pytestmark = pytest.mark.slow
 
 _COUNT = st.one_of(st.none(), st.integers(0, 10_000), st.sampled_from([2.0, True, "7"]))
 _USAGE = st.fixed_dictionaries({}, optional={"input_tokens": _COUNT, "output_tokens": _COUNT,
