@@ -52,7 +52,7 @@ class Listener:
 
 
 def evaluate(config: RunConfig | str | Path | None = None, /, *, listener: Listener | None = None,
-             backend: str = "local", ray_address: str | None = None, **overrides: Any) -> Report:
+             backend: str = defaults.BACKEND, ray_address: str | None = None, **overrides: Any) -> Report:
     """Run every sample under every variant, grade, compare, decide and store the run.
 
     ``config`` is an ``eval.yaml`` path, a project folder (its ``eval.yaml`` if any), a resolved
@@ -85,7 +85,7 @@ def evaluate(config: RunConfig | str | Path | None = None, /, *, listener: Liste
 
 
 def resume(run: str | Path, *, output_dir: str | Path | None = None, listener: Listener | None = None,
-           backend: str = "local", ray_address: str | None = None) -> Report:
+           backend: str = defaults.BACKEND, ray_address: str | None = None) -> Report:
     """Continue a killed or interrupted run (an id, a unique prefix, ``latest`` or a run folder in
     ``output_dir``, default ``knowmeter.defaults.OUTPUT_DIR``): execute only its missing tasks, then decide as
     ``evaluate`` (or ``comprehend``, for a comprehension run) does. Refuses a run whose samples or
@@ -174,7 +174,7 @@ def merge(runs: Sequence[str | Path], *, output_dir: str | Path | None = None, i
 
 def observe_traces(paths: Sequence[str | Path], *, last: str | None = None, since: str | None = None,
                    until: str | None = None, skills: Iterable[str] | None = None, kb: str | Path | None = None,
-                   workers: int | None = None, backend: str = "local", ray_address: str | None = None,
+                   workers: int | None = None, backend: str = defaults.BACKEND, ray_address: str | None = None,
                    ) -> HealthReport:
     """Skill health from Claude Code / Codex usage traces under ``paths``: per skill its segments,
     failure and gap rates, coverage of ``kb`` and a health band. ``last`` (``7d``), ``since`` and
@@ -187,9 +187,9 @@ def observe_traces(paths: Sequence[str | Path], *, last: str | None = None, sinc
                    ray_address=ray_address)
 
 
-def generate_probe_set(kb: Sequence[str | Path] = (), *, generator: str = "headings", count: int | None = None,
-          samples: Sequence[str | Path] = (), include_text: bool = False, budget_usd: float | None = None,
-          config: str | Path | None = None) -> ProbeResult:
+def generate_probe_set(kb: Sequence[str | Path] = (), *, generator: str = defaults.PROBE_GENERATOR,
+                       count: int | None = None, samples: Sequence[str | Path] = (), include_text: bool = False,
+                       budget_usd: float | None = None, config: str | Path | None = None) -> ProbeResult:
     """A probe sample set: competency questions from the structure of the knowledge base in
     folders ``kb``, each with its provenance, de-duplicated against each other and the sample
     files ``samples``. ``generator`` is ``headings`` (non-LLM) or ``executor:model``, whose calls

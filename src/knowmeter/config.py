@@ -141,7 +141,7 @@ class RunConfig(BaseModel):
     budget_per_task_ms: float | None = Field(default=None, gt=0)
     judges: list[str] = Field(default_factory=list)
     judge_repeat: int = Field(default=defaults.JUDGE_REPEAT, ge=1, le=20)
-    length_debias: bool = True
+    length_debias: bool = defaults.LENGTH_DEBIAS
     max_graded_output_chars: int = Field(default=defaults.MAX_GRADED_OUTPUT_CHARS, ge=1)
     knowledge_dirs: list[str] = Field(default_factory=list)
     max_gap_rate: float | None = None

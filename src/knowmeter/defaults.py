@@ -15,8 +15,12 @@ CONFIG_FILES = ("eval.yaml", "eval.yml")
 OUTPUT_DIR = ".knowmeter"
 #: Where a variant given as a bare ``<name>`` is looked up (``skillDir`` / ``--skill-dir``).
 SKILL_DIR = "skills"
-#: Folders never copied into a task's workspace, nor read as knowledge by the offline agent, nor
-#: hashed as a variant's folder: version control, knowmeter's own store, dependencies, caches.
+#: Seconds a reader or writer waits for another process's lock on a store's SQLite file (the run
+#: index, the response cache).
+SQLITE_TIMEOUT_S = 30.0
+#: Folders never copied into a task's workspace, fingerprinted for the response cache's key, read
+#: as knowledge by the offline agent, nor walked as a knowledge base (coverage, probe): version
+#: control, knowmeter's own store, dependencies, caches.
 IGNORED_DIRS: tuple[str, ...] = (".git", OUTPUT_DIR, "node_modules", "__pycache__", ".venv")
 #: Names never counted as part of a skill folder's artifact (nor in its hash). Narrower than
 #: ``IGNORED_DIRS``: a skill's own ``node_modules`` or ``.venv`` is part of what it ships.
@@ -25,6 +29,8 @@ ARTIFACT_IGNORED: tuple[str, ...] = (".git", "__pycache__", ".DS_Store", OUTPUT_
 # --- running ----------------------------------------------------------------------------------
 #: The agent when none is configured: the built-in offline demo agent.
 EXECUTOR = "offline"
+#: Where tasks run (and ``observe`` scans): here, not on a Ray cluster.
+BACKEND = "local"
 #: Tasks run at once.
 CONCURRENCY = 4
 #: Seconds one task may run.
@@ -41,6 +47,8 @@ JUDGE_REPEAT = 1
 #: (``maxGradedOutputChars`` in eval.yaml): a 20 MB answer made a 21 MB judge prompt and 30 s of
 #: ROUGE. The stored output stays whole; the grade says what was cut (``output_truncated``).
 MAX_GRADED_OUTPUT_CHARS = 200_000
+#: Keep the judge prompt's length-debias instruction (``--no-length-debias`` drops it).
+LENGTH_DEBIAS = True
 #: Hedging candidates per evaluation sent to the hedging classifier's model (the rest stay regex-only).
 HEDGING_MAX_CANDIDATES = 50
 
@@ -72,8 +80,11 @@ STABILITY_LIMIT = 0.5
 # --- other commands ---------------------------------------------------------------------------
 #: ``comprehend``: n of the verbatim-overlap check (comprehension research, Appendix A.3).
 VERBATIM_NGRAM = 6
-#: ``probe``: at most this many competency questions.
+#: ``probe``: at most this many competency questions, by the deterministic non-LLM generator
+#: (``knowmeter.probe.HEADINGS_GENERATOR``), written to this file.
 PROBE_COUNT = 20
+PROBE_GENERATOR = "headings"
+PROBE_OUT = "probe-samples.yaml"
 #: ``view``: where the local run viewer listens.
 VIEWER_HOST = "127.0.0.1"
 VIEWER_PORT = 8765

@@ -185,7 +185,7 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             budget_per_task_ms=per_ms,
             judges=list(judges),
             judge_repeat=_first(ov.judge_repeat, ef.judgeRepeat, defaults.JUDGE_REPEAT),
-            length_debias=bool(_first(ov.length_debias, ef.lengthDebias, True)),
+            length_debias=bool(_first(ov.length_debias, ef.lengthDebias, defaults.LENGTH_DEBIAS)),
             max_graded_output_chars=_first(ef.maxGradedOutputChars, defaults.MAX_GRADED_OUTPUT_CHARS),
             knowledge_dirs=list(ef.knowledgeDirs or []),
             max_gap_rate=_first(ov.max_gap_rate, gates.maxGapRate if gates else None),

@@ -20,9 +20,10 @@ from knowmeter.evaluation import Overrides, resolve_config
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "knowmeter"
 
-#: Small round numbers that are also unrelated settings' defaults (a judge's concurrency of 4, a
-#: list limit of 20): the scan below leaves them out; the tests after it tie them to the module.
-_COMMON = {0, 1, 2, 4, 6, 20, 50, 0.1, 0.5}
+#: Round numbers that are also unrelated settings' defaults (a judge's concurrency of 4, a list
+#: limit of 20, a custom assertion's 30 s): the scan below leaves them out; the tests after it tie
+#: them to the module.
+_COMMON = {0, 1, 2, 4, 6, 20, 50, 0.1, 0.5, 30.0}
 
 
 def _values() -> dict[Any, str]:
@@ -164,3 +165,13 @@ def test_the_version_is_written_once() -> None:
     assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "knowmeter.__version__"}
     assert _provenance.versions()["knowmeter"] == knowmeter.__version__
+
+
+def test_backend_and_probe_flags_default_as_the_api() -> None:
+    from knowmeter import api
+    from knowmeter.probe import HEADINGS_GENERATOR
+
+    assert _option("eval", "backend").default == inspect.signature(api.evaluate).parameters["backend"].default
+    assert _option("observe", "backend").default == inspect.signature(api.observe_traces).parameters["backend"].default
+    probe = inspect.signature(api.generate_probe_set).parameters
+    assert _option("probe", "generator").default == probe["generator"].default == HEADINGS_GENERATOR

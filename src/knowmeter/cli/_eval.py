@@ -10,6 +10,7 @@ import click
 from knowmeter import defaults
 from knowmeter.cli._errors import guarded
 from knowmeter.cli._output import ci_output_options, executor_option_flags
+from knowmeter.cluster import BACKENDS
 from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 
 
@@ -61,7 +62,7 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
               "e.g. one per CI job; combine them with knowmeter merge. --budget-usd then applies to each shard; "
               "--resume continues a shard's run with its own shard.")
 @click.option("--resume", "resume", help="Continue a killed run: execute only its missing tasks.")
-@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+@click.option("--backend", type=click.Choice(BACKENDS), default=defaults.BACKEND, show_default=True,
               help="Where the agent runs: here, or each task as a Ray task (pip install 'knowmeter[ray]'); this "
               "process stays the only writer of the results and keeps the cache, budget, concurrency and timeouts.")
 @click.option("--ray-address", metavar="ADDR", help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT; default "

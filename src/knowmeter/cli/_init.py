@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from knowmeter import defaults
 from knowmeter.cli._errors import guarded
 
 #: the comprehension example's command line (offline agent, scripted grader: no keys needed)
@@ -30,4 +31,4 @@ def init_cmd(directory: Path, force: bool) -> None:
     click.echo(f"wrote {len(written)} files to {directory}")
     click.echo(f"next: cd {directory} && knowmeter eval")
     click.echo(f"  and: cd {directory} && knowmeter comprehend {COMPREHENSION_DEMO}")
-    click.echo(f"  and: cd {directory} && knowmeter probe && knowmeter eval --samples probe-samples.yaml")
+    click.echo(f"  and: cd {directory} && knowmeter probe && knowmeter eval --samples {defaults.PROBE_OUT}")

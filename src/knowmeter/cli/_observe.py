@@ -8,7 +8,9 @@ from pathlib import Path
 
 import click
 
+from knowmeter import defaults
 from knowmeter.cli._errors import guarded
+from knowmeter.cluster import BACKENDS
 
 
 @click.command("observe")
@@ -28,7 +30,7 @@ from knowmeter.cli._errors import guarded
 @click.option("--workers", type=click.IntRange(1), metavar="N",
               help="Processes sharing the files (default: the number of cores; with --backend ray the chunks are "
               "sized for this many, default the cluster's CPUs).")
-@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+@click.option("--backend", type=click.Choice(BACKENDS), default=defaults.BACKEND, show_default=True,
               help="Scan here, or spread the files over a Ray cluster as Ray tasks (pip install 'knowmeter[ray]'; "
               "the files must be at the same path on every node). The report is the same.")
 @click.option("--ray-address", metavar="ADDR", help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT; default "

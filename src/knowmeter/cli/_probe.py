@@ -14,12 +14,12 @@ from knowmeter.cli._errors import guarded
 @click.command("probe")
 @click.option("--kb", "kb", multiple=True, type=click.Path(path_type=Path),
               help="Knowledge-base folder (repeatable). Default: eval.yaml's knowledgeDirs.")
-@click.option("--generator", default="headings", show_default=True,
+@click.option("--generator", default=defaults.PROBE_GENERATOR, show_default=True,
               help="'headings' (deterministic, non-LLM: headings → questions) or executor:model "
                    "(any executor that can answer JSON, e.g. openai:gpt-4o-mini).")
 @click.option("--count", type=click.IntRange(1), default=defaults.PROBE_COUNT, show_default=True,
               help="At most this many questions.")
-@click.option("--out", default="probe-samples.yaml", show_default=True, type=click.Path(path_type=Path),
+@click.option("--out", default=defaults.PROBE_OUT, show_default=True, type=click.Path(path_type=Path),
               help="The probe sample file to write.")
 @click.option("--include-text", is_flag=True,
               help="Also show the files' text (clipped) to a model generator; by default it sees only the structure.")

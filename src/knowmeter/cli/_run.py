@@ -10,6 +10,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from knowmeter import defaults
 from knowmeter.api import Listener, evaluate, resume
 from knowmeter.cli._output import console as make_console
 from knowmeter.cli._progress import Progress
@@ -104,7 +105,7 @@ def run_eval(opts: dict[str, Any]) -> int:
     err.quiet = bool(opts.get("quiet"))
     terminal = _Terminal(err, err.quiet)
     use_pidfd_child_watcher()
-    backend, ray_address = str(opts.get("backend") or "local"), opts.get("ray_address")
+    backend, ray_address = str(opts.get("backend") or defaults.BACKEND), opts.get("ray_address")
     try:
         if opts.get("resume"):
             report = resume(str(opts["resume"]), output_dir=opts.get("output_dir"), listener=terminal, backend=backend,

@@ -18,7 +18,7 @@ class GradingConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     #: keep the judge prompt's length-debias instruction (``--no-length-debias`` turns it off)
-    length_debias: bool = True
+    length_debias: bool = defaults.LENGTH_DEBIAS
     #: judge calls per judge, dimension and task (``--judge-repeat``): mean, SD and failures
     judge_repeat: int = Field(default=defaults.JUDGE_REPEAT, ge=1, le=50)
     #: judge calls in flight at once for one task

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from knowmeter import defaults
 from knowmeter.cluster import BACKENDS
 from knowmeter.errors import InputError
 from knowmeter.observe._files import session_jobs
@@ -60,7 +61,7 @@ def _chunks(jobs: list[tuple[Path, str]], workers: int) -> Iterator[list[tuple[P
 
 
 def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int | None,
-             ray_address: str | None = None, *, backend: str = "local") -> Iterator[SessionResult]:
+             ray_address: str | None = None, *, backend: str = defaults.BACKEND) -> Iterator[SessionResult]:
     if backend == "ray":
         from knowmeter.cluster import cluster_cpus, connect
         from knowmeter.observe._ray import ray_results
@@ -92,7 +93,7 @@ def _scan_with(cfg: ScanConfig, jobs: list[tuple[Path, str]]) -> list[SessionRes
 
 
 def observe(paths: Sequence[Path | str], *, window: TimeWindow | None = None, skills: Iterable[str] | None = None,
-            kb: Path | str | None = None, workers: int | None = None, backend: str = "local",
+            kb: Path | str | None = None, workers: int | None = None, backend: str = defaults.BACKEND,
             ray_address: str | None = None) -> HealthReport:
     """Skill health over the Claude Code / Codex session traces under ``paths``.
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from rich.console import Console
 
+from knowmeter import defaults
 from knowmeter.decision import LABELS
 from knowmeter.printable import Printer
 from knowmeter.report._model import ProbeComparison, Report
@@ -195,7 +196,7 @@ def probe_lines(section: ProbeComparison) -> list[str]:
         lines.append(f"  {row.variant}:")
         for label, side, how in (("human samples", row.human, "knowmeter eval with your own sample file"),
                                  ("probe questions", row.probe,
-                                  "knowmeter probe && knowmeter eval --samples probe-samples.yaml")):
+                                  f"knowmeter probe && knowmeter eval --samples {defaults.PROBE_OUT}")):
             if side is None:
                 lines.append(f"    {label}: no complete run of this variant yet ({how})")
                 continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from knowmeter import defaults
 from knowmeter.errors import InputError
 from knowmeter.executors import Executor, ExecutorSpec
 
@@ -34,7 +35,7 @@ class LocalBackend:
         return executor
 
 
-def open_backend(name: str = "local", address: str | None = None) -> Backend:
+def open_backend(name: str = defaults.BACKEND, address: str | None = None) -> Backend:
     """The backend called ``name`` (``local`` or ``ray``); ``address`` is the Ray cluster's
     (default ``RAY_ADDRESS``, else a local Ray instance)."""
     if address is not None and name != "ray":

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from knowmeter import defaults
 from knowmeter.executors import ExecResult
 
 CACHE_FILE = "cache.sqlite"
@@ -40,7 +41,7 @@ class ResponseCache:
 
     def __init__(self, output_dir: Path, *, commit_every: int = 64) -> None:
         output_dir.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(output_dir / CACHE_FILE, timeout=30, isolation_level=None)
+        self._conn = sqlite3.connect(output_dir / CACHE_FILE, timeout=defaults.SQLITE_TIMEOUT_S, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, result TEXT NOT NULL, "

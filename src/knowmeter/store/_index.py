@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from knowmeter import defaults
 from knowmeter.errors import InputError
 
 INDEX_FILE = "index.sqlite"
@@ -120,7 +121,7 @@ def open_index(output_dir: Path, *, rows_of: RowsOf | None = None) -> Iterator[s
 def _connect(path: Path) -> tuple[sqlite3.Connection, bool]:
     """Open, migrate and check the index, and whether it was created just now; raises
     ``sqlite3.DatabaseError`` when it is damaged."""
-    conn = sqlite3.connect(path, timeout=30)
+    conn = sqlite3.connect(path, timeout=defaults.SQLITE_TIMEOUT_S)
     conn.row_factory = sqlite3.Row
     try:
         conn.execute("PRAGMA foreign_keys = ON")

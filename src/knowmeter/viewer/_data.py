@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from knowmeter import defaults
 from knowmeter.report import Report, read_report
 from knowmeter.store import INDEX_FILE
 
@@ -26,7 +27,7 @@ class Store:
         if not path.is_file():
             yield None
             return
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=defaults.SQLITE_TIMEOUT_S)
         conn.row_factory = sqlite3.Row
         try:
             yield conn
