@@ -175,3 +175,19 @@ def test_backend_and_probe_flags_default_as_the_api() -> None:
     assert _option("observe", "backend").default == inspect.signature(api.observe_traces).parameters["backend"].default
     probe = inspect.signature(api.generate_probe_set).parameters
     assert _option("probe", "generator").default == probe["generator"].default == HEADINGS_GENERATOR
+
+
+def test_the_readme_table_of_decision_defaults_states_the_real_ones() -> None:
+    """The README's settings table (``gates.*`` key, flag, default) is prose: it must say the
+    values the run config has."""
+    readme = (SRC.parents[1] / "README.md").read_text(encoding="utf-8")
+    fields = {"layerGate": "layer_gate", "minEffect": "min_effect", "maxMde": "max_mde", "minPairs": "min_pairs",
+              "stabilityLimit": "stability_limit"}
+    rows = {}
+    for line in readme.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[1].startswith("`gates."):
+            rows[cells[1].strip("`").removeprefix("gates.")] = float(cells[3].split()[0])
+    assert set(rows) == set(fields)
+    for key, field in fields.items():
+        assert rows[key] == RunConfig.model_fields[field].default, key
