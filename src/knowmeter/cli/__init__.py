@@ -44,6 +44,7 @@ class LazyGroup(click.Group):
         module = importlib.import_module(f"knowmeter.cli.{entry[0]}")
         cmd = getattr(module, entry[1])
         assert isinstance(cmd, click.Command)
+        cmd.short_help = cmd.short_help or entry[2]  # what knowmeter --help lists it with
         return cmd
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

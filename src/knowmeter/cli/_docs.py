@@ -20,7 +20,7 @@ CLI_TOPIC = "cli"
 def docs_cmd(topic: str | None, schema: str | None) -> None:
     """Print the reference for TOPIC (assertions, script, judge, cache), or all of it, in
     Markdown — generated from the code, the same text as docs/reference.md. TOPIC cli prints
-    every command's --help (docs/cli.md)."""
+    every command's usage, options and subcommands (docs/cli.md)."""
     if schema is not None:
         from knowmeter.schemas import shipped_text
 
