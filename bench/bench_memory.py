@@ -2,8 +2,10 @@
 
 Workload: N samples × 2 variants through an in-process instant executor (no spawning, so the
 numbers are knowmeter's own: plan, run, grade, analyse, store, compare, report), then
-``knowmeter report`` over the stored run. Each step runs in a child process so its peak RSS
-(``ru_maxrss``) is its own. Goal (issue 19): ≤ 300 MB peak at 50,000 samples.
+``knowmeter report`` over the stored run, then ``knowmeter report --html --junit --markdown``
+(report.html, JUnit XML and the Markdown summary as well; the page's size is printed). Each
+step runs in a child process so its peak RSS (``ru_maxrss``) is its own.
+Goal (issue 19): ≤ 300 MB peak at 50,000 samples.
 
     python bench/bench_memory.py [--samples 5000 50000]
 """
@@ -83,6 +85,13 @@ def main() -> None:
                                   "1000", "--report-only"], root)
             print(f"{n:>6} samples × 2 variants: report peak RSS {rss:7.1f} MB, {wall:6.1f} s "
                   "(goal ≤ 300 MB at 50,000)")
+            wall, rss, _ = child([sys.executable, "-m", "knowmeter", "report", run_id, "--bootstrap-samples",
+                                  "1000", "--report-only", "--html", "--junit", "junit.xml", "--markdown",
+                                  "summary.md"], root)
+            page = (root / ".knowmeter" / "runs" / run_id / "report.html").stat().st_size / 1e6
+            junit = (root / "junit.xml").stat().st_size / 1e6
+            print(f"{n:>6} samples × 2 variants: report + html/junit/markdown peak RSS {rss:7.1f} MB, {wall:6.1f} s; "
+                  f"report.html {page:.1f} MB, junit.xml {junit:.1f} MB (goal ≤ 300 MB at 50,000)")
 
 
 if __name__ == "__main__":

@@ -42,13 +42,12 @@ def _case(suite: ET.Element, task: TaskView, repeats: bool) -> str:
 def junit_xml(report: Report) -> str:
     """The report as a JUnit XML document (one suite per variant plus one for the outcome)."""
     view = ReportView(report)
-    tasks = view.tasks()
-    repeats = any(t.repeat for t in tasks)
+    repeats = any(t.repeat for t in view.tasks())  # the tasks are read again per pass, never all held
     root = ET.Element("testsuites", name=_x(f"knowmeter run {view.run_id}"))
     for name in [v.name for v in view.variants]:
         suite = ET.SubElement(root, "testsuite", name=_x(f"knowmeter.{name}"))
         counts = {"failure": 0, "error": 0, "skipped": 0, "passed": 0}
-        for task in tasks:
+        for task in view.tasks():
             if task.variant == name:
                 counts[_case(suite, task, repeats)] += 1
         suite.set("tests", str(sum(counts.values())))

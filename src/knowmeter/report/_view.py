@@ -6,7 +6,7 @@ it picks the stored figures out of the report. Parts the templates print as they
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -384,15 +384,25 @@ class ReportView:
         return _json(self._r.comprehension)
 
     # -- per task -------------------------------------------------------------------------
-    def tasks(self) -> list[TaskView]:
-        return [_task_view(t) for t in self._r.tasks or []]
+    def tasks(self) -> Iterator[TaskView]:
+        """The tasks in the report's order, one at a time (a report built from a run reads them
+        from its results.jsonl on each call, so they are never all in memory)."""
+        for t in self._r.tasks or []:
+            yield _task_view(t)
 
-    def samples(self) -> list[SampleRow]:
-        """Tasks grouped by (sample, repeat), in the report's order."""
-        rows: dict[tuple[str, int], SampleRow] = {}
+    def samples(self) -> Iterator[SampleRow]:
+        """Tasks grouped by (sample, repeat), in the report's order, one row at a time. The
+        report keeps a sample's variants together (ordered by repeat, sample, variant), so a row
+        is complete when the next task belongs to another sample or repeat."""
+        row: SampleRow | None = None
         for t in self.tasks():
-            rows.setdefault((t.sample_id, t.repeat), SampleRow(t.sample_id, t.repeat)).tasks[t.variant] = t
-        return list(rows.values())
+            if row is None or (row.sample_id, row.repeat) != (t.sample_id, t.repeat):
+                if row is not None:
+                    yield row
+                row = SampleRow(t.sample_id, t.repeat)
+            row.tasks[t.variant] = t
+        if row is not None:
+            yield row
 
     @property
     def control(self) -> str | None:

@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from knowmeter.report._model import Report
 from knowmeter.report._view import Comparison, ReportView
-from knowmeter.report.html._payload import payload, script_json
+from knowmeter.report.html._payload import DETAIL_ROWS, payload, script_json
 from knowmeter.report.html._svg import ForestRow, Series, forest_plot, line_chart
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -74,9 +74,11 @@ def _saturation_chart(name: str, saturation: Mapping[str, Any] | None) -> Markup
     return line_chart([series], title=f"CI width over repeats ({name})", y_label="CI width")
 
 
-def render_html(report: Report, *, title: str | None = None) -> str:
-    """The whole page for a stored report."""
+def render_html(report: Report, *, title: str | None = None, detail_rows: int = DETAIL_ROWS) -> str:
+    """The whole page for a stored report, with the detail of at most ``detail_rows`` sample rows
+    (the page says how many of how many are shown)."""
     view = ReportView(report)
+    data = payload(view, limit=detail_rows)
     css, js, csp = assets()
     min_effect = view.stats_config.get("min_effect")
     comparisons = [(c, _forest(c, min_effect if isinstance(min_effect, int | float) else None),
@@ -85,7 +87,7 @@ def render_html(report: Report, *, title: str | None = None) -> str:
     return environment().get_template("report.html.j2").render(
         title=title or f"knowmeter report {view.run_id}",
         view=view, css=Markup(css), js=Markup(js), csp=csp, comparisons=comparisons,
-        saturation=saturation, data=Markup(script_json(payload(view))),
+        saturation=saturation, shown=data["shown"], total=data["total"], data=Markup(script_json(data)),
     )
 
 

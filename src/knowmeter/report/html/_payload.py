@@ -15,6 +15,10 @@ from knowmeter.report._view import ReportView, SampleRow, TaskView
 TOOL_TEXT_LIMIT = 2000
 #: an agent output longer than this is cut (the cut is stated on the page)
 OUTPUT_LIMIT = 20000
+#: the page embeds the detail of at most this many sample × repeat rows (the page says how many
+#: of how many; report.json holds every task). 2,000 rows × 2 variants stay within bench_html's
+#: targets (≤ 5 MB, interactive in ≤ 2 s); 50,000 rows would be hundreds of MB.
+DETAIL_ROWS = 2000
 
 _SEARCH_TOOLS = frozenset({"grep", "glob", "search", "websearch", "web_search", "find", "rg", "ls"})
 
@@ -79,12 +83,41 @@ def _task(task: TaskView) -> dict[str, Any]:
     }
 
 
-def payload(view: ReportView) -> dict[str, Any]:
-    """Everything the sample table needs: variants (control first) and one row per sample × repeat."""
+def payload(view: ReportView, *, limit: int = DETAIL_ROWS) -> dict[str, Any]:
+    """What the sample table needs: variants (control first), the detail of at most ``limit``
+    sample × repeat rows (:func:`shown_rows` picks them; shown in the report's order), ``total``
+    (every row of the report) and ``shown`` (how many are in ``rows``)."""
     names = [v.name for v in view.variants]
     control = view.control or (names[0] if names else None)
     order = ([control] if control in names else []) + [n for n in names if n != control]
-    return {"variants": order, "control": control, "rows": [_row(row, order) for row in view.samples()]}
+    total, shown = shown_rows(view, limit)
+    rows = [_row(row, order) for i, row in enumerate(view.samples()) if i in shown]
+    return {"variants": order, "control": control, "rows": rows, "total": total, "shown": len(rows)}
+
+
+def row_rank(row: SampleRow) -> int:
+    """How much a row needs a reviewer: 0 the variants disagree (one passes and another does not,
+    or one has an execution error and another none), 1 an execution error, a judge error or a
+    failed assertion, 2 the rest."""
+    tasks = list(row.tasks.values())
+    if len({t.passed for t in tasks}) > 1 or len({t.error is None for t in tasks}) > 1:
+        return 0
+    if any(t.error or t.judge_error or t.failed_assertions for t in tasks):
+        return 1
+    return 2
+
+
+def shown_rows(view: ReportView, limit: int) -> tuple[int, set[int]]:
+    """(rows in the report, the indexes of the rows whose detail the page embeds): every row when
+    there are at most ``limit``; else the first ``limit`` by :func:`row_rank`, then report order.
+    One pass over the report's tasks, holding at most ``limit`` indexes per rank."""
+    by_rank: list[list[int]] = [[], [], []]
+    total = 0
+    for total, row in enumerate(view.samples(), start=1):
+        kept = by_rank[row_rank(row)]
+        if len(kept) < limit:
+            kept.append(total - 1)
+    return total, set((by_rank[0] + by_rank[1] + by_rank[2])[:limit])
 
 
 def _row(row: SampleRow, order: list[str]) -> dict[str, Any]:

@@ -1,0 +1,88 @@
+"""The page embeds the detail of at most a fixed number of sample rows: which rows (variants that
+disagree, then errors and failed assertions, then the rest), in report order, and the page says
+how many of how many are shown and that report.json holds every task."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowmeter.report import Report
+from knowmeter.report.html import render_html
+from knowmeter.report.html._payload import DETAIL_ROWS
+from tests.report.test_html_static import Page
+
+
+def _keys(report: dict[str, Any]) -> list[tuple[str, int]]:
+    """The report's sample × repeat rows, in report order."""
+    keys: list[tuple[str, int]] = []
+    for t in report["tasks"]:
+        if (t["sample_id"], t["repeat"]) not in keys:
+            keys.append((t["sample_id"], t["repeat"]))
+    return keys
+
+
+@pytest.fixture()
+def shaped(demo_run: Path) -> dict[str, Any]:
+    """The demo's report with every task passing, except: row 2's treatment has an execution
+    error (the variants disagree), row 5 has an execution error in both variants, row 10's
+    treatment fails an assertion (the variants disagree)."""
+    report: dict[str, Any] = copy.deepcopy(json.loads((demo_run / "report.json").read_text()))
+    keys = _keys(report)
+    control = report["statistics"]["control"]
+    for t in report["tasks"]:
+        t["exec"]["error"] = None
+        t["grade"]["passed"] = True
+        t["grade"].pop("judge_error", None)
+        for a in t["grade"]["assertions"]:
+            a["passed"] = True
+        row = keys.index((t["sample_id"], t["repeat"]))
+        treatment = t["variant"] != control
+        if row == 5 or (row == 2 and treatment):
+            t["exec"]["error"] = "the agent exited 1"
+        if row == 10 and treatment:
+            t["grade"]["passed"] = False
+            t["grade"]["assertions"][0]["passed"] = False
+    return report
+
+
+def _page(report: dict[str, Any], detail_rows: int) -> tuple[dict[str, Any], str]:
+    page = Page(render_html(Report.model_validate(report), detail_rows=detail_rows))
+    blob = next(body for attrs, body in page.scripts if attrs.get("type") == "application/json")
+    return json.loads(blob), " ".join(" ".join(page.text).split())
+
+
+@pytest.mark.parametrize(("limit", "rows"), [(1, [2]), (2, [2, 10]), (3, [2, 5, 10]), (5, [0, 1, 2, 5, 10])])
+def test_rows_that_disagree_come_first_then_errors_then_report_order(shaped: dict[str, Any], limit: int,
+                                                                     rows: list[int]) -> None:
+    keys = _keys(shaped)
+    data, text = _page(shaped, limit)
+    assert [(r["id"], r["r"]) for r in data["rows"]] == [keys[i] for i in rows]  # shown in report order
+    assert (data["shown"], data["total"]) == (limit, len(keys))
+    assert (f"The page holds the detail of {limit} of {len(keys)} sample rows" in text
+            and "Every task of every row is in report.json." in text)
+
+
+def test_every_row_and_no_note_within_the_cap(shaped: dict[str, Any]) -> None:
+    keys = _keys(shaped)
+    assert len(keys) < DETAIL_ROWS
+    for limit in (len(keys), DETAIL_ROWS):
+        data, text = _page(shaped, limit)
+        assert [(r["id"], r["r"]) for r in data["rows"]] == keys
+        assert (data["shown"], data["total"]) == (len(keys), len(keys))
+        assert "The page holds the detail of" not in text
+
+
+def test_a_shown_row_keeps_its_whole_detail(shaped: dict[str, Any]) -> None:
+    keys = _keys(shaped)
+    data, _ = _page(shaped, 1)
+    (row,) = data["rows"]
+    tasks = [t for t in shaped["tasks"] if (t["sample_id"], t["repeat"]) == keys[2]]
+    assert set(row["v"]) == {t["variant"] for t in tasks}
+    for t in tasks:
+        shown = row["v"][t["variant"]]
+        assert shown["err"] == t["exec"]["error"] and shown["out"] == [t["exec"]["output"], 0]
