@@ -14,6 +14,7 @@ import pytest
 from knowmeter.report import Report
 from knowmeter.report.html import render_html
 from knowmeter.report.html._payload import DETAIL_ROWS
+from tests.conftest import REPO
 from tests.report.test_html_static import Page
 
 
@@ -86,3 +87,8 @@ def test_a_shown_row_keeps_its_whole_detail(shaped: dict[str, Any]) -> None:
     for t in tasks:
         shown = row["v"][t["variant"]]
         assert shown["err"] == t["exec"]["error"] and shown["out"] == [t["exec"]["output"], 0]
+
+
+def test_the_readme_states_the_cap() -> None:
+    text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert f"The page holds the detail of at most {DETAIL_ROWS:,} sample rows" in text
