@@ -92,3 +92,11 @@ def test_a_shown_row_keeps_its_whole_detail(shaped: dict[str, Any]) -> None:
 def test_the_readme_states_the_cap() -> None:
     text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
     assert f"The page holds the detail of at most {DETAIL_ROWS:,} sample rows" in text
+
+
+def test_a_report_json_in_another_order_still_has_one_row_per_sample(shaped: dict[str, Any]) -> None:
+    keys = _keys(shaped)
+    shuffled = {**shaped, "tasks": shaped["tasks"][::-1]}
+    data, _ = _page(shuffled, DETAIL_ROWS)
+    assert [(r["id"], r["r"]) for r in data["rows"]] == keys
+    assert all(len(r["v"]) == 2 for r in data["rows"])

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from knowmeter.report._model import Report
 from knowmeter.stats import BootstrapEstimate
-from knowmeter.store import TaskRecord
+from knowmeter.store import StoredTasks, TaskRecord
 from knowmeter.watermark import Watermark
 
 Json = Mapping[str, Any]
@@ -386,8 +386,13 @@ class ReportView:
     # -- per task -------------------------------------------------------------------------
     def tasks(self) -> Iterator[TaskView]:
         """The tasks in the report's order, one at a time (a report built from a run reads them
-        from its results.jsonl on each call, so they are never all in memory)."""
-        for t in self._r.tasks or []:
+        from its results.jsonl on each call, so they are never all in memory; a report read from
+        report.json holds its tasks already and is put in report order here, as a file edited by
+        hand may not be)."""
+        tasks = self._r.tasks or []
+        if not isinstance(tasks, StoredTasks):
+            tasks = sorted(tasks, key=lambda t: (t.repeat, t.sample_id, t.variant))
+        for t in tasks:
             yield _task_view(t)
 
     def samples(self) -> Iterator[SampleRow]:
