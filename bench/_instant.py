@@ -29,14 +29,21 @@ def make_project(root: Path, n: int) -> None:
     (root / "skills" / "b.md").write_text("Skill B.\n")
     with (root / "eval-samples.jsonl").open("w") as fh:
         for i in range(n):
-            fh.write(json.dumps({"sample_id": f"s{i:06d}", "prompt": f"question {i}",
-                                 "assertions": [{"type": "contains", "value": "ok"}]}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "sample_id": f"s{i:06d}",
+                        "prompt": f"question {i}",
+                        "assertions": [{"type": "contains", "value": "ok"}],
+                    }
+                )
+                + "\n"
+            )
 
 
 def register() -> None:
     """Register ``instant`` (the Ray workers' setup hook)."""
     register_executor("instant")(lambda spec: Instant())
-
 
 
 register()

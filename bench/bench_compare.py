@@ -47,10 +47,17 @@ def build(samples: int, repeats: int, seed: int = 0) -> list[Observation]:
             for r in range(repeats):
                 layer = {name: float(np.clip(ability[i] + effect + rng.normal(0, 0.6), 1, 5)) for name in LAYERS}
                 judges = {j: float(np.clip(layer["judge"] + rng.normal(0, 0.3), 1, 5)) for j in ("a", "b")}
-                out.append(Observation(
-                    sample_id=f"s{i:05d}", repeat=r, variant=variant,
-                    scores={**layer, "composite": sum(layer.values()) / 3}, passed=layer["fact"] >= 3.5,
-                    judge_scores=judges, layers_used=LAYERS))
+                out.append(
+                    Observation(
+                        sample_id=f"s{i:05d}",
+                        repeat=r,
+                        variant=variant,
+                        scores={**layer, "composite": sum(layer.values()) / 3},
+                        passed=layer["fact"] >= 3.5,
+                        judge_scores=judges,
+                        layers_used=LAYERS,
+                    )
+                )
     return out
 
 
@@ -78,8 +85,10 @@ def main() -> None:
     control = [o for o in obs if o.variant == "control"]
     treatment = [o for o in obs if o.variant == "treatment"]
     print(f"machine: {os.cpu_count()} CPUs · python {sys.version.split()[0]} · numpy {np.__version__}")
-    print(f"input: 2 variants × {args.samples} samples × {args.repeats} repeat(s) × 4 metrics "
-          f"= {len(obs)} observations (built in {built:.2f} s) · B = {args.bootstrap}")
+    print(
+        f"input: 2 variants × {args.samples} samples × {args.repeats} repeat(s) × 4 metrics "
+        f"= {len(obs)} observations (built in {built:.2f} s) · B = {args.bootstrap}"
+    )
 
     summaries = {v: summarize_variant(v, obs, config) for v in ("control", "treatment")}
 

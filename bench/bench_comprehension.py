@@ -25,11 +25,15 @@ from knowmeter.comprehension import load_inputs, make_case, parse_grader_reply
 from knowmeter.skillgraph import source_grams
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "skill-graph"
-PASS = ("It's the property of a codebase where the compiler catches a category of mistakes — like calling a "
-        "function with the wrong shape of input — before users see them. The team pays a cost up-front in writing "
-        "type annotations, and the benefit is that whole classes of runtime errors are ruled out at build time.")
-FAIL = ("Type safety is the property of a program in which type errors — operations applied to values of the "
-        "wrong kind — are detected before they cause incorrect behavior.")
+PASS = (
+    "It's the property of a codebase where the compiler catches a category of mistakes — like calling a "
+    "function with the wrong shape of input — before users see them. The team pays a cost up-front in writing "
+    "type annotations, and the benefit is that whole classes of runtime errors are ruled out at build time."
+)
+FAIL = (
+    "Type safety is the property of a program in which type errors — operations applied to values of the "
+    "wrong kind — are detected before they cause incorrect behavior."
+)
 
 
 def main() -> None:
@@ -47,9 +51,18 @@ def main() -> None:
         c = base[i % len(base)]
         answer = f"Case {i}. " + (FAIL if (i // len(base)) % 2 else PASS)
         quote = " ".join(answer.split()[:5])
-        reply = "<verdict>" + json.dumps({"behavior_verdicts": [
-            {"id": b.id, "verdict": "PASS", "evidence_quote": quote, "rationale": "shown in the answer"}
-            for b in c.behaviors]}) + "</verdict>"
+        reply = (
+            "<verdict>"
+            + json.dumps(
+                {
+                    "behavior_verdicts": [
+                        {"id": b.id, "verdict": "PASS", "evidence_quote": quote, "rationale": "shown in the answer"}
+                        for b in c.behaviors
+                    ]
+                }
+            )
+            + "</verdict>"
+        )
         work.append((c, answer, reply))
     times = []
     for _ in range(args.runs):
@@ -59,16 +72,26 @@ def main() -> None:
         for c, answer, reply in work:
             if args.fresh:
                 source_grams.cache_clear()
-            case = make_case(case_id=c.case_id, dimension=c.dimension, prompt=c.prompt, concept_text=c.concept_text,
-                             body=c.body, behaviors=c.behaviors)  # fresh n-gram sources per case
+            case = make_case(
+                case_id=c.case_id,
+                dimension=c.dimension,
+                prompt=c.prompt,
+                concept_text=c.concept_text,
+                body=c.body,
+                behaviors=c.behaviors,
+            )  # fresh n-gram sources per case
             failed += not case.overlap(answer).passed
             parse_grader_reply(reply, behaviors=case.behaviors, answer=answer)
         times.append(time.perf_counter() - t0)
     body_words = len(inputs.skill.body.split())
-    print(f"{args.cases} cases (skill body {body_words} words, {len(base)} distinct cases): verbatim check + "
-          f"reply post-checks, sources {'re-tokenised per case' if args.fresh else 'cached per text'}")
-    print(f"  best {min(times):.3f} s · first {times[0]:.3f} s · {min(times) / args.cases * 1e3:.3f} ms/case · "
-          f"{failed} answers failed the verbatim check (the §5.2 fail answer on C1 cases)")
+    print(
+        f"{args.cases} cases (skill body {body_words} words, {len(base)} distinct cases): verbatim check + "
+        f"reply post-checks, sources {'re-tokenised per case' if args.fresh else 'cached per text'}"
+    )
+    print(
+        f"  best {min(times):.3f} s · first {times[0]:.3f} s · {min(times) / args.cases * 1e3:.3f} ms/case · "
+        f"{failed} answers failed the verbatim check (the §5.2 fail answer on C1 cases)"
+    )
 
 
 if __name__ == "__main__":

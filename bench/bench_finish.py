@@ -39,13 +39,25 @@ def stored_run(root: Path, n: int) -> Path:
     cwd = Path.cwd()
     os.chdir(root)
     try:
-        cfg = resolve_config(Overrides(samples=["eval-samples.jsonl"], control="a", treatments=["b"],
-                                       executor="instant", concurrency=8, no_cache=True), root)
+        cfg = resolve_config(
+            Overrides(
+                samples=["eval-samples.jsonl"],
+                control="a",
+                treatments=["b"],
+                executor="instant",
+                concurrency=8,
+                no_cache=True,
+            ),
+            root,
+        )
         prepared = prepare(cfg)
         run_dir = start_run(prepared)
         budget = run_budget(cfg)
-        anyio.run(lambda: execute(prepared, run_dir, prepared.tasks, budget=budget,
-                                  post_process=make_post_process(prepared, budget)))
+        anyio.run(
+            lambda: execute(
+                prepared, run_dir, prepared.tasks, budget=budget, post_process=make_post_process(prepared, budget)
+            )
+        )
     finally:
         os.chdir(cwd)
     return run_dir.path
@@ -80,8 +92,10 @@ def main() -> None:
     print(f"end of an eval of {args.samples} samples × 2 variants, {args.repeats} repeats (CPU / wall seconds)")
     for stage, values in rows.items():
         cpus, walls = [v[0] for v in values], [v[1] for v in values]
-        print(f"  {stage:<12} fastest {min(cpus):5.2f} / {min(walls):5.2f}   median {statistics.median(cpus):5.2f} / "
-              f"{statistics.median(walls):5.2f}")
+        print(
+            f"  {stage:<12} fastest {min(cpus):5.2f} / {min(walls):5.2f}   median {statistics.median(cpus):5.2f} / "
+            f"{statistics.median(walls):5.2f}"
+        )
 
 
 if __name__ == "__main__":

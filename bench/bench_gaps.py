@@ -27,7 +27,8 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "reference"
 
 def real_traces() -> list[tuple[str, Trace]]:
     paths = sorted((SHARED / "traces").glob("*/*.jsonl")) + sorted(
-        (SHARED / "agent-clis" / "captures").glob("*/stdout.jsonl"))
+        (SHARED / "agent-clis" / "captures").glob("*/stdout.jsonl")
+    )
     out: list[tuple[str, Trace]] = []
     for p in paths:
         try:
@@ -42,20 +43,28 @@ def synthetic(n_events: int) -> Trace:
     i = 0
     while len(events) < n_events:
         turn = i // 3 + 1
-        events.append(MessageEvent("assistant", f"Step {i}. It is likely in module_{i % 50}, but I'm not sure. "
-                                                f"See `code_{i}` and the table.\n| a | b |\n|---|---|", turn))
+        events.append(
+            MessageEvent(
+                "assistant",
+                f"Step {i}. It is likely in module_{i % 50}, but I'm not sure. "
+                f"See `code_{i}` and the table.\n| a | b |\n|---|---|",
+                turn,
+            )
+        )
         cid = f"c{i}"
         if i % 4 == 0:
             events.append(ToolCallEvent(cid, "Grep", {"pattern": f"term_{i % 97}"}, turn))
-            events.append(ToolResultEvent(cid, "No matches found", ToolStatus.SUCCESS, turn,
-                                          error_kind=ErrorKind.EMPTY_SEARCH))
+            events.append(
+                ToolResultEvent(cid, "No matches found", ToolStatus.SUCCESS, turn, error_kind=ErrorKind.EMPTY_SEARCH)
+            )
         elif i % 4 == 1:
             events.append(ToolCallEvent(cid, "Bash", {"command": f"cat docs/page_{i % 31}.md | head -20"}, turn))
             events.append(ToolResultEvent(cid, "# Page\ntext", ToolStatus.SUCCESS, turn, exit_code=0))
         elif i % 4 == 2:
             events.append(ToolCallEvent(cid, "Read", {"file_path": f"/ws/docs/missing_{i % 13}.md"}, turn))
-            events.append(ToolResultEvent(cid, "File does not exist.", ToolStatus.FAILURE, turn,
-                                          error_kind=ErrorKind.NOT_FOUND))
+            events.append(
+                ToolResultEvent(cid, "File does not exist.", ToolStatus.FAILURE, turn, error_kind=ErrorKind.NOT_FOUND)
+            )
         else:
             events.append(ToolCallEvent(cid, "Bash", {"command": f"rg -n 'x{i}' src || true"}, turn))
             events.append(ToolResultEvent(cid, "src/a.py:1:x", ToolStatus.SUCCESS, turn, exit_code=0))
@@ -97,8 +106,10 @@ def main() -> None:
     access = accessed_files(big, "/ws")
     dt = time.perf_counter() - t0
     by = Counter(s.source for s in gaps.signals)
-    print(f"synthetic: {len(big.events):,} events in {dt:.2f}s → {len(big.events) / dt:,.0f} events/s; "
-          f"signals {dict(by)}; files read {len(access)}")
+    print(
+        f"synthetic: {len(big.events):,} events in {dt:.2f}s → {len(big.events) / dt:,.0f} events/s; "
+        f"signals {dict(by)}; files read {len(access)}"
+    )
 
 
 if __name__ == "__main__":

@@ -103,8 +103,10 @@ def main() -> None:
     print(f"{'net':7} {'split':8} {'precision':>10} {'recall':>8}   tp  fp  fn    tn")
     for name, broad in (("strict", False), ("broad", True)):
         for split, sc in sorted(score(broad).items()):
-            print(f"{name:7} {split:8} {_pct(sc.precision):>10} {_pct(sc.recall):>8}  {sc.tp:3} {sc.fp:3} "
-                  f"{sc.fn:3} {sc.tn:5}")
+            print(
+                f"{name:7} {split:8} {_pct(sc.precision):>10} {_pct(sc.recall):>8}  {sc.tp:3} {sc.fp:3} "
+                f"{sc.fn:3} {sc.tn:5}"
+            )
             if args.show:
                 for w in sc.wrong:
                     print("        ", w)

@@ -28,9 +28,29 @@ from knowmeter.report.html import write_html
 
 
 def evaluate(root: Path, agent: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "knowmeter", "eval", "--samples", "eval-samples.jsonl", "--control", "a",
-                    "--treatment", "b", "--executor", str(agent), "--concurrency", "8", "--no-cache",
-                    "--report-only"], cwd=root, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "knowmeter",
+            "eval",
+            "--samples",
+            "eval-samples.jsonl",
+            "--control",
+            "a",
+            "--treatment",
+            "b",
+            "--executor",
+            str(agent),
+            "--concurrency",
+            "8",
+            "--no-cache",
+            "--report-only",
+        ],
+        cwd=root,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     return sorted((root / ".knowmeter" / "runs").iterdir())[-1]
 
 
@@ -75,13 +95,21 @@ def main() -> None:
             write_html(report, out)
             best = min(best, time.perf_counter() - t0)
         size = out.stat().st_size
-        print(f"workload: {args.samples} samples × 2 variants = {len(report.tasks or [])} tasks; "
-              f"report.json {(run / 'report.json').stat().st_size / 1e6:.2f} MB, read into a Report in {read_s:.3f} s")
+        print(
+            f"workload: {args.samples} samples × 2 variants = {len(report.tasks or [])} tasks; "
+            f"report.json {(run / 'report.json').stat().st_size / 1e6:.2f} MB, read into a Report in {read_s:.3f} s"
+        )
         print(f"report.html:   {size / 1e6:6.2f} MB   (target ≤ 5 MB)")
         print(f"render+write:  {best:6.3f} s    (best of {args.repeats}; target ≤ 1 s)")
         ready = interactive_s(out, args.chromium, args.repeats) if Path(args.chromium).is_file() else None
-        print("interactive:   " + ("unknown (no chromium or playwright)" if ready is None else
-                                   f"{ready:6.3f} s    (headless chromium, best of {args.repeats}; target ≤ 2 s)"))
+        print(
+            "interactive:   "
+            + (
+                "unknown (no chromium or playwright)"
+                if ready is None
+                else f"{ready:6.3f} s    (headless chromium, best of {args.repeats}; target ≤ 2 s)"
+            )
+        )
     print(f"cpu reference after:  {cpu_reference():.2f} s")
 
 

@@ -51,19 +51,18 @@ EVAL = textwrap.dedent("""
 """)
 
 
-
-
 #: runs its arguments as a command and prints that command's own peak RSS (KiB) on stderr
-MEASURE = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
-           "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)")
+MEASURE = (
+    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)"
+)
 
 
 def child(args: list[str], cwd: Path) -> tuple[float, float, str]:
     """Wall seconds, peak RSS (MB) and stdout of one command (measured in its own wrapper
     process, so every step's peak is its own)."""
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", MEASURE, *args], cwd=cwd, check=True, capture_output=True,
-                          text=True)
+    proc = subprocess.run([sys.executable, "-c", MEASURE, *args], cwd=cwd, check=True, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     return wall, int(proc.stderr.split()[-1]) / 1024, proc.stdout
 
@@ -79,19 +78,40 @@ def main() -> None:
             wall, rss, out = child([sys.executable, "-c", EVAL], root)
             run_id = out.split()[-1]
             size = sum(f.stat().st_size for f in (root / ".knowmeter" / "runs" / run_id).iterdir()) / 1e6
-            print(f"{n:>6} samples × 2 variants: eval peak RSS {rss:7.1f} MB, {wall:6.1f} s; run directory "
-                  f"{size:.1f} MB")
-            wall, rss, _ = child([sys.executable, "-m", "knowmeter", "report", run_id, "--bootstrap-samples",
-                                  "1000", "--report-only"], root)
-            print(f"{n:>6} samples × 2 variants: report peak RSS {rss:7.1f} MB, {wall:6.1f} s "
-                  "(goal ≤ 300 MB at 50,000)")
-            wall, rss, _ = child([sys.executable, "-m", "knowmeter", "report", run_id, "--bootstrap-samples",
-                                  "1000", "--report-only", "--html", "--junit", "junit.xml", "--markdown",
-                                  "summary.md"], root)
+            print(
+                f"{n:>6} samples × 2 variants: eval peak RSS {rss:7.1f} MB, {wall:6.1f} s; run directory {size:.1f} MB"
+            )
+            wall, rss, _ = child(
+                [sys.executable, "-m", "knowmeter", "report", run_id, "--bootstrap-samples", "1000", "--report-only"],
+                root,
+            )
+            print(
+                f"{n:>6} samples × 2 variants: report peak RSS {rss:7.1f} MB, {wall:6.1f} s (goal ≤ 300 MB at 50,000)"
+            )
+            wall, rss, _ = child(
+                [
+                    sys.executable,
+                    "-m",
+                    "knowmeter",
+                    "report",
+                    run_id,
+                    "--bootstrap-samples",
+                    "1000",
+                    "--report-only",
+                    "--html",
+                    "--junit",
+                    "junit.xml",
+                    "--markdown",
+                    "summary.md",
+                ],
+                root,
+            )
             page = (root / ".knowmeter" / "runs" / run_id / "report.html").stat().st_size / 1e6
             junit = (root / "junit.xml").stat().st_size / 1e6
-            print(f"{n:>6} samples × 2 variants: report + html/junit/markdown peak RSS {rss:7.1f} MB, {wall:6.1f} s; "
-                  f"report.html {page:.1f} MB, junit.xml {junit:.1f} MB (goal ≤ 300 MB at 50,000)")
+            print(
+                f"{n:>6} samples × 2 variants: report + html/junit/markdown peak RSS {rss:7.1f} MB, {wall:6.1f} s; "
+                f"report.html {page:.1f} MB, junit.xml {junit:.1f} MB (goal ≤ 300 MB at 50,000)"
+            )
 
 
 if __name__ == "__main__":

@@ -63,14 +63,19 @@ def main() -> None:
             tasks = n * 2
             _, rss, out = child([sys.executable, "-c", MERGE, *shards], root)
             merge_wall, merge_cpu, report_wall, report_cpu, size = map(float, out.split())
-            print(f"{n:>6} samples × 2 variants = {tasks} tasks in {args.shards} shards: merge {merge_wall:6.2f} s "
-                  f"wall / {merge_cpu:6.2f} s CPU ({tasks / merge_wall:,.0f} tasks/s, results {size:.1f} MB); "
-                  f"report of the merged run {report_wall:6.2f} s wall / {report_cpu:6.2f} s CPU; "
-                  f"peak RSS {rss:.0f} MB")
-            wall, rss, _ = child([sys.executable, "-m", "knowmeter", "merge", *shards, "--into", "cli",
-                                  "--report-only"], root)
-            print(f"{n:>6} samples: knowmeter merge end to end (merge + report.json + report.html + summary) "
-                  f"{wall:6.2f} s wall, peak RSS {rss:.0f} MB")
+            print(
+                f"{n:>6} samples × 2 variants = {tasks} tasks in {args.shards} shards: merge {merge_wall:6.2f} s "
+                f"wall / {merge_cpu:6.2f} s CPU ({tasks / merge_wall:,.0f} tasks/s, results {size:.1f} MB); "
+                f"report of the merged run {report_wall:6.2f} s wall / {report_cpu:6.2f} s CPU; "
+                f"peak RSS {rss:.0f} MB"
+            )
+            wall, rss, _ = child(
+                [sys.executable, "-m", "knowmeter", "merge", *shards, "--into", "cli", "--report-only"], root
+            )
+            print(
+                f"{n:>6} samples: knowmeter merge end to end (merge + report.json + report.html + summary) "
+                f"{wall:6.2f} s wall, peak RSS {rss:.0f} MB"
+            )
     print(f"cpu reference after: {cpu_reference():.2f} s")
 
 

@@ -51,22 +51,59 @@ def add_skill_starts(root: Path) -> int:
         if len(lines) < 6:
             continue
         first, second = SKILLS[n % len(SKILLS)], SKILLS[(n + 2) % len(SKILLS)]
-        env = {"isSidechain": False, "userType": "external", "sessionId": path.stem, "version": "2.1.76",
-               "cwd": "/tmp/bench/project"}
-        command = _line({**env, "type": "user", "uuid": f"bench-{n}-1", "timestamp": "2026-03-14T19:50:00.000Z",
-                         "message": {"role": "user", "content": f"<command-message>{first} is running…"
-                                     f"</command-message>\n<command-name>/{first}</command-name>"}})
+        env = {
+            "isSidechain": False,
+            "userType": "external",
+            "sessionId": path.stem,
+            "version": "2.1.76",
+            "cwd": "/tmp/bench/project",
+        }
+        command = _line(
+            {
+                **env,
+                "type": "user",
+                "uuid": f"bench-{n}-1",
+                "timestamp": "2026-03-14T19:50:00.000Z",
+                "message": {
+                    "role": "user",
+                    "content": f"<command-message>{first} is running…"
+                    f"</command-message>\n<command-name>/{first}</command-name>",
+                },
+            }
+        )
         call_id = f"toolu_bench{n:06d}"
-        call = _line({**env, "type": "assistant", "uuid": f"bench-{n}-2", "timestamp": "2026-03-14T19:55:00.000Z",
-                      "requestId": f"req_bench{n:06d}",
-                      "message": {"model": "claude-opus-4-6", "id": f"msg_bench{n:06d}", "type": "message",
-                                  "role": "assistant", "content": [{"type": "tool_use", "id": call_id,
-                                                                    "name": "Skill", "input": {"skill": second}}],
-                                  "usage": {"input_tokens": 3, "output_tokens": 12}}})
-        result = _line({**env, "type": "user", "uuid": f"bench-{n}-3", "timestamp": "2026-03-14T19:55:01.000Z",
-                        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id,
-                                                                 "content": f"Launching skill: {second}"}]},
-                        "toolUseResult": {"success": True, "commandName": second}})
+        call = _line(
+            {
+                **env,
+                "type": "assistant",
+                "uuid": f"bench-{n}-2",
+                "timestamp": "2026-03-14T19:55:00.000Z",
+                "requestId": f"req_bench{n:06d}",
+                "message": {
+                    "model": "claude-opus-4-6",
+                    "id": f"msg_bench{n:06d}",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": call_id, "name": "Skill", "input": {"skill": second}}],
+                    "usage": {"input_tokens": 3, "output_tokens": 12},
+                },
+            }
+        )
+        result = _line(
+            {
+                **env,
+                "type": "user",
+                "uuid": f"bench-{n}-3",
+                "timestamp": "2026-03-14T19:55:01.000Z",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": call_id, "content": f"Launching skill: {second}"}
+                    ],
+                },
+                "toolUseResult": {"success": True, "commandName": second},
+            }
+        )
         a, b = len(lines) // 3, 2 * len(lines) // 3
         path.write_text("".join([*lines[:a], command, *lines[a:b], call, result, *lines[b:]]), encoding="utf-8")
         changed += 1
@@ -117,8 +154,9 @@ def _busy_cpu() -> float:
     return float(sum(t) - t.idle - getattr(t, "iowait", 0.0) - own.user - own.system)
 
 
-def run_observe(root: Path, workers: int, *, sample_rss: bool
-                ) -> tuple[float, float, TreeRss | None, dict[str, object], float]:
+def run_observe(
+    root: Path, workers: int, *, sample_rss: bool
+) -> tuple[float, float, TreeRss | None, dict[str, object], float]:
     """One ``knowmeter observe --json`` run: wall seconds, CPU seconds (all its processes), the RSS
     sampler (when ``sample_rss``), the report, and the cores that other jobs kept busy meanwhile
     (their load slows the wall clock first)."""
@@ -126,8 +164,14 @@ def run_observe(root: Path, workers: int, *, sample_rss: bool
     cpu0 = _children_cpu()
     busy0 = _busy_cpu()
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
-                            env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"})
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
+    )
     rss = TreeRss(proc.pid) if sample_rss else None
     out, err = proc.communicate()
     elapsed = time.perf_counter() - t0
@@ -148,8 +192,10 @@ def bench(size_mb: float, shared: Path, repeats: int) -> list[dict[str, float]]:
         size = synthesise(root, shared, size_mb)
         sessions = add_skill_starts(root)
         size = sum(p.stat().st_size for p in root.rglob("*.jsonl"))
-        print(f"\ncorpus: {size / 1e6:.1f} MB of Claude Code session JSONL ({sessions} main sessions + subagents), "
-              f"built in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"\ncorpus: {size / 1e6:.1f} MB of Claude Code session JSONL ({sessions} main sessions + subagents), "
+            f"built in {time.perf_counter() - t0:.1f} s"
+        )
         for workers in (1, 2):
             best: tuple[float, float, TreeRss | None, dict[str, object], float] | None = None
             for _ in range(repeats):
@@ -165,14 +211,25 @@ def bench(size_mb: float, shared: Path, repeats: int) -> list[dict[str, float]]:
             skills = report["skills"]
             assert isinstance(skills, list)
             mbps = size / 1e6 / elapsed
-            print(f"  --workers {workers}: {elapsed:.2f} s -> {mbps:.1f} MB/s wall-clock, "
-                  f"{size / 1e6 / cpu:.1f} MB per CPU-second (all processes, start-up included); "
-                  f"peak RSS parent {rss.peak_parent:.1f} MB, largest worker {rss.peak_child:.1f} MB, "
-                  f"whole tree {rss.peak_total:.1f} MB "
-                  f"({ts['sessions']} sessions, {ts['segments']} segments, {len(skills)} skill rows; "
-                  f"other jobs kept {others:.2f} cores busy meanwhile)")
-            rows.append({"mb": size / 1e6, "workers": workers, "mbps": mbps, "cpu": cpu, "tree_rss": rss.peak_total,
-                         "parent_rss": rss.peak_parent, "worker_rss": rss.peak_child})
+            print(
+                f"  --workers {workers}: {elapsed:.2f} s -> {mbps:.1f} MB/s wall-clock, "
+                f"{size / 1e6 / cpu:.1f} MB per CPU-second (all processes, start-up included); "
+                f"peak RSS parent {rss.peak_parent:.1f} MB, largest worker {rss.peak_child:.1f} MB, "
+                f"whole tree {rss.peak_total:.1f} MB "
+                f"({ts['sessions']} sessions, {ts['segments']} segments, {len(skills)} skill rows; "
+                f"other jobs kept {others:.2f} cores busy meanwhile)"
+            )
+            rows.append(
+                {
+                    "mb": size / 1e6,
+                    "workers": workers,
+                    "mbps": mbps,
+                    "cpu": cpu,
+                    "tree_rss": rss.peak_total,
+                    "parent_rss": rss.peak_parent,
+                    "worker_rss": rss.peak_child,
+                }
+            )
     return rows
 
 
@@ -188,14 +245,20 @@ def main() -> None:
     print()
     for workers in (1, 2):
         small, big = (r for r in rows if r["workers"] == workers)
-        print(f"--workers {workers}: RSS {small['tree_rss']:.1f} MB at {small['mb']:.0f} MB vs "
-              f"{big['tree_rss']:.1f} MB at {big['mb']:.0f} MB of traces")
+        print(
+            f"--workers {workers}: RSS {small['tree_rss']:.1f} MB at {small['mb']:.0f} MB vs "
+            f"{big['tree_rss']:.1f} MB at {big['mb']:.0f} MB of traces"
+        )
     two = [r for r in rows if r["workers"] == 2]
     ok = all(r["mbps"] >= 100 and r["tree_rss"] <= 100 for r in two)
-    print(f"target (2 workers): >= 100 MB/s and <= 100 MB peak RSS of the whole process tree -> "
-          f"{'OK' if ok else 'MISSED'}")
-    print(f"CPU speed reference (bench/_machine.py, lower is faster): {reference_before:.3f} s before, "
-          f"{reference_after:.3f} s after")
+    print(
+        f"target (2 workers): >= 100 MB/s and <= 100 MB peak RSS of the whole process tree -> "
+        f"{'OK' if ok else 'MISSED'}"
+    )
+    print(
+        f"CPU speed reference (bench/_machine.py, lower is faster): {reference_before:.3f} s before, "
+        f"{reference_after:.3f} s after"
+    )
     kernel = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"(largest single process by the kernel's ru_maxrss: {kernel:.1f} MB)")
 

@@ -103,8 +103,13 @@ PRIMITIVES = textwrap.dedent("""
 
 
 def drive(root: Path, backend: str, cpus: int, concurrency: int) -> dict[str, float]:
-    out = subprocess.run([sys.executable, "-c", DRIVER.format(bench=str(BENCH)), backend, str(cpus), str(concurrency)],
-                         cwd=root, check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", DRIVER.format(bench=str(BENCH)), backend, str(cpus), str(concurrency)],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
     return result
 
@@ -128,23 +133,34 @@ def main() -> None:
         prim_dir.mkdir()
         (prim_dir / "record.json").write_text(results.read_text().splitlines()[0])
         (prim_dir / "report.json").write_text((results.parent / "report.json").read_text())
-        prim = json.loads(subprocess.run([sys.executable, "-c", PRIMITIVES, str(tasks)], cwd=prim_dir, check=True,
-                                         capture_output=True, text=True).stdout)
+        prim = json.loads(
+            subprocess.run(
+                [sys.executable, "-c", PRIMITIVES, str(tasks)], cwd=prim_dir, check=True, capture_output=True, text=True
+            ).stdout
+        )
     reference_after = cpu_reference()
-    print(f"workload: {args.samples} samples × 2 variants = {tasks} tasks, instant executor, grading + analysis, "
-          f"no cache, concurrency {args.concurrency}")
+    print(
+        f"workload: {args.samples} samples × 2 variants = {tasks} tasks, instant executor, grading + analysis, "
+        f"no cache, concurrency {args.concurrency}"
+    )
     for backend, r in rows.items():
         assert r["done"] == tasks and r["errors"] == 0, r
         label = "local backend" if backend == "local" else f"ray backend ({args.ray_cpus} CPUs, local instance)"
-        print(f"{label:38s} {r['wall']:7.2f} s  {tasks / r['wall']:7.0f} tasks/s   driver CPU "
-              f"{1000 * r['cpu'] / tasks:6.2f} ms/task")
+        print(
+            f"{label:38s} {r['wall']:7.2f} s  {tasks / r['wall']:7.0f} tasks/s   driver CPU "
+            f"{1000 * r['cpu'] / tasks:6.2f} ms/task"
+        )
     print(f"ray start-up (not included above):     {rows['ray']['startup']:7.2f} s")
     print(f"end of run (report.json from results.jsonl + index), local run: {rows['local']['report']:.2f} s")
-    print(f"per task, serialised in the driver: results.jsonl append {1e6 * prim['append_s']:.0f} µs "
-          f"({prim['record_bytes']} B record), response cache get+put {1e6 * prim['cache_s']:.0f} µs; "
-          f"per run: SQLite index upsert {1000 * prim['upsert_s']:.1f} ms")
-    print(f"CPU speed reference (bench/_machine.py, lower is faster): {reference_before:.3f} s before, "
-          f"{reference_after:.3f} s after")
+    print(
+        f"per task, serialised in the driver: results.jsonl append {1e6 * prim['append_s']:.0f} µs "
+        f"({prim['record_bytes']} B record), response cache get+put {1e6 * prim['cache_s']:.0f} µs; "
+        f"per run: SQLite index upsert {1000 * prim['upsert_s']:.1f} ms"
+    )
+    print(
+        f"CPU speed reference (bench/_machine.py, lower is faster): {reference_before:.3f} s before, "
+        f"{reference_after:.3f} s after"
+    )
 
 
 if __name__ == "__main__":

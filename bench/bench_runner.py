@@ -35,7 +35,7 @@ from knowmeter.executors._spawn import run_command, use_pidfd_child_watcher
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import cpu_reference
 
-SCRIPT = "#!/bin/sh\ncat >/dev/null\necho '{\"output\":\"ok\",\"costUSD\":0,\"inputTokens\":1,\"outputTokens\":1}'\n"
+SCRIPT = '#!/bin/sh\ncat >/dev/null\necho \'{"output":"ok","costUSD":0,"inputTokens":1,"outputTokens":1}\'\n'
 
 
 def make_project(root: Path, n: int) -> Path:
@@ -47,8 +47,16 @@ def make_project(root: Path, n: int) -> Path:
     agent.chmod(0o755)
     with (root / "eval-samples.jsonl").open("w") as fh:
         for i in range(n):
-            fh.write(json.dumps({"sample_id": f"s{i:05d}", "prompt": f"question {i}",
-                                 "assertions": [{"type": "contains", "value": "ok"}]}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "sample_id": f"s{i:05d}",
+                        "prompt": f"question {i}",
+                        "assertions": [{"type": "contains", "value": "ok"}],
+                    }
+                )
+                + "\n"
+            )
     return agent
 
 
@@ -65,8 +73,9 @@ async def spawn_floor(agent: Path, count: int, concurrency: int, *, lean: bool) 
             if lean:
                 await run_command([str(agent)], PAYLOAD, cwd=None, env=None, stderr=err)
             else:
-                proc = await asyncio.create_subprocess_exec(str(agent), stdin=asyncio.subprocess.PIPE,
-                                                            stdout=asyncio.subprocess.PIPE, stderr=err)
+                proc = await asyncio.create_subprocess_exec(
+                    str(agent), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=err
+                )
                 await proc.communicate(PAYLOAD)
 
     with tempfile.TemporaryFile() as err:
@@ -93,10 +102,31 @@ def run_eval(root: Path, agent: Path) -> tuple[float, float, float]:
     """Wall seconds, peak RSS (MB) and the eval process's own CPU seconds."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", EVAL, "eval", "--samples", "eval-samples.jsonl", "--control", "a",
-                           "--treatment", "b", "--executor", str(agent), "--concurrency", "8", "--no-cache",
-                           "--report-only"], cwd=root, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            EVAL,
+            "eval",
+            "--samples",
+            "eval-samples.jsonl",
+            "--control",
+            "a",
+            "--treatment",
+            "b",
+            "--executor",
+            str(agent),
+            "--concurrency",
+            "8",
+            "--no-cache",
+            "--report-only",
+        ],
+        cwd=root,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wall = time.perf_counter() - t0
     rss_mb = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
     cpu = next(float(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("own-cpu "))
@@ -144,8 +174,12 @@ def compile_bytecode() -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=2000)
-    ap.add_argument("--repeats", type=int, default=3,
-                    help="rounds of (floor, lean floor, eval), interleaved; the fastest of each is reported")
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="rounds of (floor, lean floor, eval), interleaved; the fastest of each is reported",
+    )
     args = ap.parse_args()
     tasks = args.samples * 2
     compile_bytecode()
@@ -161,31 +195,46 @@ def main() -> None:
             floors.append(asyncio.run(spawn_floor(agent, tasks, 8, lean=False)))
             leans.append(asyncio.run(spawn_floor(agent, tasks, 8, lean=True)))
             evals.append(run_eval(root, agent))
-        out = subprocess.run([sys.executable, "-c", IN_PROCESS], cwd=root, check=True, capture_output=True,
-                             text=True).stdout.split()
+        out = subprocess.run(
+            [sys.executable, "-c", IN_PROCESS], cwd=root, check=True, capture_output=True, text=True
+        ).stdout.split()
         done, inproc_wall = int(out[0]), float(out[1])
     reference_after = cpu_reference()
     (floor, floor_cpu), (lean, lean_cpu) = min(floors), min(leans)
     wall, _, eval_cpu = min(evals)
     rss = max(e[1] for e in evals)
-    print(f"workload: {args.samples} samples × 2 variants = {tasks} tasks, concurrency 8, script executor, no judge; "
-          f"fastest of {args.repeats} interleaved rounds")
-    print(f"spawn floor:        {floor:7.2f} s  ({tasks / floor:7.0f} spawns/s; parent CPU {floor_cpu:.2f} s) "
-          "asyncio create_subprocess_exec")
-    print(f"lean spawn floor:   {lean:7.2f} s  ({tasks / lean:7.0f} spawns/s; parent CPU {lean_cpu:.2f} s) "
-          "knowmeter's run_command alone")
-    print(f"knowmeter eval:     {wall:7.2f} s  ({tasks / wall:7.0f} tasks/s; parent CPU {eval_cpu:.2f} s) "
-          f"= {wall / floor:.2f} × floor (target ≤ 1.30), {wall / lean:.2f} × lean floor")
-    print("  all rounds (floor / lean / eval, s): "
-          + "; ".join(f"{f[0]:.2f} / {le[0]:.2f} / {e[0]:.2f}" for f, le, e in zip(floors, leans, evals, strict=True)))
+    print(
+        f"workload: {args.samples} samples × 2 variants = {tasks} tasks, concurrency 8, script executor, no judge; "
+        f"fastest of {args.repeats} interleaved rounds"
+    )
+    print(
+        f"spawn floor:        {floor:7.2f} s  ({tasks / floor:7.0f} spawns/s; parent CPU {floor_cpu:.2f} s) "
+        "asyncio create_subprocess_exec"
+    )
+    print(
+        f"lean spawn floor:   {lean:7.2f} s  ({tasks / lean:7.0f} spawns/s; parent CPU {lean_cpu:.2f} s) "
+        "knowmeter's run_command alone"
+    )
+    print(
+        f"knowmeter eval:     {wall:7.2f} s  ({tasks / wall:7.0f} tasks/s; parent CPU {eval_cpu:.2f} s) "
+        f"= {wall / floor:.2f} × floor (target ≤ 1.30), {wall / lean:.2f} × lean floor"
+    )
+    print(
+        "  all rounds (floor / lean / eval, s): "
+        + "; ".join(f"{f[0]:.2f} / {le[0]:.2f} / {e[0]:.2f}" for f, le, e in zip(floors, leans, evals, strict=True))
+    )
     per_round = [e[0] / f[0] for f, e in zip(floors, evals, strict=True)]
     per_round_lean = [e[0] / le[0] for le, e in zip(leans, evals, strict=True)]
-    print(f"  eval / floor within each round: median {statistics.median(per_round):.2f} "
-          f"(range {min(per_round):.2f}–{max(per_round):.2f}); eval / lean floor: median "
-          f"{statistics.median(per_round_lean):.2f}")
+    print(
+        f"  eval / floor within each round: median {statistics.median(per_round):.2f} "
+        f"(range {min(per_round):.2f}–{max(per_round):.2f}); eval / lean floor: median "
+        f"{statistics.median(per_round_lean):.2f}"
+    )
     print(f"peak RSS (eval):    {rss:7.1f} MB (target ≤ 150)")
-    print(f"CPU speed reference (bench/_machine.py, lower is faster): {reference_before:.3f} s before, "
-          f"{reference_after:.3f} s after")
+    print(
+        f"CPU speed reference (bench/_machine.py, lower is faster): {reference_before:.3f} s before, "
+        f"{reference_after:.3f} s after"
+    )
     print(f"in-process runner:  {inproc_wall:7.2f} s  ({done / inproc_wall:7.0f} tasks/s, target ≥ 500)")
 
 

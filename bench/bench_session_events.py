@@ -39,12 +39,14 @@ def baseline_package(rev: str, into: Path) -> str:
     """Write the trace adapters of git revision ``rev`` as package ``_baseline_traces`` under ``into``."""
     pkg = into / "_baseline_traces"
     pkg.mkdir()
-    names = subprocess.run(["git", "ls-tree", "--name-only", rev, f"{_TRACES}/"], cwd=REPO, check=True,
-                           capture_output=True, text=True).stdout.split()
+    names = subprocess.run(
+        ["git", "ls-tree", "--name-only", rev, f"{_TRACES}/"], cwd=REPO, check=True, capture_output=True, text=True
+    ).stdout.split()
     for name in names:
         if name.endswith(".py"):
-            text = subprocess.run(["git", "show", f"{rev}:{name}"], cwd=REPO, check=True, capture_output=True,
-                                  text=True).stdout
+            text = subprocess.run(
+                ["git", "show", f"{rev}:{name}"], cwd=REPO, check=True, capture_output=True, text=True
+            ).stdout
             (pkg / Path(name).name).write_text(text.replace("knowmeter.traces", "_baseline_traces"), encoding="utf-8")
     sys.path.insert(0, str(into))
     return "_baseline_traces"
@@ -97,12 +99,21 @@ def main() -> None:
 def run(folder: Path, impls: dict[str, str], rounds: int) -> None:
     files = sorted(folder.rglob("*.jsonl"))
     size = sum(p.stat().st_size for p in files)
-    mods = {name: (importlib.import_module(f"{pkg}._claude_session"), importlib.import_module(f"{pkg}._common"))
-            for name, pkg in impls.items()}
+    mods = {
+        name: (importlib.import_module(f"{pkg}._claude_session"), importlib.import_module(f"{pkg}._common"))
+        for name, pkg in impls.items()
+    }
     session, common = mods["current"]
-    chunks = [files[i:i + _CHUNK] for i in range(0, len(files), _CHUNK)]
-    decoded = [[line for p in chunk for line in common.read_lines(p)
-                if line.strip() and not session._skipped_type(line) and _orjson_ok(line)] for chunk in chunks]
+    chunks = [files[i : i + _CHUNK] for i in range(0, len(files), _CHUNK)]
+    decoded = [
+        [
+            line
+            for p in chunk
+            for line in common.read_lines(p)
+            if line.strip() and not session._skipped_type(line) and _orjson_ok(line)
+        ]
+        for chunk in chunks
+    ]
     counts = {name: _parse(s, c, files) for name, (s, c) in mods.items()}  # a warm-up run each
     print(f"{len(files)} files, {size / 1e6:.1f} MB; events: {counts}; cpu reference {cpu_reference():.3f} s")
     times: dict[str, list[float]] = {name: [] for name in [*mods, "orjson floor"]}
@@ -121,12 +132,16 @@ def run(folder: Path, impls: dict[str, str], rounds: int) -> None:
             times[name].append(t)
     for name, ts in times.items():
         med = statistics.median(ts)
-        print(f"{name:>12}: {med:.3f} CPU s (median of {rounds}; {min(ts):.3f}-{max(ts):.3f}),"
-              f" {size / 1e6 / med:.0f} MB/s")
+        print(
+            f"{name:>12}: {med:.3f} CPU s (median of {rounds}; {min(ts):.3f}-{max(ts):.3f}),"
+            f" {size / 1e6 / med:.0f} MB/s"
+        )
     if "baseline" in times:
         ratio = statistics.median(c / b for c, b in zip(times["current"], times["baseline"], strict=True))
-        above = statistics.median((c - f) / (b - f) for c, b, f in
-                                  zip(times["current"], times["baseline"], times["orjson floor"], strict=True))
+        above = statistics.median(
+            (c - f) / (b - f)
+            for c, b, f in zip(times["current"], times["baseline"], times["orjson floor"], strict=True)
+        )
         print(f"current / baseline: {ratio:.3f} (per round, median); above the orjson floor: {above:.3f}")
     print(f"cpu reference {cpu_reference():.3f} s")
 

@@ -111,8 +111,16 @@ def scan(root: Path, repeats: int, workers: int) -> dict[str, float]:
         cpu.append(_cpu_seconds() - c0)
         totals = [sum(c[i] for c in counts) for i in range(4)]
     worker_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 if workers > 1 else 0.0
-    return {"best": min(times), "median": statistics.median(times), "cpu": min(cpu), "sessions": totals[0],
-            "events": totals[1], "calls": totals[2], "failures": totals[3], "worker_rss_mb": worker_rss}
+    return {
+        "best": min(times),
+        "median": statistics.median(times),
+        "cpu": min(cpu),
+        "sessions": totals[0],
+        "events": totals[1],
+        "calls": totals[2],
+        "failures": totals[3],
+        "worker_rss_mb": worker_rss,
+    }
 
 
 def _cpu_seconds() -> float:
@@ -137,17 +145,29 @@ def main() -> None:
         t0 = time.perf_counter()
         size = synthesise(root, args.shared, args.mb)
         print(f"corpus: {size / 1e6:.1f} MB of session JSONL in {time.perf_counter() - t0:.1f} s -> {root}")
-        cmd = [sys.executable, __file__, "--scan", str(root), "--repeats", str(args.repeats),
-               "--workers", str(args.workers)]
+        cmd = [
+            sys.executable,
+            __file__,
+            "--scan",
+            str(root),
+            "--repeats",
+            str(args.repeats),
+            "--workers",
+            str(args.workers),
+        ]
         proc = subprocess.run(cmd, check=True, capture_output=True, text=True)
         stats = json.loads(proc.stdout)
         rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         best, median = size / 1e6 / stats["best"], size / 1e6 / stats["median"]
-        print(f"parsed {stats['sessions']:.0f} sessions, {stats['events']:.0f} events, "
-              f"{stats['calls']:.0f} tool calls, {stats['failures']:.0f} non-success results")
-        print(f"parse speed ({args.workers} process{'es' if args.workers > 1 else ''}): best {best:.1f} MB/s, "
-              f"median {median:.1f} MB/s wall-clock of {args.repeats} scans; "
-              f"{size / 1e6 / stats['cpu']:.1f} MB per CPU-second")
+        print(
+            f"parsed {stats['sessions']:.0f} sessions, {stats['events']:.0f} events, "
+            f"{stats['calls']:.0f} tool calls, {stats['failures']:.0f} non-success results"
+        )
+        print(
+            f"parse speed ({args.workers} process{'es' if args.workers > 1 else ''}): best {best:.1f} MB/s, "
+            f"median {median:.1f} MB/s wall-clock of {args.repeats} scans; "
+            f"{size / 1e6 / stats['cpu']:.1f} MB per CPU-second"
+        )
         if args.workers > 1:
             print(f"peak RSS: scanning parent {rss_mb:.1f} MB, each worker <= {stats['worker_rss_mb']:.1f} MB")
         else:
@@ -155,6 +175,7 @@ def main() -> None:
         total_rss = rss_mb + args.workers * stats["worker_rss_mb"]
         verdict = "OK" if best >= 100 and total_rss <= 100 else "MISSED"
         print(f"target: >= 100 MB/s and <= 100 MB RSS -> {verdict}")
+
 
 if __name__ == "__main__":
     main()

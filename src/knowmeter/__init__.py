@@ -18,8 +18,20 @@ if TYPE_CHECKING:
     from knowmeter.errors import InputError, RunInterrupted
     from knowmeter.report import Report
 
-__all__ = ["InputError", "Listener", "Report", "RunInterrupted", "__version__", "comprehend", "evaluate",
-           "generate_probe_set", "merge", "observe_traces", "rescore", "resume"]
+__all__ = [
+    "InputError",
+    "Listener",
+    "Report",
+    "RunInterrupted",
+    "__version__",
+    "comprehend",
+    "evaluate",
+    "generate_probe_set",
+    "merge",
+    "observe_traces",
+    "rescore",
+    "resume",
+]
 
 _HOMES = {"InputError": "errors", "RunInterrupted": "errors", "Report": "report"}
 

@@ -13,10 +13,12 @@ from knowmeter import __version__
 
 def git_state(directory: Path) -> dict[str, Any]:
     """``{commit, dirty}`` of the git checkout containing ``directory`` (None when not in git)."""
+
     def run(*args: str) -> str | None:
         try:
-            proc = subprocess.run(["git", *args], cwd=directory, capture_output=True, text=True, timeout=10,
-                                  check=False)
+            proc = subprocess.run(
+                ["git", *args], cwd=directory, capture_output=True, text=True, timeout=10, check=False
+            )
         except (OSError, subprocess.TimeoutExpired):
             return None
         return proc.stdout if proc.returncode == 0 else None

@@ -83,8 +83,10 @@ class Record:
         from pydantic_core import core_schema as cs
 
         return cs.no_info_wrap_validator_function(
-            lambda v, _: v if isinstance(v, cls) else cls.from_dict(v), handler(source),
-            serialization=cs.plain_serializer_function_ser_schema(lambda r: r.to_dict()))
+            lambda v, _: v if isinstance(v, cls) else cls.from_dict(v),
+            handler(source),
+            serialization=cs.plain_serializer_function_ser_schema(lambda r: r.to_dict()),
+        )
 
     @classmethod
     def __get_pydantic_json_schema__(cls, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
@@ -145,8 +147,10 @@ def _loaders(cls: type[Record]) -> tuple[dict[str, Callable[[Any, str], Any]], f
         fields = dataclasses.fields(cls)
         cached = _LOADERS[cls] = (
             {f.name: _loader(hints[f.name]) for f in fields},
-            frozenset(f.name for f in fields
-                      if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING))
+            frozenset(
+                f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            ),
+        )
     return cached
 
 
@@ -185,8 +189,11 @@ def _loader(tp: Any) -> Callable[[Any, str], Any]:
         return lambda v, where: None if v is None else inner(v, where)
     if origin is Literal:
         choices = args
-        return lambda v, where: v if any(v == c and type(v) is type(c) for c in choices) else _fail(
-            where, f"one of {', '.join(map(repr, choices))}", v)
+        return lambda v, where: (
+            v
+            if any(v == c and type(v) is type(c) for c in choices)
+            else _fail(where, f"one of {', '.join(map(repr, choices))}", v)
+        )
     if tp in _SCALARS:
         return _SCALARS[tp]
     if origin is tuple or origin is list:
@@ -199,6 +206,7 @@ def _loader(tp: Any) -> Callable[[Any, str], Any]:
             if not isinstance(v, list | tuple):
                 _fail(where, "a list", v)
             return build(item(x, f"{where}[{i}]") for i, x in enumerate(v))
+
         return load_seq
     if origin is dict:
         key, value = _loader(args[0]), _loader(args[1])
@@ -207,13 +215,16 @@ def _loader(tp: Any) -> Callable[[Any, str], Any]:
             if not isinstance(v, dict):
                 _fail(where, "a mapping", v)
             return {key(k, f"{where} key"): value(x, f"{where}[{k!r}]") for k, x in v.items()}
+
         return load_map
     if tp is Watermark:
+
         def load_watermark(v: Any, where: str) -> Watermark:
             try:
                 return v if isinstance(v, Watermark) else Watermark.from_dict(v)
             except ValueError as exc:
                 raise ValueError(f"{where}: {exc}") from None
+
         return load_watermark
     if isinstance(tp, type) and issubclass(tp, Record):
         return lambda v, where: _load_record(tp, v, where)
@@ -230,6 +241,7 @@ def _bounded(inner: Callable[[Any, str], Any], marks: tuple[Any, ...]) -> Callab
             span = f">= {low:g}" if high is None else f"<= {high:g}" if low is None else f"in [{low:g}, {high:g}]"
             raise ValueError(f"{where}: must be {span}, got {v!r}")
         return v
+
     return load
 
 

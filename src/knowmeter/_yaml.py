@@ -48,8 +48,10 @@ def check_shape(data: Any, path: Path | str, *, max_depth: int = MAX_DEPTH, max_
         if done:
             sizes[id(node)] = 1 + sum(sizes.get(id(c), 1) for c in children)
             if max_values is not None and sizes[id(node)] > max_values:
-                raise InputError(f"{path}: its aliases expand to more than {max_values:,} values (an alias bomb?); "
-                                 "write the data out instead of repeating aliases")
+                raise InputError(
+                    f"{path}: its aliases expand to more than {max_values:,} values (an alias bomb?); "
+                    "write the data out instead of repeating aliases"
+                )
             continue
         if id(node) in sizes:
             continue
@@ -72,8 +74,9 @@ def parse_yaml(text: str, path: Path) -> Any:
     except RecursionError:
         raise InputError(f"{path}: nested too deeply to read; flatten the data") from None
     except (ValueError, TypeError, OverflowError) as exc:  # a tag whose value does not fit: !!int x
-        raise InputError(f"{path}: invalid YAML value ({str(exc).splitlines()[0][:200]}); "
-                         "remove the !!tag or fix its value") from None
+        raise InputError(
+            f"{path}: invalid YAML value ({str(exc).splitlines()[0][:200]}); remove the !!tag or fix its value"
+        ) from None
     check_shape(data, path, max_values=MAX_EXPANDED)
     return data
 

@@ -29,8 +29,7 @@ if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report
     from knowmeter.runner import Backend, Budget, PostProcess, Task
     from knowmeter.store import RunDir
 
-__all__ = ["Listener", "comprehend", "evaluate", "generate_probe_set", "merge", "observe_traces", "rescore",
-           "resume"]
+__all__ = ["Listener", "comprehend", "evaluate", "generate_probe_set", "merge", "observe_traces", "rescore", "resume"]
 
 
 class Listener:
@@ -51,8 +50,15 @@ class Listener:
         """The tasks stopped running (all done, budget stopped or interrupted); the report follows."""
 
 
-def evaluate(config: RunConfig | str | Path | None = None, /, *, listener: Listener | None = None,
-             backend: str = defaults.BACKEND, ray_address: str | None = None, **overrides: Any) -> Report:
+def evaluate(
+    config: RunConfig | str | Path | None = None,
+    /,
+    *,
+    listener: Listener | None = None,
+    backend: str = defaults.BACKEND,
+    ray_address: str | None = None,
+    **overrides: Any,
+) -> Report:
     """Run every sample under every variant, grade, compare, decide and store the run.
 
     ``config`` is an ``eval.yaml`` path, a project folder (its ``eval.yaml`` if any), a resolved
@@ -80,12 +86,25 @@ def evaluate(config: RunConfig | str | Path | None = None, /, *, listener: Liste
     prepared = prepare(resolved)
     placed = _backend(backend, ray_address)  # before the run is stored: an unreachable cluster leaves no empty run
     run_dir = start_run(prepared)
-    return _run(prepared, run_dir, prepared.tasks, listener or Listener(), resumed=False,
-                backend=placed, notes=_start_notes(prepared))
+    return _run(
+        prepared,
+        run_dir,
+        prepared.tasks,
+        listener or Listener(),
+        resumed=False,
+        backend=placed,
+        notes=_start_notes(prepared),
+    )
 
 
-def resume(run: str | Path, *, output_dir: str | Path | None = None, listener: Listener | None = None,
-           backend: str = defaults.BACKEND, ray_address: str | None = None) -> Report:
+def resume(
+    run: str | Path,
+    *,
+    output_dir: str | Path | None = None,
+    listener: Listener | None = None,
+    backend: str = defaults.BACKEND,
+    ray_address: str | None = None,
+) -> Report:
     """Continue a killed or interrupted run (an id, a unique prefix, ``latest`` or a run folder in
     ``output_dir``, default ``knowmeter.defaults.OUTPUT_DIR``): execute only its missing tasks, then decide as
     ``evaluate`` (or ``comprehend``, for a comprehension run) does. Refuses a run whose samples or
@@ -97,8 +116,15 @@ def resume(run: str | Path, *, output_dir: str | Path | None = None, listener: L
     try:
         if "comprehension" not in run_dir.read_run():
             prepared, tasks = resume_run(run_dir)
-            return _run(prepared, run_dir, tasks, listener or Listener(), resumed=True,
-                        backend=_backend(backend, ray_address), notes=_start_notes(prepared))
+            return _run(
+                prepared,
+                run_dir,
+                tasks,
+                listener or Listener(),
+                resumed=True,
+                backend=_backend(backend, ray_address),
+                notes=_start_notes(prepared),
+            )
         from knowmeter.comprehension import ComprehensionPlan, make_grader, reprepare
 
         plans: list[ComprehensionPlan] = []
@@ -108,20 +134,40 @@ def resume(run: str | Path, *, output_dir: str | Path | None = None, listener: L
             return plans[-1].prepared
 
         prepared, tasks = resume_run(run_dir, again)
-        return _run(prepared, run_dir, tasks, listener or Listener(), resumed=True,
-                    post_process=lambda budget: make_grader(plans[0], budget))
+        return _run(
+            prepared,
+            run_dir,
+            tasks,
+            listener or Listener(),
+            resumed=True,
+            post_process=lambda budget: make_grader(plans[0], budget),
+        )
     finally:
         run_dir.unlock()
 
 
-def comprehend(skill: str | Path, *, judges: Sequence[str], evals: str | Path | None = None,
-               executor: str = defaults.EXECUTOR, model: str | None = None,
-               executor_options: Mapping[str, Any] | None = None, repeat: int = defaults.REPEAT,
-               judge_repeat: int = defaults.JUDGE_REPEAT, ngram: int = defaults.VERBATIM_NGRAM,
-               cwd: str | Path | None = None, base_dir: str | Path | None = None,
-               concurrency: int | None = None, timeout_s: float | None = None, retry: int | None = None,
-               no_cache: bool | None = None, budget_usd: float | None = None, seed: int | None = None,
-               output_dir: str | Path | None = None, listener: Listener | None = None) -> Report:
+def comprehend(
+    skill: str | Path,
+    *,
+    judges: Sequence[str],
+    evals: str | Path | None = None,
+    executor: str = defaults.EXECUTOR,
+    model: str | None = None,
+    executor_options: Mapping[str, Any] | None = None,
+    repeat: int = defaults.REPEAT,
+    judge_repeat: int = defaults.JUDGE_REPEAT,
+    ngram: int = defaults.VERBATIM_NGRAM,
+    cwd: str | Path | None = None,
+    base_dir: str | Path | None = None,
+    concurrency: int | None = None,
+    timeout_s: float | None = None,
+    retry: int | None = None,
+    no_cache: bool | None = None,
+    budget_usd: float | None = None,
+    seed: int | None = None,
+    output_dir: str | Path | None = None,
+    listener: Listener | None = None,
+) -> Report:
     """Did the agent understand ``skill`` (a SKILL.md or its folder)? Every case of its eval file
     runs without the skill and with it; each answer is graded per expected behavior by
     ``judges`` (``executor:model``; ``scripted-grader`` is the offline stand-in); the agent is
@@ -131,32 +177,69 @@ def comprehend(skill: str | Path, *, judges: Sequence[str], evals: str | Path | 
     from knowmeter.comprehension import Target, make_config, make_grader, prepare_comprehension, start_comprehension
 
     target = Target(str(skill), None if evals is None else str(evals), ngram, None if cwd is None else str(cwd))
-    config = make_config(base_dir=Path(base_dir) if base_dir is not None else Path.cwd(), target=target,
-                         executor=executor, model=model, executor_options=dict(executor_options or {}),
-                         judges=list(judges), repeat=repeat, judge_repeat=judge_repeat,
-                         concurrency=concurrency, timeout_s=timeout_s, retry=retry, no_cache=no_cache,
-                         budget_total_usd=budget_usd, seed=seed,
-                         output_dir=None if output_dir is None else str(output_dir))
+    config = make_config(
+        base_dir=Path(base_dir) if base_dir is not None else Path.cwd(),
+        target=target,
+        executor=executor,
+        model=model,
+        executor_options=dict(executor_options or {}),
+        judges=list(judges),
+        repeat=repeat,
+        judge_repeat=judge_repeat,
+        concurrency=concurrency,
+        timeout_s=timeout_s,
+        retry=retry,
+        no_cache=no_cache,
+        budget_total_usd=budget_usd,
+        seed=seed,
+        output_dir=None if output_dir is None else str(output_dir),
+    )
     plan = prepare_comprehension(config, target)
     run_dir = start_comprehension(plan)
-    return _run(plan.prepared, run_dir, plan.prepared.tasks, listener or Listener(), resumed=False,
-                post_process=lambda budget: make_grader(plan, budget))
+    return _run(
+        plan.prepared,
+        run_dir,
+        plan.prepared.tasks,
+        listener or Listener(),
+        resumed=False,
+        post_process=lambda budget: make_grader(plan, budget),
+    )
 
 
-def rescore(run: str | Path, *, output_dir: str | Path | None = None, threshold: float | None = None,
-            seed: int | None = None, bootstrap_samples: int | None = None, max_mde: float | None = None,
-            min_pairs: int | None = None, stability_limit: float | None = None) -> Report:
+def rescore(
+    run: str | Path,
+    *,
+    output_dir: str | Path | None = None,
+    threshold: float | None = None,
+    seed: int | None = None,
+    bootstrap_samples: int | None = None,
+    max_mde: float | None = None,
+    min_pairs: int | None = None,
+    stability_limit: float | None = None,
+) -> Report:
     """Recompute a stored run's comparison, verdict and decision from its stored results, with
     the given statistical settings in place of the run's, without re-running anything; stores
     the new report.json. ``run`` as for ``resume``."""
     from knowmeter.pipeline import rebuild_report
 
-    return rebuild_report(_find(run, output_dir), threshold=threshold, seed=seed, bootstrap_samples=bootstrap_samples,
-                          max_mde=max_mde, min_pairs=min_pairs, stability_limit=stability_limit)
+    return rebuild_report(
+        _find(run, output_dir),
+        threshold=threshold,
+        seed=seed,
+        bootstrap_samples=bootstrap_samples,
+        max_mde=max_mde,
+        min_pairs=min_pairs,
+        stability_limit=stability_limit,
+    )
 
 
-def merge(runs: Sequence[str | Path], *, output_dir: str | Path | None = None, into: str | Path | None = None,
-          listener: Listener | None = None) -> Report:
+def merge(
+    runs: Sequence[str | Path],
+    *,
+    output_dir: str | Path | None = None,
+    into: str | Path | None = None,
+    listener: Listener | None = None,
+) -> Report:
     """One run of the whole plan, with its report, from the runs of every shard of it
     (``evaluate(shard="I/N")``), stored in ``into`` (a store; default ``output_dir``). ``runs``
     as ``resume``'s ``run``. Raises ``InputError`` for a run that is no shard, shards of
@@ -172,10 +255,18 @@ def merge(runs: Sequence[str | Path], *, output_dir: str | Path | None = None, i
     return finalize(merged, status=str(merged.read_run()["status"]))
 
 
-def observe_traces(paths: Sequence[str | Path], *, last: str | None = None, since: str | None = None,
-                   until: str | None = None, skills: Iterable[str] | None = None, kb: str | Path | None = None,
-                   workers: int | None = None, backend: str = defaults.BACKEND, ray_address: str | None = None,
-                   ) -> HealthReport:
+def observe_traces(
+    paths: Sequence[str | Path],
+    *,
+    last: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    skills: Iterable[str] | None = None,
+    kb: str | Path | None = None,
+    workers: int | None = None,
+    backend: str = defaults.BACKEND,
+    ray_address: str | None = None,
+) -> HealthReport:
     """Skill health from Claude Code / Codex usage traces under ``paths``: per skill its segments,
     failure and gap rates, coverage of ``kb`` and a health band. ``last`` (``7d``), ``since`` and
     ``until`` limit the segments by start time; ``skills`` keeps only those skills; ``workers``
@@ -183,13 +274,21 @@ def observe_traces(paths: Sequence[str | Path], *, last: str | None = None, sinc
     from knowmeter.observe import make_window, observe
 
     window = make_window(last=last, since=since, until=until)
-    return observe(list(paths), window=window, skills=skills, kb=kb, workers=workers, backend=backend,
-                   ray_address=ray_address)
+    return observe(
+        list(paths), window=window, skills=skills, kb=kb, workers=workers, backend=backend, ray_address=ray_address
+    )
 
 
-def generate_probe_set(kb: Sequence[str | Path] = (), *, generator: str = defaults.PROBE_GENERATOR,
-                       count: int | None = None, samples: Sequence[str | Path] = (), include_text: bool = False,
-                       budget_usd: float | None = None, config: str | Path | None = None) -> ProbeResult:
+def generate_probe_set(
+    kb: Sequence[str | Path] = (),
+    *,
+    generator: str = defaults.PROBE_GENERATOR,
+    count: int | None = None,
+    samples: Sequence[str | Path] = (),
+    include_text: bool = False,
+    budget_usd: float | None = None,
+    config: str | Path | None = None,
+) -> ProbeResult:
     """A probe sample set: competency questions from the structure of the knowledge base in
     folders ``kb``, each with its provenance, de-duplicated against each other and the sample
     files ``samples``. ``generator`` is ``headings`` (non-LLM) or ``executor:model``, whose calls
@@ -222,8 +321,11 @@ def generate_probe_set(kb: Sequence[str | Path] = (), *, generator: str = defaul
     if budget_usd is None and ef is not None and ef.budget is not None:
         budget_usd = ef.budget.totalUSD
     limit = budget_usd
-    return anyio.run(lambda: model_probe(kb_dirs, generator, count=count, existing=existing,
-                                         include_text=include_text, budget_usd=limit))
+    return anyio.run(
+        lambda: model_probe(
+            kb_dirs, generator, count=count, existing=existing, include_text=include_text, budget_usd=limit
+        )
+    )
 
 
 def _start_notes(prepared: Prepared) -> list[str]:
@@ -234,15 +336,21 @@ def _start_notes(prepared: Prepared) -> list[str]:
 
     notes = []
     if prepared.executor.name == "offline":
-        notes.append("executor offline: the built-in non-LLM demo agent (no model is called); choose an agent with "
-                     "--executor or executor: in eval.yaml")
+        notes.append(
+            "executor offline: the built-in non-LLM demo agent (no model is called); choose an agent with "
+            "--executor or executor: in eval.yaml"
+        )
     elif prepared.workspace_leak:
-        notes.append(f"⚠ {prepared.workspace_leak}: a script agent that reads files can see it (agent CLIs are "
-                     "refused this workspace); give the variants a cwd that holds only the knowledge base")
+        notes.append(
+            f"⚠ {prepared.workspace_leak}: a script agent that reads files can see it (agent CLIs are "
+            "refused this workspace); give the variants a cwd that holds only the knowledge base"
+        )
     if executor_sealed(prepared.executor) is False:
-        notes.append(f"UNSEALED: {prepared.executor.name} tasks are not sealed from each other; an agent can read the "
-                     "other arm's artifact, the samples and the run store, and files it writes outside its folder "
-                     "stay (--unsealed)")
+        notes.append(
+            f"UNSEALED: {prepared.executor.name} tasks are not sealed from each other; an agent can read the "
+            "other arm's artifact, the samples and the run store, and files it writes outside its folder "
+            "stay (--unsealed)"
+        )
     return notes
 
 
@@ -258,22 +366,39 @@ def _backend(name: str, address: str | None) -> Backend:
     return open_backend(name, address)
 
 
-def _run(prepared: Prepared, run_dir: RunDir, tasks: list[Task], listener: Listener, *, resumed: bool,
-         post_process: Callable[[Budget], PostProcess] | None = None, backend: Backend | None = None,
-         notes: Sequence[str] = ()) -> Report:
+def _run(
+    prepared: Prepared,
+    run_dir: RunDir,
+    tasks: list[Task],
+    listener: Listener,
+    *,
+    resumed: bool,
+    post_process: Callable[[Budget], PostProcess] | None = None,
+    backend: Backend | None = None,
+    notes: Sequence[str] = (),
+) -> Report:
     """Execute ``tasks`` of a stored run, then finish it: report.json, decision, index. Ctrl-C
     finishes it as interrupted and raises ``RunInterrupted``. The run is locked meanwhile."""
     run_dir.lock()  # a no-op when resume already holds it
     try:
-        return _execute_and_finish(prepared, run_dir, tasks, listener, resumed=resumed, post_process=post_process,
-                                   backend=backend, notes=notes)
+        return _execute_and_finish(
+            prepared, run_dir, tasks, listener, resumed=resumed, post_process=post_process, backend=backend, notes=notes
+        )
     finally:
         run_dir.unlock()
 
 
-def _execute_and_finish(prepared: Prepared, run_dir: RunDir, tasks: list[Task], listener: Listener, *,
-                        resumed: bool, post_process: Callable[[Budget], PostProcess] | None,
-                        backend: Backend | None, notes: Sequence[str]) -> Report:
+def _execute_and_finish(
+    prepared: Prepared,
+    run_dir: RunDir,
+    tasks: list[Task],
+    listener: Listener,
+    *,
+    resumed: bool,
+    post_process: Callable[[Budget], PostProcess] | None,
+    backend: Backend | None,
+    notes: Sequence[str],
+) -> Report:
     import anyio
 
     from knowmeter.evaluation import execute, run_budget
@@ -286,9 +411,19 @@ def _execute_and_finish(prepared: Prepared, run_dir: RunDir, tasks: list[Task], 
     budget = run_budget(prepared.config)
     process = post_process(budget) if post_process is not None else make_post_process(prepared, budget)
     try:
-        stats, budget = anyio.run(lambda: until_interrupted(lambda: execute(
-            prepared, run_dir, tasks, post_process=process, on_record=listener.record, budget=budget,
-            backend=backend)))
+        stats, budget = anyio.run(
+            lambda: until_interrupted(
+                lambda: execute(
+                    prepared,
+                    run_dir,
+                    tasks,
+                    post_process=process,
+                    on_record=listener.record,
+                    budget=budget,
+                    backend=backend,
+                )
+            )
+        )
     except KeyboardInterrupt:
         listener.executed()
         report = finalize(run_dir, status="interrupted", budget=budget.to_dict())

@@ -194,9 +194,14 @@ def redact_secrets(value: Any) -> Any:
     """``value`` with every mapping entry whose name looks secret (``api_key``, ``env``,
     ``*token*``, …) replaced by ``REDACTED`` (a mapping's values each, so its keys stay visible)."""
     if isinstance(value, dict):
-        return {k: (({kk: REDACTED for kk in v} if isinstance(v, dict) else REDACTED)
-                    if isinstance(k, str) and SECRET_NAME.search(k) and v is not None else redact_secrets(v))
-                for k, v in value.items()}
+        return {
+            k: (
+                ({kk: REDACTED for kk in v} if isinstance(v, dict) else REDACTED)
+                if isinstance(k, str) and SECRET_NAME.search(k) and v is not None
+                else redact_secrets(v)
+            )
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [redact_secrets(v) for v in value]
     return value
@@ -214,7 +219,9 @@ def restore_secrets(config: RunConfig, source: str) -> RunConfig:
     for key, value in options.items():
         if REDACTED in json.dumps(value):
             if key not in current:
-                raise InputError(f"{source}: executor option {key!r} was redacted when the run was stored and "
-                                 f"{path or 'eval.yaml'} no longer sets it; put it back to resume")
+                raise InputError(
+                    f"{source}: executor option {key!r} was redacted when the run was stored and "
+                    f"{path or 'eval.yaml'} no longer sets it; put it back to resume"
+                )
             options[key] = current[key]
     return config.model_copy(update={"executor_options": options})

@@ -20,9 +20,24 @@ if TYPE_CHECKING:
     from knowmeter.report import Report, RunInfo, VariantOperations
 
 BlockerKind = Literal["not_measured", "incomplete", "judge_failed", "gate_failed"]
-Outcome = Literal["PROGRESS", "CAUTIOUS", "REGRESS", "NOISE", "UNDERPOWERED", "SOLO", "NOT MEASURED", "INCOMPLETE",
-                  "JUDGE FAILED", "GATE FAILED", "PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT",
-                  "SKIPPED_BASELINE_HIGH", "UNVERIFIED"]
+Outcome = Literal[
+    "PROGRESS",
+    "CAUTIOUS",
+    "REGRESS",
+    "NOISE",
+    "UNDERPOWERED",
+    "SOLO",
+    "NOT MEASURED",
+    "INCOMPLETE",
+    "JUDGE FAILED",
+    "GATE FAILED",
+    "PASS",
+    "PROVISIONAL",
+    "SHALLOW",
+    "REDUNDANT",
+    "SKIPPED_BASELINE_HIGH",
+    "UNVERIFIED",
+]
 
 #: The outcome word each blocker gives the run, in the order they take precedence.
 OUTCOMES: dict[BlockerKind, Outcome] = {
@@ -86,8 +101,11 @@ def _not_measured(variants: list[VariantOperations]) -> Blocker | None:
         return Blocker(kind="not_measured", message="no task finished: nothing was measured")
     if errors / done < NOT_MEASURED_SHARE:
         return None
-    return Blocker(kind="not_measured", message=f"{errors} of {done} tasks errored — nothing about the knowledge "
-                                                f"was measured: {_errors_line(variants)}")
+    return Blocker(
+        kind="not_measured",
+        message=f"{errors} of {done} tasks errored — nothing about the knowledge "
+        f"was measured: {_errors_line(variants)}",
+    )
 
 
 def _incomplete(run: RunInfo) -> Blocker | None:
@@ -114,11 +132,14 @@ def _judging(run: RunInfo, variants: list[VariantOperations]) -> tuple[Blocker |
     graded = judged + failed + no_rubric
     warnings = []
     if no_rubric:
-        warnings.append(f"judge: {no_rubric} of {graded} graded tasks have no rubric or dimensions, so "
-                        "no judge was asked (add a rubric to those samples to judge them)")
+        warnings.append(
+            f"judge: {no_rubric} of {graded} graded tasks have no rubric or dimensions, so "
+            "no judge was asked (add a rubric to those samples to judge them)"
+        )
     if failed or metrics_failed:
-        warnings.append(f"judge: failed on {failed} task(s) and {metrics_failed} judge-backed "
-                        f"assertion(s); first error: {first}")
+        warnings.append(
+            f"judge: failed on {failed} task(s) and {metrics_failed} judge-backed assertion(s); first error: {first}"
+        )
     if graded and judged == 0 and metrics_scored == 0:
         why = f"every call failed (first error: {first})" if first else "no sample has a rubric or dimensions"
         return Blocker(kind="judge_failed", message=f"the judge never produced a score: {why}"), warnings
@@ -129,8 +150,10 @@ def _recommendation(blocker: Blocker, run: RunInfo) -> str:
     if blocker.kind == "not_measured":
         return "FIX THE RUN — nothing was measured; fix the executor errors above and run knowmeter eval again."
     if blocker.kind == "incomplete":
-        return (f"NOT DECIDED — the run is incomplete ({run.tasks_done}/{run.tasks_total} tasks); "
-                f"finish it with knowmeter eval --resume {run.id}.")
+        return (
+            f"NOT DECIDED — the run is incomplete ({run.tasks_done}/{run.tasks_total} tasks); "
+            f"finish it with knowmeter eval --resume {run.id}."
+        )
     if blocker.kind == "judge_failed":
         return "DO NOT SHIP YET — the configured judge never scored; fix it (see above) and run knowmeter eval again."
     return f"DO NOT SHIP — a gate failed: {blocker.message}."
@@ -147,8 +170,11 @@ def decide(report: Report) -> Decision:
     warnings += [f"{v.name}: {w.count} task(s): {w.first}" for v in variants for w in v.exec_warnings.values()]
     if judge_blocker is not None:
         blockers.append(judge_blocker)
-    blockers += [Blocker(kind="gate_failed", message=g.message)
-                 for g in (report.gates.results if report.gates else []) if not g.passed]
+    blockers += [
+        Blocker(kind="gate_failed", message=g.message)
+        for g in (report.gates.results if report.gates else [])
+        if not g.passed
+    ]
     if not blockers:
         headline = (verdict.headline if verdict is not None else "") or level or "no verdict"
         if level and not headline.startswith(level):
@@ -157,11 +183,23 @@ def decide(report: Report) -> Decision:
         recommendation = getattr(verdict, "ship_recommendation", "") or ""
         # no verdict and nothing blocking: only a report built without its analysis sections
         outcome = cast(Outcome, level) if level else "NOT MEASURED"
-        return Decision(outcome=outcome, verdict=level, exit_code=code, headline=headline,
-                        recommendation=recommendation, warnings=warnings)
+        return Decision(
+            outcome=outcome,
+            verdict=level,
+            exit_code=code,
+            headline=headline,
+            recommendation=recommendation,
+            warnings=warnings,
+        )
     first = blockers[0]
     outcome = OUTCOMES[first.kind]
     shown = "no verdict" if first.kind == "not_measured" or not level else f"verdict on what was measured: {level}"
-    return Decision(outcome=outcome, verdict=level, exit_code=EXIT_NOT_PASSED,
-                    headline=f"{outcome} · {first.message} ({shown})",
-                    recommendation=_recommendation(first, run), blockers=blockers, warnings=warnings)
+    return Decision(
+        outcome=outcome,
+        verdict=level,
+        exit_code=EXIT_NOT_PASSED,
+        headline=f"{outcome} · {first.message} ({shown})",
+        recommendation=_recommendation(first, run),
+        blockers=blockers,
+        warnings=warnings,
+    )

@@ -194,8 +194,9 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             min_effect=_first(gates.minEffect if gates else None, defaults.MIN_EFFECT),
             max_mde=_first(ov.max_mde, gates.maxMde if gates else None, defaults.MAX_MDE),
             min_pairs=_first(ov.min_pairs, gates.minPairs if gates else None, defaults.MIN_PAIRS),
-            stability_limit=_first(ov.stability_limit, gates.stabilityLimit if gates else None,
-                                   defaults.STABILITY_LIMIT),
+            stability_limit=_first(
+                ov.stability_limit, gates.stabilityLimit if gates else None, defaults.STABILITY_LIMIT
+            ),
             bootstrap_samples=_first(ov.bootstrap_samples, ef.bootstrapSamples, defaults.BOOTSTRAP_SAMPLES),
             hedging_judge=_first(ov.hedging_judge, hc.judge if hc and hc.enabled else None),
             hedging_max_candidates=hc.maxCandidates if hc else defaults.HEDGING_MAX_CANDIDATES,
@@ -244,8 +245,17 @@ def prepare(config: RunConfig) -> Prepared:
         cwd = (base / spec.cwd).resolve() if spec.cwd else None
         if cwd is not None and not cwd.is_dir():
             raise InputError(f"variant {spec.expression!r}: cwd {spec.cwd!r} is not a directory")
-        variants.append(resolve_variant(spec.expression, role=spec.role, skill_dir=Path(config.skill_dir),
-                                        base_dir=base, cache_dir=cache_dir, name=spec.name, cwd=cwd))
+        variants.append(
+            resolve_variant(
+                spec.expression,
+                role=spec.role,
+                skill_dir=Path(config.skill_dir),
+                base_dir=base,
+                cache_dir=cache_dir,
+                name=spec.name,
+                cwd=cwd,
+            )
+        )
     names = [v.name for v in variants]
     for name in names:
         problem = id_name_problem(name)
@@ -256,8 +266,10 @@ def prepare(config: RunConfig) -> Prepared:
         raise InputError(f"two variants are both named {dupes[0]!r}; give them distinct names in eval.yaml")
     source = ", ".join(config.samples)
     sample_dir = (base / config.samples[0]).parent  # custom assertion paths are relative to the sample file
-    assertions = {s.sample_id: load_assertions(s.assertions, f"{source}: sample {s.sample_id!r}", sample_dir)
-                  for s in sample_set.samples}
+    assertions = {
+        s.sample_id: load_assertions(s.assertions, f"{source}: sample {s.sample_id!r}", sample_dir)
+        for s in sample_set.samples
+    }
     judges = build_judges(config.judges)
     executor = _executor_from(config)
     tasks = plan_tasks(sample_set.samples, variants, config.repeat, base)
@@ -271,8 +283,10 @@ def prepare(config: RunConfig) -> Prepared:
             raise InputError(f"workspace {workspace} (a sample's or variant's cwd) {problem}")
     leak = workspace_leak(tasks, config, variants)
     if leak and executor_sealed(executor) is not None:  # an agent CLI, free to explore its workspace
-        raise InputError(f"{leak}; give the variants a cwd that holds only the knowledge base "
-                         "(eval.yaml variants[].cwd or the sample's cwd)")
+        raise InputError(
+            f"{leak}; give the variants a cwd that holds only the knowledge base "
+            "(eval.yaml variants[].cwd or the sample's cwd)"
+        )
     return Prepared(config, sample_set, variants, executor, tasks, assertions, judges, leak, shard, planned)
 
 
@@ -302,12 +316,18 @@ def workspace_leak(tasks: list[Task], config: RunConfig, variants: list[Variant]
         if (task.variant.name, ws) in seen:
             continue
         seen.add((task.variant.name, ws))
-        others = [(p.resolve(), f"variant {v.name!r}'s artifact {p}") for v in variants if v.name != task.variant.name
-                  for p in (v.artifact.root or v.artifact.path,) if p is not None]
+        others = [
+            (p.resolve(), f"variant {v.name!r}'s artifact {p}")
+            for v in variants
+            if v.name != task.variant.name
+            for p in (v.artifact.root or v.artifact.path,)
+            if p is not None
+        ]
         for path, what in [*samples, *store, *others]:
             if _inside(path, ws):
-                return (f"variant {task.variant.name!r}: its workspace {ws} contains {what}, "
-                        "which the agent must not see")
+                return (
+                    f"variant {task.variant.name!r}: its workspace {ws} contains {what}, which the agent must not see"
+                )
     return None
 
 
@@ -317,8 +337,11 @@ def protected_paths(prepared: Prepared) -> tuple[Path, ...]:
     cfg = prepared.config
     base = cfg.base_path()
     artifacts = [v.artifact.root or v.artifact.path for v in prepared.variants]
-    paths = [*(p for p in artifacts if p is not None), *((base / s).resolve() for s in cfg.samples),
-             cfg.output_path().resolve()]
+    paths = [
+        *(p for p in artifacts if p is not None),
+        *((base / s).resolve() for s in cfg.samples),
+        cfg.output_path().resolve(),
+    ]
     return tuple(dict.fromkeys(paths))
 
 
@@ -336,14 +359,24 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
         "seed": cfg.seed,
         "watermark": prepared.sample_set.watermark.to_dict(),
         "sample_set": sample_set_info(prepared.sample_set.samples),
-        "executor": {"name": prepared.executor.name, "identity": prepared.executor.identity(),
-                     "non_llm": prepared.executor.non_llm, "model": cfg.model,
-                     "sealed": executor_sealed(prepared.executor)},
+        "executor": {
+            "name": prepared.executor.name,
+            "identity": prepared.executor.identity(),
+            "non_llm": prepared.executor.non_llm,
+            "model": cfg.model,
+            "sealed": executor_sealed(prepared.executor),
+        },
         "variants": [
-            {"name": v.name, "role": v.role, "expression": v.expression, "kind": v.artifact.kind,
-             "hash": v.artifact.hash, "files": len(v.artifact.files),
-             "path": str(v.artifact.path) if v.artifact.path else None,
-             "cwd": str(v.cwd) if v.cwd else None}
+            {
+                "name": v.name,
+                "role": v.role,
+                "expression": v.expression,
+                "kind": v.artifact.kind,
+                "hash": v.artifact.hash,
+                "files": len(v.artifact.files),
+                "path": str(v.artifact.path) if v.artifact.path else None,
+                "cwd": str(v.cwd) if v.cwd else None,
+            }
             for v in prepared.variants
         ],
         "tasks_total": len(prepared.tasks),
@@ -351,8 +384,12 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
         "prompt_hashes": {"judge": judge_prompt_hash(cfg.length_debias), **metric_prompt_hashes()},
     }
     if prepared.shard is not None:
-        record["shard"] = {"index": prepared.shard.index, "count": prepared.shard.count,
-                           "plan_hash": plan_hash(record), "plan_tasks": prepared.plan_tasks}
+        record["shard"] = {
+            "index": prepared.shard.index,
+            "count": prepared.shard.count,
+            "plan_hash": plan_hash(record),
+            "plan_tasks": prepared.plan_tasks,
+        }
     return record
 
 
@@ -374,23 +411,36 @@ def relocated(config: RunConfig, store: Path | None) -> RunConfig:
     return config.model_copy(update={"base_dir": str(store.parents[len(out.parts) - 1])})
 
 
-def resume_run(run_dir: RunDir, reprepare: Callable[[dict[str, Any]], Prepared] | None = None,
-               ) -> tuple[Prepared, list[Task]]:
+def resume_run(
+    run_dir: RunDir,
+    reprepare: Callable[[dict[str, Any]], Prepared] | None = None,
+) -> tuple[Prepared, list[Task]]:
     """Re-prepare a stored run from its ``run.json`` (with ``reprepare`` when given, else as
     ``eval`` does) and return the tasks not yet finished. Refuses when the samples or a
     variant's artifact changed since the run started."""
     record = run_dir.read_run()
-    prepared = reprepare(record) if reprepare else prepare(restore_secrets(
-        relocated(stored_config(record.get("config"), run_dir.run_file), run_dir.store), str(run_dir.run_file)))
+    prepared = (
+        reprepare(record)
+        if reprepare
+        else prepare(
+            restore_secrets(
+                relocated(stored_config(record.get("config"), run_dir.run_file), run_dir.store), str(run_dir.run_file)
+            )
+        )
+    )
     if prepared.sample_set.watermark.sha256 != record["watermark"]["sha256"]:
-        raise InputError(f"run {run_dir.id}: the sample set changed since the run started "
-                         f"({record['watermark']['sha256'][:8]} → {prepared.sample_set.watermark.short}); "
-                         "start a new run instead of resuming")
+        raise InputError(
+            f"run {run_dir.id}: the sample set changed since the run started "
+            f"({record['watermark']['sha256'][:8]} → {prepared.sample_set.watermark.short}); "
+            "start a new run instead of resuming"
+        )
     stored = {v["name"]: v["hash"] for v in record["variants"]}
     for v in prepared.variants:
         if stored.get(v.name) != v.artifact.hash:
-            raise InputError(f"run {run_dir.id}: variant {v.name!r} changed since the run started; "
-                             "start a new run instead of resuming")
+            raise InputError(
+                f"run {run_dir.id}: variant {v.name!r} changed since the run started; "
+                "start a new run instead of resuming"
+            )
     done = {r["task_id"] for r in run_dir.results()}
     return prepared, [t for t in prepared.tasks if t.id not in done]
 
@@ -416,16 +466,28 @@ async def execute(
     ``backend`` (default: local) is where the agent runs — this process stays the driver."""
     cfg = prepared.config
     budget = budget if budget is not None else run_budget(cfg)
-    settings = ExecutionSettings(concurrency=cfg.concurrency, timeout_s=cfg.timeout_s, retry=cfg.retry,
-                                 model=cfg.model, use_cache=not cfg.no_cache, protected=protected_paths(prepared))
+    settings = ExecutionSettings(
+        concurrency=cfg.concurrency,
+        timeout_s=cfg.timeout_s,
+        retry=cfg.retry,
+        model=cfg.model,
+        use_cache=not cfg.no_cache,
+        protected=protected_paths(prepared),
+    )
     cache = None if cfg.no_cache else ResponseCache(cfg.output_path())
     try:
         with ResultsWriter(run_dir.results_file) as writer:
-            executor = prepared.executor if backend is None else backend.place(prepared.executor,
-                                                                                executor_spec(cfg))
-            stats = await execute_tasks(tasks, executor, writer=writer, settings=settings,
-                                        budget=budget, cache=cache, post_process=post_process,
-                                        on_record=on_record)
+            executor = prepared.executor if backend is None else backend.place(prepared.executor, executor_spec(cfg))
+            stats = await execute_tasks(
+                tasks,
+                executor,
+                writer=writer,
+                settings=settings,
+                budget=budget,
+                cache=cache,
+                post_process=post_process,
+                on_record=on_record,
+            )
     finally:
         if cache is not None:
             cache.close()

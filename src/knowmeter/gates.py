@@ -11,8 +11,8 @@ NUDGE_THRESHOLD = 0.10
 NUDGE_RUNS = 3
 NUDGE_TEXT = (
     "⚠ The current sample set's gap rate has been below 10% for 3 evaluations in a row. Consider expanding the "
-    "sample set to probe new areas, otherwise the drop in gap rate may only reflect \"sample domestication\" "
-    "rather than \"knowledge filled in\"."
+    'sample set to probe new areas, otherwise the drop in gap rate may only reflect "sample domestication" '
+    'rather than "knowledge filled in".'
 )
 
 
@@ -51,32 +51,71 @@ def check_gates(
     for variant, rate in gap_rates.items():
         if max_gap_rate is not None:
             if rate is None:
-                out.append(GateResult("max_gap_rate", variant, False,
-                                      f"gap rate of {variant} is unknown (no executed samples); gate "
-                                      f"--max-gap-rate {max_gap_rate:g} cannot pass", None, max_gap_rate))
+                out.append(
+                    GateResult(
+                        "max_gap_rate",
+                        variant,
+                        False,
+                        f"gap rate of {variant} is unknown (no executed samples); gate "
+                        f"--max-gap-rate {max_gap_rate:g} cannot pass",
+                        None,
+                        max_gap_rate,
+                    )
+                )
             else:
                 ok = rate <= max_gap_rate + 1e-12
-                out.append(GateResult("max_gap_rate", variant, ok,
-                                      f"gap rate of {variant} is {_pct(rate)} {'≤' if ok else '>'} max "
-                                      f"{_pct(max_gap_rate)} on {sample_set}", rate, max_gap_rate))
+                out.append(
+                    GateResult(
+                        "max_gap_rate",
+                        variant,
+                        ok,
+                        f"gap rate of {variant} is {_pct(rate)} {'≤' if ok else '>'} max "
+                        f"{_pct(max_gap_rate)} on {sample_set}",
+                        rate,
+                        max_gap_rate,
+                    )
+                )
         if regression is not None:
             prev = previous.get(variant)
             if prev is None or prev[1] is None:
-                out.append(GateResult("gap_rate_regression", variant, True,
-                                      f"no earlier run of {variant} on {sample_set}: nothing to regress from",
-                                      rate, regression))
+                out.append(
+                    GateResult(
+                        "gap_rate_regression",
+                        variant,
+                        True,
+                        f"no earlier run of {variant} on {sample_set}: nothing to regress from",
+                        rate,
+                        regression,
+                    )
+                )
             elif rate is None:
-                out.append(GateResult("gap_rate_regression", variant, False,
-                                      f"gap rate of {variant} is unknown; cannot compare with run {prev[0]}",
-                                      None, regression, prev[0]))
+                out.append(
+                    GateResult(
+                        "gap_rate_regression",
+                        variant,
+                        False,
+                        f"gap rate of {variant} is unknown; cannot compare with run {prev[0]}",
+                        None,
+                        regression,
+                        prev[0],
+                    )
+                )
             else:
                 rise = rate - prev[1]
                 ok = rise <= regression + 1e-12
-                out.append(GateResult("gap_rate_regression", variant, ok,
-                                      f"gap rate of {variant} went {_pct(prev[1])} → {_pct(rate)} "
-                                      f"({'+' if rise >= 0 else ''}{100 * rise:.1f} points; allowed +"
-                                      f"{100 * regression:.1f}) since run {prev[0]} on {sample_set}",
-                                      rate, regression, prev[0]))
+                out.append(
+                    GateResult(
+                        "gap_rate_regression",
+                        variant,
+                        ok,
+                        f"gap rate of {variant} went {_pct(prev[1])} → {_pct(rate)} "
+                        f"({'+' if rise >= 0 else ''}{100 * rise:.1f} points; allowed +"
+                        f"{100 * regression:.1f}) since run {prev[0]} on {sample_set}",
+                        rate,
+                        regression,
+                        prev[0],
+                    )
+                )
     return out
 
 
@@ -85,7 +124,7 @@ def evolution_nudges(history: dict[str, list[float | None]], current: dict[str, 
     the two runs before it."""
     notes = []
     for variant, rate in current.items():
-        series = [*history.get(variant, [])[-(NUDGE_RUNS - 1):], rate]
+        series = [*history.get(variant, [])[-(NUDGE_RUNS - 1) :], rate]
         if len(series) == NUDGE_RUNS and all(r is not None and r <= NUDGE_THRESHOLD for r in series):
             notes.append(f"{variant}: {NUDGE_TEXT}")
     return notes

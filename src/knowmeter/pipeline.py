@@ -38,8 +38,9 @@ def hedging_classifier(config: RunConfig, budget: Budget) -> HedgingClassifier |
     if not config.hedging_judge:
         return None
     executor, model = executor_for(config.hedging_judge, f"hedging classifier {config.hedging_judge!r}")
-    return HedgingClassifier(MeteredExecutor(executor, budget, "hedging"), model=model,
-                             max_candidates=config.hedging_max_candidates)
+    return HedgingClassifier(
+        MeteredExecutor(executor, budget, "hedging"), model=model, max_candidates=config.hedging_max_candidates
+    )
 
 
 def make_post_process(prepared: Prepared, budget: Budget) -> PostProcess:
@@ -47,17 +48,25 @@ def make_post_process(prepared: Prepared, budget: Budget) -> PostProcess:
     grader and classifier call is charged to ``budget`` (the run's, shared with the agent)."""
 
     cfg = prepared.config
-    grading = GradingConfig(length_debias=cfg.length_debias, judge_repeat=cfg.judge_repeat,
-                            max_output_chars=cfg.max_graded_output_chars)
+    grading = GradingConfig(
+        length_debias=cfg.length_debias, judge_repeat=cfg.judge_repeat, max_output_chars=cfg.max_graded_output_chars
+    )
     classifier = hedging_classifier(cfg, budget)
     judges = [JudgeSpec(j.name, MeteredExecutor(j.executor, budget, "judge"), j.model) for j in prepared.judges]
 
     async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
         meta_root = result.trace.meta.get("workspace_root")
         root = Path(meta_root) if meta_root else task.workspace
-        gaps = analyze_task(result.trace, sample_id=task.sample.sample_id, repeat=task.repeat,
-                            prompt_text=task.sample.full_prompt(), ok=result.ok, workspace_root=root,
-                            output_text=result.output, hedging_recall="broad" if classifier else "strict")
+        gaps = analyze_task(
+            result.trace,
+            sample_id=task.sample.sample_id,
+            repeat=task.repeat,
+            prompt_text=task.sample.full_prompt(),
+            ok=result.ok,
+            workspace_root=root,
+            output_text=result.output,
+            hedging_recall="broad" if classifier else "strict",
+        )
         if classifier is not None and result.ok:
             gaps = await classifier.apply(gaps)
         prefixes = result.trace.meta.get("path_prefixes")
@@ -66,15 +75,22 @@ def make_post_process(prepared: Prepared, budget: Budget) -> PostProcess:
         if result.error is not None:
             # a failed execution is not graded: it is an error, not a low score
             return {"grade": None, "analysis": analysis}
-        g = await grade(task.sample, result, assertions=prepared.assertions[task.sample.sample_id],
-                        judges=judges, config=grading, task_id=task.id)
+        g = await grade(
+            task.sample,
+            result,
+            assertions=prepared.assertions[task.sample.sample_id],
+            judges=judges,
+            config=grading,
+            task_id=task.id,
+        )
         return {"grade": g.to_dict(), "analysis": analysis}
 
     return post_process
 
 
-def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
-             budget: dict[str, Any] | None = None) -> Report:
+def finalize(
+    run_dir: RunDir, *, status: str, wall_s: float | None = None, budget: dict[str, Any] | None = None
+) -> Report:
     """Mark the run finished, build and store report.json, update the index."""
     record = run_dir.read_run()
     record["status"] = status
@@ -88,12 +104,25 @@ def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None,
     return _store_report(run_dir, build_report(run_dir, sections=sections))
 
 
-def rebuild_report(run_dir: RunDir, *, threshold: float | None = None, seed: int | None = None,
-                   bootstrap_samples: int | None = None, max_mde: float | None = None,
-                   min_pairs: int | None = None, stability_limit: float | None = None) -> Report:
+def rebuild_report(
+    run_dir: RunDir,
+    *,
+    threshold: float | None = None,
+    seed: int | None = None,
+    bootstrap_samples: int | None = None,
+    max_mde: float | None = None,
+    min_pairs: int | None = None,
+    stability_limit: float | None = None,
+) -> Report:
     """Recompute report.json from stored results (``knowmeter report``), with overrides."""
-    overrides = {"threshold": threshold, "seed": seed, "bootstrap_samples": bootstrap_samples, "max_mde": max_mde,
-                 "min_pairs": min_pairs, "stability_limit": stability_limit}
+    overrides = {
+        "threshold": threshold,
+        "seed": seed,
+        "bootstrap_samples": bootstrap_samples,
+        "max_mde": max_mde,
+        "min_pairs": min_pairs,
+        "stability_limit": stability_limit,
+    }
     sections = report_sections(overrides, run=run_dir.read_run(), gold=read_stored_gold(run_dir.path))
     return _store_report(run_dir, build_report(run_dir, sections=sections))
 
@@ -117,8 +146,9 @@ def add_probe_comparison(report: Report, store: Path | None) -> None:
     report.probe_comparison = probe_comparison(report, store)
 
 
-def report_sections(overrides: dict[str, Any] | None = None, *, run: dict[str, Any] | None = None,
-                    gold: StoredGold | None = None) -> list[SectionBuilder]:
+def report_sections(
+    overrides: dict[str, Any] | None = None, *, run: dict[str, Any] | None = None, gold: StoredGold | None = None
+) -> list[SectionBuilder]:
     """The analysis sections of report.json, in order (a comprehension run's own for one);
     ``gold`` is the run's stored gold comparison (``gold.json``)."""
     if run is not None and "comprehension" in run:
@@ -135,16 +165,24 @@ def apply_gates(report: Report, store: Path | None) -> None:
     run = report.run
     cfg = run.config
     gated = report.gated_variants()
-    rates = {g.variant: g.gap_rate for g in (report.gaps.variants if report.gaps else [])
-             if g.variant is not None and g.variant in gated}
+    rates = {
+        g.variant: g.gap_rate
+        for g in (report.gaps.variants if report.gaps else [])
+        if g.variant is not None and g.variant in gated
+    }
     history: dict[str, list[tuple[str, float | None]]] = {}
     if store is not None:
         with open_run_index(store) as conn:
             for row in variant_history(conn, sample_set_id=run.watermark.id):
                 if row["run_id"] != run.id and row["created_at"] <= run.created_at:
                     history.setdefault(row["variant"], []).append((row["run_id"], row["gap_rate"]))
-    results = check_gates(rates, {v: h[-1] for v, h in history.items() if h}, sample_set=run.watermark.id,
-                          max_gap_rate=cfg.get("max_gap_rate"), regression=cfg.get("gap_rate_regression"))
+    results = check_gates(
+        rates,
+        {v: h[-1] for v, h in history.items() if h},
+        sample_set=run.watermark.id,
+        max_gap_rate=cfg.get("max_gap_rate"),
+        regression=cfg.get("gap_rate_regression"),
+    )
     report.gates = Gates(passed=all(r.passed for r in results), results=results)
     report.notes = evolution_nudges({v: [r for _, r in h] for v, h in history.items()}, rates) if run.complete else []
     report.decision = decide(report)

@@ -63,8 +63,14 @@ class Printer:
         """``text`` wrapped; continuation lines align under the text after ``indent``, or hang
         by two spaces when there is no indent."""
         hang = " " * len(indent) if indent else "  "
-        lines = textwrap.wrap(printable(text), self.width, initial_indent=indent, subsequent_indent=hang,
-                              break_long_words=False, break_on_hyphens=False) or [""]
+        lines = textwrap.wrap(
+            printable(text),
+            self.width,
+            initial_indent=indent,
+            subsequent_indent=hang,
+            break_long_words=False,
+            break_on_hyphens=False,
+        ) or [""]
         for ln in lines:
             self.console.print(ln, style=style, soft_wrap=True, markup=False, highlight=False, emoji=False)
 

@@ -21,20 +21,46 @@ from knowmeter import defaults
 #: A script agent's reply, as the parser reads it (a test runs it through ``parse_script_stdout``).
 SCRIPT_REPLY: dict[str, Any] = {
     "output": "Refunds are possible within 30 days of purchase.",
-    "inputTokens": 812, "outputTokens": 64, "costUSD": 0.0021, "durationApiMs": 930, "numTurns": 2,
+    "inputTokens": 812,
+    "outputTokens": 64,
+    "costUSD": 0.0021,
+    "durationApiMs": 930,
+    "numTurns": 2,
     "turns": [
-        {"role": "assistant", "content": "Let me check the refund policy.",
-         "toolCalls": [{"tool": "Grep", "id": "c1", "input": {"pattern": "refund"},
-                        "output": "knowledge/refunds.md", "success": True}]},
-        {"role": "assistant", "content": "Refunds are possible within 30 days of purchase.",
-         "toolCalls": [{"tool": "Read", "input": {"file_path": "knowledge/refunds.md"},
-                        "output": "Refunds: within 30 days.", "status": "success"}]},
+        {
+            "role": "assistant",
+            "content": "Let me check the refund policy.",
+            "toolCalls": [
+                {
+                    "tool": "Grep",
+                    "id": "c1",
+                    "input": {"pattern": "refund"},
+                    "output": "knowledge/refunds.md",
+                    "success": True,
+                }
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": "Refunds are possible within 30 days of purchase.",
+            "toolCalls": [
+                {
+                    "tool": "Read",
+                    "input": {"file_path": "knowledge/refunds.md"},
+                    "output": "Refunds: within 30 days.",
+                    "status": "success",
+                }
+            ],
+        },
     ],
 }
 
 #: What a judge must reply (inside a script judge's ``output``); a test parses it.
-JUDGE_REPLY: dict[str, Any] = {"reasoning": "States the 30-day window; omits the payout time.", "score": 4,
-                               "reason": "meets the rubric with a minor gap"}
+JUDGE_REPLY: dict[str, Any] = {
+    "reasoning": "States the 30-day window; omits the payout time.",
+    "score": 4,
+    "reason": "meets the rubric with a minor gap",
+}
 
 TOPICS = ("assertions", "script", "judge", "cache")
 
@@ -53,8 +79,13 @@ def _type_of(schema: dict[str, Any], defs: dict[str, Any]) -> str:
     kind = schema.get("type")
     if kind == "array":
         return f"list of {_type_of(schema.get('items') or {}, defs)}"
-    return {"string": "text", "number": "number", "integer": "whole number", "boolean": "true/false",
-            "object": "mapping"}.get(str(kind), "any")
+    return {
+        "string": "text",
+        "number": "number",
+        "integer": "whole number",
+        "boolean": "true/false",
+        "object": "mapping",
+    }.get(str(kind), "any")
 
 
 def _keys(cls: Any) -> list[str]:
@@ -76,9 +107,15 @@ def _keys(cls: Any) -> list[str]:
             others.append("value")
         alias = f" (or `{'`, `'.join(others)}`)" if others else ""
         schema: dict[str, Any] = props.get(key) or next((props[c] for c in choices if c in props), {})
-        need = "required" if f.is_required() else (
-            f"default {json.dumps(f.default)}" if f.default is not PydanticUndefined and f.default is not None
-            else "optional")
+        need = (
+            "required"
+            if f.is_required()
+            else (
+                f"default {json.dumps(f.default)}"
+                if f.default is not PydanticUndefined and f.default is not None
+                else "optional"
+            )
+        )
         lines.append(f"  - `{key}`{alias}: {_type_of(schema, defs)}, {need}")
     return lines
 
@@ -87,53 +124,84 @@ def assertions_reference() -> str:
     """Every registered assertion type: layer, what it checks, keys, an example."""
     from knowmeter.grading import BUILTIN_TYPES, assertion_class
 
-    out = ["## Assertion types", "",
-           "Written under a sample's `assertions:`. Every type also takes `weight` (default 1; 0 = reported, "
-           "not scored), `not: true` (inverts the result) and `description`. Unknown keys are rejected when the "
-           "sample file is loaded. Layer: which layer score the assertion counts in (`custom` and `assert-set` "
-           "take `layer:`).", ""]
+    out = [
+        "## Assertion types",
+        "",
+        "Written under a sample's `assertions:`. Every type also takes `weight` (default 1; 0 = reported, "
+        "not scored), `not: true` (inverts the result) and `description`. Unknown keys are rejected when the "
+        "sample file is loaded. Layer: which layer score the assertion counts in (`custom` and `assert-set` "
+        "take `layer:`).",
+        "",
+    ]
     for kind in sorted(BUILTIN_TYPES, key=lambda t: t.name):
         cls = assertion_class(kind.name)
         example = yaml.safe_dump([kind.example], sort_keys=False, allow_unicode=True, width=1000).rstrip()
         where = f"{kind.layer.value} layer" if kind.layer else "each member in its own layer"
         summary = kind.summary[0].upper() + kind.summary[1:] + "."
-        out += [f"### `{kind.name}` — {where}", "", summary, "", *(_keys(cls) or ["  - no keys of its own"]), "",
-                "```yaml", example, "```", ""]
+        out += [
+            f"### `{kind.name}` — {where}",
+            "",
+            summary,
+            "",
+            *(_keys(cls) or ["  - no keys of its own"]),
+            "",
+            "```yaml",
+            example,
+            "```",
+            "",
+        ]
     return "\n".join(out)
 
 
 def script_reference() -> str:
     """The script executor's protocol, with a reply the parser reads."""
     reply = json.dumps(SCRIPT_REPLY, indent=2, ensure_ascii=False)
-    return "\n".join([
-        "## The script protocol (`--executor 'python my_agent.py'`)", "",
-        "The command runs once per task in the task's workspace. It reads one JSON object on stdin, "
-        "`{\"model\", \"system\", \"prompt\"}` (`system` is the variant's artifact text, null for the baseline), "
-        "and prints one JSON object on stdout. Only `output` is needed; the rest is recorded when given "
-        "(a missing cost is *unknown*, never 0). A non-zero exit is an error carrying the last line of stderr. "
-        "`turns` (each with `role`, `content` and its `toolCalls`) or a "
-        "flat `toolCalls` list become the trace that behavior assertions, gap signals and coverage read. A "
-        "tool call is `{tool, input, id?, output?, success? | is_error? | status?, exitCode?}` (`status`: "
-        "success / failure / unknown). `ok: false` or `error` marks the task failed (not graded). stdout that "
-        "is not JSON is graded as plain text; stdout that starts with `{` but does not parse is graded as text "
-        "with a warning.", "",
-        "```json", reply, "```", ""])
+    return "\n".join(
+        [
+            "## The script protocol (`--executor 'python my_agent.py'`)",
+            "",
+            "The command runs once per task in the task's workspace. It reads one JSON object on stdin, "
+            '`{"model", "system", "prompt"}` (`system` is the variant\'s artifact text, null for the baseline), '
+            "and prints one JSON object on stdout. Only `output` is needed; the rest is recorded when given "
+            "(a missing cost is *unknown*, never 0). A non-zero exit is an error carrying the last line of stderr. "
+            "`turns` (each with `role`, `content` and its `toolCalls`) or a "
+            "flat `toolCalls` list become the trace that behavior assertions, gap signals and coverage read. A "
+            "tool call is `{tool, input, id?, output?, success? | is_error? | status?, exitCode?}` (`status`: "
+            "success / failure / unknown). `ok: false` or `error` marks the task failed (not graded). stdout that "
+            "is not JSON is graded as plain text; stdout that starts with `{` but does not parse is graded as text "
+            "with a warning.",
+            "",
+            "```json",
+            reply,
+            "```",
+            "",
+        ]
+    )
 
 
 def judge_reference() -> str:
     """What a judge must answer."""
     inner = json.dumps(JUDGE_REPLY, ensure_ascii=False)
     envelope = json.dumps({"output": inner, "costUSD": 0.0004}, ensure_ascii=False)
-    return "\n".join([
-        "## Judge replies (`--judge executor:model`)", "",
-        "A judge is asked with a versioned, hashed prompt and must reply with one JSON object "
-        "`{reasoning, score, reason}`, `score` an integer 1–5 (prose or code fences around it are tolerated; "
-        "the first object with a `score` is used). A judge that is a script (`--judge 'python my_judge.py:m'`) "
-        "speaks the script protocol, so that object goes *inside* `output`, as a string:", "",
-        "```json", envelope, "```", "",
-        "A reply without a valid score is retried once, then the judge counts as failed for that task. A judge "
-        "configured for a run that never produces a score makes the run's outcome JUDGE FAILED (exit 1); samples "
-        "without a `rubric` (or `dimensions`) are not judged, which the summary says.", ""])
+    return "\n".join(
+        [
+            "## Judge replies (`--judge executor:model`)",
+            "",
+            "A judge is asked with a versioned, hashed prompt and must reply with one JSON object "
+            "`{reasoning, score, reason}`, `score` an integer 1–5 (prose or code fences around it are tolerated; "
+            "the first object with a `score` is used). A judge that is a script (`--judge 'python my_judge.py:m'`) "
+            "speaks the script protocol, so that object goes *inside* `output`, as a string:",
+            "",
+            "```json",
+            envelope,
+            "```",
+            "",
+            "A reply without a valid score is retried once, then the judge counts as failed for that task. A judge "
+            "configured for a run that never produces a score makes the run's outcome JUDGE FAILED (exit 1); samples "
+            "without a `rubric` (or `dimensions`) are not judged, which the summary says.",
+            "",
+        ]
+    )
 
 
 def cache_reference() -> str:
@@ -141,29 +209,40 @@ def cache_reference() -> str:
     from knowmeter.runner import BLOB_MIN_CHARS, CACHE_FILE, cache_key
 
     fields = ", ".join(f"`{p}`" for p in inspect.signature(cache_key).parameters)
-    return "\n".join([
-        "## The response cache", "",
-        f"Successful agent answers are stored in `<output-dir>/{CACHE_FILE}` (default `{defaults.OUTPUT_DIR}/`) "
-        "and "
-        f"served again when every part of the key is the same: {fields}. Errors are never cached; the repeat "
-        "index is in the key, so repeats are real replicates, and the variant name is too, so the two arms of "
-        "an A/A test are independent. The summary says how many answers of each variant came from the cache "
-        "(`… from the response cache`); a cached answer costs nothing in this run. `--no-cache` (or "
-        "`noCache: true` in eval.yaml) neither reads nor writes it. A text of "
-        f"{BLOB_MIN_CHARS // 1024} KiB or more in an answer (the output, the same text in its trace, a long "
-        "tool output) is stored once, by its sha256, however many answers hold it.", ""])
+    return "\n".join(
+        [
+            "## The response cache",
+            "",
+            f"Successful agent answers are stored in `<output-dir>/{CACHE_FILE}` (default `{defaults.OUTPUT_DIR}/`) "
+            "and "
+            f"served again when every part of the key is the same: {fields}. Errors are never cached; the repeat "
+            "index is in the key, so repeats are real replicates, and the variant name is too, so the two arms of "
+            "an A/A test are independent. The summary says how many answers of each variant came from the cache "
+            "(`… from the response cache`); a cached answer costs nothing in this run. `--no-cache` (or "
+            "`noCache: true` in eval.yaml) neither reads nor writes it. A text of "
+            f"{BLOB_MIN_CHARS // 1024} KiB or more in an answer (the output, the same text in its trace, a long "
+            "tool output) is stored once, by its sha256, however many answers hold it.",
+            "",
+        ]
+    )
 
 
-_RENDER = {"assertions": assertions_reference, "script": script_reference, "judge": judge_reference,
-           "cache": cache_reference}
+_RENDER = {
+    "assertions": assertions_reference,
+    "script": script_reference,
+    "judge": judge_reference,
+    "cache": cache_reference,
+}
 
 
 def render(topic: str | None = None) -> str:
     """One topic's reference in Markdown, or all of them (``docs/reference.md``)."""
     if topic is not None:
         return _RENDER[topic]()
-    head = ("# knowmeter reference\n\nGenerated from the code by `knowmeter docs` "
-            "(`python -m knowmeter.reference > docs/reference.md`); a test keeps this file in step.\n")
+    head = (
+        "# knowmeter reference\n\nGenerated from the code by `knowmeter docs` "
+        "(`python -m knowmeter.reference > docs/reference.md`); a test keeps this file in step.\n"
+    )
     return "\n".join([head, *(_RENDER[t]() for t in TOPICS)])
 
 

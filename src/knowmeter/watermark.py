@@ -52,8 +52,14 @@ class Watermark:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form, with the derived ``short`` / ``id`` and the warning."""
-        return {"paths": list(self.paths), "count": self.count, "sha256": self.sha256, "short": self.short,
-                "id": self.id, "warning": self.warning}
+        return {
+            "paths": list(self.paths),
+            "count": self.count,
+            "sha256": self.sha256,
+            "short": self.short,
+            "id": self.id,
+            "warning": self.warning,
+        }
 
     @classmethod
     def from_dict(cls, d: Any) -> Watermark:
@@ -76,14 +82,21 @@ class Watermark:
         from pydantic_core import core_schema as cs
 
         text = cs.str_schema()
-        stored = cs.typed_dict_schema({
-            "paths": cs.typed_dict_field(cs.list_schema(text)),
-            "count": cs.typed_dict_field(cs.int_schema(ge=0, strict=True)),
-            "sha256": cs.typed_dict_field(cs.str_schema(min_length=1)),
-            "short": cs.typed_dict_field(text), "id": cs.typed_dict_field(text),
-            "warning": cs.typed_dict_field(text),
-        }, extra_behavior="forbid", ref="Watermark")
+        stored = cs.typed_dict_schema(
+            {
+                "paths": cs.typed_dict_field(cs.list_schema(text)),
+                "count": cs.typed_dict_field(cs.int_schema(ge=0, strict=True)),
+                "sha256": cs.typed_dict_field(cs.str_schema(min_length=1)),
+                "short": cs.typed_dict_field(text),
+                "id": cs.typed_dict_field(text),
+                "warning": cs.typed_dict_field(text),
+            },
+            extra_behavior="forbid",
+            ref="Watermark",
+        )
         read = cs.no_info_after_validator_function(cls.from_dict, stored)
         return cs.no_info_wrap_validator_function(
-            lambda v, read_dict: v if isinstance(v, cls) else read_dict(v), read,
-            serialization=cs.plain_serializer_function_ser_schema(lambda w: w.to_dict(), return_schema=stored))
+            lambda v, read_dict: v if isinstance(v, cls) else read_dict(v),
+            read,
+            serialization=cs.plain_serializer_function_ser_schema(lambda w: w.to_dict(), return_schema=stored),
+        )

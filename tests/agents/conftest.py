@@ -64,7 +64,8 @@ def skill_dir(tmp_path: Path) -> Path:
     (root / "references").mkdir(parents=True)
     (root / "SKILL.md").write_text(
         f"---\nname: {SKILL_NAME}\ndescription: Find fruit words in text files ({SKILL_MARKER}).\n---\n\n"
-        f"# Fruit finder\n\nSearch with Grep for the fruit name; see references/fruits.md. {SKILL_MARKER}\n")
+        f"# Fruit finder\n\nSearch with Grep for the fruit name; see references/fruits.md. {SKILL_MARKER}\n"
+    )
     (root / "references" / "fruits.md").write_text("banana, kiwi, apple\n")
     return root
 

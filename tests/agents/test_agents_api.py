@@ -27,8 +27,13 @@ pytestmark = pytest.mark.agents
 ANSWER = {"steps": [{"text": "Bananas are yellow."}], "usage": {"input_tokens": 1000, "output_tokens": 200}}
 
 
-def _run(name: str, model: str, options: dict[str, Any], system: str | None = "SKILL: answer in one line",
-         prompt: str = "What colour are bananas?") -> ExecResult:
+def _run(
+    name: str,
+    model: str,
+    options: dict[str, Any],
+    system: str | None = "SKILL: answer in one line",
+    prompt: str = "What colour are bananas?",
+) -> ExecResult:
     executor = create_executor(ExecutorSpec(name, model, {"api_key": "test", "max_retries": 0, **options}))
     request = ExecRequest(task_id="s1::v::r0", sample_id="s1", prompt=prompt, system=system, timeout_s=30)
     return anyio.run(executor.run, request)
@@ -42,7 +47,9 @@ def test_openai_executor_single_turn(mock_server: ServerFactory, api: str) -> No
     assert result.usage == make_usage(1000, 200, 0, None)
     assert result.cost_usd == pytest.approx((1000 * 2.50 + 200 * 10.0) / 1e6)  # gpt-4o list price
     assert [(e.role, e.text) for e in result.trace.messages()] == [
-        ("user", "What colour are bananas?"), ("assistant", "Bananas are yellow.")]
+        ("user", "What colour are bananas?"),
+        ("assistant", "Bananas are yellow."),
+    ]
     body = srv.model_requests()[0]["body"]
     if api == "chat":
         assert srv.model_requests()[0]["path"] == "/v1/chat/completions"
@@ -72,8 +79,17 @@ def test_baseline_sends_no_system_prompt(mock_server: ServerFactory) -> None:
 
 
 def test_anthropic_executor_single_turn(mock_server: ServerFactory) -> None:
-    srv = mock_server({**ANSWER, "usage": {"input_tokens": 1000, "output_tokens": 200,
-                                           "cache_read_input_tokens": 500, "cache_creation_input_tokens": 100}})
+    srv = mock_server(
+        {
+            **ANSWER,
+            "usage": {
+                "input_tokens": 1000,
+                "output_tokens": 200,
+                "cache_read_input_tokens": 500,
+                "cache_creation_input_tokens": 100,
+            },
+        }
+    )
     result = _run("anthropic", "claude-haiku-4-5-20251001", {"base_url": srv.anthropic_base_url, "max_tokens": 64})
     assert result.ok and result.output == "Bananas are yellow." and result.num_turns == 1
     assert result.usage == make_usage(1000, 200, 500, 100)
@@ -90,10 +106,13 @@ def test_unknown_model_has_unknown_cost(mock_server: ServerFactory) -> None:
 
 
 @pytest.mark.parametrize("name", ["openai", "anthropic"])
-def test_client_error_is_an_error_result_and_server_error_is_retryable(mock_server: ServerFactory,
-                                                                         name: str) -> None:
-    srv = mock_server({"": {"steps": [{"http_error": 400, "message": "scripted invalid request"}]},
-                       "FLAKY": {"steps": [{"http_error": 503, "message": "overloaded, try later"}]}})
+def test_client_error_is_an_error_result_and_server_error_is_retryable(mock_server: ServerFactory, name: str) -> None:
+    srv = mock_server(
+        {
+            "": {"steps": [{"http_error": 400, "message": "scripted invalid request"}]},
+            "FLAKY": {"steps": [{"http_error": 503, "message": "overloaded, try later"}]},
+        }
+    )
     base = srv.openai_base_url if name == "openai" else srv.anthropic_base_url
     model = "gpt-4o" if name == "openai" else "claude-haiku-4-5"
     result = _run(name, model, {"base_url": base})
@@ -135,8 +154,10 @@ def test_identity_changes_with_answer_relevant_options_only() -> None:
         return create_executor(ExecutorSpec("openai", model, {"api_key": "k", **options})).identity()
 
     assert ident("gpt-4o") == ident("gpt-4o", api_key="other-key", timeout_s=5)
-    assert len({ident("gpt-4o"), ident("gpt-4o-mini"), ident("gpt-4o", api="responses"),
-                ident("gpt-4o", temperature=0.5)}) == 4
+    assert (
+        len({ident("gpt-4o"), ident("gpt-4o-mini"), ident("gpt-4o", api="responses"), ident("gpt-4o", temperature=0.5)})
+        == 4
+    )
     assert "other-key" not in ident("gpt-4o", api_key="other-key")
 
 
@@ -148,5 +169,6 @@ def test_price_table() -> None:
     # one meaning of usage for every provider: input_tokens exclude the cache reads and writes
     assert cost_usd("gpt-4o", make_usage(600, 0, 400)) == pytest.approx((600 * 2.50 + 400 * 1.25) / 1e6)
     assert cost_usd("claude-haiku-4-5", make_usage(1000, 10, 400, 50)) == pytest.approx(
-        (1000 * 1 + 10 * 5 + 400 * 0.10 + 50 * 1.25) / 1e6)
+        (1000 * 1 + 10 * 5 + 400 * 0.10 + 50 * 1.25) / 1e6
+    )
     assert cost_usd("gpt-4o", make_usage(None, 10)) is None

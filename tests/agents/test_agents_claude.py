@@ -31,14 +31,18 @@ pytestmark = pytest.mark.agents
 
 DEFAULT_PROMPT_PHRASE = "You are an interactive agent that helps users with software engineering tasks"
 
-SEARCH = {"anthropic": [
-    {"preamble": "Let me search.", "tool": {"name": "Grep", "input": {"pattern": "banana", "output_mode": "content",
-                                                                      "-n": True}}},
-    {"tool": {"name": "Grep", "input": {"pattern": "kiwi"}}},
-    {"tool": {"name": "Read", "input": {"file_path": "/nonexistent-knowmeter/missing.txt"}}},
-    {"shell": "ls -a; echo HOME=$HOME; exit 3"},
-    {"text": "banana is in fruits.txt line 2"},
-]}
+SEARCH = {
+    "anthropic": [
+        {
+            "preamble": "Let me search.",
+            "tool": {"name": "Grep", "input": {"pattern": "banana", "output_mode": "content", "-n": True}},
+        },
+        {"tool": {"name": "Grep", "input": {"pattern": "kiwi"}}},
+        {"tool": {"name": "Read", "input": {"file_path": "/nonexistent-knowmeter/missing.txt"}}},
+        {"shell": "ls -a; echo HOME=$HOME; exit 3"},
+        {"text": "banana is in fruits.txt line 2"},
+    ]
+}
 
 
 def _run(claude_bin: Path, srv: MockModelServer, request: ExecRequest, **options: Any) -> ExecResult:
@@ -66,15 +70,29 @@ def _run_arms(srv: MockModelServer, requests: dict[str, ExecRequest], **options:
 def _bodies_of(srv: MockModelServer, result: ExecResult) -> list[str]:
     """The request bodies of one claude run (its session id is in every request's headers)."""
     session = result.trace.meta["session_id"]
-    return [json.dumps(r["body"]) for r in srv.model_requests()
-            if r["headers"].get("x-claude-code-session-id") == session]
+    return [
+        json.dumps(r["body"]) for r in srv.model_requests() if r["headers"].get("x-claude-code-session-id") == session
+    ]
 
 
-def _request(workspace: Path, *, variant: str = "baseline", system: str | None = None,
-             skill: SkillInstall | None = None, prompt: str = "find the word banana in this folder",
-             timeout_s: float = 60) -> ExecRequest:
-    return ExecRequest(task_id=f"s1::{variant}::r0", sample_id="s1", prompt=prompt, system=system,
-                       workspace=workspace, skill=skill, timeout_s=timeout_s)
+def _request(
+    workspace: Path,
+    *,
+    variant: str = "baseline",
+    system: str | None = None,
+    skill: SkillInstall | None = None,
+    prompt: str = "find the word banana in this folder",
+    timeout_s: float = 60,
+) -> ExecRequest:
+    return ExecRequest(
+        task_id=f"s1::{variant}::r0",
+        sample_id="s1",
+        prompt=prompt,
+        system=system,
+        workspace=workspace,
+        skill=skill,
+        timeout_s=timeout_s,
+    )
 
 
 def _system_text(body: dict[str, Any]) -> str:
@@ -82,8 +100,7 @@ def _system_text(body: dict[str, Any]) -> str:
     return system if isinstance(system, str) else "\n".join(b.get("text", "") for b in system or [])
 
 
-def test_real_tool_calls_failures_usage_and_cost(claude_bin: Path, mock_server: ServerFactory,
-                                                 workspace: Path) -> None:
+def test_real_tool_calls_failures_usage_and_cost(claude_bin: Path, mock_server: ServerFactory, workspace: Path) -> None:
     srv = mock_server(SEARCH)
     before = sorted(p.name for p in workspace.iterdir())
     result = _run(claude_bin, srv, _request(workspace))
@@ -111,24 +128,33 @@ def test_real_tool_calls_failures_usage_and_cost(claude_bin: Path, mock_server: 
 
 
 def _ab_server(mock_server: ServerFactory, marker: str) -> MockModelServer:
-    treatment = {"anthropic": [
-        {"tool": {"name": "Skill", "input": {"skill": "fruit-finder"}}},
-        {"shell": "cat ~/.claude/skills/fruit-finder/references/fruits.md"},
-        {"text": "treatment answer"}]}
-    baseline = {"anthropic": [{"shell": "ls -a .claude/skills ~/.claude/skills 2>&1; true"},
-                              {"text": "baseline answer"}]}
+    treatment = {
+        "anthropic": [
+            {"tool": {"name": "Skill", "input": {"skill": "fruit-finder"}}},
+            {"shell": "cat ~/.claude/skills/fruit-finder/references/fruits.md"},
+            {"text": "treatment answer"},
+        ]
+    }
+    baseline = {
+        "anthropic": [{"shell": "ls -a .claude/skills ~/.claude/skills 2>&1; true"}, {"text": "baseline answer"}]
+    }
     return mock_server({marker: treatment, "": baseline})
 
 
-def test_skill_delivery_baseline_never_sees_the_skill(claude_bin: Path, mock_server: ServerFactory,
-                                                      workspace: Path, skill: SkillInstall,
-                                                      skill_marker: str) -> None:
+def test_skill_delivery_baseline_never_sees_the_skill(
+    claude_bin: Path, mock_server: ServerFactory, workspace: Path, skill: SkillInstall, skill_marker: str
+) -> None:
     # the variant's folder itself holds the skill (as a user's repository would): the copy drops it
     shutil.copytree(skill.source_dir, workspace / ".claude" / "skills" / "fruit-finder")  # type: ignore[arg-type]
     srv = _ab_server(mock_server, skill_marker)
-    arms = _run_arms(srv, {"baseline": _request(workspace),
-                           "treatment": _request(workspace, variant="t", system=skill.text, skill=skill)},
-                     delivery="skill")
+    arms = _run_arms(
+        srv,
+        {
+            "baseline": _request(workspace),
+            "treatment": _request(workspace, variant="t", system=skill.text, skill=skill),
+        },
+        delivery="skill",
+    )
     baseline, treatment = arms["baseline"], arms["treatment"]
     assert baseline.trace.meta["cwd"] != treatment.trace.meta["cwd"]  # concurrent tasks, separate copies
     base_bodies, treat_bodies = _bodies_of(srv, baseline), _bodies_of(srv, treatment)
@@ -143,20 +169,26 @@ def test_skill_delivery_baseline_never_sees_the_skill(claude_bin: Path, mock_ser
     assert cat_ref.result is not None and cat_ref.result.output.strip() == "banana, kiwi, apple"  # whole folder
 
 
-def test_system_delivery_appends_the_artifact_to_the_default_prompt(claude_bin: Path, mock_server: ServerFactory,
-                                                                    workspace: Path, skill: SkillInstall,
-                                                                    skill_marker: str) -> None:
+def test_system_delivery_appends_the_artifact_to_the_default_prompt(
+    claude_bin: Path, mock_server: ServerFactory, workspace: Path, skill: SkillInstall, skill_marker: str
+) -> None:
     srv = mock_server({"steps": [{"text": "done"}]})
     _run(claude_bin, srv, _request(workspace))
     _run(claude_bin, srv, _request(workspace, variant="t", system=skill.text, skill=skill))
-    _run(claude_bin, srv, _request(workspace, variant="t", system=skill.text, skill=skill),
-         system_prompt="replace", base_system_prompt="Answer briefly.")
+    _run(
+        claude_bin,
+        srv,
+        _request(workspace, variant="t", system=skill.text, skill=skill),
+        system_prompt="replace",
+        base_system_prompt="Answer briefly.",
+    )
     base, appended, replaced = (_system_text(r["body"]) for r in srv.model_requests())
     assert DEFAULT_PROMPT_PHRASE in base and skill_marker not in base
     assert DEFAULT_PROMPT_PHRASE in appended and skill.text.strip() in appended
     assert DEFAULT_PROMPT_PHRASE not in replaced and "Answer briefly." in replaced and skill_marker in replaced
     assert '"role": "user"' in srv.bodies_text()[1] and skill_marker not in json.dumps(
-        srv.model_requests()[1]["body"]["messages"])  # delivered as system prompt, not as a skill
+        srv.model_requests()[1]["body"]["messages"]
+    )  # delivered as system prompt, not as a skill
 
 
 def test_api_error_is_an_error_result(claude_bin: Path, mock_server: ServerFactory, workspace: Path) -> None:
@@ -167,8 +199,11 @@ def test_api_error_is_an_error_result(claude_bin: Path, mock_server: ServerFacto
 
 
 def _sleepers(tag: str) -> list[int]:
-    return [p.pid for p in psutil.process_iter(["cmdline"])
-            if p.info["cmdline"] and "sleep" in p.info["cmdline"][0] and tag in p.info["cmdline"]]
+    return [
+        p.pid
+        for p in psutil.process_iter(["cmdline"])
+        if p.info["cmdline"] and "sleep" in p.info["cmdline"][0] and tag in p.info["cmdline"]
+    ]
 
 
 def test_timeout_kills_claude_and_its_tools(claude_bin: Path, mock_server: ServerFactory, workspace: Path) -> None:
@@ -185,24 +220,51 @@ def test_timeout_kills_claude_and_its_tools(claude_bin: Path, mock_server: Serve
     assert not _sleepers(tag), "the agent's tool process outlived the timeout"
 
 
-def test_user_level_config_does_not_leak_in(claude_bin: Path, mock_server: ServerFactory, workspace: Path,
-                                            tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_user_level_config_does_not_leak_in(
+    claude_bin: Path, mock_server: ServerFactory, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     planted = "PLANTED-SKILL-4411"
     real_home = tmp_path / "real-home"
     (real_home / ".claude" / "skills" / "planted").mkdir(parents=True)
     (real_home / ".claude" / "skills" / "planted" / "SKILL.md").write_text(
-        f"---\nname: planted\ndescription: {planted} user skill\n---\nbody\n")
+        f"---\nname: planted\ndescription: {planted} user skill\n---\nbody\n"
+    )
     (real_home / ".claude" / "CLAUDE.md").write_text(f"User memory {planted}\n")
     monkeypatch.setenv("HOME", str(real_home))
     monkeypatch.setenv("KNOWMETER_TEST_SECRET", "s3cret")
     srv = mock_server({"anthropic": [{"shell": "env"}, {"text": "done"}]})
 
     # the user's skills and memory would be loaded from HOME with the user setting source ...
-    env = {"PATH": os.environ["PATH"], "HOME": str(real_home), "ANTHROPIC_BASE_URL": srv.anthropic_base_url,
-           "ANTHROPIC_API_KEY": "dummy", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
-    subprocess.run([str(claude_bin), "-p", "hi", "--output-format", "stream-json", "--verbose", "--setting-sources",
-                    "user,project", "--tools", "Bash,Skill", "--allowedTools", "Bash", "--no-session-persistence"],
-                   cwd=workspace, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=60, check=True)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(real_home),
+        "ANTHROPIC_BASE_URL": srv.anthropic_base_url,
+        "ANTHROPIC_API_KEY": "dummy",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    subprocess.run(
+        [
+            str(claude_bin),
+            "-p",
+            "hi",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--setting-sources",
+            "user,project",
+            "--tools",
+            "Bash,Skill",
+            "--allowedTools",
+            "Bash",
+            "--no-session-persistence",
+        ],
+        cwd=workspace,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
     assert any(planted in b for b in srv.bodies_text()), "control run: the planted skill should be visible"
     n_control = len(srv.model_requests())
 
@@ -222,8 +284,6 @@ def test_missing_cli_gives_an_install_hint(tmp_path: Path) -> None:
 
 def test_identity_names_the_cli_version(claude_bin: Path) -> None:
     ex = create_executor(ExecutorSpec("claude", "claude-sonnet-4-5", {"bin": str(claude_bin), "api_key": "k1"}))
-    other_key = create_executor(ExecutorSpec("claude", "claude-sonnet-4-5", {"bin": str(claude_bin),
-                                                                           "api_key": "k2"}))
-    skill = create_executor(ExecutorSpec("claude", "claude-sonnet-4-5", {"bin": str(claude_bin),
-                                                                       "delivery": "skill"}))
+    other_key = create_executor(ExecutorSpec("claude", "claude-sonnet-4-5", {"bin": str(claude_bin), "api_key": "k2"}))
+    skill = create_executor(ExecutorSpec("claude", "claude-sonnet-4-5", {"bin": str(claude_bin), "delivery": "skill"}))
     assert "2.1.197" in ex.identity() and ex.identity() == other_key.identity() != skill.identity()

@@ -29,14 +29,16 @@ from tests.support.mock_model import MockModelServer, ServerFactory
 pytestmark = pytest.mark.agents
 
 MODEL = executor_model("codex")  # a slug codex knows (an unknown one adds a warning item to the stream)
-FAILURES = {"openai": [
-    {"shell": "grep -rn banana ."},
-    {"shell": "grep -rn kiwi ."},
-    {"shell": "cat missing.txt"},
-    {"shell": "echo HOME=$HOME; exit 3"},
-    {"shell": "echo hi > created.txt && cat created.txt"},
-    {"text": "banana is in ./fruits.txt line 2"},
-]}
+FAILURES = {
+    "openai": [
+        {"shell": "grep -rn banana ."},
+        {"shell": "grep -rn kiwi ."},
+        {"shell": "cat missing.txt"},
+        {"shell": "echo HOME=$HOME; exit 3"},
+        {"shell": "echo hi > created.txt && cat created.txt"},
+        {"text": "banana is in ./fruits.txt line 2"},
+    ]
+}
 
 
 def _run(codex_bin: Path, srv: MockModelServer, request: ExecRequest, **options: Any) -> ExecResult:
@@ -44,14 +46,28 @@ def _run(codex_bin: Path, srv: MockModelServer, request: ExecRequest, **options:
     return anyio.run(create_executor(spec).run, request)
 
 
-def _request(workspace: Path, *, variant: str = "baseline", system: str | None = None,
-             skill: SkillInstall | None = None, timeout_s: float = 60) -> ExecRequest:
-    return ExecRequest(task_id=f"s1::{variant}::r0", sample_id="s1", prompt="find the word banana in this folder",
-                       system=system, workspace=workspace, skill=skill, timeout_s=timeout_s)
+def _request(
+    workspace: Path,
+    *,
+    variant: str = "baseline",
+    system: str | None = None,
+    skill: SkillInstall | None = None,
+    timeout_s: float = 60,
+) -> ExecRequest:
+    return ExecRequest(
+        task_id=f"s1::{variant}::r0",
+        sample_id="s1",
+        prompt="find the word banana in this folder",
+        system=system,
+        workspace=workspace,
+        skill=skill,
+        timeout_s=timeout_s,
+    )
 
 
-def test_shell_calls_failures_and_the_blocked_write_from_the_rollout(codex_bin: Path, mock_server: ServerFactory,
-                                                                     workspace: Path) -> None:
+def test_shell_calls_failures_and_the_blocked_write_from_the_rollout(
+    codex_bin: Path, mock_server: ServerFactory, workspace: Path
+) -> None:
     srv = mock_server(FAILURES)
     result = _run(codex_bin, srv, _request(workspace))
     assert result.ok, result.error
@@ -76,8 +92,9 @@ def test_shell_calls_failures_and_the_blocked_write_from_the_rollout(codex_bin: 
     assert result.cost_usd is None and result.num_turns == 6
 
 
-def test_workspace_write_sandbox_writes_only_the_copy(codex_bin: Path, mock_server: ServerFactory,
-                                                      workspace: Path) -> None:
+def test_workspace_write_sandbox_writes_only_the_copy(
+    codex_bin: Path, mock_server: ServerFactory, workspace: Path
+) -> None:
     srv = mock_server({"openai": [{"shell": "echo hi > created.txt && cat created.txt"}, {"text": "ok"}]})
     result = _run(codex_bin, srv, _request(workspace), sandbox="workspace-write")
     write = result.trace.invocations()[0]
@@ -85,23 +102,31 @@ def test_workspace_write_sandbox_writes_only_the_copy(codex_bin: Path, mock_serv
     assert result.trace.meta["recovered_calls"] == 0 and not (workspace / "created.txt").exists()
 
 
-def _ab(codex_bin: Path, srv: MockModelServer, workspace: Path, skill: SkillInstall,
-        **options: Any) -> tuple[ExecResult, ExecResult, int]:
+def _ab(
+    codex_bin: Path, srv: MockModelServer, workspace: Path, skill: SkillInstall, **options: Any
+) -> tuple[ExecResult, ExecResult, int]:
     baseline = _run(codex_bin, srv, _request(workspace), **options)
     n_baseline = len(srv.model_requests())
     treatment = _run(codex_bin, srv, _request(workspace, variant="t", system=skill.text, skill=skill), **options)
     return baseline, treatment, n_baseline
 
 
-def test_skill_delivery_baseline_never_sees_the_skill(codex_bin: Path, mock_server: ServerFactory,
-                                                      workspace: Path, skill: SkillInstall,
-                                                      skill_marker: str) -> None:
+def test_skill_delivery_baseline_never_sees_the_skill(
+    codex_bin: Path, mock_server: ServerFactory, workspace: Path, skill: SkillInstall, skill_marker: str
+) -> None:
     for folder in (".agents", ".codex"):  # the variant's folder itself holds the skill: the copy drops it
         shutil.copytree(skill.source_dir, workspace / folder / "skills" / "fruit-finder")  # type: ignore[arg-type]
-    srv = mock_server({
-        skill_marker: {"openai": [{"shell": "cat .agents/skills/fruit-finder/references/fruits.md"},
-                                  {"text": "treatment answer"}]},
-        "": {"openai": [{"shell": "ls -a .agents/skills .codex/skills 2>&1; true"}, {"text": "baseline answer"}]}})
+    srv = mock_server(
+        {
+            skill_marker: {
+                "openai": [
+                    {"shell": "cat .agents/skills/fruit-finder/references/fruits.md"},
+                    {"text": "treatment answer"},
+                ]
+            },
+            "": {"openai": [{"shell": "ls -a .agents/skills .codex/skills 2>&1; true"}, {"text": "baseline answer"}]},
+        }
+    )
     baseline, treatment, n_baseline = _ab(codex_bin, srv, workspace, skill, delivery="skill")
     bodies = srv.bodies_text()
     assert n_baseline == 2 and not any(skill_marker in b for b in bodies[:n_baseline])
@@ -111,8 +136,9 @@ def test_skill_delivery_baseline_never_sees_the_skill(codex_bin: Path, mock_serv
     assert treatment.trace.invocations()[0].result.output.strip() == "banana, kiwi, apple"  # type: ignore[union-attr]
 
 
-def test_agents_md_delivery(codex_bin: Path, mock_server: ServerFactory, workspace: Path, skill: SkillInstall,
-                            skill_marker: str) -> None:
+def test_agents_md_delivery(
+    codex_bin: Path, mock_server: ServerFactory, workspace: Path, skill: SkillInstall, skill_marker: str
+) -> None:
     (workspace / "AGENTS.md").write_text("PROJECT-RULES-19: be terse\n")
     srv = mock_server({"openai": [{"text": "done"}]})
     _, _, n_baseline = _ab(codex_bin, srv, workspace, skill)
@@ -146,9 +172,9 @@ def test_timeout_kills_codex_and_its_commands(codex_bin: Path, mock_server: Serv
     assert not sleepers()
 
 
-def test_user_level_skills_and_instructions_do_not_leak_in(codex_bin: Path, mock_server: ServerFactory,
-                                                           workspace: Path, tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_user_level_skills_and_instructions_do_not_leak_in(
+    codex_bin: Path, mock_server: ServerFactory, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     planted = "PLANTED-CODEX-5522"
     real_home = tmp_path / "real-home"
     for root in (real_home / ".agents" / "skills", real_home / ".codex" / "skills"):
@@ -162,11 +188,31 @@ def test_user_level_skills_and_instructions_do_not_leak_in(codex_bin: Path, mock
     # control: the same CLI run with the real HOME shows the planted skill and instructions
     assert MODEL is not None
     spec = f'model_providers.m={{name="m",base_url="{srv.openai_base_url}",wire_api="responses",request_max_retries=0}}'
-    subprocess.run([str(codex_bin), "exec", "--json", "--skip-git-repo-check", "-m", MODEL, "-c", "model_provider=m",
-                    "-c", spec, "-c", "analytics.enabled=false", "--disable", "plugins", "hi"],
-                   cwd=workspace, env={"PATH": os.environ["PATH"], "HOME": str(real_home),
-                                       "CODEX_HOME": str(real_home / ".codex")},
-                   stdin=subprocess.DEVNULL, capture_output=True, timeout=60, check=True)
+    subprocess.run(
+        [
+            str(codex_bin),
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "-m",
+            MODEL,
+            "-c",
+            "model_provider=m",
+            "-c",
+            spec,
+            "-c",
+            "analytics.enabled=false",
+            "--disable",
+            "plugins",
+            "hi",
+        ],
+        cwd=workspace,
+        env={"PATH": os.environ["PATH"], "HOME": str(real_home), "CODEX_HOME": str(real_home / ".codex")},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
     assert srv.bodies_text()[0].count(planted) >= 2
 
     result = _run(codex_bin, srv, _request(workspace))

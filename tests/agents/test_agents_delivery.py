@@ -27,11 +27,16 @@ pytestmark = pytest.mark.agents
 MARKER = "MEDLAR-3318"
 #: how each CLI reads the knowledge file and the installed skill's reference (from the workspace)
 READS: dict[str, list[dict[str, Any]]] = {
-    "claude": [{"tool": {"name": "Skill", "input": {"skill": "orchard"}}},
-               {"tool": {"name": "Read", "input": {"file_path": "{cwd}/knowledge/kiwi.md"}}},  # absolute
-               {"shell": "cat ~/.claude/skills/orchard/references/pests.md"}],
-    "codex": [{"shell": "cat knowledge/kiwi.md"}, {"shell": "cat .agents/skills/orchard/SKILL.md"},
-              {"shell": "cat .agents/skills/orchard/references/pests.md"}],
+    "claude": [
+        {"tool": {"name": "Skill", "input": {"skill": "orchard"}}},
+        {"tool": {"name": "Read", "input": {"file_path": "{cwd}/knowledge/kiwi.md"}}},  # absolute
+        {"shell": "cat ~/.claude/skills/orchard/references/pests.md"},
+    ],
+    "codex": [
+        {"shell": "cat knowledge/kiwi.md"},
+        {"shell": "cat .agents/skills/orchard/SKILL.md"},
+        {"shell": "cat .agents/skills/orchard/references/pests.md"},
+    ],
 }
 
 
@@ -45,8 +50,9 @@ def _project(root: Path) -> None:
     # the variant is named differently from the skill's frontmatter name (the installed folder)
     skill = root / "skills" / "orchard-v2"
     (skill / "references").mkdir(parents=True)
-    (skill / "SKILL.md").write_text(f"---\nname: orchard\ndescription: Orchard facts {MARKER}\n---\n"
-                                    "# Orchard\nSee references/pests.md.\n")
+    (skill / "SKILL.md").write_text(
+        f"---\nname: orchard\ndescription: Orchard facts {MARKER}\n---\n# Orchard\nSee references/pests.md.\n"
+    )
     (skill / "references" / "pests.md").write_text("# Pests\nAphids.\n")
     (root / "eval-samples.yaml").write_text(yaml.safe_dump([{"sample_id": "s1", "prompt": "When does kiwi ripen?"}]))
 
@@ -54,16 +60,34 @@ def _project(root: Path) -> None:
 @pytest.mark.parametrize("name", ["claude", "codex"])
 def test_coverage_counts_what_the_real_agent_read(name: str, tmp_path: Path, mock_server: ServerFactory) -> None:
     _project(tmp_path)
-    srv = mock_server({MARKER: {"steps": [*READS[name], {"text": "Kiwi ripens in May."}]},
-                       "": {"steps": [{"text": "I do not know."}]}})
-    config = {"samples": "eval-samples.yaml", "knowledgeDirs": ["workspace/knowledge"],
-              "variants": [{"name": "baseline", "artifact": "baseline", "cwd": "workspace"},
-                           {"name": "orchard-v2", "artifact": "orchard-v2", "cwd": "workspace"}],
-              "executor": {"name": name, "model": executor_model(name),
-                           "options": executor_options(name, srv, delivery="skill")}}
+    srv = mock_server(
+        {
+            MARKER: {"steps": [*READS[name], {"text": "Kiwi ripens in May."}]},
+            "": {"steps": [{"text": "I do not know."}]},
+        }
+    )
+    config = {
+        "samples": "eval-samples.yaml",
+        "knowledgeDirs": ["workspace/knowledge"],
+        "variants": [
+            {"name": "baseline", "artifact": "baseline", "cwd": "workspace"},
+            {"name": "orchard-v2", "artifact": "orchard-v2", "cwd": "workspace"},
+        ],
+        "executor": {
+            "name": name,
+            "model": executor_model(name),
+            "options": executor_options(name, srv, delivery="skill"),
+        },
+    }
     (tmp_path / "eval.yaml").write_text(yaml.safe_dump(config))
-    r = subprocess.run([sys.executable, "-m", "knowmeter", "eval", "--json", "--report-only", "--retry", "0"],
-                       cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "knowmeter", "eval", "--json", "--report-only", "--retry", "0"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     report = json.loads(r.stdout)
     treatment_task = next(t for t in report["tasks"] if t["variant"] == "orchard-v2")
@@ -83,9 +107,25 @@ def test_coverage_counts_what_the_real_agent_read(name: str, tmp_path: Path, moc
         assert base["AGENTS.md"]["injected"] and treated["AGENTS.md"]["injected"]
     # sample --from-gaps drafts the unread file, not the one the treatment read
     out = tmp_path / "drafts.yaml"
-    d = subprocess.run([sys.executable, "-m", "knowmeter", "sample", "--from-gaps", "latest", "--variant",
-                        "orchard-v2", "--out", str(out)], cwd=tmp_path, capture_output=True, text=True,
-                       timeout=120, check=False)
+    d = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "knowmeter",
+            "sample",
+            "--from-gaps",
+            "latest",
+            "--variant",
+            "orchard-v2",
+            "--out",
+            str(out),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert d.returncode == 0, d.stderr
     targets = {s["gap"]["target"] for s in yaml.safe_load(out.read_text()) if s["gap"]["source"] == "uncovered_file"}
     assert "knowledge/plum.md" in targets and "knowledge/kiwi.md" not in targets
@@ -94,8 +134,14 @@ def test_coverage_counts_what_the_real_agent_read(name: str, tmp_path: Path, moc
 
 @pytest.mark.parametrize("unsealed", [False, True])
 def test_claude_skill_delivery_reads_no_claude_md_or_settings_from_outside(
-        unsealed: bool, tmp_path: Path, mock_server: ServerFactory, claude_bin: Path, skill: SkillInstall,
-        skill_marker: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    unsealed: bool,
+    tmp_path: Path,
+    mock_server: ServerFactory,
+    claude_bin: Path,
+    skill: SkillInstall,
+    skill_marker: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     above = tmp_path / "above"
     tmp_root = above / "tmp"
     tmp_root.mkdir(parents=True)
@@ -106,10 +152,12 @@ def test_claude_skill_delivery_reads_no_claude_md_or_settings_from_outside(
     (ws / "CLAUDE.md").write_text("WORKSPACE-MD-7103\n")
     (ws / ".claude" / "settings.json").write_text(json.dumps({"env": {"STRAY_SETTING": "stray-7104"}}))
     srv = mock_server({"anthropic": [{"shell": "echo STRAY=$STRAY_SETTING"}, {"text": "done"}]})
-    spec = ExecutorSpec("claude", None, executor_options("claude", srv, bin=str(claude_bin), delivery="skill"),
-                        unsealed=unsealed)
-    request = ExecRequest(task_id="s1::t::r0", sample_id="s1", prompt="hi", system=skill.text, workspace=ws,
-                          skill=skill, timeout_s=60)
+    spec = ExecutorSpec(
+        "claude", None, executor_options("claude", srv, bin=str(claude_bin), delivery="skill"), unsealed=unsealed
+    )
+    request = ExecRequest(
+        task_id="s1::t::r0", sample_id="s1", prompt="hi", system=skill.text, workspace=ws, skill=skill, timeout_s=60
+    )
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_root))
     result = anyio.run(create_executor(spec).run, request)
     assert result.ok, result.error

@@ -35,10 +35,18 @@ def _project(root: Path) -> None:
     (root / "workspace" / "fruits.txt").write_text("apple\nbanana\ncherry\n")
     skill = root / "skills" / "fruit-skill"
     skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text(f"---\nname: fruit-skill\ndescription: Where fruit facts live.\n---\n"
-                                    f"# Fruit skill {MARKER}\nkiwi is listed in the fruit skill.\n")
-    samples = [{"sample_id": f"s{i}", "prompt": f"Where is kiwi? ({i})",
-                "assertions": [{"type": "icontains", "value": "kiwi is listed"}]} for i in (1, 2)]
+    (skill / "SKILL.md").write_text(
+        f"---\nname: fruit-skill\ndescription: Where fruit facts live.\n---\n"
+        f"# Fruit skill {MARKER}\nkiwi is listed in the fruit skill.\n"
+    )
+    samples = [
+        {
+            "sample_id": f"s{i}",
+            "prompt": f"Where is kiwi? ({i})",
+            "assertions": [{"type": "icontains", "value": "kiwi is listed"}],
+        }
+        for i in (1, 2)
+    ]
     (root / "eval-samples.yaml").write_text(yaml.safe_dump(samples))
 
 
@@ -53,20 +61,29 @@ def test_eval_ab_against_the_scripted_model(name: str, tmp_path: Path, mock_serv
     srv = mock_server({MARKER: _scenario(name, TREATMENT_ANSWER), "": _scenario(name, BASELINE_ANSWER)})
     config = {
         "samples": "eval-samples.yaml",
-        "variants": [{"name": "baseline", "role": "control", "artifact": "baseline", "cwd": "workspace"},
-                     {"name": "fruit-skill", "role": "treatment", "artifact": "fruit-skill", "cwd": "workspace"}],
+        "variants": [
+            {"name": "baseline", "role": "control", "artifact": "baseline", "cwd": "workspace"},
+            {"name": "fruit-skill", "role": "treatment", "artifact": "fruit-skill", "cwd": "workspace"},
+        ],
         "executor": {"name": name, "model": executor_model(name), "options": executor_options(name, srv)},
         "concurrency": 2,
         "timeoutMs": 120_000,
     }
     (tmp_path / "eval.yaml").write_text(yaml.safe_dump(config))
-    r = subprocess.run([sys.executable, "-m", "knowmeter", "eval", "--json", "--report-only", "--retry", "0"],
-                       cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "knowmeter", "eval", "--json", "--report-only", "--retry", "0"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     report = json.loads(r.stdout)
     tasks = {(t["sample_id"], t["variant"]): t for t in report["tasks"]}
-    assert len(tasks) == 4 and not any(t["exec"]["error"] for t in tasks.values()), \
-        [t["exec"]["error"] for t in tasks.values()]
+    assert len(tasks) == 4 and not any(t["exec"]["error"] for t in tasks.values()), [
+        t["exec"]["error"] for t in tasks.values()
+    ]
     for (_, variant), t in tasks.items():
         # the server answers with the treatment's script only when the request contains the marker
         assert t["exec"]["output"].strip() == (TREATMENT_ANSWER if variant == "fruit-skill" else BASELINE_ANSWER)
@@ -94,16 +111,41 @@ def test_command_line_variants_keep_the_eval_yaml_cwd(tmp_path: Path, mock_serve
     model server comes from ``-O base_url=…`` flags."""
     _project(tmp_path)
     srv = mock_server({"steps": [{"shell": "ls -a"}, {"text": "done"}]})
-    config = {"samples": "eval-samples.yaml",
-              "variants": [{"name": "baseline", "artifact": "baseline", "cwd": "workspace"},
-                           {"name": "fruit-skill", "artifact": "fruit-skill", "cwd": "workspace"}],
-              "executor": {"name": "claude", "options": {"bin": executor_options("claude", srv)["bin"]}}}
+    config = {
+        "samples": "eval-samples.yaml",
+        "variants": [
+            {"name": "baseline", "artifact": "baseline", "cwd": "workspace"},
+            {"name": "fruit-skill", "artifact": "fruit-skill", "cwd": "workspace"},
+        ],
+        "executor": {"name": "claude", "options": {"bin": executor_options("claude", srv)["bin"]}},
+    }
     (tmp_path / "eval.yaml").write_text(yaml.safe_dump(config))
     # the model server is given on the command line (no /v1 for claude)
-    r = subprocess.run([sys.executable, "-m", "knowmeter", "eval", "--json", "--report-only", "--retry", "0",
-                        "--control", "baseline", "--treatment", "fruit-skill",
-                        "-O", f"base_url={srv.anthropic_base_url}", "--executor-option", "api_key=dummy"],
-                       cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "knowmeter",
+            "eval",
+            "--json",
+            "--report-only",
+            "--retry",
+            "0",
+            "--control",
+            "baseline",
+            "--treatment",
+            "fruit-skill",
+            "-O",
+            f"base_url={srv.anthropic_base_url}",
+            "--executor-option",
+            "api_key=dummy",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     report = json.loads(r.stdout)
     (run_json,) = (tmp_path / ".knowmeter" / "runs").glob("*/run.json")
@@ -117,17 +159,30 @@ def test_command_line_variants_keep_the_eval_yaml_cwd(tmp_path: Path, mock_serve
 def test_a_workspace_holding_what_the_agent_must_not_see_is_refused(layout: str, tmp_path: Path) -> None:
     _project(tmp_path)
     cwd = {"samples": ".", "other-artifact": "skills", "run-store": "workspace"}[layout]
-    config: dict[str, Any] = {"samples": "eval-samples.yaml",
-                              "variants": [{"name": "baseline", "artifact": "baseline", "cwd": cwd},
-                                           {"name": "fruit-skill", "artifact": "fruit-skill", "cwd": cwd}],
-                              "executor": {"name": "claude", "options": {"bin": str(agent_cli("claude"))}}}
+    config: dict[str, Any] = {
+        "samples": "eval-samples.yaml",
+        "variants": [
+            {"name": "baseline", "artifact": "baseline", "cwd": cwd},
+            {"name": "fruit-skill", "artifact": "fruit-skill", "cwd": cwd},
+        ],
+        "executor": {"name": "claude", "options": {"bin": str(agent_cli("claude"))}},
+    }
     if layout == "run-store":
         config["outputDir"] = "workspace/.runs"
     (tmp_path / "eval.yaml").write_text(yaml.safe_dump(config))
-    r = subprocess.run([sys.executable, "-m", "knowmeter", "eval"], cwd=tmp_path, capture_output=True, text=True,
-                       timeout=120, check=False)
-    what = {"samples": "the sample file eval-samples.yaml", "other-artifact": "variant 'fruit-skill''s artifact",
-            "run-store": "the run store workspace/.runs"}[layout]
+    r = subprocess.run(
+        [sys.executable, "-m", "knowmeter", "eval"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    what = {
+        "samples": "the sample file eval-samples.yaml",
+        "other-artifact": "variant 'fruit-skill''s artifact",
+        "run-store": "the run store workspace/.runs",
+    }[layout]
     assert r.returncode == 2 and what in r.stderr and "must not see" in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert not (tmp_path / ".knowmeter" / "runs").exists() and not (tmp_path / "workspace" / ".runs").exists()

@@ -75,13 +75,28 @@ def test_sandbox_home_and_env_are_private(workspace: Path, monkeypatch: pytest.M
     assert env["ANTHROPIC_TEST_VAR"] == "passed" and env["FIXED"] == "1" and env["TASK_VAR"] == "from-request"
     assert "KNOWMETER_TEST_SECRET" not in env
     assert env["KNOWMETER_SANDBOX"] == str(root)
-    assert set(env) <= {"PATH", "HOME", "TERM", "LANG", "TMPDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
-                        "XDG_STATE_HOME", "XDG_CACHE_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR",
-                        "KNOWMETER_SANDBOX", "ANTHROPIC_TEST_VAR", "FIXED", "TASK_VAR"}
+    assert set(env) <= {
+        "PATH",
+        "HOME",
+        "TERM",
+        "LANG",
+        "TMPDIR",
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "XDG_STATE_HOME",
+        "XDG_CACHE_HOME",
+        "CODEX_HOME",
+        "CLAUDE_CONFIG_DIR",
+        "KNOWMETER_SANDBOX",
+        "ANTHROPIC_TEST_VAR",
+        "FIXED",
+        "TASK_VAR",
+    }
 
 
-def test_minimal_env_does_not_let_passthrough_override_isolation(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_minimal_env_does_not_let_passthrough_override_isolation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CODEX_HOME", "/real/codex")
     env = minimal_env(tmp_path, tmp_path, pass_env=["CODEX_*", "*HOME*"])
     assert env["CODEX_HOME"] == str(tmp_path / ".codex") and env["HOME"] == str(tmp_path)
@@ -186,8 +201,10 @@ def test_cancellation_kills_the_process_group(tmp_path: Path) -> None:
     assert not _sleepers(tag)
 
 
-_SPAWN_DETACHED = ("import subprocess, sys; subprocess.Popen(['sleep', sys.argv[1]], start_new_session=True, "
-                   "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)")
+_SPAWN_DETACHED = (
+    "import subprocess, sys; subprocess.Popen(['sleep', sys.argv[1]], start_new_session=True, "
+    "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)"
+)
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="the sandbox sweep reads /proc (Linux)")
@@ -196,8 +213,9 @@ def test_leaving_the_sandbox_kills_processes_that_left_the_group(workspace: Path
 
     async def main() -> ProcessOutcome:
         async with task_sandbox(_request(workspace)) as sb:
-            outcome = await run_process([sys.executable, "-c", _SPAWN_DETACHED, tag], cwd=sb.workspace, env=sb.env,
-                                        timeout_s=30)
+            outcome = await run_process(
+                [sys.executable, "-c", _SPAWN_DETACHED, tag], cwd=sb.workspace, env=sb.env, timeout_s=30
+            )
             assert _sleepers(tag), "the detached child should outlive its parent and the group kill"
             return outcome
 
@@ -214,8 +232,13 @@ def test_run_process_feeds_stdin_and_collects_output(tmp_path: Path) -> None:
     code = "import sys; data = sys.stdin.read(); print(len(data)); print(data[:10], file=sys.stderr); sys.exit(3)"
 
     async def main() -> ProcessOutcome:
-        return await run_process([sys.executable, "-c", code], cwd=tmp_path, env=minimal_env(tmp_path, tmp_path),
-                                 timeout_s=30, stdin_path=prompt)
+        return await run_process(
+            [sys.executable, "-c", code],
+            cwd=tmp_path,
+            env=minimal_env(tmp_path, tmp_path),
+            timeout_s=30,
+            stdin_path=prompt,
+        )
 
     out = anyio.run(main)
     assert out.stdout.decode().strip() == str(len(prompt.read_text()))
@@ -225,7 +248,11 @@ def test_run_process_feeds_stdin_and_collects_output(tmp_path: Path) -> None:
 
 def test_stdin_defaults_to_dev_null(tmp_path: Path) -> None:
     async def main() -> ProcessOutcome:
-        return await run_process([sys.executable, "-c", "import sys; print(repr(sys.stdin.read()))"], cwd=tmp_path,
-                                 env=minimal_env(tmp_path, tmp_path), timeout_s=30)
+        return await run_process(
+            [sys.executable, "-c", "import sys; print(repr(sys.stdin.read()))"],
+            cwd=tmp_path,
+            env=minimal_env(tmp_path, tmp_path),
+            timeout_s=30,
+        )
 
     assert anyio.run(main).stdout.decode().strip() == "''"

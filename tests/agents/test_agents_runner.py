@@ -24,24 +24,37 @@ def _project(root: Path, srv: MockModelServer, **config: Any) -> None:
     (root / "workspace").mkdir(parents=True)
     (root / "workspace" / "fruits.txt").write_text("apple\nbanana\n")
     (root / "eval-samples.yaml").write_text(yaml.safe_dump([{"sample_id": "s1", "prompt": "where is banana?"}]))
-    (root / "eval.yaml").write_text(yaml.safe_dump({
-        "samples": "eval-samples.yaml",
-        "variants": [{"name": "baseline", "role": "control", "artifact": "baseline", "cwd": "workspace"}],
-        "executor": {"name": "claude", "options": executor_options("claude", srv)}, **config}))
+    (root / "eval.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "samples": "eval-samples.yaml",
+                "variants": [{"name": "baseline", "role": "control", "artifact": "baseline", "cwd": "workspace"}],
+                "executor": {"name": "claude", "options": executor_options("claude", srv)},
+                **config,
+            }
+        )
+    )
 
 
 def _eval(root: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
-    r = subprocess.run([sys.executable, "-m", "knowmeter", "eval", "--json", "--report-only", "--retry", "0"],
-                       cwd=root, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=300,
-                       check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "knowmeter", "eval", "--json", "--report-only", "--retry", "0"],
+        cwd=root,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     report: dict[str, Any] = json.loads(r.stdout)
     return report
 
 
 def test_a_timeout_keeps_the_partial_trace_and_tokens(tmp_path: Path, mock_server: ServerFactory) -> None:
-    srv = mock_server({"anthropic": [{"shell": "grep -n banana fruits.txt"}, {"shell": "sleep 120"},
-                                     {"text": "never"}]})
+    srv = mock_server(
+        {"anthropic": [{"shell": "grep -n banana fruits.txt"}, {"shell": "sleep 120"}, {"text": "never"}]}
+    )
     _project(tmp_path, srv, timeoutMs=20_000)  # slack for a loaded machine
     (task,) = _eval(tmp_path)["tasks"]
     ex = task["exec"]

@@ -35,27 +35,40 @@ def _project(root: Path) -> Path:
 
 def _snoop(root: Path, tmp_root: Path) -> str:
     """A shell command that looks for the treatment's artifact everywhere and writes outside."""
-    return (f"cat ../../knowmeter-*/system.md ../../knowmeter-*/home/.codex/AGENTS.md "
-            f"../../knowmeter-*/work/.claude/skills/*/SKILL.md {root}/skills/fruit-skill/SKILL.md "
-            f"{root}/eval-samples.yaml 2>&1; ls -a ../.. {tmp_root}; grep -rl {MARKER} {root} {tmp_root} 2>&1; "
-            f"cat /proc/*/cwd/../system.md 2>&1 | head -3; "
-            f"echo leak > ../../written-outside-1.txt; echo leak > {root}/written-outside-2.txt; "
-            f"echo leak > {tmp_root}/written-outside-3.txt; echo own > own.txt && cat own.txt; true")
+    return (
+        f"cat ../../knowmeter-*/system.md ../../knowmeter-*/home/.codex/AGENTS.md "
+        f"../../knowmeter-*/work/.claude/skills/*/SKILL.md {root}/skills/fruit-skill/SKILL.md "
+        f"{root}/eval-samples.yaml 2>&1; ls -a ../.. {tmp_root}; grep -rl {MARKER} {root} {tmp_root} 2>&1; "
+        f"cat /proc/*/cwd/../system.md 2>&1 | head -3; "
+        f"echo leak > ../../written-outside-1.txt; echo leak > {root}/written-outside-2.txt; "
+        f"echo leak > {tmp_root}/written-outside-3.txt; echo own > own.txt && cat own.txt; true"
+    )
 
 
 def _eval(name: str, root: Path, srv: Any, tmp_root: Path, *flags: str) -> dict[str, Any]:
     extra = {"sandbox": "danger-full-access"} if name == "codex" else {}  # only the seal stands in the way
-    config = {"samples": "eval-samples.yaml",
-              "variants": [{"name": "baseline", "role": "control", "artifact": "baseline", "cwd": "workspace"},
-                           {"name": "fruit-skill", "role": "treatment", "artifact": "fruit-skill",
-                            "cwd": "workspace"}],
-              "executor": {"name": name, "model": executor_model(name),
-                           "options": executor_options(name, srv, **extra)},
-              "concurrency": 2, "timeoutMs": 120_000, "noCache": True}
+    config = {
+        "samples": "eval-samples.yaml",
+        "variants": [
+            {"name": "baseline", "role": "control", "artifact": "baseline", "cwd": "workspace"},
+            {"name": "fruit-skill", "role": "treatment", "artifact": "fruit-skill", "cwd": "workspace"},
+        ],
+        "executor": {"name": name, "model": executor_model(name), "options": executor_options(name, srv, **extra)},
+        "concurrency": 2,
+        "timeoutMs": 120_000,
+        "noCache": True,
+    }
     (root / "eval.yaml").write_text(yaml.safe_dump(config))
     env = {**os.environ, "TMPDIR": str(tmp_root)}
-    r = subprocess.run([sys.executable, "-m", "knowmeter", "eval", "--json", "--report-only", "--retry", "0", *flags],
-                       cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "knowmeter", "eval", "--json", "--report-only", "--retry", "0", *flags],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     report: dict[str, Any] = json.loads(r.stdout)
     report["stderr"] = r.stderr
@@ -69,19 +82,23 @@ def _tool_output(report: dict[str, Any], variant: str) -> str:
 
 
 def _left_behind(*folders: Path) -> list[str]:
-    return sorted(p.name for f in folders for p in f.iterdir()
-                  if p.name.startswith(("written-outside", "knowmeter-")))
+    return sorted(p.name for f in folders for p in f.iterdir() if p.name.startswith(("written-outside", "knowmeter-")))
 
 
 @pytest.mark.parametrize("name", ["claude", "codex"])
-def test_the_control_agent_cannot_see_the_treatment_or_leave_files(name: str, tmp_path: Path,
-                                                                   mock_server: ServerFactory) -> None:
+def test_the_control_agent_cannot_see_the_treatment_or_leave_files(
+    name: str, tmp_path: Path, mock_server: ServerFactory
+) -> None:
     root, tmp_root = tmp_path / "project", tmp_path / "tmp"
     tmp_root.mkdir()
     _project(root)
     # the treatment's task stays alive (its first model turn takes 4 s) while the control agent snoops
-    srv = mock_server({MARKER: {"steps": [{"text": "treatment answer", "sleep": 4}]},
-                       "": {"steps": [{"shell": _snoop(root, tmp_root)}, {"text": "control answer"}]}})
+    srv = mock_server(
+        {
+            MARKER: {"steps": [{"text": "treatment answer", "sleep": 4}]},
+            "": {"steps": [{"shell": _snoop(root, tmp_root)}, {"text": "control answer"}]},
+        }
+    )
     report = _eval(name, root, srv, tmp_root)
     seen = _tool_output(report, "baseline")
     assert MARKER not in seen, seen
@@ -99,11 +116,14 @@ def test_unsealed_is_explicit_and_loud(tmp_path: Path, mock_server: ServerFactor
     root, tmp_root = tmp_path / "project", tmp_path / "tmp"
     tmp_root.mkdir()
     _project(root)
-    srv = mock_server({MARKER: {"steps": [{"text": "treatment answer", "sleep": 4}]},
-                       "": {"steps": [{"shell": _snoop(root, tmp_root)}, {"text": "control answer"}]}})
+    srv = mock_server(
+        {
+            MARKER: {"steps": [{"text": "treatment answer", "sleep": 4}]},
+            "": {"steps": [{"shell": _snoop(root, tmp_root)}, {"text": "control answer"}]},
+        }
+    )
     report = _eval("claude", root, srv, tmp_root, "--unsealed")
     assert MARKER in _tool_output(report, "baseline")
     assert report["run"]["executor"]["sealed"] is False
     assert "UNSEALED" in report["stderr"]
-    assert _left_behind(root, tmp_root) == ["written-outside-1.txt", "written-outside-2.txt",
-                                            "written-outside-3.txt"]
+    assert _left_behind(root, tmp_root) == ["written-outside-1.txt", "written-outside-2.txt", "written-outside-3.txt"]

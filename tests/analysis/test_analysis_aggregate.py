@@ -19,8 +19,10 @@ from knowmeter.samples import WATERMARK_WARNING
 
 
 def _task(sid, *sources, ok=True, repeat=0, mode="regex-only"):
-    sigs = tuple(GapSignal(sample_id=sid, turn=i + 1, source=src, target=f"t{i}", context=f"c{i}")
-                 for i, src in enumerate(sources))
+    sigs = tuple(
+        GapSignal(sample_id=sid, turn=i + 1, source=src, target=f"t{i}", context=f"c{i}")
+        for i, src in enumerate(sources)
+    )
     return TaskGaps(sample_id=sid, repeat=repeat, ok=ok, signals=sigs if ok else (), hedging_mode=mode)
 
 
@@ -58,8 +60,9 @@ def test_nothing_executed_gives_no_rate_rather_than_zero(watermark):
     assert "n/a" in s.headline()
 
 
-@pytest.mark.parametrize(("n", "tier"), [(0, "underpowered"), (4, "underpowered"), (5, "low"), (19, "low"),
-                                         (20, "high")])
+@pytest.mark.parametrize(
+    ("n", "tier"), [(0, "underpowered"), (4, "underpowered"), (5, "low"), (19, "low"), (20, "high")]
+)
 def test_confidence_tiers(n, tier):
     assert confidence_tier(n) == tier
 
@@ -89,10 +92,14 @@ def test_hedging_mode_is_reported(watermark):
 
 # --- the watermark ----------------------------------------------------------------------------------
 
+
 def test_a_gap_summary_cannot_be_built_without_a_watermark(watermark):
     good = aggregate_gaps([_task("a")], watermark).to_dict()
-    for broken in ({k: v for k, v in good.items() if k != "watermark"}, {**good, "watermark": None},
-                   {**good, "watermark": {"paths": ["x"]}}):
+    for broken in (
+        {k: v for k, v in good.items() if k != "watermark"},
+        {**good, "watermark": None},
+        {**good, "watermark": {"paths": ["x"]}},
+    ):
         with pytest.raises(ValueError, match="watermark"):
             GapSummary.from_dict(broken)
     with pytest.raises(TypeError):
@@ -110,30 +117,51 @@ def test_serialised_summary_always_embeds_the_full_watermark(watermark):
 
 
 def test_every_printed_rate_carries_the_watermark(watermark):
-    s = aggregate_gaps([_task("s003", "failed_search"), _task("s007", "explicit_marker")], watermark,
-                       variant="treatment")
+    s = aggregate_gaps(
+        [_task("s003", "failed_search"), _task("s007", "explicit_marker")], watermark, variant="treatment"
+    )
     text = render_inventory(s)
     lines = text.splitlines()
     rate_line = next(i for i, line in enumerate(lines) if line.startswith("gap rate"))
     assert lines[rate_line + 1] == "sample set eval-samples.yaml · 12 samples · 1a2b3c4d"
     assert lines[rate_line + 2] == f"⚠ {WATERMARK_WARNING}"
-    assert s.lines()[1:] == lines[rate_line + 1: rate_line + 3]
+    assert s.lines()[1:] == lines[rate_line + 1 : rate_line + 3]
 
 
 def test_inventory_in_spec_style(watermark):
-    fs = GapSignal(sample_id="s003", turn=4, source="failed_search", tool="Grep", target="revenue_schema",
-                   context='Grep "revenue_schema" → no results',
-                   note="need to verify which domain the revenue field definitions live in")
-    mk = GapSignal(sample_id="s007", turn=2, source="explicit_marker", target="【推断】",
-                   context="【推断】this data should come from the user_profile table")
-    s = aggregate_gaps([TaskGaps(sample_id="s007", signals=(mk,)), TaskGaps(sample_id="s003", signals=(fs,)),
-                        TaskGaps(sample_id="s001")], watermark, variant="treatment")
+    fs = GapSignal(
+        sample_id="s003",
+        turn=4,
+        source="failed_search",
+        tool="Grep",
+        target="revenue_schema",
+        context='Grep "revenue_schema" → no results',
+        note="need to verify which domain the revenue field definitions live in",
+    )
+    mk = GapSignal(
+        sample_id="s007",
+        turn=2,
+        source="explicit_marker",
+        target="【推断】",
+        context="【推断】this data should come from the user_profile table",
+    )
+    s = aggregate_gaps(
+        [
+            TaskGaps(sample_id="s007", signals=(mk,)),
+            TaskGaps(sample_id="s003", signals=(fs,)),
+            TaskGaps(sample_id="s001"),
+        ],
+        watermark,
+        variant="treatment",
+    )
     text = render_inventory(s)
     assert "Knowledge-gap inventory — treatment" in text
     assert "gap rate 66.7% (2/3) · weighted 50.0% · confidence underpowered" in text
     assert "by source: failed search 1 · explicit marker 1 · hedging 0 · repeated failure 0" in text
-    assert ("Sample s003 / turn 4 / [failed search]\n  Grep \"revenue_schema\" → no results\n"
-            "  agent then said: need to verify which domain the revenue field definitions live in") in text
+    assert (
+        'Sample s003 / turn 4 / [failed search]\n  Grep "revenue_schema" → no results\n'
+        "  agent then said: need to verify which domain the revenue field definitions live in"
+    ) in text
     assert "Sample s007 / turn 2 / [explicit marker]\n  agent output: 【推断】this data should come from" in text
     assert text.index("Sample s003") < text.index("Sample s007")
     assert "hedging: regex-only" in text

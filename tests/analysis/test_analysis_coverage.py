@@ -17,7 +17,7 @@ def project(tmp_path):
     root = tmp_path / "proj"
     files = {
         "skills/refund/SKILL.md": "# Refunds\nSee knowledge/refunds.md and [policy](../../knowledge/policy.md).\n"
-                                  "Templates live in templates/. Ignore https://example.com/x.md and missing.md.\n",
+        "Templates live in templates/. Ignore https://example.com/x.md and missing.md.\n",
         "skills/refund/reference.md": "details",
         "knowledge/refunds.md": "# Refund windows\n30 days.",
         "knowledge/policy.md": "# Policy",
@@ -82,22 +82,34 @@ def test_reads_in_a_temporary_copy_match_the_original_layout(project, tmp_path, 
     files = knowledge_files(project, artifact=project / "skills/refund/SKILL.md")
     copy = tmp_path / "task-7f3a"
     shutil.copytree(project, copy)
-    trace = tb(meta={"cwd": str(copy)}) \
-        .read_ok(str(copy / "knowledge/refunds.md")) \
-        .read_ok("knowledge/refunds.md", turn=2) \
-        .bash("cat knowledge/policy.md | head -5", "# Policy") \
-        .bash("sed -n '1,3p' ./templates/mail.txt", "hello") \
-        .bash("grep -rn Notes skills/refund/reference.md", "details") \
-        .read_missing(str(copy / "knowledge/gone.md")) \
-        .tool("Read", {"file_path": str(copy / "CLAUDE.md")}, "denied", status=ToolStatus.FAILURE,
-              kind=ErrorKind.PERMISSION_DENIED).build()
+    trace = (
+        tb(meta={"cwd": str(copy)})
+        .read_ok(str(copy / "knowledge/refunds.md"))
+        .read_ok("knowledge/refunds.md", turn=2)
+        .bash("cat knowledge/policy.md | head -5", "# Policy")
+        .bash("sed -n '1,3p' ./templates/mail.txt", "hello")
+        .bash("grep -rn Notes skills/refund/reference.md", "details")
+        .read_missing(str(copy / "knowledge/gone.md"))
+        .tool(
+            "Read",
+            {"file_path": str(copy / "CLAUDE.md")},
+            "denied",
+            status=ToolStatus.FAILURE,
+            kind=ErrorKind.PERMISSION_DENIED,
+        )
+        .build()
+    )
     access = accessed_files(trace, copy)
     assert access == {"knowledge/refunds.md": 2, "knowledge/policy.md": 1, "templates/mail.txt": 1}
     cov = coverage(files, [access, {"knowledge/refunds.md": 1}], watermark, variant="treatment")
     rows = {f.path: f for f in cov.files}
     assert (rows["knowledge/refunds.md"].accesses, rows["knowledge/refunds.md"].tasks) == (3, 2)
-    assert set(cov.uncovered) == {"skills/refund/SKILL.md", "skills/refund/reference.md",
-                                  ".claude/knowledge/glossary.md", "CLAUDE.md"}
+    assert set(cov.uncovered) == {
+        "skills/refund/SKILL.md",
+        "skills/refund/reference.md",
+        ".claude/knowledge/glossary.md",
+        "CLAUDE.md",
+    }
     assert (cov.covered, cov.total) == (3, 7)
     assert cov.rate == pytest.approx(3 / 7)
 
@@ -111,17 +123,23 @@ def test_injected_files_count_as_accessed(project, tb, watermark):
 
 
 def test_injection_seen_in_the_trace_counts(project, tb):
-    trace = tb().say(f"# AGENTS.md instructions for {project}\n\n<INSTRUCTIONS>x</INSTRUCTIONS>", role="user",
-                     injected=True) \
-        .say(f"<system-reminder>Contents of {project}/CLAUDE.md (project instructions):", role="user",
-             injected=True).build()
+    trace = (
+        tb()
+        .say(f"# AGENTS.md instructions for {project}\n\n<INSTRUCTIONS>x</INSTRUCTIONS>", role="user", injected=True)
+        .say(f"<system-reminder>Contents of {project}/CLAUDE.md (project instructions):", role="user", injected=True)
+        .build()
+    )
     assert accessed_files(trace, project) == {"AGENTS.md": 1, "CLAUDE.md": 1}
 
 
 def test_installed_skill_copy_is_matched_by_alias(project, tb, watermark):
     files = knowledge_files(project, artifact=project / "skills/refund", skill_name="refund")
-    trace = tb(meta={"cwd": str(project)}).read_ok(".claude/skills/refund/reference.md") \
-        .tool("Skill", {"skill": "refund"}, "Launching skill: refund").build()
+    trace = (
+        tb(meta={"cwd": str(project)})
+        .read_ok(".claude/skills/refund/reference.md")
+        .tool("Skill", {"skill": "refund"}, "Launching skill: refund")
+        .build()
+    )
     cov = coverage(files, [accessed_files(trace, project)], watermark)
     assert "skills/refund/reference.md" not in cov.uncovered
     assert "skills/refund/SKILL.md" not in cov.uncovered
@@ -148,8 +166,9 @@ def test_artifact_outside_the_working_dir_and_what_is_in_context(project, tb, wa
     # the demo layout: the agent works in knowledge's parent, the skill lives beside it
     root = project / "knowledge"
     (root / "CLAUDE.md").write_text("# rules", encoding="utf-8")
-    files = knowledge_files(root, artifact=project / "skills/refund/SKILL.md", artifact_in_context=True,
-                            memory_in_context=True)
+    files = knowledge_files(
+        root, artifact=project / "skills/refund/SKILL.md", artifact_in_context=True, memory_in_context=True
+    )
     rows = {f.path: f for f in files}
     main = rows["../skills/refund/SKILL.md"]
     assert main.origin == "artifact" and main.injected

@@ -23,8 +23,10 @@ def _fs(sid, tool, target):
 def summary(watermark):
     tasks = [
         TG(sample_id="s003", signals=(_fs("s003", "Grep", "revenue_schema"),)),
-        TG(sample_id="s007", signals=(_fs("s007", "Grep", "revenue_schema"),
-                                      GapSignal(sample_id="s007", source="hedging", context="x"))),
+        TG(
+            sample_id="s007",
+            signals=(_fs("s007", "Grep", "revenue_schema"), GapSignal(sample_id="s007", source="hedging", context="x")),
+        ),
         TG(sample_id="s009", signals=(_fs("s009", "Read", "/ws/docs/billing-cycles.md"),)),
         TG(sample_id="s010", signals=(_fs("s010", "Glob", "**/*.py"),)),
     ]
@@ -34,14 +36,22 @@ def summary(watermark):
 def test_drafts_from_failed_searches_and_uncovered_files(summary, tmp_path):
     (tmp_path / "knowledge").mkdir()
     (tmp_path / "knowledge/tax.md").write_text("intro\n## VAT rates by country\n", encoding="utf-8")
-    drafts = draft_samples(summary, ["knowledge/tax.md", "knowledge/late_fees.md"],
-                           existing_ids=["gap-revenue-schema"], knowledge_root=tmp_path)
+    drafts = draft_samples(
+        summary,
+        ["knowledge/tax.md", "knowledge/late_fees.md"],
+        existing_ids=["gap-revenue-schema"],
+        knowledge_root=tmp_path,
+    )
     ids = [d["sample_id"] for d in drafts]
     assert ids == ["gap-revenue-schema-2", "gap-billing-cycles", "cov-late-fees", "cov-vat-rates-by-country"]
     first = drafts[0]
     assert "revenue_schema" in first["prompt"]
-    assert first["gap"] == {"source": "failed_search", "tool": "Grep", "target": "revenue_schema",
-                            "samples": ["s003", "s007"]}
+    assert first["gap"] == {
+        "source": "failed_search",
+        "tool": "Grep",
+        "target": "revenue_schema",
+        "samples": ["s003", "s007"],
+    }
     assert "2 sample(s): s003, s007" in first["rubric"]
     assert drafts[3]["truth_sources"] == ["knowledge/tax.md"]
     assert "VAT rates by country" in drafts[3]["prompt"] and "late fees" in drafts[2]["prompt"]
@@ -50,8 +60,9 @@ def test_drafts_from_failed_searches_and_uncovered_files(summary, tmp_path):
         Sample.model_validate(d)
     # a glob with no literal name names no topic: no draft from "**/*.py"
     assert "**/*.py" not in [d["gap"]["target"] for d in drafts]
-    assert draft_samples(summary, ["knowledge/tax.md"], knowledge_root=tmp_path) == \
-        draft_samples(summary, ["knowledge/tax.md"], knowledge_root=tmp_path)
+    assert draft_samples(summary, ["knowledge/tax.md"], knowledge_root=tmp_path) == draft_samples(
+        summary, ["knowledge/tax.md"], knowledge_root=tmp_path
+    )
     assert len(draft_samples(summary, ["a.md", "b.md"], max_samples=2)) == 2
 
 

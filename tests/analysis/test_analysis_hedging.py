@@ -67,8 +67,11 @@ def test_cache_hit_calls_the_executor_once_for_a_repeated_sentence(scripted):
     assert len(ex.requests) == 1
     assert again.verdicts[0].origin == "cache"
     assert list(cache) == [sentence_key(same.sentence)]
-    assert json.loads(cache[sentence_key(same.sentence)]) == {"isUncertainty": True, "confidence": 0.9,
-                                                              "reason": "lacks information"}
+    assert json.loads(cache[sentence_key(same.sentence)]) == {
+        "isUncertainty": True,
+        "confidence": 0.9,
+        "reason": "lacks information",
+    }
 
 
 def test_default_cache_is_per_process(scripted):
@@ -92,7 +95,7 @@ def test_cache_hits_do_not_use_the_budget(scripted):
     assert len(ex.requests) == 1 and not res.truncated
 
 
-@pytest.mark.parametrize("reply", ["sure thing", "{\"isUncertainty\": \"yes\"}", "{broken json", ""])
+@pytest.mark.parametrize("reply", ["sure thing", '{"isUncertainty": "yes"}', "{broken json", ""])
 def test_unparseable_reply_keeps_the_candidate_and_is_not_cached(scripted, reply):
     ex = scripted(lambda req: reply)
     cache: dict[str, str] = {}
@@ -116,8 +119,13 @@ def test_failed_call_keeps_the_candidate(scripted):
 
 def test_prompt_follows_the_spec_template_and_fences_the_passage(scripted):
     ex = scripted(_yes())
-    run(classify_hedging, [HedgingCandidate("s9", "It is likely X.", "Before. It is likely X. After.")], ex,
-        model="small-model", cache={})
+    run(
+        classify_hedging,
+        [HedgingCandidate("s9", "It is likely X.", "Before. It is likely X. After.")],
+        ex,
+        model="small-model",
+        cache={},
+    )
     req = ex.requests[0]
     assert req.model == "small-model" and req.sample_id == "s9"
     assert 'decide whether it expresses "uncertainty at the knowledge / fact level."' in req.prompt
@@ -142,8 +150,10 @@ def test_parse_verdict():
 
 
 def test_apply_drops_false_keeps_true_with_verdict_and_weight_half(tb, scripted):
-    text = ("It is likely the orders table, but I'm not sure. "
-            "If you need it, you could probably add a cache. [unknown] owner.")
+    text = (
+        "It is likely the orders table, but I'm not sure. "
+        "If you need it, you could probably add a cache. [unknown] owner."
+    )
     gaps = analyze_task(tb().say(text).grep_empty("revenue_schema").build(), sample_id="s1")
     assert gaps.hedging_mode == "regex-only"
     assert sum(s.source == "hedging" for s in gaps.signals) == 2

@@ -18,14 +18,24 @@ def test_every_public_name_resolves() -> None:
 
 
 def test_analysing_a_trace_loads_only_what_it_uses() -> None:
-    code = ("import json, sys\n"
-            "from knowmeter.analysis import analyze_task\n"
-            "from knowmeter.traces import Trace\n"
-            "analyze_task(Trace(events=[]), sample_id='s')\n"
-            "print(json.dumps([m for m in sys.modules if m.startswith(('knowmeter.analysis.', 'knowmeter.samples',\n"
-            "      'knowmeter.executors', 'anyio', 'yaml'))]))\n")
+    code = (
+        "import json, sys\n"
+        "from knowmeter.analysis import analyze_task\n"
+        "from knowmeter.traces import Trace\n"
+        "analyze_task(Trace(events=[]), sample_id='s')\n"
+        "print(json.dumps([m for m in sys.modules if m.startswith(('knowmeter.analysis.', 'knowmeter.samples',\n"
+        "      'knowmeter.executors', 'anyio', 'yaml'))]))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = set(json.loads(out))
     assert {"knowmeter.analysis._task", "knowmeter.analysis._searches", "knowmeter.analysis._phrases"} <= loaded
-    assert not loaded & {"knowmeter.analysis._aggregate", "knowmeter.analysis._hedging", "knowmeter.analysis._drafts",
-                         "knowmeter.analysis._coverage", "knowmeter.samples", "knowmeter.executors", "anyio", "yaml"}
+    assert not loaded & {
+        "knowmeter.analysis._aggregate",
+        "knowmeter.analysis._hedging",
+        "knowmeter.analysis._drafts",
+        "knowmeter.analysis._coverage",
+        "knowmeter.samples",
+        "knowmeter.executors",
+        "anyio",
+        "yaml",
+    }

@@ -46,11 +46,19 @@ def test_codex_capture_grep_exit_1_and_cat_of_missing_file_are_gaps(shared_dir, 
     assert "exit 1" in gaps.signals[0].context
 
 
-@pytest.mark.parametrize(("name", "excluded"), [
-    ("claude_grep_ok", {}), ("claude_grep_not_enabled", {"tool_misuse": 1}), ("claude_bash_denied", {}),
-    ("claude_isolation_flags", {}), ("codex_shell_ok", {}), ("codex_ephemeral", {}), ("claude_api_error_400", {}),
-    ("codex_api_error_400", {}),
-])
+@pytest.mark.parametrize(
+    ("name", "excluded"),
+    [
+        ("claude_grep_ok", {}),
+        ("claude_grep_not_enabled", {"tool_misuse": 1}),
+        ("claude_bash_denied", {}),
+        ("claude_isolation_flags", {}),
+        ("codex_shell_ok", {}),
+        ("codex_ephemeral", {}),
+        ("claude_api_error_400", {}),
+        ("codex_api_error_400", {}),
+    ],
+)
 def test_captures_without_gaps(shared_dir, name, excluded):
     gaps = analyze_task(_capture(shared_dir, name), sample_id="c", prompt_text=CAPTURE_PROMPT)
     assert gaps.signals == ()
@@ -63,8 +71,10 @@ def test_claude_session_venv_hunt_is_a_collapsed_failed_search_and_a_repeated_fa
     # (exit 2), `ls -la …/bin/ | head` (exit 0 but only "cannot access"). The two exit-127 runs of
     # that python are environment failures (and not searches); the user-given /tmp/review-tool is
     # not the agent's construction.
-    gaps = analyze_task(_trace(shared_dir, "traces/claude-code-session-jsonl/"
-                                           "a758b6ba-8d47-447c-bead-7f25794b7319.jsonl"), sample_id="a758")
+    gaps = analyze_task(
+        _trace(shared_dir, "traces/claude-code-session-jsonl/a758b6ba-8d47-447c-bead-7f25794b7319.jsonl"),
+        sample_id="a758",
+    )
     fs = [s for s in gaps.signals if s.source == "failed_search"]
     assert [(s.tool, s.occurrences) for s in fs] == [("Grep", 1), ("Bash", 3)]
     assert fs[0].target == "logging|traceback|rich|excepthook"
@@ -72,8 +82,10 @@ def test_claude_session_venv_hunt_is_a_collapsed_failed_search_and_a_repeated_fa
     rf = [s for s in gaps.signals if s.source == "repeated_failure"]
     # before the hunt, `uv run python -c …` failed in turns 14, 15 and 16 (exit 1 twice, then a
     # missing cd target): the same action failing again and again — genuine confusion, not a search
-    assert [(s.tool, s.target, s.turn) for s in rf] == [("Bash", "uv run && cat", 14), ("Bash search", fs[1].target,
-                                                                                fs[1].turn)]
+    assert [(s.tool, s.target, s.turn) for s in rf] == [
+        ("Bash", "uv run && cat", 14),
+        ("Bash search", fs[1].target, fs[1].turn),
+    ]
     assert "failed 3× in 3 turns (14–16" in rf[0].context
     assert _by_source(gaps) == Counter({"failed_search": 2, "repeated_failure": 2})
 
@@ -83,8 +95,9 @@ def test_claude_stream_globs_and_permission_denials(shared_dir):
     # two `find` calls denied (permission, not gaps), Glob .ai-workflow/**/*.ts → "No files found" and
     # Glob **/execute.txt in .ai-workflow/prompts → "Directory does not exist" (turn 4). Four different
     # targets; the Glob failures sit in turns 1 and 4, so no 3 of them fall within 3 consecutive turns.
-    gaps = analyze_task(_trace(shared_dir, "traces/claude-code-stream-json/tielec_issue-398_00_planning_execute.jsonl"),
-                        sample_id="398")
+    gaps = analyze_task(
+        _trace(shared_dir, "traces/claude-code-stream-json/tielec_issue-398_00_planning_execute.jsonl"), sample_id="398"
+    )
     assert _by_source(gaps) == Counter({"failed_search": 4})
     assert [s.turn for s in gaps.signals] == [1, 1, 4, 4]
     assert gaps.signals[3].context == 'Glob ".ai-workflow/prompts/**/execute.txt" → not found'
@@ -113,11 +126,15 @@ def test_codex_exec_at_prefixed_path_and_missing_rg(shared_dir):
     trace = _trace(shared_dir, "traces/codex-exec-json/tielec_issue-391_01_requirements_review.jsonl")
     gaps = analyze_task(trace, sample_id="391")
     assert [(s.tool, s.target, s.occurrences) for s in gaps.signals] == [
-        ("Bash", "@.ai-workflow/issue-391/01_requirements/output/requirements.md", 2), ("Bash", "*.md", 1)]
+        ("Bash", "@.ai-workflow/issue-391/01_requirements/output/requirements.md", 2),
+        ("Bash", "*.md", 1),
+    ]
     assert gaps.excluded == {"command_missing": 1}
     # coverage: the two documents it printed with cat / nl, relative to the workspace
-    assert accessed_files(trace, "/ws") == {".ai-workflow/issue-391/01_requirements/output/requirements.md": 2,
-                                            ".ai-workflow/issue-391/00_planning/output/planning.md": 1}
+    assert accessed_files(trace, "/ws") == {
+        ".ai-workflow/issue-391/01_requirements/output/requirements.md": 2,
+        ".ai-workflow/issue-391/00_planning/output/planning.md": 1,
+    }
 
 
 def test_claude_session_reads_for_coverage(shared_dir):
@@ -129,10 +146,12 @@ def test_claude_session_reads_for_coverage(shared_dir):
 
 
 def test_inventory_over_real_traces(shared_dir, watermark):
-    tasks = [analyze_task(_capture(shared_dir, n), sample_id=n, prompt_text=CAPTURE_PROMPT)
-             for n in ("claude_failures", "codex_failures_readonly", "claude_grep_ok", "codex_shell_ok")]
+    tasks = [
+        analyze_task(_capture(shared_dir, n), sample_id=n, prompt_text=CAPTURE_PROMPT)
+        for n in ("claude_failures", "codex_failures_readonly", "claude_grep_ok", "codex_shell_ok")
+    ]
     s = aggregate_gaps(tasks, watermark, variant="demo")
     assert (s.gap_rate, s.weighted_gap_rate, s.signals_by_source["failed_search"]) == (0.5, 0.5, 4)
     text = render_inventory(s)
-    assert "Sample claude_failures / turn 2 / [failed search]\n  Grep \"kiwi\" → no results" in text
+    assert 'Sample claude_failures / turn 2 / [failed search]\n  Grep "kiwi" → no results' in text
     assert "Bash: cat missing.txt → not found (exit 1)" in text

@@ -11,10 +11,12 @@ from knowmeter.analysis import analyze_task
 from knowmeter.traces import ErrorKind, ToolResultEvent, Trace, parse_claude_session
 
 A758 = "reference/traces/claude-code-session-jsonl/a758b6ba-8d47-447c-bead-7f25794b7319.jsonl"
-HOOK_OUTPUT = ("Exit code 1\ntrim trailing whitespace.................................................Passed\n"
-               "check docs links.........................................................Failed\n"
-               "- hook id: check-docs-links\n- exit code: 1\n\n"
-               "docs/guide.md:12: link target docs/setup.md does not exist.\n")
+HOOK_OUTPUT = (
+    "Exit code 1\ntrim trailing whitespace.................................................Passed\n"
+    "check docs links.........................................................Failed\n"
+    "- hook id: check-docs-links\n- exit code: 1\n\n"
+    "docs/guide.md:12: link target docs/setup.md does not exist.\n"
+)
 
 
 def _session(shared_dir: Path, steps: list[tuple[str, str, str | None]]) -> Trace:
@@ -22,8 +24,11 @@ def _session(shared_dir: Path, steps: list[tuple[str, str, str | None]]) -> Trac
     written with the real session's call and result lines as templates."""
     lines = (shared_dir / A758).read_text(encoding="utf-8").splitlines()
     result = json.loads(lines[72])
-    call = next(json.loads(x) for x in lines if result["sourceToolAssistantUUID"] in x
-                and json.loads(x).get("uuid") == result["sourceToolAssistantUUID"])
+    call = next(
+        json.loads(x)
+        for x in lines
+        if result["sourceToolAssistantUUID"] in x and json.loads(x).get("uuid") == result["sourceToolAssistantUUID"]
+    )
     out = []
     for n, (tool, arg, error) in enumerate(steps):
         c = json.loads(json.dumps(call))
@@ -64,7 +69,11 @@ def test_a_commit_a_hook_rejects_six_times_is_one_repeated_failure(shared_dir: P
 def test_a_success_of_the_same_action_ends_the_run(shared_dir: Path) -> None:
     commit = "git commit -m 'x'"
     steps: list[tuple[str, str, str | None]] = [
-        ("Bash", commit, HOOK_OUTPUT), ("Bash", commit, HOOK_OUTPUT), ("Bash", commit, None),
-        ("Bash", commit, HOOK_OUTPUT), ("Bash", "pytest -x", "Exit code 1\nFAILED tests/test_a.py::test_x"),
-        ("Bash", "pytest -x", "Exit code 127\n/bin/bash: line 1: pytest: command not found")]
+        ("Bash", commit, HOOK_OUTPUT),
+        ("Bash", commit, HOOK_OUTPUT),
+        ("Bash", commit, None),
+        ("Bash", commit, HOOK_OUTPUT),
+        ("Bash", "pytest -x", "Exit code 1\nFAILED tests/test_a.py::test_x"),
+        ("Bash", "pytest -x", "Exit code 127\n/bin/bash: line 1: pytest: command not found"),
+    ]
     assert analyze_task(_session(shared_dir, steps), sample_id="s").signals == ()

@@ -17,6 +17,7 @@ def _signals(trace, source=None, **kw):
 
 # --- what is a failed search -------------------------------------------------------------------
 
+
 def test_grep_with_no_matches_is_a_failed_search_with_weight_1(tb):
     sigs, _ = _signals(tb().grep_empty("revenue_schema", turn=4).build())
     assert len(sigs) == 1
@@ -52,28 +53,48 @@ def test_failed_read_of_a_path_given_in_the_prompt_is_not_a_gap(tb, prompt):
 
 
 def test_a_path_given_in_a_later_user_message_is_not_a_gap(tb):
-    trace = tb().say("you have a working env in /tmp/review-tool", role="user") \
-        .bash("ls /tmp/review-tool", "ls: cannot access '/tmp/review-tool': No such file or directory",
-              exit_code=2, kind=ErrorKind.NOT_FOUND).build()
+    trace = (
+        tb()
+        .say("you have a working env in /tmp/review-tool", role="user")
+        .bash(
+            "ls /tmp/review-tool",
+            "ls: cannot access '/tmp/review-tool': No such file or directory",
+            exit_code=2,
+            kind=ErrorKind.NOT_FOUND,
+        )
+        .build()
+    )
     assert _signals(trace)[0] == []
 
 
 def test_read_failing_for_another_reason_is_not_a_gap(tb):
-    trace = tb().tool("Read", {"file_path": "big.log"}, "File content (85812 tokens) exceeds maximum allowed tokens",
-                      status=ToolStatus.FAILURE, kind=ErrorKind.TOOL_MISUSE).build()
+    trace = (
+        tb()
+        .tool(
+            "Read",
+            {"file_path": "big.log"},
+            "File content (85812 tokens) exceeds maximum allowed tokens",
+            status=ToolStatus.FAILURE,
+            kind=ErrorKind.TOOL_MISUSE,
+        )
+        .build()
+    )
     sigs, gaps = _signals(trace)
     assert sigs == [] and gaps.excluded == {"tool_misuse": 1}
 
 
-@pytest.mark.parametrize(("command", "output", "code"), [
-    ("grep -rn kiwi .", "", 1),
-    ("rg -n 'revenue_schema' docs", "", 1),
-    ("find . -name '*.schema.json'", "", 0),
-    ("cat missing.txt", "cat: missing.txt: No such file or directory", 1),
-    ("ls docs", "ls: cannot access 'docs': No such file or directory", 2),
-    ("bash -lc 'grep -rn kiwi .'", "", 1),
-    ("ls -la /tmp/venv/bin/ | head -20", "ls: cannot access '/tmp/venv/bin/': No such file or directory", 0),
-])
+@pytest.mark.parametrize(
+    ("command", "output", "code"),
+    [
+        ("grep -rn kiwi .", "", 1),
+        ("rg -n 'revenue_schema' docs", "", 1),
+        ("find . -name '*.schema.json'", "", 0),
+        ("cat missing.txt", "cat: missing.txt: No such file or directory", 1),
+        ("ls docs", "ls: cannot access 'docs': No such file or directory", 2),
+        ("bash -lc 'grep -rn kiwi .'", "", 1),
+        ("ls -la /tmp/venv/bin/ | head -20", "ls: cannot access '/tmp/venv/bin/': No such file or directory", 0),
+    ],
+)
 def test_bash_searches_with_empty_output_or_nonzero_exit_are_gaps(tb, command, output, code):
     sigs, _ = _signals(tb().bash(command, output, exit_code=code).build(), "failed_search")
     assert len(sigs) == 1 and sigs[0].tool == "Bash"
@@ -89,8 +110,10 @@ def test_a_match_line_that_mentions_no_such_file_is_not_mistaken_for_an_error(tb
     assert _signals(tb().bash("grep -rn 'No such file' .", out).build())[0] == []
 
 
-@pytest.mark.parametrize("command", ["npm test", "uv run pytest && cat .crash.log", "ls && echo oops >&2 && exit 3",
-                                     "sed -i 's/a/b/' notes.md"])
+@pytest.mark.parametrize(
+    "command",
+    ["npm test", "uv run pytest && cat .crash.log", "ls && echo oops >&2 && exit 3", "sed -i 's/a/b/' notes.md"],
+)
 def test_non_search_bash_failures_are_not_gaps(tb, command):
     assert _signals(tb().bash(command, "boom", exit_code=1).build())[0] == []
 
@@ -102,20 +125,27 @@ def test_exit_127_is_an_environment_gap_not_a_knowledge_gap(tb):
 
 
 def test_exit_code_alone_decides_when_the_adapter_gave_no_error_kind(tb):
-    trace = tb().tool("Bash", {"command": "grep -r x ."}, "", status=ToolStatus.FAILURE, exit_code=127) \
-        .tool("Bash", {"command": "grep -r y ."}, "", status=ToolStatus.FAILURE, exit_code=124).build()
+    trace = (
+        tb()
+        .tool("Bash", {"command": "grep -r x ."}, "", status=ToolStatus.FAILURE, exit_code=127)
+        .tool("Bash", {"command": "grep -r y ."}, "", status=ToolStatus.FAILURE, exit_code=124)
+        .build()
+    )
     sigs, gaps = _signals(trace)
     assert sigs == [] and gaps.excluded == {"command_missing": 1, "timeout": 1}
 
 
-@pytest.mark.parametrize(("kind", "status"), [
-    (ErrorKind.PERMISSION_DENIED, ToolStatus.FAILURE),
-    (ErrorKind.USER_REJECTED, ToolStatus.FAILURE),
-    (ErrorKind.CANCELLED_SIBLING, ToolStatus.CANCELLED),
-    (ErrorKind.TOOL_MISUSE, ToolStatus.FAILURE),
-    (ErrorKind.API_ERROR, ToolStatus.FAILURE),
-    (ErrorKind.TIMEOUT, ToolStatus.FAILURE),
-])
+@pytest.mark.parametrize(
+    ("kind", "status"),
+    [
+        (ErrorKind.PERMISSION_DENIED, ToolStatus.FAILURE),
+        (ErrorKind.USER_REJECTED, ToolStatus.FAILURE),
+        (ErrorKind.CANCELLED_SIBLING, ToolStatus.CANCELLED),
+        (ErrorKind.TOOL_MISUSE, ToolStatus.FAILURE),
+        (ErrorKind.API_ERROR, ToolStatus.FAILURE),
+        (ErrorKind.TIMEOUT, ToolStatus.FAILURE),
+    ],
+)
 @pytest.mark.parametrize("tool", ["Grep", "Read", "Bash"])
 def test_harness_failures_are_never_gaps(tb, kind, status, tool):
     inp = {"command": "grep -r x ."} if tool == "Bash" else {"pattern": "x", "file_path": "x.md"}
@@ -126,16 +156,30 @@ def test_harness_failures_are_never_gaps(tb, kind, status, tool):
 
 
 def test_failed_web_search_is_a_gap_but_a_network_error_is_not(tb):
-    trace = tb().tool("WebSearch", {"query": "acme revenue schema"}, "", turn=1) \
-        .tool("WebSearch", {"query": "other thing"}, "API Error: 529", status=ToolStatus.FAILURE,
-              kind=ErrorKind.API_ERROR, turn=2).build()
+    trace = (
+        tb()
+        .tool("WebSearch", {"query": "acme revenue schema"}, "", turn=1)
+        .tool(
+            "WebSearch",
+            {"query": "other thing"},
+            "API Error: 529",
+            status=ToolStatus.FAILURE,
+            kind=ErrorKind.API_ERROR,
+            turn=2,
+        )
+        .build()
+    )
     sigs, _ = _signals(trace, "failed_search")
     assert [(s.tool, s.target) for s in sigs] == [("WebSearch", "acme revenue schema")]
 
 
 def test_non_search_tools_are_ignored(tb):
-    trace = tb().tool("Edit", {"file_path": "a.py"}, "String to replace not found", status=ToolStatus.FAILURE) \
-        .tool("Write", {"file_path": "b.py"}, "", status=ToolStatus.FAILURE).build()
+    trace = (
+        tb()
+        .tool("Edit", {"file_path": "a.py"}, "String to replace not found", status=ToolStatus.FAILURE)
+        .tool("Write", {"file_path": "b.py"}, "", status=ToolStatus.FAILURE)
+        .build()
+    )
     sigs, gaps = _signals(trace)
     assert sigs == [] and gaps.excluded == {}
 
@@ -145,17 +189,27 @@ def test_a_call_without_result_is_not_judged(tb):
 
 
 def test_note_is_the_agents_next_sentence(tb):
-    trace = tb().grep_empty("revenue_schema", turn=4) \
-        .say("Need to verify which domain the revenue field definitions live in. Trying again.", turn=5).build()
+    trace = (
+        tb()
+        .grep_empty("revenue_schema", turn=4)
+        .say("Need to verify which domain the revenue field definitions live in. Trying again.", turn=5)
+        .build()
+    )
     sig = _signals(trace, "failed_search")[0][0]
     assert sig.note == "Need to verify which domain the revenue field definitions live in."
 
 
 # --- collapsing similar consecutive failures ----------------------------------------------------
 
+
 def test_consecutive_failures_for_the_same_pattern_collapse(tb):
-    trace = tb().grep_empty("revenue_schema", 1).grep_empty("revenue_schema|revenueSchema", 2) \
-        .bash("rg -n revenue_schema", "", exit_code=1, turn=3).build()
+    trace = (
+        tb()
+        .grep_empty("revenue_schema", 1)
+        .grep_empty("revenue_schema|revenueSchema", 2)
+        .bash("rg -n revenue_schema", "", exit_code=1, turn=3)
+        .build()
+    )
     sigs, _ = _signals(trace, "failed_search")
     assert len(sigs) == 1 and sigs[0].occurrences == 3 and sigs[0].turn == 1
 
@@ -166,47 +220,72 @@ def test_different_targets_stay_separate(tb):
 
 
 def test_a_successful_search_in_between_breaks_the_run(tb):
-    trace = tb().grep_empty("revenue_schema", 1).tool("Grep", {"pattern": "revenue"}, "a.md:1:revenue", turn=2) \
-        .grep_empty("revenue_schema", 3).build()
+    trace = (
+        tb()
+        .grep_empty("revenue_schema", 1)
+        .tool("Grep", {"pattern": "revenue"}, "a.md:1:revenue", turn=2)
+        .grep_empty("revenue_schema", 3)
+        .build()
+    )
     sigs = _signals(trace, "failed_search")[0]
     assert [s.occurrences for s in sigs] == [1, 1]
 
 
 def test_excluded_failures_in_between_do_not_break_the_run(tb):
-    trace = tb().grep_empty("revenue_schema", 1) \
-        .tool("Bash", {"command": "find / -name x"}, "requires approval", status=ToolStatus.FAILURE,
-              kind=ErrorKind.PERMISSION_DENIED, turn=2) \
-        .grep_empty("revenue_schema", 3).build()
+    trace = (
+        tb()
+        .grep_empty("revenue_schema", 1)
+        .tool(
+            "Bash",
+            {"command": "find / -name x"},
+            "requires approval",
+            status=ToolStatus.FAILURE,
+            kind=ErrorKind.PERMISSION_DENIED,
+            turn=2,
+        )
+        .grep_empty("revenue_schema", 3)
+        .build()
+    )
     assert [s.occurrences for s in _signals(trace, "failed_search")[0]] == [2]
 
 
 def test_paths_collapse_when_one_is_inside_the_other_or_they_name_the_same_file(tb):
-    trace = tb(meta={"cwd": "/ws"}) \
-        .read_missing("/ws/lib/web/session_live.html.heex", 1) \
-        .tool("Glob", {"pattern": "**/*session_live.html.heex"}, "No files found", turn=2,
-              kind=ErrorKind.EMPTY_SEARCH) \
-        .bash("ls /tmp/venv/bin/", "ls: cannot access '/tmp/venv/bin/': No such file or directory", exit_code=2,
-              turn=3) \
-        .bash("ls -la /tmp/venv/bin/python*", "ls: cannot access: No such file or directory", exit_code=2,
-              turn=4).build()
+    trace = (
+        tb(meta={"cwd": "/ws"})
+        .read_missing("/ws/lib/web/session_live.html.heex", 1)
+        .tool("Glob", {"pattern": "**/*session_live.html.heex"}, "No files found", turn=2, kind=ErrorKind.EMPTY_SEARCH)
+        .bash("ls /tmp/venv/bin/", "ls: cannot access '/tmp/venv/bin/': No such file or directory", exit_code=2, turn=3)
+        .bash("ls -la /tmp/venv/bin/python*", "ls: cannot access: No such file or directory", exit_code=2, turn=4)
+        .build()
+    )
     sigs = _signals(trace, "failed_search", workspace_root="/ws")[0]
     assert [(s.tool, s.occurrences) for s in sigs] == [("Read", 2), ("Bash", 2)]
 
 
 def test_paths_that_merely_share_a_directory_do_not_collapse(tb):
-    trace = tb().read_missing("/ws/docs/a.md", 1).read_missing("/ws/docs/b.md", 2) \
-        .tool("Glob", {"pattern": "src/**/*.py"}, "No files found", turn=3) \
-        .tool("Glob", {"pattern": "src/**/*.ts"}, "No files found", turn=4).build()
+    trace = (
+        tb()
+        .read_missing("/ws/docs/a.md", 1)
+        .read_missing("/ws/docs/b.md", 2)
+        .tool("Glob", {"pattern": "src/**/*.py"}, "No files found", turn=3)
+        .tool("Glob", {"pattern": "src/**/*.ts"}, "No files found", turn=4)
+        .build()
+    )
     assert len(_signals(trace, "failed_search")[0]) == 4
 
 
 def test_subagents_have_their_own_runs(tb):
-    trace = tb().tool("Grep", {"pattern": "x_key"}, "No matches found", agent_id="a1") \
-        .tool("Grep", {"pattern": "x_key"}, "No matches found", agent_id="a2").build()
+    trace = (
+        tb()
+        .tool("Grep", {"pattern": "x_key"}, "No matches found", agent_id="a1")
+        .tool("Grep", {"pattern": "x_key"}, "No matches found", agent_id="a2")
+        .build()
+    )
     assert [s.occurrences for s in _signals(trace, "failed_search")[0]] == [1, 1]
 
 
 # --- repeated failure -----------------------------------------------------------------------------
+
 
 def test_three_failures_of_one_tool_class_within_three_turns_is_a_repeated_failure(tb):
     trace = tb().grep_empty("alpha", 2).grep_empty("beta", 3).grep_empty("gamma", 4).build()
@@ -229,8 +308,14 @@ def test_parallel_failures_in_one_turn_are_one_attempt(tb):
 
 
 def test_a_success_of_the_same_class_resets_the_count(tb):
-    trace = tb().grep_empty("alpha", 1).grep_empty("beta", 1) \
-        .tool("Grep", {"pattern": "delta"}, "a.md:1:delta", turn=2).grep_empty("gamma", 2).build()
+    trace = (
+        tb()
+        .grep_empty("alpha", 1)
+        .grep_empty("beta", 1)
+        .tool("Grep", {"pattern": "delta"}, "a.md:1:delta", turn=2)
+        .grep_empty("gamma", 2)
+        .build()
+    )
     assert _signals(trace, "repeated_failure")[0] == []
 
 
@@ -249,25 +334,35 @@ def test_one_repeated_failure_per_run_however_long(tb):
 def test_permission_denials_do_not_make_a_repeated_failure(tb):
     b = tb()
     for i in range(3):
-        b.tool("Bash", {"command": f"find / -name x{i}"}, "requires approval", status=ToolStatus.FAILURE,
-               kind=ErrorKind.PERMISSION_DENIED, turn=i + 1)
+        b.tool(
+            "Bash",
+            {"command": f"find / -name x{i}"},
+            "requires approval",
+            status=ToolStatus.FAILURE,
+            kind=ErrorKind.PERMISSION_DENIED,
+            turn=i + 1,
+        )
     assert _signals(b.build())[0] == []
 
 
 # --- the shell parser behind "is this Bash call a search" ---------------------------------------
 
-@pytest.mark.parametrize(("command", "is_search", "target"), [
-    ("grep -rn -A 3 revenue_schema docs/", True, ("pattern", "revenue_schema")),
-    ("rg -e 'a|b' -g '*.md'", True, ("pattern", "a|b")),
-    ("cd /repo && rg --files -g'*ssm*.md'", True, ("pattern", "*ssm*.md")),
-    ("find docs -name '*.schema.json' -type f | head -5", True, ("pattern", "*.schema.json")),
-    ("head -n 20 knowledge/refunds.md", True, ("path", "knowledge/refunds.md")),
-    ("sed -n '1,40p' docs/a.md", True, ("path", "docs/a.md")),
-    ("cat @.ai-workflow/x.md 2>/dev/null", True, ("path", "@.ai-workflow/x.md")),
-    ("PYTHONPATH=. python -c 'print(1)'", False, None),
-    ("git grep -n foo", True, ("pattern", "foo")),
-    ("make test", False, None),
-])
+
+@pytest.mark.parametrize(
+    ("command", "is_search", "target"),
+    [
+        ("grep -rn -A 3 revenue_schema docs/", True, ("pattern", "revenue_schema")),
+        ("rg -e 'a|b' -g '*.md'", True, ("pattern", "a|b")),
+        ("cd /repo && rg --files -g'*ssm*.md'", True, ("pattern", "*ssm*.md")),
+        ("find docs -name '*.schema.json' -type f | head -5", True, ("pattern", "*.schema.json")),
+        ("head -n 20 knowledge/refunds.md", True, ("path", "knowledge/refunds.md")),
+        ("sed -n '1,40p' docs/a.md", True, ("path", "docs/a.md")),
+        ("cat @.ai-workflow/x.md 2>/dev/null", True, ("path", "@.ai-workflow/x.md")),
+        ("PYTHONPATH=. python -c 'print(1)'", False, None),
+        ("git grep -n foo", True, ("pattern", "foo")),
+        ("make test", False, None),
+    ],
+)
 def test_shell_parsing(command, is_search, target):
     cmd = parse_command(command)
     assert cmd.is_search is is_search
@@ -275,27 +370,37 @@ def test_shell_parsing(command, is_search, target):
         assert cmd.target() == target
 
 
-@pytest.mark.parametrize("command", ["cat a.md > b.md", "ls docs > listing.txt",
-                                     "cat > notes.md <<'EOF'\nls missing\ngrep nothing\nEOF"])
+@pytest.mark.parametrize(
+    "command", ["cat a.md > b.md", "ls docs > listing.txt", "cat > notes.md <<'EOF'\nls missing\ngrep nothing\nEOF"]
+)
 def test_writing_a_file_with_cat_or_ls_is_not_a_search(tb, command):
     assert not parse_command(command).is_search
     assert _signals(tb().bash(command, "").build())[0] == []
 
 
 def test_a_quiet_grep_is_judged_by_its_exit_code_not_its_empty_output(tb):
-    trace = tb().bash("grep -q revenue_schema docs/a.md", "", exit_code=0) \
-        .bash("grep -rq user_profile docs", "", exit_code=1, kind=ErrorKind.EMPTY_SEARCH).build()
+    trace = (
+        tb()
+        .bash("grep -q revenue_schema docs/a.md", "", exit_code=0)
+        .bash("grep -rq user_profile docs", "", exit_code=1, kind=ErrorKind.EMPTY_SEARCH)
+        .build()
+    )
     assert [s.target for s in _signals(trace, "failed_search")[0]] == ["user_profile"]
 
 
 def test_read_paths_of_a_command():
-    assert parse_command("cat a.md b.md | grep x; head -n 3 c.md; sed -n '1p' d.md").read_paths() == \
-        ["a.md", "b.md", "c.md", "d.md"]
+    assert parse_command("cat a.md b.md | grep x; head -n 3 c.md; sed -n '1p' d.md").read_paths() == [
+        "a.md",
+        "b.md",
+        "c.md",
+        "d.md",
+    ]
     assert parse_command("grep x a.md | head -3").read_paths() == []
     assert parse_command("cat a.md > copy.md").read_paths() == []
 
 
 # --- real format: a batch of reads in one missing folder (cut from the spotter subagent) --------
+
 
 def _missing_folder_reads(shared_dir, batches: list[int]):
     """The spotter subagent's real Read call and its "File does not exist." result, cloned: one
@@ -305,8 +410,13 @@ def _missing_folder_reads(shared_dir, batches: list[int]):
 
     from knowmeter.traces import parse_claude_session
 
-    path = shared_dir / "reference" / "traces" / "claude-code-session-jsonl" / \
-        "4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-a2898e3.jsonl"
+    path = (
+        shared_dir
+        / "reference"
+        / "traces"
+        / "claude-code-session-jsonl"
+        / "4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-a2898e3.jsonl"
+    )
     lines = path.read_text(encoding="utf-8").splitlines()
     call = json.loads(lines[6])
     result = json.loads(lines[7])
@@ -316,8 +426,9 @@ def _missing_folder_reads(shared_dir, batches: list[int]):
         cid = f"toolu_clone{n}"
         c = json.loads(json.dumps(call))
         c["uuid"], c["message"]["id"] = f"call-{n}", f"msg_batch{batch}"
-        c["message"]["content"][0].update(id=cid, input={
-            "file_path": f"{call['cwd']}/lib/spotter_web/components/transcript/part_{n}.ex"})
+        c["message"]["content"][0].update(
+            id=cid, input={"file_path": f"{call['cwd']}/lib/spotter_web/components/transcript/part_{n}.ex"}
+        )
         r = json.loads(json.dumps(result))
         r["uuid"], r["message"]["content"][0]["tool_use_id"] = f"result-{n}", cid
         out += [json.dumps(c), json.dumps(r)]

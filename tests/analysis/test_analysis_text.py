@@ -20,8 +20,20 @@ def _text_signals(tb, text, source, *, role="assistant", injected=False, **kw):
 
 # --- explicit markers -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("marker", ["【推断】", "【知识缺口】", "【未知】", "[inferred]", "[unknown]",
-                                    "[knowledge gap]", "[Knowledge Gap]", "[UNKNOWN]"])
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "【推断】",
+        "【知识缺口】",
+        "【未知】",
+        "[inferred]",
+        "[unknown]",
+        "[knowledge gap]",
+        "[Knowledge Gap]",
+        "[UNKNOWN]",
+    ],
+)
 def test_each_marker_is_a_weak_signal(tb, marker):
     sigs = _text_signals(tb, f"{marker} this data should come from the user_profile table.", "explicit_marker")
     assert len(sigs) == 1
@@ -29,16 +41,19 @@ def test_each_marker_is_a_weak_signal(tb, marker):
     assert sigs[0].context == f"{marker} this data should come from the user_profile table."
 
 
-@pytest.mark.parametrize("text", [
-    'The convention is to write "[unknown]" when unsure.',
-    "Mark guesses with “【推断】” in your answer.",
-    "Use 「【未知】」 for unknown fields.",
-    "Write `[inferred]` before a guess.",
-    "```\nprint('[knowledge gap]')\n```",
-    "~~~md\n【推断】 example\n~~~",
-    "| field | note |\n|---|---|\n| revenue | [unknown] |",
-    "> 【推断】 quoted from the doc",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'The convention is to write "[unknown]" when unsure.',
+        "Mark guesses with “【推断】” in your answer.",
+        "Use 「【未知】」 for unknown fields.",
+        "Write `[inferred]` before a guess.",
+        "```\nprint('[knowledge gap]')\n```",
+        "~~~md\n【推断】 example\n~~~",
+        "| field | note |\n|---|---|\n| revenue | [unknown] |",
+        "> 【推断】 quoted from the doc",
+    ],
+)
 def test_markers_in_quotes_code_tables_and_blockquotes_do_not_count(tb, text):
     assert _text_signals(tb, text, "explicit_marker") == []
 
@@ -67,33 +82,55 @@ def test_repeated_identical_marker_sentence_counts_once(tb):
 
 # --- hedging recall -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("sentence", [
-    "我不确定这个字段在哪个域。", "目前没有足够信息回答。", "这一点需要查证。", "无法确认表的归属。",
-    "我只能猜测它的来源。", "这可能是用户画像表。",
-    "I'm not sure which domain holds the revenue fields.", "There is insufficient information to answer.",
-    "I need to verify the table name.", "It is likely the orders table.", "The owner is presumably finance.",
-    "I couldn't find any documentation on refunds.", "This is not documented anywhere.",
-])
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "我不确定这个字段在哪个域。",
+        "目前没有足够信息回答。",
+        "这一点需要查证。",
+        "无法确认表的归属。",
+        "我只能猜测它的来源。",
+        "这可能是用户画像表。",
+        "I'm not sure which domain holds the revenue fields.",
+        "There is insufficient information to answer.",
+        "I need to verify the table name.",
+        "It is likely the orders table.",
+        "The owner is presumably finance.",
+        "I couldn't find any documentation on refunds.",
+        "This is not documented anywhere.",
+    ],
+)
 def test_spec_examples_are_recalled_strictly(tb, sentence):
     sigs = _text_signals(tb, sentence, "hedging")
     assert len(sigs) == 1
     assert (sigs[0].weight, sigs[0].context) == (0.5, sentence)
 
 
-@pytest.mark.parametrize("sentence", ["The answer may be in the config.", "I think the owner is finance.",
-                                      "也许是财务部门。", "Perhaps the cache is stale."])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The answer may be in the config.",
+        "I think the owner is finance.",
+        "也许是财务部门。",
+        "Perhaps the cache is stale.",
+    ],
+)
 def test_soft_phrases_need_the_broad_net(tb, sentence):
     assert _text_signals(tb, sentence, "hedging") == []
     assert len(_text_signals(tb, sentence, "hedging", hedging_recall="broad")) == 1
 
 
-@pytest.mark.parametrize("text", [
-    "Run `grep -q 'not sure' log` to check.",
-    'The doc says "we are not sure yet" about this.',
-    "> I'm not sure this quote is accurate",
-    "| status | likely |\n|---|---|",
-    "```\n# probably fine\n```",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Run `grep -q 'not sure' log` to check.",
+        'The doc says "we are not sure yet" about this.',
+        "> I'm not sure this quote is accurate",
+        "| status | likely |\n|---|---|",
+        "```\n# probably fine\n```",
+    ],
+)
 def test_hedging_in_code_quotes_and_tables_does_not_count(tb, text):
     assert _text_signals(tb, text, "hedging") == []
 
@@ -138,12 +175,46 @@ def test_hedging_phrase_is_reported_as_written_and_length_changing_lowercase_is_
 
 # --- the English net dispatches on the first letter, and finds what the plain alternation finds --------------
 
-_FRAGMENTS = ["i'm not sure", "im not certain", "not entirely sure", "not sure", "not", "unclear", "it's unclear",
-              "it is", "remains unclear", "likely", "unlikely", "probably.", "lack of documentation", "lacking",
-              "i don't know", "i do not have the information", "needs to be verified", "need to double-checked",
-              "can't find", "unable to locate", "as far as i can tell", "to my knowledge", "to the best of my",
-              "perhaps", "might be", "i think", "it seems", "appears to", "seems", "may bee", "x", "-", "_", "'",
-              "sure", "i", "a", " "]
+_FRAGMENTS = [
+    "i'm not sure",
+    "im not certain",
+    "not entirely sure",
+    "not sure",
+    "not",
+    "unclear",
+    "it's unclear",
+    "it is",
+    "remains unclear",
+    "likely",
+    "unlikely",
+    "probably.",
+    "lack of documentation",
+    "lacking",
+    "i don't know",
+    "i do not have the information",
+    "needs to be verified",
+    "need to double-checked",
+    "can't find",
+    "unable to locate",
+    "as far as i can tell",
+    "to my knowledge",
+    "to the best of my",
+    "perhaps",
+    "might be",
+    "i think",
+    "it seems",
+    "appears to",
+    "seems",
+    "may bee",
+    "x",
+    "-",
+    "_",
+    "'",
+    "sure",
+    "i",
+    "a",
+    " ",
+]
 
 
 def _plain(phrases: tuple[str, ...]) -> re.Pattern[str]:
@@ -151,8 +222,10 @@ def _plain(phrases: tuple[str, ...]) -> re.Pattern[str]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=12), st.lists(st.sampled_from([" ", "", "\n", ", "]),
-                                                                     min_size=12, max_size=12))
+@given(
+    st.lists(st.sampled_from(_FRAGMENTS), max_size=12),
+    st.lists(st.sampled_from([" ", "", "\n", ", "]), min_size=12, max_size=12),
+)
 @pytest.mark.slow
 def test_dispatched_net_matches_like_the_plain_alternation(words, seps):
     text = "".join(w + s for w, s in zip(words, seps, strict=False))

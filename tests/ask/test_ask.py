@@ -37,13 +37,25 @@ def _scenario(text: str) -> dict[str, Any]:
 
 
 def _executor(srv: MockModelServer) -> Executor:
-    return create_executor(ExecutorSpec("openai", "gpt-4o", {"api_key": "test", "max_retries": 0,
-                                                             "base_url": srv.openai_base_url}))
+    return create_executor(
+        ExecutorSpec("openai", "gpt-4o", {"api_key": "test", "max_retries": 0, "base_url": srv.openai_base_url})
+    )
 
 
 def _ask(executor: Executor, prompt: str = "What colour are bananas?", **kw: Any) -> Asked[Reply]:
-    return anyio.run(lambda: ask_json(executor, "gpt-4o", system="Reply in JSON.", prompt=prompt, parse=parse,
-                                      site=CallSite("t1", "s1", 30), purpose="q", what="test model", **kw))
+    return anyio.run(
+        lambda: ask_json(
+            executor,
+            "gpt-4o",
+            system="Reply in JSON.",
+            prompt=prompt,
+            parse=parse,
+            site=CallSite("t1", "s1", 30),
+            purpose="q",
+            what="test model",
+            **kw,
+        )
+    )
 
 
 def test_a_valid_reply_is_validated_and_costed() -> None:

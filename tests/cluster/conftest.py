@@ -27,8 +27,14 @@ def ray_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("ray-head") / "head.log"
     for _attempt in range(3):  # Ray gives its raylet 30 s to register: a loaded machine can miss that
         with log.open("w") as err:
-            head = subprocess.Popen([sys.executable, str(HEAD)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=err, text=True, env=RAY_ENV)
+            head = subprocess.Popen(
+                [sys.executable, str(HEAD)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+                env=RAY_ENV,
+            )
         assert head.stdout is not None and head.stdin is not None
         address = head.stdout.readline().strip()
         if address:

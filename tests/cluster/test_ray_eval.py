@@ -64,13 +64,15 @@ def _measured(report: dict[str, Any]) -> dict[str, Any]:
     per-variant figures (run metadata — ids, times, wall clock — and the latency and cache hits
     that differ between any two runs left out)."""
     keys = ("statistics", "comparisons", "verdict", "gaps", "coverage", "decision")
-    variants = [{k: v for k, v in variant.items() if k not in ("latency_ms", "cached")}
-                for variant in report["variants"]]
+    variants = [
+        {k: v for k, v in variant.items() if k not in ("latency_ms", "cached")} for variant in report["variants"]
+    ]
     return {"variants": variants, **{k: report[k] for k in keys}}
 
 
 def test_demo_on_ray_gives_the_same_verdict_and_statistics_and_the_cache_serves_it(
-        tmp_path: Path, ray_address: str) -> None:
+    tmp_path: Path, ray_address: str
+) -> None:
     demo = _demo(tmp_path)
     local = km("eval", "--json", "--report-only", "--no-cache", cwd=demo)
     assert local.returncode == 0, local.stderr
@@ -93,9 +95,29 @@ def test_demo_on_ray_gives_the_same_verdict_and_statistics_and_the_cache_serves_
 def test_a_ray_worker_killed_mid_task_loses_no_task(tmp_path: Path, ray_address: str) -> None:
     demo = _demo(tmp_path)
     agent, log = _slow_agent(demo)
-    proc = subprocess.Popen([sys.executable, "-m", "knowmeter", "eval", "--executor", agent, "--no-cache",
-                             "--backend", "ray", "--ray-address", ray_address, "--retry", "0", "--report-only"],
-                            cwd=demo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=RAY_ENV)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "knowmeter",
+            "eval",
+            "--executor",
+            agent,
+            "--no-cache",
+            "--backend",
+            "ray",
+            "--ray-address",
+            ray_address,
+            "--retry",
+            "0",
+            "--report-only",
+        ],
+        cwd=demo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=RAY_ENV,
+    )
     _wait_for_results(demo, proc, at_least=2)
     # the Ray worker running the task that started last (its agent sleeps 0.5 s): kill it mid-task
     started = [json.loads(line) for line in log.read_text().splitlines()]
@@ -112,16 +134,34 @@ def test_a_ray_worker_killed_mid_task_loses_no_task(tmp_path: Path, ray_address:
     assert [r["task_id"] for r in records if r["exec"]["error"]] == []
     starts = [json.loads(line) for line in log.read_text().splitlines()]
     rerun = [s for s in starts if s["task"] == victim["task"]]
-    assert len(rerun) >= 2 and any(s["worker"] != victim["worker"] for s in rerun), \
+    assert len(rerun) >= 2 and any(s["worker"] != victim["worker"] for s in rerun), (
         "the killed worker's task was not run again by another worker"
+    )
 
 
 def test_a_killed_ray_driver_resumes_and_finishes_each_task_once(tmp_path: Path, ray_address: str) -> None:
     demo = _demo(tmp_path)
     agent, _ = _slow_agent(demo)
-    proc = subprocess.Popen([sys.executable, "-m", "knowmeter", "eval", "--executor", agent, "--no-cache",
-                             "--backend", "ray", "--ray-address", ray_address],
-                            cwd=demo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=RAY_ENV)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "knowmeter",
+            "eval",
+            "--executor",
+            agent,
+            "--no-cache",
+            "--backend",
+            "ray",
+            "--ray-address",
+            ray_address,
+        ],
+        cwd=demo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=RAY_ENV,
+    )
     _wait_for_results(demo, proc, at_least=3)
     proc.kill()  # SIGKILL: no handler runs, tasks are in flight on the cluster
     proc.communicate(timeout=60)
@@ -129,14 +169,13 @@ def test_a_killed_ray_driver_resumes_and_finishes_each_task_once(tmp_path: Path,
     assert 3 <= len(before) < 46
     run_id = results.parent.name
 
-    done = km("eval", "--resume", run_id, "--backend", "ray", "--ray-address", ray_address, "--report-only",
-              cwd=demo)
+    done = km("eval", "--resume", run_id, "--backend", "ray", "--ray-address", ray_address, "--report-only", cwd=demo)
     assert done.returncode == 0, done.stderr
     assert f"resuming run {run_id}: {46 - len(before)} of 46 tasks left" in " ".join(done.stderr.split())
     _, after = _results(demo)
     ids = Counter(r["task_id"] for r in after)
     assert len(ids) == 46 and set(ids.values()) == {1}, "a task is missing or stored twice"
-    assert after[:len(before)] == before
+    assert after[: len(before)] == before
     listed = json.loads(km("runs", "--json", cwd=demo).stdout)[0]
     assert listed["status"] == "complete" and listed["tasks_done"] == 46
 
@@ -152,17 +191,36 @@ print(json.dumps({{"output": "too late"}}))
 
 
 def test_a_ray_task_over_its_timeout_is_recorded_as_timed_out_and_its_agent_stopped(
-        tmp_path: Path, ray_address: str) -> None:
+    tmp_path: Path, ray_address: str
+) -> None:
     (tmp_path / "skills").mkdir()
     (tmp_path / "skills" / "a.md").write_text("Skill A.\n")
     (tmp_path / "skills" / "b.md").write_text("Skill B.\n")
-    (tmp_path / "s.jsonl").write_text(json.dumps({"sample_id": "s1", "prompt": "q",
-                                                  "assertions": [{"type": "contains", "value": "ok"}]}) + "\n")
+    (tmp_path / "s.jsonl").write_text(
+        json.dumps({"sample_id": "s1", "prompt": "q", "assertions": [{"type": "contains", "value": "ok"}]}) + "\n"
+    )
     pids = tmp_path / "pids"
     (tmp_path / "agent.py").write_text(HANGING_AGENT.format(pids=str(pids)))
-    done = km("eval", "--samples", "s.jsonl", "--control", "a", "--treatment", "b", "--executor",
-              f"{sys.executable} {tmp_path / 'agent.py'}", "--timeout", "20", "--no-cache", "--report-only",
-              "--backend", "ray", "--ray-address", ray_address, cwd=tmp_path)
+    done = km(
+        "eval",
+        "--samples",
+        "s.jsonl",
+        "--control",
+        "a",
+        "--treatment",
+        "b",
+        "--executor",
+        f"{sys.executable} {tmp_path / 'agent.py'}",
+        "--timeout",
+        "20",
+        "--no-cache",
+        "--report-only",
+        "--backend",
+        "ray",
+        "--ray-address",
+        ray_address,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     (path,) = (tmp_path / ".knowmeter" / "runs").glob("*/results.jsonl")
     records = [json.loads(line) for line in path.read_text().splitlines()]
@@ -185,9 +243,23 @@ print(json.dumps({"output": "Refunds are possible within 30 days of purchase.", 
 def test_the_driver_keeps_the_budget_on_ray(tmp_path: Path, ray_address: str) -> None:
     demo = _demo(tmp_path)
     (demo / "agent.py").write_text(PRICED_AGENT)
-    done = km("eval", "--executor", f"{sys.executable} {demo / 'agent.py'}", "--no-cache", "--budget-usd", "0.1",
-              "--concurrency", "4", "--json", "--report-only", "--backend", "ray", "--ray-address", ray_address,
-              cwd=demo)
+    done = km(
+        "eval",
+        "--executor",
+        f"{sys.executable} {demo / 'agent.py'}",
+        "--no-cache",
+        "--budget-usd",
+        "0.1",
+        "--concurrency",
+        "4",
+        "--json",
+        "--report-only",
+        "--backend",
+        "ray",
+        "--ray-address",
+        ray_address,
+        cwd=demo,
+    )
     assert done.returncode == 0, done.stderr
     budget = json.loads(done.stdout)["run"]["budget"]
     assert 0 < budget["spent_known_usd"] <= 0.1 and budget["overshoot_usd"] is None, budget

@@ -17,7 +17,8 @@ FIXTURES = Path(__file__).resolve().parents[1] / "observe" / "fixtures"
 
 
 def test_observe_on_ray_prints_the_same_json_as_local_worker_processes(
-        tmp_path: Path, ray_address: str, shared_dir: Path) -> None:
+    tmp_path: Path, ray_address: str, shared_dir: Path
+) -> None:
     traces = tmp_path / "traces"
     shutil.copytree(FIXTURES / "claude-projects", traces / "claude-projects")
     shutil.copytree(FIXTURES / "codex-sessions", traces / "codex-sessions")

@@ -30,12 +30,20 @@ def observations(
         for r in range(repeats):
             scores: dict[str, float | None] = {name: float(a[i, r]) for name, a in arrays.items()}
             scores["composite"] = float(np.mean([a[i, r] for a in arrays.values()]))
-            judge_scores = ({name: float(np.atleast_2d(np.asarray(v).T).T[i, r]) for name, v in judges.items()}
-                            if judges else {})
-            out.append(Observation(
-                sample_id=f"{prefix}{i:03d}", repeat=r, variant=variant, scores=scores,
-                passed=None if passed is None else bool(np.atleast_2d(passed.T).T[i, r]),
-                judge_scores=judge_scores, layers_used=tuple(arrays)))
+            judge_scores = (
+                {name: float(np.atleast_2d(np.asarray(v).T).T[i, r]) for name, v in judges.items()} if judges else {}
+            )
+            out.append(
+                Observation(
+                    sample_id=f"{prefix}{i:03d}",
+                    repeat=r,
+                    variant=variant,
+                    scores=scores,
+                    passed=None if passed is None else bool(np.atleast_2d(passed.T).T[i, r]),
+                    judge_scores=judge_scores,
+                    layers_used=tuple(arrays),
+                )
+            )
     return out
 
 

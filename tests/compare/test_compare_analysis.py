@@ -27,8 +27,7 @@ def _run(seed: int = 0, repeats: int = 1, n: int = 30) -> list[Observation]:
     treatment = {layer: shifted(v, 0.3, 0.4, seed + k) for k, (layer, v) in enumerate(control.items())}
     judges_c = {"a": control["judge"], "b": control["judge"] + rng.normal(0, 0.3, (n, repeats))}
     judges_t = {"a": treatment["judge"], "b": treatment["judge"] + rng.normal(0, 0.3, (n, repeats))}
-    return (observations("control", control, judges=judges_c)
-            + observations("treatment", treatment, judges=judges_t))
+    return observations("control", control, judges=judges_c) + observations("treatment", treatment, judges=judges_t)
 
 
 def _strict_json(text: str) -> object:
@@ -101,15 +100,37 @@ def test_audit_without_repeats_or_judges_never_fakes_a_pass() -> None:
 def _gold(alpha: float | None, contamination: str | None = None) -> GoldComparison:
     ci = ConfidenceInterval(method="percentile", level=0.95, low=None, high=None, b=100, seed=0)
     return GoldComparison(
-        annotator="alice", judges=["j"], scale_min=1, scale_max=5, n_gold=10, n_judged=10, n_matched=10,
-        missing_in_run=[], not_in_gold=0, alpha_interval=alpha, alpha_ordinal=alpha,
-        alpha_ci_percentile=ci, alpha_ci_bca=ci.model_copy(update={"method": "bca"}), kappa_quadratic=None,
-        pearson=None, mean_abs_diff=None, agreement=None, contamination_warning=contamination)
+        annotator="alice",
+        judges=["j"],
+        scale_min=1,
+        scale_max=5,
+        n_gold=10,
+        n_judged=10,
+        n_matched=10,
+        missing_in_run=[],
+        not_in_gold=0,
+        alpha_interval=alpha,
+        alpha_ordinal=alpha,
+        alpha_ci_percentile=ci,
+        alpha_ci_bca=ci.model_copy(update={"method": "bca"}),
+        kappa_quadratic=None,
+        pearson=None,
+        mean_abs_diff=None,
+        agreement=None,
+        contamination_warning=contamination,
+    )
 
 
-@pytest.mark.parametrize(("alpha", "contamination", "status"), [
-    (0.85, None, AuditStatus.PASS), (0.7, None, AuditStatus.WARN), (0.3, None, AuditStatus.FAIL),
-    (None, None, AuditStatus.UNKNOWN), (0.9, "annotator is a judge", AuditStatus.WARN)])
+@pytest.mark.parametrize(
+    ("alpha", "contamination", "status"),
+    [
+        (0.85, None, AuditStatus.PASS),
+        (0.7, None, AuditStatus.WARN),
+        (0.3, None, AuditStatus.FAIL),
+        (None, None, AuditStatus.UNKNOWN),
+        (0.9, "annotator is a judge", AuditStatus.WARN),
+    ],
+)
 def test_human_aligned_badge(alpha: float | None, contamination: str | None, status: AuditStatus) -> None:
     audit = methodology_audit([], {}, FAST, gold=_evidence({"t": _gold(alpha, contamination)}))
     assert audit.human_aligned.status == status and audit.human_aligned.value == alpha
@@ -117,8 +138,9 @@ def test_human_aligned_badge(alpha: float | None, contamination: str | None, sta
 
 def _evidence(comparisons: dict[str, GoldComparison], stale: str | None = None) -> GoldEvidence:
     source = GoldSource(directory="gold", sha256="0123456789abcdef", annotator="alice", version="1", n_annotations=10)
-    stored = StoredGold(computed_at="2026-01-01T00:00:00+00:00", gold=source, scores_sha256="f" * 16,
-                        comparisons=comparisons)
+    stored = StoredGold(
+        computed_at="2026-01-01T00:00:00+00:00", gold=source, scores_sha256="f" * 16, comparisons=comparisons
+    )
     return GoldEvidence(stored, stale)
 
 

@@ -32,8 +32,7 @@ def test_metrics_agree_with_independent_references() -> None:
     assert mc.n_pairs == 30 and mc.n_samples == 30 and mc.dropped.total == 0
     assert mc.diff.estimate == pytest.approx(float(np.mean(t - c)))
     assert mc.control_mean == pytest.approx(c.mean()) and mc.treatment_mean == pytest.approx(t.mean())
-    ref = ss.bootstrap((t - c,), np.mean, n_resamples=2000, method="BCa", rng=np.random.default_rng(1),
-                       vectorized=True)
+    ref = ss.bootstrap((t - c,), np.mean, n_resamples=2000, method="BCa", rng=np.random.default_rng(1), vectorized=True)
     assert (mc.diff.bca.low, mc.diff.bca.high) == pytest.approx(tuple(ref.confidence_interval), abs=1e-12)
     assert (mc.diff.bca.b, mc.diff.bca.seed, mc.diff.bca.level) == (2000, 1, 0.95)
     assert mc.d_z is not None and mc.d_z * math.sqrt(30) == pytest.approx(ss.ttest_rel(t, c).statistic)
@@ -116,10 +115,12 @@ def test_every_dropped_pair_is_counted_with_its_reason() -> None:
     control = control[:-1]  # s009 missing in the control
     treatment = [o for o in treatment if o.sample_id != "s008"]  # s008 missing in the treatment
     treatment[0] = replace(treatment[0], ok=False)  # s000 errored
-    treatment[1] = replace(treatment[1], scores={**treatment[1].scores, "composite": math.nan,
-                                                 "fact": math.inf})  # s001 NaN composite
-    treatment[2] = replace(treatment[2], scores={**treatment[2].scores, "judge": None},
-                           layers_used=("fact", "behavior"))  # s002 no judge
+    treatment[1] = replace(
+        treatment[1], scores={**treatment[1].scores, "composite": math.nan, "fact": math.inf}
+    )  # s001 NaN composite
+    treatment[2] = replace(
+        treatment[2], scores={**treatment[2].scores, "judge": None}, layers_used=("fact", "behavior")
+    )  # s002 no judge
     pc = compare_pair(control, treatment, FAST)
     composite = pc.metrics["composite"].dropped
     assert (composite.missing_control, composite.missing_treatment, composite.error) == (1, 1, 1)

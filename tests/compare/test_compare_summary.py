@@ -80,8 +80,7 @@ def test_repeat_stability_is_the_share_of_variance_between_repeats() -> None:
     ms_w = 2.18 / 6
     icc = (7 - ms_w) / (7 + 2 * ms_w)
     assert st.icc == pytest.approx(icc) and st.repeat_share == pytest.approx(1 - icc) and st.stable is True
-    noisy = summarize_variant("v", observations("v", {"judge": np.array([[1.0, 5.0], [5.0, 1.0], [3.0, 3.5]])}),
-                              FAST)
+    noisy = summarize_variant("v", observations("v", {"judge": np.array([[1.0, 5.0], [5.0, 1.0], [3.0, 3.5]])}), FAST)
     assert noisy.stability is not None and noisy.stability.stable is False  # mostly run-to-run noise
     single = summarize_variant("v", observations("v", {"judge": values[:, 0]}), FAST)
     assert single.stability is None and single.saturation is not None and single.saturation.saturated is None
@@ -102,7 +101,8 @@ def test_judge_agreement_against_scipy_and_krippendorff() -> None:
     assert ac.n == 45
     data = np.vstack([judges["a"], judges["b"], judges["c"]])
     assert ja.krippendorff_alpha_interval == pytest.approx(
-        krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
+        krippendorff.alpha(reliability_data=data, level_of_measurement="interval")
+    )
     assert ja.min_pearson == min(p.pearson for p in ja.pairs if p.pearson is not None)
     assert ja.dissent is True  # judge c is noise
 

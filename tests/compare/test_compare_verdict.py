@@ -17,17 +17,21 @@ def _base(n: int, seed: int = 0, mean: float = 4.0, repeats: int = 1) -> np.ndar
     return np.repeat(per_sample, repeats, axis=1)
 
 
-def _pair(control: dict[str, np.ndarray], treatment: dict[str, np.ndarray],
-          **kwargs: dict[str, np.ndarray]) -> list[Observation]:
-    return (observations("control", control, judges=kwargs.get("control_judges"))
-            + observations("treatment", treatment, judges=kwargs.get("treatment_judges")))
+def _pair(
+    control: dict[str, np.ndarray], treatment: dict[str, np.ndarray], **kwargs: dict[str, np.ndarray]
+) -> list[Observation]:
+    return observations("control", control, judges=kwargs.get("control_judges")) + observations(
+        "treatment", treatment, judges=kwargs.get("treatment_judges")
+    )
 
 
-def _shift_all(n: int, deltas: dict[str, tuple[float, float]], seed: int = 0, mean: float = 4.0,
-               repeats: int = 1) -> list[Observation]:
+def _shift_all(
+    n: int, deltas: dict[str, tuple[float, float]], seed: int = 0, mean: float = 4.0, repeats: int = 1
+) -> list[Observation]:
     control = {layer: _base(n, seed + k, mean, repeats) for k, layer in enumerate(deltas)}
-    treatment = {layer: shifted(control[layer], m, sd, seed + 100 + k)
-                 for k, (layer, (m, sd)) in enumerate(deltas.items())}
+    treatment = {
+        layer: shifted(control[layer], m, sd, seed + 100 + k) for k, (layer, (m, sd)) in enumerate(deltas.items())
+    }
     return _pair(control, treatment)
 
 
@@ -64,11 +68,15 @@ def test_a_layer_below_its_gate_keeps_a_composite_win_from_progress() -> None:
 
 def test_no_layered_score_fails_the_gate() -> None:
     base = _base(40)
-    control = [Observation(sample_id=f"s{i}", variant="control", scores={"composite": float(v)})
-               for i, v in enumerate(base[:, 0])]
+    control = [
+        Observation(sample_id=f"s{i}", variant="control", scores={"composite": float(v)})
+        for i, v in enumerate(base[:, 0])
+    ]
     treated = shifted(base[:, 0], 0.5, 0.2, 3)
-    treatment = [Observation(sample_id=f"s{i}", variant="treatment", scores={"composite": float(v)})
-                 for i, v in enumerate(treated)]
+    treatment = [
+        Observation(sample_id=f"s{i}", variant="treatment", scores={"composite": float(v)})
+        for i, v in enumerate(treated)
+    ]
     assert _verdict(control + treatment)[:2] == (VerdictLevel.CAUTIOUS, "gate_fail")
 
 
@@ -98,16 +106,19 @@ def test_unstable_repeats_are_a_warning_not_a_verdict_rule() -> None:
     n, repeats = 40, 3
     wobble = np.tile([-1.2, 0.0, 1.2], (n, 1))  # the same large run-to-run swing in both arms
     control = {layer: _base(n, k, repeats=repeats) + wobble for k, layer in enumerate(LAYERS3)}
-    treatment = {layer: control[layer] + 0.5 + np.random.default_rng(k).normal(0, 0.1, (n, repeats))
-                 for k, layer in enumerate(LAYERS3)}
+    treatment = {
+        layer: control[layer] + 0.5 + np.random.default_rng(k).normal(0, 0.1, (n, repeats))
+        for k, layer in enumerate(LAYERS3)
+    }
     analysis = analyze(_pair(control, treatment), control="control", config=FAST)
     stability = analysis.summaries["control"].stability
     assert stability is not None and stability.repeat_share is not None and stability.repeat_share > 0.5
     assert stability.stable is False and len(stability.per_sample_sd) == n
     assert (analysis.verdict.level, analysis.verdict.pairs[0].rule) == (VerdictLevel.PROGRESS, "clean_win")
     assert any("WARNING: above the limit 50%" in line for line in analysis.verdict.rationale)
-    strict = analyze(_pair(control, treatment), control="control",
-                     config=FAST.model_copy(update={"stability_limit": 1.0}))
+    strict = analyze(
+        _pair(control, treatment), control="control", config=FAST.model_copy(update={"stability_limit": 1.0})
+    )
     assert not any("WARNING" in line for line in strict.verdict.rationale)
 
 
@@ -128,8 +139,7 @@ def test_a_layer_regressing_without_a_composite_win_is_regress(mean: float, rule
 
 def test_dropping_below_a_gate_without_a_significant_drop_is_not_regress() -> None:
     n = 30
-    control = {layer: np.full(n, 4.2) + np.random.default_rng(k).normal(0, 0.3, n)
-               for k, layer in enumerate(LAYERS3)}
+    control = {layer: np.full(n, 4.2) + np.random.default_rng(k).normal(0, 0.3, n) for k, layer in enumerate(LAYERS3)}
     control["judge"] = control["judge"] - 0.6  # judge ~3.6: passes the gate in the control
     treatment = {layer: shifted(control[layer], 0.0, 0.3, 20 + k) for k, layer in enumerate(LAYERS3)}
     noise = np.random.default_rng(9).normal(0, 2.0, n)
@@ -168,8 +178,9 @@ def test_composites_from_different_layer_sets_are_not_comparable() -> None:
     n = 40
     judge_c = _base(n, 1)
     fact_t = _base(n, 2)
-    obs = (observations("control", {"judge": judge_c})
-           + observations("treatment", {"fact": fact_t, "judge": shifted(judge_c, 0.0, 0.3, 4)}))
+    obs = observations("control", {"judge": judge_c}) + observations(
+        "treatment", {"fact": fact_t, "judge": shifted(judge_c, 0.0, 0.3, 4)}
+    )
     analysis = analyze(obs, control="control", config=FAST)
     pc = analysis.comparisons[0]
     assert pc.composite_comparable is False
@@ -253,6 +264,15 @@ def test_verdict_text_carries_the_numbers() -> None:
     assert "Δcomposite +0.5" in verdict.headline and "40 paired samples" in verdict.headline
     assert verdict.ship_recommendation.startswith("SHIP")
     text = "\n".join(verdict.rationale)
-    for needle in ("BCa CI", "B=2000", "seed 1", "Holm", "d_z", "g_av", "minimum detectable effect",
-                   "gate fact ≥ 3.5", "not measured (single run"):
+    for needle in (
+        "BCa CI",
+        "B=2000",
+        "seed 1",
+        "Holm",
+        "d_z",
+        "g_av",
+        "minimum detectable effect",
+        "gate fact ≥ 3.5",
+        "not measured (single run",
+    ):
         assert needle in text

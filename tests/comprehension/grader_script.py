@@ -23,7 +23,12 @@ elif mode == "hedge-fail":
     verdicts[0].update(verdict="FAIL", rationale="this might be missing")
 elif mode == "hedge-pass":
     verdicts[0].update(rationale="perhaps present")
-reply = {"case_id": 1, "dimension": "C1", "behavior_verdicts": verdicts, "dimension_verdict": "PASS",
-         "verbatim_overlap_check": {"passed": True, "overlap_ngrams": []}}
+reply = {
+    "case_id": 1,
+    "dimension": "C1",
+    "behavior_verdicts": verdicts,
+    "dimension_verdict": "PASS",
+    "verbatim_overlap_check": {"passed": True, "overlap_ngrams": []},
+}
 text = "I think it is fine." if mode == "not-json" else "<verdict>" + json.dumps(reply) + "</verdict>"
 print(json.dumps({"output": text, "costUSD": 0.05 if mode == "costly" else 0.0}))

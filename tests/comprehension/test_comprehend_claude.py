@@ -42,14 +42,28 @@ concept:
 |---|---|---|
 | Pricing changes | billing-plans | not a refund |
 """
-EVALS = {"skill_name": "refund-policy", "evals": [
-    {"id": 1, "prompt": "A customer opened a chargeback yesterday. Can we refund them now to calm them down?",
-     "comprehension_dimension": "C7", "expected_behaviors": [
-         {"id": "flags_misconception", "kind": "positive",
-          "description": "Says no: an open chargeback dispute freezes refunds"},
-         {"id": "no_partial_validation", "kind": "negative",
-          "description": "Does not agree to refund during the dispute"}]},
-]}
+EVALS = {
+    "skill_name": "refund-policy",
+    "evals": [
+        {
+            "id": 1,
+            "prompt": "A customer opened a chargeback yesterday. Can we refund them now to calm them down?",
+            "comprehension_dimension": "C7",
+            "expected_behaviors": [
+                {
+                    "id": "flags_misconception",
+                    "kind": "positive",
+                    "description": "Says no: an open chargeback dispute freezes refunds",
+                },
+                {
+                    "id": "no_partial_validation",
+                    "kind": "negative",
+                    "description": "Does not agree to refund during the dispute",
+                },
+            ],
+        },
+    ],
+}
 WITH_SKILL = "No. The open chargeback dispute freezes refunds until the bank rules; refunding now would pay twice."
 BASELINE = "Sure, refund them right away to calm them down."
 
@@ -64,9 +78,26 @@ def test_claude_cli_answers_both_arms_and_is_graded(tmp_path: Path, monkeypatch:
     with MockModelServer(scenarios, log_path=tmp_path / "requests.jsonl") as srv:
         options = [f"-O{k}={v}" for k, v in executor_options("claude", srv, bin=str(claude)).items()]
         monkeypatch.chdir(tmp_path)
-        ran = CliRunner().invoke(cli, ["comprehend", "skills/refund-policy/SKILL.md", "--evals", "evals.json",
-                                       "--executor", "claude", *options, "--judge", "scripted-grader",
-                                       "--timeout", "240", "--retry", "0", "--json"], catch_exceptions=False)
+        ran = CliRunner().invoke(
+            cli,
+            [
+                "comprehend",
+                "skills/refund-policy/SKILL.md",
+                "--evals",
+                "evals.json",
+                "--executor",
+                "claude",
+                *options,
+                "--judge",
+                "scripted-grader",
+                "--timeout",
+                "240",
+                "--retry",
+                "0",
+                "--json",
+            ],
+            catch_exceptions=False,
+        )
         bodies = srv.bodies_text()
     assert ran.exit_code == 0, ran.stderr
     report = json.loads(ran.stdout)

@@ -28,8 +28,14 @@ print(json.dumps({"output": "Answer: " + req["prompt"][:40], "costUSD": 0.0}))
 
 
 def km(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "knowmeter", "comprehend", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "knowmeter", "comprehend", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 @pytest.fixture
@@ -100,8 +106,18 @@ def test_the_two_arms_differ_by_the_skill_and_nothing_else(project: Path) -> Non
     from knowmeter.runner import Budget, ExecutionSettings, build_request
 
     target = Target(ARGS[0], ARGS[2], 6)
-    plan = prepare_comprehension(make_config(base_dir=project, target=target, executor="offline", model="m1",
-                                             judges=["scripted-grader"], repeat=2, judge_repeat=1), target)
+    plan = prepare_comprehension(
+        make_config(
+            base_dir=project,
+            target=target,
+            executor="offline",
+            model="m1",
+            judges=["scripted-grader"],
+            repeat=2,
+            judge_repeat=1,
+        ),
+        target,
+    )
     built = [build_request(t, ExecutionSettings(model="m1"), Budget()) for t in plan.prepared.tasks]
     assert len(built) == 40
     for base, skill in zip(built[0::2], built[1::2], strict=True):
@@ -127,8 +143,14 @@ def test_resume_runs_only_the_missing_tasks(project: Path) -> None:
     report = json.loads((run / "report.json").read_text())
     assert len(report["tasks"]) == 20 and report["comprehension"]["verdict"]["level"] == "SHALLOW"
     # knowmeter report re-decides it from the stored results alone
-    again = subprocess.run([sys.executable, "-m", "knowmeter", "report", run.name, "--seed", "7"], cwd=project,
-                           capture_output=True, text=True, timeout=300, check=False)
+    again = subprocess.run(
+        [sys.executable, "-m", "knowmeter", "report", run.name, "--seed", "7"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert again.returncode == 1 and "verdict: SHALLOW" in again.stdout, again.stderr
     rebuilt = json.loads((run / "report.json").read_text())["comprehension"]
     assert rebuilt["settings"]["seed"] == 7 and rebuilt["verdict"] == report["comprehension"]["verdict"]
@@ -143,7 +165,7 @@ def test_write_state_updates_only_the_fields_it_owns(project: Path) -> None:
     owned = {"comprehension_verdict", "eval_score", "eval_failed_ids", "eval_last_run"}
     # every other field kept
     assert {k: v for k, v in after.items() if k not in owned} == {k: v for k, v in before.items() if k not in owned}
-    assert list(after)[:len(before)] == list(before)  # in its order
+    assert list(after)[: len(before)] == list(before)  # in its order
     assert after["comprehension_verdict"] == "SHALLOW" and 1 in after["eval_failed_ids"]
     assert after["eval_last_run"]["status"] == "fail" and len(after["eval_last_run"]["receipt_hash"]) == 64
     assert "audit-state:" in r.stderr
@@ -161,17 +183,28 @@ def test_unusable_grader_replies_exit_2_and_keep_the_run(project: Path) -> None:
     assert json.loads((run / "report.json").read_text())["comprehension"]["verdict"]["level"] == "UNVERIFIED"
 
 
-@pytest.mark.parametrize(("mutate", "message"), [
-    (lambda p: (p / "evals" / "type-safety.json").write_text(
-        (p / "evals" / "type-safety.json").read_text().replace('"skill_name": "type-safety"',
-                                                                '"skill_name": "api-design"')),
-     "is not the skill 'type-safety'"),
-    (lambda p: (p / "evals" / "type-safety.json").write_text(
-        (p / "evals" / "type-safety.json").read_text().replace('"comprehension_dimension": "C9"',
-                                                                '"comprehension_dimension": "C10"')),
-     "C10"),
-    (lambda p: (p / "skills" / "type-safety" / "SKILL.md").write_text("# no frontmatter\n"), "SKILL.md"),
-])
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (
+            lambda p: (p / "evals" / "type-safety.json").write_text(
+                (p / "evals" / "type-safety.json")
+                .read_text()
+                .replace('"skill_name": "type-safety"', '"skill_name": "api-design"')
+            ),
+            "is not the skill 'type-safety'",
+        ),
+        (
+            lambda p: (p / "evals" / "type-safety.json").write_text(
+                (p / "evals" / "type-safety.json")
+                .read_text()
+                .replace('"comprehension_dimension": "C9"', '"comprehension_dimension": "C10"')
+            ),
+            "C10",
+        ),
+        (lambda p: (p / "skills" / "type-safety" / "SKILL.md").write_text("# no frontmatter\n"), "SKILL.md"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(project: Path, mutate: Any, message: str) -> None:
     mutate(project)
     r = km(*ARGS, "--judge", "scripted-grader", cwd=project)
@@ -188,8 +221,18 @@ def test_no_grader_is_a_usage_error(project: Path) -> None:
 def test_grader_calls_are_charged_to_the_budget(project: Path) -> None:
     (project / "agent.py").write_text(RECORDER.replace('"costUSD": 0.0', '"costUSD": 0.01'))
     agent = f"{sys.executable} {project / 'agent.py'}"
-    r = km(*ARGS, "--judge", f"{sys.executable} {SCRIPT} costly", "--executor", agent, "--budget-usd", "0.3",
-           "--concurrency", "1", cwd=project)
+    r = km(
+        *ARGS,
+        "--judge",
+        f"{sys.executable} {SCRIPT} costly",
+        "--executor",
+        agent,
+        "--budget-usd",
+        "0.3",
+        "--concurrency",
+        "1",
+        cwd=project,
+    )
     assert r.returncode == 1, r.stderr
     run = next((project / ".knowmeter" / "runs").iterdir())
     report = json.loads((run / "report.json").read_text())

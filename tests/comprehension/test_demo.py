@@ -15,8 +15,9 @@ from knowmeter.cli._init import COMPREHENSION_DEMO
 
 
 def km(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "knowmeter", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "knowmeter", *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 @pytest.mark.slow
@@ -24,8 +25,13 @@ def test_demo_comprehension_example_runs_offline(tmp_path: Path) -> None:
     init = km("init", "demo", cwd=tmp_path)
     assert init.returncode == 0 and COMPREHENSION_DEMO in init.stdout
     demo = tmp_path / "demo"
-    lint = km("skill", "lint", "comprehension/skills/refund-policy/SKILL.md", "comprehension/evals/refund-policy.json",
-              cwd=demo)
+    lint = km(
+        "skill",
+        "lint",
+        "comprehension/skills/refund-policy/SKILL.md",
+        "comprehension/evals/refund-policy.json",
+        cwd=demo,
+    )
     assert lint.returncode == 0, lint.stdout + lint.stderr
     r = km("comprehend", *shlex.split(COMPREHENSION_DEMO), "--json", cwd=demo)
     assert r.returncode == 1, r.stderr  # the offline agent copies: SHALLOW
@@ -49,9 +55,12 @@ def test_demo_comprehension_through_the_python_api(tmp_path: Path) -> None:
     from knowmeter.demo import scaffold
 
     scaffold(tmp_path / "demo")
-    report = knowmeter.comprehend("comprehension/skills/refund-policy/SKILL.md",
-                                  evals="comprehension/evals/refund-policy.json", judges=["scripted-grader"],
-                                  base_dir=tmp_path / "demo")
+    report = knowmeter.comprehend(
+        "comprehension/skills/refund-policy/SKILL.md",
+        evals="comprehension/evals/refund-policy.json",
+        judges=["scripted-grader"],
+        base_dir=tmp_path / "demo",
+    )
     assert report.comprehension is not None and report.comprehension.verdict.level == "SHALLOW"
     assert report.decision is not None and (report.decision.outcome, report.exit_code) == ("SHALLOW", 1)
     again = knowmeter.resume(report.run.id, output_dir=tmp_path / "demo" / ".knowmeter")

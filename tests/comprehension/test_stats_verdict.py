@@ -46,8 +46,11 @@ def test_pass_rates_wilson_and_mcnemar_match_scipy() -> None:
 
 
 def test_repeats_are_one_case_by_majority_and_clustered() -> None:
-    data = rows({"C2": [(False, True)] * 4}, 0) + rows({"C2": [(False, True)] * 4}, 1) + \
-        rows({"C2": [(True, False)] * 4}, 2)
+    data = (
+        rows({"C2": [(False, True)] * 4}, 0)
+        + rows({"C2": [(False, True)] * 4}, 1)
+        + rows({"C2": [(True, False)] * 4}, 2)
+    )
     st = comprehension_stats(data, CFG)["overall"]
     assert st["with_skill"]["cases_graded"] == 4 and st["with_skill"]["cases_passed"] == 4  # 2 of 3 repeats
     assert st["paired"]["cases_paired"] == 4
@@ -100,10 +103,18 @@ def test_baseline_high_redundant_and_underpowered() -> None:
     assert v["level"] == "PROVISIONAL" and v["rule"] == "underpowered"
 
 
-@pytest.mark.parametrize(("executor", "model", "family"), [
-    ("claude", None, "anthropic"), ("anthropic", "claude-haiku-4-5", "anthropic"), ("codex", None, "openai"),
-    ("openai", "gpt-5-mini", "openai"), ("openai", "o3", "openai"), ("script", "gemini-2.5-pro", "google"),
-    ("offline", None, None), ("script", "my-model", None),
-])
+@pytest.mark.parametrize(
+    ("executor", "model", "family"),
+    [
+        ("claude", None, "anthropic"),
+        ("anthropic", "claude-haiku-4-5", "anthropic"),
+        ("codex", None, "openai"),
+        ("openai", "gpt-5-mini", "openai"),
+        ("openai", "o3", "openai"),
+        ("script", "gemini-2.5-pro", "google"),
+        ("offline", None, None),
+        ("script", "my-model", None),
+    ],
+)
 def test_model_family(executor: str, model: str | None, family: str | None) -> None:
     assert model_family(executor, model) == family

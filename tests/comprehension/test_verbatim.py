@@ -9,12 +9,16 @@ import pytest
 from knowmeter.comprehension import STOPWORDS, load_inputs, tokens, verbatim_overlap
 
 # research §5.2, verbatim
-C1_PASS = ("It's the property of a codebase where the compiler catches a category of mistakes — like calling a "
-           "function with the wrong shape of input — before users see them. The team pays a cost up-front in "
-           "writing type annotations, and the benefit is that whole classes of runtime errors are ruled out at "
-           "build time rather than caught in production.")
-C1_FAIL = ("Type safety is the property of a program in which type errors — operations applied to values of the "
-           "wrong kind — are detected before they cause incorrect behavior.")
+C1_PASS = (
+    "It's the property of a codebase where the compiler catches a category of mistakes — like calling a "
+    "function with the wrong shape of input — before users see them. The team pays a cost up-front in "
+    "writing type annotations, and the benefit is that whole classes of runtime errors are ruled out at "
+    "build time rather than caught in production."
+)
+C1_FAIL = (
+    "Type safety is the property of a program in which type errors — operations applied to values of the "
+    "wrong kind — are detected before they cause incorrect behavior."
+)
 
 
 def test_stopwords_are_the_25_of_appendix_a3() -> None:
@@ -23,8 +27,13 @@ def test_stopwords_are_the_25_of_appendix_a3() -> None:
 
 
 def test_tokenise_drops_short_words_stopwords_and_punctuation() -> None:
-    assert tokens("The type-safety of THIS value: it's (mostly) sound!") == ["type", "safety", "value", "mostly",
-                                                                          "sound"]
+    assert tokens("The type-safety of THIS value: it's (mostly) sound!") == [
+        "type",
+        "safety",
+        "value",
+        "mostly",
+        "sound",
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +66,11 @@ def test_n_is_configurable() -> None:
 
 def test_no_ngram_straddles_two_sources() -> None:
     # "delta echo foxtrot" ends the body and "golf hotel india" starts the concept field
-    assert verbatim_overlap("charlie delta echo foxtrot golf hotel", ["alpha bravo charlie delta echo foxtrot",
-                                                                    "golf hotel india juliet"], n=6).passed
+    assert verbatim_overlap(
+        "charlie delta echo foxtrot golf hotel",
+        ["alpha bravo charlie delta echo foxtrot", "golf hotel india juliet"],
+        n=6,
+    ).passed
 
 
 def test_short_or_empty_answers_pass() -> None:

@@ -21,10 +21,12 @@ from tests.support.cli import km
 
 @pytest.mark.slow
 def test_import_knowmeter_is_cheap_and_every_public_name_resolves() -> None:
-    code = ("import sys, knowmeter; print(sorted(m for m in sys.modules if m.startswith('knowmeter')) + "
-            "sorted(m for m in ('click', 'pydantic', 'anyio', 'yaml', 'scipy', 'numpy', 'rich') if m in sys.modules)); "
-            "import knowmeter.api; print('knowmeter.report' in sys.modules); "  # observe_traces needs no report
-            "[getattr(knowmeter, n) for n in knowmeter.__all__]; print('knowmeter.api' in sys.modules)")
+    code = (
+        "import sys, knowmeter; print(sorted(m for m in sys.modules if m.startswith('knowmeter')) + "
+        "sorted(m for m in ('click', 'pydantic', 'anyio', 'yaml', 'scipy', 'numpy', 'rich') if m in sys.modules)); "
+        "import knowmeter.api; print('knowmeter.report' in sys.modules); "  # observe_traces needs no report
+        "[getattr(knowmeter, n) for n in knowmeter.__all__]; print('knowmeter.api' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[:3] == ["['knowmeter']", "False", "True"]
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
@@ -53,8 +55,9 @@ def test_bad_input_raises_input_error_with_the_line_the_command_prints(tmp_path:
 
 
 @pytest.mark.slow
-def test_overrides_win_over_eval_yaml_and_rescore_recomputes(demo: Path, demo_report: dict[str, Any],
-                                                            tmp_path: Path) -> None:
+def test_overrides_win_over_eval_yaml_and_rescore_recomputes(
+    demo: Path, demo_report: dict[str, Any], tmp_path: Path
+) -> None:
     project = tmp_path / "p"
     shutil.copytree(demo, project, ignore=shutil.ignore_patterns(".knowmeter"))
     report = knowmeter.evaluate(project / "eval.yaml", repeat=2, bootstrap_samples=200, seed=3)
@@ -100,13 +103,32 @@ print(json.dumps({"output": "Refunds are possible within 30 days of purchase.", 
 def test_a_budget_stopped_run_is_incomplete_everywhere(tmp_path: Path) -> None:
     (tmp_path / "eval-samples.yaml").write_text("".join(f"- {{sample_id: s{i}, prompt: p{i}}}\n" for i in range(4)))
     (tmp_path / "agent.py").write_text(AGENT)
-    args: dict[str, Any] = {"control": "baseline", "executor": f"{sys.executable} {tmp_path / 'agent.py'}",
-                            "budget_usd": 0.025, "concurrency": 1, "no_cache": True}
+    args: dict[str, Any] = {
+        "control": "baseline",
+        "executor": f"{sys.executable} {tmp_path / 'agent.py'}",
+        "budget_usd": 0.025,
+        "concurrency": 1,
+        "no_cache": True,
+    }
     report = knowmeter.evaluate(tmp_path, **args)
     assert report.run.status == "incomplete" and report.run.tasks_done == 2 and report.decision is not None
     assert report.decision.blockers[0].message.startswith("2/4 tasks — stopped by the budget")
-    _agree(tmp_path, report, ["--control", "baseline", "--executor", args["executor"], "--budget-usd", "0.025",
-                              "--concurrency", "1", "--no-cache"], "INCOMPLETE")
+    _agree(
+        tmp_path,
+        report,
+        [
+            "--control",
+            "baseline",
+            "--executor",
+            args["executor"],
+            "--budget-usd",
+            "0.025",
+            "--concurrency",
+            "1",
+            "--no-cache",
+        ],
+        "INCOMPLETE",
+    )
 
 
 @pytest.mark.slow

@@ -11,14 +11,18 @@ import pytest
 from tests.support.cli import km, km_process
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
-    f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True))
+    f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+)
 DEEP = "[" * 200_000
 
 CASES: dict[str, tuple[str, bytes, str]] = {
     # name: (file, content, expected words in the one line)
     "alias bomb": ("eval-samples.yaml", BOMB.encode(), "alias"),
-    "alias bomb config": ("eval.yaml", f"samples: s.yaml\nx:\n  {BOMB.replace(chr(10), chr(10) + '  ')}".encode(),
-                          "alias"),
+    "alias bomb config": (
+        "eval.yaml",
+        f"samples: s.yaml\nx:\n  {BOMB.replace(chr(10), chr(10) + '  ')}".encode(),
+        "alias",
+    ),
     "non-UTF-8 config": ("eval.yaml", b"samples: \xff\xfe.yaml\n", "not UTF-8"),
     "non-UTF-8 samples": ("eval-samples.yaml", b"- sample_id: \xc3\x28\n", "not UTF-8"),
     "deep JSON samples": ("eval-samples.json", DEEP.encode(), "eval-samples.json"),
@@ -45,11 +49,14 @@ def test_hostile_file_is_one_line_exit_2(tmp_path: Path, name: str) -> None:
     assert not (tmp_path / ".knowmeter").exists()  # nothing ran
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--samples", "folder.json"], "is a folder"),
-    (["--seed", "-1"], "--seed"),
-    (["--budget-usd", "nan"], "budget_total_usd"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--samples", "folder.json"], "is a folder"),
+        (["--seed", "-1"], "--seed"),
+        (["--budget-usd", "nan"], "budget_total_usd"),
+    ],
+)
 def test_bad_flags_are_refused_before_anything_runs(tmp_path: Path, args: list[str], words: str) -> None:
     (tmp_path / "folder.json").mkdir()
     (tmp_path / "eval-samples.json").write_text('[{"sample_id": "a", "prompt": "p"}]')
@@ -61,11 +68,14 @@ def test_bad_flags_are_refused_before_anything_runs(tmp_path: Path, args: list[s
 def test_a_crash_has_its_own_exit_code_and_a_log(tmp_path: Path) -> None:
     """An internal error (a command that raises what no handler expects) exits 3 with one line
     naming a log file that holds the traceback."""
-    code = ("import sys; from knowmeter.cli import main; import knowmeter.cli._runs as m\n"
-            "def boom(**kw):\n    raise RuntimeError('kaput')\n"
-            "m.runs_cmd.callback = boom; sys.argv = ['knowmeter', 'runs']; main()\n")
-    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60,
-                       check=False)
+    code = (
+        "import sys; from knowmeter.cli import main; import knowmeter.cli._runs as m\n"
+        "def boom(**kw):\n    raise RuntimeError('kaput')\n"
+        "m.runs_cmd.callback = boom; sys.argv = ['knowmeter', 'runs']; main()\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+    )
     assert r.returncode == 3 and r.stderr.count("\n") == 1, r.stderr
     assert "internal error: RuntimeError: kaput" in r.stderr
     log = Path(r.stderr.split("traceback in ")[1].strip())

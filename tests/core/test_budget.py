@@ -55,8 +55,17 @@ def _run(tmp_path: Path, tasks, agent, budget: Budget, judge=None, concurrency: 
     path = tmp_path / "results.jsonl"
     path.unlink(missing_ok=True)
     with ResultsWriter(path) as w:
-        stats = anyio.run(lambda: execute_tasks(tasks, agent, writer=w, budget=budget, cache=None, post_process=post,
-                                                settings=ExecutionSettings(concurrency=concurrency)))
+        stats = anyio.run(
+            lambda: execute_tasks(
+                tasks,
+                agent,
+                writer=w,
+                budget=budget,
+                cache=None,
+                post_process=post,
+                settings=ExecutionSettings(concurrency=concurrency),
+            )
+        )
     return stats, list(iter_results(path))
 
 
@@ -64,11 +73,11 @@ unit = st.floats(min_value=0.001, max_value=1.0)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=st.data(), concurrency=st.integers(1, 8), n=st.integers(1, 12), capped=st.booleans(),
-       judged=st.booleans())
+@given(data=st.data(), concurrency=st.integers(1, 8), n=st.integers(1, 12), capped=st.booleans(), judged=st.booleans())
 @pytest.mark.slow
-def test_total_never_exceeded_under_concurrency(tmp_path: Path, data: st.DataObject, concurrency: int, n: int,
-                                                capped: bool, judged: bool) -> None:
+def test_total_never_exceeded_under_concurrency(
+    tmp_path: Path, data: st.DataObject, concurrency: int, n: int, capped: bool, judged: bool
+) -> None:
     """Agent costs within the per-task cap (or, uncapped, within HEADROOM × the first one) and
     judge costs within HEADROOM × each other: whatever the interleaving, spent ≤ total."""
     a_unit, j_unit = data.draw(unit, "agent unit"), data.draw(unit, "judge unit")
@@ -77,11 +86,18 @@ def test_total_never_exceeded_under_concurrency(tmp_path: Path, data: st.DataObj
     agent_costs = [a_unit * f for f in data.draw(factors, "agent costs")]
     judge_costs = [j_unit * f for f in data.draw(factors, "judge costs")]
     yields = st.lists(st.integers(0, 5), min_size=2 * n, max_size=2 * n)
-    budget = Budget(total, HEADROOM * a_unit if capped else None,
-                    expected=frozenset({"agent", "judge"} if judged else {"agent"}))
+    budget = Budget(
+        total, HEADROOM * a_unit if capped else None, expected=frozenset({"agent", "judge"} if judged else {"agent"})
+    )
     judge = MeteredExecutor(CostAgent(judge_costs, data.draw(yields, "judge yields")), budget, "judge")
-    stats, records = _run(tmp_path, setup(tmp_path, n=n), CostAgent(agent_costs, data.draw(yields, "agent yields")),
-                          budget, judge if judged else None, concurrency)
+    stats, records = _run(
+        tmp_path,
+        setup(tmp_path, n=n),
+        CostAgent(agent_costs, data.draw(yields, "agent yields")),
+        budget,
+        judge if judged else None,
+        concurrency,
+    )
     assert budget.spent_usd <= total + 1e-9
     assert budget.overshoot_usd == 0 and budget.in_flight == 0 and budget.reserved_usd == pytest.approx(0)
     assert len(records) + len(stats.not_started) == 2 * n
@@ -136,8 +152,17 @@ def test_budget_stop_with_a_judge_leaves_a_partial_report(tmp_path: Path) -> Non
     init_demo(tmp_path / "d")
     demo = tmp_path / "d"
     (demo / "judge.py").write_text(JUDGE)
-    r = km("eval", "--json", "--budget-usd", "0.03", "--concurrency", "2",
-           "--judge", f"{sys.executable} judge.py:m", cwd=demo)
+    r = km(
+        "eval",
+        "--json",
+        "--budget-usd",
+        "0.03",
+        "--concurrency",
+        "2",
+        "--judge",
+        f"{sys.executable} judge.py:m",
+        cwd=demo,
+    )
     assert r.returncode == 1, r.stderr
     report = json.loads(r.stdout)
     run = report["run"]
@@ -166,8 +191,7 @@ def test_a_variant_without_results_still_gets_a_report(tmp_path: Path) -> None:
     init_demo(tmp_path / "d")
     demo = tmp_path / "d"
     (demo / "agent.py").write_text(AGENT)
-    r = km("eval", "--json", "--budget-usd", "0.012", "--executor", f"{sys.executable} {demo / 'agent.py'}",
-           cwd=demo)
+    r = km("eval", "--json", "--budget-usd", "0.012", "--executor", f"{sys.executable} {demo / 'agent.py'}", cwd=demo)
     assert r.returncode == 1, r.stderr
     run = json.loads(r.stdout)["run"]
     assert run["tasks_done"] == 1 and len(run["partial"]["variants_without_results"]) == 1

@@ -20,8 +20,9 @@ REPO = Path(__file__).resolve().parents[2]
 def test_docs_cli_is_the_checked_in_file() -> None:
     result = CliRunner().invoke(cli, ["docs", "cli"])
     assert result.exit_code == 0, result.output
-    assert result.output == (REPO / "docs" / "cli.md").read_text(encoding="utf-8"), \
+    assert result.output == (REPO / "docs" / "cli.md").read_text(encoding="utf-8"), (
         "docs/cli.md is stale: knowmeter docs cli > docs/cli.md"
+    )
 
 
 def test_each_section_documents_what_the_commands_help_shows() -> None:

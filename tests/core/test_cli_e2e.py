@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -51,11 +52,26 @@ def test_kill_midway_then_resume_runs_every_task_exactly_once(tmp_path: Path) ->
     init_demo(tmp_path / "d")
     demo = tmp_path / "d"
     agent = demo / "slow_agent.py"
-    agent.write_text("import json, sys, time\nreq = json.load(sys.stdin)\ntime.sleep(0.15)\n"
-                     "print(json.dumps({'output': 'ok ' + req['prompt'][:20], 'costUSD': 0.0}))\n")
-    proc = subprocess.Popen([sys.executable, "-m", "knowmeter", "eval", "--executor", f"{sys.executable} {agent}",
-                             "--concurrency", "2", "--report-only"], cwd=demo, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    agent.write_text(
+        "import json, sys, time\nreq = json.load(sys.stdin)\ntime.sleep(0.15)\n"
+        "print(json.dumps({'output': 'ok ' + req['prompt'][:20], 'costUSD': 0.0}))\n"
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "knowmeter",
+            "eval",
+            "--executor",
+            f"{sys.executable} {agent}",
+            "--concurrency",
+            "2",
+            "--report-only",
+        ],
+        cwd=demo,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     runs = demo / ".knowmeter" / "runs"
     deadline = time.time() + 60
     results = None
@@ -83,16 +99,34 @@ def test_kill_midway_then_resume_runs_every_task_exactly_once(tmp_path: Path) ->
     ("args", "files", "expected"),
     [
         (["eval", "--samples", "missing.yaml", "--control", "baseline"], {}, "missing.yaml: sample file not found"),
-        (["eval", "--control", "nosuch"], {"eval-samples.yaml": "- {sample_id: a, prompt: x}\n"},
-         "unknown variant 'nosuch'"),
-        (["eval", "--control", "baseline", "--executor", "./no-such-agent"],
-         {"eval-samples.yaml": "- {sample_id: a, prompt: x}\n"}, "not found or not executable"),
-        (["eval"], {"eval.yaml": "samples: s.yaml\nvariants: [{artifact: baseline}]\nconcurency: 2\n",
-                    "s.yaml": "- {sample_id: a, prompt: x}\n"}, "unknown config key 'concurency'"),
-        (["eval", "--control", "baseline"], {"eval-samples.yaml": "- {sample_id: a, prompt: x}\n"
-                                             "- {sample_id: a, prompt: y}\n"}, "duplicate sample_id 'a'"),
-        (["eval", "--control", "baseline"], {"eval-samples.yaml": "- sample_id: a\n  prompt: x\n"
-                                             "  assertions: [{type: no_such_type, value: 1}]\n"}, "no_such_type"),
+        (
+            ["eval", "--control", "nosuch"],
+            {"eval-samples.yaml": "- {sample_id: a, prompt: x}\n"},
+            "unknown variant 'nosuch'",
+        ),
+        (
+            ["eval", "--control", "baseline", "--executor", "./no-such-agent"],
+            {"eval-samples.yaml": "- {sample_id: a, prompt: x}\n"},
+            "not found or not executable",
+        ),
+        (
+            ["eval"],
+            {
+                "eval.yaml": "samples: s.yaml\nvariants: [{artifact: baseline}]\nconcurency: 2\n",
+                "s.yaml": "- {sample_id: a, prompt: x}\n",
+            },
+            "unknown config key 'concurency'",
+        ),
+        (
+            ["eval", "--control", "baseline"],
+            {"eval-samples.yaml": "- {sample_id: a, prompt: x}\n- {sample_id: a, prompt: y}\n"},
+            "duplicate sample_id 'a'",
+        ),
+        (
+            ["eval", "--control", "baseline"],
+            {"eval-samples.yaml": "- sample_id: a\n  prompt: x\n  assertions: [{type: no_such_type, value: 1}]\n"},
+            "no_such_type",
+        ),
         (["report", "nope"], {".knowmeter/runs/.keep": ""}, "run 'nope' not found"),
     ],
 )
@@ -124,8 +158,9 @@ def test_a_second_run_from_the_cache_costs_nothing_and_is_listed_first(tmp_path:
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
     assert [v["cached"] for v in report["variants"]] == [23, 23]
-    assert [v["cost"] for v in report["variants"]] == [{"known_usd": 0.0, "tasks_with_known_cost": 23,
-                                                        "tasks_with_unknown_cost": 0}] * 2
+    assert [v["cost"] for v in report["variants"]] == [
+        {"known_usd": 0.0, "tasks_with_known_cost": 23, "tasks_with_unknown_cost": 0}
+    ] * 2
     runs = json.loads(km("runs", "--json", cwd=tmp_path / "d").stdout)
     assert [run["cost_known_usd"] for run in runs] == [0.0, 0.0]
     assert runs[0]["id"] == report["run"]["id"]  # newest first
@@ -153,16 +188,33 @@ def test_report_overrides_recompute_the_verdict(demo: Path, demo_report: dict) -
     assert strict.returncode == 1
     report = json.loads(strict.stdout)
     assert report["verdict"]["level"] != "PROGRESS" and report["statistics"]["config"]["threshold"] == 5
-    reseeded = json.loads(km("report", run_id, "--seed", "7", "--bootstrap-samples", "2000", "--json",
-                             "--report-only", cwd=demo).stdout)
+    reseeded = json.loads(
+        km("report", run_id, "--seed", "7", "--bootstrap-samples", "2000", "--json", "--report-only", cwd=demo).stdout
+    )
     ci = reseeded["comparisons"][0]["metrics"]["composite"]["diff"]["bca"]
     assert (ci["seed"], ci["b"]) == (7, 2000)
     text = km("report", run_id, cwd=demo).stdout
     assert text.splitlines()[0].startswith("PROGRESS") and "methodology audit" in text
-    needy = json.loads(km("report", run_id, "--min-pairs", "100", "--max-mde", "0.1", "--stability-limit", "0.3",
-                          "--json", "--report-only", cwd=demo).stdout)
-    assert {k: needy["statistics"]["config"][k] for k in ("min_pairs", "max_mde", "stability_limit")} == \
-        {"min_pairs": 100, "max_mde": 0.1, "stability_limit": 0.3}
+    needy = json.loads(
+        km(
+            "report",
+            run_id,
+            "--min-pairs",
+            "100",
+            "--max-mde",
+            "0.1",
+            "--stability-limit",
+            "0.3",
+            "--json",
+            "--report-only",
+            cwd=demo,
+        ).stdout
+    )
+    assert {k: needy["statistics"]["config"][k] for k in ("min_pairs", "max_mde", "stability_limit")} == {
+        "min_pairs": 100,
+        "max_mde": 0.1,
+        "stability_limit": 0.3,
+    }
     assert (needy["verdict"]["level"], needy["verdict"]["pairs"][0]["rule"]) == ("CAUTIOUS", "few_pairs")
 
 
@@ -170,9 +222,11 @@ def test_report_overrides_recompute_the_verdict(demo: Path, demo_report: dict) -
 def test_hedging_classifier_from_the_command_line(tmp_path: Path) -> None:
     init_demo(tmp_path / "d")
     demo = tmp_path / "d"
-    (demo / "hedge.py").write_text("import json, sys\njson.load(sys.stdin)\n"
-                                   "print(json.dumps({'output': json.dumps({'isUncertainty': False, "
-                                   "'confidence': 0.9, 'reason': 'polite phrasing'})}))\n")
+    (demo / "hedge.py").write_text(
+        "import json, sys\njson.load(sys.stdin)\n"
+        "print(json.dumps({'output': json.dumps({'isUncertainty': False, "
+        "'confidence': 0.9, 'reason': 'polite phrasing'})}))\n"
+    )
     r = km("eval", "--json", "--report-only", "--hedging-judge", f"{sys.executable} hedge.py", cwd=demo)
     assert r.returncode == 0, r.stderr
     gaps = {g["variant"]: g for g in json.loads(r.stdout)["gaps"]["variants"]}
@@ -181,20 +235,29 @@ def test_hedging_classifier_from_the_command_line(tmp_path: Path) -> None:
     assert basic["signals_by_source"]["hedging"] == 0 and basic["hedging_dropped"] > 0  # the classifier said no
 
 
-@pytest.mark.parametrize(("damage", "expected"), [
-    (lambda r: r.pop("repeat"), "repeat: Field required"),
-    (lambda r: r.__setitem__("grade", "x"), "grade: Input should be a valid dictionary"),
-    (lambda r: r.__setitem__("analysis", [1]), "analysis: Input should be a valid dictionary"),
-    (lambda r: r["grade"].__setitem__("layers", "x"), "grade.layers: Input should be a valid dictionary"),
-    (lambda r: r["grade"].__setitem__("judges", [{"mean": 3}]), "grade.judges.0.judge: Field required"),
-    (lambda r: r["grade"]["assertions"].append({"passed": "maybe"}), "grade.assertions."),
-    (lambda r: r["exec"].__setitem__("usage", {"input_tokens": "many"}), "exec.usage.input_tokens: Input should be"),
-    (lambda r: r["analysis"]["gaps"].__setitem__("signals", [{"sample_id": "a", "source": "bogus"}]),
-     "analysis.gaps: TaskGaps.signals[0].source: expected one of"),
-    (lambda r: r["analysis"]["gaps"].pop("sample_id"), "analysis.gaps: TaskGaps: missing field(s) sample_id"),
-])
+@pytest.mark.parametrize(
+    ("damage", "expected"),
+    [
+        (lambda r: r.pop("repeat"), "repeat: Field required"),
+        (lambda r: r.__setitem__("grade", "x"), "grade: Input should be a valid dictionary"),
+        (lambda r: r.__setitem__("analysis", [1]), "analysis: Input should be a valid dictionary"),
+        (lambda r: r["grade"].__setitem__("layers", "x"), "grade.layers: Input should be a valid dictionary"),
+        (lambda r: r["grade"].__setitem__("judges", [{"mean": 3}]), "grade.judges.0.judge: Field required"),
+        (lambda r: r["grade"]["assertions"].append({"passed": "maybe"}), "grade.assertions."),
+        (
+            lambda r: r["exec"].__setitem__("usage", {"input_tokens": "many"}),
+            "exec.usage.input_tokens: Input should be",
+        ),
+        (
+            lambda r: r["analysis"]["gaps"].__setitem__("signals", [{"sample_id": "a", "source": "bogus"}]),
+            "analysis.gaps: TaskGaps.signals[0].source: expected one of",
+        ),
+        (lambda r: r["analysis"]["gaps"].pop("sample_id"), "analysis.gaps: TaskGaps: missing field(s) sample_id"),
+    ],
+)
 def test_a_damaged_results_file_is_one_line_naming_task_and_field(
-        tmp_path: Path, demo: Path, demo_report: dict, damage, expected: str) -> None:  # type: ignore[type-arg]
+    tmp_path: Path, demo: Path, demo_report: dict[str, Any], damage, expected: str
+) -> None:
     import shutil
 
     run_id = demo_report["run"]["id"]
@@ -217,8 +280,12 @@ def test_a_damaged_results_file_is_one_line_naming_task_and_field(
 
 
 @pytest.mark.parametrize("command", [["gaps"], ["sample", "--from-gaps"]])
-def test_a_damaged_report_json_is_one_line_naming_it(tmp_path: Path, demo: Path, demo_report: dict,  # type: ignore[type-arg]
-                                                     command: list[str]) -> None:
+def test_a_damaged_report_json_is_one_line_naming_it(
+    tmp_path: Path,
+    demo: Path,
+    demo_report: dict,  # type: ignore[type-arg]
+    command: list[str],
+) -> None:
     import shutil
 
     run_id = demo_report["run"]["id"]

@@ -17,19 +17,29 @@ def write(tmp: Path, text: str) -> Path:
 
 
 def test_file_values_and_flag_overrides(tmp_path: Path) -> None:
-    write(tmp_path, "samples: s.yaml\nvariants:\n  - {name: c, artifact: baseline}\n  - {name: t, artifact: baseline}\n"
-          "executor: offline\nconcurrency: 3\ntimeoutMs: 5000\nrepeat: 2\nnoCache: true\n"
-          "budget: {totalUSD: 2, perSampleUSD: 0.5, perSampleMs: 1000}\n")
+    write(
+        tmp_path,
+        "samples: s.yaml\nvariants:\n  - {name: c, artifact: baseline}\n  - {name: t, artifact: baseline}\n"
+        "executor: offline\nconcurrency: 3\ntimeoutMs: 5000\nrepeat: 2\nnoCache: true\n"
+        "budget: {totalUSD: 2, perSampleUSD: 0.5, perSampleMs: 1000}\n",
+    )
     cfg = resolve_config(Overrides(), tmp_path)
     assert [(v.name, v.role) for v in cfg.variants] == [("c", "control"), ("t", "treatment")]
-    assert (cfg.concurrency, cfg.repeat, cfg.no_cache, cfg.budget_total_usd, cfg.budget_per_task_usd) == \
-        (3, 2, True, 2, 0.5)
+    assert (cfg.concurrency, cfg.repeat, cfg.no_cache, cfg.budget_total_usd, cfg.budget_per_task_usd) == (
+        3,
+        2,
+        True,
+        2,
+        0.5,
+    )
     assert cfg.timeout_s == 1.0  # perSampleMs caps the per-task timeout
-    cfg2 = resolve_config(Overrides(concurrency=9, control="baseline", treatments=["x", "y"], budget_usd=1.0),
-                          tmp_path)
+    cfg2 = resolve_config(Overrides(concurrency=9, control="baseline", treatments=["x", "y"], budget_usd=1.0), tmp_path)
     assert cfg2.concurrency == 9 and cfg2.budget_total_usd == 1.0
-    assert [(v.expression, v.role) for v in cfg2.variants] == [("baseline", "control"), ("x", "treatment"),
-                                                                ("y", "treatment")]
+    assert [(v.expression, v.role) for v in cfg2.variants] == [
+        ("baseline", "control"),
+        ("x", "treatment"),
+        ("y", "treatment"),
+    ]
 
 
 def test_defaults_without_a_file(tmp_path: Path) -> None:
@@ -40,8 +50,11 @@ def test_defaults_without_a_file(tmp_path: Path) -> None:
 
 
 def test_decision_rules_from_the_file_and_flags(tmp_path: Path) -> None:
-    write(tmp_path, "samples: s.yaml\nvariants: [{artifact: baseline}]\n"
-          "gates: {layerGate: 3.0, maxMde: 0.8, minPairs: 10, stabilityLimit: 0.7}\n")
+    write(
+        tmp_path,
+        "samples: s.yaml\nvariants: [{artifact: baseline}]\n"
+        "gates: {layerGate: 3.0, maxMde: 0.8, minPairs: 10, stabilityLimit: 0.7}\n",
+    )
     cfg = resolve_config(Overrides(), tmp_path)
     assert (cfg.layer_gate, cfg.max_mde, cfg.min_pairs, cfg.stability_limit) == (3.0, 0.8, 10, 0.7)
     flags = resolve_config(Overrides(threshold=4.0, max_mde=0.3, min_pairs=50, stability_limit=0.2), tmp_path)
@@ -51,16 +64,21 @@ def test_decision_rules_from_the_file_and_flags(tmp_path: Path) -> None:
     assert (default.max_mde, default.min_pairs, default.stability_limit) == (0.5, 20, 0.5)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("samples: s.yaml\nvariants: [{artifact: baseline}]\ngates: {minPairs: 1}\n", "gates.minPairs"),
-    ("samples: s.yaml\nvariants: [{artifact: baseline}]\ngates: {stabilityLimit: 1.5}\n", "gates.stabilityLimit"),
-    ("samples: s.yaml\nvariants: [{artifact: baseline}]\nrepeats: 2\n", "unknown config key 'repeats'"),
-    ("samples: s.yaml\nvariants: [{artifact: baseline}]\nconcurrency: 0\n", "concurrency"),
-    ("samples: s.yaml\nvariants: [{artifact: baseline, role: judge}]\n", "variants.0.role"),
-    ("samples: s.yaml\nvariants: [{artifact: a, role: control}, {artifact: b, role: control}]\n",
-     "more than one control"),
-    ("samples: [s.yaml\n", "line 2"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("samples: s.yaml\nvariants: [{artifact: baseline}]\ngates: {minPairs: 1}\n", "gates.minPairs"),
+        ("samples: s.yaml\nvariants: [{artifact: baseline}]\ngates: {stabilityLimit: 1.5}\n", "gates.stabilityLimit"),
+        ("samples: s.yaml\nvariants: [{artifact: baseline}]\nrepeats: 2\n", "unknown config key 'repeats'"),
+        ("samples: s.yaml\nvariants: [{artifact: baseline}]\nconcurrency: 0\n", "concurrency"),
+        ("samples: s.yaml\nvariants: [{artifact: baseline, role: judge}]\n", "variants.0.role"),
+        (
+            "samples: s.yaml\nvariants: [{artifact: a, role: control}, {artifact: b, role: control}]\n",
+            "more than one control",
+        ),
+        ("samples: [s.yaml\n", "line 2"),
+    ],
+)
 def test_bad_config_is_one_line(tmp_path: Path, text: str, message: str) -> None:
     write(tmp_path, text)
     with pytest.raises(InputError) as exc:

@@ -57,8 +57,10 @@ def test_no_module_writes_a_default_out_again() -> None:
             continue
         for node in _default_positions(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and (type(node.value), node.value) in values:
-                found.append(f"{path.relative_to(SRC)}:{node.lineno}: {node.value!r} "
-                             f"(use knowmeter.defaults.{values[(type(node.value), node.value)]})")
+                found.append(
+                    f"{path.relative_to(SRC)}:{node.lineno}: {node.value!r} "
+                    f"(use knowmeter.defaults.{values[(type(node.value), node.value)]})"
+                )
     assert found == []
 
 
@@ -87,10 +89,17 @@ def test_resolution_with_nothing_set_gives_the_models_defaults(tmp_path: Path) -
             assert getattr(resolved, name) == field.default, name
 
 
-@pytest.mark.parametrize(("compare", "run"), [
-    ("threshold", "layer_gate"), ("min_effect", "min_effect"), ("max_mde", "max_mde"), ("min_pairs", "min_pairs"),
-    ("stability_limit", "stability_limit"), ("bootstrap_samples", "bootstrap_samples"),
-])
+@pytest.mark.parametrize(
+    ("compare", "run"),
+    [
+        ("threshold", "layer_gate"),
+        ("min_effect", "min_effect"),
+        ("max_mde", "max_mde"),
+        ("min_pairs", "min_pairs"),
+        ("stability_limit", "stability_limit"),
+        ("bootstrap_samples", "bootstrap_samples"),
+    ],
+)
 def test_the_decision_settings_default_as_the_run_config(compare: str, run: str) -> None:
     assert CompareConfig.model_fields[compare].default == RunConfig.model_fields[run].default
 
@@ -105,11 +114,19 @@ def _option(command: str, name: str) -> click.Option:
     raise AssertionError(f"{command} has no option {name}")
 
 
-@pytest.mark.parametrize(("option", "field"), [
-    ("concurrency", "concurrency"), ("output_dir", "output_dir"), ("skill_dir", "skill_dir"),
-    ("threshold", "layer_gate"), ("max_mde", "max_mde"), ("min_pairs", "min_pairs"),
-    ("stability_limit", "stability_limit"), ("bootstrap_samples", "bootstrap_samples"),
-])
+@pytest.mark.parametrize(
+    ("option", "field"),
+    [
+        ("concurrency", "concurrency"),
+        ("output_dir", "output_dir"),
+        ("skill_dir", "skill_dir"),
+        ("threshold", "layer_gate"),
+        ("max_mde", "max_mde"),
+        ("min_pairs", "min_pairs"),
+        ("stability_limit", "stability_limit"),
+        ("bootstrap_samples", "bootstrap_samples"),
+    ],
+)
 def test_eval_help_states_the_config_default(option: str, field: str) -> None:
     """``eval``'s flags have no click default (unset, eval.yaml decides); their help says the
     run config's."""
@@ -181,8 +198,13 @@ def test_the_readme_table_of_decision_defaults_states_the_real_ones() -> None:
     """The README's settings table (``gates.*`` key, flag, default) is prose: it must say the
     values the run config has."""
     readme = (SRC.parents[1] / "README.md").read_text(encoding="utf-8")
-    fields = {"layerGate": "layer_gate", "minEffect": "min_effect", "maxMde": "max_mde", "minPairs": "min_pairs",
-              "stabilityLimit": "stability_limit"}
+    fields = {
+        "layerGate": "layer_gate",
+        "minEffect": "min_effect",
+        "maxMde": "max_mde",
+        "minPairs": "min_pairs",
+        "stabilityLimit": "stability_limit",
+    }
     rows = {}
     for line in readme.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]

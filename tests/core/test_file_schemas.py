@@ -33,9 +33,17 @@ SAMPLES = jsonschema.Draft202012Validator(SAMPLES_SCHEMA)
 LINE = jsonschema.Draft202012Validator({**SAMPLES_SCHEMA, "anyOf": [{"$ref": "#/$defs/Sample"}]})
 #: what only the loader checks — unique ids, names inside ids, files on disk, a pattern that compiles,
 #: the layers of a set's members — by a fragment of its message: a schema cannot say these
-LOADER_ONLY = ("duplicate sample_id", "task ids join names", "custom assertion file", "defines no function",
-               "fn must be", "members score in different layers", "unknown regex flag",
-               "invalid regular expression", "invalid JSON Schema")
+LOADER_ONLY = (
+    "duplicate sample_id",
+    "task ids join names",
+    "custom assertion file",
+    "defines no function",
+    "fn must be",
+    "members score in different layers",
+    "unknown regex flag",
+    "invalid regular expression",
+    "invalid JSON Schema",
+)
 
 
 @pytest.mark.parametrize("name", PROJECT_SCHEMAS)
@@ -77,8 +85,12 @@ def _is_sample(value: Any) -> bool:
 def kind_of(value: Any) -> str | None:
     """Which file ``value`` is the content of: ``eval``, ``samples`` (a whole file), ``line`` (one
     sample, as a JSONL line is), or None."""
-    if isinstance(value, dict) and isinstance(value.get("samples"), list) and value["samples"] \
-            and all(_is_sample(s) for s in value["samples"]):
+    if (
+        isinstance(value, dict)
+        and isinstance(value.get("samples"), list)
+        and value["samples"]
+        and all(_is_sample(s) for s in value["samples"])
+    ):
         return "samples"
     if isinstance(value, dict) and ("variants" in value or isinstance(value.get("samples"), str | list)):
         return "eval"
@@ -117,15 +129,18 @@ def test_the_harvest_finds_the_tests_files() -> None:
 
 
 @pytest.mark.parametrize(("where", "kind", "content"), HARVEST, ids=[w for w, _, _ in HARVEST])
-def test_schema_and_loader_agree_on_every_file_in_the_tests(where: str, kind: str, content: Any,
-                                                            tmp_path: Path) -> None:
+def test_schema_and_loader_agree_on_every_file_in_the_tests(
+    where: str, kind: str, content: Any, tmp_path: Path
+) -> None:
     error = loader_error(kind, content, tmp_path)
     accepted = schema_accepts(kind, content)
     if error is None:
         assert accepted, f"{where}: the loader accepts it, the schema refuses it"
     elif not any(check in error for check in LOADER_ONLY):
-        assert not accepted, (f"{where}: the loader refuses it ({error}), the schema accepts it; if a schema "
-                              "cannot say that check, add its message to LOADER_ONLY")
+        assert not accepted, (
+            f"{where}: the loader refuses it ({error}), the schema accepts it; if a schema "
+            "cannot say that check, add its message to LOADER_ONLY"
+        )
 
 
 def test_the_demo_files_validate_and_name_the_schemas_init_writes(tmp_path: Path) -> None:
@@ -147,27 +162,68 @@ def _sample(**fields: Any) -> dict[str, Any]:
 
 RIGHT: dict[str, tuple[str, Any]] = {
     "every assertion type's reference example": ("samples", [_sample(assertions=[t.example for t in BUILTIN_TYPES])]),
-    "a numeric id, a number to look for, not, weight 0": ("samples", [{
-        "sample_id": 7, "prompt": "p", "assertions": [{"type": "contains", "value": 30, "not": True, "weight": 0}]}]),
-    "regex value for pattern, threshold for value, value for values": ("samples", [_sample(assertions=[
-        {"type": "regex", "value": "\\d+ days"}, {"type": "levenshtein_max", "reference": "x", "threshold": 2},
-        {"type": "rouge_n_min", "reference": "x", "threshold": 0.3}, {"type": "answer_relevancy", "value": 4},
-        {"type": "contains_all", "value": "30 days"}, {"type": "tools_called", "value": ["Read", "Grep"]}])]),
-    "a mapping with $schema, requires and a key the loader ignores": ("samples", {
-        "$schema": "samples.schema.json", "requires": {"knowmeter": ">=0.1"}, "title": "x", "samples": [_sample()]}),
+    "a numeric id, a number to look for, not, weight 0": (
+        "samples",
+        [{"sample_id": 7, "prompt": "p", "assertions": [{"type": "contains", "value": 30, "not": True, "weight": 0}]}],
+    ),
+    "regex value for pattern, threshold for value, value for values": (
+        "samples",
+        [
+            _sample(
+                assertions=[
+                    {"type": "regex", "value": "\\d+ days"},
+                    {"type": "levenshtein_max", "reference": "x", "threshold": 2},
+                    {"type": "rouge_n_min", "reference": "x", "threshold": 0.3},
+                    {"type": "answer_relevancy", "value": 4},
+                    {"type": "contains_all", "value": "30 days"},
+                    {"type": "tools_called", "value": ["Read", "Grep"]},
+                ]
+            )
+        ],
+    ),
+    "a mapping with $schema, requires and a key the loader ignores": (
+        "samples",
+        {"$schema": "samples.schema.json", "requires": {"knowmeter": ">=0.1"}, "title": "x", "samples": [_sample()]},
+    ),
     "a sample's own extra keys are kept": ("samples", [_sample(tags=["x"], construct="refunds", difficulty="hard")]),
     "a JSONL line": ("line", _sample(dimensions={"accuracy": "states the 30-day window"})),
-    "every eval.yaml key": ("eval", {
-        "samples": ["a.yaml", "b.jsonl"], "variants": [{"name": "c", "role": "control", "artifact": "baseline",
-                                                       "cwd": "workspace"}, {"artifact": "skills/x/SKILL.md"}],
-        "executor": {"name": "claude", "model": "sonnet", "options": {"bin": "claude"}}, "model": "m",
-        "concurrency": 8, "timeoutMs": 30000, "budget": {"totalUSD": 1, "perSampleUSD": 0.1, "perSampleMs": 9e4},
-        "noCache": True, "repeat": 3, "retry": 0, "seed": 1, "skillDir": "skills", "outputDir": "out",
-        "judge": ["claude:opus"], "judgeRepeat": 2, "lengthDebias": False, "maxGradedOutputChars": 1000,
-        "knowledgeDirs": ["kb"], "bootstrapSamples": 1000,
-        "gates": {"maxGapRate": 0.2, "gapRateRegression": 0.1, "layerGate": 3.5, "minEffect": 0.1, "maxMde": 0.5,
-                  "minPairs": 20, "stabilityLimit": 0.5},
-        "hedgingClassifier": {"enabled": True, "judge": "openai:gpt", "maxCandidates": 10}}),
+    "every eval.yaml key": (
+        "eval",
+        {
+            "samples": ["a.yaml", "b.jsonl"],
+            "variants": [
+                {"name": "c", "role": "control", "artifact": "baseline", "cwd": "workspace"},
+                {"artifact": "skills/x/SKILL.md"},
+            ],
+            "executor": {"name": "claude", "model": "sonnet", "options": {"bin": "claude"}},
+            "model": "m",
+            "concurrency": 8,
+            "timeoutMs": 30000,
+            "budget": {"totalUSD": 1, "perSampleUSD": 0.1, "perSampleMs": 9e4},
+            "noCache": True,
+            "repeat": 3,
+            "retry": 0,
+            "seed": 1,
+            "skillDir": "skills",
+            "outputDir": "out",
+            "judge": ["claude:opus"],
+            "judgeRepeat": 2,
+            "lengthDebias": False,
+            "maxGradedOutputChars": 1000,
+            "knowledgeDirs": ["kb"],
+            "bootstrapSamples": 1000,
+            "gates": {
+                "maxGapRate": 0.2,
+                "gapRateRegression": 0.1,
+                "layerGate": 3.5,
+                "minEffect": 0.1,
+                "maxMde": 0.5,
+                "minPairs": 20,
+                "stabilityLimit": 0.5,
+            },
+            "hedgingClassifier": {"enabled": True, "judge": "openai:gpt", "maxCandidates": 10},
+        },
+    ),
     "empty keys are unset": ("eval", {"samples": "s.yaml", "model": None, "budget": None}),
 }
 
@@ -188,8 +244,10 @@ WRONG: dict[str, tuple[str, Any]] = {
     "an assertion without its value": ("samples", [_sample(assertions=[{"type": "contains_all"}])]),
     "a length that is text": ("samples", [_sample(assertions=[{"type": "min_length", "value": "long"}])]),
     "a negative weight": ("samples", [_sample(assertions=[{"type": "contains", "value": "x", "weight": -1}])]),
-    "an assert-set member of no type": ("samples", [_sample(assertions=[
-        {"type": "assert-set", "assertions": [{"type": "nope"}]}])]),
+    "an assert-set member of no type": (
+        "samples",
+        [_sample(assertions=[{"type": "assert-set", "assertions": [{"type": "nope"}]}])],
+    ),
     "an empty assert-set": ("samples", [_sample(assertions=[{"type": "assert-set", "assertions": []}])]),
     "a mapping without samples": ("samples", {"sample": [_sample()]}),
     "a JSONL line without an id": ("line", {"prompt": "p"}),

@@ -28,9 +28,16 @@ def test_thinner_variant_has_more_failed_searches_and_higher_gap_rate(demo_repor
 
 def _config(demo: Path, name: str, artifact: str, file: str) -> Path:
     path = demo / file
-    path.write_text(yaml.safe_dump({"samples": "eval-samples.yaml", "executor": "offline",
-                                    "knowledgeDirs": ["workspace/knowledge"],
-                                    "variants": [{"name": name, "artifact": artifact, "cwd": "workspace"}]}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "samples": "eval-samples.yaml",
+                "executor": "offline",
+                "knowledgeDirs": ["workspace/knowledge"],
+                "variants": [{"name": name, "artifact": artifact, "cwd": "workspace"}],
+            }
+        )
+    )
     return path
 
 
@@ -88,8 +95,11 @@ def test_regression_gate_trends_and_nudge(fresh_demo: Path) -> None:
     r = km("eval", "--config", str(bad), "--gap-rate-regression", "0.05", cwd=fresh_demo)
     assert r.returncode == 1
     reason = " ".join(r.stdout.split())
-    assert re.match(r"GATE FAILED · gap rate of kb went \d+\.\d% → 87\.0% \(\+\d+\.\d points; allowed \+5\.0\) "
-                    r"since run \S+ on eval-samples\.yaml@", reason), reason
+    assert re.match(
+        r"GATE FAILED · gap rate of kb went \d+\.\d% → 87\.0% \(\+\d+\.\d points; allowed \+5\.0\) "
+        r"since run \S+ on eval-samples\.yaml@",
+        reason,
+    ), reason
     trends = km("trends", "--variant", "kb", cwd=fresh_demo)
     assert trends.returncode == 0
     assert len([line for line in trends.stdout.splitlines() if line.startswith("  composite ")]) == 4, trends.stdout

@@ -86,8 +86,10 @@ def edges(src: Path = SRC) -> list[Edge]:
         }
         for node in ast.walk(tree):
             if isinstance(node, ast.Import | ast.ImportFrom):
-                out.extend(Edge(name, target, node.lineno, node.lineno in typing_lines)
-                           for target in _targets(node, name, is_package, known))
+                out.extend(
+                    Edge(name, target, node.lineno, node.lineno in typing_lines)
+                    for target in _targets(node, name, is_package, known)
+                )
     return out
 
 
@@ -158,7 +160,9 @@ def test_no_cycle_between_packages() -> None:
         str(edge)
         for group in cycles
         for edge in found
-        if unit(edge.importer) in group and unit(edge.target) in group and unit(edge.importer) != unit(edge.target)
+        if unit(edge.importer) in group
+        and unit(edge.target) in group
+        and unit(edge.importer) != unit(edge.target)
         and not edge.typing_only
     ]
     assert not cycles, "import cycles between packages:\n" + "\n".join(detail)
@@ -183,13 +187,16 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     ["from knowmeter.b._impl import x", "from knowmeter.b import _impl", "import knowmeter.b._impl"],
 )
 def test_the_checks_see_a_private_import_and_a_cycle(tmp_path: Path, statement: str) -> None:
-    src = _tree(tmp_path, {
-        "__init__.py": "",
-        "a/__init__.py": "",
-        "a/_use.py": f"def f():\n    {statement}\n",
-        "b/__init__.py": "from knowmeter.b._impl import x\n",
-        "b/_impl.py": "def g():\n    from knowmeter.a import _use\nx = 1\n",
-    })
+    src = _tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "a/__init__.py": "",
+            "a/_use.py": f"def f():\n    {statement}\n",
+            "b/__init__.py": "from knowmeter.b._impl import x\n",
+            "b/_impl.py": "def g():\n    from knowmeter.a import _use\nx = 1\n",
+        },
+    )
     found = edges(src)
     assert [str(e) for e in private_violations(found)] == [
         "knowmeter/a/_use.py:2 imports knowmeter.b._impl",
@@ -199,27 +206,37 @@ def test_the_checks_see_a_private_import_and_a_cycle(tmp_path: Path, statement: 
 
 
 def test_a_type_checking_import_is_not_a_cycle_but_a_runtime_one_is(tmp_path: Path) -> None:
-    src = _tree(tmp_path, {
-        "__init__.py": "",
-        "a/__init__.py": "from knowmeter.b import x\n",
-        "b/__init__.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from knowmeter.a import y\nx = 1\n",
-    })
+    src = _tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "a/__init__.py": "from knowmeter.b import x\n",
+            "b/__init__.py": (
+                "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from knowmeter.a import y\nx = 1\n"
+            ),
+        },
+    )
     assert unit_cycles(edges(src)) == []
     (src / "knowmeter" / "b" / "__init__.py").write_text("def f():\n    from knowmeter.a import y\nx = 1\n")
     assert unit_cycles(edges(src)) == [["knowmeter.a", "knowmeter.b"]]
 
 
 def test_relative_imports_resolve_and_a_package_may_use_its_own_private_modules(tmp_path: Path) -> None:
-    src = _tree(tmp_path, {
-        "__init__.py": "",
-        "a/__init__.py": "from ._x import y\nfrom . import _z\n",
-        "a/_x.py": "from ..b import c\ny = 1\n",
-        "a/_z.py": "",
-        "b/__init__.py": "c = 1\n",
-    })
+    src = _tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "a/__init__.py": "from ._x import y\nfrom . import _z\n",
+            "a/_x.py": "from ..b import c\ny = 1\n",
+            "a/_z.py": "",
+            "b/__init__.py": "c = 1\n",
+        },
+    )
     found = edges(src)
     assert private_violations(found) == []
     assert {(e.importer, e.target) for e in found} == {
-        ("knowmeter.a", "knowmeter.a._x"), ("knowmeter.a", "knowmeter.a._z"), ("knowmeter.a._x", "knowmeter.b"),
+        ("knowmeter.a", "knowmeter.a._x"),
+        ("knowmeter.a", "knowmeter.a._z"),
+        ("knowmeter.a._x", "knowmeter.b"),
     }
     assert unit_cycles(found) == []

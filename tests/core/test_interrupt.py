@@ -36,15 +36,28 @@ def test_ctrl_c_keeps_the_tasks_prints_the_resume_command_and_exits_130(tmp_path
     init_demo(tmp_path / "d")
     demo = tmp_path / "d"
     (demo / "agent.py").write_text(SLOW_AGENT)
-    proc = subprocess.Popen([sys.executable, "-m", "knowmeter", "eval", "--executor",
-                             f"{sys.executable} {demo / 'agent.py'}", "--concurrency", "1", "--no-cache"],
-                            cwd=demo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "COLUMNS": "100", "STALL_AFTER_THREE": "1"})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "knowmeter",
+            "eval",
+            "--executor",
+            f"{sys.executable} {demo / 'agent.py'}",
+            "--concurrency",
+            "1",
+            "--no-cache",
+        ],
+        cwd=demo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "100", "STALL_AFTER_THREE": "1"},
+    )
     results = list((demo / ".knowmeter" / "runs").glob("*/results.jsonl")) if (demo / ".knowmeter").exists() else []
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        results = list((demo / ".knowmeter" / "runs").glob("*/results.jsonl")) if (demo / ".knowmeter").exists() \
-            else []
+        results = list((demo / ".knowmeter" / "runs").glob("*/results.jsonl")) if (demo / ".knowmeter").exists() else []
         if results and len(results[0].read_text().splitlines()) >= 3:
             break
         time.sleep(0.1)

@@ -49,8 +49,9 @@ def test_demo_with_scripted_judge_has_three_layers(tmp_path: Path) -> None:
     from knowmeter.grading import judge_prompt_hash
 
     assert report["run"]["prompt_hashes"]["judge"] == judge_prompt_hash() == judge["prompt_hash"]
-    assert report["run"]["judges"] == [{"name": f"{sys.executable} judge.py:judge-model", "executor": "script",
-                                        "model": "judge-model"}]
+    assert report["run"]["judges"] == [
+        {"name": f"{sys.executable} judge.py:judge-model", "executor": "script", "model": "judge-model"}
+    ]
     for v in report["variants"]:
         assert v["layer_means"]["judge"] is not None
         assert v["layer_sets"] == {"judge": 1, "fact+behavior+judge": 22}

@@ -43,8 +43,10 @@ def test_missing_pointed_file_is_a_failed_read_then_it_searches(tmp_path: Path) 
     first = r.trace.invocations()[0]
     assert first.call.tool == "Read" and first.status == ToolStatus.FAILURE
     assert first.result is not None and first.result.error_kind == ErrorKind.NOT_FOUND
-    assert any(c.call.tool == "Grep" and c.status == ToolStatus.SUCCESS and "refunds.md" in c.result.output
-               for c in r.trace.invocations()[1:])
+    assert any(
+        c.call.tool == "Grep" and c.status == ToolStatus.SUCCESS and "refunds.md" in c.result.output
+        for c in r.trace.invocations()[1:]
+    )
     assert "30 days" in r.output
 
 

@@ -103,8 +103,9 @@ def test_every_task_errored_says_nothing_was_measured(demo: Path) -> None:
     r = run(demo, "eval", "--executor", f"{sys.executable} no_such_agent.py", "--retry", "0")
     assert r.exit_code == EXIT_NOT_PASSED
     first = r.stdout.split("\n\n")[0]
-    assert flat(first).startswith("NOT MEASURED · 46 of 46 tasks errored — nothing about the knowledge was measured: "
-                                  "46 executor error (first: "), first
+    assert flat(first).startswith(
+        "NOT MEASURED · 46 of 46 tasks errored — nothing about the knowledge was measured: 46 executor error (first: "
+    ), first
     assert "can't open file" in flat(first) and "(no verdict)" in flat(first)
     text = flat(r.stdout)
     assert "Failed tasks" in text and "support-basic: 23 executor error — first:" in text
@@ -132,8 +133,10 @@ def test_timeouts_are_counted_by_cause_with_their_first_message(demo: Path) -> N
     report = json.loads(r.stdout)
     slow = sum("money back" in s["prompt"] for s in yaml.safe_load((demo / "eval-samples.yaml").read_text())["samples"])
     causes = {v["name"]: v["errors_by_cause"] for v in report["variants"]}
-    assert slow >= 1 and causes == {name: {"timeout": {"count": slow, "first": "timed out after 3s"}}
-                                    for name in ("support-basic", "support-expert")}
+    assert slow >= 1 and causes == {
+        name: {"timeout": {"count": slow, "first": "timed out after 3s"}}
+        for name in ("support-basic", "support-expert")
+    }
     text = flat(run(demo, "report", "latest").stdout)
     assert f"support-basic: {slow} timeout — first: timed out after 3s" in text
 
@@ -151,8 +154,14 @@ def test_runner_records_attempts_when_the_executor_raises(tmp_path: Path) -> Non
         async def run(self, request: ExecRequest) -> None:
             raise ConnectionError("model API unreachable")
 
-    result, attempts = anyio.run(lambda: _run_with_retries(Unreachable(), ExecRequest("t", "s", "p", None),  # type: ignore[arg-type]
-                                                          ExecutionSettings(), ExecutionStats()))
+    result, attempts = anyio.run(
+        lambda: _run_with_retries(
+            Unreachable(),  # type: ignore[arg-type]
+            ExecRequest("t", "s", "p", None),
+            ExecutionSettings(),
+            ExecutionStats(),
+        )
+    )
     assert attempts == 1 and result.error == "ConnectionError: model API unreachable"
 
 
@@ -164,14 +173,15 @@ print('{"output": "Refunds are possible within 30 days of purchase.",')
 
 
 @pytest.mark.slow
-def test_a_broken_json_envelope_is_graded_as_text_with_a_warning_and_a_script_is_not_called_an_llm(
-        demo: Path) -> None:
+def test_a_broken_json_envelope_is_graded_as_text_with_a_warning_and_a_script_is_not_called_an_llm(demo: Path) -> None:
     (demo / "agent.py").write_text(BROKEN_ENVELOPE)
     r = run(demo, "eval", "--executor", f"{sys.executable} {demo / 'agent.py'}", columns=200)
     text = flat(r.stdout)
     assert "(command (script protocol; whether it calls a model is not known))" in text and "LLM agent" not in text
-    assert ("⚠ support-basic: 23 task(s): the agent's stdout starts like a JSON reply but is not valid JSON "
-            in text and "graded as plain text" in text)
+    assert (
+        "⚠ support-basic: 23 task(s): the agent's stdout starts like a JSON reply but is not valid JSON " in text
+        and "graded as plain text" in text
+    )
     report = json.loads(run(demo, "report", "latest", "--json").stdout)
     assert report["variants"][0]["exec_warnings"]["broken_envelope"]["count"] == 23
     assert report["tasks"][0]["exec"]["output"].startswith('{"output": "Refunds')

@@ -27,8 +27,7 @@ def test_command_one_runs_the_demo_and_leaves_the_shell_where_it_was(tmp_path: P
     assert install == "pip install -e ."  # knowmeter is installed (editable) in the test environment
     bindir = Path(sys.executable).parent
     script = f'export PATH="{bindir}:$PATH"; {rest}; echo "rc=$?"; pwd'
-    out = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                         check=False)
+    out = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     lines = out.stdout.strip().splitlines()
     assert lines[-2] == "rc=0", out.stdout[-2000:] + out.stderr[-2000:]
     assert Path(lines[-1]) == tmp_path  # command 2, pasted next, runs from the repository root
@@ -44,7 +43,15 @@ def test_ci_installs_and_tests_the_way_the_readme_says() -> None:
     assert re.search(rf"^{re.escape(test_cmd.replace(' -q', ''))} -q\b", ci, re.M), test_cmd
     dev = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["dev"]
     # every optional module a test imports with importorskip is a dev dependency: no test is skipped
-    skipped = set(re.findall(r'importorskip\("([\w.]+)"', "".join(
-        p.read_text(encoding="utf-8") for p in (REPO / "tests").rglob("test_*.py") if "node_modules" not in p.parts)))
+    skipped = set(
+        re.findall(
+            r'importorskip\("([\w.]+)"',
+            "".join(
+                p.read_text(encoding="utf-8")
+                for p in (REPO / "tests").rglob("test_*.py")
+                if "node_modules" not in p.parts
+            ),
+        )
+    )
     names = {re.split(r"[<>=\[]", d)[0].replace("-", "_") for d in dev}
     assert {m.split(".")[0] for m in skipped} <= names, skipped

@@ -42,8 +42,14 @@ WM = Watermark(("eval-samples.yaml",), 12, "1a2b3c4d" + "0" * 56)
 
 
 def test_round_trip_through_json_gives_an_equal_record():
-    rec = Outer(kind="b", count=3, items=(Inner(name="x", share=0.5), Inner(name="y")), by_name={"x": 1},
-                first=Inner(name="z"), extra={"any": [1, 2]})
+    rec = Outer(
+        kind="b",
+        count=3,
+        items=(Inner(name="x", share=0.5), Inner(name="y")),
+        by_name={"x": 1},
+        first=Inner(name="z"),
+        extra={"any": [1, 2]},
+    )
     d = json.loads(json.dumps(rec.to_dict()))
     assert d["items"] == [{"name": "x", "share": 0.5}, {"name": "y", "share": 0.0}]
     assert "note" not in d  # None left out by default
@@ -53,25 +59,30 @@ def test_round_trip_through_json_gives_an_equal_record():
 
 def test_omit_none_false_keeps_unknown_values_as_null_all_the_way_down():
     d = KeepsNone(inner=Outer(kind="a", count=0), rate=None).to_dict()
-    assert d == {"inner": {"kind": "a", "count": 0, "note": None, "items": [], "by_name": {}, "first": None,
-                           "extra": None}, "rate": None}
+    assert d == {
+        "inner": {"kind": "a", "count": 0, "note": None, "items": [], "by_name": {}, "first": None, "extra": None},
+        "rate": None,
+    }
     assert KeepsNone.from_dict(d) == KeepsNone(inner=Outer(kind="a", count=0), rate=None)
 
 
-@pytest.mark.parametrize(("data", "message"), [
-    ({"kind": "c", "count": 1}, "Outer.kind: expected one of 'a', 'b', got 'c'"),
-    ({"kind": "a", "count": -1}, "Outer.count: must be >= 0, got -1"),
-    ({"kind": "a", "count": True}, "Outer.count: expected a whole number, got True"),
-    ({"kind": "a", "count": 1.5}, "Outer.count: expected a whole number, got 1.5"),
-    ({"kind": "a"}, "Outer: missing field(s) count"),
-    ({"kind": "a", "count": 1, "colour": "red"}, "Outer: unknown field(s) colour"),
-    ({"kind": "a", "count": 1, "items": [{"name": "x", "share": 2}]}, "Outer.items[0].share: must be in [0, 1]"),
-    ({"kind": "a", "count": 1, "items": [{"name": 3}]}, "Outer.items[0].name: expected a string, got 3"),
-    ({"kind": "a", "count": 1, "items": {"name": "x"}}, "Outer.items: expected a list"),
-    ({"kind": "a", "count": 1, "by_name": {"x": "1"}}, "Outer.by_name['x']: expected a whole number"),
-    ({"kind": "a", "count": 1, "first": "x"}, "Outer.first: expected a mapping, got str"),
-    ([1, 2], "Outer: expected a mapping, got list"),
-])
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"kind": "c", "count": 1}, "Outer.kind: expected one of 'a', 'b', got 'c'"),
+        ({"kind": "a", "count": -1}, "Outer.count: must be >= 0, got -1"),
+        ({"kind": "a", "count": True}, "Outer.count: expected a whole number, got True"),
+        ({"kind": "a", "count": 1.5}, "Outer.count: expected a whole number, got 1.5"),
+        ({"kind": "a"}, "Outer: missing field(s) count"),
+        ({"kind": "a", "count": 1, "colour": "red"}, "Outer: unknown field(s) colour"),
+        ({"kind": "a", "count": 1, "items": [{"name": "x", "share": 2}]}, "Outer.items[0].share: must be in [0, 1]"),
+        ({"kind": "a", "count": 1, "items": [{"name": 3}]}, "Outer.items[0].name: expected a string, got 3"),
+        ({"kind": "a", "count": 1, "items": {"name": "x"}}, "Outer.items: expected a list"),
+        ({"kind": "a", "count": 1, "by_name": {"x": "1"}}, "Outer.by_name['x']: expected a whole number"),
+        ({"kind": "a", "count": 1, "first": "x"}, "Outer.first: expected a mapping, got str"),
+        ([1, 2], "Outer: expected a mapping, got list"),
+    ],
+)
 def test_bad_json_names_the_field_in_one_line(data, message):
     with pytest.raises(ValueError) as err:
         Outer.from_dict(data)
@@ -97,8 +108,9 @@ def test_watermark_fields_are_required_and_checked():
 
 
 def test_signal_invariants_hold_when_read_back():
-    hedge = GapSignal(sample_id="a", source="hedging",
-                      classifier_verdict=HedgingVerdict(is_uncertainty=True, confidence=0.7))
+    hedge = GapSignal(
+        sample_id="a", source="hedging", classifier_verdict=HedgingVerdict(is_uncertainty=True, confidence=0.7)
+    )
     d = TaskGaps(sample_id="a", signals=(hedge,)).to_dict()
     assert d["signals"][0]["weight"] == 0.5 and "tool" not in d["signals"][0]
     assert TaskGaps.from_dict(d).signals[0] == hedge

@@ -65,7 +65,8 @@ def test_judge_envelope_and_cache_fields() -> None:
 def test_docs_command_prints_the_checked_in_reference() -> None:
     result = CliRunner().invoke(cli, ["docs"])
     assert result.exit_code == 0
-    assert result.output == (REPO / "docs" / "reference.md").read_text(encoding="utf-8"), \
+    assert result.output == (REPO / "docs" / "reference.md").read_text(encoding="utf-8"), (
         "docs/reference.md is stale: python -m knowmeter.reference > docs/reference.md"
+    )
     for topic in TOPICS:
         assert CliRunner().invoke(cli, ["docs", topic]).output == render(topic)

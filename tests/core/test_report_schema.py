@@ -24,8 +24,22 @@ def test_shipped_schema_is_current() -> None:
 
 def test_the_schema_covers_every_section() -> None:
     assert SHIPPED["additionalProperties"] is False
-    for section in ("run", "variants", "statistics", "comparisons", "verdict", "audit", "gaps", "coverage",
-                    "comprehension", "gates", "notes", "decision", "exit_code", "tasks"):
+    for section in (
+        "run",
+        "variants",
+        "statistics",
+        "comparisons",
+        "verdict",
+        "audit",
+        "gaps",
+        "coverage",
+        "comprehension",
+        "gates",
+        "notes",
+        "decision",
+        "exit_code",
+        "tasks",
+    ):
         assert section in SHIPPED["properties"], section
 
 
@@ -49,6 +63,7 @@ def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
             node[int(last)] = value
         else:
             node[last] = value
+
     return edit
 
 
@@ -69,8 +84,10 @@ WRONG = {
     "comparison metric without its interval": _set("comparisons.0.metrics.composite.diff", _DELETE),
     "audit status unknown": _set("audit.saturated.status", "fine"),
     "variant role unknown": _set("variants.0.role", "referee"),
-    "gate of an unknown kind": _set("gates.results", [{"gate": "vibes", "variant": "a", "passed": True,
-                                                       "message": "", "value": None, "limit": None}]),
+    "gate of an unknown kind": _set(
+        "gates.results",
+        [{"gate": "vibes", "variant": "a", "passed": True, "message": "", "value": None, "limit": None}],
+    ),
     "task with a negative repeat": _set("tasks.0.repeat", -1),
 }
 

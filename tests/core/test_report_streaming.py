@@ -13,8 +13,7 @@ import knowmeter
 from knowmeter.store import StoredTasks, TaskRecord, iter_results
 
 
-def test_the_report_reads_its_tasks_from_the_results_file_and_writes_them_as_stored(demo: Path,
-                                                                                    tmp_path: Path) -> None:
+def test_the_report_reads_its_tasks_from_the_results_file_and_writes_them_as_stored(demo: Path, tmp_path: Path) -> None:
     project = tmp_path / "p"
     shutil.copytree(demo, project, ignore=shutil.ignore_patterns(".knowmeter"))
     report = knowmeter.evaluate(project / "eval.yaml", bootstrap_samples=200)
@@ -47,5 +46,6 @@ def test_a_task_stored_twice_is_written_and_counted_once(demo: Path, tmp_path: P
     stored = json.loads((results.parent / "report.json").read_text())
     assert len(stored["tasks"]) == len({t["task_id"] for t in stored["tasks"]}) == len(lines)
     problems = again.run.results_problems or []
-    assert any("not valid JSON" in p for p in problems) and any("1 duplicate record(s) of 1 task(s)" in p
-                                                                 for p in problems)
+    assert any("not valid JSON" in p for p in problems) and any(
+        "1 duplicate record(s) of 1 task(s)" in p for p in problems
+    )

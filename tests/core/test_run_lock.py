@@ -27,8 +27,20 @@ print(json.dumps({"output": "an answer", "costUSD": 0.0}))
 def test_a_second_resume_of_a_running_run_refuses(tmp_path: Path) -> None:
     (tmp_path / "s.json").write_text(json.dumps([{"sample_id": f"s{i}", "prompt": "p"} for i in range(10)]))
     (tmp_path / "agent.py").write_text(SLOW_AGENT)
-    cmd = [sys.executable, "-m", "knowmeter", "eval", "--samples", "s.json", "--control", "baseline",
-           "--concurrency", "1", "--executor", f"{sys.executable} {tmp_path / 'agent.py'} {tmp_path / 'go'}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "knowmeter",
+        "eval",
+        "--samples",
+        "s.json",
+        "--control",
+        "baseline",
+        "--concurrency",
+        "1",
+        "--executor",
+        f"{sys.executable} {tmp_path / 'agent.py'} {tmp_path / 'go'}",
+    ]
     first = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -37,8 +49,7 @@ def test_a_second_resume_of_a_running_run_refuses(tmp_path: Path) -> None:
             time.sleep(0.1)
         second = km("eval", "--resume", "latest", cwd=tmp_path)
         assert second.returncode == 2, second.stderr
-        assert second.stderr.count("\n") == 1 and "is being executed by another knowmeter process (pid" \
-            in second.stderr
+        assert second.stderr.count("\n") == 1 and "is being executed by another knowmeter process (pid" in second.stderr
     finally:
         (tmp_path / "go").touch()
         first.communicate(timeout=120)

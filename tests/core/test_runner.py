@@ -51,8 +51,11 @@ def setup(tmp_path: Path, n: int = 3, repeat: int = 1):
 def run(tmp_path: Path, tasks, agent, *, budget=None, cache=True, **settings):
     c = ResponseCache(tmp_path / "out") if cache else None
     with ResultsWriter(tmp_path / "results.jsonl") as w:
-        stats = anyio.run(lambda: execute_tasks(tasks, agent, writer=w, settings=ExecutionSettings(**settings),
-                                                budget=budget or Budget(), cache=c))
+        stats = anyio.run(
+            lambda: execute_tasks(
+                tasks, agent, writer=w, settings=ExecutionSettings(**settings), budget=budget or Budget(), cache=c
+            )
+        )
     if c:
         c.close()
     return stats, list(iter_results(tmp_path / "results.jsonl"))
@@ -60,8 +63,16 @@ def run(tmp_path: Path, tasks, agent, *, budget=None, cache=True, **settings):
 
 def test_plan_is_interleaved_with_stable_ids(tmp_path: Path) -> None:
     tasks = setup(tmp_path, n=2, repeat=2)
-    assert [t.id for t in tasks] == ["s0::a::r0", "s0::b::r0", "s1::a::r0", "s1::b::r0",
-                                     "s0::a::r1", "s0::b::r1", "s1::a::r1", "s1::b::r1"]
+    assert [t.id for t in tasks] == [
+        "s0::a::r0",
+        "s0::b::r0",
+        "s1::a::r0",
+        "s1::b::r0",
+        "s0::a::r1",
+        "s0::b::r1",
+        "s1::a::r1",
+        "s1::b::r1",
+    ]
 
 
 def test_every_task_once_and_cache_hits_on_second_run(tmp_path: Path) -> None:

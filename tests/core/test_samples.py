@@ -29,8 +29,11 @@ def test_omk_reference_files_load_unchanged(shared_dir: Path) -> None:
 
 
 def test_list_mapping_and_jsonl_forms_and_unknown_keys_kept(tmp_path: Path) -> None:
-    a = write(tmp_path, "a.yaml", "requires: {knowmeter: '>=0.1'}\nsamples:\n  - sample_id: x\n    prompt: hi\n"
-              "    my_key: {deep: 1}\n")
+    a = write(
+        tmp_path,
+        "a.yaml",
+        "requires: {knowmeter: '>=0.1'}\nsamples:\n  - sample_id: x\n    prompt: hi\n    my_key: {deep: 1}\n",
+    )
     s = load_samples(a)
     assert s.requires == {"knowmeter": ">=0.1"}
     assert s.samples[0].extras == {"my_key": {"deep": 1}}

@@ -39,11 +39,13 @@ def _stamp(path: Path, version: int) -> bytes:
     return path.read_bytes()
 
 
-@pytest.mark.parametrize(("file", "current"),
-                         [("run.json", RUN_SCHEMA_VERSION), ("report.json", REPORT_SCHEMA_VERSION)])
+@pytest.mark.parametrize(
+    ("file", "current"), [("run.json", RUN_SCHEMA_VERSION), ("report.json", REPORT_SCHEMA_VERSION)]
+)
 @pytest.mark.parametrize("newer", [False, True])
-def test_another_schema_version_is_one_line_saying_what_to_do(project: Path, tmp_path: Path, file: str, current: int,
-                                                              newer: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_another_schema_version_is_one_line_saying_what_to_do(
+    project: Path, tmp_path: Path, file: str, current: int, newer: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     p = tmp_path / "p"
     shutil.copytree(project, p)
     run_dir = _eval(p, monkeypatch)
@@ -68,8 +70,9 @@ def test_another_schema_version_is_one_line_saying_what_to_do(project: Path, tmp
     assert (run_dir / file).read_bytes() == before  # nothing rewritten
 
 
-def test_a_report_of_another_version_is_rebuilt_by_knowmeter_report(project: Path, tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_report_of_another_version_is_rebuilt_by_knowmeter_report(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The fix the message names works: ``knowmeter report RUN`` rebuilds report.json from the run."""
     p = tmp_path / "p"
     shutil.copytree(project, p)

@@ -26,10 +26,13 @@ def run(cmd: str, **kw: object):
 
 
 def test_protocol_fields_and_tool_calls(tmp_path: Path) -> None:
-    cmd = agent(tmp_path, "print(json.dumps({'output': req['system'] + '|' + req['prompt'] + '|' + req['model'],"
-                          "'inputTokens': 10, 'outputTokens': 3, 'costUSD': 0.002, 'durationApiMs': 12, 'numTurns': 2,"
-                          "'toolCalls': [{'tool': 'Grep', 'input': {'pattern': 'x'}, 'output': 'No matches found',"
-                          "'success': True}, {'tool': 'read_file', 'input': {'path': 'a'}, 'success': False}]}))\n")
+    cmd = agent(
+        tmp_path,
+        "print(json.dumps({'output': req['system'] + '|' + req['prompt'] + '|' + req['model'],"
+        "'inputTokens': 10, 'outputTokens': 3, 'costUSD': 0.002, 'durationApiMs': 12, 'numTurns': 2,"
+        "'toolCalls': [{'tool': 'Grep', 'input': {'pattern': 'x'}, 'output': 'No matches found',"
+        "'success': True}, {'tool': 'read_file', 'input': {'path': 'a'}, 'success': False}]}))\n",
+    )
     r = run(cmd)
     assert r.output == "the skill|the prompt|m1" and r.error is None
     assert (r.usage["input_tokens"], r.usage["output_tokens"], r.cost_usd, r.num_turns) == (10, 3, 0.002, 2)
@@ -56,8 +59,10 @@ def test_ok_false_is_an_error(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_cancellation_kills_the_process_group(tmp_path: Path) -> None:
     marker = tmp_path / "child-alive"
-    cmd = agent(tmp_path, f"import subprocess, time\nsubprocess.Popen(['sh', '-c', 'sleep 2; touch {marker}'])\n"
-                          "time.sleep(10)\n")
+    cmd = agent(
+        tmp_path,
+        f"import subprocess, time\nsubprocess.Popen(['sh', '-c', 'sleep 2; touch {marker}'])\ntime.sleep(10)\n",
+    )
     ex = create_executor(ExecutorSpec(cmd))
 
     async def main() -> None:

@@ -12,8 +12,15 @@ SECRET = "sk-very-secret-0123456789"
 
 
 def test_secret_names_are_redacted() -> None:
-    opts = {"api_key": SECRET, "env": {"OPENAI_API_KEY": SECRET, "HOME": "/h"}, "authToken": SECRET,
-            "nested": [{"client_secret": SECRET}], "base_url": "http://x", "max_tokens": 5, "password": None}
+    opts = {
+        "api_key": SECRET,
+        "env": {"OPENAI_API_KEY": SECRET, "HOME": "/h"},
+        "authToken": SECRET,
+        "nested": [{"client_secret": SECRET}],
+        "base_url": "http://x",
+        "max_tokens": 5,
+        "password": None,
+    }
     out = redact_secrets({"executor_options": opts})["executor_options"]
     assert SECRET not in repr(out)
     assert out["env"] == {"OPENAI_API_KEY": REDACTED, "HOME": REDACTED}  # names stay visible
@@ -25,7 +32,8 @@ def test_run_and_report_hold_no_secret_and_resume_restores_it(tmp_path: Path) ->
     (tmp_path / "eval.yaml").write_text(
         "samples: s.json\nvariants: [{name: base, artifact: baseline}]\nretry: 0\n"
         f"executor: {{name: openai, model: m, options: {{api_key: {SECRET}, base_url: 'http://127.0.0.1:9/v1', "
-        "max_retries: 0}}\n")
+        "max_retries: 0}}\n"
+    )
     r = km("eval", cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     run_dir = next((tmp_path / ".knowmeter" / "runs").iterdir())

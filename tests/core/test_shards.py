@@ -23,8 +23,18 @@ from knowmeter.runner import Shard, assign_samples, shard_tasks
 from knowmeter.store import iter_results, open_index, plan_hash, variant_history
 
 #: What must come out the same whether the plan ran in one process or in shards merged.
-STATISTICS = ("statistics", "comparisons", "verdict", "audit", "gaps", "coverage", "gates", "notes", "decision",
-              "exit_code")
+STATISTICS = (
+    "statistics",
+    "comparisons",
+    "verdict",
+    "audit",
+    "gaps",
+    "coverage",
+    "gates",
+    "notes",
+    "decision",
+    "exit_code",
+)
 
 
 @contextmanager
@@ -108,8 +118,13 @@ def test_plan_hash_covers_the_plan_and_ignores_where_and_how_fast(project: Path,
     assert sum(r["tasks_total"] for r in records) == records[0]["shard"]["plan_tasks"] == 92
     base = records[0]
     assert plan_hash(base) == base["shard"]["plan_hash"]
-    for key, value in [("base_dir", "/elsewhere"), ("output_dir", "x"), ("concurrency", 64),
-                       ("budget_total_usd", 5.0), ("shard", "2/3")]:
+    for key, value in [
+        ("base_dir", "/elsewhere"),
+        ("output_dir", "x"),
+        ("concurrency", 64),
+        ("budget_total_usd", 5.0),
+        ("shard", "2/3"),
+    ]:
         assert plan_hash({**base, "config": {**base["config"], key: value}}) == plan_hash(base), key
     changed = [
         {**base, "seed": base["seed"] + 1},
@@ -139,8 +154,10 @@ def test_three_shards_merged_report_the_same_statistics_as_one_process(project: 
     (merged_id,) = run_ids(project / "merged")
     assert merged["run"]["id"] == merged_id and merged["run"]["shard"] is None
     assert merged["run"]["tasks_total"] == merged["run"]["tasks_done"] == 92 and merged["run"]["status"] == "complete"
-    reports = {name: json.loads((project / store / "runs" / rid / "report.json").read_text())
-               for name, store, rid in [("whole", "whole", whole), ("single", "single", single)]}
+    reports = {
+        name: json.loads((project / store / "runs" / rid / "report.json").read_text())
+        for name, store, rid in [("whole", "whole", whole), ("single", "single", single)]
+    }
     assert reports["single"]["run"]["shard"]["count"] == 1
     assert merged["verdict"]["level"] == reports["whole"]["verdict"]["level"]
     assert _statistics(merged) == _statistics(reports["whole"]) == _statistics(reports["single"])
@@ -150,15 +167,26 @@ def test_three_shards_merged_report_the_same_statistics_as_one_process(project: 
     assert _statistics(json.loads(again.stdout)) == _statistics(merged)
     stored = json.loads((project / "merged" / "runs" / merged_id / "run.json").read_text())
     assert [m["shard"] for m in stored["merged_from"]] == ["1/3", "2/3", "3/3"] and "shard" not in stored
-    assert stored["plan_hash"] == json.loads(
-        (project / "sharded" / "runs" / shards[0] / "run.json").read_text())["shard"]["plan_hash"]
+    assert (
+        stored["plan_hash"]
+        == json.loads((project / "sharded" / "runs" / shards[0] / "run.json").read_text())["shard"]["plan_hash"]
+    )
 
 
-def test_shard_runs_are_left_out_of_the_sample_sets_history(project: Path, shards: list[str],
-                                                             tmp_path: Path) -> None:
+def test_shard_runs_are_left_out_of_the_sample_sets_history(project: Path, shards: list[str], tmp_path: Path) -> None:
     store = project / "sharded"
-    r = run(project, "merge", *shards, "--output-dir", "sharded", "--report-only", "--junit", str(tmp_path / "j.xml"),
-            "--markdown", str(tmp_path / "m.md"))
+    r = run(
+        project,
+        "merge",
+        *shards,
+        "--output-dir",
+        "sharded",
+        "--report-only",
+        "--junit",
+        str(tmp_path / "j.xml"),
+        "--markdown",
+        str(tmp_path / "m.md"),
+    )
     assert r.exit_code == 0, r.output
     assert "<testsuite" in (tmp_path / "j.xml").read_text() and "PROGRESS" in (tmp_path / "m.md").read_text()
     with open_index(store) as conn:
@@ -168,8 +196,18 @@ def test_shard_runs_are_left_out_of_the_sample_sets_history(project: Path, shard
     assert [labels[s] for s in shards] == ["1/3", "2/3", "3/3"]
     listing = run(project, "runs", "--output-dir", "sharded").output
     assert all(f"{s} · " in listing for s in shards) and listing.count("tasks · shard ") == 3
-    shown = run(project, "report", shards[1], "--output-dir", "sharded", "--report-only", "--html",
-                str(tmp_path / "s.html"), "--markdown", str(tmp_path / "s.md")).output
+    shown = run(
+        project,
+        "report",
+        shards[1],
+        "--output-dir",
+        "sharded",
+        "--report-only",
+        "--html",
+        str(tmp_path / "s.html"),
+        "--markdown",
+        str(tmp_path / "s.md"),
+    ).output
     note = "shard 2/3: 32 of the plan's 92 tasks — these figures cover this shard's samples only"
     assert note in shown and note in (tmp_path / "s.md").read_text()
     assert f'data-testid="shard-note">{markupsafe.escape(note)}' in (tmp_path / "s.html").read_text()
@@ -233,8 +271,9 @@ def test_merge_refuses_shards_that_do_not_make_one_plan(project: Path, shards: l
     assert "shard 3 of 3 is missing (given: 1, 2)" in _refused(project, s[0], s[1])
 
 
-def test_merge_refuses_a_task_present_twice_and_an_edited_shard(project: Path, shards: list[str],
-                                                                 tmp_path: Path) -> None:
+def test_merge_refuses_a_task_present_twice_and_an_edited_shard(
+    project: Path, shards: list[str], tmp_path: Path
+) -> None:
     copies = []
     for rid in shards:
         shutil.copytree(project / "sharded" / "runs" / rid, tmp_path / rid)
@@ -257,8 +296,12 @@ def test_the_python_api_shards_and_merges(project: Path) -> None:
 
     store = project / "api"
     with _cwd(project):
-        ids = [knowmeter.evaluate(project, shard=f"{i}/2", repeat=2, no_cache=True, output_dir=str(store),
-                                  bootstrap_samples=200).run.id for i in (1, 2)]
+        ids = [
+            knowmeter.evaluate(
+                project, shard=f"{i}/2", repeat=2, no_cache=True, output_dir=str(store), bootstrap_samples=200
+            ).run.id
+            for i in (1, 2)
+        ]
         with pytest.raises(InputError, match="shard 2 of 2 is missing"):
             knowmeter.merge(ids[:1], output_dir=store)
         report = knowmeter.merge(ids, output_dir=store)

@@ -76,8 +76,13 @@ def test_missing_command_raises_and_leaks_no_descriptor(tmp_path: Path) -> None:
 
 
 @pytest.mark.usefixtures("path")
-@pytest.mark.parametrize("script", ["(sleep 1.5; touch {marker}) & sleep 30",  # cancelled while reading
-                                    "exec >&-; (sleep 1.5; touch {marker}) & sleep 30"])  # ... while waiting
+@pytest.mark.parametrize(
+    "script",
+    [
+        "(sleep 1.5; touch {marker}) & sleep 30",  # cancelled while reading
+        "exec >&-; (sleep 1.5; touch {marker}) & sleep 30",
+    ],
+)  # ... while waiting
 @pytest.mark.slow
 def test_cancel_kills_the_group_and_reaps_it(tmp_path: Path, script: str) -> None:
     marker = tmp_path / "grandchild-alive"

@@ -36,6 +36,7 @@ def _edit_json(name: str, edit: Callable[[dict], object]) -> Callable[[Path], No
         data = json.loads(f.read_text())
         out = edit(data)
         f.write_text(json.dumps(data if out is None else out))
+
     return apply
 
 
@@ -43,6 +44,7 @@ def _write(where: str, content: bytes) -> Callable[[Path], None]:
     def apply(p: Path) -> None:
         f = (p / ".knowmeter" / "index.sqlite") if where == "index" else _run_dir(p) / where
         f.write_bytes(content)
+
     return apply
 
 
@@ -50,6 +52,7 @@ def _results(edit: Callable[[list[str]], list[str]]) -> Callable[[Path], None]:
     def apply(p: Path) -> None:
         f = _run_dir(p) / "results.jsonl"
         f.write_text("".join(edit(f.read_text().splitlines(keepends=True))))
+
     return apply
 
 
@@ -69,6 +72,7 @@ def _set(path: str, value: object) -> Callable[[dict], None]:  # type: ignore[ty
         for k in parents:
             d = d[k]
         d[last] = value
+
     return edit
 
 
@@ -108,16 +112,20 @@ COMMANDS = {
 
 @pytest.mark.parametrize("fault", list(FAULTS))
 @pytest.mark.slow
-def test_store_fault_is_one_line_never_a_traceback(project: Path, tmp_path: Path, fault: str,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_store_fault_is_one_line_never_a_traceback(
+    project: Path, tmp_path: Path, fault: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     p = tmp_path / "p"
     shutil.copytree(project, p)
     FAULTS[fault](p)
     monkeypatch.chdir(p)
     for name, args in COMMANDS.items():
         result = CliRunner().invoke(cli, args)
-        assert not (result.exception and not isinstance(result.exception, SystemExit)), \
-            (name, result.exception, result.output[-500:])
+        assert not (result.exception and not isinstance(result.exception, SystemExit)), (
+            name,
+            result.exception,
+            result.output[-500:],
+        )
         assert result.exit_code in (0, 1, 2), (name, result.exit_code, result.output[-500:])
         if result.exit_code == 2:
             last = result.output.strip().splitlines()[-1]
@@ -128,8 +136,9 @@ def test_store_fault_is_one_line_never_a_traceback(project: Path, tmp_path: Path
         assert _run_dir(p).name in listed.output  # rebuilt from the run directory
 
 
-def test_a_moved_project_is_reported_where_it_is_now(project: Path, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_moved_project_is_reported_where_it_is_now(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`report` after the folder moved (and with output_dir edited to an outside path) writes
     only inside the store the run directory is in."""
     old, new = tmp_path / "old", tmp_path / "moved"
@@ -148,8 +157,9 @@ def test_a_moved_project_is_reported_where_it_is_now(project: Path, tmp_path: Pa
         assert conn.execute("SELECT dir FROM runs").fetchone()[0] == str(_run_dir(new).resolve())
 
 
-def test_resume_after_the_project_moved_reads_the_moved_files(project: Path, tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_resume_after_the_project_moved_reads_the_moved_files(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     old, new = tmp_path / "old", tmp_path / "moved"
     shutil.copytree(project, old)
     results = _run_dir(old) / "results.jsonl"

@@ -43,8 +43,9 @@ def test_the_cli_refuses_in_one_line_and_warns_about_outside_custom_code(tmp_pat
     r = km("eval", "--samples", "s.json", "--control", "baseline", "--treatment", "evil", cwd=project)
     assert r.returncode == 2 and "outside the skill folder" in r.stderr and "root:" not in r.stderr, r.stderr
     (tmp_path / "check.py").write_text("def ok(output, **kw):\n    return True\n")
-    (project / "s.json").write_text('[{"sample_id": "a", "prompt": "p", '
-                                    '"assertions": [{"type": "custom", "fn": "../check.py:ok"}]}]')
+    (project / "s.json").write_text(
+        '[{"sample_id": "a", "prompt": "p", "assertions": [{"type": "custom", "fn": "../check.py:ok"}]}]'
+    )
     # a real process: the warning is a log record, which pytest would capture in-process
     proc = km_process("eval", "--samples", "s.json", "--control", "baseline", cwd=project)
     assert proc.returncode in (0, 1), proc.stderr

@@ -44,7 +44,8 @@ def tokens(text: str) -> Counter[str]:
 @pytest.mark.parametrize("command", [["report", "latest"], ["runs"], ["trends"]])
 @pytest.mark.slow
 def test_no_word_is_broken_and_nothing_truncated_at_80_and_120_columns(
-        project: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
     monkeypatch.chdir(project)
     wide = invoke(*command, columns=1000).stdout
     for width in (80, 120):
@@ -77,7 +78,9 @@ def test_runs_and_trends_have_json(project: Path, monkeypatch: pytest.MonkeyPatc
     trends = json.loads(invoke("trends", "--json", columns=None).stdout)
     assert len(trends) == 1 and trends[0]["sample_count"] == 23 and trends[0]["not_comparable"] == {}
     assert {(r["variant"], r["layer_set"]) for r in trends[0]["rows"]} == {
-        ("support-basic", "fact+behavior"), ("support-expert", "fact+behavior")}
+        ("support-basic", "fact+behavior"),
+        ("support-expert", "fact+behavior"),
+    }
 
 
 JUDGE = """\
@@ -88,19 +91,23 @@ print(json.dumps({"output": json.dumps({"reasoning": "r", "score": 4, "reason": 
 
 
 @pytest.mark.slow
-def test_trends_flags_composites_from_different_layer_sets(project: Path, tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_trends_flags_composites_from_different_layer_sets(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     copy = tmp_path / "p"
     shutil.copytree(project, copy)
     monkeypatch.chdir(copy)
     (copy / "judge.py").write_text(JUDGE)
     assert invoke("eval", "--judge", f"{sys.executable} judge.py:m", "--report-only", columns=None).exit_code == 0
     data = json.loads(invoke("trends", "--json", columns=None).stdout)[0]
-    assert data["not_comparable"] == {name: ["fact+behavior", "fact+behavior+judge"]
-                                      for name in ("support-basic", "support-expert")}
+    assert data["not_comparable"] == {
+        name: ["fact+behavior", "fact+behavior+judge"] for name in ("support-basic", "support-expert")
+    }
     text = " ".join(invoke("trends", columns=80).stdout.split())
-    assert ("⚠ support-expert: composites come from different layer sets (fact+behavior, fact+behavior+judge): "
-            "not comparable across those runs") in text
+    assert (
+        "⚠ support-expert: composites come from different layer sets (fact+behavior, fact+behavior+judge): "
+        "not comparable across those runs"
+    ) in text
     assert "composite 4.86 (fact+behavior) ⚠" in text
 
 
@@ -134,7 +141,8 @@ def assert_clean(result: Result, what: str) -> None:
 
 @pytest.mark.slow
 def test_no_command_prints_control_characters_from_agents_names_or_traces(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert invoke("init", "d", columns=80).exit_code == 0
     demo = tmp_path / "d"
@@ -144,8 +152,18 @@ def test_no_command_prints_control_characters_from_agents_names_or_traces(
     hostile_skill.write_text((demo / "skills" / "support-expert" / "SKILL.md").read_text())
     agent = f"{sys.executable} {demo / 'agent.py'}"
     results = {
-        "eval": invoke("eval", "--executor", agent, "--control", "support-basic", "--treatment",
-                       str(hostile_skill), "--retry", "0", columns=80),
+        "eval": invoke(
+            "eval",
+            "--executor",
+            agent,
+            "--control",
+            "support-basic",
+            "--treatment",
+            str(hostile_skill),
+            "--retry",
+            "0",
+            columns=80,
+        ),
         "report": invoke("report", "latest", columns=80),
         "gaps": invoke("gaps", "latest", columns=80),
         "runs": invoke("runs", columns=80),
@@ -162,8 +180,11 @@ def test_no_command_prints_control_characters_from_agents_names_or_traces(
     shutil.copytree(HERE.parent / "observe" / "fixtures" / "claude-projects", traces)
     session = next(traces.glob("-home-u-proj/*.jsonl"))
     escaped = json.dumps(NASTY)[1:-1]
-    session.write_text(session.read_text().replace("revenue_schema", f"rev{escaped}")
-                       .replace('"skill":"pdf"', f'"skill":"p{escaped}df"'))
+    session.write_text(
+        session.read_text()
+        .replace("revenue_schema", f"rev{escaped}")
+        .replace('"skill":"pdf"', f'"skill":"p{escaped}df"')
+    )
     observed = invoke("observe", str(traces), "--workers", "1", columns=200)
     assert observed.exit_code == 0 and "rev\\x1b]8;;" in observed.stdout and "p\\x1b]8;;" in observed.stdout
     assert_clean(observed, "observe")

@@ -19,6 +19,7 @@ def test_sigint_unwinds_the_run_then_raises_keyboard_interrupt() -> None:
     async def run() -> str:
         try:
             async with anyio.create_task_group() as tg:
+
                 async def agent() -> None:
                     try:
                         await anyio.sleep(30)
@@ -26,6 +27,7 @@ def test_sigint_unwinds_the_run_then_raises_keyboard_interrupt() -> None:
                         with anyio.CancelScope(shield=True):  # e.g. reaping the killed agent
                             await anyio.sleep(0.05)
                             unwound.append("agent")
+
                 tg.start_soon(agent)
                 tg.start_soon(agent)
                 await anyio.sleep(0.1)

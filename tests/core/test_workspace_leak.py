@@ -19,8 +19,10 @@ def _project(root: Path, cwd_line: str) -> None:
     (root / "kb" / "facts.md").write_text("facts\n")
     (root / "eval-samples.json").write_text(SAMPLES)
     (root / "agent.py").write_text(AGENT)
-    (root / "eval.yaml").write_text(f"samples: eval-samples.json\nexecutor: {sys.executable} agent.py\n"
-                                    f"variants:\n  - name: base\n    artifact: baseline\n{cwd_line}")
+    (root / "eval.yaml").write_text(
+        f"samples: eval-samples.json\nexecutor: {sys.executable} agent.py\n"
+        f"variants:\n  - name: base\n    artifact: baseline\n{cwd_line}"
+    )
 
 
 def test_script_agent_working_beside_the_samples_is_warned(tmp_path: Path) -> None:
@@ -28,8 +30,10 @@ def test_script_agent_working_beside_the_samples_is_warned(tmp_path: Path) -> No
     r = km("eval", "--report-only", cwd=tmp_path)
     text = " ".join(r.stderr.split())  # the console wraps long lines
     assert text.count("must not see") == 1, r.stderr
-    assert "contains the sample file eval-samples.json, which the agent must not see: a script agent that reads " \
-           "files can see it" in text
+    assert (
+        "contains the sample file eval-samples.json, which the agent must not see: a script agent that reads "
+        "files can see it" in text
+    )
 
 
 @pytest.mark.slow

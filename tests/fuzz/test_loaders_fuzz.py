@@ -26,21 +26,71 @@ FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=list(Healt
 #: the stored-run cases copy a run and run a command each: fewer examples keep the suite in seconds
 STORED = settings(FUZZ, max_examples=12)
 
-atoms = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
-                  st.sampled_from([math.nan, math.inf, -math.inf, -5, 0, 1e308]), st.floats(),
-                  st.text(max_size=12), st.sampled_from(["::", "../../etc", "\x1b]0;x\x07", "sample_id", "prompt"]))
-values = st.recursive(atoms, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                      st.dictionaries(st.text(max_size=8), inner, max_size=4)),
-                      max_leaves=20)
-KEYS = ["sample_id", "prompt", "context", "cwd", "rubric", "dimensions", "assertions", "difficulty", "samples",
-        "variants", "executor", "budget", "seed", "concurrency", "repeat", "judge", "gates", "metadata", "scale",
-        "annotations", "score", "task_id", "variant", "repeat", "exec", "grade", "type", "message", "usage"]
+atoms = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.sampled_from([math.nan, math.inf, -math.inf, -5, 0, 1e308]),
+    st.floats(),
+    st.text(max_size=12),
+    st.sampled_from(["::", "../../etc", "\x1b]0;x\x07", "sample_id", "prompt"]),
+)
+values = st.recursive(
+    atoms,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=20,
+)
+KEYS = [
+    "sample_id",
+    "prompt",
+    "context",
+    "cwd",
+    "rubric",
+    "dimensions",
+    "assertions",
+    "difficulty",
+    "samples",
+    "variants",
+    "executor",
+    "budget",
+    "seed",
+    "concurrency",
+    "repeat",
+    "judge",
+    "gates",
+    "metadata",
+    "scale",
+    "annotations",
+    "score",
+    "task_id",
+    "variant",
+    "repeat",
+    "exec",
+    "grade",
+    "type",
+    "message",
+    "usage",
+]
 records = st.dictionaries(st.sampled_from(KEYS), values, max_size=8)
-documents = st.one_of(values, records, st.lists(records, max_size=4), st.fixed_dictionaries({"samples": st.lists(
-    records, max_size=3)}))
-hostile = st.sampled_from([b"[" * 50_000, b"\xff\xfe\x00", b"a: &a [1]\nb: [*a, *a]\n", b"x: !!int y\n",
-                           b"d: !!timestamp 2001-13-45\n", b"- !!python/object:os.system x\n", b"\x00" * 10,
-                           b'{"a": NaN}', b"-1e999999", b"{" * 3000, b"? [a]\n: b\n", b"\t- x"])
+documents = st.one_of(
+    values, records, st.lists(records, max_size=4), st.fixed_dictionaries({"samples": st.lists(records, max_size=3)})
+)
+hostile = st.sampled_from(
+    [
+        b"[" * 50_000,
+        b"\xff\xfe\x00",
+        b"a: &a [1]\nb: [*a, *a]\n",
+        b"x: !!int y\n",
+        b"d: !!timestamp 2001-13-45\n",
+        b"- !!python/object:os.system x\n",
+        b"\x00" * 10,
+        b'{"a": NaN}',
+        b"-1e999999",
+        b"{" * 3000,
+        b"? [a]\n: b\n",
+        b"\t- x",
+    ]
+)
 
 
 def _encode(doc: Any, kind: str) -> bytes:
@@ -142,8 +192,9 @@ def _invoke(project: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> None:
 @STORED
 @given(data=st.data(), value=values, file=st.sampled_from(["run.json", "report.json"]))
 @pytest.mark.slow
-def test_stored_run_and_report(stored_run: Path, tmp_path_factory: pytest.TempPathFactory, data: st.DataObject,
-                               value: Any, file: str) -> None:
+def test_stored_run_and_report(
+    stored_run: Path, tmp_path_factory: pytest.TempPathFactory, data: st.DataObject, value: Any, file: str
+) -> None:
     project = tmp_path_factory.mktemp("case") / "p"
     shutil.copytree(stored_run, project)
     run_dir = next((project / ".knowmeter" / "runs").iterdir())
@@ -161,8 +212,14 @@ def test_stored_run_and_report(stored_run: Path, tmp_path_factory: pytest.TempPa
 @STORED
 @given(data=st.data(), value=values, raw=content, use_raw=st.booleans())
 @pytest.mark.slow
-def test_results_lines(stored_run: Path, tmp_path_factory: pytest.TempPathFactory, data: st.DataObject,
-                       value: Any, raw: bytes, use_raw: bool) -> None:
+def test_results_lines(
+    stored_run: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    data: st.DataObject,
+    value: Any,
+    raw: bytes,
+    use_raw: bool,
+) -> None:
     project = tmp_path_factory.mktemp("case") / "p"
     shutil.copytree(stored_run, project)
     results = next((project / ".knowmeter" / "runs").iterdir()) / "results.jsonl"
@@ -182,8 +239,9 @@ TRACE_FILES = sorted(p for p in TRACES.glob("*/*") if p.suffix in (".jsonl", ".t
 @pytest.mark.skipif(not TRACE_FILES, reason="shared/ reference traces are not beside the repository")
 @FUZZ
 @given(data=st.data(), value=values, raw=content, how=st.sampled_from(["value", "raw", "repeat", "concat"]))
-def test_observe_trace_files(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject, value: Any,
-                             raw: bytes, how: str) -> None:
+def test_observe_trace_files(
+    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject, value: Any, raw: bytes, how: str
+) -> None:
     from knowmeter.observe import observe
 
     source = data.draw(st.sampled_from(TRACE_FILES))

@@ -20,9 +20,15 @@ def gold_dir(shared_dir: Path, tmp_path: Path) -> Path:
 
 
 def _record(sample: str, variant: str, repeat: int, judge: float | None, judges: list[str]) -> dict[str, object]:
-    return {"sample_id": sample, "variant": variant, "repeat": repeat,
-            "grade": {"layers": {"fact": None, "behavior": None, "judge": judge},
-                      "judges": [{"judge": name, "model": None, "mean": judge} for name in judges]}}
+    return {
+        "sample_id": sample,
+        "variant": variant,
+        "repeat": repeat,
+        "grade": {
+            "layers": {"fact": None, "behavior": None, "judge": judge},
+            "judges": [{"judge": name, "model": None, "mean": judge} for name in judges],
+        },
+    }
 
 
 def _write_run(run_dir: Path, gold_dir: Path, judges: list[str], truncated: bool = False) -> Path:
@@ -53,8 +59,22 @@ def test_init_and_validate(tmp_path: Path, shared_dir: Path) -> None:
     assert "score is empty" in result.stderr and result.stderr.startswith("knowmeter: error: ")
     again = runner.invoke(cli, ["gold", "init", str(samples), "--gold-dir", str(target), "--annotator", "bob"])
     assert again.exit_code == 2 and "--force" in again.stderr
-    bad = runner.invoke(cli, ["gold", "init", str(samples), "--gold-dir", str(tmp_path / "x"), "--annotator", "a",
-                              "--scale-min", "5", "--scale-max", "1"])
+    bad = runner.invoke(
+        cli,
+        [
+            "gold",
+            "init",
+            str(samples),
+            "--gold-dir",
+            str(tmp_path / "x"),
+            "--annotator",
+            "a",
+            "--scale-min",
+            "5",
+            "--scale-max",
+            "1",
+        ],
+    )
     assert bad.exit_code == 2 and "--scale-min/--scale-max" in bad.stderr
 
 
@@ -68,22 +88,49 @@ def test_compare_a_run_directory_by_id(gold_dir: Path, tmp_path: Path, monkeypat
     monkeypatch.chdir(tmp_path)
     _write_run(tmp_path / ".knowmeter" / "runs" / "r1", gold_dir, ["claude-sonnet-4-6"], truncated=True)
     (tmp_path / ".knowmeter" / "runs" / "r1" / "run.json").write_text("{}")
-    result = CliRunner().invoke(cli, ["gold", "compare", "r1", "--gold-dir", str(gold_dir), "--variant",
-                                      "treatment", "--bootstrap-samples", "500"])
+    result = CliRunner().invoke(
+        cli,
+        ["gold", "compare", "r1", "--gold-dir", str(gold_dir), "--variant", "treatment", "--bootstrap-samples", "500"],
+    )
     assert result.exit_code == 0, result.output
     assert "matched 10 of 10 gold samples" in result.output
     assert "Krippendorff α interval 1.00" in result.output  # repeat wobble averages out exactly
     assert "agreement: strong" in result.output and "warning" not in result.output
     for name in ("latest", "r"):  # issue 17 item 8: `latest` and a unique prefix work as everywhere else
-        again = CliRunner().invoke(cli, ["gold", "compare", name, "--gold-dir", str(gold_dir), "--variant",
-                                         "treatment", "--bootstrap-samples", "500"])
+        again = CliRunner().invoke(
+            cli,
+            [
+                "gold",
+                "compare",
+                name,
+                "--gold-dir",
+                str(gold_dir),
+                "--variant",
+                "treatment",
+                "--bootstrap-samples",
+                "500",
+            ],
+        )
         assert again.exit_code == 0 and again.output == result.output, again.output
 
 
 def test_compare_json_every_variant_and_contamination(gold_dir: Path, tmp_path: Path) -> None:
     run = _write_run(tmp_path / "run", gold_dir, ["claude:opus"])
-    result = CliRunner().invoke(cli, ["gold", "compare", str(run), "--gold-dir", str(gold_dir), "--json",
-                                      "--bootstrap-samples", "500", "--seed", "3"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "gold",
+            "compare",
+            str(run),
+            "--gold-dir",
+            str(gold_dir),
+            "--json",
+            "--bootstrap-samples",
+            "500",
+            "--seed",
+            "3",
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert set(data) == {"treatment", "control"}
@@ -92,16 +139,23 @@ def test_compare_json_every_variant_and_contamination(gold_dir: Path, tmp_path: 
     assert data["treatment"]["alpha_ci_bca"]["seed"] == 3
 
 
-@pytest.mark.parametrize(("content", "args", "match"), [
-    (None, ["nope"], "no runs in .knowmeter/runs"),
-    ('{"sample_id": "a", "variant": "v"}\nnot json\n{"sample_id": "b", "variant": "v"}\n', [],
-     "line 2: not valid JSON"),
-    ('["a list"]\n', [], "expected a JSON object"),
-    ('{"variant": "v"}\n', [], "missing variant or sample_id"),
-    ('{"sample_id": "a", "variant": "v"}\n', ["--variant", "w"], "no results for variant 'w'"),
-])
-def test_compare_input_errors(gold_dir: Path, tmp_path: Path, content: str | None, args: list[str],
-                              match: str, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("content", "args", "match"),
+    [
+        (None, ["nope"], "no runs in .knowmeter/runs"),
+        (
+            '{"sample_id": "a", "variant": "v"}\nnot json\n{"sample_id": "b", "variant": "v"}\n',
+            [],
+            "line 2: not valid JSON",
+        ),
+        ('["a list"]\n', [], "expected a JSON object"),
+        ('{"variant": "v"}\n', [], "missing variant or sample_id"),
+        ('{"sample_id": "a", "variant": "v"}\n', ["--variant", "w"], "no results for variant 'w'"),
+    ],
+)
+def test_compare_input_errors(
+    gold_dir: Path, tmp_path: Path, content: str | None, args: list[str], match: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     run = tmp_path / "run"
     if content is not None:

@@ -34,10 +34,12 @@ def test_agreement_matches_independent_references(gold: GoldSet) -> None:
     j = np.array([judged[i] for i in ids])
     data = np.vstack([g, j])
     assert result.n_matched == 10 and result.missing_in_run == [] and result.not_in_gold == 0
-    assert result.alpha_interval == pytest.approx(krippendorff.alpha(reliability_data=data,
-                                                                     level_of_measurement="interval"))
-    assert result.alpha_ordinal == pytest.approx(krippendorff.alpha(reliability_data=data,
-                                                                    level_of_measurement="ordinal"))
+    assert result.alpha_interval == pytest.approx(
+        krippendorff.alpha(reliability_data=data, level_of_measurement="interval")
+    )
+    assert result.alpha_ordinal == pytest.approx(
+        krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal")
+    )
     assert result.pearson == pytest.approx(ss.pearsonr(g, j).statistic)
     assert result.kappa_quadratic == pytest.approx(weighted_kappa(g, np.floor(j + 0.5)))
     ci = result.alpha_ci_percentile
@@ -60,14 +62,17 @@ def test_partial_overlap_and_missing_scores(gold: GoldSet) -> None:
     assert empty.alpha_ci_percentile.low is None and empty.agreement is None
 
 
-@pytest.mark.parametrize(("judges", "warns"), [
-    (["claude-opus-4-7-1m"], True),
-    (["claude:opus"], True),
-    (["anthropic/claude-opus-4-7"], True),
-    (["claude-sonnet-4-6"], False),
-    (["gpt-4o", "claude:sonnet"], False),
-    ([], False),
-])
+@pytest.mark.parametrize(
+    ("judges", "warns"),
+    [
+        (["claude-opus-4-7-1m"], True),
+        (["claude:opus"], True),
+        (["anthropic/claude-opus-4-7"], True),
+        (["claude-sonnet-4-6"], False),
+        (["gpt-4o", "claude:sonnet"], False),
+        ([], False),
+    ],
+)
 def test_contamination_warning_when_the_annotator_is_a_judge(judges: list[str], warns: bool) -> None:
     assert (contamination_warning("claude-opus-4-7-1m", judges) is not None) is warns
 

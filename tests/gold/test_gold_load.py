@@ -49,17 +49,24 @@ def test_a_narrower_declared_scale_is_enforced(omk_gold: Path) -> None:
         load_gold(omk_gold)
 
 
-@pytest.mark.parametrize(("file", "old", "new", "match"), [
-    ("annotations.yaml", "score: 4\n", "score: null\n", "score is empty"),
-    ("annotations.yaml", "score: 4\n", "score: high\n", "not a number"),
-    ("annotations.yaml", "score: 4\n", "score: true\n", "not a number"),
-    ("annotations.yaml", "    reason: |\n", "    reasn: |\n", "unknown key"),
-    ("annotations.yaml", "sample_id: code_missing_error_handling", "sample_id: code_sql_injection",
-     "annotated twice"),
-    ("annotations.yaml", "annotations:\n", "annotations: [\n", "invalid YAML"),
-    ("metadata.yaml", "annotator: claude-opus-4-7-1m", "annotator: ''", "annotator"),
-    ("metadata.yaml", "scale: { min: 1, max: 5 }", "scale: { min: 5, max: 1 }", "must be below max"),
-])
+@pytest.mark.parametrize(
+    ("file", "old", "new", "match"),
+    [
+        ("annotations.yaml", "score: 4\n", "score: null\n", "score is empty"),
+        ("annotations.yaml", "score: 4\n", "score: high\n", "not a number"),
+        ("annotations.yaml", "score: 4\n", "score: true\n", "not a number"),
+        ("annotations.yaml", "    reason: |\n", "    reasn: |\n", "unknown key"),
+        (
+            "annotations.yaml",
+            "sample_id: code_missing_error_handling",
+            "sample_id: code_sql_injection",
+            "annotated twice",
+        ),
+        ("annotations.yaml", "annotations:\n", "annotations: [\n", "invalid YAML"),
+        ("metadata.yaml", "annotator: claude-opus-4-7-1m", "annotator: ''", "annotator"),
+        ("metadata.yaml", "scale: { min: 1, max: 5 }", "scale: { min: 5, max: 1 }", "must be below max"),
+    ],
+)
 def test_bad_gold_input_is_one_line(omk_gold: Path, file: str, old: str, new: str, match: str) -> None:
     _replace(omk_gold / file, old, new)
     with pytest.raises(InputError, match=match) as exc:

@@ -90,8 +90,12 @@ def test_a_changed_result_makes_the_stored_comparison_stale(judged_run: Path) ->
     report = json.loads(_km("report", "latest", "--output-dir", "store", "--json", "--report-only").stdout)
     samples = sorted(_judge_means(report)["support-basic"])
     _write_gold(judged_run / "gold", {s: 3.0 + (i % 2) for i, s in enumerate(samples)})
-    assert _km("gold", "compare", "latest", "--output-dir", "store", "--gold-dir", "gold",
-               "--bootstrap-samples", "200").exit_code == 0
+    assert (
+        _km(
+            "gold", "compare", "latest", "--output-dir", "store", "--gold-dir", "gold", "--bootstrap-samples", "200"
+        ).exit_code
+        == 0
+    )
     run_dir = next((judged_run / "store" / "runs").iterdir())
     lines = (run_dir / "results.jsonl").read_text().splitlines()
     first = json.loads(lines[0])
@@ -103,11 +107,14 @@ def test_a_changed_result_makes_the_stored_comparison_stale(judged_run: Path) ->
     assert "judge scores changed since the gold comparison" in check["detail"]
 
 
-@pytest.mark.parametrize(("text", "match"), [
-    ("{not json", "invalid JSON"),
-    ('{"schema_version": 99}', "schema_version 99 is newer"),
-    ('{"schema_version": 1, "comparisons": {}}', "the file was edited or damaged"),
-])
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("{not json", "invalid JSON"),
+        ('{"schema_version": 99}', "schema_version 99 is newer"),
+        ('{"schema_version": 1, "comparisons": {}}', "the file was edited or damaged"),
+    ],
+)
 def test_a_damaged_gold_file_is_one_line(judged_run: Path, text: str, match: str) -> None:
     run_dir = next((judged_run / "store" / "runs").iterdir())
     (run_dir / "gold.json").write_text(text)

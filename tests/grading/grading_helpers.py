@@ -29,8 +29,9 @@ class ScriptedJudge:
     name = "scripted-judge"
     non_llm = True
 
-    def __init__(self, replies: Sequence[str | Exception] | Callable[[ExecRequest], str],
-                 cost: float | None = 0.01) -> None:
+    def __init__(
+        self, replies: Sequence[str | Exception] | Callable[[ExecRequest], str], cost: float | None = 0.01
+    ) -> None:
         self.replies = replies
         self.cost = cost
         self.requests: list[ExecRequest] = []
@@ -49,8 +50,11 @@ class ScriptedJudge:
         return ExecResult(output=answer, trace=Trace(), cost_usd=self.cost)
 
 
-def judge(replies: Sequence[str | Exception] | Callable[[ExecRequest], str], name: str = "scripted:m",
-          cost: float | None = 0.01) -> JudgeSpec:
+def judge(
+    replies: Sequence[str | Exception] | Callable[[ExecRequest], str],
+    name: str = "scripted:m",
+    cost: float | None = 0.01,
+) -> JudgeSpec:
     return JudgeSpec(name, ScriptedJudge(replies, cost), "m")
 
 
@@ -60,9 +64,16 @@ def asked(spec: JudgeSpec) -> list[ExecRequest]:
     return spec.executor.requests
 
 
-def make_result(output: str = "", *, tools: Sequence[ToolCall] = (),
-                source_names: Sequence[str | None] | None = None, cost: float | None = None,
-                latency: float | None = None, turns: int | None = None, error: str | None = None) -> ExecResult:
+def make_result(
+    output: str = "",
+    *,
+    tools: Sequence[ToolCall] = (),
+    source_names: Sequence[str | None] | None = None,
+    cost: float | None = None,
+    latency: float | None = None,
+    turns: int | None = None,
+    error: str | None = None,
+) -> ExecResult:
     """A result whose trace holds one tool call per ``(tool, input, output, status)``."""
     events: list[Any] = [MessageEvent("user", "task", turn=0)]
     for i, (tool, tool_input, tool_output, status) in enumerate(tools):
@@ -70,8 +81,14 @@ def make_result(output: str = "", *, tools: Sequence[ToolCall] = (),
         events.append(ToolCallEvent(f"c{i}", tool, tool_input, turn=i + 1, source_tool=source or tool))
         events.append(ToolResultEvent(f"c{i}", tool_output, status, turn=i + 1))
     events.append(MessageEvent("assistant", output, turn=len(tools) + 1))
-    return ExecResult(output=output, trace=Trace(events=events, source="test"), cost_usd=cost,
-                      latency_ms=latency, num_turns=turns, error=error)
+    return ExecResult(
+        output=output,
+        trace=Trace(events=events, source="test"),
+        cost_usd=cost,
+        latency_ms=latency,
+        num_turns=turns,
+        error=error,
+    )
 
 
 def sample(**fields: Any) -> Sample:
@@ -84,11 +101,17 @@ def load(raw: list[dict[str, Any]], base_dir: Path | None = None) -> list[Assert
     return load_assertions(raw, "test.yaml: sample 's1'", base_dir or Path.cwd())
 
 
-def run(s: Sample, result: ExecResult, assertions: Sequence[Assertion] = (), judges: Sequence[JudgeSpec] = (),
-        config: GradingConfig | None = None) -> Grade:
+def run(
+    s: Sample,
+    result: ExecResult,
+    assertions: Sequence[Assertion] = (),
+    judges: Sequence[JudgeSpec] = (),
+    config: GradingConfig | None = None,
+) -> Grade:
     async def go() -> Grade:
-        return await grade(s, result, assertions=list(assertions), judges=list(judges),
-                           config=config or GradingConfig())
+        return await grade(
+            s, result, assertions=list(assertions), judges=list(judges), config=config or GradingConfig()
+        )
 
     return anyio.run(go)
 
@@ -97,4 +120,3 @@ def check(raw: dict[str, Any], output: str = "", **result_fields: Any) -> bool |
     """Grade one assertion against ``output``; its ``passed``."""
     g = run(sample(), make_result(output, **result_fields), load([raw]))
     return g.assertions[0].passed
-

@@ -13,7 +13,7 @@ from knowmeter.grading import GradingConfig
 from knowmeter.traces import ToolStatus
 from tests.grading.grading_helpers import load, make_result, run, sample
 
-CHECKS = '''
+CHECKS = """
 import asyncio, os, subprocess, sys, time
 from pathlib import Path
 
@@ -54,7 +54,7 @@ async def coroutine(output, sample, trace):
 
 def cwd_file(output, sample, trace):
     return Path("expected.txt").read_text().strip() == output
-'''
+"""
 
 
 @pytest.fixture()
@@ -91,8 +91,9 @@ def test_async_function_and_working_directory(evals: Path) -> None:
 
 
 def test_crash_fails_only_that_assertion(evals: Path) -> None:
-    assertions = load([{"type": "custom", "fn": "checks/mine.py:crash"}, {"type": "contains", "value": "SQL"}],
-                      base_dir=evals)
+    assertions = load(
+        [{"type": "custom", "fn": "checks/mine.py:crash"}, {"type": "contains", "value": "SQL"}], base_dir=evals
+    )
     g = run(sample(), make_result("SQL"), assertions)
     assert g.assertions[0].passed is False
     assert "crashed" in g.assertions[0].message
@@ -146,11 +147,14 @@ def test_layer_override(evals: Path) -> None:
     assert (fact.layer, behavior.layer) == ("fact", "behavior")
 
 
-@pytest.mark.parametrize(("fn", "fragment"), [
-    ("checks/missing.py:f", "custom assertion file not found"),
-    ("checks/mine.py", "fn must be 'path/to/file.py:function'"),
-    ("checks/mine.py:not-a-name", "fn must be"),
-])
+@pytest.mark.parametrize(
+    ("fn", "fragment"),
+    [
+        ("checks/missing.py:f", "custom assertion file not found"),
+        ("checks/mine.py", "fn must be 'path/to/file.py:function'"),
+        ("checks/mine.py:not-a-name", "fn must be"),
+    ],
+)
 def test_bad_fn_is_an_input_error_at_load(evals: Path, fn: str, fragment: str) -> None:
     with pytest.raises(InputError, match=fragment):
         load([{"type": "custom", "fn": fn}], base_dir=evals)
@@ -166,6 +170,7 @@ def test_missing_function_is_rejected_at_load_time_with_the_fix(evals: Path) -> 
     with pytest.raises(InputError, match="cannot be read as Python"):
         load([{"type": "custom", "fn": "checks/broken.py:f"}], base_dir=evals)
     # a function defined conditionally is still found (the file is read, never run, at load time)
-    (evals / "checks" / "cond.py").write_text("try:\n    import nothing_here\nexcept ImportError:\n"
-                                              "    def ok(output, sample, trace):\n        return True\n")
+    (evals / "checks" / "cond.py").write_text(
+        "try:\n    import nothing_here\nexcept ImportError:\n    def ok(output, sample, trace):\n        return True\n"
+    )
     assert load([{"type": "custom", "fn": "checks/cond.py:ok"}], base_dir=evals)

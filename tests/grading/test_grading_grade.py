@@ -25,16 +25,20 @@ def test_ratio_and_layer_formulas() -> None:
     assert assertion_layer_score([("fact", 1.0, None)], "fact") is None
 
 
-@pytest.mark.parametrize(("layers", "composite", "used"), [
-    ({"fact": None, "behavior": None, "judge": None}, None, []),
-    ({"fact": 4.0, "behavior": None, "judge": None}, 4.0, ["fact"]),
-    ({"fact": None, "behavior": None, "judge": 2.0}, 2.0, ["judge"]),
-    ({"fact": 5.0, "behavior": 1.0, "judge": None}, 3.0, ["fact", "behavior"]),
-    ({"fact": 4.5, "behavior": 4.0, "judge": 4.5}, pytest.approx(13 / 3), ["fact", "behavior", "judge"]),
-    ({"fact": 1.0, "behavior": None, "judge": 1.0}, 1.0, ["fact", "judge"]),  # low scores are not missing
-])
-def test_composite_is_the_mean_of_present_layers(layers: dict[str, float | None], composite: object,
-                                                 used: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("layers", "composite", "used"),
+    [
+        ({"fact": None, "behavior": None, "judge": None}, None, []),
+        ({"fact": 4.0, "behavior": None, "judge": None}, 4.0, ["fact"]),
+        ({"fact": None, "behavior": None, "judge": 2.0}, 2.0, ["judge"]),
+        ({"fact": 5.0, "behavior": 1.0, "judge": None}, 3.0, ["fact", "behavior"]),
+        ({"fact": 4.5, "behavior": 4.0, "judge": 4.5}, pytest.approx(13 / 3), ["fact", "behavior", "judge"]),
+        ({"fact": 1.0, "behavior": None, "judge": 1.0}, 1.0, ["fact", "judge"]),  # low scores are not missing
+    ],
+)
+def test_composite_is_the_mean_of_present_layers(
+    layers: dict[str, float | None], composite: object, used: list[str]
+) -> None:
     assert composite_score(layers) == (composite, used)
 
 
@@ -43,15 +47,23 @@ FACT = [{"type": "contains", "value": "SQL"}, {"type": "contains", "value": "XSS
 BEHAVIOR = [{"type": "tools_called", "values": ["Read"]}]  # → 5.0
 
 
-@pytest.mark.parametrize(("raw", "judges", "layers", "used", "composite"), [
-    ([], [], (None, None, None), [], None),
-    (FACT, [], (3.0, None, None), ["fact"], 3.0),
-    (FACT + BEHAVIOR, [], (3.0, 5.0, None), ["fact", "behavior"], 4.0),
-    (FACT + BEHAVIOR, [judge([reply(1)])], (3.0, 5.0, 1.0), ["fact", "behavior", "judge"], 3.0),
-    (BEHAVIOR, [judge([reply(4)])], (None, 5.0, 4.0), ["behavior", "judge"], 4.5),
-])
-def test_grade_layers(raw: list[dict[str, Any]], judges: list[JudgeSpec], layers: tuple[float | None, ...],
-                      used: list[str], composite: float | None) -> None:
+@pytest.mark.parametrize(
+    ("raw", "judges", "layers", "used", "composite"),
+    [
+        ([], [], (None, None, None), [], None),
+        (FACT, [], (3.0, None, None), ["fact"], 3.0),
+        (FACT + BEHAVIOR, [], (3.0, 5.0, None), ["fact", "behavior"], 4.0),
+        (FACT + BEHAVIOR, [judge([reply(1)])], (3.0, 5.0, 1.0), ["fact", "behavior", "judge"], 3.0),
+        (BEHAVIOR, [judge([reply(4)])], (None, 5.0, 4.0), ["behavior", "judge"], 4.5),
+    ],
+)
+def test_grade_layers(
+    raw: list[dict[str, Any]],
+    judges: list[JudgeSpec],
+    layers: tuple[float | None, ...],
+    used: list[str],
+    composite: float | None,
+) -> None:
     g = run(sample(rubric="r"), make_result("SQL", tools=TOOLS), load(raw), judges)
     assert (g.layers.fact, g.layers.behavior, g.layers.judge) == layers
     assert g.layers_used == used
@@ -66,24 +78,52 @@ def test_passed_is_null_without_evaluated_assertions() -> None:
 
 def test_grade_round_trips_through_json() -> None:
     s = sample(rubric="r", dimensions={"a": "first", "b": "second"})
-    raw: list[dict[str, Any]] = [*FACT, {"type": "assert-set", "mode": "any", "assertions": BEHAVIOR},
-                                 {"type": "answer_relevancy"}, {"type": "cost_max", "value": 1}]
+    raw: list[dict[str, Any]] = [
+        *FACT,
+        {"type": "assert-set", "mode": "any", "assertions": BEHAVIOR},
+        {"type": "answer_relevancy"},
+        {"type": "cost_max", "value": 1},
+    ]
     g = run(s, make_result("SQL", tools=TOOLS), load(raw), [judge([reply(4)])])
     d = g.to_dict()
     text = json.dumps(d, ensure_ascii=False)
     back = Grade.from_dict(json.loads(text))
     assert back == g
-    assert set(d) == {"assertions", "layers", "composite", "layers_used", "passed", "judges", "judge_error",
-                      "judge_cost_usd"}
+    assert set(d) == {
+        "assertions",
+        "layers",
+        "composite",
+        "layers_used",
+        "passed",
+        "judges",
+        "judge_error",
+        "judge_cost_usd",
+    }
     assert set(d["assertions"][0]) == {"type", "layer", "weight", "passed", "negated", "message"}
-    assert set(d["judges"][0]) == {"judge", "model", "prompt_hash", "scores", "mean", "sd", "failures", "reasoning",
-                                   "reason", "dimensions", "cost_usd", "error"}
+    assert set(d["judges"][0]) == {
+        "judge",
+        "model",
+        "prompt_hash",
+        "scores",
+        "mean",
+        "sd",
+        "failures",
+        "reasoning",
+        "reason",
+        "dimensions",
+        "cost_usd",
+        "error",
+    }
     assert d["assertions"][2]["details"]["assertions"][0]["type"] == "tools_called"
 
 
 def test_a_failed_execution_is_still_gradeable() -> None:
-    g = run(sample(rubric="r"), make_result("partial SQL", error="timeout after 300s"),
-            load([*FACT, {"type": "cost_max", "value": 1}]), [judge([reply(2)])])
+    g = run(
+        sample(rubric="r"),
+        make_result("partial SQL", error="timeout after 300s"),
+        load([*FACT, {"type": "cost_max", "value": 1}]),
+        [judge([reply(2)])],
+    )
     assert g.layers.fact == 3.0
     assert g.layers.behavior == 1.0  # cost unknown fails
     assert g.layers.judge == 2.0
@@ -143,10 +183,15 @@ def test_omk_rag_eval_with_and_without_a_judge(shared_dir: Path) -> None:
     folder, samples = omk_samples(shared_dir, "rag-eval")
     assert len(samples) == 3
     by_id = {s.sample_id: s for s in samples}
-    loaded = {sid: load_assertions(s.assertions, f"eval-samples.yaml: sample {sid!r}", folder)
-              for sid, s in by_id.items()}
-    assert [a.type for a in loaded["rag_concise_summary"]] == ["faithfulness", "answer_relevancy", "max_length",
-                                                             "context_recall"]
+    loaded = {
+        sid: load_assertions(s.assertions, f"eval-samples.yaml: sample {sid!r}", folder) for sid, s in by_id.items()
+    }
+    assert [a.type for a in loaded["rag_concise_summary"]] == [
+        "faithfulness",
+        "answer_relevancy",
+        "max_length",
+        "context_recall",
+    ]
     answer = "context 未提及 M1 的功耗。"
     refuse = by_id["rag_should_refuse"]
     no_judge = run(refuse, make_result(answer), loaded["rag_should_refuse"])

@@ -15,12 +15,42 @@ from knowmeter.grading import DEFAULT_LAYER, assertion_types, load_assertions
 from tests.grading.grading_helpers import judge, load, make_result, reply, run, sample
 
 ALL_TYPES = {
-    "contains", "not_contains", "icontains", "contains_all", "contains_any", "regex", "starts_with", "ends_with",
-    "equals", "not_equals", "min_length", "max_length", "word_count_min", "word_count_max", "json_valid",
-    "json_schema", "rouge_n_min", "bleu_min", "levenshtein_max", "tools_called", "tools_not_called",
-    "tools_count_min", "tools_count_max", "tool_input_contains", "tool_input_not_contains",
-    "tool_output_contains", "turns_min", "turns_max", "cost_max", "latency_max", "assert-set",
-    "semantic_similarity", "faithfulness", "answer_relevancy", "context_recall", "custom",
+    "contains",
+    "not_contains",
+    "icontains",
+    "contains_all",
+    "contains_any",
+    "regex",
+    "starts_with",
+    "ends_with",
+    "equals",
+    "not_equals",
+    "min_length",
+    "max_length",
+    "word_count_min",
+    "word_count_max",
+    "json_valid",
+    "json_schema",
+    "rouge_n_min",
+    "bleu_min",
+    "levenshtein_max",
+    "tools_called",
+    "tools_not_called",
+    "tools_count_min",
+    "tools_count_max",
+    "tool_input_contains",
+    "tool_input_not_contains",
+    "tool_output_contains",
+    "turns_min",
+    "turns_max",
+    "cost_max",
+    "latency_max",
+    "assert-set",
+    "semantic_similarity",
+    "faithfulness",
+    "answer_relevancy",
+    "context_recall",
+    "custom",
 }
 
 
@@ -29,15 +59,28 @@ def test_every_required_type_is_registered_and_classified() -> None:
     assert set(types) == ALL_TYPES
     assert set(DEFAULT_LAYER) == ALL_TYPES - {"assert-set"}
     behavior = {t for t, layer in types.items() if layer == "behavior"}
-    assert behavior == {"tools_called", "tools_not_called", "tools_count_min", "tools_count_max",
-                        "tool_input_contains", "tool_input_not_contains", "tool_output_contains",
-                        "turns_min", "turns_max", "cost_max", "latency_max"}
+    assert behavior == {
+        "tools_called",
+        "tools_not_called",
+        "tools_count_min",
+        "tools_count_max",
+        "tool_input_contains",
+        "tool_input_not_contains",
+        "tool_output_contains",
+        "turns_min",
+        "turns_max",
+        "cost_max",
+        "latency_max",
+    }
 
 
 def test_unknown_type_names_the_place_and_lists_valid_types() -> None:
     with pytest.raises(InputError) as exc:
-        load_assertions([{"type": "contains", "value": "a"}, {"type": "containz", "value": "a"}],
-                        "eval-samples.yaml: sample 's003'", Path.cwd())
+        load_assertions(
+            [{"type": "contains", "value": "a"}, {"type": "containz", "value": "a"}],
+            "eval-samples.yaml: sample 's003'",
+            Path.cwd(),
+        )
     message = str(exc.value)
     assert message.startswith("eval-samples.yaml: sample 's003': assertion #2: unknown assertion type 'containz'")
     assert "did you mean 'contains'?" in message
@@ -63,24 +106,34 @@ def test_common_keys() -> None:
 
 
 def test_weights_are_summed_not_counted() -> None:
-    g = run(sample(), make_result("SQL 注入"), load([
-        {"type": "contains", "value": "SQL", "weight": 1},
-        {"type": "contains", "value": "注入", "weight": 1},
-        {"type": "contains", "value": "参数化", "weight": 0.5},
-        {"type": "not_contains", "value": "没有问题", "weight": 0.5},
-    ]))
+    g = run(
+        sample(),
+        make_result("SQL 注入"),
+        load(
+            [
+                {"type": "contains", "value": "SQL", "weight": 1},
+                {"type": "contains", "value": "注入", "weight": 1},
+                {"type": "contains", "value": "参数化", "weight": 0.5},
+                {"type": "not_contains", "value": "没有问题", "weight": 0.5},
+            ]
+        ),
+    )
     assert g.layers.fact == pytest.approx(1 + 4 * 2.5 / 3)
 
 
 def test_zero_weight_is_reported_but_not_scored() -> None:
-    g = run(sample(), make_result("a"), load([{"type": "contains", "value": "a"},
-                                              {"type": "contains", "value": "b", "weight": 0}]))
+    g = run(
+        sample(),
+        make_result("a"),
+        load([{"type": "contains", "value": "a"}, {"type": "contains", "value": "b", "weight": 0}]),
+    )
     assert g.layers.fact == 5.0
     assert g.assertions[1].passed is False
     assert g.passed is False  # every evaluated assertion counts for `passed`
 
 
 # --- assert-set ----------------------------------------------------------------------------
+
 
 def set_of(mode: str, *members: Mapping[str, object], **extra: object) -> dict[str, Any]:
     return {"type": "assert-set", "mode": mode, "assertions": list(members), **extra}
@@ -90,16 +143,19 @@ A_YES = {"type": "contains", "value": "alpha"}
 A_NO = {"type": "contains", "value": "omega"}
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    (set_of("all", A_YES, A_YES), True),
-    (set_of("all", A_YES, A_NO), False),
-    (set_of("any", A_YES, A_NO), True),
-    (set_of("any", A_NO, A_NO), False),
-    (set_of("all", A_YES, {**A_NO, "not": True}), True),  # `not` inside a set
-    (set_of("any", A_NO, set_of("all", A_YES, A_YES)), True),  # nested
-    (set_of("all", A_YES, set_of("any", A_NO, A_NO)), False),
-    ({**set_of("all", A_YES, A_NO), "not": True}, True),  # `not` on the set
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (set_of("all", A_YES, A_YES), True),
+        (set_of("all", A_YES, A_NO), False),
+        (set_of("any", A_YES, A_NO), True),
+        (set_of("any", A_NO, A_NO), False),
+        (set_of("all", A_YES, {**A_NO, "not": True}), True),  # `not` inside a set
+        (set_of("any", A_NO, set_of("all", A_YES, A_YES)), True),  # nested
+        (set_of("all", A_YES, set_of("any", A_NO, A_NO)), False),
+        ({**set_of("all", A_YES, A_NO), "not": True}, True),  # `not` on the set
+    ],
+)
 def test_assert_set(raw: dict[str, Any], expected: bool) -> None:
     g = run(sample(), make_result("alpha beta"), load([raw]))
     assert g.assertions[0].passed is expected
@@ -115,14 +171,18 @@ def test_assert_set_counts_once_with_its_weight() -> None:
 SIM = {"type": "semantic_similarity", "reference": "alpha"}
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    (set_of("all", A_YES, SIM), None),  # unknown member could decide
-    (set_of("all", A_NO, SIM), False),  # a failing member decides "all"
-    (set_of("any", A_YES, SIM), True),  # a passing member decides "any"
-    (set_of("any", A_NO, SIM), None),
-])
-def test_assert_set_with_unevaluated_member_uses_three_valued_logic(raw: dict[str, object],
-                                                                      expected: bool | None) -> None:
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (set_of("all", A_YES, SIM), None),  # unknown member could decide
+        (set_of("all", A_NO, SIM), False),  # a failing member decides "all"
+        (set_of("any", A_YES, SIM), True),  # a passing member decides "any"
+        (set_of("any", A_NO, SIM), None),
+    ],
+)
+def test_assert_set_with_unevaluated_member_uses_three_valued_logic(
+    raw: dict[str, object], expected: bool | None
+) -> None:
     g = run(sample(), make_result("alpha"), load([raw]))
     assert g.assertions[0].passed is expected
 
@@ -154,7 +214,8 @@ def test_assert_set_member_errors_name_the_member() -> None:
     with pytest.raises(InputError) as exc:
         load([A_YES, set_of("all", A_YES, set_of("any", {"type": "nope"}))])
     assert str(exc.value).startswith(
-        "test.yaml: sample 's1': assertion #2: member #2: member #1: unknown assertion type 'nope'")
+        "test.yaml: sample 's1': assertion #2: member #2: member #1: unknown assertion type 'nope'"
+    )
     with pytest.raises(InputError, match="non-empty list"):
         load([set_of("all")])
     with pytest.raises(InputError, match="mode"):
@@ -179,10 +240,12 @@ def test_only_a_type_the_catalog_lists_can_register() -> None:
 
 
 def test_a_run_imports_only_the_check_modules_its_samples_use() -> None:
-    code = ("import sys\nfrom pathlib import Path\nfrom knowmeter.grading import load_assertions\n"
-            "load_assertions([{'type': 'contains', 'value': 'x'}], 'f: sample s1', Path.cwd())\n"
-            "print(sorted(m for m in sys.modules if m.startswith('knowmeter.grading._checks')),"
-            " 'jsonschema' in sys.modules)")
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom knowmeter.grading import load_assertions\n"
+        "load_assertions([{'type': 'contains', 'value': 'x'}], 'f: sample s1', Path.cwd())\n"
+        "print(sorted(m for m in sys.modules if m.startswith('knowmeter.grading._checks')),"
+        " 'jsonschema' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['knowmeter.grading._checks_text'] False"
 
@@ -199,11 +262,13 @@ def test_natural_forms_of_regex_and_tool_lists_are_accepted() -> None:
     rejected or, worse, mean something else)."""
     from knowmeter.traces import ToolStatus
 
-    regex, called, not_called = load([
-        {"type": "regex", "value": r"\d+ days"},
-        {"type": "tools_called", "value": ["Read", "Grep"]},
-        {"type": "tools_not_called", "value": "Bash"},
-    ])
+    regex, called, not_called = load(
+        [
+            {"type": "regex", "value": r"\d+ days"},
+            {"type": "tools_called", "value": ["Read", "Grep"]},
+            {"type": "tools_not_called", "value": "Bash"},
+        ]
+    )
     assert regex.pattern == r"\d+ days"  # type: ignore[attr-defined]
     assert called.values == ["Read", "Grep"] and not_called.values == ["Bash"]  # type: ignore[attr-defined]
     result = make_result("within 30 days", tools=[("Read", {"file_path": "a"}, "x", ToolStatus.SUCCESS)])

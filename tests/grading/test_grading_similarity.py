@@ -17,22 +17,25 @@ from tests.grading.grading_helpers import check
 # --- tokens and characters ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "tokens"), [
-    ("Hello, World!", ["hello", "world"]),
-    ("AI模型很好。", ["ai", "模", "型", "很", "好"]),
-    ("Crème brûlée, naïve café", ["crème", "brûlée", "naïve", "café"]),
-    ("cafe\u0301", ["café"]),  # NFD → NFC: the accent stays on its letter
-    ("हिन्दी भाषा", ["हिन्दी", "भाषा"]),  # Devanagari vowel signs and virama stay in the word
-    ("ภาษาไทย", ["ภ", "า", "ษ", "า", "ไ", "ท", "ย"]),  # unspaced script: character tokens
-    ("กำ", ["กำ"]),  # SARA AM extends the consonant
-    ("한국어 문장", ["한국어", "문장"]),  # Hangul is written with spaces: word tokens
-    ("ひらがなカタカナ", list("ひらがなカタカナ")),
-    ("Straße STRASSE", ["strasse", "strasse"]),  # full case folding
-    ("Привет, мир", ["привет", "мир"]),
-    ("مرحبا بالعالم", ["مرحبا", "بالعالم"]),
-    ("3.14 r2-d2", ["3", "14", "r2", "d2"]),
-    ("", []),
-])
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("Hello, World!", ["hello", "world"]),
+        ("AI模型很好。", ["ai", "模", "型", "很", "好"]),
+        ("Crème brûlée, naïve café", ["crème", "brûlée", "naïve", "café"]),
+        ("cafe\u0301", ["café"]),  # NFD → NFC: the accent stays on its letter
+        ("हिन्दी भाषा", ["हिन्दी", "भाषा"]),  # Devanagari vowel signs and virama stay in the word
+        ("ภาษาไทย", ["ภ", "า", "ษ", "า", "ไ", "ท", "ย"]),  # unspaced script: character tokens
+        ("กำ", ["กำ"]),  # SARA AM extends the consonant
+        ("한국어 문장", ["한국어", "문장"]),  # Hangul is written with spaces: word tokens
+        ("ひらがなカタカナ", list("ひらがなカタカナ")),
+        ("Straße STRASSE", ["strasse", "strasse"]),  # full case folding
+        ("Привет, мир", ["привет", "мир"]),
+        ("مرحبا بالعالم", ["مرحبا", "بالعالم"]),
+        ("3.14 r2-d2", ["3", "14", "r2", "d2"]),
+        ("", []),
+    ],
+)
 def test_word_tokens(text: str, tokens: list[str]) -> None:
     assert word_tokens(text) == tokens
 
@@ -41,16 +44,19 @@ def test_word_tokens_keep_case_on_request() -> None:
     assert word_tokens("Party party", ignore_case=False) == ["Party", "party"]
 
 
-@pytest.mark.parametrize(("text", "clusters"), [
-    ("abc", ["a", "b", "c"]),
-    ("e\u0301", ["é"]),
-    ("👍🏽", ["👍🏽"]),  # skin-tone modifier
-    ("👨\u200d👩\u200d👧", ["👨\u200d👩\u200d👧"]),  # ZWJ family
-    ("🇯🇵🇫🇷", ["🇯🇵", "🇫🇷"]),  # flags pair regional indicators
-    ("❤️", ["❤️"]),  # variation selector
-    ("a\r\nb", ["a", "\r\n", "b"]),
-    ("自动驾驶", ["自", "动", "驾", "驶"]),
-])
+@pytest.mark.parametrize(
+    ("text", "clusters"),
+    [
+        ("abc", ["a", "b", "c"]),
+        ("e\u0301", ["é"]),
+        ("👍🏽", ["👍🏽"]),  # skin-tone modifier
+        ("👨\u200d👩\u200d👧", ["👨\u200d👩\u200d👧"]),  # ZWJ family
+        ("🇯🇵🇫🇷", ["🇯🇵", "🇫🇷"]),  # flags pair regional indicators
+        ("❤️", ["❤️"]),  # variation selector
+        ("a\r\nb", ["a", "\r\n", "b"]),
+        ("自动驾驶", ["自", "动", "驾", "驶"]),
+    ],
+)
 def test_graphemes(text: str, clusters: list[str]) -> None:
     assert graphemes(text) == clusters
     assert char_length(text) == len(clusters)
@@ -58,8 +64,17 @@ def test_graphemes(text: str, clusters: list[str]) -> None:
 
 def test_graphemes_agree_with_the_regex_module() -> None:
     regex = pytest.importorskip("regex")
-    texts = ["Zoë naïve café", "👩🏾\u200d💻 codes", "🇩🇪🇯🇵🇺🇸x", "Tiếng Việt", "ภาษาไทย", "한국어", "e\u0301\u0302x",
-             "مرحبا", "✌🏻✌️"]
+    texts = [
+        "Zoë naïve café",
+        "👩🏾\u200d💻 codes",
+        "🇩🇪🇯🇵🇺🇸x",
+        "Tiếng Việt",
+        "ภาษาไทย",
+        "한국어",
+        "e\u0301\u0302x",
+        "مرحبا",
+        "✌🏻✌️",
+    ]
     for text in texts:
         assert graphemes(text) == regex.findall(r"\X", unicodedata.normalize("NFC", text)), text
 
@@ -67,16 +82,19 @@ def test_graphemes_agree_with_the_regex_module() -> None:
 # --- Levenshtein ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("a", "b", "distance"), [
-    ("kitten", "sitting", 3),  # the textbook example
-    ("flaw", "lawn", 2),
-    ("", "abc", 3),
-    ("abc", "abc", 0),
-    ("我爱北京", "我爱上海", 2),
-    ("café", "cafe\u0301", 0),  # after NFC they are the same
-    ("👍🏽", "👍", 1),  # one character changed, not one code point removed
-    ("🇯🇵", "🇫🇷", 1),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "distance"),
+    [
+        ("kitten", "sitting", 3),  # the textbook example
+        ("flaw", "lawn", 2),
+        ("", "abc", 3),
+        ("abc", "abc", 0),
+        ("我爱北京", "我爱上海", 2),
+        ("café", "cafe\u0301", 0),  # after NFC they are the same
+        ("👍🏽", "👍", 1),  # one character changed, not one code point removed
+        ("🇯🇵", "🇫🇷", 1),
+    ],
+)
 def test_levenshtein_textbook(a: str, b: str, distance: int) -> None:
     assert levenshtein(graphemes(a), graphemes(b)) == distance
 
@@ -94,8 +112,11 @@ def reference_levenshtein(a: str, b: str) -> int:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="abcé中文 ", max_size=12), st.text(alphabet="abcé中文 ", max_size=12),
-       st.integers(min_value=0, max_value=6))
+@given(
+    st.text(alphabet="abcé中文 ", max_size=12),
+    st.text(alphabet="abcé中文 ", max_size=12),
+    st.integers(min_value=0, max_value=6),
+)
 @pytest.mark.slow
 def test_levenshtein_matches_recursive_definition(a: str, b: str, limit: int) -> None:
     exact = reference_levenshtein(a, b)
@@ -146,10 +167,10 @@ def test_rouge_cjk_characters_are_tokens() -> None:
 
 def reference_rouge_recall(cand: list[str], ref: list[str], n: int) -> float:
     """Clipped overlap by removing matched n-grams from a list, one at a time."""
-    ref_grams = [ref[i:i + n] for i in range(len(ref) - n + 1)]
+    ref_grams = [ref[i : i + n] for i in range(len(ref) - n + 1)]
     pool = list(ref_grams)
     hits = 0
-    for gram in (cand[i:i + n] for i in range(len(cand) - n + 1)):
+    for gram in (cand[i : i + n] for i in range(len(cand) - n + 1)):
         if gram in pool:
             pool.remove(gram)
             hits += 1
@@ -211,12 +232,12 @@ def reference_bleu(cand: list[str], refs: list[list[str]], max_n: int) -> float:
     """Unsmoothed BLEU, written from the paper's formula with explicit loops."""
     logs = []
     for n in range(1, max_n + 1):
-        grams = [tuple(cand[i:i + n]) for i in range(len(cand) - n + 1)]
+        grams = [tuple(cand[i : i + n]) for i in range(len(cand) - n + 1)]
         if not grams:
             return 0.0
         clipped = 0
         for g in set(grams):
-            max_ref = max(sum(1 for i in range(len(r) - n + 1) if tuple(r[i:i + n]) == g) for r in refs)
+            max_ref = max(sum(1 for i in range(len(r) - n + 1) if tuple(r[i : i + n]) == g) for r in refs)
             clipped += min(grams.count(g), max_ref)
         if clipped == 0:
             return 0.0
@@ -228,9 +249,11 @@ def reference_bleu(cand: list[str], refs: list[list[str]], max_n: int) -> float:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from("abcd"), min_size=1, max_size=12),
-       st.lists(st.lists(st.sampled_from("abcde"), min_size=1, max_size=12), min_size=1, max_size=3),
-       st.integers(min_value=1, max_value=4))
+@given(
+    st.lists(st.sampled_from("abcd"), min_size=1, max_size=12),
+    st.lists(st.lists(st.sampled_from("abcde"), min_size=1, max_size=12), min_size=1, max_size=3),
+    st.integers(min_value=1, max_value=4),
+)
 @pytest.mark.slow
 def test_bleu_matches_independent_implementation(cand: list[str], refs: list[list[str]], max_n: int) -> None:
     assert bleu(cand, refs, max_n=max_n, smoothing="none") == pytest.approx(reference_bleu(cand, refs, max_n))

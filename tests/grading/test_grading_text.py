@@ -69,8 +69,11 @@ def test_not_inverts_every_text_assertion(raw: dict[str, object], output: str, e
     assert g.assertions[0].message.startswith("not: ")
 
 
-SCHEMA = {"type": "object", "required": ["name", "age"],
-          "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}}}
+SCHEMA = {
+    "type": "object",
+    "required": ["name", "age"],
+    "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}},
+}
 
 
 def test_json_schema_pass_and_fail_with_path() -> None:
@@ -84,16 +87,19 @@ def test_json_schema_pass_and_fail_with_path() -> None:
     assert "not valid JSON" in not_json.assertions[0].message
 
 
-@pytest.mark.parametrize(("raw", "fragment"), [
-    ({"type": "json_schema", "schema": {"type": "objekt"}}, "invalid JSON Schema"),
-    ({"type": "regex", "pattern": "(unclosed"}, "invalid regular expression"),
-    ({"type": "regex", "pattern": "a", "flags": "q"}, "unknown regex flag"),
-    ({"type": "contains"}, "missing key 'value'"),
-    ({"type": "contains", "value": ""}, "value"),
-    ({"type": "contains", "valeu": "x"}, "unknown key 'valeu'"),
-    ({"type": "min_length", "value": -1}, "value"),
-    ({"type": "contains_all", "values": []}, "values"),
-])
+@pytest.mark.parametrize(
+    ("raw", "fragment"),
+    [
+        ({"type": "json_schema", "schema": {"type": "objekt"}}, "invalid JSON Schema"),
+        ({"type": "regex", "pattern": "(unclosed"}, "invalid regular expression"),
+        ({"type": "regex", "pattern": "a", "flags": "q"}, "unknown regex flag"),
+        ({"type": "contains"}, "missing key 'value'"),
+        ({"type": "contains", "value": ""}, "value"),
+        ({"type": "contains", "valeu": "x"}, "unknown key 'valeu'"),
+        ({"type": "min_length", "value": -1}, "value"),
+        ({"type": "contains_all", "values": []}, "values"),
+    ],
+)
 def test_bad_config_is_an_input_error_at_load(raw: dict[str, object], fragment: str) -> None:
     with pytest.raises(InputError) as exc:
         load([raw])
@@ -104,10 +110,17 @@ def test_bad_config_is_an_input_error_at_load(raw: dict[str, object], fragment: 
 
 
 def test_text_messages_say_what_was_found() -> None:
-    g = run(sample(), make_result("有 SQL 注入"), load([
-        {"type": "contains", "value": "SQL"}, {"type": "contains_all", "values": ["SQL", "XSS", "CSRF"]},
-        {"type": "max_length", "value": 2},
-    ]))
+    g = run(
+        sample(),
+        make_result("有 SQL 注入"),
+        load(
+            [
+                {"type": "contains", "value": "SQL"},
+                {"type": "contains_all", "values": ["SQL", "XSS", "CSRF"]},
+                {"type": "max_length", "value": 2},
+            ]
+        ),
+    )
     assert g.assertions[0].message == "'SQL' found in the answer"
     assert g.assertions[1].message.startswith("missing 2 of 3")
     assert g.assertions[1].details == {"missing": ["XSS", "CSRF"]}

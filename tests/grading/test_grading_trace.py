@@ -22,34 +22,37 @@ def traced(raw: dict[str, object]) -> bool | None:
     return check(raw, "answer", tools=TOOLS, source_names=SOURCES)
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ({"type": "tools_called", "values": ["Bash", "Read"]}, True),
-    ({"type": "tools_called", "values": ["bash"]}, True),  # names are case-insensitive
-    ({"type": "tools_called", "values": ["exec_command"]}, True),  # the source name matches too
-    ({"type": "tools_called", "value": "mcp__github__*"}, True),  # wildcards
-    ({"type": "tools_called", "values": ["Read", "WebSearch"]}, False),
-    ({"type": "tools_not_called", "values": ["WebSearch", "Write"]}, True),
-    ({"type": "tools_not_called", "values": ["WebSearch", "Read"]}, False),
-    ({"type": "tools_count_min", "value": 4}, True),
-    ({"type": "tools_count_min", "value": 5}, False),
-    ({"type": "tools_count_max", "value": 4}, True),
-    ({"type": "tools_count_max", "value": 3}, False),
-    ({"type": "tools_count_max", "value": 2, "tool": "Read"}, True),
-    ({"type": "tools_count_min", "value": 3, "tool": "Read"}, False),
-    ({"type": "tool_input_contains", "value": "Bash:grep -rn"}, True),  # omk's "Tool:text" form
-    ({"type": "tool_input_contains", "value": 'Bash:SELECT "id"'}, True),  # string values, unescaped
-    ({"type": "tool_input_contains", "value": "Read:说明.md"}, True),  # non-ASCII input
-    ({"type": "tool_input_contains", "value": "Read:grep"}, False),  # right text, wrong tool
-    ({"type": "tool_input_contains", "tool": "read", "value": "MISSING", "ignore_case": True}, True),
-    ({"type": "tool_input_contains", "tool": "read", "value": "MISSING"}, False),
-    ({"type": "tool_input_contains", "value": "mcp__github__get_issue:7"}, True),  # JSON text of input
-    ({"type": "tool_input_not_contains", "value": "Bash:rm -rf"}, True),
-    ({"type": "tool_input_not_contains", "value": "Bash:grep"}, False),
-    ({"type": "tool_output_contains", "value": "Read:自动驾驶"}, True),
-    ({"type": "tool_output_contains", "value": "Bash:自动驾驶"}, False),
-    ({"type": "turns_min", "value": 5}, True),
-    ({"type": "turns_max", "value": 4}, False),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ({"type": "tools_called", "values": ["Bash", "Read"]}, True),
+        ({"type": "tools_called", "values": ["bash"]}, True),  # names are case-insensitive
+        ({"type": "tools_called", "values": ["exec_command"]}, True),  # the source name matches too
+        ({"type": "tools_called", "value": "mcp__github__*"}, True),  # wildcards
+        ({"type": "tools_called", "values": ["Read", "WebSearch"]}, False),
+        ({"type": "tools_not_called", "values": ["WebSearch", "Write"]}, True),
+        ({"type": "tools_not_called", "values": ["WebSearch", "Read"]}, False),
+        ({"type": "tools_count_min", "value": 4}, True),
+        ({"type": "tools_count_min", "value": 5}, False),
+        ({"type": "tools_count_max", "value": 4}, True),
+        ({"type": "tools_count_max", "value": 3}, False),
+        ({"type": "tools_count_max", "value": 2, "tool": "Read"}, True),
+        ({"type": "tools_count_min", "value": 3, "tool": "Read"}, False),
+        ({"type": "tool_input_contains", "value": "Bash:grep -rn"}, True),  # omk's "Tool:text" form
+        ({"type": "tool_input_contains", "value": 'Bash:SELECT "id"'}, True),  # string values, unescaped
+        ({"type": "tool_input_contains", "value": "Read:说明.md"}, True),  # non-ASCII input
+        ({"type": "tool_input_contains", "value": "Read:grep"}, False),  # right text, wrong tool
+        ({"type": "tool_input_contains", "tool": "read", "value": "MISSING", "ignore_case": True}, True),
+        ({"type": "tool_input_contains", "tool": "read", "value": "MISSING"}, False),
+        ({"type": "tool_input_contains", "value": "mcp__github__get_issue:7"}, True),  # JSON text of input
+        ({"type": "tool_input_not_contains", "value": "Bash:rm -rf"}, True),
+        ({"type": "tool_input_not_contains", "value": "Bash:grep"}, False),
+        ({"type": "tool_output_contains", "value": "Read:自动驾驶"}, True),
+        ({"type": "tool_output_contains", "value": "Bash:自动驾驶"}, False),
+        ({"type": "turns_min", "value": 5}, True),
+        ({"type": "turns_max", "value": 4}, False),
+    ],
+)
 def test_trace_assertion(raw: dict[str, object], expected: bool) -> None:
     assert traced(raw) is expected
     assert traced({**raw, "not": True}) is (not expected)
@@ -101,11 +104,17 @@ def test_tool_text_needs_a_tool() -> None:
 
 
 def test_trace_assertions_score_the_behavior_layer() -> None:
-    g = run(sample(), make_result("x", tools=TOOLS, cost=0.01), load([
-        {"type": "tools_called", "values": ["Read"], "weight": 3},
-        {"type": "tools_not_called", "values": ["Read"]},
-        {"type": "contains", "value": "x"},
-    ]))
+    g = run(
+        sample(),
+        make_result("x", tools=TOOLS, cost=0.01),
+        load(
+            [
+                {"type": "tools_called", "values": ["Read"], "weight": 3},
+                {"type": "tools_not_called", "values": ["Read"]},
+                {"type": "contains", "value": "x"},
+            ]
+        ),
+    )
     assert [a.layer for a in g.assertions] == ["behavior", "behavior", "fact"]
     assert g.layers.behavior == pytest.approx(1 + 4 * 3 / 4)
     assert g.layers.fact == 5.0

@@ -43,5 +43,3 @@ def traces(tmp_path: Path) -> Path:
 @pytest.fixture
 def kb_dir() -> Path:
     return FIXTURES / "kb" / "docs" / "kb"
-
-

@@ -20,9 +20,20 @@ class SessionFile:
 
     def _rec(self, rtype: str, ts: str, **extra: Any) -> None:
         self._n += 1
-        self.lines.append({"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": self.cwd,
-                           "sessionId": self.path.stem, "version": "2.1.76", "type": rtype, **extra,
-                           "uuid": f"u-{self.path.stem}-{self._n}", "timestamp": ts})
+        self.lines.append(
+            {
+                "parentUuid": None,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": self.cwd,
+                "sessionId": self.path.stem,
+                "version": "2.1.76",
+                "type": rtype,
+                **extra,
+                "uuid": f"u-{self.path.stem}-{self._n}",
+                "timestamp": ts,
+            }
+        )
 
     def human(self, ts: str, text: str) -> SessionFile:
         self._rec("user", ts, message={"role": "user", "content": text})
@@ -30,10 +41,19 @@ class SessionFile:
 
     def call(self, ts: str, tool_id: str, name: str, inp: dict[str, Any]) -> SessionFile:
         self._n += 1
-        self._rec("assistant", ts, requestId=f"req_{self._n}", message={
-            "model": "claude-opus-4-6", "id": f"msg_{self.path.stem[:4]}{self._n}", "type": "message",
-            "role": "assistant", "content": [{"type": "tool_use", "id": tool_id, "name": name, "input": inp}],
-            "usage": {"input_tokens": 1, "output_tokens": 1}})
+        self._rec(
+            "assistant",
+            ts,
+            requestId=f"req_{self._n}",
+            message={
+                "model": "claude-opus-4-6",
+                "id": f"msg_{self.path.stem[:4]}{self._n}",
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": tool_id, "name": name, "input": inp}],
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            },
+        )
         return self
 
     def result(self, ts: str, tool_id: str, content: str, *, is_error: bool = False) -> SessionFile:

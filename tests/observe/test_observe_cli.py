@@ -22,8 +22,7 @@ def invoke(*args: str) -> Result:
 
 def test_table_with_watermark(traces: Path, kb_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # a wide terminal: cells on one line each (piped output is 120 wide)
-    res = invoke(str(traces / "claude-projects"), str(traces / "codex-sessions"), "--kb", str(kb_dir),
-                 "--workers", "1")
+    res = invoke(str(traces / "claude-projects"), str(traces / "codex-sessions"), "--kb", str(kb_dir), "--workers", "1")
     assert res.exit_code == 0, res.output
     out = res.output
     for name in ("pdf", "deploy", "imagegen", "review-pr", "(no skill)", "overall"):
@@ -59,14 +58,17 @@ def test_an_empty_window_is_a_report_not_an_error(traces: Path) -> None:
     assert "No segments in the trace set" in res.output and "0 segments" in res.output
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--last", "7x"], "--last '7x': not a duration"),
-    (["--last", "7d", "--since", "2026-01-01"], "give only one of them"),
-    (["--since", "yesterday"], "--since 'yesterday': not an ISO date"),
-    (["--since", "2026-03-02", "--until", "2026-03-01"], "the window is empty"),
-    (["--skills", ","], "--skills: no skill name given"),
-    (["--kb", "/nonexistent/kb"], "--kb must be a folder"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--last", "7x"], "--last '7x': not a duration"),
+        (["--last", "7d", "--since", "2026-01-01"], "give only one of them"),
+        (["--since", "yesterday"], "--since 'yesterday': not an ISO date"),
+        (["--since", "2026-03-02", "--until", "2026-03-01"], "the window is empty"),
+        (["--skills", ","], "--skills: no skill name given"),
+        (["--kb", "/nonexistent/kb"], "--kb must be a folder"),
+    ],
+)
 def test_bad_options_exit_2_with_one_line(traces: Path, args: list[str], message: str) -> None:
     res = invoke(str(traces), *args)
     assert res.exit_code == 2
@@ -74,8 +76,13 @@ def test_bad_options_exit_2_with_one_line(traces: Path, args: list[str], message
 
 
 def test_a_file_that_is_not_a_trace_exits_2_with_one_line(fixtures: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "knowmeter", "observe", str(fixtures / "not-a-trace.jsonl")],
-                          capture_output=True, text=True, cwd=REPO, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "knowmeter", "observe", str(fixtures / "not-a-trace.jsonl")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("knowmeter: error: ")
     assert "not-a-trace.jsonl: line 1: not an agent trace" in proc.stderr
@@ -88,10 +95,16 @@ def test_missing_path_and_missing_argument(tmp_path: Path) -> None:
 
 
 def test_real_claude_session_end_to_end(shared_dir: Path) -> None:
-    path = (shared_dir / "reference" / "traces" / "claude-code-session-jsonl"
-            / "a758b6ba-8d47-447c-bead-7f25794b7319.jsonl")
-    proc = subprocess.run([sys.executable, "-m", "knowmeter", "observe", str(path), "--json"],
-                          capture_output=True, text=True, cwd=REPO, timeout=60)
+    path = (
+        shared_dir / "reference" / "traces" / "claude-code-session-jsonl" / "a758b6ba-8d47-447c-bead-7f25794b7319.jsonl"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "knowmeter", "observe", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     d = json.loads(proc.stdout)
     (row,) = d["skills"]

@@ -29,6 +29,7 @@ def _usage(value: object):
         if isinstance(usage, dict):
             usage["input_tokens"] = value
             usage["output_tokens"] = value
+
     return edit
 
 
@@ -37,10 +38,16 @@ def _cwd(rec: dict) -> None:  # type: ignore[type-arg]
         rec["cwd"] = [1]
 
 
-@pytest.mark.parametrize("name, edit", [
-    ("nan", _usage(float("nan"))), ("inf", _usage(float("inf"))), ("huge", _usage(2 ** 70)),
-    ("negative", _usage(-5)), ("cwd list", _cwd),
-])
+@pytest.mark.parametrize(
+    "name, edit",
+    [
+        ("nan", _usage(float("nan"))),
+        ("inf", _usage(float("inf"))),
+        ("huge", _usage(2**70)),
+        ("negative", _usage(-5)),
+        ("cwd list", _cwd),
+    ],
+)
 def test_hostile_values_do_not_abort_a_folder(shared_dir: Path, tmp_path: Path, name: str, edit) -> None:
     source = shared_dir / "reference" / "traces" / SESSION
     lines = source.read_text().splitlines()
@@ -55,7 +62,7 @@ def test_hostile_values_do_not_abort_a_folder(shared_dir: Path, tmp_path: Path, 
     assert report["trace_set"]["sessions"] >= 1  # … and the good file was still read
 
 
-@pytest.mark.parametrize("code", [float("nan"), float("inf"), -float("inf"), 2 ** 70, "1", [1]])
+@pytest.mark.parametrize("code", [float("nan"), float("inf"), -float("inf"), 2**70, "1", [1]])
 def test_hostile_exit_codes_are_unknown_not_a_lost_file(shared_dir: Path, tmp_path: Path, code: object) -> None:
     """A Codex exec trace whose exit codes are NaN / Infinity / > 64 bits / not numbers is read
     (every call counted; a code that is not a finite number is unknown), not skipped."""

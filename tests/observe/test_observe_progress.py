@@ -16,8 +16,9 @@ from knowmeter.observe import observe
 from knowmeter.traces import load_claude_session, parse_claude_session
 from tests.observe.observe_support import SessionFile
 
-SUBAGENT = ("reference/traces/claude-code-session-jsonl/"
-            "4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-a2898e3.jsonl")
+SUBAGENT = (
+    "reference/traces/claude-code-session-jsonl/4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-a2898e3.jsonl"
+)
 SESSION = "d4444444-4444-4444-8444-444444444444"
 
 
@@ -29,15 +30,33 @@ def _session(shared_dir: Path, root: Path, *, with_file: bool, compact: bool = T
     calls = len(parse_claude_session(sub_lines, agent_id="a2898e3").tool_calls())
     main = SessionFile(root / "-home-u-spotter" / f"{SESSION}.jsonl")
     main.human("2026-02-12T16:00:00.000Z", "explore how transcripts are rendered")
-    main.call("2026-02-12T16:00:01.000Z", "toolu_task1", "Task",
-              {"description": "explore", "prompt": "Explore the transcript rendering", "subagent_type": "Explore"})
+    main.call(
+        "2026-02-12T16:00:01.000Z",
+        "toolu_task1",
+        "Task",
+        {"description": "explore", "prompt": "Explore the transcript rendering", "subagent_type": "Explore"},
+    )
     for n, rec in enumerate(r for r in records if r.get("type") in ("user", "assistant")):
-        main.lines.append({"parentUuid": None, "isSidechain": False, "type": "progress", "sessionId": SESSION,
-                           "cwd": main.cwd, "version": "2.1.39", "uuid": f"progress-{n}",
-                           "timestamp": rec.get("timestamp", "2026-02-12T16:01:00.000Z"),
-                           "parentToolUseID": "toolu_task1", "toolUseID": f"agent_msg_{n}",
-                           "data": {"type": "agent_progress", "agentId": "a2898e3",
-                                    "prompt": "Explore the transcript rendering", "message": rec}})
+        main.lines.append(
+            {
+                "parentUuid": None,
+                "isSidechain": False,
+                "type": "progress",
+                "sessionId": SESSION,
+                "cwd": main.cwd,
+                "version": "2.1.39",
+                "uuid": f"progress-{n}",
+                "timestamp": rec.get("timestamp", "2026-02-12T16:01:00.000Z"),
+                "parentToolUseID": "toolu_task1",
+                "toolUseID": f"agent_msg_{n}",
+                "data": {
+                    "type": "agent_progress",
+                    "agentId": "a2898e3",
+                    "prompt": "Explore the transcript rendering",
+                    "message": rec,
+                },
+            }
+        )
     main.result("2026-02-12T16:10:00.000Z", "toolu_task1", "Report done.\nagentId: a2898e3")
     path = main.write()
     if compact:  # Claude Code writes compact JSON (what the reader's byte check looks at)
@@ -50,8 +69,9 @@ def _session(shared_dir: Path, root: Path, *, with_file: bool, compact: bool = T
 
 
 @pytest.mark.parametrize("compact", [True, False])
-def test_missing_subagent_files_are_replaced_by_progress_records(shared_dir: Path, tmp_path: Path,
-                                                                  compact: bool) -> None:
+def test_missing_subagent_files_are_replaced_by_progress_records(
+    shared_dir: Path, tmp_path: Path, compact: bool
+) -> None:
     path, calls = _session(shared_dir, tmp_path, with_file=False, compact=compact)
     session = load_claude_session(path)
     [sub] = session.subagents

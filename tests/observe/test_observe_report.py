@@ -35,12 +35,16 @@ def test_per_skill_figures(traces: Path) -> None:
     assert pdf.started_by == {"skill_tool": 1, "slash_command": 2}
     assert (pdf.tool_calls, pdf.tool_failures, pdf.failures_by_kind) == (11, 1, {"not_found": 1})
     assert pdf.tool_failure_rate == pytest.approx(1 / 11)
-    assert pdf.gaps.signals_by_source == {"failed_search": 5, "explicit_marker": 1, "hedging": 1,
-                                          "repeated_failure": 1}
+    assert pdf.gaps.signals_by_source == {"failed_search": 5, "explicit_marker": 1, "hedging": 1, "repeated_failure": 1}
     assert (pdf.gaps.samples_with_gap, pdf.gaps.executed, pdf.gaps.samples) == (2, 3, 3)
     assert pdf.gaps.gap_rate == pytest.approx(2 / 3)
-    assert pdf.tokens.to_dict() == {"input_tokens": 348, "output_tokens": 231, "cache_read_tokens": 2600,
-                                       "cache_creation_tokens": 0, "segments_without_usage": 0}
+    assert pdf.tokens.to_dict() == {
+        "input_tokens": 348,
+        "output_tokens": 231,
+        "cache_read_tokens": 2600,
+        "cache_creation_tokens": 0,
+        "segments_without_usage": 0,
+    }
     assert (pdf.first_seen, pdf.last_seen) == ("2026-03-10T10:02:00.000Z", "2026-03-20T09:00:00.000Z")
     review = by["review-pr"]
     assert (review.tool_calls, review.tool_failures, review.tool_failure_rate) == (2, 2, 1.0)
@@ -65,31 +69,37 @@ def test_per_skill_figures(traces: Path) -> None:
 
 
 def test_failure_rate_leaves_out_cancelled_siblings_and_unanswered_calls(tmp_path: Path) -> None:
-    (SessionFile(tmp_path / "s1.jsonl")
-     .human("2026-03-01T00:00:00Z", "<command-name>/lint</command-name>")
-     .call("2026-03-01T00:00:01Z", "t1", "Bash", {"command": "make lint"})
-     .call("2026-03-01T00:00:01Z", "t2", "Read", {"file_path": "/home/u/proj/a.py"})
-     .result("2026-03-01T00:00:02Z", "t1", "Exit code 2\nlint failed", is_error=True)
-     .result("2026-03-01T00:00:02Z", "t2", "<tool_use_error>Sibling tool call errored</tool_use_error>",
-             is_error=True)
-     .call("2026-03-01T00:00:03Z", "t3", "Bash", {"command": "make lint --fix"})
-     .result("2026-03-01T00:00:04Z", "t3", "fixed")
-     .call("2026-03-01T00:00:05Z", "t4", "Bash", {"command": "make test"})  # the session ends: no result
-     .write())
+    (
+        SessionFile(tmp_path / "s1.jsonl")
+        .human("2026-03-01T00:00:00Z", "<command-name>/lint</command-name>")
+        .call("2026-03-01T00:00:01Z", "t1", "Bash", {"command": "make lint"})
+        .call("2026-03-01T00:00:01Z", "t2", "Read", {"file_path": "/home/u/proj/a.py"})
+        .result("2026-03-01T00:00:02Z", "t1", "Exit code 2\nlint failed", is_error=True)
+        .result(
+            "2026-03-01T00:00:02Z", "t2", "<tool_use_error>Sibling tool call errored</tool_use_error>", is_error=True
+        )
+        .call("2026-03-01T00:00:03Z", "t3", "Bash", {"command": "make lint --fix"})
+        .result("2026-03-01T00:00:04Z", "t3", "fixed")
+        .call("2026-03-01T00:00:05Z", "t4", "Bash", {"command": "make test"})  # the session ends: no result
+        .write()
+    )
     lint = rows(observe([tmp_path], workers=1))["lint"]
     assert (lint.tool_calls, lint.tool_failures, lint.cancelled, lint.unresolved) == (4, 1, 1, 1)
     assert lint.tool_failure_rate == pytest.approx(1 / 2)
 
 
-@pytest.mark.parametrize(("window", "expected"), [
-    (make_window(since="2026-03-15"), {"pdf": 2, "imagegen": 1}),
-    (make_window(until="2026-03-15"), {"pdf": 1, "deploy": 1, "imagegen": 1, "review-pr": 1, NO_SKILL: 1}),
-    (make_window(until="2026-03-14"), {"pdf": 1, "deploy": 1, "review-pr": 1, NO_SKILL: 1}),
-    (make_window(since="2026-03-10T10:01:30Z", until="2026-03-10T11:00"), {"pdf": 1, "deploy": 1}),
-    (make_window(last="2d", now=datetime(2026, 3, 21, tzinfo=UTC)), {"pdf": 2}),
-    (make_window(last="60m", now=datetime(2026, 3, 20, 9, 30, tzinfo=UTC)), {"pdf": 1}),
-    (make_window(last="90m", now=datetime(2026, 3, 20, 9, 30, tzinfo=UTC)), {"pdf": 2}),  # since is inclusive
-])
+@pytest.mark.parametrize(
+    ("window", "expected"),
+    [
+        (make_window(since="2026-03-15"), {"pdf": 2, "imagegen": 1}),
+        (make_window(until="2026-03-15"), {"pdf": 1, "deploy": 1, "imagegen": 1, "review-pr": 1, NO_SKILL: 1}),
+        (make_window(until="2026-03-14"), {"pdf": 1, "deploy": 1, "review-pr": 1, NO_SKILL: 1}),
+        (make_window(since="2026-03-10T10:01:30Z", until="2026-03-10T11:00"), {"pdf": 1, "deploy": 1}),
+        (make_window(last="2d", now=datetime(2026, 3, 21, tzinfo=UTC)), {"pdf": 2}),
+        (make_window(last="60m", now=datetime(2026, 3, 20, 9, 30, tzinfo=UTC)), {"pdf": 1}),
+        (make_window(last="90m", now=datetime(2026, 3, 20, 9, 30, tzinfo=UTC)), {"pdf": 2}),  # since is inclusive
+    ],
+)
 def test_window_keeps_segments_by_their_start(traces: Path, window: TimeWindow, expected: dict[str, int]) -> None:
     report = run(traces, window=window)
     assert {h.skill: h.segments for h in report.skills} == expected
@@ -201,8 +211,19 @@ def test_json_shape(traces: Path, kb_dir: Path) -> None:
     assert set(d["watermark"]) == {"paths", "count", "sha256", "short", "id", "warning"}
     for h in [*d["skills"], d["overall"]]:
         assert h["gaps"]["watermark"] == d["watermark"] and h["coverage"]["watermark"] == d["watermark"]
-        assert {"skill", "segments", "sessions", "tool_calls", "tool_failure_rate", "gaps", "coverage", "tokens",
-                "confidence", "band", "band_indicative"} <= set(h)
+        assert {
+            "skill",
+            "segments",
+            "sessions",
+            "tool_calls",
+            "tool_failure_rate",
+            "gaps",
+            "coverage",
+            "tokens",
+            "confidence",
+            "band",
+            "band_indicative",
+        } <= set(h)
     assert HealthReport.from_dict(d).to_dict() == d  # reads back unchanged
 
 
@@ -222,8 +243,9 @@ def test_real_traces_lose_no_tool_call(shared_dir: Path) -> None:
     assert report.overall is not None and report.overall.tool_calls == expected > 100
     assert [h.skill for h in report.skills] == [NO_SKILL]  # none of the real traces invokes a skill
     # the scripted model server's request logs beside the captures are JSON lines but not traces
-    assert any("requests.trimmed.jsonl" in line and "not an agent trace" in line
-               for line in report.trace_set.skipped_files)
+    assert any(
+        "requests.trimmed.jsonl" in line and "not an agent trace" in line for line in report.trace_set.skipped_files
+    )
 
 
 def test_bad_input_is_one_clear_error(tmp_path: Path, fixtures: Path) -> None:
@@ -240,15 +262,19 @@ def test_bad_input_is_one_clear_error(tmp_path: Path, fixtures: Path) -> None:
 
 
 def test_a_path_the_person_gave_before_the_skill_started_is_not_a_gap(tmp_path: Path) -> None:
-    (SessionFile(tmp_path / "s2.jsonl")
-     .human("2026-03-01T00:00:00Z", "the spec is at /home/u/proj/notes/spec.md")
-     .human("2026-03-01T00:00:01Z", "<command-message>impl is running…</command-message>\n"
-                                    "<command-name>/impl</command-name>")
-     .call("2026-03-01T00:00:02Z", "t1", "Read", {"file_path": "/home/u/proj/notes/spec.md"})
-     .result("2026-03-01T00:00:03Z", "t1", "File does not exist.", is_error=True)
-     .call("2026-03-01T00:00:04Z", "t2", "Read", {"file_path": "/home/u/proj/notes/design.md"})
-     .result("2026-03-01T00:00:05Z", "t2", "File does not exist.", is_error=True)
-     .write())
+    (
+        SessionFile(tmp_path / "s2.jsonl")
+        .human("2026-03-01T00:00:00Z", "the spec is at /home/u/proj/notes/spec.md")
+        .human(
+            "2026-03-01T00:00:01Z",
+            "<command-message>impl is running…</command-message>\n<command-name>/impl</command-name>",
+        )
+        .call("2026-03-01T00:00:02Z", "t1", "Read", {"file_path": "/home/u/proj/notes/spec.md"})
+        .result("2026-03-01T00:00:03Z", "t1", "File does not exist.", is_error=True)
+        .call("2026-03-01T00:00:04Z", "t2", "Read", {"file_path": "/home/u/proj/notes/design.md"})
+        .result("2026-03-01T00:00:05Z", "t2", "File does not exist.", is_error=True)
+        .write()
+    )
     impl = rows(observe([tmp_path], workers=1))["impl"]
     assert [s.target for s in impl.gaps.signals] == ["/home/u/proj/notes/design.md"]
     assert impl.gaps.excluded == {"given_path": 1}
@@ -256,17 +282,34 @@ def test_a_path_the_person_gave_before_the_skill_started_is_not_a_gap(tmp_path: 
 
 def test_a_codex_session_with_two_skills_cannot_split_its_token_total(traces: Path) -> None:
     (rollout,) = (traces / "codex-sessions").rglob("rollout-*.jsonl")
-    extra = [{"timestamp": "2026-03-15T12:01:00.000Z", "type": "response_item",
-              "payload": {"type": "function_call", "name": "exec_command", "call_id": "call_c3",
-                          "arguments": json.dumps({"cmd": "sed -n 1,80p /root/.codex/skills/pdf/SKILL.md"})}},
-             {"timestamp": "2026-03-15T12:01:01.000Z", "type": "response_item",
-              "payload": {"type": "function_call_output", "call_id": "call_c3",
-                          "output": "Process exited with code 0\nOutput:\n# pdf\n"}}]
+    extra = [
+        {
+            "timestamp": "2026-03-15T12:01:00.000Z",
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "exec_command",
+                "call_id": "call_c3",
+                "arguments": json.dumps({"cmd": "sed -n 1,80p /root/.codex/skills/pdf/SKILL.md"}),
+            },
+        },
+        {
+            "timestamp": "2026-03-15T12:01:01.000Z",
+            "type": "response_item",
+            "payload": {
+                "type": "function_call_output",
+                "call_id": "call_c3",
+                "output": "Process exited with code 0\nOutput:\n# pdf\n",
+            },
+        },
+    ]
     with rollout.open("a", encoding="utf-8") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in extra)
     by = rows(observe([traces / "codex-sessions"], workers=1))
     assert {s: (h.segments, h.tokens.segments_without_usage, h.tokens.input_tokens) for s, h in by.items()} == {
-        "imagegen": (1, 1, 0), "pdf": (1, 1, 0)}
+        "imagegen": (1, 1, 0),
+        "pdf": (1, 1, 0),
+    }
     assert by["pdf"].started_by == {"skill_md_read": 1}
 
 
@@ -292,8 +335,7 @@ def test_work_goes_out_in_order_in_chunks_that_shrink_to_single_files(jobs: int,
 
 
 @pytest.mark.parametrize("workers", [2, 3])
-def test_every_file_is_scanned_once_and_results_come_in_scan_order(traces: Path, tmp_path: Path,
-                                                                    workers: int) -> None:
+def test_every_file_is_scanned_once_and_results_come_in_scan_order(traces: Path, tmp_path: Path, workers: int) -> None:
     """This process and the workers claim chunks from one queue: nothing is lost or doubled."""
     from knowmeter.observe._results import ScanConfig
     from knowmeter.observe._run import _results
@@ -337,7 +379,8 @@ def test_traces_not_named_jsonl_are_read_by_content_and_the_rest_is_named(shared
     (phase / "agent_log_raw.txt").write_bytes(stream.read_bytes())
     (phase / "prompt.txt").write_text("Write the project plan for issue #398.\n", encoding="utf-8")
     (tmp_path / "old_agent_log_raw.txt").write_bytes(
-        (ref / "claude-agent-sdk-python-repr" / "tielec_issue-304_05_testing_execute.txt").read_bytes())
+        (ref / "claude-agent-sdk-python-repr" / "tielec_issue-304_05_testing_execute.txt").read_bytes()
+    )
     report = observe([tmp_path], workers=1)
     assert report.trace_set.files == 1 and report.overall is not None
     assert report.overall.tool_calls == 20  # PROVENANCE.md: 20 tool calls in this stream

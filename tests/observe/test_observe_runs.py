@@ -35,11 +35,19 @@ def _write(folder: Path, name: str, text: str) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("trace, glue", [
-    (SESSION, "\n"), (STREAM, ""), (STREAM, "\n"), (CODEX, ""), (CODEX, "\n"),
-])
-def test_a_trace_that_repeats_itself_is_counted_once_and_said(shared_dir: Path, tmp_path: Path, trace: str,
-                                                              glue: str) -> None:
+@pytest.mark.parametrize(
+    "trace, glue",
+    [
+        (SESSION, "\n"),
+        (STREAM, ""),
+        (STREAM, "\n"),
+        (CODEX, ""),
+        (CODEX, "\n"),
+    ],
+)
+def test_a_trace_that_repeats_itself_is_counted_once_and_said(
+    shared_dir: Path, tmp_path: Path, trace: str, glue: str
+) -> None:
     """``cat run.jsonl run.jsonl`` (the CLIs end their last line without a newline, so the copy's
     first record is glued to the run's last one; with ``glue`` a newline separates them)."""
     text = (shared_dir / "reference" / "traces" / trace).read_text().rstrip("\n")
@@ -62,10 +70,12 @@ def test_concatenated_runs_count_only_the_first_and_say_so(shared_dir: Path, tmp
     assert _counts(both) == _counts(alone)
     [note] = both["trace_set"]["partly_read_files"]
     first_codex_line = stream.count("\n") + 2
-    assert note == (f"{tmp_path / 'both' / 'runs.jsonl'}: holds 2 runs one after another: only the first "
-                    f"(session 2298c39c-3e6d-4996-bee6-9acab80b6639) was counted, not line(s) {first_codex_line}–"
-                    f"{first_codex_line + codex.count(chr(10))} (session 0199e7cb-a764-7590-bdc7-e2d05b0774a5) "
-                    "— put each run in its own file")
+    assert note == (
+        f"{tmp_path / 'both' / 'runs.jsonl'}: holds 2 runs one after another: only the first "
+        f"(session 2298c39c-3e6d-4996-bee6-9acab80b6639) was counted, not line(s) {first_codex_line}–"
+        f"{first_codex_line + codex.count(chr(10))} (session 0199e7cb-a764-7590-bdc7-e2d05b0774a5) "
+        "— put each run in its own file"
+    )
 
 
 def test_two_runs_of_one_format_and_a_copy(shared_dir: Path, tmp_path: Path) -> None:
@@ -79,8 +89,10 @@ def test_two_runs_of_one_format_and_a_copy(shared_dir: Path, tmp_path: Path) -> 
     [note] = mixed["trace_set"]["partly_read_files"]
     n = text.count("\n")
     assert f"repeats itself: line(s) {2 * n + 1}–{3 * n} are a copy" in note
-    assert f"holds 2 runs one after another: only the first (session {thread}) was counted, not line(s) " \
-           f"{n + 1}–{2 * n} (session 0199e7cb-0000-7000-8000-000000000000)" in note
+    assert (
+        f"holds 2 runs one after another: only the first (session {thread}) was counted, not line(s) "
+        f"{n + 1}–{2 * n} (session 0199e7cb-0000-7000-8000-000000000000)" in note
+    )
     assert note.endswith("— put each run in its own file")
 
 

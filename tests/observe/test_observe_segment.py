@@ -39,8 +39,12 @@ def calls(seg: Segment) -> list[str]:
 
 def test_all_three_markers_cut_session_a(fixtures: Path) -> None:
     segments, _ = segment_file(fixtures / "claude-projects" / "-home-u-proj" / f"{SESSION_A}.jsonl")
-    assert summary(segments) == [(0, None, None), (1, "review-pr", "slash_command"), (2, "pdf", "skill_tool"),
-                                 (3, "deploy", "skill_md_read")]
+    assert summary(segments) == [
+        (0, None, None),
+        (1, "review-pr", "slash_command"),
+        (2, "pdf", "skill_tool"),
+        (3, "deploy", "skill_md_read"),
+    ]
     prelude, review, pdf, deploy = segments
     assert calls(prelude) == ["Grep"]
     assert calls(review) == ["Read", "Bash"]
@@ -48,8 +52,12 @@ def test_all_three_markers_cut_session_a(fixtures: Path) -> None:
     assert calls(pdf) == ["Skill", "Read", "Task"]
     assert calls(deploy) == ["Read", "Read"]
     assert any(isinstance(e, MessageEvent) and "/clear" in e.text for e in deploy.events)
-    assert [s.started_at for s in segments] == ["2026-03-10T10:00:00.000Z", "2026-03-10T10:01:00.000Z",
-                                                "2026-03-10T10:02:00.000Z", "2026-03-10T10:05:00.000Z"]
+    assert [s.started_at for s in segments] == [
+        "2026-03-10T10:00:00.000Z",
+        "2026-03-10T10:01:00.000Z",
+        "2026-03-10T10:02:00.000Z",
+        "2026-03-10T10:05:00.000Z",
+    ]
 
 
 def test_every_result_stays_with_its_call(fixtures: Path) -> None:
@@ -71,8 +79,12 @@ def test_skill_call_followed_by_its_command_echo_is_one_segment() -> None:
         MessageEvent("user", "make the report", 0),
         ToolCallEvent("t1", "Skill", {"skill": "pdf"}, 1),
         ToolResultEvent("t1", "Launching skill: pdf", ToolStatus.SUCCESS, 1),
-        MessageEvent("user", "<command-message>pdf is running…</command-message>\n<command-name>pdf</command-name>",
-                     1, injected=True),
+        MessageEvent(
+            "user",
+            "<command-message>pdf is running…</command-message>\n<command-name>pdf</command-name>",
+            1,
+            injected=True,
+        ),
         ToolCallEvent("t2", "Read", {"file_path": "report.md"}, 2),
         ToolResultEvent("t2", "text", ToolStatus.SUCCESS, 2),
     ]
@@ -108,8 +120,10 @@ def test_a_prelude_where_the_agent_did_nothing_is_dropped() -> None:
 
 
 def test_a_skill_segment_is_kept_even_when_the_agent_did_nothing_in_it() -> None:
-    events: list[Event] = [MessageEvent("assistant", "hi", 1),
-                           MessageEvent("user", "<command-name>/pdf</command-name>", 1, injected=True)]
+    events: list[Event] = [
+        MessageEvent("assistant", "hi", 1),
+        MessageEvent("user", "<command-name>/pdf</command-name>", 1, injected=True),
+    ]
     segments, _ = segment_events(events)
     assert summary(segments) == [(0, None, None), (1, "pdf", "slash_command")]
 
@@ -128,8 +142,13 @@ def test_only_the_transcripts_own_agent_starts_segments() -> None:
 
 
 def test_a_subagent_transcript_read_alone_is_its_own_no_skill_segment(shared_dir: Path) -> None:
-    path = (shared_dir / "reference" / "traces" / "claude-code-session-jsonl"
-            / "4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-a2898e3.jsonl")
+    path = (
+        shared_dir
+        / "reference"
+        / "traces"
+        / "claude-code-session-jsonl"
+        / "4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-a2898e3.jsonl"
+    )
     segments, _ = segment_file(path)
     assert summary(segments) == [(0, None, None)]
     whole = load_trace(path)
@@ -138,8 +157,9 @@ def test_a_subagent_transcript_read_alone_is_its_own_no_skill_segment(shared_dir
 
 
 def test_a_real_session_without_skills_is_one_segment_with_every_event(shared_dir: Path) -> None:
-    path = (shared_dir / "reference" / "traces" / "claude-code-session-jsonl"
-            / "a758b6ba-8d47-447c-bead-7f25794b7319.jsonl")
+    path = (
+        shared_dir / "reference" / "traces" / "claude-code-session-jsonl" / "a758b6ba-8d47-447c-bead-7f25794b7319.jsonl"
+    )
     segments, _ = segment_file(path)
     assert summary(segments) == [(0, None, None)]
     assert segments[0].events == load_trace(path).events
@@ -161,8 +181,12 @@ def test_links_from_task_results_prompts_and_times(fixtures: Path) -> None:
 def test_usage_is_split_at_segment_starts(fixtures: Path) -> None:
     segments, _ = segment_file(fixtures / "claude-projects" / "-home-u-proj" / f"{SESSION_A}.jsonl", probe=True)
     # msg_A01 (prelude); A02, A03, A04 (the call that invoked pdf) in review-pr; A05–A08 in pdf; A09–A10 in deploy
-    assert [s.usage["output_tokens"] if s.usage else None for s in segments] == [20, 30 + 15 + 9,
-                                                                                 11 + 40 + 25 + 12, 13 + 6]
+    assert [s.usage["output_tokens"] if s.usage else None for s in segments] == [
+        20,
+        30 + 15 + 9,
+        11 + 40 + 25 + 12,
+        13 + 6,
+    ]
     assert segments[2].usage is not None and segments[2].usage["cache_read_tokens"] == 500 + 600 + 700 + 800
 
 
@@ -171,19 +195,21 @@ def test_a_skill_ends_when_the_person_types_the_next_request(tmp_path: Path) -> 
     ends the skill's segment, and the work after it is a no-skill segment (its own gap signals)."""
     from tests.observe.observe_support import SessionFile
 
-    path = (SessionFile(tmp_path / "c3333333-3333-4333-8333-333333333333.jsonl")
-            .human("2026-03-10T10:00:00.000Z", "make the pdf report")
-            .call("2026-03-10T10:00:01.000Z", "t1", "Skill", {"skill": "pdf"})
-            .result("2026-03-10T10:00:02.000Z", "t1", "Launching skill: pdf")
-            .call("2026-03-10T10:00:03.000Z", "t2", "Read", {"file_path": "/home/u/proj/report.md"})
-            .result("2026-03-10T10:00:04.000Z", "t2", "1\tcontent")
-            .human("2026-03-10T11:00:00.000Z", "now fix the failing test")
-            .call("2026-03-10T11:00:01.000Z", "t3", "Grep", {"pattern": "revenue_schema"})
-            .result("2026-03-10T11:00:02.000Z", "t3", "No matches found")
-            .human("2026-03-10T11:05:00.000Z", "and the other one")  # no skill running: same segment
-            .call("2026-03-10T11:05:01.000Z", "t4", "Bash", {"command": "pytest -x"})
-            .result("2026-03-10T11:05:02.000Z", "t4", "1 passed")
-            .write())
+    path = (
+        SessionFile(tmp_path / "c3333333-3333-4333-8333-333333333333.jsonl")
+        .human("2026-03-10T10:00:00.000Z", "make the pdf report")
+        .call("2026-03-10T10:00:01.000Z", "t1", "Skill", {"skill": "pdf"})
+        .result("2026-03-10T10:00:02.000Z", "t1", "Launching skill: pdf")
+        .call("2026-03-10T10:00:03.000Z", "t2", "Read", {"file_path": "/home/u/proj/report.md"})
+        .result("2026-03-10T10:00:04.000Z", "t2", "1\tcontent")
+        .human("2026-03-10T11:00:00.000Z", "now fix the failing test")
+        .call("2026-03-10T11:00:01.000Z", "t3", "Grep", {"pattern": "revenue_schema"})
+        .result("2026-03-10T11:00:02.000Z", "t3", "No matches found")
+        .human("2026-03-10T11:05:00.000Z", "and the other one")  # no skill running: same segment
+        .call("2026-03-10T11:05:01.000Z", "t4", "Bash", {"command": "pytest -x"})
+        .result("2026-03-10T11:05:02.000Z", "t4", "1 passed")
+        .write()
+    )
     segments, _ = segment_file(path)
     # the prelude (only the prompt that led to the skill) is no activity: it is not kept
     assert summary(segments) == [(1, "pdf", "skill_tool"), (2, None, None)]

@@ -10,9 +10,16 @@ from knowmeter.errors import InputError
 from knowmeter.observe import TimeWindow, make_window, parse_duration, parse_instant, parse_timestamp
 
 
-@pytest.mark.parametrize(("text", "delta"), [("30m", timedelta(minutes=30)), ("12h", timedelta(hours=12)),
-                                             ("7d", timedelta(days=7)), ("2W", timedelta(weeks=2)),
-                                             (" 1.5h ", timedelta(minutes=90))])
+@pytest.mark.parametrize(
+    ("text", "delta"),
+    [
+        ("30m", timedelta(minutes=30)),
+        ("12h", timedelta(hours=12)),
+        ("7d", timedelta(days=7)),
+        ("2W", timedelta(weeks=2)),
+        (" 1.5h ", timedelta(minutes=90)),
+    ],
+)
 def test_durations(text: str, delta: timedelta) -> None:
     assert parse_duration(text) == delta
 
@@ -29,7 +36,8 @@ def test_instants_are_utc() -> None:
     assert parse_instant("2026-03-14T09:30", option="--since") == datetime(2026, 3, 14, 9, 30, tzinfo=UTC)
     assert parse_instant("2026-03-14T09:30:00+02:00", option="--since") == datetime(2026, 3, 14, 7, 30, tzinfo=UTC)
     assert parse_instant("2026-03-14T09:30:00Z", option="--until", end_of_day=True) == datetime(
-        2026, 3, 14, 9, 30, tzinfo=UTC)  # only a bare date means the whole day
+        2026, 3, 14, 9, 30, tzinfo=UTC
+    )  # only a bare date means the whole day
     with pytest.raises(InputError, match="--since 'last tuesday': not an ISO date"):
         parse_instant("last tuesday", option="--since")
 
@@ -54,7 +62,8 @@ def test_make_window() -> None:
     now = datetime(2026, 3, 21, 12, tzinfo=UTC)
     assert make_window(last="1d", now=now) == TimeWindow(datetime(2026, 3, 20, 12, tzinfo=UTC))
     assert make_window(last="1w", until="2026-03-21", now=now) == TimeWindow(
-        datetime(2026, 3, 14, 12, tzinfo=UTC), datetime(2026, 3, 22, tzinfo=UTC))
+        datetime(2026, 3, 14, 12, tzinfo=UTC), datetime(2026, 3, 22, tzinfo=UTC)
+    )
     assert make_window() == TimeWindow()
     with pytest.raises(InputError, match="give only one of them"):
         make_window(last="1d", since="2026-03-01")

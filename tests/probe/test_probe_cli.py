@@ -47,7 +47,8 @@ def test_probe_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(cli, ["probe"])
     assert res.exit_code == 2 and res.output.strip() == (
-        "knowmeter: error: no knowledge base: pass --kb DIR (or run in a folder whose eval.yaml has knowledgeDirs)")
+        "knowmeter: error: no knowledge base: pass --kb DIR (or run in a folder whose eval.yaml has knowledgeDirs)"
+    )
     res = CliRunner().invoke(cli, ["probe", "--kb", "nope"])
     assert res.exit_code == 2 and "nope: knowledge base folder not found" in res.output
     assert "Traceback" not in res.output

@@ -25,13 +25,17 @@ def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     kb = tmp_path / "kb"
     kb.mkdir()
     (kb / "AGENTS.md").write_text("# Rules\n- Answer in the customer's language.\n", encoding="utf-8")
-    (kb / "revenue.md").write_text("# Revenue\n## The `revenue_schema` table\nColumns: amount, currency.\n"
-                                   "## Late fees\nA late fee of 5 percent applies.\n", encoding="utf-8")
+    (kb / "revenue.md").write_text(
+        "# Revenue\n## The `revenue_schema` table\nColumns: amount, currency.\n"
+        "## Late fees\nA late fee of 5 percent applies.\n",
+        encoding="utf-8",
+    )
     (kb / "team-contacts.txt").write_text("alice, bob\n", encoding="utf-8")
     skill = kb / "skills" / "refunds"
     skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: refunds\ndescription: Answer refund questions.\n---\n",
-                                    encoding="utf-8")
+    (skill / "SKILL.md").write_text(
+        "---\nname: refunds\ndescription: Answer refund questions.\n---\n", encoding="utf-8"
+    )
     return kb
 
 
@@ -40,7 +44,7 @@ def test_headings_become_questions_with_derivable_assertions_only(kb: Path) -> N
     qs = {q.text: q for q in headings_questions(s)}
     assert list(qs) == [
         "What should I know about Rules?",
-        "What should I know about this rule: \"Answer in the customer's language.\"?",
+        'What should I know about this rule: "Answer in the customer\'s language."?',
         "What should I know about Revenue?",
         "What should I know about The revenue_schema table (in Revenue)?",
         "What should I know about Late fees (in Revenue)?",
@@ -72,18 +76,22 @@ def test_probe_samples_carry_provenance_and_validate(kb: Path) -> None:
     by_id = {s["sample_id"]: s for s in samples}
     assert by_id["probe-the-revenue-schema-table"]["assertions"] == [
         {"type": "tool_input_contains", "tool": "*", "value": "kb/revenue.md"},
-        {"type": "icontains", "value": "revenue_schema"}]
+        {"type": "icontains", "value": "revenue_schema"},
+    ]
     assert "assertions" not in by_id["probe-refunds-answer-refund-questions"]
     assert headings_probe([kb], count=50).draft == result.draft  # deterministic
 
 
 def test_count_and_duplicates_of_the_existing_set(kb: Path) -> None:
-    existing = (Sample(sample_id="rev", prompt="what should I KNOW about revenue"),
-                Sample(sample_id="fees", prompt="Late fees in revenue: tell me what I should know."))
+    existing = (
+        Sample(sample_id="rev", prompt="what should I KNOW about revenue"),
+        Sample(sample_id="fees", prompt="Late fees in revenue: tell me what I should know."),
+    )
     result = headings_probe([kb], count=50, existing=existing)
     assert sorted(result.draft.duplicates_of_existing) == [
         ("What should I know about Late fees (in Revenue)?", "fees"),
-        ("What should I know about Revenue?", "rev")]
+        ("What should I know about Revenue?", "rev"),
+    ]
     prompts = [s["prompt"] for s in result.draft.samples]
     assert len(prompts) == 5 and not any("Late fees" in p for p in prompts)
     assert len(headings_probe([kb], count=2).draft.samples) == 2
@@ -101,10 +109,13 @@ def test_duplicates_of_each_other_are_counted(tmp_path: Path, monkeypatch: pytes
 def test_similarity() -> None:
     assert normalise("  What's the  REFUND window?! ") == "what s the refund window"
     assert similarity("What is the refund window?", "what is the refund window") == 1.0
-    assert similarity("What should I know about Billing?",
-                      "What should I know about Refunds?") < SIMILARITY_THRESHOLD
-    assert similarity("How long is the refund window for annual plans?",
-                      "For annual plans, how long is the refund window?") == 1.0
+    assert similarity("What should I know about Billing?", "What should I know about Refunds?") < SIMILARITY_THRESHOLD
+    assert (
+        similarity(
+            "How long is the refund window for annual plans?", "For annual plans, how long is the refund window?"
+        )
+        == 1.0
+    )
     assert similarity("", "") == 1.0 and similarity("the", "a") == 0.0
     assert duplicate_of("refund window length", ["billing cycle", "Refund window length?"]) == "Refund window length?"
     assert duplicate_of("refund window", []) is None

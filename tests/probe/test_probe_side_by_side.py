@@ -31,8 +31,7 @@ def _eval(*args: str) -> dict[str, Any]:
 
 def _accessed(report: dict[str, Any], variant: str) -> tuple[set[str], set[str]]:
     cov = next(c for c in report["coverage"]["variants"] if c["variant"] == variant)
-    return ({f["path"] for f in cov["files"]},
-            {f["path"] for f in cov["files"] if f["accesses"] > 0 or f["injected"]})
+    return ({f["path"] for f in cov["files"]}, {f["path"] for f in cov["files"] if f["accesses"] > 0 or f["injected"]})
 
 
 @pytest.fixture
@@ -42,8 +41,9 @@ def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path / "demo")
     # a small human-written set that only asks about refunds and billing
     samples = yaml.safe_load(Path("eval-samples.yaml").read_text(encoding="utf-8"))["samples"]
-    Path("human.yaml").write_text(yaml.safe_dump([s for s in samples if s["capability"] in ("refunds", "billing")][:3]),
-                                  encoding="utf-8")
+    Path("human.yaml").write_text(
+        yaml.safe_dump([s for s in samples if s["capability"] in ("refunds", "billing")][:3]), encoding="utf-8"
+    )
     return tmp_path / "demo"
 
 
@@ -104,11 +104,22 @@ def test_probe_gap_rate_beside_the_human_one(demo: Path) -> None:
 
 def test_sample_set_kind() -> None:
     human = Sample(sample_id="h", prompt="q")
-    probe = Sample.model_validate({"sample_id": "p", "prompt": "q", "provenance": "probe",
-                                   "probe": {"generator": "headings", "prompt_hash": "ab", "kb_sha256": "cd"}})
+    probe = Sample.model_validate(
+        {
+            "sample_id": "p",
+            "prompt": "q",
+            "provenance": "probe",
+            "probe": {"generator": "headings", "prompt_hash": "ab", "kb_sha256": "cd"},
+        }
+    )
     assert sample_set_info([human])["kind"] == "human"
-    assert sample_set_info([probe]) == {"kind": "probe", "probe_samples": 1, "generators": ["headings"],
-                                        "prompt_hashes": ["ab"], "kb_sha256": ["cd"]}
+    assert sample_set_info([probe]) == {
+        "kind": "probe",
+        "probe_samples": 1,
+        "generators": ["headings"],
+        "prompt_hashes": ["ab"],
+        "kb_sha256": ["cd"],
+    }
     assert sample_set_info([human, probe])["kind"] == "mixed"
     assert sample_set_info([])["kind"] == "human"
 

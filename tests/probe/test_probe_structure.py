@@ -22,9 +22,12 @@ def _kb(tmp_path: Path) -> Path:
     (kb / ".hidden" / "secret.md").write_text("# Not part of it\n", encoding="utf-8")
     (kb / "CLAUDE.md").write_text(
         "# Project rules\n\n- Always cite the policy file you used.\n- Never guess a price.\n"
-        "```\n- not a rule inside a fence\n# not a heading\n```\n", encoding="utf-8")
+        "```\n- not a rule inside a fence\n# not a heading\n```\n",
+        encoding="utf-8",
+    )
     (kb / "guides" / "revenue.md").write_text(
-        "# Revenue\n\nintro\n## The `revenue_schema` table\ntext\n### Late fees\n#### too deep\n", encoding="utf-8")
+        "# Revenue\n\nintro\n## The `revenue_schema` table\ntext\n### Late fees\n#### too deep\n", encoding="utf-8"
+    )
     (kb / "guides" / "notes.txt").write_text("plain notes without headings\n", encoding="utf-8")
     (kb / "guides" / "image.png").write_bytes(b"\x89PNG")
     return kb
@@ -81,14 +84,21 @@ def test_real_skill_graph_skills(shared_dir: Path) -> None:
     skills = [e for e in s.elements if e.kind == "skill"]
     assert kinds["file"] == len(s.files) and kinds["heading"] > 20
     assert skills and all(": " in e.text and e.file.endswith("SKILL.md") for e in skills)
-    assert not any("yaml-language-server" in e.text or "schema" in e.text.lower()[:20]
-                   for e in s.elements if e.kind == "heading")
+    assert not any(
+        "yaml-language-server" in e.text or "schema" in e.text.lower()[:20] for e in s.elements if e.kind == "heading"
+    )
 
 
 def test_demo_knowledge_base() -> None:
     s = read_structure([DEMO_KB], base=DEMO_KB.parent)
     assert [e.text for e in s.elements if e.kind == "heading"] == [
-        "Billing", "Data export and deletion", "Incidents and service credits", "Plans", "Refunds", "Security"]
+        "Billing",
+        "Data export and deletion",
+        "Incidents and service credits",
+        "Plans",
+        "Refunds",
+        "Security",
+    ]
     assert {f.agent_path for f in s.files} == {f"knowledge/{f.name}" for f in DEMO_KB.iterdir()}
 
 

@@ -16,7 +16,7 @@ from tests.report.report_support import HOSTILE, latest_run
 from tests.support.cli import km_process
 
 #: a script-protocol agent: echoes the prompt and the payloads, reports hostile tool calls
-AGENT = r'''
+AGENT = r"""
 import json, sys
 req = json.load(sys.stdin)
 payloads = json.loads(open(sys.argv[1]).read())
@@ -26,7 +26,7 @@ calls = [{"tool": "Grep", "input": {"pattern": p}, "output": "No matches found "
          for p in payloads[:3]]
 calls.append({"tool": "Read", "input": {"file_path": payloads[3]}, "output": payloads[4], "success": True})
 print(json.dumps({"output": out, "inputTokens": 3, "outputTokens": 5, "costUSD": 0.001, "toolCalls": calls}))
-'''
+"""
 
 
 @pytest.fixture(scope="session")
@@ -50,12 +50,35 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "skills" / "b.md").write_text("SKILL B\n")
     with (root / "eval-samples.jsonl").open("w") as fh:
         for i, payload in enumerate(HOSTILE * 3):
-            fh.write(json.dumps({"sample_id": f"s{i}{payload}", "prompt": f"question {i}: {payload}",
-                                 "assertions": [{"type": "contains", "value": "42"},
-                                                {"type": "not_contains", "value": payload}]}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "sample_id": f"s{i}{payload}",
+                        "prompt": f"question {i}: {payload}",
+                        "assertions": [{"type": "contains", "value": "42"}, {"type": "not_contains", "value": payload}],
+                    }
+                )
+                + "\n"
+            )
     agent = f"{sys.executable} {root / 'agent.py'} {root / 'payloads.json'}"
-    r = km_process("eval", "--samples", "eval-samples.jsonl", "--control", "a", "--treatment", "b", "--executor", agent,
-           "--no-cache", "--report-only", "--junit", "out/junit.xml", "--markdown", "out/summary.md", cwd=root)
+    r = km_process(
+        "eval",
+        "--samples",
+        "eval-samples.jsonl",
+        "--control",
+        "a",
+        "--treatment",
+        "b",
+        "--executor",
+        agent,
+        "--no-cache",
+        "--report-only",
+        "--junit",
+        "out/junit.xml",
+        "--markdown",
+        "out/summary.md",
+        cwd=root,
+    )
     assert r.returncode == 0, r.stderr
     return latest_run(root)
 

@@ -36,8 +36,18 @@ def _check_structure(root: ET.Element) -> None:
 def _run_report(run: Path, tmp: Path, *extra: str) -> tuple[ET.Element, str, str]:
     env_summary = tmp / "step-summary.md"
     env_summary.write_text("earlier step\n")
-    r = km_process("report", str(run), "--junit", str(tmp / "j.xml"), "--markdown", str(tmp / "s.md"), "--report-only",
-           *extra, cwd=tmp, env={**os.environ, "GITHUB_STEP_SUMMARY": str(env_summary)})
+    r = km_process(
+        "report",
+        str(run),
+        "--junit",
+        str(tmp / "j.xml"),
+        "--markdown",
+        str(tmp / "s.md"),
+        "--report-only",
+        *extra,
+        cwd=tmp,
+        env={**os.environ, "GITHUB_STEP_SUMMARY": str(env_summary)},
+    )
     assert r.returncode == 0, r.stderr
     return ET.parse(tmp / "j.xml").getroot(), (tmp / "s.md").read_text(), env_summary.read_text()
 

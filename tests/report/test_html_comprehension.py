@@ -21,7 +21,7 @@ HOSTILE = ('<script>alert("q")</script>', '"><img src=x onerror=alert(1)>', "</d
 
 def _section(page: str) -> str:
     start = page.index('<section id="comprehension">')
-    return page[start:page.index("</section>", start)]
+    return page[start : page.index("</section>", start)]
 
 
 def _text(fragment: str) -> str:
@@ -44,8 +44,10 @@ def test_comprehend_writes_report_html_with_the_verdict_statistics_and_cases(com
     assert rows == [*sorted(comp["dimensions"]), "all"]
     overall = comp["overall"]
     low, high = overall["with_skill"]["wilson"]
-    assert f"{overall['with_skill']['cases_passed']}/{overall['with_skill']['cases_graded']} [{low:.2f}, {high:.2f}]" \
+    assert (
+        f"{overall['with_skill']['cases_passed']}/{overall['with_skill']['cases_graded']} [{low:.2f}, {high:.2f}]"
         in text
+    )
     assert f"{overall['paired']['mcnemar']['p_value']:.3g}" in text
     # every case, with its verdict in each arm, and each behavior's evidence
     for case in comp["cases"]:
@@ -67,7 +69,7 @@ def test_unknown_figures_read_unknown(comprehension_run: Path) -> None:
     report["comprehension"]["verdict"]["eval_score"] = None
     text = _text(_section(render_html(Report.model_validate(report))))
     assert "eval_score unknown" in text
-    all_row = text[text.index("all every case"):]
+    all_row = text[text.index("all every case") :]
     assert "unknown" in all_row.split("A case passes")[0]
 
 

@@ -58,14 +58,17 @@ def _page(report: dict[str, Any], detail_rows: int) -> tuple[dict[str, Any], str
 
 
 @pytest.mark.parametrize(("limit", "rows"), [(1, [2]), (2, [2, 10]), (3, [2, 5, 10]), (5, [0, 1, 2, 5, 10])])
-def test_rows_that_disagree_come_first_then_errors_then_report_order(shaped: dict[str, Any], limit: int,
-                                                                     rows: list[int]) -> None:
+def test_rows_that_disagree_come_first_then_errors_then_report_order(
+    shaped: dict[str, Any], limit: int, rows: list[int]
+) -> None:
     keys = _keys(shaped)
     data, text = _page(shaped, limit)
     assert [(r["id"], r["r"]) for r in data["rows"]] == [keys[i] for i in rows]  # shown in report order
     assert (data["shown"], data["total"]) == (limit, len(keys))
-    assert (f"The page holds the detail of {limit} of {len(keys)} sample rows" in text
-            and "Every task of every row is in report.json." in text)
+    assert (
+        f"The page holds the detail of {limit} of {len(keys)} sample rows" in text
+        and "Every task of every row is in report.json." in text
+    )
 
 
 def test_every_row_and_no_note_within_the_cap(shaped: dict[str, Any]) -> None:

@@ -106,8 +106,8 @@ def test_report_html_flag_writes_the_page_from_stored_results(demo_run: Path, tm
 
 
 def _first_variant_row(html: str) -> str:
-    section = html[html.index('<section id="variants">'):html.index('<section id="comparisons">')]
-    row = section[section.index("<tbody>"):].split("</tr>")[0]
+    section = html[html.index('<section id="variants">') : html.index('<section id="comparisons">')]
+    row = section[section.index("<tbody>") :].split("</tr>")[0]
     return " ".join(Page(row).text)
 
 
@@ -173,7 +173,10 @@ def test_view_reads_the_stored_figures_without_recomputing(demo_run: Path) -> No
     method = stored["decision_ci"]
     row = next(m for m in comp.metrics if m.metric == "composite")
     assert (row.diff.estimate, row.diff.low, row.diff.high) == (
-        stored["diff"]["estimate"], stored["diff"][method]["low"], stored["diff"][method]["high"])
+        stored["diff"]["estimate"],
+        stored["diff"][method]["low"],
+        stored["diff"][method]["high"],
+    )
     assert row.mde == stored["mde"] and row.n_needed == stored["n_needed"]
     assert [v.name for v in view.variants] == [v["name"] for v in report["variants"]]
     assert sum(len(s.tasks) for s in view.samples()) == len(report["tasks"])

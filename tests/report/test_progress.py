@@ -23,10 +23,14 @@ class Clock:
         return self.now
 
 
-def _record(*, cost: float | None = 0.01, error: str | None = None, cached: bool = False,
-            judge_cost: float | None = 0.0) -> dict[str, object]:
-    return {"exec": {"cost_usd": cost, "error": error}, "cached": cached,
-            "grade": None if error else {"judge_cost_usd": judge_cost}}
+def _record(
+    *, cost: float | None = 0.01, error: str | None = None, cached: bool = False, judge_cost: float | None = 0.0
+) -> dict[str, object]:
+    return {
+        "exec": {"cost_usd": cost, "error": error},
+        "cached": cached,
+        "grade": None if error else {"judge_cost_usd": judge_cost},
+    }
 
 
 def test_plain_lines_every_interval_with_counts_cost_and_eta() -> None:
@@ -42,12 +46,14 @@ def test_plain_lines_every_interval_with_counts_cost_and_eta() -> None:
     p.tick(_record(judge_cost=None))  # the judge's cost unknown
     p.tick(_record(cached=True, cost=0.5))  # a cached answer cost nothing in this run
     lines = out.getvalue().splitlines()
-    assert lines == ["2/10 tasks · running 4 · failed 0 · 0:11 elapsed · ETA 0:44 · cost $0.0100 known "
-                     "+ 1 task(s) unknown"]
+    assert lines == [
+        "2/10 tasks · running 4 · failed 0 · 0:11 elapsed · ETA 0:44 · cost $0.0100 known + 1 task(s) unknown"
+    ]
     clock.now += 30
     p.close()
-    assert out.getvalue().splitlines()[-1] == ("5/10 tasks · running 4 · failed 1 · 0:42 elapsed · ETA 0:42 · "
-                                               "cost $0.0200 known + 3 task(s) unknown")
+    assert out.getvalue().splitlines()[-1] == (
+        "5/10 tasks · running 4 · failed 1 · 0:42 elapsed · ETA 0:42 · cost $0.0200 known + 3 task(s) unknown"
+    )
 
 
 def test_terminal_bar_redraws_in_place_at_most_ten_times_a_second() -> None:
@@ -79,8 +85,15 @@ def test_eval_on_a_terminal_shows_the_bar_and_quiet_only_the_outcome(demo_run: P
     project = demo_run.parents[2]
     primary, secondary = os.openpty()
     try:
-        proc = subprocess.run([sys.executable, "-m", "knowmeter", "eval", "--report-only"], cwd=project,
-                              stdout=subprocess.PIPE, stderr=secondary, text=True, timeout=300, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-m", "knowmeter", "eval", "--report-only"],
+            cwd=project,
+            stdout=subprocess.PIPE,
+            stderr=secondary,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         os.close(secondary)
         chunks = []
         while True:
@@ -97,8 +110,14 @@ def test_eval_on_a_terminal_shows_the_bar_and_quiet_only_the_outcome(demo_run: P
     err = b"".join(chunks).decode()
     assert "\r\x1b[2K" in err and "█" * 24 + " 46/46 tasks · running 0 · failed 0" in err
 
-    quiet = subprocess.run([sys.executable, "-m", "knowmeter", "eval", "--quiet"], cwd=project,
-                           capture_output=True, text=True, timeout=300, check=False)
+    quiet = subprocess.run(
+        [sys.executable, "-m", "knowmeter", "eval", "--quiet"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert quiet.returncode == 0 and quiet.stderr == ""
     latest = sorted((project / ".knowmeter" / "runs").iterdir())[-1]
     report = json.loads((latest / "report.json").read_text())

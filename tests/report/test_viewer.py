@@ -53,12 +53,25 @@ def test_pages(viewer: ViewerServer, demo_run: Path) -> None:
     assert request(viewer, "HEAD", "/")[0] == 200
 
 
-@pytest.mark.parametrize("path", [
-    "/run/../../../../etc/passwd", "/run/..%2f..%2f..%2fetc%2fpasswd", "/run/%2e%2e/%2e%2e/etc/passwd",
-    "/%2e%2e/%2e%2e/etc/passwd", "/run/..%252f..%252fetc%252fpasswd", "/run/%2E%2E", "/run/....//....//etc/passwd",
-    "/run/20261123-164906-95d266/../../index.sqlite", "//etc/passwd", "/index.sqlite", "/runs/", "/run/",
-    "/run/%00", "/run/20261123-164906-95d266%2f..%2f..%2findex.sqlite",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/run/../../../../etc/passwd",
+        "/run/..%2f..%2f..%2fetc%2fpasswd",
+        "/run/%2e%2e/%2e%2e/etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/run/..%252f..%252fetc%252fpasswd",
+        "/run/%2E%2E",
+        "/run/....//....//etc/passwd",
+        "/run/20261123-164906-95d266/../../index.sqlite",
+        "//etc/passwd",
+        "/index.sqlite",
+        "/runs/",
+        "/run/",
+        "/run/%00",
+        "/run/20261123-164906-95d266%2f..%2f..%2findex.sqlite",
+    ],
+)
 def test_no_path_traversal(viewer: ViewerServer, path: str) -> None:
     status, body = request(viewer, "GET", path)
     assert status == 404 and "root:" not in body and "SQLite" not in body
@@ -76,9 +89,18 @@ def test_only_get_and_bad_requests_are_4xx(viewer: ViewerServer, demo_run: Path)
 
 
 def test_trends_keep_sample_sets_apart() -> None:
-    rows = [{"run_id": f"r{i}", "created_at": f"2026-01-0{i}T00:00", "sample_set_id": s, "variant": v,
-             "composite": c, "gap_rate": None, "coverage": None}
-            for i, s, v, c in [(1, "a@1", "x", 3.0), (2, "b@2", "x", 4.0), (3, "a@1", "x", 3.5), (3, "a@1", "y", 2.0)]]
+    rows = [
+        {
+            "run_id": f"r{i}",
+            "created_at": f"2026-01-0{i}T00:00",
+            "sample_set_id": s,
+            "variant": v,
+            "composite": c,
+            "gap_rate": None,
+            "coverage": None,
+        }
+        for i, s, v, c in [(1, "a@1", "x", 3.0), (2, "b@2", "x", 4.0), (3, "a@1", "x", 3.5), (3, "a@1", "y", 2.0)]
+    ]
     series = trend_series(rows, "composite")
     assert set(series) == {"a@1", "b@2"}
     a = {s.name: [y for _, y in s.points] for s in series["a@1"]}

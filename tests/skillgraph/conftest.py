@@ -36,9 +36,7 @@ def write_skill(folder: Path, frontmatter: dict[str, Any], body: str) -> Path:
 
 
 @pytest.fixture
-def reshaped(
-    tmp_path: Path, ref: Path, type_safety_parts: tuple[dict[str, Any], str]
-) -> Callable[[str], Path]:
+def reshaped(tmp_path: Path, ref: Path, type_safety_parts: tuple[dict[str, Any], str]) -> Callable[[str], Path]:
     """Write type-safety as a v6, v8, marketplace-v0.5.6 or marketplace-HEAD skill; return its path."""
     fm, body = type_safety_parts
     concept = fm["concept"]
@@ -48,12 +46,23 @@ def reshaped(
     def make(shape: str) -> Path:
         folder = tmp_path / "skills" / "type-safety"
         if shape == "v6":
-            data = {"schema_version": 6, **base, "type": "capability", "category": "quality",
-                    "comprehension_state": "present", **flat}
+            data = {
+                "schema_version": 6,
+                **base,
+                "type": "capability",
+                "category": "quality",
+                "comprehension_state": "present",
+                **flat,
+            }
         elif shape == "v8":
             v8 = {("concept_boundary" if k == "boundary" else k): v for k, v in flat.items()}
-            data = {**base, "subject": "quality-assurance", "public": True, "scope": "types as a quality property",
-                    **v8}
+            data = {
+                **base,
+                "subject": "quality-assurance",
+                "public": True,
+                "scope": "types as a quality property",
+                **v8,
+            }
             folder.mkdir(parents=True, exist_ok=True)
             shutil.copy(ref / "comprehension-json" / "type-safety" / "audit-state.json", folder / "audit-state.json")
         elif shape == "market-v056":
@@ -61,8 +70,14 @@ def reshaped(
             packed = {"comprehension_state": "present", "mental_model": "|", "concept": json.dumps(packed_concept)}
             data = {**base, "metadata": {"metadata": json.dumps(packed)}}
         elif shape == "market-head":
-            data = {**base, "mental_model": "|", "purpose": concept["purpose"], "boundary": "|",
-                    "analogy": "passport check", "misconception": "|"}
+            data = {
+                **base,
+                "mental_model": "|",
+                "purpose": concept["purpose"],
+                "boundary": "|",
+                "analogy": "passport check",
+                "misconception": "|",
+            }
         else:
             raise AssertionError(shape)
         return write_skill(folder, data, body)

@@ -47,7 +47,15 @@ def test_c_extensions_of_type_safety(ref: Path) -> None:
     assert [c.dimension for c in cases] == [Dimension(f"C{i}") for i in (1, 2, 3, 4, 5, 6, 7, 8, 9, 7)]
     assert all(c.dimension_source == "comprehension_dimension" for c in cases)
     assert [c.concept_field for c in cases] == [
-        "definition", "mental_model", "purpose", "boundary", "taxonomy", "analogy", "misconception", None, None,
+        "definition",
+        "mental_model",
+        "purpose",
+        "boundary",
+        "taxonomy",
+        "analogy",
+        "misconception",
+        None,
+        None,
         "misconception",
     ]
     assert [c.transfer for c in cases].count("far") == 4
@@ -55,10 +63,15 @@ def test_c_extensions_of_type_safety(ref: Path) -> None:
     first = cases[0]
     assert first.expected_behaviors[2].id == "no_verbatim_span" and first.expected_behaviors[2].kind == "negative"
     assert first.expected_reasoning is not None and first.legacy_dimension == "definition"
-    assert [t.raw for t in first.truth_sources] == ["skills/type-safety/SKILL.md:64",
-                                                     "skills/type-safety/SKILL.md#type-safety"]
+    assert [t.raw for t in first.truth_sources] == [
+        "skills/type-safety/SKILL.md:64",
+        "skills/type-safety/SKILL.md#type-safety",
+    ]
     assert (first.truth_sources[0].start, first.truth_sources[0].end, first.truth_sources[1].anchor) == (
-        64, 64, "type-safety")
+        64,
+        64,
+        "type-safety",
+    )
     # enum spellings of examples/evals folded into the one model
     assert first.skill_type == "concept" and cases[4].criticality == "medium"  # "normal"
     assert cases[6].legacy_dimension == "anti_pattern" and cases[6].dimension is Dimension.C7
@@ -96,12 +109,21 @@ def _write(tmp_path: Path, data: Any, name: str = "x.json") -> Path:
 def test_expected_elements_tolerated_and_kept(tmp_path: Path) -> None:
     folder = tmp_path / "skills" / "contract-testing" / "evals"
     folder.mkdir(parents=True)
-    case = {"id": 1, "dimension": "definition", "prompt": "Define it.", "substance": "concept",
-            "calibration": "semantic", "truth_mode": "spec_grounded", "skill_type": "concept",
-            "criticality": "low", "expected_elements": ["consumer-driven", "provider verification"],
-            "authored_by": "hand"}
-    f = load_cases(_write(folder, {"skill_name": "contract-testing", "subject": "s", "evals": [case]},
-                          "comprehension.json"))
+    case = {
+        "id": 1,
+        "dimension": "definition",
+        "prompt": "Define it.",
+        "substance": "concept",
+        "calibration": "semantic",
+        "truth_mode": "spec_grounded",
+        "skill_type": "concept",
+        "criticality": "low",
+        "expected_elements": ["consumer-driven", "provider verification"],
+        "authored_by": "hand",
+    }
+    f = load_cases(
+        _write(folder, {"skill_name": "contract-testing", "subject": "s", "evals": [case]}, "comprehension.json")
+    )
     (only,) = f.cases
     assert f.format == "comprehension-json" and f.repo_root == tmp_path
     assert only.expected_elements == ("consumer-driven", "provider verification")
@@ -112,8 +134,18 @@ def test_evals_json_expectations(tmp_path: Path) -> None:
     folder = tmp_path / "skills" / "debugging" / "evals"
     folder.mkdir(parents=True)
     (folder.parent / "SKILL.md").write_text("---\nname: debugging\n---\n# Debugging\n")
-    data = {"evals": [{"id": 1, "prompt": "The test fails.", "expected_output": "a reproduction first",
-                       "expectations": ["reproduces the failure", "bisects"], "files": [], "criticality": "medium"}]}
+    data = {
+        "evals": [
+            {
+                "id": 1,
+                "prompt": "The test fails.",
+                "expected_output": "a reproduction first",
+                "expectations": ["reproduces the failure", "bisects"],
+                "files": [],
+                "criticality": "medium",
+            }
+        ]
+    }
     f = load_cases(_write(folder, data, "evals.json"))
     (case,) = f.cases
     assert f.format == "evals-json" and f.skill_name == "debugging"  # from the skill folder
@@ -143,16 +175,27 @@ _CASE = {"id": 7, "prompt": "p", "dimension": "definition", "truth_sources": ["S
         ({"comprehension_dimension": "C10"}, "field 'comprehension_dimension': unknown value 'C10'; accepted: C1, "),
         ({"transfer": "medium"}, "field 'transfer': unknown value 'medium'; accepted: near, far"),
         ({"concept_field": "vibe"}, "field 'concept_field': unknown value 'vibe'; accepted: definition, "),
-        ({"criticality": "urgent"}, "field 'criticality': unknown value 'urgent'; accepted: critical, high, medium, "
-                                    "normal, low"),
+        (
+            {"criticality": "urgent"},
+            "field 'criticality': unknown value 'urgent'; accepted: critical, high, medium, normal, low",
+        ),
         ({"dimension": None}, "field 'dimension': missing; accepted:"),
         ({"prompt": ""}, "field 'prompt': missing or empty"),
         ({"id": True}, "case #1: field 'id': missing or not"),
         ({"truth_sources": ["a:b:c"]}, "field 'truth_sources': 'a:b:c' is not a truth source; write path, path:N"),
-        ({"expected_behaviors": [{"id": "a", "kind": "sideways", "description": "d"}]},
-         "field 'expected_behaviors.a.kind': unknown value 'sideways'; accepted: positive, negative"),
-        ({"expected_behaviors": [{"id": "a", "kind": "positive", "description": "d"},
-                                 {"id": "a", "kind": "negative", "description": "e"}]}, "appears twice"),
+        (
+            {"expected_behaviors": [{"id": "a", "kind": "sideways", "description": "d"}]},
+            "field 'expected_behaviors.a.kind': unknown value 'sideways'; accepted: positive, negative",
+        ),
+        (
+            {
+                "expected_behaviors": [
+                    {"id": "a", "kind": "positive", "description": "d"},
+                    {"id": "a", "kind": "negative", "description": "e"},
+                ]
+            },
+            "appears twice",
+        ),
         ({"expected_behaviors": [{"id": "a", "kind": "positive"}]}, "'expected_behaviors.a.description': missing"),
         ({"expected_elements": "one"}, "field 'expected_elements': must be a list of strings"),
     ],

@@ -14,8 +14,14 @@ from knowmeter.cli import cli
 
 
 def lint(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "knowmeter", "skill", "lint", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "knowmeter", "skill", "lint", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_reference_lint_lines_and_exit_0(ref: Path) -> None:
@@ -40,8 +46,14 @@ def test_errors_exit_1_and_json(tmp_path: Path, ref: Path) -> None:
     data = json.loads(result.output)
     assert data["errors"] == 1 and data["unreadable"] == [] and data["eval_files"] == [str(cases)]
     (error,) = [f for f in data["findings"] if f["severity"] == "error"]
-    assert error == {"file": str(cases), "line": 7, "rule": "truth-source-range", "severity": "error",
-                     "case_id": "1", "message": error["message"]}
+    assert error == {
+        "file": str(cases),
+        "line": 7,
+        "rule": "truth-source-range",
+        "severity": "error",
+        "case_id": "1",
+        "message": error["message"],
+    }
 
 
 def test_strict_turns_warnings_into_exit_1(ref: Path) -> None:

@@ -36,8 +36,12 @@ def test_reference_lints_to_the_documented_findings(ref: Path) -> None:
     result = lint_paths([ref])
     assert result.unreadable == [] and result.errors == 0
     assert len(result.skills) == 4 and len(result.eval_files) == 5
-    assert rules(result.findings) == {"grading-source": 12, "truth-source-drift": 3, "skill-not-found": 1,
-                                      "c2-scenario": 4}
+    assert rules(result.findings) == {
+        "grading-source": 12,
+        "truth-source-drift": 3,
+        "skill-not-found": 1,
+        "c2-scenario": 4,
+    }
     drift = [(f.path.name, f.case_id) for f in result.findings if f.rule == "truth-source-drift"]
     # FORMATS.md §1.6: type-safety.json cites the pre-R1 lines for Verification / Do NOT Use When
     assert drift == [("type-safety.json", "4"), ("type-safety.json", "8"), ("type-safety.json", "9")]
@@ -66,8 +70,7 @@ def test_truth_source_file_range_anchor(repo: Path) -> None:
     assert "runs past the end of skills/type-safety/SKILL.md (285 lines)" in found["truth-source-range"].message
     assert found["truth-source-file"].case_id == "5"
     assert found["truth-source-anchor"].case_id == "2" and "#runtime-edge" in found["truth-source-anchor"].message
-    assert all(found[r].severity == "error" for r in ("truth-source-range", "truth-source-file",
-                                                      "truth-source-anchor"))
+    assert all(found[r].severity == "error" for r in ("truth-source-range", "truth-source-file", "truth-source-anchor"))
 
 
 def test_skill_name_mismatch_and_not_found(repo: Path) -> None:
@@ -157,8 +160,9 @@ def test_grading_source_and_concept_field(repo: Path, reshaped: Callable[[str], 
     market = reshaped("market-head")
     evals = market.parent / "evals"
     evals.mkdir()
-    (evals / "comprehension.json").write_text(json.dumps(
-        {"skill_name": "type-safety", "evals": [{"id": 1, "prompt": "p", "dimension": "mental_model"}]}))
+    (evals / "comprehension.json").write_text(
+        json.dumps({"skill_name": "type-safety", "evals": [{"id": 1, "prompt": "p", "dimension": "mental_model"}]})
+    )
     (hit,) = [f for f in lint_paths([evals / "comprehension.json"]).findings if f.rule == "grading-source"]
     assert "mental_model" in hit.message and "marketplace export" in hit.message
 
@@ -180,8 +184,11 @@ def test_far_transfer_r4(repo: Path) -> None:
 def test_c2_scenario(repo: Path) -> None:
     cases = repo / "evals" / "type-safety.json"
     assert "c2-scenario" not in rules(lint_paths([cases]).findings)  # case 2's migration is not in the body
-    edit(cases, '"comprehension_dimension": "C2",\n      "concept_field": "mental_model",\n      "transfer": "far"',
-         '"comprehension_dimension": "C2",\n      "concept_field": "mental_model",\n      "transfer": "near"')
+    edit(
+        cases,
+        '"comprehension_dimension": "C2",\n      "concept_field": "mental_model",\n      "transfer": "far"',
+        '"comprehension_dimension": "C2",\n      "concept_field": "mental_model",\n      "transfer": "near"',
+    )
     (hit,) = [f for f in lint_paths([cases]).findings if f.rule == "c2-scenario"]
     assert hit.case_id == "2" and "tagged transfer: near" in hit.message
     # a11y case 2 (legacy dimension mental_model → C2) quotes the body: retrieval, not transfer

@@ -12,8 +12,13 @@ from knowmeter.skillgraph import Dimension, SkillFormatError, load_skill
 
 # FORMATS.md §1.6: the concept block of skills/type-safety/SKILL.md, line by line
 CONCEPT_LINES = {
-    "definition": (64, 64), "mental_model": (65, 78), "purpose": (79, 84), "boundary": (85, 94),
-    "taxonomy": (95, 103), "analogy": (104, 107), "misconception": (108, 115),
+    "definition": (64, 64),
+    "mental_model": (65, 78),
+    "purpose": (79, 84),
+    "boundary": (85, 94),
+    "taxonomy": (95, 103),
+    "analogy": (104, 107),
+    "misconception": (108, 115),
 }
 
 

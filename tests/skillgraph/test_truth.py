@@ -60,5 +60,7 @@ def test_range_anchor_and_file_problems(ref: Path) -> None:
 def test_slugs_match_both_conventions() -> None:
     assert "any-vs-unknown-vs-never" in slugs("`any` vs `unknown` vs `never`")
     assert slugs("Soundness — What the System Actually Promises") == {
-        "soundness-what-the-system-actually-promises", "soundness--what-the-system-actually-promises"}
+        "soundness-what-the-system-actually-promises",
+        "soundness--what-the-system-actually-promises",
+    }
     assert slugs("Do NOT Use When") == {"do-not-use-when"}

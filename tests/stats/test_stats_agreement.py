@@ -31,10 +31,12 @@ def _ratings(seed: int, raters: int, units: int, missing: float, continuous: boo
 
 
 @pytest.mark.parametrize("level", ["interval", "ordinal"])
-@pytest.mark.parametrize(("seed", "raters", "units", "missing"), [(1, 2, 10, 0.0), (2, 3, 40, 0.2),
-                                                                    (3, 5, 25, 0.4), (4, 2, 200, 0.1)])
-def test_alpha_matches_the_krippendorff_package(level: Literal["interval", "ordinal"], seed: int, raters: int,
-                                                units: int, missing: float) -> None:
+@pytest.mark.parametrize(
+    ("seed", "raters", "units", "missing"), [(1, 2, 10, 0.0), (2, 3, 40, 0.2), (3, 5, 25, 0.4), (4, 2, 200, 0.1)]
+)
+def test_alpha_matches_the_krippendorff_package(
+    level: Literal["interval", "ordinal"], seed: int, raters: int, units: int, missing: float
+) -> None:
     data = _ratings(seed, raters, units, missing, continuous=False)
     expected = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
     assert krippendorff_alpha(data, level) == pytest.approx(expected, abs=1e-12)

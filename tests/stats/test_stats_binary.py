@@ -52,8 +52,9 @@ def _sandwich_share_variance(y: np.ndarray, m: np.ndarray) -> float:
     beta = np.linalg.lstsq(x, trials, rcond=None)[0]
     resid = trials - x @ beta
     bread = np.linalg.inv(x.T @ x)
-    meat = sum(np.outer(x[groups == g].T @ resid[groups == g], x[groups == g].T @ resid[groups == g])
-               for g in range(m.size))
+    meat = sum(
+        np.outer(x[groups == g].T @ resid[groups == g], x[groups == g].T @ resid[groups == g]) for g in range(m.size)
+    )
     n, g, k = trials.size, m.size, 1
     return float((bread @ meat @ bread)[0, 0] * g / (g - 1) * (n - 1) / (n - k))
 

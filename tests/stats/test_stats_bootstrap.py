@@ -26,8 +26,15 @@ DATASETS = {
 def test_matches_scipy_on_the_same_resamples(name: str, method: str) -> None:
     x = DATASETS[name]
     ours = bootstrap_mean(x, b=3000, seed=11, level=0.9)
-    ref = ss.bootstrap((x,), np.mean, n_resamples=3000, method=method, confidence_level=0.9,
-                       rng=np.random.default_rng(11), vectorized=True)
+    ref = ss.bootstrap(
+        (x,),
+        np.mean,
+        n_resamples=3000,
+        method=method,
+        confidence_level=0.9,
+        rng=np.random.default_rng(11),
+        vectorized=True,
+    )
     interval = ours.percentile if method == "percentile" else ours.bca
     assert interval is not None
     assert interval == pytest.approx(tuple(ref.confidence_interval), abs=1e-12)
@@ -173,4 +180,3 @@ def test_bca_is_scale_equivariant_with_ties(clustered: bool) -> None:
             assert one.bca == pytest.approx((three.bca[0] / 3, three.bca[1] / 3), abs=1e-12)
             checked += 1
     assert checked > 100
-

@@ -15,8 +15,14 @@ def _mean_diff(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def _scipy_p(treatment: np.ndarray, control: np.ndarray, n_resamples: int, seed: int) -> float:
-    res = ss.permutation_test((treatment, control), _mean_diff, permutation_type="samples",
-                              n_resamples=n_resamples, vectorized=True, rng=np.random.default_rng(seed))
+    res = ss.permutation_test(
+        (treatment, control),
+        _mean_diff,
+        permutation_type="samples",
+        n_resamples=n_resamples,
+        vectorized=True,
+        rng=np.random.default_rng(seed),
+    )
     return float(res.pvalue)
 
 

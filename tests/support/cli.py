@@ -38,11 +38,19 @@ def km(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Ran:
     return Ran(r.exit_code, r.stdout, r.stderr)
 
 
-def km_process(*args: str, cwd: Path, env: Mapping[str, str] | None = None,
-               timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def km_process(
+    *args: str, cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     """``knowmeter ARGS`` as a process of its own (``env``: its whole environment, default this one's)."""
-    return subprocess.run([sys.executable, "-m", "knowmeter", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, check=False, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "knowmeter", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env=env,
+    )
 
 
 def init_demo(where: Path) -> Path:

@@ -51,9 +51,16 @@ Scenario = dict[str, Any]
 ScenarioSpec = Scenario | str | Path
 
 DEFAULT_USAGE = {"input_tokens": 100, "output_tokens": 10}
-_ANTHROPIC_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-                          404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error",
-                          500: "api_error", 529: "overloaded_error"}
+_ANTHROPIC_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
 _ids = itertools.count(1)
 
 
@@ -170,8 +177,7 @@ def _sse(events: Iterable[tuple[str | None, Any]]) -> bytes:
     return "".join(out).encode()
 
 
-def _anthropic_reply(step: Mapping[str, Any], model: str, usage: Mapping[str, int],
-                     stream: bool) -> tuple[str, bytes]:
+def _anthropic_reply(step: Mapping[str, Any], model: str, usage: Mapping[str, int], stream: bool) -> tuple[str, bytes]:
     text, tool = _step_parts(step, "anthropic")
     blocks: list[dict[str, Any]] = []
     if text:
@@ -181,12 +187,27 @@ def _anthropic_reply(step: Mapping[str, Any], model: str, usage: Mapping[str, in
     stop = "tool_use" if tool else "end_turn"
     keys = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     full_usage = {key: usage.get(key, 0) for key in keys}
-    message = {"id": _new_id("msg"), "type": "message", "role": "assistant", "model": model,
-               "content": blocks, "stop_reason": stop, "stop_sequence": None, "usage": full_usage}
+    message = {
+        "id": _new_id("msg"),
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": blocks,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": full_usage,
+    }
     if not stream:
         return "application/json", json.dumps(message).encode()
-    events: list[tuple[str | None, Any]] = [("message_start", {"type": "message_start", "message": {
-        **message, "content": [], "stop_reason": None, "usage": {**full_usage, "output_tokens": 1}}})]
+    events: list[tuple[str | None, Any]] = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {**message, "content": [], "stop_reason": None, "usage": {**full_usage, "output_tokens": 1}},
+            },
+        )
+    ]
     for i, block in enumerate(blocks):
         start: dict[str, Any]
         if block["type"] == "text":
@@ -197,74 +218,152 @@ def _anthropic_reply(step: Mapping[str, Any], model: str, usage: Mapping[str, in
         events += [
             ("content_block_start", {"type": "content_block_start", "index": i, "content_block": start}),
             ("content_block_delta", {"type": "content_block_delta", "index": i, "delta": delta}),
-            ("content_block_stop", {"type": "content_block_stop", "index": i})]
-    events += [("message_delta", {"type": "message_delta",
-                                  "delta": {"stop_reason": stop, "stop_sequence": None},
-                                  "usage": {"output_tokens": full_usage["output_tokens"]}}),
-               ("message_stop", {"type": "message_stop"})]
+            ("content_block_stop", {"type": "content_block_stop", "index": i}),
+        ]
+    events += [
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": full_usage["output_tokens"]},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
     return "text/event-stream", _sse(events)
 
 
-def _responses_reply(step: Mapping[str, Any], model: str, usage: Mapping[str, int],
-                     stream: bool) -> tuple[str, bytes]:
+def _responses_reply(step: Mapping[str, Any], model: str, usage: Mapping[str, int], stream: bool) -> tuple[str, bytes]:
     text, tool = _step_parts(step, "openai")
     items: list[dict[str, Any]] = []
     if text:
-        items.append({"type": "message", "id": _new_id("msg"), "status": "completed", "role": "assistant",
-                      "content": [{"type": "output_text", "text": text, "annotations": []}]})
+        items.append(
+            {
+                "type": "message",
+                "id": _new_id("msg"),
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+        )
     if tool:
-        items.append({"type": "function_call", "id": _new_id("fc"), "call_id": _new_id("call"),
-                      "status": "completed", "name": tool[0], "arguments": json.dumps(tool[1])})
+        items.append(
+            {
+                "type": "function_call",
+                "id": _new_id("fc"),
+                "call_id": _new_id("call"),
+                "status": "completed",
+                "name": tool[0],
+                "arguments": json.dumps(tool[1]),
+            }
+        )
     inp, out = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
-    response = {"id": _new_id("resp"), "object": "response", "created_at": int(time.time()),
-                "status": "completed", "model": model, "output": items, "parallel_tool_calls": True,
-                "tool_choice": "auto", "tools": [],
-                "usage": {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out,
-                          "input_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
-                          "output_tokens_details": {"reasoning_tokens": 0}}}
+    response = {
+        "id": _new_id("resp"),
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": "completed",
+        "model": model,
+        "output": items,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": inp,
+            "output_tokens": out,
+            "total_tokens": inp + out,
+            "input_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
     if not stream:
         return "application/json", json.dumps(response).encode()
     seq = itertools.count()
-    events: list[tuple[str | None, Any]] = [("response.created", {
-        "type": "response.created", "sequence_number": next(seq),
-        "response": {**response, "status": "in_progress", "output": [], "usage": None}})]
+    events: list[tuple[str | None, Any]] = [
+        (
+            "response.created",
+            {
+                "type": "response.created",
+                "sequence_number": next(seq),
+                "response": {**response, "status": "in_progress", "output": [], "usage": None},
+            },
+        )
+    ]
     for idx, item in enumerate(items):
         added = {**item, "status": "in_progress"}
         if item["type"] == "message":
             added["content"] = []
         else:
             added["arguments"] = ""
-        events.append(("response.output_item.added", {"type": "response.output_item.added",
-                                                       "sequence_number": next(seq), "output_index": idx,
-                                                       "item": added}))
+        events.append(
+            (
+                "response.output_item.added",
+                {
+                    "type": "response.output_item.added",
+                    "sequence_number": next(seq),
+                    "output_index": idx,
+                    "item": added,
+                },
+            )
+        )
         if item["type"] == "message":
-            events.append(("response.output_text.delta", {
-                "type": "response.output_text.delta", "sequence_number": next(seq), "item_id": item["id"],
-                "output_index": idx, "content_index": 0, "delta": item["content"][0]["text"],
-                "logprobs": []}))
+            events.append(
+                (
+                    "response.output_text.delta",
+                    {
+                        "type": "response.output_text.delta",
+                        "sequence_number": next(seq),
+                        "item_id": item["id"],
+                        "output_index": idx,
+                        "content_index": 0,
+                        "delta": item["content"][0]["text"],
+                        "logprobs": [],
+                    },
+                )
+            )
         else:
-            events.append(("response.function_call_arguments.done", {
-                "type": "response.function_call_arguments.done", "sequence_number": next(seq),
-                "item_id": item["id"], "output_index": idx, "arguments": item["arguments"]}))
-        events.append(("response.output_item.done", {"type": "response.output_item.done",
-                                                      "sequence_number": next(seq), "output_index": idx,
-                                                      "item": item}))
-    events.append(("response.completed", {"type": "response.completed", "sequence_number": next(seq),
-                                          "response": response}))
+            events.append(
+                (
+                    "response.function_call_arguments.done",
+                    {
+                        "type": "response.function_call_arguments.done",
+                        "sequence_number": next(seq),
+                        "item_id": item["id"],
+                        "output_index": idx,
+                        "arguments": item["arguments"],
+                    },
+                )
+            )
+        events.append(
+            (
+                "response.output_item.done",
+                {"type": "response.output_item.done", "sequence_number": next(seq), "output_index": idx, "item": item},
+            )
+        )
+    events.append(
+        ("response.completed", {"type": "response.completed", "sequence_number": next(seq), "response": response})
+    )
     return "text/event-stream", _sse(events)
 
 
-def _chat_reply(step: Mapping[str, Any], model: str, usage: Mapping[str, int], stream: bool,
-                include_usage: bool) -> tuple[str, bytes]:
+def _chat_reply(
+    step: Mapping[str, Any], model: str, usage: Mapping[str, int], stream: bool, include_usage: bool
+) -> tuple[str, bytes]:
     text, tool = _step_parts(step, "openai")
     message: dict[str, Any] = {"role": "assistant", "content": text or None}
     if tool:
-        message["tool_calls"] = [{"id": _new_id("call"), "type": "function",
-                                  "function": {"name": tool[0], "arguments": json.dumps(tool[1])}}]
+        message["tool_calls"] = [
+            {"id": _new_id("call"), "type": "function", "function": {"name": tool[0], "arguments": json.dumps(tool[1])}}
+        ]
     finish = "tool_calls" if tool else "stop"
     inp, out = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
-    usage_obj = {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out,
-                 "prompt_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)}}
+    usage_obj = {
+        "prompt_tokens": inp,
+        "completion_tokens": out,
+        "total_tokens": inp + out,
+        "prompt_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
+    }
     base = {"id": _new_id("chatcmpl"), "created": int(time.time()), "model": model}
     if not stream:
         choice = {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
@@ -276,7 +375,8 @@ def _chat_reply(step: Mapping[str, Any], model: str, usage: Mapping[str, int], s
         delta["tool_calls"] = [{"index": 0, **message["tool_calls"][0]}]
     events: list[tuple[str | None, Any]] = [
         (None, {**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}),
-        (None, {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})]
+        (None, {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}),
+    ]
     if include_usage:
         events.append((None, {**chunk, "choices": [], "usage": usage_obj}))
     events.append((None, "[DONE]"))
@@ -302,8 +402,9 @@ class MockModelServer:
             env = {"ANTHROPIC_BASE_URL": srv.anthropic_base_url, ...}
     """
 
-    def __init__(self, scenarios: ScenarioSpec | Mapping[str, ScenarioSpec] | None = None, *,
-                 log_path: Path | str | None = None) -> None:
+    def __init__(
+        self, scenarios: ScenarioSpec | Mapping[str, ScenarioSpec] | None = None, *, log_path: Path | str | None = None
+    ) -> None:
         if scenarios is None:
             scenarios = {"": {"steps": [{"text": "ok"}]}}
         elif isinstance(scenarios, str | Path) or _looks_like_scenario(scenarios):
@@ -326,8 +427,7 @@ class MockModelServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="mock-model",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="mock-model", daemon=True)
         self._thread.start()
         return self
 
@@ -344,8 +444,7 @@ class MockModelServer:
     def __enter__(self) -> MockModelServer:
         return self.start()
 
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
         self.stop()
 
     # -- addresses
@@ -435,20 +534,32 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
 
     def do_HEAD(self) -> None:
-        self.mock._log({"t": time.time(), "method": "HEAD", "path": self.path, "headers": self._headers(),
-                        "body": ""})
+        self.mock._log({"t": time.time(), "method": "HEAD", "path": self.path, "headers": self._headers(), "body": ""})
         self._send(200, "text/plain", b"")
 
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
-        self.mock._log({"t": time.time(), "method": "GET", "path": self.path, "headers": self._headers(),
-                        "body": ""})
+        self.mock._log({"t": time.time(), "method": "GET", "path": self.path, "headers": self._headers(), "body": ""})
         if path.rstrip("/") == "/v1/models":
-            models = [{"id": m, "object": "model", "type": "model", "created": 0, "owned_by": "mock",
-                       "display_name": m, "created_at": "2025-01-01T00:00:00Z"}
-                      for m in ("gpt-5.5", "claude-sonnet-4-5", "mock-model")]
-            body = {"object": "list", "data": models, "has_more": False, "first_id": models[0]["id"],
-                    "last_id": models[-1]["id"]}
+            models = [
+                {
+                    "id": m,
+                    "object": "model",
+                    "type": "model",
+                    "created": 0,
+                    "owned_by": "mock",
+                    "display_name": m,
+                    "created_at": "2025-01-01T00:00:00Z",
+                }
+                for m in ("gpt-5.5", "claude-sonnet-4-5", "mock-model")
+            ]
+            body = {
+                "object": "list",
+                "data": models,
+                "has_more": False,
+                "first_id": models[0]["id"],
+                "last_id": models[-1]["id"],
+            }
             self._send(200, "application/json", json.dumps(body).encode())
         else:
             self._send(404, "application/json", _error_body("openai", 404, f"no route for GET {path}", None))
@@ -460,10 +571,14 @@ class _Handler(BaseHTTPRequestHandler):
             body: Any = json.loads(raw or b"{}")
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        record: dict[str, Any] = {"t": time.time(), "method": "POST", "path": self.path,
-                                  "headers": self._headers(), "body": body}
-        wire = {"/v1/messages": "anthropic", "/v1/responses": "responses",
-                "/v1/chat/completions": "chat"}.get(path)
+        record: dict[str, Any] = {
+            "t": time.time(),
+            "method": "POST",
+            "path": self.path,
+            "headers": self._headers(),
+            "body": body,
+        }
+        wire = {"/v1/messages": "anthropic", "/v1/responses": "responses", "/v1/chat/completions": "chat"}.get(path)
         if path == "/v1/messages/count_tokens":
             self.mock._log(record)
             tokens = max(1, len(raw) // 4)
@@ -482,8 +597,9 @@ class _Handler(BaseHTTPRequestHandler):
         family = "anthropic" if wire == "anthropic" else "openai"
         if scenario is None:
             self.mock._log(record)
-            self._send(500, "application/json",
-                       _error_body(family, 500, "mock: no scenario matches this request", "api_error"))
+            self._send(
+                500, "application/json", _error_body(family, 500, "mock: no scenario matches this request", "api_error")
+            )
             return
         model = str(body.get("model") or "mock-model")
         usage = {**DEFAULT_USAGE, **(scenario.get("usage") or {})}

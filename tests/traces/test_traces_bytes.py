@@ -16,8 +16,7 @@ from knowmeter.traces._claude_session import _WANTED, _skipped_type
 from knowmeter.traces._common import loads_line
 
 SESSION = "claude-code-session-jsonl/a758b6ba-8d47-447c-bead-7f25794b7319.jsonl"
-ROLLOUT = ("codex_failures_readonly/session/"
-           "rollout-2026-11-22T09-40-17-01a202a0-b9dd-7303-9e9e-d61eadddb9df.jsonl")
+ROLLOUT = "codex_failures_readonly/session/rollout-2026-11-22T09-40-17-01a202a0-b9dd-7303-9e9e-d61eadddb9df.jsonl"
 
 
 def _text_lines(path: Path) -> list[str]:
@@ -36,9 +35,14 @@ def _odd_variants(body: bytes) -> dict[str, bytes]:
         "cr": body.replace(b"\n", b"\r"),
         "invalid utf-8": body.replace(b"the ", b"th\xff ").replace(b"Read", b"R\xc3ad", 2),
         "lone surrogate escape": b"".join([*lines[:2], user.encode() + b"\n", *lines[2:]]),
-        "nan and text after the value": b"".join([
-            *lines[:2], b'{"type":"user","uuid":"odd-2","x":NaN,"message":{"role":"user","content":"hi"}}\n',
-            lines[2].rstrip(b"\n") + b" trailing\n", *lines[3:]]),
+        "nan and text after the value": b"".join(
+            [
+                *lines[:2],
+                b'{"type":"user","uuid":"odd-2","x":NaN,"message":{"role":"user","content":"hi"}}\n',
+                lines[2].rstrip(b"\n") + b" trailing\n",
+                *lines[3:],
+            ]
+        ),
         "truncated last line": body[: len(body) - len(lines[-1]) // 2],
         "blank and whitespace lines": b"\n  \n".join(lines),
     }
@@ -46,7 +50,8 @@ def _odd_variants(body: bytes) -> dict[str, bytes]:
 
 def _same(a: object, b: object) -> None:
     assert json.dumps(a, default=lambda o: o.to_dict(), sort_keys=True) == json.dumps(
-        b, default=lambda o: o.to_dict(), sort_keys=True)
+        b, default=lambda o: o.to_dict(), sort_keys=True
+    )
 
 
 @pytest.mark.parametrize("variant", list(_odd_variants(b"{}\n{}\n{}\n{}\n")))
@@ -73,8 +78,9 @@ def test_codex_rollout_from_bytes_equals_text_mode(tmp_path: Path, captures: Pat
     _same(from_bytes.meta, from_text.meta)
 
 
-@pytest.mark.parametrize("line", ['{"a": 1}\n', '{"a": "\\ud800"}', '{"a": NaN}', '{"a": 1} tail', ' {"a": [1.5e3]}',
-                                  '{"a": "\\u00e9\\n"}'])
+@pytest.mark.parametrize(
+    "line", ['{"a": 1}\n', '{"a": "\\ud800"}', '{"a": NaN}', '{"a": 1} tail', ' {"a": [1.5e3]}', '{"a": "\\u00e9\\n"}']
+)
 def test_loads_line_agrees_with_the_standard_library(line: str) -> None:
     expected = json.JSONDecoder().raw_decode(line.strip())[0]
     assert repr(loads_line(line)) == repr(expected)
@@ -87,9 +93,32 @@ def test_loads_line_refuses_what_is_not_json() -> None:
             loads_line(bad)
 
 
-_FRAGMENTS = st.sampled_from(['{"type":"', '"type":"', "user", "assistant", "system", "progress", "summary",
-                              "ai-title", '"', "}", "{", ",", ":", "x", '"data":{', " ", "\n",
-                              "attachment", "us", "a", "s", '"type":"type":"'])
+_FRAGMENTS = st.sampled_from(
+    [
+        '{"type":"',
+        '"type":"',
+        "user",
+        "assistant",
+        "system",
+        "progress",
+        "summary",
+        "ai-title",
+        '"',
+        "}",
+        "{",
+        ",",
+        ":",
+        "x",
+        '"data":{',
+        " ",
+        "\n",
+        "attachment",
+        "us",
+        "a",
+        "s",
+        '"type":"type":"',
+    ]
+)
 
 
 @given(st.lists(_FRAGMENTS, max_size=14).map("".join))
@@ -102,7 +131,7 @@ def test_the_raw_skip_rule_is_the_substring_rule_it_replaces(text: str) -> None:
     ``"type":"`` but none of the three event types' ``"type":"…"`` (the rule as first written)."""
     line = text.encode()
     if text.startswith('{"type":"'):
-        expected = text[9:text.find('"', 9)] not in _WANTED
+        expected = text[9 : text.find('"', 9)] not in _WANTED
     else:
         expected = '"type":"' in text and not any(f'"type":"{t}"' in text for t in ("user", "assistant", "system"))
     assert _skipped_type(line) == expected

@@ -30,8 +30,16 @@ def _rollout(captures: Path, name: str) -> list[str]:
 
 
 def _outcomes(invocations: list[Any]) -> list[tuple[str, ToolStatus, ErrorKind | None, int | None, int]]:
-    return [(i.call.input["command"], i.status, i.result.error_kind if i.result else None,
-             i.result.exit_code if i.result else None, i.call.turn) for i in invocations]
+    return [
+        (
+            i.call.input["command"],
+            i.status,
+            i.result.error_kind if i.result else None,
+            i.result.exit_code if i.result else None,
+            i.call.turn,
+        )
+        for i in invocations
+    ]
 
 
 READONLY = [
@@ -48,8 +56,12 @@ def test_exec_failures_readonly(captures: Path) -> None:
     assert _outcomes(trace.invocations()) == READONLY
     assert {c.source_tool for c in trace.tool_calls()} == {"command_execution"}
     assert summary.output.startswith("banana is in ./fruits.txt line 2")
-    assert summary.usage == {"input_tokens": 600, "output_tokens": 60, "cache_read_tokens": 0,
-                             "cache_creation_tokens": 0}
+    assert summary.usage == {
+        "input_tokens": 600,
+        "output_tokens": 60,
+        "cache_read_tokens": 0,
+        "cache_creation_tokens": 0,
+    }
     assert summary.cost_usd is None and summary.error is None
     assert summary.session_id == "01a202a0-b9dd-7303-9e9e-d61eadddb9df"
     assert summary.num_turns == 5 and [m.turn for m in trace.messages("assistant")] == [5]
@@ -106,24 +118,75 @@ def test_exec_other_items_parallel_calls_and_truncation() -> None:
         {"type": "thread.started", "thread_id": "t"},
         {"type": "turn.started"},
         {"type": "item.completed", "item": {"id": "item_0", "type": "reasoning", "text": "thinking"}},
-        {"type": "item.started", "item": {"id": "item_1", "type": "command_execution", "command": "bash -lc 'ls'",
-                                          "status": "in_progress"}},
-        {"type": "item.started", "item": {"id": "item_2", "type": "command_execution",
-                                          "command": "bash -lc 'rg foo'", "status": "in_progress"}},
-        {"type": "item.completed", "item": {"id": "item_1", "type": "command_execution", "command": "bash -lc 'ls'",
-                                            "aggregated_output": "a\n", "exit_code": 0, "status": "completed"}},
-        {"type": "item.completed", "item": {"id": "item_2", "type": "command_execution",
-                                            "command": "bash -lc 'rg foo'", "aggregated_output": "bash: line 1: rg: "
-                                            "command not found\n", "exit_code": 127, "status": "failed"}},
-        {"type": "item.completed", "item": {"id": "item_3", "type": "file_change", "status": "completed",
-                                            "changes": [{"path": "/w/a.py", "kind": "add"}]}},
-        {"type": "item.completed", "item": {"id": "item_4", "type": "command_execution",
-                                            "command": "bash -lc 'rm -rf x'", "aggregated_output": "exec command "
-                                            "rejected: dangerous command detected; rejected by user approval "
-                                            "settings", "exit_code": -1, "status": "failed"}},
-        {"type": "item.completed", "item": {"id": "item_5", "type": "mcp_tool_call", "server": "docs", "tool": "find",
-                                            "arguments": {"q": "x"}, "error": {"message": "boom"},
-                                            "status": "failed"}},
+        {
+            "type": "item.started",
+            "item": {"id": "item_1", "type": "command_execution", "command": "bash -lc 'ls'", "status": "in_progress"},
+        },
+        {
+            "type": "item.started",
+            "item": {
+                "id": "item_2",
+                "type": "command_execution",
+                "command": "bash -lc 'rg foo'",
+                "status": "in_progress",
+            },
+        },
+        {
+            "type": "item.completed",
+            "item": {
+                "id": "item_1",
+                "type": "command_execution",
+                "command": "bash -lc 'ls'",
+                "aggregated_output": "a\n",
+                "exit_code": 0,
+                "status": "completed",
+            },
+        },
+        {
+            "type": "item.completed",
+            "item": {
+                "id": "item_2",
+                "type": "command_execution",
+                "command": "bash -lc 'rg foo'",
+                "aggregated_output": "bash: line 1: rg: command not found\n",
+                "exit_code": 127,
+                "status": "failed",
+            },
+        },
+        {
+            "type": "item.completed",
+            "item": {
+                "id": "item_3",
+                "type": "file_change",
+                "status": "completed",
+                "changes": [{"path": "/w/a.py", "kind": "add"}],
+            },
+        },
+        {
+            "type": "item.completed",
+            "item": {
+                "id": "item_4",
+                "type": "command_execution",
+                "command": "bash -lc 'rm -rf x'",
+                "aggregated_output": "exec command "
+                "rejected: dangerous command detected; rejected by user approval "
+                "settings",
+                "exit_code": -1,
+                "status": "failed",
+            },
+        },
+        {
+            "type": "item.completed",
+            "item": {
+                "id": "item_5",
+                "type": "mcp_tool_call",
+                "server": "docs",
+                "tool": "find",
+                "arguments": {"q": "x"},
+                "error": {"message": "boom"},
+                "status": "failed",
+            },
+        },
         {"type": "item.completed", "item": {"id": "item_6", "type": "web_search", "query": "codex docs"}},
         {"type": "item.completed", "item": {"type": "error", "message": "Model metadata for `m` not found."}},
         {"type": "item.completed", "item": {"id": "item_7", "type": "agent_message", "text": "done"}},
@@ -160,10 +223,18 @@ def _out(call_id: str, output: Any) -> dict[str, Any]:
 
 def test_rollout_output_wrappers_of_every_version() -> None:
     lines = jsonl(
-        {"timestamp": "t", "type": "session_meta", "payload": {"id": "sess", "cwd": "/w", "cli_version": "0.77.0",
-                                                               "originator": "codex_cli_rs"}},
-        _item("message", role="user", content=[{"type": "input_text", "text": "# AGENTS.md instructions for /w\n\n"
-                                                "<INSTRUCTIONS>use rg</INSTRUCTIONS>"}]),
+        {
+            "timestamp": "t",
+            "type": "session_meta",
+            "payload": {"id": "sess", "cwd": "/w", "cli_version": "0.77.0", "originator": "codex_cli_rs"},
+        },
+        _item(
+            "message",
+            role="user",
+            content=[
+                {"type": "input_text", "text": "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>use rg</INSTRUCTIONS>"}
+            ],
+        ),
         _item("message", role="user", content=[{"type": "input_text", "text": "where is foo?"}]),
         {"timestamp": "t", "type": "event_msg", "payload": {"type": "user_message", "message": "where is foo?"}},
         # 1. older: JSON with metadata.exit_code, shell argv
@@ -178,10 +249,18 @@ def test_rollout_output_wrappers_of_every_version() -> None:
         _call("c3b", "write_stdin", {"session_id": 7, "chars": ""}),
         _out("c3b", "Chunk ID: 2\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\n"),
         # JS cell wrapper (newer Codex): the command is inside the script
-        _item("custom_tool_call", name="exec", call_id="c4",
-              input='const result = await tools.exec_command({cmd: "git status --short"}); text(result);'),
-        _item("custom_tool_call_output", call_id="c4", output="Script completed\nChunk ID: 3\nWall time: 0.1 "
-              "seconds\nProcess exited with code 128\nOutput:\nfatal: not a git repository\n"),
+        _item(
+            "custom_tool_call",
+            name="exec",
+            call_id="c4",
+            input='const result = await tools.exec_command({cmd: "git status --short"}); text(result);',
+        ),
+        _item(
+            "custom_tool_call_output",
+            call_id="c4",
+            output="Script completed\nChunk ID: 3\nWall time: 0.1 "
+            "seconds\nProcess exited with code 128\nOutput:\nfatal: not a git repository\n",
+        ),
         # 4. a content list
         _call("c5", "view_image", {"path": "a.png"}),
         _out("c5", [{"type": "input_text", "text": "image shown"}]),
@@ -189,8 +268,9 @@ def test_rollout_output_wrappers_of_every_version() -> None:
         _item("custom_tool_call", name="apply_patch", call_id="c6", input="*** Begin Patch\n*** End Patch"),
         _item("custom_tool_call_output", call_id="c6", output="apply_patch verification failed: no context"),
         _item("local_shell_call", call_id="c7", action={"type": "exec", "command": ["ls", "-la"]}),
-        _item("local_shell_call_output", call_id="c7", output=json.dumps({"output": "x\n",
-                                                                            "metadata": {"exit_code": 0}})),
+        _item(
+            "local_shell_call_output", call_id="c7", output=json.dumps({"output": "x\n", "metadata": {"exit_code": 0}})
+        ),
         _item("web_search_call", id="ws1", action={"type": "search", "query": "codex rollout"}),
         _call("c8", "docs__search", {"q": "x"}),
         _out("c8", {"content": "no", "success": False}),
@@ -198,16 +278,36 @@ def test_rollout_output_wrappers_of_every_version() -> None:
         _item("message", role="assistant", content=[{"type": "output_text", "text": "foo is in a.py"}]),
         {"timestamp": "t", "type": "event_msg", "payload": {"type": "agent_message", "message": "foo is in a.py"}},
         {"timestamp": "t", "type": "event_msg", "payload": {"type": "token_count", "info": None}},
-        {"timestamp": "t", "type": "event_msg", "payload": {"type": "token_count", "info": {
-            "total_token_usage": {"input_tokens": 50, "cached_input_tokens": 20, "output_tokens": 5}}}},
-        {"timestamp": "t", "type": "event_msg", "payload": {"type": "token_count", "info": {
-            "total_token_usage": {"input_tokens": 90, "cached_input_tokens": 30, "output_tokens": 9}}}},
+        {
+            "timestamp": "t",
+            "type": "event_msg",
+            "payload": {
+                "type": "token_count",
+                "info": {"total_token_usage": {"input_tokens": 50, "cached_input_tokens": 20, "output_tokens": 5}},
+            },
+        },
+        {
+            "timestamp": "t",
+            "type": "event_msg",
+            "payload": {
+                "type": "token_count",
+                "info": {"total_token_usage": {"input_tokens": 90, "cached_input_tokens": 30, "output_tokens": 9}},
+            },
+        },
         {"timestamp": "t", "type": "compacted", "payload": {"message": "summary of earlier turns"}},
         {"timestamp": "t", "type": "world_state", "payload": {"full": True}},
     )
     trace = parse_codex_rollout(lines)
-    got = [(i.call.tool, i.call.input.get("command") or i.call.source_tool, i.status,
-            i.result and i.result.error_kind, i.result and i.result.exit_code) for i in trace.invocations()]
+    got = [
+        (
+            i.call.tool,
+            i.call.input.get("command") or i.call.source_tool,
+            i.status,
+            i.result and i.result.error_kind,
+            i.result and i.result.exit_code,
+        )
+        for i in trace.invocations()
+    ]
     assert got == [
         ("Bash", "rg foo", ToolStatus.FAILURE, ErrorKind.EMPTY_SEARCH, 1),
         ("Bash", "cat nope.txt", ToolStatus.FAILURE, ErrorKind.NOT_FOUND, 1),
@@ -226,31 +326,59 @@ def test_rollout_output_wrappers_of_every_version() -> None:
     assert trace.tool_calls()[0].cwd == "/w"  # the directory the call ran in, for its relative paths
     assert [m.text for m in trace.messages("user")] == ["where is foo?"]
     assert [m.text for m in trace.messages("assistant")] == ["foo is in a.py"]
-    assert trace.meta["usage"] == {"input_tokens": 60, "output_tokens": 9, "cache_read_tokens": 30,
-                                   "cache_creation_tokens": None}
+    assert trace.meta["usage"] == {
+        "input_tokens": 60,
+        "output_tokens": 9,
+        "cache_read_tokens": 30,
+        "cache_creation_tokens": None,
+    }
     assert trace.meta["agent_version"] == "0.77.0" and trace.meta["session_id"] == "sess"
-    assert any(m.text == "summary of earlier turns" and m.injected
-               for m in trace.messages("system", include_injected=True))
+    assert any(
+        m.text == "summary of earlier turns" and m.injected for m in trace.messages("system", include_injected=True)
+    )
 
 
 def test_merge_does_not_duplicate_renamed_or_polling_calls() -> None:
-    exec_trace, _ = parse_codex_exec(jsonl(
-        {"type": "thread.started", "thread_id": "t"},
-        {"type": "item.completed", "item": {"id": "item_0", "type": "command_execution", "command": "bash -lc 'ls'",
-                                            "aggregated_output": "", "exit_code": 0, "status": "completed"}},
-        {"type": "item.completed", "item": {"id": "item_1", "type": "file_change", "status": "completed",
-                                            "changes": [{"path": "a", "kind": "update"}]}},
-        {"type": "item.completed", "item": {"id": "item_2", "type": "todo_list", "items": []}},
-    ))
-    rollout = parse_codex_rollout(jsonl(
-        _call("c0", "exec_command", {"cmd": "ls"}), _out("c0", "Process exited with code 0\nOutput:\n"),
-        _call("c0b", "write_stdin", {"session_id": 1}), _out("c0b", "Process exited with code 0\nOutput:\n"),
-        _item("custom_tool_call", name="apply_patch", call_id="c1", input="*** Begin Patch"),
-        _item("custom_tool_call_output", call_id="c1", output="Success. Updated the following files:\nM a"),
-        _call("c2", "update_plan", {"plan": []}), _out("c2", "Plan updated"),
-        _call("c3", "exec_command", {"cmd": "touch b"}),
-        _out("c3", "Process exited with code 1\nOutput:\ntouch: cannot touch 'b': Read-only file system\n"),
-    ))
+    exec_trace, _ = parse_codex_exec(
+        jsonl(
+            {"type": "thread.started", "thread_id": "t"},
+            {
+                "type": "item.completed",
+                "item": {
+                    "id": "item_0",
+                    "type": "command_execution",
+                    "command": "bash -lc 'ls'",
+                    "aggregated_output": "",
+                    "exit_code": 0,
+                    "status": "completed",
+                },
+            },
+            {
+                "type": "item.completed",
+                "item": {
+                    "id": "item_1",
+                    "type": "file_change",
+                    "status": "completed",
+                    "changes": [{"path": "a", "kind": "update"}],
+                },
+            },
+            {"type": "item.completed", "item": {"id": "item_2", "type": "todo_list", "items": []}},
+        )
+    )
+    rollout = parse_codex_rollout(
+        jsonl(
+            _call("c0", "exec_command", {"cmd": "ls"}),
+            _out("c0", "Process exited with code 0\nOutput:\n"),
+            _call("c0b", "write_stdin", {"session_id": 1}),
+            _out("c0b", "Process exited with code 0\nOutput:\n"),
+            _item("custom_tool_call", name="apply_patch", call_id="c1", input="*** Begin Patch"),
+            _item("custom_tool_call_output", call_id="c1", output="Success. Updated the following files:\nM a"),
+            _call("c2", "update_plan", {"plan": []}),
+            _out("c2", "Plan updated"),
+            _call("c3", "exec_command", {"cmd": "touch b"}),
+            _out("c3", "Process exited with code 1\nOutput:\ntouch: cannot touch 'b': Read-only file system\n"),
+        )
+    )
     merged = merge_codex(exec_trace, rollout)
     assert [c.tool for c in merged.tool_calls()] == ["Bash", "Edit", "TodoWrite", "Bash"]
     assert merged.meta["recovered_calls"] == 1
@@ -284,10 +412,21 @@ def test_exec_item_ids_reused_by_a_later_turn_stay_distinct() -> None:
     turn: list[dict[str, Any]] = [
         {"type": "turn.started"},
         {"type": "item.started", "item": {"id": "item_0", "type": "command_execution", "command": "ls"}},
-        {"type": "item.completed", "item": {"id": "item_0", "type": "command_execution", "command": "ls",
-                                            "aggregated_output": "", "exit_code": 0, "status": "completed"}},
-        {"type": "item.completed", "item": {"id": "item_1", "type": "file_change", "status": "completed",
-                                            "changes": []}},
+        {
+            "type": "item.completed",
+            "item": {
+                "id": "item_0",
+                "type": "command_execution",
+                "command": "ls",
+                "aggregated_output": "",
+                "exit_code": 0,
+                "status": "completed",
+            },
+        },
+        {
+            "type": "item.completed",
+            "item": {"id": "item_1", "type": "file_change", "status": "completed", "changes": []},
+        },
         {"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 1}},
     ]
     trace, summary = parse_codex_exec(jsonl(*turn, *turn))

@@ -13,21 +13,24 @@ from knowmeter.traces import TraceFormat, detect_format, iter_sessions, load_tra
 REPR_LOG = "claude-agent-sdk-python-repr/tielec_issue-304_05_testing_execute.txt"
 
 
-@pytest.mark.parametrize(("line", "fmt"), [
-    ('{"type":"system","subtype":"init","session_id":"s","tools":[]}', TraceFormat.CLAUDE_STREAM),
-    ('{"duration_api_ms":297,"session_id":"s","type":"result","subtype":"success"}', TraceFormat.CLAUDE_STREAM),
-    ('{"type":"queue-operation","operation":"enqueue","sessionId":"s"}', TraceFormat.CLAUDE_SESSION),
-    ('{"parentUuid":null,"isSidechain":false,"type":"user","message":{}}', TraceFormat.CLAUDE_SESSION),
-    ('{"type":"ai-title","aiTitle":"t","sessionId":"s"}', TraceFormat.CLAUDE_SESSION),
-    ('{"type":"file-history-snapshot","messageId":"m","snapshot":{}}', TraceFormat.CLAUDE_SESSION),
-    ('{"type":"thread.started","thread_id":"t"}', TraceFormat.CODEX_EXEC),
-    ('{"timestamp":"x","type":"session_meta","payload":{"id":"s"}}', TraceFormat.CODEX_ROLLOUT),
-    ('{"type":"init","timestamp":"x","session_id":"s","model":"gemini"}', None),
-    ('{"id":"0","msg":{"type":"exec_command_begin"}}', None),
-    ("SystemMessage(subtype='init', data={'type': 'system'})", None),
-    ("[1, 2]", None),
-    ('{"type":"user","message":', None),
-])
+@pytest.mark.parametrize(
+    ("line", "fmt"),
+    [
+        ('{"type":"system","subtype":"init","session_id":"s","tools":[]}', TraceFormat.CLAUDE_STREAM),
+        ('{"duration_api_ms":297,"session_id":"s","type":"result","subtype":"success"}', TraceFormat.CLAUDE_STREAM),
+        ('{"type":"queue-operation","operation":"enqueue","sessionId":"s"}', TraceFormat.CLAUDE_SESSION),
+        ('{"parentUuid":null,"isSidechain":false,"type":"user","message":{}}', TraceFormat.CLAUDE_SESSION),
+        ('{"type":"ai-title","aiTitle":"t","sessionId":"s"}', TraceFormat.CLAUDE_SESSION),
+        ('{"type":"file-history-snapshot","messageId":"m","snapshot":{}}', TraceFormat.CLAUDE_SESSION),
+        ('{"type":"thread.started","thread_id":"t"}', TraceFormat.CODEX_EXEC),
+        ('{"timestamp":"x","type":"session_meta","payload":{"id":"s"}}', TraceFormat.CODEX_ROLLOUT),
+        ('{"type":"init","timestamp":"x","session_id":"s","model":"gemini"}', None),
+        ('{"id":"0","msg":{"type":"exec_command_begin"}}', None),
+        ("SystemMessage(subtype='init', data={'type': 'system'})", None),
+        ("[1, 2]", None),
+        ('{"type":"user","message":', None),
+    ],
+)
 def test_detect_format(line: str, fmt: TraceFormat | None) -> None:
     assert detect_format(line) is fmt
 
@@ -41,14 +44,17 @@ def test_python_repr_log_is_refused_with_one_line(ref_traces: Path) -> None:
     assert "log the JSON stream instead" in msg and "\n" not in msg
 
 
-@pytest.mark.parametrize(("content", "expected"), [
-    ("", "empty file"),
-    ("\n\n  \n", "empty file"),
-    ("hello world\nnot json\n", "line 1: not an agent trace (not JSON lines)"),
-    ('{"type":"init","session_id":"s","model":"gemini-2.5"}\n', "line 1: Gemini CLI stream-json is not supported"),
-    ('{"id":"0","msg":{"type":"task_started"}}\n', "legacy Codex protocol stream"),
-    ('\n{"name":"x","version":1}\n', "line 2: not an agent trace (unrecognised JSON record, type None)"),
-])
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("", "empty file"),
+        ("\n\n  \n", "empty file"),
+        ("hello world\nnot json\n", "line 1: not an agent trace (not JSON lines)"),
+        ('{"type":"init","session_id":"s","model":"gemini-2.5"}\n', "line 1: Gemini CLI stream-json is not supported"),
+        ('{"id":"0","msg":{"type":"task_started"}}\n', "legacy Codex protocol stream"),
+        ('\n{"name":"x","version":1}\n', "line 2: not an agent trace (unrecognised JSON record, type None)"),
+    ],
+)
 def test_other_files_are_refused(tmp_path: Path, content: str, expected: str) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text(content, encoding="utf-8")
@@ -81,18 +87,24 @@ def test_iter_sessions_over_a_mixed_folder(tmp_path: Path, ref_traces: Path, cap
     shutil.copytree(ref_traces, tmp_path / "traces")
     subagents = tmp_path / "traces" / "claude-code-session-jsonl" / "a758b6ba-8d47-447c-bead-7f25794b7319" / "subagents"
     subagents.mkdir(parents=True)
-    shutil.copy(ref_traces / "claude-code-session-jsonl" /
-                "4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-a2898e3.jsonl", subagents / "agent-a1.jsonl")
+    shutil.copy(
+        ref_traces
+        / "claude-code-session-jsonl"
+        / "4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-a2898e3.jsonl",
+        subagents / "agent-a1.jsonl",
+    )
     shutil.copy(captures / "codex_failures_readonly" / "stdout.jsonl", tmp_path / "exec.jsonl")
     (tmp_path / "notes.jsonl").write_text('{"note": 1}\n', encoding="utf-8")
     skipped: list[Path] = []
     sessions = list(iter_sessions(tmp_path, skipped=skipped))
-    assert sorted(s.main.source for s in sessions) == sorted([
-        "codex-exec-json", "claude-session-jsonl", "claude-session-jsonl", "claude-stream-json",
-        "codex-exec-json"])
+    assert sorted(s.main.source for s in sessions) == sorted(
+        ["codex-exec-json", "claude-session-jsonl", "claude-session-jsonl", "claude-stream-json", "codex-exec-json"]
+    )
     # candidates are told by content: the .txt Python-repr log and the note are named, not dropped
-    assert skipped == [tmp_path / "notes.jsonl",
-                       tmp_path / "traces" / "claude-agent-sdk-python-repr" / "tielec_issue-304_05_testing_execute.txt"]
+    assert skipped == [
+        tmp_path / "notes.jsonl",
+        tmp_path / "traces" / "claude-agent-sdk-python-repr" / "tielec_issue-304_05_testing_execute.txt",
+    ]
     [a758] = [s for s in sessions if s.session_id.startswith("a758")]
     assert [t.meta["agent_id"] for t in a758.subagents] == ["a1"]
     assert len(list(iter_sessions(tmp_path / "exec.jsonl"))) == 1

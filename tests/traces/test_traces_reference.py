@@ -57,13 +57,20 @@ def test_every_reference_file_is_covered_by_the_checks_below(shared_dir: Path) -
         if p.suffix == ".txt":
             continue
         fmts[sniff(p)] += 1
-    assert fmts == {TraceFormat.CLAUDE_STREAM: 12, TraceFormat.CLAUDE_SESSION: 12,
-                    TraceFormat.CODEX_EXEC: 8, TraceFormat.CODEX_ROLLOUT: 6}
+    assert fmts == {
+        TraceFormat.CLAUDE_STREAM: 12,
+        TraceFormat.CLAUDE_SESSION: 12,
+        TraceFormat.CODEX_EXEC: 8,
+        TraceFormat.CODEX_ROLLOUT: 6,
+    }
 
 
 def _claude_files(shared: Path) -> list[Path]:
-    return [p for p in _all_trace_files(shared) if p.suffix == ".jsonl"
-            and sniff(p) in (TraceFormat.CLAUDE_STREAM, TraceFormat.CLAUDE_SESSION)]
+    return [
+        p
+        for p in _all_trace_files(shared)
+        if p.suffix == ".jsonl" and sniff(p) in (TraceFormat.CLAUDE_STREAM, TraceFormat.CLAUDE_SESSION)
+    ]
 
 
 def test_claude_files_match_an_independent_raw_count(shared_dir: Path) -> None:
@@ -83,8 +90,7 @@ def test_claude_files_match_an_independent_raw_count(shared_dir: Path) -> None:
         turn_of = {mid: i + 1 for i, mid in enumerate(raw["message_ids"])}
         assert trace.meta["api_messages"] == len(raw["message_ids"]), path
         assert trace.turns == len(raw["message_ids"]), path
-        assert {c.id: c.turn for c in calls} == {
-            cid: turn_of[mid] for cid, mid in raw["call_message"].items()}, path
+        assert {c.id: c.turn for c in calls} == {cid: turn_of[mid] for cid, mid in raw["call_message"].items()}, path
         call_turn = {c.id: c.turn for c in calls}
         assert all(r.turn == call_turn[r.id] for r in results), path  # results carry their call's turn
         checked += 1
@@ -92,8 +98,7 @@ def test_claude_files_match_an_independent_raw_count(shared_dir: Path) -> None:
 
 
 def test_codex_exec_files_match_an_independent_raw_count(shared_dir: Path) -> None:
-    paths = [p for p in _all_trace_files(shared_dir)
-             if p.suffix == ".jsonl" and sniff(p) is TraceFormat.CODEX_EXEC]
+    paths = [p for p in _all_trace_files(shared_dir) if p.suffix == ".jsonl" and sniff(p) is TraceFormat.CODEX_EXEC]
     assert len(paths) == 8
     for path in paths:
         raw = codex_exec_raw(path)
@@ -120,12 +125,20 @@ def test_codex_rollouts_match_an_independent_raw_count(captures: Path) -> None:
 
 # --- the reference numbers of PROVENANCE.md, file by file ---------------------------------------
 
+
 def test_a758_session_counts(ref_traces: Path) -> None:
     trace = load_trace(ref_traces / A758)
-    assert Counter(c.tool for c in trace.tool_calls()) == {"Bash": 16, "Read": 6, "Glob": 4, "Grep": 3,
-                                                          "Write": 2, "Edit": 1}
-    bash_failures = [inv.result for inv in trace.invocations()
-                     if inv.call.tool == "Bash" and inv.status is ToolStatus.FAILURE]
+    assert Counter(c.tool for c in trace.tool_calls()) == {
+        "Bash": 16,
+        "Read": 6,
+        "Glob": 4,
+        "Grep": 3,
+        "Write": 2,
+        "Edit": 1,
+    }
+    bash_failures = [
+        inv.result for inv in trace.invocations() if inv.call.tool == "Bash" and inv.status is ToolStatus.FAILURE
+    ]
     assert Counter(r.exit_code for r in bash_failures if r is not None) == {2: 3, 1: 3, 127: 2}
     assert _kinds(trace) == {
         ("Grep", "success", "empty_search", None): 1,  # "No matches found", toolUseResult.numFiles 0
@@ -153,8 +166,7 @@ def test_subagent_file_counts_and_sibling_cancellations(ref_traces: Path) -> Non
 
 def test_tielec_stream_counts_cost_and_denials(ref_traces: Path) -> None:
     trace = load_trace(ref_traces / TIELEC_STREAM)
-    assert Counter(c.tool for c in trace.tool_calls()) == {"Read": 6, "Bash": 6, "Glob": 4, "TodoWrite": 3,
-                                                          "Write": 1}
+    assert Counter(c.tool for c in trace.tool_calls()) == {"Read": 6, "Bash": 6, "Glob": 4, "TodoWrite": 3, "Write": 1}
     assert _kinds(trace) == {
         ("Glob", "success", "empty_search", None): 3,  # the repeated failed search
         ("Glob", "failure", "not_found", None): 1,  # Directory does not exist: .ai-workflow/prompts
@@ -202,6 +214,10 @@ def test_stream_usage_counts_every_model_of_model_usage(shared_dir: Path) -> Non
     3653 input / 285 output tokens (PROVENANCE.md: "modelUsage has two models")."""
     path = shared_dir / "reference" / "traces" / TIELEC_STREAM
     _, summary = parse_claude_stream(path.read_text(encoding="utf-8").splitlines())
-    assert summary.usage == {"input_tokens": 4266 + 3653, "output_tokens": 13415 + 285,
-                             "cache_read_tokens": 654031, "cache_creation_tokens": 100650}
+    assert summary.usage == {
+        "input_tokens": 4266 + 3653,
+        "output_tokens": 13415 + 285,
+        "cache_read_tokens": 654031,
+        "cache_creation_tokens": 100650,
+    }
     assert summary.cost_usd == pytest.approx(0.7927478)

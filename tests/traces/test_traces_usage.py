@@ -13,8 +13,15 @@ from knowmeter.traces._common import UsageTotals, add_usage, anthropic_usage, em
 pytestmark = pytest.mark.slow
 
 _COUNT = st.one_of(st.none(), st.integers(0, 10_000), st.sampled_from([2.0, True, "7"]))
-_USAGE = st.fixed_dictionaries({}, optional={"input_tokens": _COUNT, "output_tokens": _COUNT,
-                                             "cache_read_input_tokens": _COUNT, "cacheCreationInputTokens": _COUNT})
+_USAGE = st.fixed_dictionaries(
+    {},
+    optional={
+        "input_tokens": _COUNT,
+        "output_tokens": _COUNT,
+        "cache_read_input_tokens": _COUNT,
+        "cacheCreationInputTokens": _COUNT,
+    },
+)
 # a sequence of steps: a message (re)writes its usage, or the totals are asked for
 _STEPS = st.lists(st.one_of(st.tuples(st.sampled_from("abcd"), _USAGE), st.just(None)), max_size=30)
 
@@ -34,10 +41,12 @@ def test_running_totals_match_a_fresh_sum(steps: list[tuple[str, dict[str, Any]]
         assert totals.totals() == expected
 
 
-_NAMES = {"input_tokens": ["input_tokens", "inputTokens"], "output_tokens": ["output_tokens", "outputTokens"],
-          "cache_read_tokens": ["cache_read_input_tokens", "cacheReadInputTokens", "cached_input_tokens"],
-          "cache_creation_tokens": ["cache_creation_input_tokens", "cacheCreationInputTokens",
-                                    "cache_write_input_tokens"]}
+_NAMES = {
+    "input_tokens": ["input_tokens", "inputTokens"],
+    "output_tokens": ["output_tokens", "outputTokens"],
+    "cache_read_tokens": ["cache_read_input_tokens", "cacheReadInputTokens", "cached_input_tokens"],
+    "cache_creation_tokens": ["cache_creation_input_tokens", "cacheCreationInputTokens", "cache_write_input_tokens"],
+}
 _ANY_NAMES = st.dictionaries(st.sampled_from(sorted({n for ns in _NAMES.values() for n in ns})), _COUNT)
 
 

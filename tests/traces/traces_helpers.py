@@ -45,8 +45,14 @@ def claude_raw(path: Path) -> dict[str, Any]:
                     result_ids.add(block["tool_use_id"])
                     if block.get("is_error"):
                         errors.add(block["tool_use_id"])
-    return {"tools": tools, "results": result_ids, "errors": errors, "message_ids": message_ids,
-            "call_message": call_message, "usage": usage}
+    return {
+        "tools": tools,
+        "results": result_ids,
+        "errors": errors,
+        "message_ids": message_ids,
+        "call_message": call_message,
+        "usage": usage,
+    }
 
 
 def codex_exec_raw(path: Path) -> dict[str, Any]:

@@ -57,16 +57,17 @@ class GapSummary(Record):
         """``gap rate 41.7% (5/12) · weighted 33.3% · confidence low``."""
         if self.gap_rate is None or self.weighted_gap_rate is None:
             return "gap rate n/a (no successfully executed task)"
-        return (f"gap rate {self.gap_rate:.1%} ({self.samples_with_gap}/{self.executed}) · "
-                f"weighted {self.weighted_gap_rate:.1%} · confidence {self.confidence}")
+        return (
+            f"gap rate {self.gap_rate:.1%} ({self.samples_with_gap}/{self.executed}) · "
+            f"weighted {self.weighted_gap_rate:.1%} · confidence {self.confidence}"
+        )
 
     def lines(self) -> list[str]:
         """The headline followed by the watermark lines: the only way the rate is printed."""
         return [self.headline(), *self.watermark.lines()]
 
 
-def aggregate_gaps(tasks: Iterable[TaskGaps], watermark: Watermark, *,
-                   variant: str | None = None) -> GapSummary:
+def aggregate_gaps(tasks: Iterable[TaskGaps], watermark: Watermark, *, variant: str | None = None) -> GapSummary:
     """Aggregate one variant's per-task analyses into rates, counts and the inventory."""
     done = list(tasks)
     ok = [t for t in done if t.ok]
@@ -75,8 +76,7 @@ def aggregate_gaps(tasks: Iterable[TaskGaps], watermark: Watermark, *,
     signals = tuple(s for t in ok for s in t.signals)
     gap_rate = len(with_gap) / n if n else None
     weighted = sum(t.max_weight for t in ok) / n if n else None
-    soft = (gap_rate is not None and weighted is not None
-            and round(gap_rate - weighted, 9) >= SOFT_SIGNAL_THRESHOLD)
+    soft = gap_rate is not None and weighted is not None and round(gap_rate - weighted, 9) >= SOFT_SIGNAL_THRESHOLD
     modes = {t.hedging_mode for t in ok}
     excluded: dict[str, int] = {}
     for t in ok:
@@ -85,13 +85,20 @@ def aggregate_gaps(tasks: Iterable[TaskGaps], watermark: Watermark, *,
     samples = len({t.sample_id for t in ok})
     order = SOURCES.index
     return GapSummary(
-        watermark=watermark, variant=variant, executed=n, failed_executions=len(done) - n, samples=samples,
-        samples_with_gap=len(with_gap), gap_rate=gap_rate, weighted_gap_rate=weighted,
+        watermark=watermark,
+        variant=variant,
+        executed=n,
+        failed_executions=len(done) - n,
+        samples=samples,
+        samples_with_gap=len(with_gap),
+        gap_rate=gap_rate,
+        weighted_gap_rate=weighted,
         signals_by_source={src: sum(1 for s in signals if s.source == src) for src in SOURCES},
-        samples_by_source={src: sum(1 for t in ok if any(s.source == src for s in t.signals))
-                           for src in SOURCES},
-        confidence=confidence_tier(samples), soft_signal_note=SOFT_SIGNAL_NOTE if soft else None,
+        samples_by_source={src: sum(1 for t in ok if any(s.source == src for s in t.signals)) for src in SOURCES},
+        confidence=confidence_tier(samples),
+        soft_signal_note=SOFT_SIGNAL_NOTE if soft else None,
         hedging_mode="mixed" if len(modes) > 1 else modes.pop() if modes else "regex-only",
-        hedging_dropped=sum(t.hedging_dropped for t in ok), excluded=dict(sorted(excluded.items())),
+        hedging_dropped=sum(t.hedging_dropped for t in ok),
+        excluded=dict(sorted(excluded.items())),
         signals=tuple(sorted(signals, key=lambda s: (s.sample_id, s.repeat, s.turn, order(s.source)))),
     )

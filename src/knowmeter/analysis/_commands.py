@@ -17,8 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 #: Commands that look for something by pattern (their target is the pattern).
-PATTERN_VERBS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git grep", "find", "fd", "fdfind",
-                           "locate"})
+PATTERN_VERBS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git grep", "find", "fd", "fdfind", "locate"})
 #: Commands that list or inspect a path (their target is the path).
 LIST_VERBS = frozenset({"ls", "tree", "stat", "file", "git ls-files"})
 #: Commands that print a file's content: a successful one is a knowledge-file access.
@@ -31,10 +30,27 @@ _NEUTRAL_VERBS = frozenset({"cd", "pushd", "popd", "echo", "printf", "true", "pw
 _WRAPPERS = frozenset({"sudo", "command", "time", "nohup", "env", "exec"})
 # options that take a value, per verb family (so the value is not mistaken for a pattern / path)
 _VALUED_OPTIONS: dict[str, frozenset[str]] = {
-    "grep": frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "--max-count", "--context", "--include",
-                       "--exclude"}),
-    "rg": frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "-g", "-t", "-T", "--glob", "--type", "--type-not",
-                     "--max-count", "--max-depth", "-M", "--context"}),
+    "grep": frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "--max-count", "--context", "--include", "--exclude"}),
+    "rg": frozenset(
+        {
+            "-e",
+            "-f",
+            "-m",
+            "-A",
+            "-B",
+            "-C",
+            "-g",
+            "-t",
+            "-T",
+            "--glob",
+            "--type",
+            "--type-not",
+            "--max-count",
+            "--max-depth",
+            "-M",
+            "--context",
+        }
+    ),
     "head": frozenset({"-n", "-c"}),
     "tail": frozenset({"-n", "-c"}),
     "sed": frozenset({"-e", "-f"}),
@@ -42,9 +58,16 @@ _VALUED_OPTIONS: dict[str, frozenset[str]] = {
     "tree": frozenset({"-L", "-P", "-I"}),
     "fd": frozenset({"-e", "-t", "-d", "--extension", "--type", "--max-depth", "-E", "--exclude"}),
 }
-_VALUED_OPTIONS.update({"egrep": _VALUED_OPTIONS["grep"], "fgrep": _VALUED_OPTIONS["grep"],
-                        "git grep": _VALUED_OPTIONS["grep"], "ag": _VALUED_OPTIONS["rg"],
-                        "ack": _VALUED_OPTIONS["rg"], "fdfind": _VALUED_OPTIONS["fd"]})
+_VALUED_OPTIONS.update(
+    {
+        "egrep": _VALUED_OPTIONS["grep"],
+        "fgrep": _VALUED_OPTIONS["grep"],
+        "git grep": _VALUED_OPTIONS["grep"],
+        "ag": _VALUED_OPTIONS["rg"],
+        "ack": _VALUED_OPTIONS["rg"],
+        "fdfind": _VALUED_OPTIONS["fd"],
+    }
+)
 _FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex"})
 _SHELL_WRAPPER = re.compile(r"^\s*(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\s+-l?c\s+(?P<rest>.+)$", re.S)
 _SEPARATORS = frozenset(";&|\n()")
@@ -238,18 +261,16 @@ def _statement(words: list[str], redirected: bool = False, cwd: str = "") -> Sta
     if i >= len(words):
         return None
     verb = PurePosixPath(words[i]).name
-    rest = words[i + 1:]
+    rest = words[i + 1 :]
     if verb == "git" and rest and rest[0] in ("grep", "ls-files"):
         verb, rest = f"git {rest[0]}", rest[1:]
-    quiet = redirected or (verb in PATTERN_VERBS and any(a in _QUIET_FLAGS or _short_flags_with(a, "q")
-                                                          for a in rest))
+    quiet = redirected or (verb in PATTERN_VERBS and any(a in _QUIET_FLAGS or _short_flags_with(a, "q") for a in rest))
     return Statement(verb, tuple(rest), quiet, cwd)
 
 
 def _short_flags_with(arg: str, letter: str) -> bool:
     """``-rq`` style bundles of single-letter flags that include ``letter``."""
-    return arg.startswith("-") and not arg.startswith("--") and len(arg) > 1 and arg[1:].isalpha() \
-        and letter in arg[1:]
+    return arg.startswith("-") and not arg.startswith("--") and len(arg) > 1 and arg[1:].isalpha() and letter in arg[1:]
 
 
 def _operands(st: Statement) -> list[str]:
@@ -275,7 +296,7 @@ def _glob_option(args: tuple[str, ...]) -> str:
         if a in ("-g", "--glob") and j + 1 < len(args):
             return args[j + 1]
         if a.startswith("--glob="):
-            return a[len("--glob="):]
+            return a[len("--glob=") :]
         if a.startswith("-g") and len(a) > 2:
             return a[2:]
     return ""

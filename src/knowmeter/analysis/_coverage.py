@@ -38,8 +38,10 @@ from knowmeter.watermark import Watermark
 Origin = Literal["artifact", "referenced", "knowledge_dir", "claude_knowledge", "memory"]
 MEMORY_FILES = ("CLAUDE.md", ".claude/CLAUDE.md", "AGENTS.md")
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_PATH_TOKEN = re.compile(r"(?<![\w/.:@-])((?:\.{1,2}/)?(?:[\w.-]+/)+(?:[\w-][\w.-]*\.[A-Za-z0-9]{1,8})?"
-                         r"|[\w-][\w.-]*\.(?:md|markdown|txt|rst|json|ya?ml|csv|toml|sh|py))(?![\w/-])")
+_PATH_TOKEN = re.compile(
+    r"(?<![\w/.:@-])((?:\.{1,2}/)?(?:[\w.-]+/)+(?:[\w-][\w.-]*\.[A-Za-z0-9]{1,8})?"
+    r"|[\w-][\w.-]*\.(?:md|markdown|txt|rst|json|ya?ml|csv|toml|sh|py))(?![\w/-])"
+)
 _AGENTS_HEADER = re.compile(r"#\s*AGENTS\.md instructions for (\S+)")
 _CONTENTS_OF = re.compile(r"Contents of (\S+?(?:CLAUDE|AGENTS)\.md)\b")
 
@@ -143,9 +145,15 @@ def _main_artifact_file(art: Path, art_dir: Path | None) -> Path:
     return art_dir / "SKILL.md" if art_dir is not None else art
 
 
-def knowledge_files(root: Path | str, *, artifact: Path | str | None = None,
-                    knowledge_dirs: Iterable[Path | str] = (), skill_name: str | None = None,
-                    artifact_in_context: bool = False, memory_in_context: bool = False) -> list[KnowledgeFile]:
+def knowledge_files(
+    root: Path | str,
+    *,
+    artifact: Path | str | None = None,
+    knowledge_dirs: Iterable[Path | str] = (),
+    skill_name: str | None = None,
+    artifact_in_context: bool = False,
+    memory_in_context: bool = False,
+) -> list[KnowledgeFile]:
     """A variant's knowledge files, keyed relative to its working directory ``root``.
 
     ``artifact`` is the variant's ``.md`` file, its ``SKILL.md`` (the whole directory is the
@@ -197,8 +205,10 @@ def _dedupe(found: list[_Found], root: Path) -> list[KnowledgeFile]:
         first_key, origin, aliases, in_context = by_real[real]
         aliases.extend(a for a in (*keys, *f.aliases) if a != first_key and a not in aliases)
         by_real[real] = (first_key, origin, aliases, in_context or f.in_context)
-    return sorted((KnowledgeFile(path=k, origin=o, aliases=tuple(a), injected=i) for k, o, a, i in by_real.values()),
-                  key=lambda f: f.path)
+    return sorted(
+        (KnowledgeFile(path=k, origin=o, aliases=tuple(a), injected=i) for k, o, a, i in by_real.values()),
+        key=lambda f: f.path,
+    )
 
 
 def injected_files(trace: Trace, workspace_root: Path | str | None, *, cwd: str | None = None) -> set[str]:
@@ -218,8 +228,13 @@ def _trace_cwd(trace: Trace) -> str | None:
     return cwd if isinstance(cwd, str) and cwd else None
 
 
-def accessed_files(trace: Trace, workspace_root: Path | str | None, *, cwd: str | None = None,
-                   prefixes: Mapping[str, str] | None = None) -> dict[str, int]:
+def accessed_files(
+    trace: Trace,
+    workspace_root: Path | str | None,
+    *,
+    cwd: str | None = None,
+    prefixes: Mapping[str, str] | None = None,
+) -> dict[str, int]:
     """Access counts by file key for one task: successful Read calls, Bash reads and Skill
     invocations (see module docstring), plus 1 for each memory file the trace shows injected.
     ``prefixes``: other sandbox folders and the keys they stand for (see ``PathKeyer``)."""
@@ -248,8 +263,14 @@ def accessed_files(trace: Trace, workspace_root: Path | str | None, *, cwd: str 
     return counts
 
 
-def coverage(files: Sequence[KnowledgeFile], accesses: Iterable[Mapping[str, int]], watermark: Watermark, *,
-             variant: str | None = None, injected: Iterable[str] = ()) -> Coverage:
+def coverage(
+    files: Sequence[KnowledgeFile],
+    accesses: Iterable[Mapping[str, int]],
+    watermark: Watermark,
+    *,
+    variant: str | None = None,
+    injected: Iterable[str] = (),
+) -> Coverage:
     """Coverage of ``files`` by the per-task access counts ``accesses`` (one mapping per
     executed task, from ``accessed_files``). Files marked ``injected`` by ``knowledge_files``, and
     the keys in ``injected``, were in every task's context and count as accessed."""
@@ -261,9 +282,22 @@ def coverage(files: Sequence[KnowledgeFile], accesses: Iterable[Mapping[str, int
         count = sum(a.get(k, 0) for a in per_task for k in keys)
         tasks = sum(1 for a in per_task if any(a.get(k, 0) for k in keys))
         is_injected = f.injected or any(k in given for k in keys)
-        rows.append(FileCoverage(path=f.path, origin=f.origin, accesses=count, injected=is_injected,
-                                 tasks=len(per_task) if is_injected else tasks))
+        rows.append(
+            FileCoverage(
+                path=f.path,
+                origin=f.origin,
+                accesses=count,
+                injected=is_injected,
+                tasks=len(per_task) if is_injected else tasks,
+            )
+        )
     covered = sum(1 for r in rows if r.accessed)
-    return Coverage(watermark=watermark, variant=variant, total=len(rows), covered=covered,
-                    rate=covered / len(rows) if rows else None,
-                    uncovered=tuple(r.path for r in rows if not r.accessed), files=tuple(rows))
+    return Coverage(
+        watermark=watermark,
+        variant=variant,
+        total=len(rows),
+        covered=covered,
+        rate=covered / len(rows) if rows else None,
+        uncovered=tuple(r.path for r in rows if not r.accessed),
+        files=tuple(rows),
+    )

@@ -20,19 +20,21 @@ class PathKeyer:
     ``prefixes`` maps other absolute folders of the task's sandbox to the key prefix they stand
     for (an executor's installed skill ``<sandbox>/home/.claude/skills/x`` → ``.claude/skills/x``)."""
 
-    def __init__(self, workspace_root: Path | str | None, cwd: str | None = None,
-                 prefixes: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, workspace_root: Path | str | None, cwd: str | None = None, prefixes: Mapping[str, str] | None = None
+    ) -> None:
         self._roots = list(_root_forms(str(workspace_root))) if workspace_root is not None else []
         self._cwd = _norm(cwd) if cwd else (self._roots[-1] if self._roots else None)
-        self._prefixes = sorted(((_norm(k), v.strip("/")) for k, v in (prefixes or {}).items()),
-                                key=lambda kv: len(kv[0]), reverse=True)
+        self._prefixes = sorted(
+            ((_norm(k), v.strip("/")) for k, v in (prefixes or {}).items()), key=lambda kv: len(kv[0]), reverse=True
+        )
 
     def key(self, raw: str, cwd: str | None = None) -> str:
         """The key of ``raw``: relative paths resolve against ``cwd`` (where the call ran, when the
         trace says: ``ToolCallEvent.cwd``), else the agent's cwd."""
         p = raw.strip().strip("'\"")
         if p.startswith("file://"):
-            p = p[len("file://"):]
+            p = p[len("file://") :]
         if p.startswith("~") and self._prefixes:  # ``~/…``: only a prefix given in that form can place it
             mapped = self._mapped(_norm(p))
             if mapped is not None:
@@ -50,14 +52,13 @@ class PathKeyer:
             if ap == root:
                 return "."
             if ap.startswith(root.rstrip("/") + "/"):
-                return ap[len(root.rstrip("/")) + 1:]
+                return ap[len(root.rstrip("/")) + 1 :]
         return ap
-
 
     def _mapped(self, path: str) -> str | None:
         for prefix, key in self._prefixes:
             if path == prefix or path.startswith(prefix + "/"):
-                return (key + path[len(prefix):]) if key else path[len(prefix) + 1:]
+                return (key + path[len(prefix) :]) if key else path[len(prefix) + 1 :]
         return None
 
 

@@ -22,54 +22,132 @@ from dataclasses import dataclass
 from knowmeter.analysis._model import GapSignal
 from knowmeter.analysis._text import ProseMask, Sentence, clip, sentences
 
-MARKER_PATTERN = re.compile(
-    r"【推断】|【知识缺口】|【未知】|\[inferred\]|\[unknown\]|\[knowledge[ _-]?gap\]", re.I)
+MARKER_PATTERN = re.compile(r"【推断】|【知识缺口】|【未知】|\[inferred\]|\[unknown\]|\[knowledge[ _-]?gap\]", re.I)
 
 #: Strict recall (used alone in regex-only mode): the spec's examples and phrases that say the
 #: agent does not know, could not find, or has to guess.
 HEDGING_ZH: tuple[str, ...] = (
-    "不确定", "不太确定", "无法确定", "无法确认", "不能确认", "没法确认",
-    "没有足够信息", "没有足够的信息", "信息不足", "缺少相关信息", "缺乏信息",
-    "需要查证", "需要核实", "需要进一步确认", "需要确认", "有待确认", "有待核实",
-    "猜测", "推测", "可能是", "很可能", "不清楚", "不太清楚", "不知道",
-    "没有找到", "未找到", "找不到", "据我所知",
+    "不确定",
+    "不太确定",
+    "无法确定",
+    "无法确认",
+    "不能确认",
+    "没法确认",
+    "没有足够信息",
+    "没有足够的信息",
+    "信息不足",
+    "缺少相关信息",
+    "缺乏信息",
+    "需要查证",
+    "需要核实",
+    "需要进一步确认",
+    "需要确认",
+    "有待确认",
+    "有待核实",
+    "猜测",
+    "推测",
+    "可能是",
+    "很可能",
+    "不清楚",
+    "不太清楚",
+    "不知道",
+    "没有找到",
+    "未找到",
+    "找不到",
+    "据我所知",
 )
 HEDGING_EN: tuple[str, ...] = (
-    r"I'?m not (?:sure|certain)", r"I am not (?:sure|certain)", r"not (?:entirely |completely |fully )?sure",
-    r"not certain", r"uncertain", r"unsure", r"insufficient (?:information|data|context)",
+    r"I'?m not (?:sure|certain)",
+    r"I am not (?:sure|certain)",
+    r"not (?:entirely |completely |fully )?sure",
+    r"not certain",
+    r"uncertain",
+    r"unsure",
+    r"insufficient (?:information|data|context)",
     r"not enough (?:information|data|context)",
     r"lack(?:s|ing)? (?:of )?(?:information|documentation|details)",
-    r"need(?:s|ed)? to (?:be )?(?:verif(?:y|ied)|double-check(?:ed)?|confirm(?:ed)?)", r"needs? verification",
+    r"need(?:s|ed)? to (?:be )?(?:verif(?:y|ied)|double-check(?:ed)?|confirm(?:ed)?)",
+    r"needs? verification",
     r"should be (?:verified|confirmed|double-checked)",
     r"needs? (?:confirmation|checking)",
     r"(?:cannot|can't|could not|couldn't|unable to) (?:confirm|verify|determine|find|locate|tell)",
-    r"I (?:don't|do not) know", r"I (?:don't|do not) have (?:enough|sufficient|specific|the) "
+    r"I (?:don't|do not) know",
+    r"I (?:don't|do not) have (?:enough|sufficient|specific|the) "
     r"(?:information|details|context)",
-    r"no (?:information|documentation|docs) (?:about|on|for)", r"not documented", r"undocumented",
-    r"(?:it'?s |it is |remains )?unclear", r"likely", r"presumably", r"probably",
-    r"as far as I (?:know|can tell)", r"to (?:the best of )?my knowledge", r"best guess", r"I'?m guessing",
+    r"no (?:information|documentation|docs) (?:about|on|for)",
+    r"not documented",
+    r"undocumented",
+    r"(?:it'?s |it is |remains )?unclear",
+    r"likely",
+    r"presumably",
+    r"probably",
+    r"as far as I (?:know|can tell)",
+    r"to (?:the best of )?my knowledge",
+    r"best guess",
+    r"I'?m guessing",
     r"if I recall",
     # a claim about what is (not) the case, downgraded to a possibility: "the server might not be
     # running", "maybe the issue is"; not the polite or exploratory "might want to", "might be relevant"
-    r"maybe", r"might(?: not)?(?= (?!want|like|help|be (?:relevant|useful|helpful|worth|interesting|needed)))",
-    r"there (?:might|may|could) be", r"(?:this|that|it) could mean",
-    r"(?:not|never) (?:been |yet )?(?:verified|confirmed|measured)", r"unverified", r"unconfirmed",
+    r"maybe",
+    r"might(?: not)?(?= (?!want|like|help|be (?:relevant|useful|helpful|worth|interesting|needed)))",
+    r"there (?:might|may|could) be",
+    r"(?:this|that|it) could mean",
+    r"(?:not|never) (?:been |yet )?(?:verified|confirmed|measured)",
+    r"unverified",
+    r"unconfirmed",
 )
 #: Broad recall, added only when an LLM second pass will filter it: softer phrasing that is as
 #: often polite or speculative as it is knowledge-level uncertainty.
 #: Japanese (strict): estimates, expectations, conjecture and what could not be found out
 #: ("推定90%", "100%カバー見込み", "未取得", "かもしれません", "確認できませんでした").
 HEDGING_JA: tuple[str, ...] = (
-    "推定", "見込み", "見込", "かもしれ", "と思われ", "と考えられ", "おそらく", "恐らく", "可能性があ",
-    "可能性が高", "未確認", "未検証", "未取得", "不明", "わかりません", "分かりません", "わからない",
-    "分からない", "確認できません", "確認できなかった", "確認できていない", "不確か",
+    "推定",
+    "見込み",
+    "見込",
+    "かもしれ",
+    "と思われ",
+    "と考えられ",
+    "おそらく",
+    "恐らく",
+    "可能性があ",
+    "可能性が高",
+    "未確認",
+    "未検証",
+    "未取得",
+    "不明",
+    "わかりません",
+    "分かりません",
+    "わからない",
+    "分からない",
+    "確認できません",
+    "確認できなかった",
+    "確認できていない",
+    "不確か",
 )
 HEDGING_ZH_BROAD: tuple[str, ...] = ("也许", "或许", "大概", "似乎", "好像", "估计", "应该是", "看起来")
-HEDGING_JA_BROAD: tuple[str, ...] = ("でしょう", "だろう", "ようです", "ようだ", "みたい", "らしい", "と思い",
-                                     "と思う", "気がします", "たぶん", "多分")
+HEDGING_JA_BROAD: tuple[str, ...] = (
+    "でしょう",
+    "だろう",
+    "ようです",
+    "ようだ",
+    "みたい",
+    "らしい",
+    "と思い",
+    "と思う",
+    "気がします",
+    "たぶん",
+    "多分",
+)
 HEDGING_EN_BROAD: tuple[str, ...] = (
-    r"perhaps", r"possibly", r"might be", r"may be", r"could be", r"I (?:think|believe|assume|guess|suspect)",
-    r"it (?:seems|appears)", r"seems to", r"appears to",
+    r"perhaps",
+    r"possibly",
+    r"might be",
+    r"may be",
+    r"could be",
+    r"I (?:think|believe|assume|guess|suspect)",
+    r"it (?:seems|appears)",
+    r"seems to",
+    r"appears to",
 )
 
 
@@ -107,8 +185,8 @@ def _by_first_letter(phrase: str) -> list[str] | None:
     ``(?:x )?y`` becomes ``x y``, ``y``), or None when a phrase starts some other way."""
     if phrase.startswith("(?:"):
         end = _group_end(phrase, 0)
-        optional = phrase[end + 1:end + 2] == "?"
-        rest = phrase[end + 1 + optional:]
+        optional = phrase[end + 1 : end + 2] == "?"
+        rest = phrase[end + 1 + optional :]
         parts = [_by_first_letter(alt + rest) for alt in _top_alternatives(phrase[3:end])]
         if optional:
             parts.append(_by_first_letter(rest))
@@ -157,8 +235,11 @@ def _recall(broad: bool) -> tuple[_EnglishNet, re.Pattern[str], re.Pattern[str]]
     """The strict or the broad net (English, Chinese, Japanese), compiled on first use: big
     alternations take milliseconds to compile, and most runs never use the broad one."""
     if broad:
-        return (_en(HEDGING_EN + HEDGING_EN_BROAD), _literal(HEDGING_ZH + HEDGING_ZH_BROAD),
-                _literal(HEDGING_JA + HEDGING_JA_BROAD))
+        return (
+            _en(HEDGING_EN + HEDGING_EN_BROAD),
+            _literal(HEDGING_ZH + HEDGING_ZH_BROAD),
+            _literal(HEDGING_JA + HEDGING_JA_BROAD),
+        )
     return _en(HEDGING_EN), _literal(HEDGING_ZH), _literal(HEDGING_JA)
 
 
@@ -190,16 +271,24 @@ def marker_signals(messages: list[AgentText], *, sample_id: str) -> list[GapSign
             sent = next((s.text for s in sents if s.start <= m.start() < s.end), m.group(0))
             key = (m.group(0).lower(), sent)
             if key not in out:
-                out[key] = GapSignal(sample_id=sample_id, turn=msg.turn, source="explicit_marker",
-                                     target=m.group(0), context=clip(sent, 300))
+                out[key] = GapSignal(
+                    sample_id=sample_id,
+                    turn=msg.turn,
+                    source="explicit_marker",
+                    target=m.group(0),
+                    context=clip(sent, 300),
+                )
     return list(out.values())
 
 
 def _hedges(msg: AgentText, broad: bool) -> tuple[list[Sentence], dict[int, str]]:
     """The message's sentences and, by sentence index, the first hedging phrase in its prose."""
     en, zh, ja = _recall(broad)
-    found = [(m, None) for m in en.finditer(msg.text)] + [(m, False) for m in zh.finditer(msg.text)] + [
-        (m, True) for m in ja.finditer(msg.text)]
+    found = (
+        [(m, None) for m in en.finditer(msg.text)]
+        + [(m, False) for m in zh.finditer(msg.text)]
+        + [(m, True) for m in ja.finditer(msg.text)]
+    )
     if not found:
         return [], {}
     mask, sents = _prose(msg)
@@ -212,7 +301,7 @@ def _hedges(msg: AgentText, broad: bool) -> tuple[list[Sentence], dict[int, str]
         if japanese is not None and japanese != bool(_KANA.search(sents[i].text)):
             continue  # a Chinese phrase in Japanese (other meanings), or a Japanese one outside it
         if i not in first or m.start() < first[i][0]:
-            first[i] = (m.start(), msg.text[m.start():m.end()])  # as written (the match may be lower-cased)
+            first[i] = (m.start(), msg.text[m.start() : m.end()])  # as written (the match may be lower-cased)
     return sents, {i: phrase for i, (_, phrase) in first.items()}
 
 
@@ -227,7 +316,13 @@ def hedging_signals(messages: list[AgentText], *, sample_id: str, broad: bool = 
             s = sents[i]
             if s.text in out:
                 continue
-            window = " ".join(x.text for x in sents[max(0, i - 1): i + 2])
-            out[s.text] = GapSignal(sample_id=sample_id, turn=msg.turn, source="hedging", target=found[i],
-                                    context=clip(s.text, 500), window=clip(window, 900))
+            window = " ".join(x.text for x in sents[max(0, i - 1) : i + 2])
+            out[s.text] = GapSignal(
+                sample_id=sample_id,
+                turn=msg.turn,
+                source="hedging",
+                target=found[i],
+                context=clip(s.text, 500),
+                window=clip(window, 900),
+            )
     return list(out.values())

@@ -10,8 +10,12 @@ from knowmeter.analysis._coverage import Coverage
 from knowmeter.analysis._model import SOURCES, GapSignal
 from knowmeter.printable import printable
 
-SOURCE_LABELS = {"failed_search": "failed search", "explicit_marker": "explicit marker",
-                 "hedging": "hedging", "repeated_failure": "repeated failure"}
+SOURCE_LABELS = {
+    "failed_search": "failed search",
+    "explicit_marker": "explicit marker",
+    "hedging": "hedging",
+    "repeated_failure": "repeated failure",
+}
 
 
 def _signal_block(s: GapSignal) -> list[str]:
@@ -28,8 +32,10 @@ def _signal_block(s: GapSignal) -> list[str]:
         lines.append(f"  agent output: {s.context}")
         v = s.classifier_verdict
         if v is not None:
-            lines.append(f"  classifier: uncertain={str(v.is_uncertainty).lower()} "
-                         f"confidence={v.confidence:.2f} ({v.origin}) {v.reason}".rstrip())
+            lines.append(
+                f"  classifier: uncertain={str(v.is_uncertainty).lower()} "
+                f"confidence={v.confidence:.2f} ({v.origin}) {v.reason}".rstrip()
+            )
     return lines
 
 

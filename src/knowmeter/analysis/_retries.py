@@ -29,9 +29,17 @@ from knowmeter.traces import ErrorKind, ToolInvocation, ToolStatus
 
 #: failure kinds that say nothing about the action (the same ones failed searches leave out,
 #: except permission denials: a hook refusing the same commit again and again is the point)
-_NOT_COUNTED = frozenset({ErrorKind.COMMAND_MISSING, ErrorKind.TIMEOUT, ErrorKind.CANCELLED_SIBLING,
-                          ErrorKind.USER_REJECTED, ErrorKind.TOOL_MISUSE, ErrorKind.API_ERROR,
-                          ErrorKind.EMPTY_SEARCH})
+_NOT_COUNTED = frozenset(
+    {
+        ErrorKind.COMMAND_MISSING,
+        ErrorKind.TIMEOUT,
+        ErrorKind.CANCELLED_SIBLING,
+        ErrorKind.USER_REJECTED,
+        ErrorKind.TOOL_MISUSE,
+        ErrorKind.API_ERROR,
+        ErrorKind.EMPTY_SEARCH,
+    }
+)
 _SUBCOMMAND = re.compile(r"^[a-z][a-z0-9-]*$")
 _ERROR_WORD = re.compile(r"\b(?:error|failed|fatal|denied|rejected)\b", re.I)  # the line worth quoting
 
@@ -73,10 +81,20 @@ def _signal(run: list[ToolInvocation], sample_id: str) -> GapSignal:
     action = action_key(first)
     turns = sorted({x.call.turn for x in run})
     kinds = sorted({(x.result.error_kind or ErrorKind.OTHER).value for x in run if x.result is not None})
-    said = [x for x in (last.result.output if last.result is not None else "").splitlines()
-            if x.strip() and not x.startswith("Exit code")]
+    said = [
+        x
+        for x in (last.result.output if last.result is not None else "").splitlines()
+        if x.strip() and not x.startswith("Exit code")
+    ]
     line = next((x for x in said if _ERROR_WORD.search(x)), said[0] if said else "")
-    return GapSignal(sample_id=sample_id, turn=first.call.turn, source="repeated_failure", tool=first.call.tool,
-                     target=action.removeprefix("Bash "),
-                     context=clip(f"{action} failed {len(run)}× in {len(turns)} turns ({turns[0]}–{turns[-1]}; "
-                                  f"{', '.join(kinds)}): {line}", 300))
+    return GapSignal(
+        sample_id=sample_id,
+        turn=first.call.turn,
+        source="repeated_failure",
+        tool=first.call.tool,
+        target=action.removeprefix("Bash "),
+        context=clip(
+            f"{action} failed {len(run)}× in {len(turns)} turns ({turns[0]}–{turns[-1]}; {', '.join(kinds)}): {line}",
+            300,
+        ),
+    )

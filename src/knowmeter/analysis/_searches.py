@@ -49,22 +49,53 @@ from knowmeter.analysis._text import clip
 from knowmeter.traces import ErrorKind, MessageEvent, ToolInvocation, ToolResultEvent, ToolStatus, Trace
 
 #: Error kinds that are never knowledge gaps (FORMATS.md §5 and the issue's exclusion list).
-NON_GAP_KINDS: frozenset[ErrorKind] = frozenset({
-    ErrorKind.PERMISSION_DENIED, ErrorKind.USER_REJECTED, ErrorKind.CANCELLED_SIBLING, ErrorKind.TOOL_MISUSE,
-    ErrorKind.API_ERROR, ErrorKind.TIMEOUT, ErrorKind.COMMAND_MISSING,
-})
+NON_GAP_KINDS: frozenset[ErrorKind] = frozenset(
+    {
+        ErrorKind.PERMISSION_DENIED,
+        ErrorKind.USER_REJECTED,
+        ErrorKind.CANCELLED_SIBLING,
+        ErrorKind.TOOL_MISUSE,
+        ErrorKind.API_ERROR,
+        ErrorKind.TIMEOUT,
+        ErrorKind.COMMAND_MISSING,
+    }
+)
 # exit codes with a fixed non-knowledge meaning, for traces whose adapter set no error_kind
-_EXIT_KINDS = {127: ErrorKind.COMMAND_MISSING, 126: ErrorKind.PERMISSION_DENIED, 124: ErrorKind.TIMEOUT,
-               -1: ErrorKind.PERMISSION_DENIED}
+_EXIT_KINDS = {
+    127: ErrorKind.COMMAND_MISSING,
+    126: ErrorKind.PERMISSION_DENIED,
+    124: ErrorKind.TIMEOUT,
+    -1: ErrorKind.PERMISSION_DENIED,
+}
 _EMPTY_TEXTS = ("no matches found", "no files found", "no results found", "(bash completed with no output)")
 _NOT_FOUND = re.compile(r"no such file or directory|cannot access|cannot open|does not exist|not found", re.I)
 # a line of a command's output that is itself an error message (``ls: cannot access 'x': …``), as
 # opposed to a match line that merely contains the words (``./a.txt:3:No such file …``)
-_NOT_FOUND_ERROR_LINE = re.compile(r"^[\w./-]+: (?:.*No such file or directory|cannot access|cannot open)",
-                                   re.I)
+_NOT_FOUND_ERROR_LINE = re.compile(r"^[\w./-]+: (?:.*No such file or directory|cannot access|cannot open)", re.I)
 _TERM = re.compile(r"\w{2,}")
-_QUERY_STOPWORDS = frozenset({"how", "to", "the", "what", "is", "are", "a", "an", "of", "in", "for", "does",
-                              "do", "why", "where", "which", "and", "or", "with"})
+_QUERY_STOPWORDS = frozenset(
+    {
+        "how",
+        "to",
+        "the",
+        "what",
+        "is",
+        "are",
+        "a",
+        "an",
+        "of",
+        "in",
+        "for",
+        "does",
+        "do",
+        "why",
+        "where",
+        "which",
+        "and",
+        "or",
+        "with",
+    }
+)
 REPEAT_MIN_FAILURES = 3
 REPEAT_TURN_WINDOW = 3
 
@@ -111,7 +142,7 @@ def _target(inv: ToolInvocation, cls: str, keyer: PathKeyer) -> tuple[Kind, str,
         base = str(inp.get("path", "") or "")
         shown = f"{base.rstrip('/')}/{pat}" if base else pat
         literal = literal_prefix(shown)
-        return "path", shown, f"{keyer.key(literal, cwd)}/{shown[len(literal):].lstrip('/')}" if literal else shown
+        return "path", shown, f"{keyer.key(literal, cwd)}/{shown[len(literal) :].lstrip('/')}" if literal else shown
     cmd = parse_command(command_text(inp))
     kind, value = cmd.target()
     if kind == "path":
@@ -156,8 +187,7 @@ def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKe
         reason = "empty"
     elif cls == "Bash search" and parse_command(command_text(inv.call.input)).only_fallback(r.output):
         reason = "fallback"  # ``grep x . || echo "not found"``: exit 0, but only the fallback spoke
-    elif ek == ErrorKind.NOT_FOUND or (
-            cls == "Bash search" and _all_not_found_lines(r.output.strip())):
+    elif ek == ErrorKind.NOT_FOUND or (cls == "Bash search" and _all_not_found_lines(r.output.strip())):
         reason = "not_found"
     else:
         return _Outcome(inv, cls, "found", "")
@@ -181,8 +211,11 @@ def similar(a: _Outcome, b: _Outcome) -> bool:
     """The collapse rule of the module docstring."""
     if a.key == b.key:
         return True
-    if (a.target_kind == b.target_kind == "path" and a.inv.call.turn == b.inv.call.turn
-            and _folder(a.key) == _folder(b.key) not in ("", ".", "/")):
+    if (
+        a.target_kind == b.target_kind == "path"
+        and a.inv.call.turn == b.inv.call.turn
+        and _folder(a.key) == _folder(b.key) not in ("", ".", "/")
+    ):
         return True  # one batch, one folder
     if a.target_kind != b.target_kind:
         return False
@@ -200,8 +233,12 @@ def similar(a: _Outcome, b: _Outcome) -> bool:
     return len(sa & sb) / len(sa | sb) >= 0.5
 
 
-_REASON_TEXT = {"empty": "no results", "not_found": "not found", "error": "failed",
-                "fallback": "nothing found (only its || fallback printed)"}
+_REASON_TEXT = {
+    "empty": "no results",
+    "not_found": "not found",
+    "error": "failed",
+    "fallback": "nothing found (only its || fallback printed)",
+}
 
 
 def _describe(o: _Outcome) -> str:
@@ -218,15 +255,21 @@ def _next_words(trace: Trace, after_index: int, agent_id: str | None) -> str | N
     """The agent's first sentence after event ``after_index`` (its reaction to a failure)."""
     for i in range(after_index + 1, len(trace.events)):
         e = trace.events[i]
-        if (isinstance(e, MessageEvent) and e.role == "assistant" and not e.injected
-                and e.agent_id == agent_id and e.text.strip()):
+        if (
+            isinstance(e, MessageEvent)
+            and e.role == "assistant"
+            and not e.injected
+            and e.agent_id == agent_id
+            and e.text.strip()
+        ):
             first = re.split(r"(?<=[.!?。！？])\s|\n", e.text.strip(), maxsplit=1)[0]
             return clip(first, 200)
     return None
 
 
-def search_signals(trace: Trace, invocations: Sequence[ToolInvocation], *, sample_id: str,
-                   given: Sequence[str], keyer: PathKeyer) -> tuple[list[GapSignal], dict[str, int]]:
+def search_signals(
+    trace: Trace, invocations: Sequence[ToolInvocation], *, sample_id: str, given: Sequence[str], keyer: PathKeyer
+) -> tuple[list[GapSignal], dict[str, int]]:
     """Failed-search and repeated-failure signals of one trace (``invocations`` are its
     ``Trace.invocations()``), plus the count of excluded (non-knowledge) failures by reason."""
     outcomes: list[_Outcome] = []
@@ -246,8 +289,9 @@ def search_signals(trace: Trace, invocations: Sequence[ToolInvocation], *, sampl
     return _failed_searches(trace, outcomes, sample_id, result_pos) + _repeated(outcomes, sample_id), excluded
 
 
-def _failed_searches(trace: Trace, outcomes: list[_Outcome], sample_id: str, result_pos: dict[str, int]
-                     ) -> list[GapSignal]:
+def _failed_searches(
+    trace: Trace, outcomes: list[_Outcome], sample_id: str, result_pos: dict[str, int]
+) -> list[GapSignal]:
     signals: list[GapSignal] = []
     # per agent: the index in ``signals`` of the last event and its outcome, until a success
     last: dict[str | None, tuple[int, _Outcome] | None] = {}
@@ -264,9 +308,17 @@ def _failed_searches(trace: Trace, outcomes: list[_Outcome], sample_id: str, res
             last[agent] = (idx, o)
             continue
         pos = result_pos.get(o.inv.call.id, len(trace.events) - 1)
-        signals.append(GapSignal(sample_id=sample_id, turn=o.inv.call.turn, source="failed_search",
-                                 tool=o.inv.call.tool, target=clip(o.target, 300), context=_describe(o),
-                                 note=_next_words(trace, pos, agent)))
+        signals.append(
+            GapSignal(
+                sample_id=sample_id,
+                turn=o.inv.call.turn,
+                source="failed_search",
+                tool=o.inv.call.tool,
+                target=clip(o.target, 300),
+                context=_describe(o),
+                note=_next_words(trace, pos, agent),
+            )
+        )
         last[agent] = (len(signals) - 1, o)
     return signals
 
@@ -293,8 +345,14 @@ def _repeated(outcomes: list[_Outcome], sample_id: str) -> list[GapSignal]:
             first = window[0]
             targets = "; ".join(dict.fromkeys(clip(x.target, 80) for x in window))
             turns = f"{first.inv.call.turn}–{o.inv.call.turn}"
-            signals.append(GapSignal(
-                sample_id=sample_id, turn=first.inv.call.turn, source="repeated_failure", tool=o.cls,
-                target=clip(first.target, 300),
-                context=clip(f"{o.cls} failed {len(window)}× in turns {turns}: {targets}", 300)))
+            signals.append(
+                GapSignal(
+                    sample_id=sample_id,
+                    turn=first.inv.call.turn,
+                    source="repeated_failure",
+                    tool=o.cls,
+                    target=clip(first.target, 300),
+                    context=clip(f"{o.cls} failed {len(window)}× in turns {turns}: {targets}", 300),
+                )
+            )
     return signals

@@ -23,9 +23,17 @@ def agent_texts(trace: Trace, fallback_output: str | None = None) -> list[AgentT
     return texts
 
 
-def analyze_task(trace: Trace, *, sample_id: str, prompt_text: str = "", ok: bool = True, repeat: int = 0,
-                 workspace_root: Path | str | None = None, output_text: str | None = None,
-                 hedging_recall: Literal["strict", "broad"] = "strict") -> TaskGaps:
+def analyze_task(
+    trace: Trace,
+    *,
+    sample_id: str,
+    prompt_text: str = "",
+    ok: bool = True,
+    repeat: int = 0,
+    workspace_root: Path | str | None = None,
+    output_text: str | None = None,
+    hedging_recall: Literal["strict", "broad"] = "strict",
+) -> TaskGaps:
     """Gap signals of one task (spec §4), hedging regex-only (see ``HedgingClassifier.apply``).
 
     ``prompt_text`` is what the agent was given (prompt + context): a missing path that appears
@@ -42,9 +50,12 @@ def analyze_task(trace: Trace, *, sample_id: str, prompt_text: str = "", ok: boo
     invocations = trace.invocations()
     tool_signals, excluded = search_signals(trace, invocations, sample_id=sample_id, given=given, keyer=keyer)
     texts = agent_texts(trace, output_text)
-    signals = [*tool_signals, *retry_signals(invocations, sample_id=sample_id),
-               *marker_signals(texts, sample_id=sample_id),
-               *hedging_signals(texts, sample_id=sample_id, broad=hedging_recall == "broad")]
+    signals = [
+        *tool_signals,
+        *retry_signals(invocations, sample_id=sample_id),
+        *marker_signals(texts, sample_id=sample_id),
+        *hedging_signals(texts, sample_id=sample_id, broad=hedging_recall == "broad"),
+    ]
     if repeat:
         signals = [replace(s, repeat=repeat) for s in signals]
     signals.sort(key=lambda s: (s.turn, SOURCES.index(s.source)))

@@ -78,8 +78,7 @@ def artifact_from_file(path: Path) -> Artifact:
         return artifact_from_dir(path.parent)
     data = path.read_bytes()
     per_file, digest = hash_files({path.name: data})
-    return Artifact(kind="file", text=data.decode("utf-8", errors="replace"), path=path, files=per_file,
-                    hash=digest)
+    return Artifact(kind="file", text=data.decode("utf-8", errors="replace"), path=path, files=per_file, hash=digest)
 
 
 def artifact_from_dir(root: Path) -> Artifact:
@@ -91,12 +90,20 @@ def artifact_from_dir(root: Path) -> Artifact:
     for p in [skill_md, *(p for p in root.rglob("*") if p.is_symlink())]:
         target = p.resolve()
         if not target.is_relative_to(inside):
-            raise InputError(f"{p}: a symlink to {target}, outside the skill folder {root}; "
-                             "copy the file into the skill folder instead")
+            raise InputError(
+                f"{p}: a symlink to {target}, outside the skill folder {root}; "
+                "copy the file into the skill folder instead"
+            )
     contents = {p.relative_to(root).as_posix(): p.read_bytes() for p in _iter_files(root)}
     per_file, digest = hash_files(contents)
-    return Artifact(kind="skill_dir", text=skill_md.read_text(encoding="utf-8", errors="replace"),
-                    path=skill_md, root=root, files=per_file, hash=digest)
+    return Artifact(
+        kind="skill_dir",
+        text=skill_md.read_text(encoding="utf-8", errors="replace"),
+        path=skill_md,
+        root=root,
+        files=per_file,
+        hash=digest,
+    )
 
 
 def available_variants(skill_dir: Path) -> list[str]:
@@ -133,7 +140,7 @@ def _resolve_git(expr: str, skill_dir: Path, base_dir: Path, cache_dir: Path) ->
     target = cache_dir / "git" / commit[:12] / name
     if f"{prefix}SKILL.md" in members:
         for member in members:
-            dest = target / member[len(prefix):]
+            dest = target / member[len(prefix) :]
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(_git(top, "show", f"{commit}:{member}"))
         return f"{name}@{ref}", artifact_from_dir(target)
@@ -142,9 +149,11 @@ def _resolve_git(expr: str, skill_dir: Path, base_dir: Path, cache_dir: Path) ->
         dest = target / f"{name}.md"
         dest.write_bytes(_git(top, "show", f"{commit}:{single}"))
         return f"{name}@{ref}", artifact_from_file(dest)
-    found = sorted({p[len(rel_skill_dir) + 1:].split("/")[0].removesuffix(".md") for p in listing})
-    raise InputError(f"variant {expr!r}: no {name}.md or {name}/SKILL.md in {rel_skill_dir} at {ref}; "
-                     f"available there: {', '.join(found) or 'none'}")
+    found = sorted({p[len(rel_skill_dir) + 1 :].split("/")[0].removesuffix(".md") for p in listing})
+    raise InputError(
+        f"variant {expr!r}: no {name}.md or {name}/SKILL.md in {rel_skill_dir} at {ref}; "
+        f"available there: {', '.join(found) or 'none'}"
+    )
 
 
 def resolve_variant(

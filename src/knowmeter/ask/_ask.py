@@ -77,11 +77,20 @@ def cached(cache: ReplyCache | None, key: str, parse: Callable[[str], T]) -> T |
         return None
 
 
-async def ask_json(executor: Executor, model: str | None, *, system: str | None, prompt: str,
-                   parse: Callable[[str], T], site: CallSite, purpose: str,
-                   reask: Callable[[str, str], str] | None = None,
-                   cache: ReplyCache | None = None, key: str | None = None,
-                   what: str = "model") -> Asked[T]:
+async def ask_json(
+    executor: Executor,
+    model: str | None,
+    *,
+    system: str | None,
+    prompt: str,
+    parse: Callable[[str], T],
+    site: CallSite,
+    purpose: str,
+    reask: Callable[[str, str], str] | None = None,
+    cache: ReplyCache | None = None,
+    key: str | None = None,
+    what: str = "model",
+) -> Asked[T]:
     """Ask ``executor`` (``model``) and validate its reply with ``parse`` (a ``ValueError`` rejects
     it), re-asking once on a failed call or a rejected reply. With ``cache``, an accepted reply is
     stored under ``key`` (default ``cache_key(...)``) and a stored one is used without a call.
@@ -94,8 +103,14 @@ async def ask_json(executor: Executor, model: str | None, *, system: str | None,
     costs: list[float | None] = []
     error = ""
     for attempt in (1, 2):
-        request = ExecRequest(task_id=f"{site.task_id}:{purpose}:a{attempt}", sample_id=site.sample_id,
-                              prompt=prompt, system=system, model=model, timeout_s=site.timeout_s)
+        request = ExecRequest(
+            task_id=f"{site.task_id}:{purpose}:a{attempt}",
+            sample_id=site.sample_id,
+            prompt=prompt,
+            system=system,
+            model=model,
+            timeout_s=site.timeout_s,
+        )
         try:
             result = await executor.run(request)
         except ExecutorError as exc:

@@ -39,8 +39,9 @@ class PromptTemplate:
         """sha256(version + system + body), first 12 hex."""
         return hashlib.sha256((self.version + self.system + self.body).encode()).hexdigest()[:12]
 
-    def render(self, data: Mapping[str, str], *, rubric: str | None = None,
-               fields: Mapping[str, str] | None = None) -> str:
+    def render(
+        self, data: Mapping[str, str], *, rubric: str | None = None, fields: Mapping[str, str] | None = None
+    ) -> str:
         """The prompt with every block of ``data`` fenced and ``rubric`` and ``fields`` (trusted
         text knowmeter wrote, by placeholder name) inserted as they are."""
         missing = set(self.blocks) - set(data)

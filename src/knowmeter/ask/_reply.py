@@ -52,7 +52,6 @@ def _balanced_objects(text: str) -> Iterator[tuple[str, int]]:
         start = text.find("{", start + 1)
 
 
-
 def json_objects(text: str) -> Iterator[Any]:
     """Each top-level JSON value written as a balanced ``{…}`` in ``text`` (code fences and prose
     around it tolerated; objects nested inside one already yielded are skipped)."""
@@ -82,8 +81,14 @@ def _first_error(exc: ValidationError) -> str:
     return msg if not where or where in msg else f"{where}: {msg}"
 
 
-def json_reply(model: type[M], key: str, *, needs: str | None = None, what: str = "model",
-               error: type[ReplyRejected] = ReplyRejected) -> Callable[[str], M]:
+def json_reply(
+    model: type[M],
+    key: str,
+    *,
+    needs: str | None = None,
+    what: str = "model",
+    error: type[ReplyRejected] = ReplyRejected,
+) -> Callable[[str], M]:
     """A parser for replies shaped as ``model``: the first JSON object in the text that holds
     ``key``, validated by ``model``; raises ``error`` naming why when there is none or it is
     invalid (``needs`` names the key in that message, ``what`` the model asked)."""

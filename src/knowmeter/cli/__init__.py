@@ -17,17 +17,26 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "runs": ("_runs", "runs_cmd", "List stored runs."),
     "gaps": ("_gaps", "gaps_cmd", "Show the knowledge-gap inventory of a run."),
     "trends": ("_trends", "trends_cmd", "Gap rate, coverage and composite across runs of one sample set."),
-    "probe": ("_probe", "probe_cmd",
-              "Competency questions from the knowledge base's structure, as a probe sample set."),
+    "probe": (
+        "_probe",
+        "probe_cmd",
+        "Competency questions from the knowledge base's structure, as a probe sample set.",
+    ),
     "sample": ("_sample", "sample_cmd", "Draft new samples from a run's gaps and uncovered files."),
     "gold": ("_gold", "gold_group", "Human gold sets: init, validate, compare a run against one."),
     "view": ("_view", "view_cmd", "Browse runs, reports, comparisons and trends in a local read-only web viewer."),
     "observe": ("_observe", "observe_cmd", "Skill health from real Claude Code / Codex usage traces."),
-    "docs": ("_docs", "docs_cmd",
-             "Reference: assertion types, script protocol, judge replies, cache, commands; JSON Schemas."),
+    "docs": (
+        "_docs",
+        "docs_cmd",
+        "Reference: assertion types, script protocol, judge replies, cache, commands; JSON Schemas.",
+    ),
     "skill": ("_skill", "skill_group", "Skill Graph skills and eval files: lint."),
-    "comprehend": ("_comprehend", "comprehend_cmd",
-                   "Did the agent understand a skill? Rubric C1–C9, with vs without it."),
+    "comprehend": (
+        "_comprehend",
+        "comprehend_cmd",
+        "Did the agent understand a skill? Rubric C1–C9, with vs without it.",
+    ),
 }
 
 

@@ -16,22 +16,53 @@ from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 
 @click.command("comprehend")
 @click.argument("skill", required=False)
-@click.option("--evals", help="The skill's eval file (default: found beside the skill: evals/comprehension.json, "
-              "evals/evals.json, examples/evals/<name>.json).")
-@click.option("--executor", default=defaults.EXECUTOR, show_default=True, help="The agent: any registered executor "
-              "(offline, claude, codex, openai, anthropic, claude-sdk, script) or a script-protocol command.")
+@click.option(
+    "--evals",
+    help="The skill's eval file (default: found beside the skill: evals/comprehension.json, "
+    "evals/evals.json, examples/evals/<name>.json).",
+)
+@click.option(
+    "--executor",
+    default=defaults.EXECUTOR,
+    show_default=True,
+    help="The agent: any registered executor "
+    "(offline, claude, codex, openai, anthropic, claude-sdk, script) or a script-protocol command.",
+)
 @click.option("--model", help="Model passed to the agent's executor.")
 @executor_option_flags
-@click.option("--judge", "judges", multiple=True, help="Grader as executor:model (repeatable for an ensemble; "
-              "a behavior passes on a majority). scripted-grader is a deterministic offline stand-in.")
-@click.option("--repeat", type=click.IntRange(1, 100), default=defaults.REPEAT, show_default=True,
-              help="Real replicates per case and arm.")
-@click.option("--judge-repeat", type=click.IntRange(1, 20), default=defaults.JUDGE_REPEAT, show_default=True,
-              help="Grader calls per answer and grader.")
-@click.option("--ngram", type=click.IntRange(2, 50), default=defaults.VERBATIM_NGRAM, show_default=True,
-              help="n of the verbatim-overlap check (research A.3).")
-@click.option("--cwd", help="Folder the agent works in, in both arms (default: an empty folder, so the "
-              "baseline cannot read the skill from disk).")
+@click.option(
+    "--judge",
+    "judges",
+    multiple=True,
+    help="Grader as executor:model (repeatable for an ensemble; "
+    "a behavior passes on a majority). scripted-grader is a deterministic offline stand-in.",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 100),
+    default=defaults.REPEAT,
+    show_default=True,
+    help="Real replicates per case and arm.",
+)
+@click.option(
+    "--judge-repeat",
+    type=click.IntRange(1, 20),
+    default=defaults.JUDGE_REPEAT,
+    show_default=True,
+    help="Grader calls per answer and grader.",
+)
+@click.option(
+    "--ngram",
+    type=click.IntRange(2, 50),
+    default=defaults.VERBATIM_NGRAM,
+    show_default=True,
+    help="n of the verbatim-overlap check (research A.3).",
+)
+@click.option(
+    "--cwd",
+    help="Folder the agent works in, in both arms (default: an empty folder, so the "
+    "baseline cannot read the skill from disk).",
+)
 @click.option("--concurrency", type=click.IntRange(1, 256), help=f"Tasks run at once (default {defaults.CONCURRENCY}).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Per-task timeout in seconds.")
 @click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors.")
@@ -40,8 +71,12 @@ from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 @click.option("--seed", type=int, help="Seed of the statistics.")
 @click.option("--output-dir", help=f"Where runs are stored (default: {defaults.OUTPUT_DIR}).")
 @click.option("--resume", "resume", help="Continue a killed comprehension run: only its missing tasks.")
-@click.option("--write-state", is_flag=True, help="Record the verdict in the skill's audit-state.json (v8): "
-              "comprehension_verdict, eval_score, eval_failed_ids, eval_last_run; every other field is kept.")
+@click.option(
+    "--write-state",
+    is_flag=True,
+    help="Record the verdict in the skill's audit-state.json (v8): "
+    "comprehension_verdict, eval_score, eval_failed_ids, eval_last_run; every other field is kept.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")
 @guarded
 def comprehend_cmd(**opts: Any) -> None:

@@ -27,9 +27,12 @@ class _Terminal(Listener):
         if resumed:
             click.echo(f"resuming run {run_dir.id}: {tasks} of {len(prepared.tasks)} tasks left", err=True)
             return
-        click.echo(f"run {run_dir.id}: {len(prepared.sample_set.samples)} cases × 2 arms × {prepared.config.repeat} "
-                   f"repeat(s) = {tasks} tasks ({prepared.executor.name}); graders: "
-                   f"{', '.join(j.name for j in prepared.judges)}", err=True)
+        click.echo(
+            f"run {run_dir.id}: {len(prepared.sample_set.samples)} cases × 2 arms × {prepared.config.repeat} "
+            f"repeat(s) = {tasks} tasks ({prepared.executor.name}); graders: "
+            f"{', '.join(j.name for j in prepared.judges)}",
+            err=True,
+        )
 
     def note(self, line: str) -> None:
         click.echo(line, err=True)
@@ -46,15 +49,26 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     elif not opts.get("skill"):
         raise InputError("comprehend needs a SKILL (a SKILL.md or its folder), or --resume RUN")
     else:
-        report = comprehend(str(opts["skill"]), evals=opts.get("evals"), ngram=int(opts["ngram"]), cwd=opts.get("cwd"),
-                            executor=opts["executor"], model=opts.get("model"),
-                            executor_options=parse_option_flags(list(opts.get("executor_options") or ())),
-                            judges=list(opts["judges"]),
-                            repeat=opts["repeat"], judge_repeat=opts["judge_repeat"],
-                            concurrency=opts.get("concurrency"), timeout_s=opts.get("timeout_s"),
-                            retry=opts.get("retry"), no_cache=opts.get("no_cache") or None,
-                            budget_usd=opts.get("budget_usd"), seed=opts.get("seed"),
-                            output_dir=opts.get("output_dir"), listener=terminal)
+        report = comprehend(
+            str(opts["skill"]),
+            evals=opts.get("evals"),
+            ngram=int(opts["ngram"]),
+            cwd=opts.get("cwd"),
+            executor=opts["executor"],
+            model=opts.get("model"),
+            executor_options=parse_option_flags(list(opts.get("executor_options") or ())),
+            judges=list(opts["judges"]),
+            repeat=opts["repeat"],
+            judge_repeat=opts["judge_repeat"],
+            concurrency=opts.get("concurrency"),
+            timeout_s=opts.get("timeout_s"),
+            retry=opts.get("retry"),
+            no_cache=opts.get("no_cache") or None,
+            budget_usd=opts.get("budget_usd"),
+            seed=opts.get("seed"),
+            output_dir=opts.get("output_dir"),
+            listener=terminal,
+        )
     assert terminal.run_dir is not None
     run_dir = terminal.run_dir
     comp = report.comprehension
@@ -73,8 +87,11 @@ def run_comprehend(opts: dict[str, Any]) -> int:
             click.echo(f"{what}: {path}")
     graders_failed = [u for u in (comp.ungraded if comp else []) if "unusable judge reply" in u]
     for u in graders_failed:
-        click.echo(f"knowmeter: error: {run_dir.results_file}: {u}; the run is stored and the agent's answers are "
-                   "cached: run the same command again to re-grade", err=True)
+        click.echo(
+            f"knowmeter: error: {run_dir.results_file}: {u}; the run is stored and the agent's answers are "
+            "cached: run the same command again to re-grade",
+            err=True,
+        )
     if graders_failed:
         return EXIT_INPUT
     if opts.get("write_state"):
@@ -88,8 +105,16 @@ def _write_state(run_dir: RunDir, report: Report) -> None:
         return
     path = Path(comp.skill.audit_state or Path(comp.skill.path).parent / "audit-state.json")
     ex = report.run.executor
-    update = state_update(comp.verdict, at=report.run.finished_at, runner=f"knowmeter comprehend ({ex.name})",
-                          model=ex.model, receipt=run_dir.report_file)
+    update = state_update(
+        comp.verdict,
+        at=report.run.finished_at,
+        runner=f"knowmeter comprehend ({ex.name})",
+        model=ex.model,
+        receipt=run_dir.report_file,
+    )
     before = write_state(path, update)
-    click.echo(f"audit-state: {path}: comprehension_verdict {before['comprehension_verdict']} → "
-               f"{update['comprehension_verdict']}, eval_score {update['eval_score']}", err=True)
+    click.echo(
+        f"audit-state: {path}: comprehension_verdict {before['comprehension_verdict']} → "
+        f"{update['comprehension_verdict']}, eval_score {update['eval_score']}",
+        err=True,
+    )

@@ -14,9 +14,12 @@ CLI_TOPIC = "cli"
 
 @click.command("docs")
 @click.argument("topic", required=False, type=click.Choice([*TOPICS, CLI_TOPIC]))
-@click.option("--schema", type=click.Choice(list(SCHEMAS)),
-              help="Print the JSON Schema of eval.yaml, a sample file (each JSONL line: its "
-                   "#/$defs/Sample) or report.json instead, as shipped in the package.")
+@click.option(
+    "--schema",
+    type=click.Choice(list(SCHEMAS)),
+    help="Print the JSON Schema of eval.yaml, a sample file (each JSONL line: its "
+    "#/$defs/Sample) or report.json instead, as shipped in the package.",
+)
 def docs_cmd(topic: str | None, schema: str | None) -> None:
     """Print the reference for TOPIC (assertions, script, judge, cache), or all of it, in
     Markdown — generated from the code, the same text as docs/reference.md. TOPIC cli prints

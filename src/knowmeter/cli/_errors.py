@@ -37,8 +37,9 @@ def crash(exc: BaseException) -> NoReturn:
     except OSError:
         where = "the traceback could not be written to a log file"
     first = (str(exc).splitlines() or [""])[0][:200]
-    click.echo(f"knowmeter: internal error: {type(exc).__name__}: {first} — this is a bug, please report it; "
-               f"{where}", err=True)
+    click.echo(
+        f"knowmeter: internal error: {type(exc).__name__}: {first} — this is a bug, please report it; {where}", err=True
+    )
     sys.exit(EXIT_INTERNAL)
 
 

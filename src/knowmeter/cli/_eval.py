@@ -15,13 +15,17 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 
 
 @click.command("eval")
-@click.option("--config", "config", type=click.Path(path_type=Path),
-              help="eval.yaml (default: ./eval.yaml if present).")
+@click.option(
+    "--config", "config", type=click.Path(path_type=Path), help="eval.yaml (default: ./eval.yaml if present)."
+)
 @click.option("--samples", multiple=True, help="Sample file(s): eval-samples.json|yaml|yml|jsonl.")
 @click.option("--control", help="Control variant: baseline, <name>, path/to/file.md, dir/SKILL.md, git:<ref>:<name>.")
 @click.option("--treatment", "treatments", multiple=True, help="Treatment variant (repeatable).")
-@click.option("--executor", help="Registered executor (offline, script, claude, codex, openai, anthropic, "
-              "claude-sdk) or any command speaking the script protocol.")
+@click.option(
+    "--executor",
+    help="Registered executor (offline, script, claude, codex, openai, anthropic, "
+    "claude-sdk) or any command speaking the script protocol.",
+)
 @click.option("--model", help="Model passed to the executor.")
 @executor_option_flags
 @click.option("--skill-dir", help=f"Where <name> variants are looked up (default: {defaults.SKILL_DIR}).")
@@ -30,43 +34,81 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Per-task timeout in seconds.")
 @click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors (exponential backoff).")
 @click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the response cache.")
-@click.option("--budget-usd", type=click.FloatRange(min=0),
-              help="Total cost budget over every model call (agent, judges, classifier).")
+@click.option(
+    "--budget-usd",
+    type=click.FloatRange(min=0),
+    help="Total cost budget over every model call (agent, judges, classifier).",
+)
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for every statistical computation.")
 @click.option("--output-dir", help=f"Where runs are stored (default: {defaults.OUTPUT_DIR}).")
 @click.option("--judge", "judges", multiple=True, help="LLM judge as executor:model (repeatable for an ensemble).")
 @click.option("--judge-repeat", type=click.IntRange(1, 20), help="Judge calls per task (mean, SD, failures).")
 @click.option("--no-length-debias", is_flag=True, default=False, help="Drop the judge's length-debias instruction.")
-@click.option("--threshold", type=click.FloatRange(1, 5),
-              help=f"Layer gate: each present layer's mean ≥ this (default {defaults.LAYER_GATE}).")
-@click.option("--max-mde", type=click.FloatRange(min=0, min_open=True),
-              help="No significant change and a minimum detectable effect above this many points → "
-                   f"UNDERPOWERED, not NOISE (default {defaults.MAX_MDE}).")
-@click.option("--min-pairs", type=click.IntRange(min=2),
-              help=f"Fewer paired samples → UNDERPOWERED, or CAUTIOUS for a win (default {defaults.MIN_PAIRS}).")
-@click.option("--stability-limit", type=click.FloatRange(0, 1, min_open=True),
-              help="Warn when more than this share of the composite's variance is run-to-run "
-              f"(default {defaults.STABILITY_LIMIT}).")
-@click.option("--bootstrap-samples", type=click.IntRange(min=100),
-              help=f"Bootstrap resamples (default {defaults.BOOTSTRAP_SAMPLES}).")
-@click.option("--max-gap-rate", type=click.FloatRange(0, 1),
-              help="Fail (exit 1) when a variant's gap rate exceeds this.")
-@click.option("--gap-rate-regression", type=click.FloatRange(0, 1),
-              help="Fail when the gap rate rose by more than this since the last run on the same sample set.")
+@click.option(
+    "--threshold",
+    type=click.FloatRange(1, 5),
+    help=f"Layer gate: each present layer's mean ≥ this (default {defaults.LAYER_GATE}).",
+)
+@click.option(
+    "--max-mde",
+    type=click.FloatRange(min=0, min_open=True),
+    help="No significant change and a minimum detectable effect above this many points → "
+    f"UNDERPOWERED, not NOISE (default {defaults.MAX_MDE}).",
+)
+@click.option(
+    "--min-pairs",
+    type=click.IntRange(min=2),
+    help=f"Fewer paired samples → UNDERPOWERED, or CAUTIOUS for a win (default {defaults.MIN_PAIRS}).",
+)
+@click.option(
+    "--stability-limit",
+    type=click.FloatRange(0, 1, min_open=True),
+    help="Warn when more than this share of the composite's variance is run-to-run "
+    f"(default {defaults.STABILITY_LIMIT}).",
+)
+@click.option(
+    "--bootstrap-samples",
+    type=click.IntRange(min=100),
+    help=f"Bootstrap resamples (default {defaults.BOOTSTRAP_SAMPLES}).",
+)
+@click.option(
+    "--max-gap-rate", type=click.FloatRange(0, 1), help="Fail (exit 1) when a variant's gap rate exceeds this."
+)
+@click.option(
+    "--gap-rate-regression",
+    type=click.FloatRange(0, 1),
+    help="Fail when the gap rate rose by more than this since the last run on the same sample set.",
+)
 @click.option("--hedging-judge", help="executor:model for the hedging classifier (default: regex only).")
-@click.option("--unsealed", is_flag=True, default=False,
-              help="Run agent CLIs (claude, codex, claude-sdk) without sealing tasks from each other, where "
-              "bubblewrap cannot run: every agent can then read the other arms' artifacts and the samples.")
-@click.option("--shard", metavar="I/N",
-              help="Run only shard I of N of the plan (1-based; every task of a sample lands in the same shard), "
-              "e.g. one per CI job; combine them with knowmeter merge. --budget-usd then applies to each shard; "
-              "--resume continues a shard's run with its own shard.")
+@click.option(
+    "--unsealed",
+    is_flag=True,
+    default=False,
+    help="Run agent CLIs (claude, codex, claude-sdk) without sealing tasks from each other, where "
+    "bubblewrap cannot run: every agent can then read the other arms' artifacts and the samples.",
+)
+@click.option(
+    "--shard",
+    metavar="I/N",
+    help="Run only shard I of N of the plan (1-based; every task of a sample lands in the same shard), "
+    "e.g. one per CI job; combine them with knowmeter merge. --budget-usd then applies to each shard; "
+    "--resume continues a shard's run with its own shard.",
+)
 @click.option("--resume", "resume", help="Continue a killed run: execute only its missing tasks.")
-@click.option("--backend", type=click.Choice(BACKENDS), default=defaults.BACKEND, show_default=True,
-              help="Where the agent runs: here, or each task as a Ray task (pip install 'knowmeter[ray]'); this "
-              "process stays the only writer of the results and keeps the cache, budget, concurrency and timeouts.")
-@click.option("--ray-address", metavar="ADDR", help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT; default "
-              "RAY_ADDRESS, else a local Ray instance on 127.0.0.1).")
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    default=defaults.BACKEND,
+    show_default=True,
+    help="Where the agent runs: here, or each task as a Ray task (pip install 'knowmeter[ray]'); this "
+    "process stays the only writer of the results and keeps the cache, budget, concurrency and timeouts.",
+)
+@click.option(
+    "--ray-address",
+    metavar="ADDR",
+    help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT; default "
+    "RAY_ADDRESS, else a local Ray instance on 127.0.0.1).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")
 @ci_output_options
 @click.option("--quiet", "-q", is_flag=True, help="Print only the outcome line (no progress, no summary).")
@@ -89,5 +131,3 @@ def eval_cmd(**opts: object) -> None:
 
     code = run_eval(opts)
     sys.exit(EXIT_OK if opts.get("report_only") and code != EXIT_INTERRUPTED else code)
-
-

@@ -43,8 +43,13 @@ def gaps_cmd(run: str, variant: str | None, limit: int | None, output_dir: str, 
     if as_json:
         from knowmeter.cli._output import print_json
 
-        print_json({"gaps": [g.to_dict() for g in gaps], "coverage": [c.to_dict() for c in cov],
-                    "probe_comparison": side.model_dump(mode="json") if side else None})
+        print_json(
+            {
+                "gaps": [g.to_dict() for g in gaps],
+                "coverage": [c.to_dict() for c in cov],
+                "probe_comparison": side.model_dump(mode="json") if side else None,
+            }
+        )
         return
     for s in gaps:
         click.echo(render_inventory(s, limit=limit))

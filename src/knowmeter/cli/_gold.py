@@ -27,8 +27,14 @@ def gold_group() -> None:
 
 @gold_group.command("init")
 @click.argument("samples", type=click.Path(path_type=Path))
-@click.option("--gold-dir", "-o", type=click.Path(path_type=Path), default=Path("gold"), show_default=True,
-              help="Directory to write metadata.yaml and annotations.yaml into.")
+@click.option(
+    "--gold-dir",
+    "-o",
+    type=click.Path(path_type=Path),
+    default=Path("gold"),
+    show_default=True,
+    help="Directory to write metadata.yaml and annotations.yaml into.",
+)
 @click.option("--annotator", required=True, help="Who annotates (a person, or a model that is not a judge).")
 @click.option("--scale-min", type=float, default=1.0, show_default=True, help="Lowest allowed score.")
 @click.option("--scale-max", type=float, default=5.0, show_default=True, help="Highest allowed score.")
@@ -47,8 +53,10 @@ def init_cmd(samples: Path, gold_dir: Path, annotator: str, scale_min: float, sc
             raise InputError(f"--scale-min/--scale-max: {exc.errors()[0]['msg']}") from None
         ids = [s.sample_id for s in load_samples(samples).samples]
         written = init_gold(ids, gold_dir, annotator=annotator, scale=scale, force=force)
-    click.echo(f"wrote {', '.join(map(str, written))}: {len(ids)} samples to annotate "
-               f"(scores {scale_min:g}–{scale_max:g}); then run `knowmeter gold validate {gold_dir}`")
+    click.echo(
+        f"wrote {', '.join(map(str, written))}: {len(ids)} samples to annotate "
+        f"(scores {scale_min:g}–{scale_max:g}); then run `knowmeter gold validate {gold_dir}`"
+    )
 
 
 @gold_group.command("validate")
@@ -60,8 +68,10 @@ def validate_cmd(gold_dir: Path) -> None:
     with input_errors():
         gold = load_gold(gold_dir)
     meta = gold.metadata
-    click.echo(f"{gold_dir}: OK · {len(gold.annotations)} annotations · annotator {meta.annotator} · "
-               f"scale {meta.scale.min:g}–{meta.scale.max:g}" + (f" · version {meta.version}" if meta.version else ""))
+    click.echo(
+        f"{gold_dir}: OK · {len(gold.annotations)} annotations · annotator {meta.annotator} · "
+        f"scale {meta.scale.min:g}–{meta.scale.max:g}" + (f" · version {meta.version}" if meta.version else "")
+    )
 
 
 @gold_group.command("compare")
@@ -71,10 +81,16 @@ def validate_cmd(gold_dir: Path) -> None:
 @click.option("--variant", help="Compare only this variant (default: every variant in the run).")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap seed.")
-@click.option("--bootstrap-samples", type=click.IntRange(min=100), default=defaults.BOOTSTRAP_SAMPLES,
-              show_default=True, help="Bootstrap resamples for the CI of α.")
-def compare_cmd(run: str, gold_dir: Path, output_dir: Path, variant: str | None, as_json: bool, seed: int,
-                bootstrap_samples: int) -> None:
+@click.option(
+    "--bootstrap-samples",
+    type=click.IntRange(min=100),
+    default=defaults.BOOTSTRAP_SAMPLES,
+    show_default=True,
+    help="Bootstrap resamples for the CI of α.",
+)
+def compare_cmd(
+    run: str, gold_dir: Path, output_dir: Path, variant: str | None, as_json: bool, seed: int, bootstrap_samples: int
+) -> None:
     """Agreement of RUN's judge scores with a gold set: Krippendorff α (interval, ordinal) with a
     bootstrap CI, quadratic-weighted κ, Pearson, and a warning when the annotator is a judge.
 
@@ -92,13 +108,13 @@ def compare_cmd(run: str, gold_dir: Path, output_dir: Path, variant: str | None,
         path = _results_path(run, output_dir)
         scores = judge_scores(iter_results(path, strict=True), path)
         if variant is not None and variant not in scores:
-            raise InputError(f"{path}: no results for variant {variant!r}; variants: "
-                             f"{', '.join(scores) or 'none'}")
+            raise InputError(f"{path}: no results for variant {variant!r}; variants: {', '.join(scores) or 'none'}")
         if not scores:
             raise InputError(f"{path}: no results to compare")
         chosen = [variant] if variant is not None else list(scores)
-        results = {v: compare(scores[v][0], gold, judges=sorted(scores[v][1]), b=bootstrap_samples, seed=seed)
-                   for v in chosen}
+        results = {
+            v: compare(scores[v][0], gold, judges=sorted(scores[v][1]), b=bootstrap_samples, seed=seed) for v in chosen
+        }
         stored = write_stored_gold(path.parent, stored_gold(gold, scores, results))
     if as_json:
         from knowmeter.cli._output import print_json
@@ -131,10 +147,14 @@ def _print_comparison(variant: str, r: Any) -> None:
     click.echo(f"  matched {r.n_matched} of {r.n_gold} gold samples{missing}")
     ci = r.alpha_ci_bca if r.alpha_ci_bca.low is not None else r.alpha_ci_percentile
     method = "BCa" if ci.method == "bca" else "percentile"
-    click.echo(f"  Krippendorff α interval {_fmt(r.alpha_interval)} [{ci.level:.0%} {method} CI {_fmt(ci.low)}, "
-               f"{_fmt(ci.high)}; B={ci.b}, seed {ci.seed}] · ordinal {_fmt(r.alpha_ordinal)}")
-    click.echo(f"  quadratic-weighted κ {_fmt(r.kappa_quadratic)} · Pearson {_fmt(r.pearson)} · "
-               f"mean |judge − gold| {_fmt(r.mean_abs_diff)}")
+    click.echo(
+        f"  Krippendorff α interval {_fmt(r.alpha_interval)} [{ci.level:.0%} {method} CI {_fmt(ci.low)}, "
+        f"{_fmt(ci.high)}; B={ci.b}, seed {ci.seed}] · ordinal {_fmt(r.alpha_ordinal)}"
+    )
+    click.echo(
+        f"  quadratic-weighted κ {_fmt(r.kappa_quadratic)} · Pearson {_fmt(r.pearson)} · "
+        f"mean |judge − gold| {_fmt(r.mean_abs_diff)}"
+    )
     click.echo(f"  agreement: {r.agreement or 'unknown'}")
     if r.contamination_warning:
         click.echo(f"  warning: {r.contamination_warning}")

@@ -17,8 +17,9 @@ def walk_commands(root: click.Command, name: str = "knowmeter") -> Iterator[tupl
     """``(command line, command, its context)`` for ``root`` and every visible subcommand below
     it, in the order ``--help`` lists them."""
 
-    def walk(cmd: click.Command, path: list[str], parent: click.Context | None
-             ) -> Iterator[tuple[str, click.Command, click.Context]]:
+    def walk(
+        cmd: click.Command, path: list[str], parent: click.Context | None
+    ) -> Iterator[tuple[str, click.Command, click.Context]]:
         ctx = cmd.context_class(cmd, info_name=path[-1], parent=parent, **cmd.context_settings)
         yield " ".join(path), cmd, ctx
         if isinstance(cmd, click.Group):
@@ -34,9 +35,13 @@ def cli_reference() -> str:
     """Every command's usage, description, options and subcommands in Markdown (``docs/cli.md``)."""
     from knowmeter.cli import cli
 
-    out = ["# knowmeter command line", "",
-           "Generated from the commands' definitions by `knowmeter docs cli` (`knowmeter docs cli > docs/cli.md`); "
-           "a test keeps this file in step with every command's `--help`.", ""]
+    out = [
+        "# knowmeter command line",
+        "",
+        "Generated from the commands' definitions by `knowmeter docs cli` (`knowmeter docs cli > docs/cli.md`); "
+        "a test keeps this file in step with every command's `--help`.",
+        "",
+    ]
     for line, cmd, ctx in walk_commands(cli):
         out += _section(line, cmd, ctx)
     return "\n".join(out)
@@ -44,8 +49,11 @@ def cli_reference() -> str:
 
 def _section(line: str, cmd: click.Command, ctx: click.Context) -> list[str]:
     params = cmd.get_params(ctx)
-    usage = [line, *(["[OPTIONS]"] if any(isinstance(p, click.Option) for p in params) else []),
-             *(_argument(p) for p in params if isinstance(p, click.Argument))]
+    usage = [
+        line,
+        *(["[OPTIONS]"] if any(isinstance(p, click.Option) for p in params) else []),
+        *(_argument(p) for p in params if isinstance(p, click.Argument)),
+    ]
     if isinstance(cmd, click.Group):
         usage.append("COMMAND [ARGS]...")
     out = [f"## `{line}`", "", f"`{' '.join(usage)}`", "", *_paragraphs(cmd.help or "")]

@@ -10,8 +10,9 @@ from knowmeter import defaults
 from knowmeter.cli._errors import guarded
 
 #: the comprehension example's command line (offline agent, scripted grader: no keys needed)
-COMPREHENSION_DEMO = ("comprehension/skills/refund-policy/SKILL.md --evals comprehension/evals/refund-policy.json "
-                      "--judge scripted-grader")
+COMPREHENSION_DEMO = (
+    "comprehension/skills/refund-policy/SKILL.md --evals comprehension/evals/refund-policy.json --judge scripted-grader"
+)
 
 
 @click.command("init")

@@ -15,14 +15,24 @@ from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 @click.command("merge")
 @click.argument("runs", nargs=-1, required=True)
 @output_dir_option("Where run ids are looked up (a RUN may also be a run directory).")
-@click.option("--into", type=click.Path(path_type=Path, file_okay=False),
-              help="The store that receives the merged run (default: --output-dir).")
+@click.option(
+    "--into",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The store that receives the merged run (default: --output-dir).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the merged run's report JSON to stdout.")
 @ci_output_options
 @click.option("--report-only", is_flag=True, help="Always exit 0 after a merge (report, do not gate).")
 @guarded
-def merge_cmd(runs: tuple[str, ...], output_dir: str, into: Path | None, as_json: bool, junit: Path | None,
-              markdown: Path | None, report_only: bool) -> None:
+def merge_cmd(
+    runs: tuple[str, ...],
+    output_dir: str,
+    into: Path | None,
+    as_json: bool,
+    junit: Path | None,
+    markdown: Path | None,
+    report_only: bool,
+) -> None:
     """Merge the runs of every shard of one plan (knowmeter eval --shard I/N) into one run of the
     whole plan, with one report, in <--into>/runs/. The shards' own runs are left as they are.
 
@@ -50,7 +60,9 @@ def merge_cmd(runs: tuple[str, ...], output_dir: str, into: Path | None, as_json
     report = merge(runs, output_dir=output_dir, into=store, listener=Notes())
     run_dir = store / "runs" / report.run.id
     written = write_outputs(report, html=run_dir / "report.html", junit=junit, markdown=markdown)
-    err.print(f"merged {len(runs)} shards into run {report.run.id}: {report.run.tasks_done}/{report.run.tasks_total} "
-              "tasks", soft_wrap=True)
+    err.print(
+        f"merged {len(runs)} shards into run {report.run.id}: {report.run.tasks_done}/{report.run.tasks_total} tasks",
+        soft_wrap=True,
+    )
     print_report(report, run_dir / "report.json", written, {"as_json": as_json})
     sys.exit(EXIT_OK if report_only else report.decision.exit_code if report.decision else EXIT_NOT_PASSED)

@@ -15,30 +15,69 @@ from knowmeter.cluster import BACKENDS
 
 @click.command("observe")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--last", metavar="N[m|h|d|w]", help="Only segments that started in the last N minutes, hours, "
-              "days or weeks (e.g. 7d).")
-@click.option("--since", metavar="WHEN", help="Only segments that started at or after WHEN (ISO date or datetime, "
-              "UTC unless it has an offset).")
-@click.option("--until", metavar="WHEN", help="Only segments that started before WHEN (a bare date includes "
-              "that whole day).")
+@click.option(
+    "--last",
+    metavar="N[m|h|d|w]",
+    help="Only segments that started in the last N minutes, hours, days or weeks (e.g. 7d).",
+)
+@click.option(
+    "--since",
+    metavar="WHEN",
+    help="Only segments that started at or after WHEN (ISO date or datetime, UTC unless it has an offset).",
+)
+@click.option(
+    "--until", metavar="WHEN", help="Only segments that started before WHEN (a bare date includes that whole day)."
+)
 @click.option("--skills", metavar="A,B", help="Only these skills (comma-separated); the (no skill) row is left out.")
-@click.option("--kb", type=click.Path(path_type=Path), metavar="DIR",
-              help="Knowledge folder: report which of its files the segments read (coverage).")
+@click.option(
+    "--kb",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="Knowledge folder: report which of its files the segments read (coverage).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the health report as JSON.")
-@click.option("--html", "html", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
-              help="Also write the health report as a self-contained HTML page.")
-@click.option("--workers", type=click.IntRange(1), metavar="N",
-              help="Processes sharing the files (default: the number of cores; with --backend ray the chunks are "
-              "sized for this many, default the cluster's CPUs).")
-@click.option("--backend", type=click.Choice(BACKENDS), default=defaults.BACKEND, show_default=True,
-              help="Scan here, or spread the files over a Ray cluster as Ray tasks (pip install 'knowmeter[ray]'; "
-              "the files must be at the same path on every node). The report is the same.")
-@click.option("--ray-address", metavar="ADDR", help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT; default "
-              "RAY_ADDRESS, else a local Ray instance on 127.0.0.1).")
+@click.option(
+    "--html",
+    "html",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Also write the health report as a self-contained HTML page.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1),
+    metavar="N",
+    help="Processes sharing the files (default: the number of cores; with --backend ray the chunks are "
+    "sized for this many, default the cluster's CPUs).",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    default=defaults.BACKEND,
+    show_default=True,
+    help="Scan here, or spread the files over a Ray cluster as Ray tasks (pip install 'knowmeter[ray]'; "
+    "the files must be at the same path on every node). The report is the same.",
+)
+@click.option(
+    "--ray-address",
+    metavar="ADDR",
+    help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT; default "
+    "RAY_ADDRESS, else a local Ray instance on 127.0.0.1).",
+)
 @guarded
-def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, until: str | None,
-                skills: str | None, kb: Path | None, as_json: bool, html: Path | None, workers: int | None,
-                backend: str, ray_address: str | None) -> None:
+def observe_cmd(
+    paths: tuple[Path, ...],
+    last: str | None,
+    since: str | None,
+    until: str | None,
+    skills: str | None,
+    kb: Path | None,
+    as_json: bool,
+    html: Path | None,
+    workers: int | None,
+    backend: str,
+    ray_address: str | None,
+) -> None:
     """Skill health from real usage traces under PATH… (a Claude Code projects folder such as
     ~/.claude/projects, session .jsonl files with their subagents, Codex session folders).
 
@@ -56,8 +95,17 @@ def observe_cmd(paths: tuple[Path, ...], last: str | None, since: str | None, un
     # analysis loaded); frozen objects are skipped, and the process ends right after anyway.
     atexit.register(gc.freeze)
     names = skills.split(",") if skills is not None else None
-    report = observe_traces(list(paths), last=last, since=since, until=until, skills=names, kb=kb, workers=workers,
-                            backend=backend, ray_address=ray_address)
+    report = observe_traces(
+        list(paths),
+        last=last,
+        since=since,
+        until=until,
+        skills=names,
+        kb=kb,
+        workers=workers,
+        backend=backend,
+        ray_address=ray_address,
+    )
     if html is not None:
         from knowmeter.report import write_text
         from knowmeter.report.html import render_health_html

@@ -22,22 +22,32 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def ci_output_options(command: F) -> F:
     """``--junit FILE`` and ``--markdown FILE``, as ``eval``, ``report`` and ``merge`` take them."""
-    command = click.option("--markdown", type=click.Path(path_type=Path, dir_okay=False),
-                           help="Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY too when it is set).")(
-        command)
-    return click.option("--junit", type=click.Path(path_type=Path, dir_okay=False),
-                        help="Also write JUnit XML: a test case per sample × variant and one for the outcome.")(command)
+    command = click.option(
+        "--markdown",
+        type=click.Path(path_type=Path, dir_okay=False),
+        help="Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY too when it is set).",
+    )(command)
+    return click.option(
+        "--junit",
+        type=click.Path(path_type=Path, dir_okay=False),
+        help="Also write JUnit XML: a test case per sample × variant and one for the outcome.",
+    )(command)
 
 
 def executor_option_flags(command: F) -> F:
     """``-O KEY=VALUE`` (repeatable), the agent's executor options, as ``eval`` and ``comprehend`` take them."""
     return click.option(
-        "-O", "--executor-option", "executor_options", multiple=True, metavar="KEY=VALUE",
+        "-O",
+        "--executor-option",
+        "executor_options",
+        multiple=True,
+        metavar="KEY=VALUE",
         help="Executor option (repeatable; eval.yaml executor.options.KEY), e.g. point an agent at a model "
         "server: claude: -O base_url=http://127.0.0.1:8080 (no /v1; the CLI adds /v1/messages); codex, "
         "openai: -O base_url=http://127.0.0.1:8080/v1 (with /v1); anthropic: no /v1. -O bin=PATH picks "
         "the CLI; -O api_key=... (better: the provider's variable, ANTHROPIC_API_KEY / OPENAI_API_KEY, "
-        "which is passed through).")(command)
+        "which is passed through).",
+    )(command)
 
 
 def output_dir_option(help: str = "Where runs are stored.", **attrs: Any) -> Callable[[F], F]:

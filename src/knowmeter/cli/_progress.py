@@ -23,8 +23,16 @@ def _clock(seconds: float) -> str:
 class Progress:
     """Counts finished tasks, failures and cost (known, and how many tasks' cost is unknown)."""
 
-    def __init__(self, total: int, concurrency: int, stream: TextIO | None, *, tty: bool,
-                 interval: float = LINE_INTERVAL_S, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        total: int,
+        concurrency: int,
+        stream: TextIO | None,
+        *,
+        tty: bool,
+        interval: float = LINE_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.total = total
         self.concurrency = concurrency
         self.stream = stream
@@ -63,8 +71,10 @@ class Progress:
         cost = f"cost ${self.cost_known:.4f} known"
         if self.cost_unknown_tasks:
             cost += f" + {self.cost_unknown_tasks} task(s) unknown"
-        return (f"{self.done}/{self.total} tasks · running {min(self.concurrency, left)} · failed {self.failed} · "
-                f"{_clock(elapsed)} elapsed · ETA {eta} · {cost}")
+        return (
+            f"{self.done}/{self.total} tasks · running {min(self.concurrency, left)} · failed {self.failed} · "
+            f"{_clock(elapsed)} elapsed · ETA {eta} · {cost}"
+        )
 
     def _draw(self) -> None:
         assert self.stream is not None

@@ -18,21 +18,45 @@ from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 @click.option("--threshold", type=click.FloatRange(1, 5), help="Layer gate override.")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed override for the statistics.")
 @click.option("--bootstrap-samples", type=click.IntRange(min=100), help="Bootstrap resamples override.")
-@click.option("--max-mde", type=click.FloatRange(min=0, min_open=True),
-              help="Minimum detectable effect above which a null result is UNDERPOWERED (override).")
+@click.option(
+    "--max-mde",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Minimum detectable effect above which a null result is UNDERPOWERED (override).",
+)
 @click.option("--min-pairs", type=click.IntRange(min=2), help="Paired samples needed to be powered (override).")
-@click.option("--stability-limit", type=click.FloatRange(0, 1, min_open=True),
-              help="Run-to-run variance share that triggers the stability warning (override).")
+@click.option(
+    "--stability-limit",
+    type=click.FloatRange(0, 1, min_open=True),
+    help="Run-to-run variance share that triggers the stability warning (override).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report JSON to stdout.")
-@click.option("--html", "html", is_flag=False, flag_value="", default=None, metavar="[FILE]",
-              help="Also write the self-contained HTML report (default: report.html in the run directory).")
+@click.option(
+    "--html",
+    "html",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[FILE]",
+    help="Also write the self-contained HTML report (default: report.html in the run directory).",
+)
 @ci_output_options
 @click.option("--report-only", is_flag=True, help="Always exit 0.")
 @guarded
-def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | None,
-               bootstrap_samples: int | None, max_mde: float | None, min_pairs: int | None,
-               stability_limit: float | None, as_json: bool, html: str | None, junit: Path | None,
-               markdown: Path | None, report_only: bool) -> None:
+def report_cmd(
+    run: str,
+    output_dir: str,
+    threshold: float | None,
+    seed: int | None,
+    bootstrap_samples: int | None,
+    max_mde: float | None,
+    min_pairs: int | None,
+    stability_limit: float | None,
+    as_json: bool,
+    html: str | None,
+    junit: Path | None,
+    markdown: Path | None,
+    report_only: bool,
+) -> None:
     """Recompute the comparison, verdict and outcome of RUN (an id, a prefix, 'latest' or a run
     directory) from its stored results, without re-running anything.
 
@@ -44,8 +68,15 @@ def report_cmd(run: str, output_dir: str, threshold: float | None, seed: int | N
     from knowmeter.store import find_run
 
     run_dir = find_run(Path(output_dir), run)
-    report = rescore(run_dir.path, threshold=threshold, seed=seed, bootstrap_samples=bootstrap_samples,
-                     max_mde=max_mde, min_pairs=min_pairs, stability_limit=stability_limit)
+    report = rescore(
+        run_dir.path,
+        threshold=threshold,
+        seed=seed,
+        bootstrap_samples=bootstrap_samples,
+        max_mde=max_mde,
+        min_pairs=min_pairs,
+        stability_limit=stability_limit,
+    )
     comprehension = report.comprehension is not None
     if as_json:
         from knowmeter.cli._output import print_json

@@ -76,14 +76,19 @@ class _Terminal(Listener):
         if resumed:
             self.err.print(f"resuming run {run_dir.id}: {tasks} of {len(prepared.tasks)} tasks left")
         else:
-            self.err.print(f"run {run_dir.id}: {len(prepared.sample_set.samples)} samples × "
-                           f"{len(prepared.variants)} variants × {prepared.config.repeat} repeat(s) = "
-                           f"{prepared.plan_tasks} tasks ({prepared.executor.name})")
+            self.err.print(
+                f"run {run_dir.id}: {len(prepared.sample_set.samples)} samples × "
+                f"{len(prepared.variants)} variants × {prepared.config.repeat} repeat(s) = "
+                f"{prepared.plan_tasks} tasks ({prepared.executor.name})"
+            )
             if prepared.shard is not None:
-                self.err.print(f"shard {prepared.shard}: {tasks} of the {prepared.plan_tasks} tasks "
-                               "(combine the shards with knowmeter merge)")
-        self.progress = Progress(tasks, prepared.config.concurrency, None if self.quiet else sys.stderr,
-                                 tty=sys.stderr.isatty())
+                self.err.print(
+                    f"shard {prepared.shard}: {tasks} of the {prepared.plan_tasks} tasks "
+                    "(combine the shards with knowmeter merge)"
+                )
+        self.progress = Progress(
+            tasks, prepared.config.concurrency, None if self.quiet else sys.stderr, tty=sys.stderr.isatty()
+        )
         gc.freeze()  # modules, config, samples and the plan live to the end: the cyclic GC need not rescan them
 
     def note(self, line: str) -> None:
@@ -108,12 +113,18 @@ def run_eval(opts: dict[str, Any]) -> int:
     backend, ray_address = str(opts.get("backend") or defaults.BACKEND), opts.get("ray_address")
     try:
         if opts.get("resume"):
-            report = resume(str(opts["resume"]), output_dir=opts.get("output_dir"), listener=terminal, backend=backend,
-                            ray_address=ray_address)
+            report = resume(
+                str(opts["resume"]),
+                output_dir=opts.get("output_dir"),
+                listener=terminal,
+                backend=backend,
+                ray_address=ray_address,
+            )
         else:
             overrides = vars(_overrides(opts))
-            report = evaluate(overrides.pop("config"), listener=terminal, backend=backend, ray_address=ray_address,
-                              **overrides)
+            report = evaluate(
+                overrides.pop("config"), listener=terminal, backend=backend, ray_address=ray_address, **overrides
+            )
     except RunInterrupted as stop:
         report, run_dir = stop.report, terminal.stored()
         print_report(report, run_dir.report_file, _write_files(report, run_dir, opts), opts)
@@ -121,8 +132,11 @@ def run_eval(opts: dict[str, Any]) -> int:
         if opts.get("output_dir"):
             resume_cmd += f" --output-dir {opts['output_dir']}"
         err.quiet = False  # even --quiet says how to continue
-        err.print(f"interrupted: {report.run.tasks_done}/{report.run.tasks_total} tasks are stored; "
-                  f"continue with: {resume_cmd}", soft_wrap=True)
+        err.print(
+            f"interrupted: {report.run.tasks_done}/{report.run.tasks_total} tasks are stored; "
+            f"continue with: {resume_cmd}",
+            soft_wrap=True,
+        )
         return EXIT_INTERRUPTED
     run_dir = terminal.stored()
     written = _write_files(report, run_dir, opts)
@@ -135,8 +149,9 @@ def _write_files(report: Report, run_dir: RunDir, opts: dict[str, Any]) -> list[
     """report.html beside report.json, and the --junit / --markdown files when asked for."""
     from knowmeter.report import write_outputs
 
-    return write_outputs(report, html=run_dir.path / "report.html", junit=opts.get("junit"),
-                         markdown=opts.get("markdown"))
+    return write_outputs(
+        report, html=run_dir.path / "report.html", junit=opts.get("junit"), markdown=opts.get("markdown")
+    )
 
 
 def print_report(report: Report, report_file: Path, written: list[tuple[str, Path]], opts: dict[str, Any]) -> None:
@@ -152,4 +167,3 @@ def print_report(report: Report, report_file: Path, written: list[tuple[str, Pat
         click.echo(f"report: {printable(report_file)}")
         for what, path in written:
             click.echo(f"{what}: {printable(path)}")
-

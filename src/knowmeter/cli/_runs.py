@@ -58,6 +58,8 @@ def runs_cmd(output_dir: str, limit: int, as_json: bool) -> None:
     out = Printer(console())
     for r in rows:
         shard = f" · shard {r['shard']}" if r["shard"] else ""
-        out.line(f"{r['id']} · {short_time(r['created_at'])} · {r['status']} · {run_outcome(r)} · "
-                 f"{r['tasks_done']}/{r['tasks_total']} tasks{shard}")
+        out.line(
+            f"{r['id']} · {short_time(r['created_at'])} · {r['status']} · {run_outcome(r)} · "
+            f"{r['tasks_done']}/{r['tasks_total']} tasks{shard}"
+        )
         out.line(f"{r['executor'] or '-'} · sample set {r['sample_set_id'] or '-'} · cost {_cost(r)}", indent="  ")

@@ -19,8 +19,9 @@ from knowmeter.cli._output import output_dir_option
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 @output_dir_option()
 @guarded
-def sample_cmd(run: str, variant: str | None, out: Path, max_samples: int | None, refine: str | None, force: bool,
-               output_dir: str) -> None:
+def sample_cmd(
+    run: str, variant: str | None, out: Path, max_samples: int | None, refine: str | None, force: bool, output_dir: str
+) -> None:
     """Draft new samples (YAML, provenance: gap-derived, draft: true — review them before use)
     from RUN's failed-search targets and the knowledge files no sample touched. Deterministic
     without --refine."""
@@ -45,8 +46,13 @@ def sample_cmd(run: str, variant: str | None, out: Path, max_samples: int | None
 
     run_record = run_dir.read_run()
     root = variant_root(run_record, next(v for v in run_record["variants"] if v["name"] == variant))
-    drafts = draft_samples(summary, cov.uncovered if cov else [], existing_ids=[t.sample_id for t in
-                           report.tasks or []], knowledge_root=root, max_samples=max_samples)
+    drafts = draft_samples(
+        summary,
+        cov.uncovered if cov else [],
+        existing_ids=[t.sample_id for t in report.tasks or []],
+        knowledge_root=root,
+        max_samples=max_samples,
+    )
     if not drafts:
         click.echo(f"no drafts: variant {variant} had no failed searches and no uncovered knowledge files")
         return
@@ -57,8 +63,13 @@ def sample_cmd(run: str, variant: str | None, out: Path, max_samples: int | None
         drafts = anyio.run(lambda: refine_drafts(drafts, executor, model=model))
         failed = [d["sample_id"] for d in drafts if d.get("refine_error")]
         if failed:
-            click.echo(f"warning: {len(failed)} draft(s) kept as drafted, the model's rewrite failed twice "
-                       f"(refine_error says why): {', '.join(failed)}", err=True)
+            click.echo(
+                f"warning: {len(failed)} draft(s) kept as drafted, the model's rewrite failed twice "
+                f"(refine_error says why): {', '.join(failed)}",
+                err=True,
+            )
     path = write_drafts_yaml(drafts, out, overwrite=force)
-    click.echo(f"wrote {len(drafts)} draft sample(s) to {path} (from run {run_dir.id}, variant {variant}); "
-               "review them, then move the good ones into your sample file")
+    click.echo(
+        f"wrote {len(drafts)} draft sample(s) to {path} (from run {run_dir.id}, variant {variant}); "
+        "review them, then move the good ones into your sample file"
+    )

@@ -40,20 +40,24 @@ def lint_cmd(paths: tuple[Path, ...], as_json: bool, strict: bool) -> None:
     if as_json:
         from knowmeter.cli._output import print_json
 
-        print_json({
-            "errors": result.errors,
-            "warnings": result.warnings,
-            "skills": [str(p) for p in result.skills],
-            "eval_files": [str(p) for p in result.eval_files],
-            "unreadable": result.unreadable,
-            "findings": [f.to_dict() for f in result.findings],
-        })
+        print_json(
+            {
+                "errors": result.errors,
+                "warnings": result.warnings,
+                "skills": [str(p) for p in result.skills],
+                "eval_files": [str(p) for p in result.eval_files],
+                "unreadable": result.unreadable,
+                "findings": [f.to_dict() for f in result.findings],
+            }
+        )
     else:
         here = Path.cwd()
         for finding in result.findings:
             click.echo(finding.render(here))
-        click.echo(f"{result.errors} error(s), {result.warnings} warning(s) in {len(result.skills)} skill(s) "
-                   f"and {len(result.eval_files)} eval file(s)")
+        click.echo(
+            f"{result.errors} error(s), {result.warnings} warning(s) in {len(result.skills)} skill(s) "
+            f"and {len(result.eval_files)} eval file(s)"
+        )
     for problem in result.unreadable:
         click.echo(f"knowmeter: error: {problem}", err=True)
     if result.unreadable:

@@ -29,8 +29,9 @@ def side_by_side(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, An
     """Per variant that has runs on a probe set *and* on a human-written set, the latest row of
     each kind (same variant name and artifact hash as the latest probe row)."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    for variant, group in groupby(sorted(rows, key=lambda r: (r["variant"], r["created_at"], r["run_id"])),
-                                  key=lambda r: r["variant"]):
+    for variant, group in groupby(
+        sorted(rows, key=lambda r: (r["variant"], r["created_at"], r["run_id"])), key=lambda r: r["variant"]
+    ):
         latest = {r["sample_set_kind"]: r for r in group}
         probe, human = latest.get("probe"), latest.get("human")
         if probe is not None and human is not None and probe["artifact_hash"] == human["artifact_hash"]:
@@ -65,23 +66,37 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_
     rows.sort(key=lambda r: (r["sample_set_id"] or "", r["created_at"], r["run_id"]))
     groups = [(k, list(g)) for k, g in groupby(rows, key=lambda r: r["sample_set_id"])]
     if as_json:
-        print_json([{"sample_set": set_id, "sample_count": group[0]["sample_count"],
-                     "kind": group[-1]["sample_set_kind"], "rows": group,
-                     "not_comparable": not_comparable(group), "warning": WATERMARK_WARNING}
-                    for set_id, group in groups])
+        print_json(
+            [
+                {
+                    "sample_set": set_id,
+                    "sample_count": group[0]["sample_count"],
+                    "kind": group[-1]["sample_set_kind"],
+                    "rows": group,
+                    "not_comparable": not_comparable(group),
+                    "warning": WATERMARK_WARNING,
+                }
+                for set_id, group in groups
+            ]
+        )
         return
     if not rows:
-        click.echo("no completed runs match" if root.is_dir() else f"no runs yet in {printable(root)} "
-                   "(run knowmeter eval)")
+        click.echo(
+            "no completed runs match" if root.is_dir() else f"no runs yet in {printable(root)} (run knowmeter eval)"
+        )
         return
     out = Printer(console())
     if len(groups) > 1:
-        out.line(f"{len(groups)} different sample sets: shown separately (numbers from different sample sets are "
-                 "not comparable)")
+        out.line(
+            f"{len(groups)} different sample sets: shown separately (numbers from different sample sets are "
+            "not comparable)"
+        )
     for set_id, group in groups:
         out.blank()
-        kind = {"probe": " · probe set (knowmeter probe)", "mixed": " · mixed: probe questions and human-written "
-                "samples (its gap rate blends both)"}.get(group[-1]["sample_set_kind"], "")
+        kind = {
+            "probe": " · probe set (knowmeter probe)",
+            "mixed": " · mixed: probe questions and human-written samples (its gap rate blends both)",
+        }.get(group[-1]["sample_set_kind"], "")
         out.line(f"sample set {set_id} · {group[0]['sample_count']} samples{kind}")
         flagged = not_comparable(group)
         for r in group:
@@ -92,12 +107,18 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_
             composite = "unknown" if r["composite"] is None else f"{r['composite']:.2f}"
             mark = " ⚠" if r["variant"] in flagged else ""
             out.line(f"{short_time(r['created_at'])} · {r['run_id']} · commit {commit} · {r['variant']}")
-            out.line(f"composite {composite} ({r['layer_set'] or 'layer set unknown'}){mark} · coverage "
-                     f"{percent(r['coverage'])} · gap rate {percent(r['gap_rate'])} · weighted "
-                     f"{percent(r['weighted_gap_rate'])} · cost {cost}", indent="  ")
+            out.line(
+                f"composite {composite} ({r['layer_set'] or 'layer set unknown'}){mark} · coverage "
+                f"{percent(r['coverage'])} · gap rate {percent(r['gap_rate'])} · weighted "
+                f"{percent(r['weighted_gap_rate'])} · cost {cost}",
+                indent="  ",
+            )
         for name, sets in flagged.items():
-            out.line(f"{name}: composites come from different layer sets ({', '.join(sets)}): not comparable "
-                     "across those runs", indent="⚠ ")
+            out.line(
+                f"{name}: composites come from different layer sets ({', '.join(sets)}): not comparable "
+                "across those runs",
+                indent="⚠ ",
+            )
     side = side_by_side(rows)
     if side:
         from knowmeter.probe import SIDE_BY_SIDE_WARNING
@@ -105,9 +126,11 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_
         out.blank()
         out.line("Probe vs human samples, latest run of each (gap-signal spec §9) — side by side, never one number")
         for name, by_kind in side.items():
-            cells = [f"{label} {percent(by_kind[kind]['gap_rate'])} ({by_kind[kind]['sample_set_id']}, "
-                     f"run {by_kind[kind]['run_id']})"
-                     for label, kind in (("human samples", "human"), ("probe questions", "probe"))]
+            cells = [
+                f"{label} {percent(by_kind[kind]['gap_rate'])} ({by_kind[kind]['sample_set_id']}, "
+                f"run {by_kind[kind]['run_id']})"
+                for label, kind in (("human samples", "human"), ("probe questions", "probe"))
+            ]
             out.line(f"{name}: " + " · ".join(cells), indent="  ")
         out.line(SIDE_BY_SIDE_WARNING, indent="⚠ ")
     else:

@@ -13,10 +13,19 @@ from knowmeter.cli._output import output_dir_option
 
 @click.command("view")
 @output_dir_option()
-@click.option("--port", type=click.IntRange(0, 65535), default=defaults.VIEWER_PORT, show_default=True,
-              help="Port to listen on (0: any free port).")
-@click.option("--host", default=defaults.VIEWER_HOST, show_default=True,
-              help="Address to bind. Anything but loopback exposes your runs to the network (a warning says so).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=defaults.VIEWER_PORT,
+    show_default=True,
+    help="Port to listen on (0: any free port).",
+)
+@click.option(
+    "--host",
+    default=defaults.VIEWER_HOST,
+    show_default=True,
+    help="Address to bind. Anything but loopback exposes your runs to the network (a warning says so).",
+)
 @guarded
 def view_cmd(output_dir: str, port: int, host: str) -> None:
     """Browse stored runs in a local, read-only web viewer: the runs list (from the run index),
@@ -24,8 +33,11 @@ def view_cmd(output_dir: str, port: int, host: str) -> None:
     from knowmeter.viewer import LOOPBACK, make_server
 
     if host not in LOOPBACK:
-        click.echo(f"warning: serving on {host}: anyone who can reach this machine can read your runs "
-                   f"(outputs, traces, configs). Use the default {defaults.VIEWER_HOST} unless you mean it.", err=True)
+        click.echo(
+            f"warning: serving on {host}: anyone who can reach this machine can read your runs "
+            f"(outputs, traces, configs). Use the default {defaults.VIEWER_HOST} unless you mean it.",
+            err=True,
+        )
     try:
         server = make_server(Path(output_dir), host, port)
     except OSError as exc:

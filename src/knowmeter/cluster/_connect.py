@@ -52,9 +52,11 @@ def connect(address: str | None = None, *, num_cpus: int | None = None) -> Any:
     except (ConnectionError, ValueError, RuntimeError) as exc:
         where = address or "a local instance"
         first = (str(exc).splitlines() or [""])[0]
-        raise InputError(f"Ray: cannot connect to {where}: {first}; check --ray-address / RAY_ADDRESS "
-                         "(e.g. 127.0.0.1:6379) and that the cluster runs Ray "
-                         f"{ray.__version__}") from None
+        raise InputError(
+            f"Ray: cannot connect to {where}: {first}; check --ray-address / RAY_ADDRESS "
+            "(e.g. 127.0.0.1:6379) and that the cluster runs Ray "
+            f"{ray.__version__}"
+        ) from None
     return ray
 
 

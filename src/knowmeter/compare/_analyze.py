@@ -36,8 +36,9 @@ def analyze(
     names = list(by_variant)
     for name in [control, *(treatments or [])]:
         if name is not None and name not in by_variant:
-            raise InputError(f"variant {name!r} has no results in this run; variants with results: "
-                             f"{', '.join(names) or 'none'}")
+            raise InputError(
+                f"variant {name!r} has no results in this run; variants with results: {', '.join(names) or 'none'}"
+            )
     if control is None and len(names) > 1:
         control = names[0]
     chosen = [t for t in (treatments if treatments is not None else names) if t != control]
@@ -46,9 +47,17 @@ def analyze(
     ordered = [*([control] if control else []), *chosen, *(n for n in names if n != control and n not in chosen)]
     with shared_resamples():  # summaries and comparisons resample the same samples with one seed
         summaries = {name: summarize_variant(name, by_variant[name], config) for name in ordered}
-        comparisons = (compare_all(by_variant[control], {t: by_variant[t] for t in chosen}, config,
-                                   control=control) if control is not None and chosen else [])
-    return Analysis(config=config, control=control if comparisons else None, treatments=chosen,
-                    summaries=summaries, comparisons=comparisons,
-                    verdict=decide_verdict(comparisons, summaries, config),
-                    audit=methodology_audit(comparisons, summaries, config, gold))
+        comparisons = (
+            compare_all(by_variant[control], {t: by_variant[t] for t in chosen}, config, control=control)
+            if control is not None and chosen
+            else []
+        )
+    return Analysis(
+        config=config,
+        control=control if comparisons else None,
+        treatments=chosen,
+        summaries=summaries,
+        comparisons=comparisons,
+        verdict=decide_verdict(comparisons, summaries, config),
+        audit=methodology_audit(comparisons, summaries, config, gold),
+    )

@@ -43,8 +43,9 @@ class Observation:
 
     def __post_init__(self) -> None:
         if not self.sample_id or not self.variant:
-            raise ValueError(f"observation {self.sample_id!r} / {self.variant!r}: sample_id and variant must not "
-                             "be empty")
+            raise ValueError(
+                f"observation {self.sample_id!r} / {self.variant!r}: sample_id and variant must not be empty"
+            )
         if self.repeat < 0:
             raise ValueError(f"observation {self.sample_id!r}: repeat must be >= 0, got {self.repeat}")
         unknown = sorted(set(self.scores) - set(METRICS))
@@ -64,10 +65,7 @@ class Observation:
         """Layers the composite was built from, in canonical order."""
         if self.layers_used:
             return self.layers_used
-        return tuple(
-            layer for layer in LAYERS
-            if (v := self.scores.get(layer)) is not None and math.isfinite(v)
-        )
+        return tuple(layer for layer in LAYERS if (v := self.scores.get(layer)) is not None and math.isfinite(v))
 
 
 class CompareConfig(BaseModel):

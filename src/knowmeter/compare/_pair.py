@@ -83,8 +83,9 @@ def _variant_name(observations: Sequence[Observation], given: str | None, role: 
         return given
     names = sorted({o.variant for o in observations})
     if len(names) != 1:
-        raise ValueError(f"cannot tell the {role} variant from observations of {names or 'no variant'}; "
-                         f"pass {role}=<name>")
+        raise ValueError(
+            f"cannot tell the {role} variant from observations of {names or 'no variant'}; pass {role}=<name>"
+        )
     return names[0]
 
 
@@ -111,20 +112,27 @@ def _compare(control: Arm, treatment: Arm, config: CompareConfig) -> PairCompari
     if composite is not None and composite.n_pairs:
         pm = paired["composite"]
         c, t = pm.arrays()
-        saturation = saturation_curve("composite", t - c, pm.samples(), [k[1] for k in pm.keys],
-                                      composite.diff, config)
+        saturation = saturation_curve("composite", t - c, pm.samples(), [k[1] for k in pm.keys], composite.diff, config)
     return PairComparison(
-        control=control.variant, treatment=treatment.variant,
-        n_control=len(control.by_key), n_treatment=len(treatment.by_key),
-        layers_control=layers_c, layers_treatment=layers_t,
+        control=control.variant,
+        treatment=treatment.variant,
+        n_control=len(control.by_key),
+        n_treatment=len(treatment.by_key),
+        layers_control=layers_c,
+        layers_treatment=layers_t,
         composite_comparable=layers_c == layers_t,
         comparability_note=_comparability_note(layers_c, layers_t, paired.get("composite")),
-        metrics=metrics, mcnemar=_mcnemar(control, treatment), gates=_gates(control, treatment, config.threshold),
-        saturation=saturation, families=[])
+        metrics=metrics,
+        mcnemar=_mcnemar(control, treatment),
+        gates=_gates(control, treatment, config.threshold),
+        saturation=saturation,
+        families=[],
+    )
 
 
-def _metric(pm: PairedMetric, boot: BootstrapResult, perm: PermutationResult,
-            config: CompareConfig) -> MetricComparison:
+def _metric(
+    pm: PairedMetric, boot: BootstrapResult, perm: PermutationResult, config: CompareConfig
+) -> MetricComparison:
     c, t = pm.arrays()
     samples = pm.samples()
     per_sample = cluster_means(samples, t - c)
@@ -133,17 +141,28 @@ def _metric(pm: PairedMetric, boot: BootstrapResult, perm: PermutationResult,
     diff = BootstrapEstimate.from_result(boot, n_non_finite=pm.drops.get("non_finite", 0))
     decision: Literal["percentile", "bca"] = config.ci_method if diff.bca.low is not None else "percentile"
     return MetricComparison(
-        metric=pm.metric, family="composite" if pm.metric == "composite" else "layers", n_pairs=len(pm.keys),
-        n_samples=per_sample.size, dropped=pm.drop_counts(),
-        control_mean=float(c.mean()) if c.size else None, treatment_mean=float(t.mean()) if t.size else None,
-        diff=diff, decision_ci=decision,
-        permutation=PermutationTest(p_value=perm.p_value, method=perm.method, n_permutations=perm.n_permutations,
-                                    seed=perm.seed),
-        p_value=perm.p_value, p_adjusted=None, significant=None, direction=None, sd_diff=finite(sd),
+        metric=pm.metric,
+        family="composite" if pm.metric == "composite" else "layers",
+        n_pairs=len(pm.keys),
+        n_samples=per_sample.size,
+        dropped=pm.drop_counts(),
+        control_mean=float(c.mean()) if c.size else None,
+        treatment_mean=float(t.mean()) if t.size else None,
+        diff=diff,
+        decision_ci=decision,
+        permutation=PermutationTest(
+            p_value=perm.p_value, method=perm.method, n_permutations=perm.n_permutations, seed=perm.seed
+        ),
+        p_value=perm.p_value,
+        p_adjusted=None,
+        significant=None,
+        direction=None,
+        sd_diff=finite(sd),
         d_z=finite(cohen_dz(per_sample)),
         hedges_g_av=finite(hedges_g_av(cluster_means(samples, c), cluster_means(samples, t))),
         mde=finite(minimum_detectable_effect(sd, per_sample.size, alpha=config.alpha, power=config.power)),
-        n_needed=n_for_effect(mean_effect, sd, alpha=config.alpha, power=config.power))
+        n_needed=n_for_effect(mean_effect, sd, alpha=config.alpha, power=config.power),
+    )
 
 
 def _layer_union(arm: Arm) -> list[str]:
@@ -153,9 +172,11 @@ def _layer_union(arm: Arm) -> list[str]:
 
 def _comparability_note(layers_c: list[str], layers_t: list[str], composite: PairedMetric | None) -> str | None:
     if layers_c != layers_t:
-        return (f"composite built from {'+'.join(layers_c) or 'no layer'} in the control but "
-                f"{'+'.join(layers_t) or 'no layer'} in the treatment: the composites are not comparable; "
-                "compare per layer, or configure the same assertions and judges for both")
+        return (
+            f"composite built from {'+'.join(layers_c) or 'no layer'} in the control but "
+            f"{'+'.join(layers_t) or 'no layer'} in the treatment: the composites are not comparable; "
+            "compare per layer, or configure the same assertions and judges for both"
+        )
     mismatched = composite.drops.get("layer_mismatch", 0) if composite else 0
     if mismatched:
         return f"{mismatched} pair(s) left out of the composite because their two results used different layers"
@@ -169,9 +190,15 @@ def _mcnemar(control: Arm, treatment: Arm) -> McNemarTest | None:
     result = mcnemar_exact(pairs)
     repeated = any(key[1] > 0 for key in control.by_key)
     note = "repeats are treated as independent pairs (the test ignores their clustering)" if repeated else None
-    return McNemarTest(n_pairs=result.n_pairs, both=result.both, control_only=result.control_only,
-                       treatment_only=result.treatment_only, neither=result.neither, p_value=result.p_value,
-                       note=note)
+    return McNemarTest(
+        n_pairs=result.n_pairs,
+        both=result.both,
+        control_only=result.control_only,
+        treatment_only=result.treatment_only,
+        neither=result.neither,
+        p_value=result.p_value,
+        note=note,
+    )
 
 
 def _layer_mean(arm: Arm, layer: str) -> float | None:
@@ -185,9 +212,16 @@ def _gates(control: Arm, treatment: Arm, threshold: float) -> list[LayerGate]:
         c, t = _layer_mean(control, layer), _layer_mean(treatment, layer)
         if c is None and t is None:
             continue
-        gates.append(LayerGate(layer=layer, threshold=threshold, control_mean=c, treatment_mean=t,
-                               control_pass=None if c is None else c >= threshold,
-                               treatment_pass=None if t is None else t >= threshold))
+        gates.append(
+            LayerGate(
+                layer=layer,
+                threshold=threshold,
+                control_mean=c,
+                treatment_mean=t,
+                control_pass=None if c is None else c >= threshold,
+                treatment_pass=None if t is None else t >= threshold,
+            )
+        )
     return gates
 
 
@@ -202,9 +236,15 @@ def _adjust(raw: list[PairComparison], config: CompareConfig) -> list[PairCompar
         families = []
         if "composite" in metrics:
             metrics["composite"] = _significance(metrics["composite"], p_composite, config.alpha, "composite")
-            families.append(HypothesisFamily(
-                name="composite", metrics=["composite"], level=config.alpha, gate=None,
-                method=f"Holm across {m} treatment composite(s)" if m > 1 else "single test"))
+            families.append(
+                HypothesisFamily(
+                    name="composite",
+                    metrics=["composite"],
+                    level=config.alpha,
+                    gate=None,
+                    method=f"Holm across {m} treatment composite(s)" if m > 1 else "single test",
+                )
+            )
         layers = [name for name in metrics if name != "composite"]
         gate_open = bool(metrics.get("composite") and metrics["composite"].significant)
         family: Literal["layers", "layer_safety_check"] = "layers" if gate_open else "layer_safety_check"
@@ -216,24 +256,37 @@ def _adjust(raw: list[PairComparison], config: CompareConfig) -> list[PairCompar
         for name, p in zip(layers, adjusted, strict=True):
             metrics[name] = _significance(metrics[name], p, config.alpha, family)
         if layers:
-            share = (f"alpha / {m} treatments" if m > 1 else "alpha") if gate_open else \
-                (f"alpha / (2 × {m} treatments)" if m > 1 else "alpha / 2")
-            families.append(HypothesisFamily(
-                name=family, metrics=layers, level=config.alpha * weight,
-                method=f"Holm across the layers at {share}",
-                gate="tested because the composite is significant" if gate_open else
-                     "the composite is not significant: a safety check that can only name a layer that "
-                     "regressed or gained, never support PROGRESS"))
+            share = (
+                (f"alpha / {m} treatments" if m > 1 else "alpha")
+                if gate_open
+                else (f"alpha / (2 × {m} treatments)" if m > 1 else "alpha / 2")
+            )
+            families.append(
+                HypothesisFamily(
+                    name=family,
+                    metrics=layers,
+                    level=config.alpha * weight,
+                    method=f"Holm across the layers at {share}",
+                    gate="tested because the composite is significant"
+                    if gate_open
+                    else "the composite is not significant: a safety check that can only name a layer that "
+                    "regressed or gained, never support PROGRESS",
+                )
+            )
         out.append(pc.model_copy(update={"metrics": metrics, "families": families}))
     return out
 
 
-def _significance(mc: MetricComparison, p_adjusted: float | None, alpha: float,
-                  family: Literal["composite", "layers", "layer_safety_check"]) -> MetricComparison:
+def _significance(
+    mc: MetricComparison,
+    p_adjusted: float | None,
+    alpha: float,
+    family: Literal["composite", "layers", "layer_safety_check"],
+) -> MetricComparison:
     if p_adjusted is None or mc.diff.estimate is None:
         return mc.model_copy(update={"p_adjusted": p_adjusted, "family": family})
     significant = p_adjusted < alpha and mc.diff.interval(mc.decision_ci).excludes_zero()
-    direction: Literal["up", "down", "none"] = (
-        "none" if not significant else "up" if mc.diff.estimate > 0 else "down")
-    return mc.model_copy(update={"p_adjusted": p_adjusted, "significant": significant, "direction": direction,
-                                 "family": family})
+    direction: Literal["up", "down", "none"] = "none" if not significant else "up" if mc.diff.estimate > 0 else "down"
+    return mc.model_copy(
+        update={"p_adjusted": p_adjusted, "significant": significant, "direction": direction, "family": family}
+    )

@@ -124,8 +124,14 @@ class DropCounts(_Model):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def total(self) -> int:
-        return (self.missing_control + self.missing_treatment + self.error + self.absent
-                + self.non_finite + self.layer_mismatch)
+        return (
+            self.missing_control
+            + self.missing_treatment
+            + self.error
+            + self.absent
+            + self.non_finite
+            + self.layer_mismatch
+        )
 
 
 class PermutationTest(_Model):

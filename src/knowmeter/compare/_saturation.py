@@ -41,9 +41,12 @@ def saturation_curve(
     points = []
     for count in range(1, len(distinct)):
         mask = np.isin(rep, distinct[:count])
-        result = BootstrapEstimate.from_result(bootstrap_mean(
-            values[mask], labels[mask], b=config.bootstrap_samples, seed=config.seed, level=config.ci_level),
-            n_non_finite=0)
+        result = BootstrapEstimate.from_result(
+            bootstrap_mean(
+                values[mask], labels[mask], b=config.bootstrap_samples, seed=config.seed, level=config.ci_level
+            ),
+            n_non_finite=0,
+        )
         points.append(SaturationPoint(repeats=count, n=result.n, ci_width=result.interval(method).width))
     points.append(SaturationPoint(repeats=len(distinct), n=full.n, ci_width=full.interval(method).width))
     return _call(metric, method, points, config.saturation_tolerance)
@@ -55,18 +58,34 @@ def _narrowing(before: float | None, after: float | None) -> float | None:
     return (before - after) / before
 
 
-def _call(metric: str, method: Literal["percentile", "bca"], points: list[SaturationPoint],
-          tolerance: float) -> Saturation:
+def _call(
+    metric: str, method: Literal["percentile", "bca"], points: list[SaturationPoint], tolerance: float
+) -> Saturation:
     widths = [p.ci_width for p in points]
     steps = [_narrowing(a, b) for a, b in itertools.pairwise(widths)]
     if not steps:
-        return Saturation(metric=metric, method=method, points=points, tolerance=tolerance, last_narrowing=None,
-                          saturated=None, confidence=None,
-                          note="single repeat: run with --repeat 2 or more to see whether repeats still help")
+        return Saturation(
+            metric=metric,
+            method=method,
+            points=points,
+            tolerance=tolerance,
+            last_narrowing=None,
+            saturated=None,
+            confidence=None,
+            note="single repeat: run with --repeat 2 or more to see whether repeats still help",
+        )
     last = steps[-1]
     if last is None:
-        return Saturation(metric=metric, method=method, points=points, tolerance=tolerance, last_narrowing=None,
-                          saturated=None, confidence=None, note="CI width unknown for a repeat step")
+        return Saturation(
+            metric=metric,
+            method=method,
+            points=points,
+            tolerance=tolerance,
+            last_narrowing=None,
+            saturated=None,
+            confidence=None,
+            note="CI width unknown for a repeat step",
+        )
     saturated = last < tolerance
     confidence: Literal["low", "medium", "high"]
     previous = steps[-2] if len(steps) >= 2 else None
@@ -76,8 +95,19 @@ def _call(metric: str, method: Literal["percentile", "bca"], points: list[Satura
         confidence = "high" if len(steps) >= 3 else "medium"
     else:
         confidence = "low"
-    note = (f"the last repeat narrowed the CI by {last:.1%} (< {tolerance:.0%}): more repeats will not help, "
-            "more samples will" if saturated else
-            f"the last repeat still narrowed the CI by {last:.1%} (>= {tolerance:.0%}): more repeats help")
-    return Saturation(metric=metric, method=method, points=points, tolerance=tolerance, last_narrowing=last,
-                      saturated=saturated, confidence=confidence, note=note)
+    note = (
+        f"the last repeat narrowed the CI by {last:.1%} (< {tolerance:.0%}): more repeats will not help, "
+        "more samples will"
+        if saturated
+        else f"the last repeat still narrowed the CI by {last:.1%} (>= {tolerance:.0%}): more repeats help"
+    )
+    return Saturation(
+        metric=metric,
+        method=method,
+        points=points,
+        tolerance=tolerance,
+        last_narrowing=last,
+        saturated=saturated,
+        confidence=confidence,
+        note=note,
+    )

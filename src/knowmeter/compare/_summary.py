@@ -45,8 +45,13 @@ def summarize_variant(
     samples = [o.sample_id for o in scored]
     matrix = np.array([[value(o, m) for m in METRICS] for o in scored]).reshape(len(scored), len(METRICS))
     present = [j for j, m in enumerate(METRICS) if any(o.score(m) is not None for o in scored)]
-    results = bootstrap_means(matrix[:, present], samples, b=config.bootstrap_samples, seed=config.seed,
-                              level=config.ci_level) if present else []
+    results = (
+        bootstrap_means(
+            matrix[:, present], samples, b=config.bootstrap_samples, seed=config.seed, level=config.ci_level
+        )
+        if present
+        else []
+    )
     metrics = {
         METRICS[j]: BootstrapEstimate.from_result(r, n_non_finite=_non_finite(scored, METRICS[j]))
         for j, r in zip(present, results, strict=True)
@@ -54,8 +59,7 @@ def summarize_variant(
     composite = metrics.get("composite")
     saturation = None
     if composite is not None and composite.n:
-        saturation = saturation_curve("composite", matrix[:, 0], samples, [o.repeat for o in scored],
-                                      composite, config)
+        saturation = saturation_curve("composite", matrix[:, 0], samples, [o.repeat for o in scored], composite, config)
     return VariantSummary(
         variant=variant,
         n_results=len(arm.by_key),
@@ -94,9 +98,18 @@ def _pass_rate(scored: list[Observation], level: float) -> PassRate | None:
     if r is None:
         return None
     repeated = any(len(v) > 1 for v in outcomes)
-    return PassRate(passed=r.successes, n=r.n, n_samples=r.n_clusters, rate=r.rate, low=r.low, high=r.high,
-                    level=level, design_effect=r.design_effect, effective_n=r.effective_n,
-                    method="wilson_clustered" if repeated else "wilson")
+    return PassRate(
+        passed=r.successes,
+        n=r.n,
+        n_samples=r.n_clusters,
+        rate=r.rate,
+        low=r.low,
+        high=r.high,
+        level=level,
+        design_effect=r.design_effect,
+        effective_n=r.effective_n,
+        method="wilson_clustered" if repeated else "wilson",
+    )
 
 
 def repeat_stability(scored: list[Observation], limit: float, metric: str = "composite") -> RepeatStability | None:
@@ -111,8 +124,16 @@ def repeat_stability(scored: list[Observation], limit: float, metric: str = "com
         by_sample.setdefault(sample, []).append(v)
     per_sample = {s: float(np.std(v, ddof=1)) if len(v) >= 2 else None for s, v in sorted(by_sample.items())}
     share = r.repeat_share
-    return RepeatStability(metric=metric, n_samples=r.n_samples, n=r.n, icc=r.icc, repeat_share=share, limit=limit,
-                           stable=None if share is None else share <= limit, per_sample_sd=per_sample)
+    return RepeatStability(
+        metric=metric,
+        n_samples=r.n_samples,
+        n=r.n,
+        icc=r.icc,
+        repeat_share=share,
+        limit=limit,
+        stable=None if share is None else share <= limit,
+        per_sample_sd=per_sample,
+    )
 
 
 def judge_agreement(scored: list[Observation], dissent_threshold: float) -> JudgeAgreement | None:
@@ -125,15 +146,22 @@ def judge_agreement(scored: list[Observation], dissent_threshold: float) -> Judg
     pairs = []
     for (a, ra), (b, rb) in itertools.combinations(zip(judges, ratings, strict=True), 2):
         both = int(np.sum(np.isfinite(ra) & np.isfinite(rb)))
-        pairs.append(JudgePairAgreement(judge_a=a, judge_b=b, n=both, pearson=pearson(ra, rb),
-                                        mean_abs_diff=mean_abs_diff(ra, rb)))
+        pairs.append(
+            JudgePairAgreement(
+                judge_a=a, judge_b=b, n=both, pearson=pearson(ra, rb), mean_abs_diff=mean_abs_diff(ra, rb)
+            )
+        )
     known = [p.pearson for p in pairs if p.pearson is not None]
     min_pearson = min(known) if known else None
     return JudgeAgreement(
-        judges=judges, n_results=int(np.sum(np.sum(np.isfinite(ratings), axis=0) >= 2)), pairs=pairs,
-        min_pearson=min_pearson, krippendorff_alpha_interval=finite(krippendorff_alpha(ratings)),
+        judges=judges,
+        n_results=int(np.sum(np.sum(np.isfinite(ratings), axis=0) >= 2)),
+        pairs=pairs,
+        min_pearson=min_pearson,
+        krippendorff_alpha_interval=finite(krippendorff_alpha(ratings)),
         dissent_threshold=dissent_threshold,
-        dissent=None if min_pearson is None else min_pearson < dissent_threshold)
+        dissent=None if min_pearson is None else min_pearson < dissent_threshold,
+    )
 
 
 def _judge_value(obs: Observation, judge: str) -> float:

@@ -45,20 +45,25 @@ from knowmeter.compare._results import (
     VerdictLevel,
 )
 
-_WORST_FIRST = (VerdictLevel.REGRESS, VerdictLevel.CAUTIOUS, VerdictLevel.UNDERPOWERED, VerdictLevel.NOISE,
-                VerdictLevel.PROGRESS)
+_WORST_FIRST = (
+    VerdictLevel.REGRESS,
+    VerdictLevel.CAUTIOUS,
+    VerdictLevel.UNDERPOWERED,
+    VerdictLevel.NOISE,
+    VerdictLevel.PROGRESS,
+)
 
 _SHIP = {
     VerdictLevel.PROGRESS: "SHIP — the treatment is significantly better, every present layer passes its gate "
-                           "and no warning fired.",
+    "and no warning fired.",
     VerdictLevel.CAUTIOUS: "INVESTIGATE — there is a signal but a warning fired (see the rationale); do not ship "
-                           "blind.",
+    "blind.",
     VerdictLevel.REGRESS: "DO NOT SHIP — the treatment is worse on the composite or a layer; check the worst layer, "
-                          "fix it and re-run.",
+    "fix it and re-run.",
     VerdictLevel.NOISE: "NO CALL — the difference is not separable from noise although the run could have "
-                        "detected a meaningful change; the change does not matter at this size.",
+    "detected a meaningful change; the change does not matter at this size.",
     VerdictLevel.UNDERPOWERED: "INSUFFICIENT DATA — too little paired signal to decide; add samples (see N needed) "
-                               "or repeats and re-run.",
+    "or repeats and re-run.",
 }
 
 
@@ -84,10 +89,15 @@ def decide_verdict(
     worst = next(p for p in pairs if p.level == level)
     rationale = list(worst.rationale)
     if len(pairs) > 1:
-        rationale += [f"{p.level.value}: {p.treatment} vs {p.control} — {p.headline.split(': ', 1)[-1]}"
-                      for p in pairs]
-    return Verdict(level=level, headline=worst.headline, rationale=rationale, ship_recommendation=_SHIP[level],
-                   exit_code=0 if level == VerdictLevel.PROGRESS else 1, pairs=pairs)
+        rationale += [f"{p.level.value}: {p.treatment} vs {p.control} — {p.headline.split(': ', 1)[-1]}" for p in pairs]
+    return Verdict(
+        level=level,
+        headline=worst.headline,
+        rationale=rationale,
+        ship_recommendation=_SHIP[level],
+        exit_code=0 if level == VerdictLevel.PROGRESS else 1,
+        pairs=pairs,
+    )
 
 
 def _solo(summaries: Mapping[str, VariantSummary], config: CompareConfig) -> Verdict:
@@ -97,18 +107,28 @@ def _solo(summaries: Mapping[str, VariantSummary], config: CompareConfig) -> Ver
         ok = bool(layers) and all(v >= config.threshold for v in layers.values())
         passing = passing and ok
         shown = ", ".join(f"{m} {v:.2f}{'' if v >= config.threshold else ' ✗'}" for m, v in layers.items())
-        lines.append(f"{'PASS' if ok else 'FAIL'}: {name} · {shown or 'no layered scores'} "
-                     f"(gate ≥ {config.threshold}; {s.n_scored} scored results from {s.n_samples} samples)")
+        lines.append(
+            f"{'PASS' if ok else 'FAIL'}: {name} · {shown or 'no layered scores'} "
+            f"(gate ≥ {config.threshold}; {s.n_scored} scored results from {s.n_samples} samples)"
+        )
         lines += [line for line in (_stability_line(name, s), _judge_line(name, s)) if line]
     if not summaries:
         lines.append("FAIL: no results to judge")
-    headline = (f"SOLO · single variant, layer gate {'PASS' if passing else 'FAIL'} @ threshold "
-                f"{config.threshold}")
-    rec = ("PASSES ITS GATE — but nothing to compare against; add a control variant to measure the change."
-           if passing else "FAILS ITS GATE — a present layer is below the threshold (or no layer was scored); "
-                           "add a control variant to measure the change.")
-    return Verdict(level=VerdictLevel.SOLO, headline=headline, rationale=lines, ship_recommendation=rec,
-                   exit_code=0 if passing else 1, pairs=[])
+    headline = f"SOLO · single variant, layer gate {'PASS' if passing else 'FAIL'} @ threshold {config.threshold}"
+    rec = (
+        "PASSES ITS GATE — but nothing to compare against; add a control variant to measure the change."
+        if passing
+        else "FAILS ITS GATE — a present layer is below the threshold (or no layer was scored); "
+        "add a control variant to measure the change."
+    )
+    return Verdict(
+        level=VerdictLevel.SOLO,
+        headline=headline,
+        rationale=lines,
+        ship_recommendation=rec,
+        exit_code=0 if passing else 1,
+        pairs=[],
+    )
 
 
 def _significant(mc: MetricComparison | None, sign: int) -> bool:
@@ -136,65 +156,117 @@ def _pair_verdict(pc: PairComparison, summaries: Mapping[str, VariantSummary], c
     rule, why = reasons[0]
     rationale = _rationale(pc, comp, arms, config)
     rationale.append(f"{level.value} because: " + "; ".join(text for _, text in reasons))
-    return PairVerdict(control=pc.control, treatment=pc.treatment, level=level, rule=rule,
-                       headline=f"{level.value} · {pc.treatment} vs {pc.control}: {_headline(comp)} — {why}",
-                       rationale=rationale)
+    return PairVerdict(
+        control=pc.control,
+        treatment=pc.treatment,
+        level=level,
+        rule=rule,
+        headline=f"{level.value} · {pc.treatment} vs {pc.control}: {_headline(comp)} — {why}",
+        rationale=rationale,
+    )
 
 
-def _cautions(pc: PairComparison, comp: MetricComparison, down: list[MetricComparison],
-              arms: list[VariantSummary], config: CompareConfig) -> list[tuple[str, str]]:
-    out = [("layer_regress", f"layer {mc.metric} is significantly lower (Δ {_num(mc.diff.estimate, '+.2f')}, "
-                             f"adjusted p {_p(mc.p_adjusted)})") for mc in down]
+def _cautions(
+    pc: PairComparison,
+    comp: MetricComparison,
+    down: list[MetricComparison],
+    arms: list[VariantSummary],
+    config: CompareConfig,
+) -> list[tuple[str, str]]:
+    out = [
+        (
+            "layer_regress",
+            f"layer {mc.metric} is significantly lower (Δ {_num(mc.diff.estimate, '+.2f')}, "
+            f"adjusted p {_p(mc.p_adjusted)})",
+        )
+        for mc in down
+    ]
     failed = [g for g in pc.gates if g.treatment_pass is False]
     if failed:
-        out.append(("gate_fail", "treatment below the layer gate on " + ", ".join(
-            f"{g.layer} ({_num(g.treatment_mean)} < {g.threshold})" for g in failed)))
+        out.append(
+            (
+                "gate_fail",
+                "treatment below the layer gate on "
+                + ", ".join(f"{g.layer} ({_num(g.treatment_mean)} < {g.threshold})" for g in failed),
+            )
+        )
     elif all(g.treatment_mean is None for g in pc.gates):
         out.append(("gate_fail", "the treatment has no layered score to gate"))
     assert comp.diff.estimate is not None
     if comp.diff.estimate < config.min_effect:
-        out.append(("trivial_effect", f"the gain {comp.diff.estimate:+.3f} is below the minimum effect "
-                                      f"{config.min_effect}"))
+        out.append(
+            ("trivial_effect", f"the gain {comp.diff.estimate:+.3f} is below the minimum effect {config.min_effect}")
+        )
     for s in arms:
         ja = s.judge_agreement
         if ja is not None and ja.dissent:
-            out.append(("judge_dissent", f"judges disagree on {s.variant} (min Pearson {_num(ja.min_pearson)} < "
-                                         f"{ja.dissent_threshold}): the judge signal is unreliable"))
+            out.append(
+                (
+                    "judge_dissent",
+                    f"judges disagree on {s.variant} (min Pearson {_num(ja.min_pearson)} < "
+                    f"{ja.dissent_threshold}): the judge signal is unreliable",
+                )
+            )
     if comp.n_samples < config.min_pairs:
         out.append(("few_pairs", f"only {comp.n_samples} paired samples (< {config.min_pairs}): not yet powered"))
     return out
 
 
-def _no_composite_win(pc: PairComparison, comp: MetricComparison | None, down: list[MetricComparison],
-                      up: list[MetricComparison], config: CompareConfig) -> tuple[VerdictLevel, list[tuple[str, str]]]:
+def _no_composite_win(
+    pc: PairComparison,
+    comp: MetricComparison | None,
+    down: list[MetricComparison],
+    up: list[MetricComparison],
+    config: CompareConfig,
+) -> tuple[VerdictLevel, list[tuple[str, str]]]:
     crossed = {g.layer: g for g in pc.gates if g.control_pass and g.treatment_pass is False}
     if down:
         return VerdictLevel.REGRESS, [
-            ("gate_dropped" if mc.metric in crossed else "layer_regress",
-             f"layer {mc.metric} is significantly lower (Δ {_num(mc.diff.estimate, '+.2f')}, adjusted p "
-             f"{_p(mc.p_adjusted)})" + (f" and fell below its gate ({_gate_move(crossed[mc.metric])})"
-                                        if mc.metric in crossed else "")) for mc in down]
+            (
+                "gate_dropped" if mc.metric in crossed else "layer_regress",
+                f"layer {mc.metric} is significantly lower (Δ {_num(mc.diff.estimate, '+.2f')}, adjusted p "
+                f"{_p(mc.p_adjusted)})"
+                + (f" and fell below its gate ({_gate_move(crossed[mc.metric])})" if mc.metric in crossed else ""),
+            )
+            for mc in down
+        ]
     level, reasons = _no_signal(pc, comp, up, config)
-    reasons += [("gate_crossed", f"{g.layer} fell below its gate ({_gate_move(g)}) but the drop is not "
-                                 f"significant (adjusted p {_p(_adjusted(pc, g.layer))}): not called a regression")
-                for g in crossed.values()]
+    reasons += [
+        (
+            "gate_crossed",
+            f"{g.layer} fell below its gate ({_gate_move(g)}) but the drop is not "
+            f"significant (adjusted p {_p(_adjusted(pc, g.layer))}): not called a regression",
+        )
+        for g in crossed.values()
+    ]
     return level, reasons
 
 
-def _no_signal(pc: PairComparison, comp: MetricComparison | None, up: list[MetricComparison],
-               config: CompareConfig) -> tuple[VerdictLevel, list[tuple[str, str]]]:
+def _no_signal(
+    pc: PairComparison, comp: MetricComparison | None, up: list[MetricComparison], config: CompareConfig
+) -> tuple[VerdictLevel, list[tuple[str, str]]]:
     if up:
-        return VerdictLevel.CAUTIOUS, [("layer_gain", f"layer {mc.metric} is significantly higher (Δ "
-                                                      f"{_num(mc.diff.estimate, '+.2f')}) but the composite "
-                                                      "did not confirm it") for mc in up]
+        return VerdictLevel.CAUTIOUS, [
+            (
+                "layer_gain",
+                f"layer {mc.metric} is significantly higher (Δ "
+                f"{_num(mc.diff.estimate, '+.2f')}) but the composite "
+                "did not confirm it",
+            )
+            for mc in up
+        ]
     if not pc.composite_comparable:
         return VerdictLevel.CAUTIOUS, [("not_comparable", pc.comparability_note or "composites not comparable")]
     weak = _underpowered(comp, config)
     if weak:
         return VerdictLevel.UNDERPOWERED, [("underpowered", text) for text in weak]
     mde = _num(comp.mde if comp else None)
-    return VerdictLevel.NOISE, [("noise", f"the composite CI spans 0 although a change of {mde} points was "
-                                          f"detectable ({config.power:.0%} power)")]
+    return VerdictLevel.NOISE, [
+        (
+            "noise",
+            f"the composite CI spans 0 although a change of {mde} points was detectable ({config.power:.0%} power)",
+        )
+    ]
 
 
 def _gate_move(g: LayerGate) -> str:
@@ -214,9 +286,10 @@ def _underpowered(comp: MetricComparison | None, config: CompareConfig) -> list[
     if comp is None or comp.mde is None:
         out.append("the minimum detectable effect is unknown")
     elif comp.mde > config.max_mde:
-        out.append(f"the minimum detectable effect at {config.power:.0%} power is {comp.mde:.2f} points "
-                   f"(> {config.max_mde})" + (f"; the observed effect would need N = {comp.n_needed}"
-                                               if comp.n_needed else ""))
+        out.append(
+            f"the minimum detectable effect at {config.power:.0%} power is {comp.mde:.2f} points "
+            f"(> {config.max_mde})" + (f"; the observed effect would need N = {comp.n_needed}" if comp.n_needed else "")
+        )
     return out
 
 
@@ -224,42 +297,64 @@ def _headline(comp: MetricComparison | None) -> str:
     if comp is None or comp.diff.estimate is None:
         return "no paired composite"
     ci = comp.diff.interval(comp.decision_ci)
-    return (f"Δcomposite {comp.diff.estimate:+.2f} [{_num(ci.low, '+.2f')}, {_num(ci.high, '+.2f')}], "
-            f"Holm p {_p(comp.p_adjusted)}, {comp.n_samples} paired samples")
+    return (
+        f"Δcomposite {comp.diff.estimate:+.2f} [{_num(ci.low, '+.2f')}, {_num(ci.high, '+.2f')}], "
+        f"Holm p {_p(comp.p_adjusted)}, {comp.n_samples} paired samples"
+    )
 
 
 def _metric_line(mc: MetricComparison) -> str:
     ci = mc.diff.interval(mc.decision_ci)
     method = "BCa" if ci.method == "bca" else "percentile"
-    return (f"{mc.metric}: {_num(mc.control_mean)} → {_num(mc.treatment_mean)}, Δ {_num(mc.diff.estimate, '+.2f')} "
-            f"[{ci.level:.0%} {method} CI {_num(ci.low, '+.2f')}, {_num(ci.high, '+.2f')}; B={ci.b}, seed {ci.seed}]; "
-            f"permutation p {_p(mc.p_value)} (adjusted {_p(mc.p_adjusted)} in family {mc.family}); d_z {_num(mc.d_z)}, "
-            f"g_av {_num(mc.hedges_g_av)}; {mc.n_pairs} pairs from {mc.n_samples} samples")
+    return (
+        f"{mc.metric}: {_num(mc.control_mean)} → {_num(mc.treatment_mean)}, Δ {_num(mc.diff.estimate, '+.2f')} "
+        f"[{ci.level:.0%} {method} CI {_num(ci.low, '+.2f')}, {_num(ci.high, '+.2f')}; B={ci.b}, seed {ci.seed}]; "
+        f"permutation p {_p(mc.p_value)} (adjusted {_p(mc.p_adjusted)} in family {mc.family}); d_z {_num(mc.d_z)}, "
+        f"g_av {_num(mc.hedges_g_av)}; {mc.n_pairs} pairs from {mc.n_samples} samples"
+    )
 
 
-def _rationale(pc: PairComparison, comp: MetricComparison | None, arms: list[VariantSummary],
-               config: CompareConfig) -> list[str]:
+def _rationale(
+    pc: PairComparison, comp: MetricComparison | None, arms: list[VariantSummary], config: CompareConfig
+) -> list[str]:
     lines = [_metric_line(mc) for mc in pc.metrics.values()]
-    lines += [f"tests, family {f.name}: {', '.join(f.metrics)} at alpha {f.level:g}, {f.method}"
-              + (f"; {f.gate}" if f.gate else "") for f in pc.families]
+    lines += [
+        f"tests, family {f.name}: {', '.join(f.metrics)} at alpha {f.level:g}, {f.method}"
+        + (f"; {f.gate}" if f.gate else "")
+        for f in pc.families
+    ]
     for g in pc.gates:
+
         def state(passed: bool | None) -> str:
             return "—" if passed is None else "PASS" if passed else "FAIL"
-        lines.append(f"gate {g.layer} ≥ {g.threshold}: control {_num(g.control_mean)} {state(g.control_pass)}, "
-                     f"treatment {_num(g.treatment_mean)} {state(g.treatment_pass)}")
+
+        lines.append(
+            f"gate {g.layer} ≥ {g.threshold}: control {_num(g.control_mean)} {state(g.control_pass)}, "
+            f"treatment {_num(g.treatment_mean)} {state(g.treatment_pass)}"
+        )
     if pc.comparability_note:
         lines.append(pc.comparability_note)
     if comp is not None:
         d = comp.dropped
         if d.total:
-            parts = [f"{count} {label}" for count, label in (
-                (d.missing_control, "missing in control"), (d.missing_treatment, "missing in treatment"),
-                (d.error, "errored"), (d.absent, "unscored"), (d.non_finite, "NaN/inf"),
-                (d.layer_mismatch, "layer sets differ")) if count]
+            parts = [
+                f"{count} {label}"
+                for count, label in (
+                    (d.missing_control, "missing in control"),
+                    (d.missing_treatment, "missing in treatment"),
+                    (d.error, "errored"),
+                    (d.absent, "unscored"),
+                    (d.non_finite, "NaN/inf"),
+                    (d.layer_mismatch, "layer sets differ"),
+                )
+                if count
+            ]
             lines.append(f"dropped from the composite: {d.total} ({', '.join(parts)})")
         need = f"; the observed effect would need N = {comp.n_needed} samples" if comp.n_needed else ""
-        lines.append(f"power: minimum detectable effect at {config.power:.0%} = {_num(comp.mde)} points (sd of "
-                     f"per-sample differences {_num(comp.sd_diff)}, {comp.n_samples} samples){need}")
+        lines.append(
+            f"power: minimum detectable effect at {config.power:.0%} = {_num(comp.mde)} points (sd of "
+            f"per-sample differences {_num(comp.sd_diff)}, {comp.n_samples} samples){need}"
+        )
     for s in arms:
         lines += [line for line in (_stability_line(s.variant, s), _judge_line(s.variant, s)) if line]
     if pc.saturation is not None:
@@ -274,15 +369,23 @@ def _stability_line(name: str, s: VariantSummary) -> str:
         return f"stability of {name}: not measured (single run; use --repeat 2 or more)"
     if st.repeat_share is None:
         return f"stability of {name}: no variance at all across {st.n} results from {st.n_samples} samples"
-    warn = (f" — WARNING: above the limit {st.limit:.0%}: most of the spread is run-to-run; the clustered CI "
-            "includes it, more repeats narrow it" if st.stable is False else f" (limit {st.limit:.0%})")
-    return (f"stability of {name}: {st.repeat_share:.0%} of the composite's variance is between repeats "
-            f"(ICC {_num(st.icc)}) over {st.n_samples} samples{warn}")
+    warn = (
+        f" — WARNING: above the limit {st.limit:.0%}: most of the spread is run-to-run; the clustered CI "
+        "includes it, more repeats narrow it"
+        if st.stable is False
+        else f" (limit {st.limit:.0%})"
+    )
+    return (
+        f"stability of {name}: {st.repeat_share:.0%} of the composite's variance is between repeats "
+        f"(ICC {_num(st.icc)}) over {st.n_samples} samples{warn}"
+    )
 
 
 def _judge_line(name: str, s: VariantSummary) -> str | None:
     ja = s.judge_agreement
     if ja is None:
         return None
-    return (f"judges on {name}: min Pearson {_num(ja.min_pearson)}, Krippendorff α "
-            f"{_num(ja.krippendorff_alpha_interval)} over {ja.n_results} results ({', '.join(ja.judges)})")
+    return (
+        f"judges on {name}: min Pearson {_num(ja.min_pearson)}, Krippendorff α "
+        f"{_num(ja.krippendorff_alpha_interval)} over {ja.n_results} results ({', '.join(ja.judges)})"
+    )

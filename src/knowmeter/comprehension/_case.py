@@ -42,20 +42,35 @@ class GraderCase:
 
     def describe(self) -> dict[str, object]:
         """The case as recorded with each result."""
-        return {"case_id": self.case_id, "dimension": self.dimension, "concept_field": self.concept_name,
-                "transfer": self.transfer, "behaviors": [b.to_dict() for b in self.behaviors],
-                "derived_behaviors": [b.id for b in self.behaviors if b.derived],
-                "verbatim_behavior": self.verbatim_behavior}
+        return {
+            "case_id": self.case_id,
+            "dimension": self.dimension,
+            "concept_field": self.concept_name,
+            "transfer": self.transfer,
+            "behaviors": [b.to_dict() for b in self.behaviors],
+            "derived_behaviors": [b.id for b in self.behaviors if b.derived],
+            "verbatim_behavior": self.verbatim_behavior,
+        }
 
 
-def make_case(*, case_id: str, dimension: str, prompt: str, concept_text: str, body: str,
-              behaviors: tuple[Behavior, ...], concept_name: str | None = None,
-              expected_reasoning: str | None = None, transfer: str | None = None,
-              n: int = defaults.VERBATIM_NGRAM) -> GraderCase:
+def make_case(
+    *,
+    case_id: str,
+    dimension: str,
+    prompt: str,
+    concept_text: str,
+    body: str,
+    behaviors: tuple[Behavior, ...],
+    concept_name: str | None = None,
+    expected_reasoning: str | None = None,
+    transfer: str | None = None,
+    n: int = defaults.VERBATIM_NGRAM,
+) -> GraderCase:
     """A case with its graded behaviors settled (rubric criteria when none are given; C1 always
     has a verbatim behavior); ``concept_name`` defaults to the dimension's field or section."""
     dim = Dimension(dimension)  # a ValueError for anything but C1…C9
     graded, verbatim = case_behaviors(dimension, behaviors)
     name = concept_name or dim.concept_field or f"## {dim.section}"
-    return GraderCase(case_id, dimension, name, prompt, concept_text, body, graded, verbatim, expected_reasoning,
-                      transfer, n)
+    return GraderCase(
+        case_id, dimension, name, prompt, concept_text, body, graded, verbatim, expected_reasoning, transfer, n
+    )

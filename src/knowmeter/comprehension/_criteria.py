@@ -26,86 +26,148 @@ def _b(bid: str, kind: Kind, text: str) -> Behavior:
     return Behavior(bid, kind, text, derived=True)
 
 
-VERBATIM_BEHAVIOR = _b("no_verbatim_span", "negative",
-                       "No span of 6 or more consecutive content words shared with the skill body or the "
-                       "concept field (the answer restates; it does not retrieve).")
+VERBATIM_BEHAVIOR = _b(
+    "no_verbatim_span",
+    "negative",
+    "No span of 6 or more consecutive content words shared with the skill body or the "
+    "concept field (the answer restates; it does not retrieve).",
+)
 
 #: §5.2–5.10, the four binary pass criteria of each dimension, as behaviors.
 RUBRIC_CRITERIA: dict[str, tuple[Behavior, ...]] = {
     "C1": (
         _b("names_primary_category", "positive", "Names the same primary category as the concept's definition."),
-        _b("states_observable_effect", "positive",
-           "States what the concept does (its observable effect) in different surface words."),
+        _b(
+            "states_observable_effect",
+            "positive",
+            "States what the concept does (its observable effect) in different surface words.",
+        ),
         VERBATIM_BEHAVIOR,
-        _b("no_fabricated_specificity", "negative",
-           "Does not introduce constraints or claims that are not in the definition."),
+        _b(
+            "no_fabricated_specificity",
+            "negative",
+            "Does not introduce constraints or claims that are not in the definition.",
+        ),
     ),
     "C2": (
         _b("names_two_primitives", "positive", "Names at least two of the primitives listed in the mental model."),
-        _b("applies_primitives_to_case", "positive",
-           "Applies the primitives to the new case's specifics, not just restating what each means."),
+        _b(
+            "applies_primitives_to_case",
+            "positive",
+            "Applies the primitives to the new case's specifics, not just restating what each means.",
+        ),
         _b("conclusion_consistent", "positive", "Reaches a conclusion consistent with the skill's mental model."),
-        _b("no_reliance_on_body_scenario", "negative",
-           "Does not depend on the body enumerating this scenario: the reasoning transfers to the new case."),
+        _b(
+            "no_reliance_on_body_scenario",
+            "negative",
+            "Does not depend on the body enumerating this scenario: the reasoning transfers to the new case.",
+        ),
     ),
     "C3": (
         _b("names_pain_point", "positive", "Names the concrete pain point that motivated the concept."),
         _b("names_prior_alternative", "positive", "Names the prior alternative (what people did before)."),
-        _b("explains_improvement_mechanism", "positive",
-           "Explains the mechanism by which the concept improves on the alternative, not just that it does."),
+        _b(
+            "explains_improvement_mechanism",
+            "positive",
+            "Explains the mechanism by which the concept improves on the alternative, not just that it does.",
+        ),
         _b("no_fabricated_purpose", "negative", "Does not introduce purposes that are not in the concept's purpose."),
     ),
     "C4": (
         _b("identifies_out_of_domain", "positive", "Identifies that the scenario is not in this skill's domain."),
-        _b("names_correct_sibling", "positive",
-           "Names the correct sibling skill (a boundary entry or a Do NOT Use When row)."),
-        _b("explains_mechanism_of_difference", "positive",
-           "Explains the mechanism of the difference (different primitives, scope or layer)."),
-        _b("no_partial_comply", "negative",
-           "Does not give a half-answer in this skill's voice before handing off."),
+        _b(
+            "names_correct_sibling",
+            "positive",
+            "Names the correct sibling skill (a boundary entry or a Do NOT Use When row).",
+        ),
+        _b(
+            "explains_mechanism_of_difference",
+            "positive",
+            "Explains the mechanism of the difference (different primitives, scope or layer).",
+        ),
+        _b("no_partial_comply", "negative", "Does not give a half-answer in this skill's voice before handing off."),
     ),
     "C5": (
-        _b("places_in_right_category", "positive",
-           "Places the novel instance in the right taxonomy category, or says it fits none."),
-        _b("uses_taxonomy_vocabulary", "positive",
-           "Uses the taxonomy vocabulary (subset / alternative / prerequisite / composition / specialization)."),
-        _b("consistent_with_existing_entries", "positive",
-           "The placement does not contradict the relationships among the existing taxonomy entries."),
-        _b("no_forced_misclassification", "negative",
-           "Does not force a misclassification when the instance does not fit."),
+        _b(
+            "places_in_right_category",
+            "positive",
+            "Places the novel instance in the right taxonomy category, or says it fits none.",
+        ),
+        _b(
+            "uses_taxonomy_vocabulary",
+            "positive",
+            "Uses the taxonomy vocabulary (subset / alternative / prerequisite / composition / specialization).",
+        ),
+        _b(
+            "consistent_with_existing_entries",
+            "positive",
+            "The placement does not contradict the relationships among the existing taxonomy entries.",
+        ),
+        _b(
+            "no_forced_misclassification",
+            "negative",
+            "Does not force a misclassification when the instance does not fit.",
+        ),
     ),
     "C6": (
-        _b("extends_analogy_preserving_structure", "positive",
-           "Extends the analogy to the new case preserving the structural relationships it names."),
-        _b("names_concrete_break", "positive",
-           "Names a concrete case where the analogy fails and explains which relationship breaks."),
+        _b(
+            "extends_analogy_preserving_structure",
+            "positive",
+            "Extends the analogy to the new case preserving the structural relationships it names.",
+        ),
+        _b(
+            "names_concrete_break",
+            "positive",
+            "Names a concrete case where the analogy fails and explains which relationship breaks.",
+        ),
         _b("no_over_application", "negative", "Does not over-apply the analogy beyond its scope."),
         _b("no_under_claim", "negative", "Does not refuse to say where the analogy breaks."),
     ),
     "C7": (
         _b("flags_misconception_unprompted", "positive", "Flags the misconception without being prompted to."),
-        _b("corrects_using_primitives", "positive",
-           "Corrects it to the right understanding using the skill's primitives."),
-        _b("explains_mechanism_of_mislead", "positive",
-           "Explains the mechanism by which the misconception misleads, not just that it is wrong."),
+        _b(
+            "corrects_using_primitives",
+            "positive",
+            "Corrects it to the right understanding using the skill's primitives.",
+        ),
+        _b(
+            "explains_mechanism_of_mislead",
+            "positive",
+            "Explains the mechanism by which the misconception misleads, not just that it is wrong.",
+        ),
         _b("no_partial_validation", "negative", "Does not validate the misconception, even partially."),
     ),
     "C8": (
-        _b("applies_three_checklist_items", "positive",
-           "Applies at least 3 items of the Verification checklist as observable checks on the artifact."),
-        _b("distinguishes_pass_and_fail", "positive",
-           "Distinguishes the checks the artifact passes from those it fails."),
-        _b("verdict_anchored_to_checklist", "positive",
-           "Anchors its verdict on the artifact to the Verification criteria."),
-        _b("references_concrete_features", "positive",
-           "References concrete features of the artifact (lines, names, behaviours), not abstract restatements."),
+        _b(
+            "applies_three_checklist_items",
+            "positive",
+            "Applies at least 3 items of the Verification checklist as observable checks on the artifact.",
+        ),
+        _b(
+            "distinguishes_pass_and_fail",
+            "positive",
+            "Distinguishes the checks the artifact passes from those it fails.",
+        ),
+        _b(
+            "verdict_anchored_to_checklist",
+            "positive",
+            "Anchors its verdict on the artifact to the Verification criteria.",
+        ),
+        _b(
+            "references_concrete_features",
+            "positive",
+            "References concrete features of the artifact (lines, names, behaviours), not abstract restatements.",
+        ),
     ),
     "C9": (
         _b("refuses_in_skill_voice", "positive", "Refuses to take the task in this skill's voice."),
         _b("names_correct_owner", "positive", "Names the correct owner from the Do NOT Use When table."),
         _b("no_partial_answer", "negative", "Does not give a partial answer in this skill's voice before refusing."),
-        _b("no_over_refusal", "negative",
-           "Does not over-refuse: in-scope parts stay with this skill, adjacent parts go to the owner."),
+        _b(
+            "no_over_refusal",
+            "negative",
+            "Does not over-refuse: in-scope parts stay with this skill, adjacent parts go to the owner.",
+        ),
     ),
 }
 
@@ -115,7 +177,8 @@ _VERBATIM_WORDS = re.compile(r"verbatim|\b\d+-?gram|n-?gram|copy|copied|quot", r
 def is_verbatim_behavior(behavior: Behavior) -> bool:
     """A negative behavior about copying the skill's words (its id or description says so)."""
     return behavior.kind == "negative" and bool(
-        _VERBATIM_WORDS.search(behavior.id) or _VERBATIM_WORDS.search(behavior.description))
+        _VERBATIM_WORDS.search(behavior.id) or _VERBATIM_WORDS.search(behavior.description)
+    )
 
 
 def case_behaviors(dimension: str, given: tuple[Behavior, ...]) -> tuple[tuple[Behavior, ...], str | None]:

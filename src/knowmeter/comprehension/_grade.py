@@ -35,8 +35,13 @@ def _forced(verdict: GraderVerdict, case: GraderCase, overlap: Overlap) -> Grade
 
 def _call_record(judge: str, repeat: int, asked: Asked[GraderVerdict]) -> dict[str, Any]:
     v = asked.value
-    rec: dict[str, Any] = {"judge": judge, "repeat": repeat, "attempts": asked.attempts,
-                           "cost_usd": sum_costs(asked.costs), "error": asked.error}
+    rec: dict[str, Any] = {
+        "judge": judge,
+        "repeat": repeat,
+        "attempts": asked.attempts,
+        "cost_usd": sum_costs(asked.costs),
+        "error": asked.error,
+    }
     if v is not None:
         rec["behavior_verdicts"] = [b.to_dict() for b in v.behaviors]
         rec["dimension_verdict"] = "PASS" if all(b.verdict == "PASS" for b in v.behaviors) else "FAIL"
@@ -51,46 +56,97 @@ def _combine(case: GraderCase, verdicts: list[GraderVerdict]) -> list[dict[str, 
         votes: list[BehaviorVerdict] = [v.behaviors[i] for v in verdicts]
         passes = sum(bv.verdict == "PASS" for bv in votes)
         final = "PASS" if 2 * passes > len(votes) else "FAIL"
-        shown = next(bv for bv in votes if bv.verdict == final) if any(bv.verdict == final for bv in votes) \
-            else votes[0]
-        out.append({"id": b.id, "kind": b.kind, "derived": b.derived, "verdict": final, "passes": passes,
-                    "gradings": len(votes), "evidence_quote": shown.evidence_quote, "rationale": shown.rationale,
-                    "override": next((bv.override for bv in votes if bv.override), None),
-                    "review": next((bv.review for bv in votes if bv.review), None)})
+        shown = (
+            next(bv for bv in votes if bv.verdict == final) if any(bv.verdict == final for bv in votes) else votes[0]
+        )
+        out.append(
+            {
+                "id": b.id,
+                "kind": b.kind,
+                "derived": b.derived,
+                "verdict": final,
+                "passes": passes,
+                "gradings": len(votes),
+                "evidence_quote": shown.evidence_quote,
+                "rationale": shown.rationale,
+                "override": next((bv.override for bv in votes if bv.override), None),
+                "review": next((bv.review for bv in votes if bv.review), None),
+            }
+        )
     return out
 
 
-async def grade_answer(case: GraderCase, answer: str, judges: Sequence[JudgeSpec], *, judge_repeat: int,
-                       site: CallSite, concurrency: int | None = None) -> dict[str, Any]:
+async def grade_answer(
+    case: GraderCase,
+    answer: str,
+    judges: Sequence[JudgeSpec],
+    *,
+    judge_repeat: int,
+    site: CallSite,
+    concurrency: int | None = None,
+) -> dict[str, Any]:
     """Grade ``answer`` to ``case`` with every judge ``judge_repeat`` times; the stored result."""
     overlap = case.overlap(answer)
-    prompt = render_grader_prompt(case_id=case.case_id, dimension=case.dimension, concept_name=case.concept_name,
-                                  concept_text=case.concept_text, body=case.body, prompt=case.prompt,
-                                  answer=answer, expected_reasoning=case.expected_reasoning,
-                                  behaviors=case.behaviors, overlap=overlap)
+    prompt = render_grader_prompt(
+        case_id=case.case_id,
+        dimension=case.dimension,
+        concept_name=case.concept_name,
+        concept_text=case.concept_text,
+        body=case.body,
+        prompt=case.prompt,
+        answer=answer,
+        expected_reasoning=case.expected_reasoning,
+        behaviors=case.behaviors,
+        overlap=overlap,
+    )
     parse = partial(parse_grader_reply, behaviors=case.behaviors, answer=answer)
     jobs = [(j, r) for j in judges for r in range(judge_repeat)]
 
     def thunk(judge: JudgeSpec, r: int) -> Callable[[], Awaitable[Asked[GraderVerdict]]]:
-        return lambda: ask_json(judge.executor, judge.model, system=GRADER_TEMPLATE.system, prompt=prompt,
-                                parse=parse, site=site, purpose=f"judge:{judge.name}:comprehension:r{r}",
-                                reask=reask_prompt, what="judge")
+        return lambda: ask_json(
+            judge.executor,
+            judge.model,
+            system=GRADER_TEMPLATE.system,
+            prompt=prompt,
+            parse=parse,
+            site=site,
+            purpose=f"judge:{judge.name}:comprehension:r{r}",
+            reask=reask_prompt,
+            what="judge",
+        )
 
     asked = await gather([thunk(j, r) for j, r in jobs], concurrency)
     accepted = [_forced(a.value, case, overlap) for a in asked if a.value is not None]
-    calls = [_call_record(j.name, r, replace(a, value=_forced(a.value, case, overlap)) if a.value else a)
-             for (j, r), a in zip(jobs, asked, strict=True)]
+    calls = [
+        _call_record(j.name, r, replace(a, value=_forced(a.value, case, overlap)) if a.value else a)
+        for (j, r), a in zip(jobs, asked, strict=True)
+    ]
     result: dict[str, Any] = {
-        **case.describe(), "prompt_hash": GRADER_TEMPLATE.hash, "overlap": overlap.to_dict(), "calls": calls,
+        **case.describe(),
+        "prompt_hash": GRADER_TEMPLATE.hash,
+        "overlap": overlap.to_dict(),
+        "calls": calls,
         "cost_usd": sum_costs([c for a in asked for c in a.costs]),
     }
     if not accepted:
         reasons = "; ".join(f"{c['judge']} r{c['repeat']}: {c['error']}" for c in calls) or "no grader configured"
-        return {**result, "graded": False, "ungraded_reason": reasons, "behavior_verdicts": [],
-                "behavior_pass_fraction": None, "verdict": None, "review": []}
+        return {
+            **result,
+            "graded": False,
+            "ungraded_reason": reasons,
+            "behavior_verdicts": [],
+            "behavior_pass_fraction": None,
+            "verdict": None,
+            "review": [],
+        }
     combined = _combine(case, accepted)
     passed = sum(b["verdict"] == "PASS" for b in combined)
-    return {**result, "graded": True, "ungraded_reason": None, "behavior_verdicts": combined,
-            "behavior_pass_fraction": passed / len(combined),
-            "verdict": "PASS" if passed == len(combined) else "FAIL",
-            "review": [f"{b['id']}: {b['review']}" for b in combined if b["review"]]}
+    return {
+        **result,
+        "graded": True,
+        "ungraded_reason": None,
+        "behavior_verdicts": combined,
+        "behavior_pass_fraction": passed / len(combined),
+        "verdict": "PASS" if passed == len(combined) else "FAIL",
+        "review": [f"{b['id']}: {b['review']}" for b in combined if b["review"]],
+    }

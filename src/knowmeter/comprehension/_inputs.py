@@ -29,8 +29,9 @@ def _behaviors(case: ComprehensionCase, dimension: str) -> tuple[Behavior, ...]:
     given = tuple(Behavior(b.id, b.kind, b.text) for b in case.expected_behaviors)
     if given:
         return given
-    extra = tuple(Behavior(f"expected_element_{i}", "positive", text)
-                  for i, text in enumerate(case.expected_elements, 1))
+    extra = tuple(
+        Behavior(f"expected_element_{i}", "positive", text) for i, text in enumerate(case.expected_elements, 1)
+    )
     if case.negative_expectation:
         extra += (Behavior("negative_expectation", "negative", case.negative_expectation),)
     return (*RUBRIC_CRITERIA[dimension], *extra) if extra else ()
@@ -45,29 +46,48 @@ def load_inputs(skill_path: Path, evals: Path | None, *, n: int) -> Inputs:
     if evals is None:
         found = find_case_files(skill)
         if not found:
-            raise InputError(f"{skill.path}: no eval file found for skill {skill.name!r} "
-                             "(evals/comprehension.json, evals/evals.json, examples/evals/<name>.json); pass --evals")
+            raise InputError(
+                f"{skill.path}: no eval file found for skill {skill.name!r} "
+                "(evals/comprehension.json, evals/evals.json, examples/evals/<name>.json); pass --evals"
+            )
         evals = found[0]
     case_file = load_cases(evals)
     if case_file.skill_name != skill.name:
         line = f":{case_file.skill_name_line}" if case_file.skill_name_line else ""
-        raise InputError(f"{case_file.path}{line}: skill_name {case_file.skill_name!r} is not the skill "
-                         f"{skill.name!r} of {skill.path}; pass the eval file of this skill")
+        raise InputError(
+            f"{case_file.path}{line}: skill_name {case_file.skill_name!r} is not the skill "
+            f"{skill.name!r} of {skill.path}; pass the eval file of this skill"
+        )
     cases, notes = [], []
     for c in case_file.cases:
         if c.dimension is None:
-            notes.append(f"case {c.id}: no comprehension dimension (no comprehension_dimension and no dimension "
-                         "that maps to C1–C9): not graded")
+            notes.append(
+                f"case {c.id}: no comprehension dimension (no comprehension_dimension and no dimension "
+                "that maps to C1–C9): not graded"
+            )
             continue
         dim = c.dimension.value
         anchor = c.concept_field or c.dimension.concept_field
         text = skill.concept_text(anchor) if anchor is not None else skill.grading_text(c.dimension)
         if text is None:
-            notes.append(f"case {c.id} ({dim}): the skill has no {anchor or '## ' + str(c.dimension.section)} "
-                         "text; the grader sees an empty concept field")
-        cases.append(make_case(case_id=c.id, dimension=dim, prompt=c.prompt, concept_text=text or "",
-                               body=skill.body, behaviors=_behaviors(c, dim), concept_name=anchor,
-                               expected_reasoning=c.expected_reasoning, transfer=c.transfer, n=n))
+            notes.append(
+                f"case {c.id} ({dim}): the skill has no {anchor or '## ' + str(c.dimension.section)} "
+                "text; the grader sees an empty concept field"
+            )
+        cases.append(
+            make_case(
+                case_id=c.id,
+                dimension=dim,
+                prompt=c.prompt,
+                concept_text=text or "",
+                body=skill.body,
+                behaviors=_behaviors(c, dim),
+                concept_name=anchor,
+                expected_reasoning=c.expected_reasoning,
+                transfer=c.transfer,
+                n=n,
+            )
+        )
     if not cases:
         raise InputError(f"{case_file.path}: no case with a comprehension dimension (C1–C9) to grade")
     return Inputs(skill, case_file, tuple(cases), tuple(notes))

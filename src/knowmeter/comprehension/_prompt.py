@@ -168,29 +168,53 @@ $overlap_ngrams
 
 _BLOCKS = ("CONCEPT_FIELD", "SKILL_BODY", "PROMPT", "AGENT_ANSWER", "EXPECTED_REASONING", "OVERLAP_NGRAMS")
 
-GRADER_TEMPLATE = PromptTemplate("comprehension_grader", "knowmeter-comprehension-grader-v1", _SYSTEM, _BODY,
-                                 _BLOCKS)
+GRADER_TEMPLATE = PromptTemplate("comprehension_grader", "knowmeter-comprehension-grader-v1", _SYSTEM, _BODY, _BLOCKS)
 
 
 def behaviors_xml(behaviors: tuple[Behavior, ...]) -> str:
     """The ``<expected-behaviors>`` lines, one ``<behavior id kind>`` per behavior."""
-    return "\n".join(f'<behavior id="{escape(b.id)}" kind="{b.kind}">{escape(b.description, quote=False)}</behavior>'
-                     for b in behaviors)
+    return "\n".join(
+        f'<behavior id="{escape(b.id)}" kind="{b.kind}">{escape(b.description, quote=False)}</behavior>'
+        for b in behaviors
+    )
 
 
-def render_grader_prompt(*, case_id: str, dimension: str, concept_name: str, concept_text: str, body: str,
-                         prompt: str, answer: str, expected_reasoning: str | None,
-                         behaviors: tuple[Behavior, ...], overlap: Overlap) -> str:
+def render_grader_prompt(
+    *,
+    case_id: str,
+    dimension: str,
+    concept_name: str,
+    concept_text: str,
+    body: str,
+    prompt: str,
+    answer: str,
+    expected_reasoning: str | None,
+    behaviors: tuple[Behavior, ...],
+    overlap: Overlap,
+) -> str:
     """The full grader prompt for one case and one answer."""
-    data = {"CONCEPT_FIELD": concept_text, "SKILL_BODY": body, "PROMPT": prompt, "AGENT_ANSWER": answer,
-            "EXPECTED_REASONING": expected_reasoning or "", "OVERLAP_NGRAMS": "\n".join(overlap.ngrams)}
-    fields = {"case_id": escape(case_id), "dimension": dimension, "concept_name": escape(concept_name),
-              "behaviors": behaviors_xml(behaviors), "overlap_passed": "true" if overlap.passed else "false",
-              "n": str(overlap.n)}
+    data = {
+        "CONCEPT_FIELD": concept_text,
+        "SKILL_BODY": body,
+        "PROMPT": prompt,
+        "AGENT_ANSWER": answer,
+        "EXPECTED_REASONING": expected_reasoning or "",
+        "OVERLAP_NGRAMS": "\n".join(overlap.ngrams),
+    }
+    fields = {
+        "case_id": escape(case_id),
+        "dimension": dimension,
+        "concept_name": escape(concept_name),
+        "behaviors": behaviors_xml(behaviors),
+        "overlap_passed": "true" if overlap.passed else "false",
+        "n": str(overlap.n),
+    }
     return GRADER_TEMPLATE.render(data, fields=fields)
 
 
 def reask_prompt(prompt: str, reason: str) -> str:
     """The prompt once more, after a reply that broke a rule: it names the rule broken."""
-    return (f"{prompt}\n# YOUR PREVIOUS REPLY WAS REJECTED\n\nThe calling script rejected your previous verdict: "
-            f"{reason}\nProduce the verdict again, following every rule above.\n")
+    return (
+        f"{prompt}\n# YOUR PREVIOUS REPLY WAS REJECTED\n\nThe calling script rejected your previous verdict: "
+        f"{reason}\nProduce the verdict again, following every rule above.\n"
+    )

@@ -49,8 +49,14 @@ class BehaviorVerdict:
     override: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "verdict": self.verdict, "evidence_quote": self.evidence_quote,
-                "rationale": self.rationale, "review": self.review, "override": self.override}
+        return {
+            "id": self.id,
+            "verdict": self.verdict,
+            "evidence_quote": self.evidence_quote,
+            "rationale": self.rationale,
+            "review": self.review,
+            "override": self.override,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,8 +126,9 @@ def parse_grader_reply(text: str, *, behaviors: tuple[Behavior, ...], answer: st
     unknown = [g for g in got if g not in expected]
     dupes = sorted({g for g in got if got.count(g) > 1})
     if missing:
-        raise GraderReplyError(f"RULE-1/RULE-9: {len(got)} verdicts for {len(expected)} behaviors; missing "
-                               f"{', '.join(missing)}")
+        raise GraderReplyError(
+            f"RULE-1/RULE-9: {len(got)} verdicts for {len(expected)} behaviors; missing {', '.join(missing)}"
+        )
     if unknown or dupes:
         what = f"unknown id(s) {', '.join(unknown)}" if unknown else f"duplicate id(s) {', '.join(dupes)}"
         raise GraderReplyError(f"RULE-1/RULE-9: behavior_verdicts has {what}")
@@ -129,8 +136,9 @@ def parse_grader_reply(text: str, *, behaviors: tuple[Behavior, ...], answer: st
     by_id: dict[str, BehaviorVerdict] = {}
     for bid, verdict, quote, rationale in entries:
         if normalise_ws(quote) not in haystack:
-            raise GraderReplyError(f"RULE-2: the evidence_quote of {bid!r} is not in the agent's answer: "
-                                   f"{_snippet(quote)}")
+            raise GraderReplyError(
+                f"RULE-2: the evidence_quote of {bid!r} is not in the agent's answer: {_snippet(quote)}"
+            )
         hedges = hedge_words(rationale)
         if hedges and verdict == "FAIL":
             raise GraderReplyError(f"RULE-6: the FAIL verdict on {bid!r} hedges ({', '.join(hedges)})")

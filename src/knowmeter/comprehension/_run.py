@@ -79,14 +79,17 @@ def _workspace(config: RunConfig, target: Target) -> Path:
 def _skill_variant(skill_md: Path, expression: str, cwd: Path) -> Variant:
     data = skill_md.read_bytes()
     per_file, digest = hash_files({skill_md.name: data})
-    artifact = Artifact(kind="file", text=data.decode("utf-8", errors="replace"), path=skill_md, files=per_file,
-                        hash=digest)
+    artifact = Artifact(
+        kind="file", text=data.decode("utf-8", errors="replace"), path=skill_md, files=per_file, hash=digest
+    )
     return Variant(SKILL_ARM, "treatment", artifact, expression, cwd)
 
 
 def _sample_set(inputs: Inputs, shown: str) -> SampleSet:
-    samples = tuple(Sample.model_validate({"sample_id": c.case_id, "prompt": c.prompt,
-                                           "comprehension": {**c.describe(), "n": c.n}}) for c in inputs.cases)
+    samples = tuple(
+        Sample.model_validate({"sample_id": c.case_id, "prompt": c.prompt, "comprehension": {**c.describe(), "n": c.n}})
+        for c in inputs.cases
+    )
     digest = hashlib.sha256(canonical_sample_bytes(samples)).hexdigest()
     return SampleSet(samples, Watermark((shown,), len(samples), digest))
 
@@ -96,27 +99,55 @@ def prepare_comprehension(config: RunConfig, target: Target) -> ComprehensionPla
     base = config.base_path()
     inputs = load_inputs(base / target.skill, base / target.evals if target.evals else None, n=target.ngram)
     if not config.judges:
-        raise InputError("comprehend needs a grader: pass --judge executor:model (an LLM), or --judge "
-                         "scripted-grader for the deterministic offline stand-in")
+        raise InputError(
+            "comprehend needs a grader: pass --judge executor:model (an LLM), or --judge "
+            "scripted-grader for the deterministic offline stand-in"
+        )
     cwd = _workspace(config, target)
-    baseline = resolve_variant("baseline", role="control", skill_dir=base, base_dir=base, cache_dir=base,
-                               name=BASELINE_ARM, cwd=cwd)
+    baseline = resolve_variant(
+        "baseline", role="control", skill_dir=base, base_dir=base, cache_dir=base, name=BASELINE_ARM, cwd=cwd
+    )
     variants = [baseline, _skill_variant(inputs.skill.path, target.skill, cwd)]
     sample_set = _sample_set(inputs, str(inputs.case_file.path))
     tasks = plan_tasks(sample_set.samples, variants, config.repeat, base)
-    prepared = Prepared(config, sample_set, variants, _executor_from(config), tasks, {s.sample_id: [] for s in
-                        sample_set.samples}, build_judges(config.judges))
+    prepared = Prepared(
+        config,
+        sample_set,
+        variants,
+        _executor_from(config),
+        tasks,
+        {s.sample_id: [] for s in sample_set.samples},
+        build_judges(config.judges),
+    )
     return ComprehensionPlan(prepared, inputs, target)
 
 
-def make_config(*, base_dir: Path, target: Target, executor: str, model: str | None, judges: list[str],
-                repeat: int, judge_repeat: int, **settings: Any) -> RunConfig:
+def make_config(
+    *,
+    base_dir: Path,
+    target: Target,
+    executor: str,
+    model: str | None,
+    judges: list[str],
+    repeat: int,
+    judge_repeat: int,
+    **settings: Any,
+) -> RunConfig:
     """The run configuration recorded in ``run.json`` (arms: baseline → with-skill)."""
-    return RunConfig(base_dir=str(base_dir), samples=[target.evals or target.skill],
-                     variants=[VariantSpec(name=BASELINE_ARM, role="control", expression="baseline"),
-                               VariantSpec(name=SKILL_ARM, role="treatment", expression=target.skill)],
-                     executor=executor, model=model, judges=judges, repeat=repeat, judge_repeat=judge_repeat,
-                     **{k: v for k, v in settings.items() if v is not None})
+    return RunConfig(
+        base_dir=str(base_dir),
+        samples=[target.evals or target.skill],
+        variants=[
+            VariantSpec(name=BASELINE_ARM, role="control", expression="baseline"),
+            VariantSpec(name=SKILL_ARM, role="treatment", expression=target.skill),
+        ],
+        executor=executor,
+        model=model,
+        judges=judges,
+        repeat=repeat,
+        judge_repeat=judge_repeat,
+        **{k: v for k, v in settings.items() if v is not None},
+    )
 
 
 def comprehension_record(plan: ComprehensionPlan) -> dict[str, Any]:
@@ -124,13 +155,20 @@ def comprehension_record(plan: ComprehensionPlan) -> dict[str, Any]:
     skill, files = plan.inputs.skill, plan.inputs.case_file
     return {
         "target": plan.target.to_dict(),
-        "skill": {"name": skill.name, "path": str(skill.path), "shape": skill.shape,
-                  "audit_state": str(skill.audit_state_path) if skill.audit_state_path else None},
+        "skill": {
+            "name": skill.name,
+            "path": str(skill.path),
+            "shape": skill.shape,
+            "audit_state": str(skill.audit_state_path) if skill.audit_state_path else None,
+        },
         "eval_file": {"path": str(files.path), "format": files.format},
-        "cases": len(plan.inputs.cases), "notes": list(plan.inputs.notes),
+        "cases": len(plan.inputs.cases),
+        "notes": list(plan.inputs.notes),
         "grader_prompt_hash": GRADER_TEMPLATE.hash,
-        "graders": [{"name": j.name, "executor": j.executor.name, "model": j.model, "non_llm": j.executor.non_llm}
-                    for j in plan.prepared.judges],
+        "graders": [
+            {"name": j.name, "executor": j.executor.name, "model": j.model, "non_llm": j.executor.non_llm}
+            for j in plan.prepared.judges
+        ],
     }
 
 
@@ -148,8 +186,10 @@ def start_comprehension(plan: ComprehensionPlan) -> RunDir:
 def reprepare(record: dict[str, Any]) -> ComprehensionPlan:
     """The plan of a stored comprehension run (for ``--resume``)."""
     target = record["comprehension"]["target"]
-    return prepare_comprehension(stored_config(record.get("config"), Path(str(record.get("run_id"))) / "run.json"),
-                                 Target(target["skill"], target["evals"], int(target["ngram"]), target.get("cwd")))
+    return prepare_comprehension(
+        stored_config(record.get("config"), Path(str(record.get("run_id"))) / "run.json"),
+        Target(target["skill"], target["evals"], int(target["ngram"]), target.get("cwd")),
+    )
 
 
 def make_grader(plan: ComprehensionPlan, budget: Budget) -> PostProcess:
@@ -162,11 +202,17 @@ def make_grader(plan: ComprehensionPlan, budget: Budget) -> PostProcess:
     async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
         case = cases[task.sample.sample_id]
         if result.error is not None:  # not graded: the agent failed, the answer is not a low score
-            return {"grade": None, "comprehension": {**case.describe(), "graded": False, "verdict": None,
-                                                     "ungraded_reason": f"agent error: {result.error}"}}
+            return {
+                "grade": None,
+                "comprehension": {
+                    **case.describe(),
+                    "graded": False,
+                    "verdict": None,
+                    "ungraded_reason": f"agent error: {result.error}",
+                },
+            }
         site = CallSite(task.id, task.sample.sample_id, cfg.timeout_s)
-        comp = await grade_answer(case, result.output, judges,
-                                  judge_repeat=cfg.judge_repeat, site=site)
+        comp = await grade_answer(case, result.output, judges, judge_repeat=cfg.judge_repeat, site=site)
         return {"grade": None, "comprehension": comp}
 
     return post_process

@@ -60,25 +60,34 @@ def _verdict(b: Behavior, answer: str, overlap_passed: bool) -> dict[str, Any]:
     else:
         verdict = "FAIL" if words and 2 * hits >= len(words) else "PASS"
         why = f"the best sentence shares {hits} of the description's {len(words)} content words (fails at half)"
-    return {"id": b.id, "kind": b.kind, "verdict": verdict, "evidence_quote": quote,
-            "rationale": f"scripted keyword rule: {why}."}
+    return {
+        "id": b.id,
+        "kind": b.kind,
+        "verdict": verdict,
+        "evidence_quote": quote,
+        "rationale": f"scripted keyword rule: {why}.",
+    }
 
 
 def scripted_reply(prompt: str) -> str:
     """The scripted grader's reply to a rendered grader prompt."""
     answer_m = _ANSWER.search(prompt)
     answer = answer_m.group(2) if answer_m else ""
-    behaviors = [Behavior(html.unescape(i), "positive" if k == "positive" else "negative", html.unescape(d))
-                 for i, k, d in _BEHAVIOR.findall(prompt)]
+    behaviors = [
+        Behavior(html.unescape(i), "positive" if k == "positive" else "negative", html.unescape(d))
+        for i, k, d in _BEHAVIOR.findall(prompt)
+    ]
     overlap_m = _OVERLAP.search(prompt)
     overlap_passed = overlap_m is None or overlap_m.group(1) == "true"
     verdicts = [_verdict(b, answer, overlap_passed) for b in behaviors]
     case_m = _CASE.search(prompt)
-    body: dict[str, Any] = {"case_id": html.unescape(case_m.group(1)) if case_m else None,
-            "dimension": case_m.group(2) if case_m else None,
-            "behavior_verdicts": verdicts,
-            "dimension_verdict": "PASS" if verdicts and all(v["verdict"] == "PASS" for v in verdicts) else "FAIL",
-            "verbatim_overlap_check": {"passed": overlap_passed, "overlap_ngrams": []}}
+    body: dict[str, Any] = {
+        "case_id": html.unescape(case_m.group(1)) if case_m else None,
+        "dimension": case_m.group(2) if case_m else None,
+        "behavior_verdicts": verdicts,
+        "dimension_verdict": "PASS" if verdicts and all(v["verdict"] == "PASS" for v in verdicts) else "FAIL",
+        "verbatim_overlap_check": {"passed": overlap_passed, "overlap_ngrams": []},
+    }
     return f"<verdict>\n{json.dumps(body, ensure_ascii=False, indent=1)}\n</verdict>"
 
 

@@ -19,12 +19,18 @@ def _arm(role: str) -> str:
 
 def _grading(rec: dict[str, Any]) -> dict[str, Any]:
     comp = rec["comprehension"]
-    return {"repeat": rec["repeat"], "graded": bool(comp.get("graded")), "verdict": comp.get("verdict"),
-            "ungraded_reason": comp.get("ungraded_reason"),
-            "behavior_pass_fraction": comp.get("behavior_pass_fraction"),
-            "overlap_ngrams": (comp.get("overlap") or {}).get("overlap_ngrams", []),
-            "behaviors": [{k: b.get(k) for k in ("id", "verdict", "evidence_quote", "rationale", "override", "review")}
-                          for b in comp.get("behavior_verdicts") or []]}
+    return {
+        "repeat": rec["repeat"],
+        "graded": bool(comp.get("graded")),
+        "verdict": comp.get("verdict"),
+        "ungraded_reason": comp.get("ungraded_reason"),
+        "behavior_pass_fraction": comp.get("behavior_pass_fraction"),
+        "overlap_ngrams": (comp.get("overlap") or {}).get("overlap_ngrams", []),
+        "behaviors": [
+            {k: b.get(k) for k in ("id", "verdict", "evidence_quote", "rationale", "override", "review")}
+            for b in comp.get("behavior_verdicts") or []
+        ],
+    }
 
 
 def case_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -34,10 +40,19 @@ def case_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         comp = rec.get("comprehension")
         if not isinstance(comp, dict):
             continue
-        row = rows.setdefault(str(comp["case_id"]), {
-            "case_id": str(comp["case_id"]), "dimension": comp["dimension"], "concept_field": comp["concept_field"],
-            "transfer": comp.get("transfer"), "behaviors": [b["id"] for b in comp["behaviors"]],
-            "derived_behaviors": comp["derived_behaviors"], "baseline": [], "with_skill": []})
+        row = rows.setdefault(
+            str(comp["case_id"]),
+            {
+                "case_id": str(comp["case_id"]),
+                "dimension": comp["dimension"],
+                "concept_field": comp["concept_field"],
+                "transfer": comp.get("transfer"),
+                "behaviors": [b["id"] for b in comp["behaviors"]],
+                "derived_behaviors": comp["derived_behaviors"],
+                "baseline": [],
+                "with_skill": [],
+            },
+        )
         row[_arm(rec["role"])].append(_grading(rec))
     return sorted(rows.values(), key=lambda r: (int(r["dimension"][1:]), r["case_id"].zfill(12)))
 
@@ -48,23 +63,43 @@ def comprehension_section(overrides: dict[str, Any] | None = None) -> Section:
 
     def build(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> dict[str, Any]:
         info = run["comprehension"]
-        cfg = StatsConfig(seed=int(ov.get("seed", run["seed"])),
-                          bootstrap_samples=int(ov.get("bootstrap_samples", run["config"]["bootstrap_samples"])))
+        cfg = StatsConfig(
+            seed=int(ov.get("seed", run["seed"])),
+            bootstrap_samples=int(ov.get("bootstrap_samples", run["config"]["bootstrap_samples"])),
+        )
         stats = comprehension_stats(graded_rows(records), cfg)
         executor = run["executor"]
-        parties = Parties(executor["name"], executor.get("model"), not executor["non_llm"],
-                          tuple((g["name"], g["model"], not g["non_llm"]) for g in info["graders"]))
+        parties = Parties(
+            executor["name"],
+            executor.get("model"),
+            not executor["non_llm"],
+            tuple((g["name"], g["model"], not g["non_llm"]) for g in info["graders"]),
+        )
         reviews = sum(len(c.get("review") or []) for r in records if isinstance(c := r.get("comprehension"), dict))
         cases = case_rows(records)
-        ungraded = [f"case {c['case_id']} ({c['dimension']}, {arm.replace('_', '-')}, repeat {g['repeat']}): "
-                    f"{g['ungraded_reason']}" for c in cases for arm in ("baseline", "with_skill")
-                    for g in c[arm] if not g["graded"]]
-        return {"comprehension": {
-            "skill": info["skill"], "eval_file": info["eval_file"], "notes": info["notes"],
-            "grader_prompt_hash": info["grader_prompt_hash"], "graders": info["graders"],
-            "dimension_names": {d.value: d.long_name for d in Dimension},
-            "overall": stats["overall"], "dimensions": stats["dimensions"], "settings": stats["settings"],
-            "verdict": skill_verdict(stats, parties, reviews=reviews), "cases": cases, "ungraded": ungraded,
-        }}
+        ungraded = [
+            f"case {c['case_id']} ({c['dimension']}, {arm.replace('_', '-')}, repeat {g['repeat']}): "
+            f"{g['ungraded_reason']}"
+            for c in cases
+            for arm in ("baseline", "with_skill")
+            for g in c[arm]
+            if not g["graded"]
+        ]
+        return {
+            "comprehension": {
+                "skill": info["skill"],
+                "eval_file": info["eval_file"],
+                "notes": info["notes"],
+                "grader_prompt_hash": info["grader_prompt_hash"],
+                "graders": info["graders"],
+                "dimension_names": {d.value: d.long_name for d in Dimension},
+                "overall": stats["overall"],
+                "dimensions": stats["dimensions"],
+                "settings": stats["settings"],
+                "verdict": skill_verdict(stats, parties, reviews=reviews),
+                "cases": cases,
+                "ungraded": ungraded,
+            }
+        }
 
     return build

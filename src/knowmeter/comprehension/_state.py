@@ -18,16 +18,23 @@ from knowmeter.report import ComprehensionVerdict
 from knowmeter.store import write_json_atomic
 
 OWNED_FIELDS = ("comprehension_verdict", "eval_score", "eval_failed_ids", "eval_last_run")
-_STATUS = {"PASS": "pass", "PROVISIONAL": "mixed", "SHALLOW": "fail", "REDUNDANT": "mixed",
-           "SKIPPED_BASELINE_HIGH": "mixed", "UNVERIFIED": "mixed"}
+_STATUS = {
+    "PASS": "pass",
+    "PROVISIONAL": "mixed",
+    "SHALLOW": "fail",
+    "REDUNDANT": "mixed",
+    "SKIPPED_BASELINE_HIGH": "mixed",
+    "UNVERIFIED": "mixed",
+}
 
 
 def _ids(ids: list[str]) -> list[int | str]:
     return [int(i) if i.isdigit() else i for i in ids]
 
 
-def state_update(verdict: ComprehensionVerdict, *, at: str | None, runner: str, model: str | None,
-                 receipt: Path) -> dict[str, Any]:
+def state_update(
+    verdict: ComprehensionVerdict, *, at: str | None, runner: str, model: str | None, receipt: Path
+) -> dict[str, Any]:
     """The owned fields' new values."""
     run: dict[str, Any] = {"at": at, "status": _STATUS[verdict.level], "runner": runner}
     if model:
@@ -35,8 +42,12 @@ def state_update(verdict: ComprehensionVerdict, *, at: str | None, runner: str, 
     run["receipt"] = str(receipt)
     if receipt.is_file():
         run["receipt_hash"] = hashlib.sha256(receipt.read_bytes()).hexdigest()
-    return {"comprehension_verdict": verdict.level, "eval_score": verdict.eval_score,
-            "eval_failed_ids": _ids(verdict.eval_failed_ids), "eval_last_run": run}
+    return {
+        "comprehension_verdict": verdict.level,
+        "eval_score": verdict.eval_score,
+        "eval_failed_ids": _ids(verdict.eval_failed_ids),
+        "eval_last_run": run,
+    }
 
 
 def write_state(path: Path, update: dict[str, Any]) -> dict[str, Any]:
@@ -48,8 +59,10 @@ def write_state(path: Path, update: dict[str, Any]) -> dict[str, Any]:
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError(f"{path}: no audit-state.json beside the SKILL.md; --write-state updates a Skill Graph v8 "
-                         "sidecar and does not create one") from None
+        raise InputError(
+            f"{path}: no audit-state.json beside the SKILL.md; --write-state updates a Skill Graph v8 "
+            "sidecar and does not create one"
+        ) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not valid JSON ({exc}); fix the file before --write-state") from None
     if not isinstance(state, dict):

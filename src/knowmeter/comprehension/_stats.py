@@ -62,9 +62,16 @@ def graded_rows(records: Iterable[dict[str, Any]]) -> list[Graded]:
             continue
         arm = "baseline" if rec["role"] == "control" else "with_skill"
         ok = bool(comp.get("graded"))
-        rows.append(Graded(str(comp["case_id"]), str(comp["dimension"]), arm, int(rec["repeat"]),
-                           comp.get("verdict") == "PASS" if ok else None,
-                           comp.get("behavior_pass_fraction") if ok else None))
+        rows.append(
+            Graded(
+                str(comp["case_id"]),
+                str(comp["dimension"]),
+                arm,
+                int(rec["repeat"]),
+                comp.get("verdict") == "PASS" if ok else None,
+                comp.get("behavior_pass_fraction") if ok else None,
+            )
+        )
     return rows
 
 
@@ -82,12 +89,16 @@ def _arm(rows: list[Graded], arm: str, level: float) -> dict[str, Any]:
     passed = sum(cases.values())
     ci = wilson_interval(passed, len(cases), level)
     fractions = [r.fraction for r in mine if r.fraction is not None]
-    return {"cases_graded": len(cases), "cases_passed": passed,
-            "pass_rate": passed / len(cases) if cases else None,
-            "wilson": list(ci) if ci else None,
-            "gradings": len(mine), "ungraded": sum(r.passed is None for r in mine),
-            "behavior_pass_fraction": statistics.fmean(fractions) if fractions else None,
-            "failed_cases": sorted((c for c, ok in cases.items() if not ok), key=_id_key)}
+    return {
+        "cases_graded": len(cases),
+        "cases_passed": passed,
+        "pass_rate": passed / len(cases) if cases else None,
+        "wilson": list(ci) if ci else None,
+        "gradings": len(mine),
+        "ungraded": sum(r.passed is None for r in mine),
+        "behavior_pass_fraction": statistics.fmean(fractions) if fractions else None,
+        "failed_cases": sorted((c for c, ok in cases.items() if not ok), key=_id_key),
+    }
 
 
 def _id_key(case_id: str) -> tuple[int, str]:
@@ -102,8 +113,11 @@ def _paired(rows: list[Graded], cfg: StatsConfig) -> dict[str, Any]:
     keys = sorted({(c, rep) for c, rep, _ in frac if (c, rep, "baseline") in frac and (c, rep, "with_skill") in frac})
     b_vals = [frac[(c, rep, "baseline")] for c, rep in keys]
     s_vals = [frac[(c, rep, "with_skill")] for c, rep in keys]
-    boot = paired_bootstrap(b_vals, s_vals, [c for c, _ in keys], b=cfg.bootstrap_samples, seed=cfg.seed,
-                            level=cfg.level) if keys else None
+    boot = (
+        paired_bootstrap(b_vals, s_vals, [c for c, _ in keys], b=cfg.bootstrap_samples, seed=cfg.seed, level=cfg.level)
+        if keys
+        else None
+    )
     per_case: dict[str, list[float]] = {}
     for (c, _), b, s in zip(keys, b_vals, s_vals, strict=True):
         per_case.setdefault(c, []).append(s - b)
@@ -116,18 +130,29 @@ def _paired(rows: list[Graded], cfg: StatsConfig) -> dict[str, Any]:
     if mde is None:
         weak.append("the minimum detectable difference is unknown")
     elif mde > cfg.max_mde:
-        weak.append(f"the minimum detectable difference in pass fraction at {cfg.power:.0%} power is {mde:.2f} "
-                    f"(> {cfg.max_mde})")
-    return {"cases_paired": len(both), "mcnemar": test.to_dict(),
-            "difference_in_pass_rate": (sum(skill[c] for c in both) - sum(base[c] for c in both)) / len(both)
-            if both else None,
-            "behavior_fraction_difference": boot.to_dict() if boot else None,
-            "mde": mde, "underpowered": bool(weak), "underpowered_reasons": weak}
+        weak.append(
+            f"the minimum detectable difference in pass fraction at {cfg.power:.0%} power is {mde:.2f} "
+            f"(> {cfg.max_mde})"
+        )
+    return {
+        "cases_paired": len(both),
+        "mcnemar": test.to_dict(),
+        "difference_in_pass_rate": (sum(skill[c] for c in both) - sum(base[c] for c in both)) / len(both)
+        if both
+        else None,
+        "behavior_fraction_difference": boot.to_dict() if boot else None,
+        "mde": mde,
+        "underpowered": bool(weak),
+        "underpowered_reasons": weak,
+    }
 
 
 def _block(rows: list[Graded], cfg: StatsConfig) -> dict[str, Any]:
-    return {"baseline": _arm(rows, "baseline", cfg.level), "with_skill": _arm(rows, "with_skill", cfg.level),
-            "paired": _paired(rows, cfg)}
+    return {
+        "baseline": _arm(rows, "baseline", cfg.level),
+        "with_skill": _arm(rows, "with_skill", cfg.level),
+        "paired": _paired(rows, cfg),
+    }
 
 
 def comprehension_stats(rows: list[Graded], cfg: StatsConfig) -> dict[str, Any]:
@@ -135,12 +160,24 @@ def comprehension_stats(rows: list[Graded], cfg: StatsConfig) -> dict[str, Any]:
     dimension's paired block also carries its Holm-adjusted McNemar p-value."""
     dims = sorted({r.dimension for r in rows}, key=lambda d: int(d[1:]))
     blocks = {d: _block([r for r in rows if r.dimension == d], cfg) for d in dims}
-    adjusted = holm([b["paired"]["mcnemar"]["p_value"] if b["paired"]["cases_paired"] else None
-                     for b in blocks.values()])
+    adjusted = holm(
+        [b["paired"]["mcnemar"]["p_value"] if b["paired"]["cases_paired"] else None for b in blocks.values()]
+    )
     for b, p in zip(blocks.values(), adjusted, strict=True):
         b["paired"]["p_holm"] = p
     overall = _block(rows, cfg)
-    return {"overall": overall, "dimensions": blocks,
-            "settings": {"alpha": cfg.alpha, "min_pairs": cfg.min_pairs, "max_mde": cfg.max_mde, "power": cfg.power,
-                         "bootstrap_samples": cfg.bootstrap_samples, "seed": cfg.seed, "level": cfg.level,
-                         "bootstrap_clusters": "case", "holm_family": "dimensions"}}
+    return {
+        "overall": overall,
+        "dimensions": blocks,
+        "settings": {
+            "alpha": cfg.alpha,
+            "min_pairs": cfg.min_pairs,
+            "max_mde": cfg.max_mde,
+            "power": cfg.power,
+            "bootstrap_samples": cfg.bootstrap_samples,
+            "seed": cfg.seed,
+            "level": cfg.level,
+            "bootstrap_clusters": "case",
+            "holm_family": "dimensions",
+        },
+    }

@@ -72,8 +72,10 @@ def _caveats(stats: dict[str, Any], parties: Parties, reviews: int) -> list[str]
     for name, model, llm in parties.graders:
         family = model_family(name, model) if llm else None
         if agent_family is not None and family == agent_family:
-            out.append(f"grader {name}{':' + model if model else ''} and the agent are of the same model family "
-                       f"({family}): self-preference bias is not excluded")
+            out.append(
+                f"grader {name}{':' + model if model else ''} and the agent are of the same model family "
+                f"({family}): self-preference bias is not excluded"
+            )
         if not llm:
             out.append(f"grader {name} is not an LLM (a deterministic scripted grader)")
     if not parties.agent_llm:
@@ -106,31 +108,50 @@ def skill_verdict(stats: dict[str, Any], parties: Parties, *, reviews: int = 0) 
         reasons = [f"without the skill the agent already passes all {base['cases_graded']} graded case(s)"]
     elif failing:
         level, rule = "SHALLOW", "dimension_fails"
-        reasons = [f"with the skill the agent fails {len(failing)} of {len(dims) - len(unverified)} graded "
-                   f"dimension(s): {', '.join(failing)}",
-                   *(f"{d}: {dims[d]['with_skill']['cases_passed']}/{dims[d]['with_skill']['cases_graded']} case(s) "
-                     "pass with the skill" for d in failing)]
+        reasons = [
+            f"with the skill the agent fails {len(failing)} of {len(dims) - len(unverified)} graded "
+            f"dimension(s): {', '.join(failing)}",
+            *(
+                f"{d}: {dims[d]['with_skill']['cases_passed']}/{dims[d]['with_skill']['cases_graded']} case(s) "
+                "pass with the skill"
+                for d in failing
+            ),
+        ]
     else:
         p = paired["mcnemar"]["p_value"]
         significant = p is not None and p < stats["settings"]["alpha"] and (paired["difference_in_pass_rate"] or 0) > 0
         if significant:
             level, rule = ("PROVISIONAL", "caveat") if caveats else ("PASS", "all_pass_and_better")
-            reasons = [f"with the skill every graded case passes and the paired difference is significant "
-                       f"(McNemar p = {p:.3g})", *caveats]
+            reasons = [
+                f"with the skill every graded case passes and the paired difference is significant "
+                f"(McNemar p = {p:.3g})",
+                *caveats,
+            ]
         elif paired["underpowered"]:
             level, rule = "PROVISIONAL", "underpowered"
-            reasons = ["with the skill every graded case passes, but the run cannot tell it from the baseline: "
-                       + "; ".join(paired["underpowered_reasons"]), *caveats]
+            reasons = [
+                "with the skill every graded case passes, but the run cannot tell it from the baseline: "
+                + "; ".join(paired["underpowered_reasons"]),
+                *caveats,
+            ]
         else:
             level, rule = "REDUNDANT", "no_difference"
-            reasons = [f"with the skill every graded case passes but no better than without it (McNemar p = "
-                       f"{p if p is None else format(p, '.3g')}, minimum detectable difference {paired['mde']:.2f})",
-                       *caveats]
+            reasons = [
+                f"with the skill every graded case passes but no better than without it (McNemar p = "
+                f"{p if p is None else format(p, '.3g')}, minimum detectable difference {paired['mde']:.2f})",
+                *caveats,
+            ]
     rate = skill["pass_rate"]
     return {
-        "level": level, "rule": rule, "reasons": reasons, "caveats": caveats,
-        "headline": f"{level} · {reasons[0]}", "exit_code": EXIT_OK if level in PASSING else EXIT_NOT_PASSED,
-        "failing_dimensions": failing, "unverified_dimensions": unverified, "not_covered_dimensions": not_covered,
+        "level": level,
+        "rule": rule,
+        "reasons": reasons,
+        "caveats": caveats,
+        "headline": f"{level} · {reasons[0]}",
+        "exit_code": EXIT_OK if level in PASSING else EXIT_NOT_PASSED,
+        "failing_dimensions": failing,
+        "unverified_dimensions": unverified,
+        "not_covered_dimensions": not_covered,
         "passing_dimensions": [d for d in dims if d not in failing and d not in unverified],
         "eval_score": None if level == "UNVERIFIED" or rate is None else round(5 * rate),
         "eval_failed_ids": skill["failed_cases"],

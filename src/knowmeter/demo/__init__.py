@@ -31,8 +31,10 @@ def scaffold(directory: Path, *, force: bool = False) -> list[Path]:
     targets = [(directory / rel, content) for rel, content in files]
     clashes = [str(t) for t, _ in targets if t.exists()]
     if clashes and not force:
-        raise InputError(f"{clashes[0]} already exists ({len(clashes)} file(s) would be overwritten); "
-                         "use an empty directory or --force")
+        raise InputError(
+            f"{clashes[0]} already exists ({len(clashes)} file(s) would be overwritten); "
+            "use an empty directory or --force"
+        )
     written = []
     for target, content in targets:
         target.parent.mkdir(parents=True, exist_ok=True)

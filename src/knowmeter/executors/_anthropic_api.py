@@ -39,8 +39,12 @@ class AnthropicOptions(ApiOptions):
 def _usage(u: Any) -> Usage:
     if u is None:
         return empty_usage()
-    return make_usage(u.input_tokens, u.output_tokens, getattr(u, "cache_read_input_tokens", None),
-                      getattr(u, "cache_creation_input_tokens", None))
+    return make_usage(
+        u.input_tokens,
+        u.output_tokens,
+        getattr(u, "cache_read_input_tokens", None),
+        getattr(u, "cache_creation_input_tokens", None),
+    )
 
 
 class AnthropicExecutor(ApiExecutor[AnthropicOptions]):
@@ -56,16 +60,22 @@ class AnthropicExecutor(ApiExecutor[AnthropicOptions]):
         anthropic = import_sdk(self.sdk, self.install_hint)
         o = self.options
         model = request.model or self.model
-        params: dict[str, Any] = {"model": model, "max_tokens": o.max_tokens or 4096,
-                                  "messages": [{"role": "user", "content": request.prompt}]}
+        params: dict[str, Any] = {
+            "model": model,
+            "max_tokens": o.max_tokens or 4096,
+            "messages": [{"role": "user", "content": request.prompt}],
+        }
         if request.system is not None:
             params["system"] = request.system
         if o.temperature is not None:
             params["temperature"] = o.temperature
         started = time.perf_counter()
-        client = anthropic.AsyncAnthropic(api_key=api_key(SOURCE, o, self.key_env), base_url=o.base_url,
-                                          max_retries=o.max_retries,
-                                          timeout=o.timeout_s or request.timeout_s or defaults.AGENT_TIMEOUT_S)
+        client = anthropic.AsyncAnthropic(
+            api_key=api_key(SOURCE, o, self.key_env),
+            base_url=o.base_url,
+            max_retries=o.max_retries,
+            timeout=o.timeout_s or request.timeout_s or defaults.AGENT_TIMEOUT_S,
+        )
         try:
             async with client:
                 msg = await client.messages.create(**params)
@@ -77,9 +87,14 @@ class AnthropicExecutor(ApiExecutor[AnthropicOptions]):
         usage = _usage(msg.usage)
         trace = exchange_trace(SOURCE, request.prompt, text, model)
         trace.meta["stop_reason"] = msg.stop_reason
-        return ExecResult(output=text, trace=trace, usage=usage,
-                          cost_usd=cost_usd(model, usage),
-                          latency_ms=(time.perf_counter() - started) * 1000, num_turns=1)
+        return ExecResult(
+            output=text,
+            trace=trace,
+            usage=usage,
+            cost_usd=cost_usd(model, usage),
+            latency_ms=(time.perf_counter() - started) * 1000,
+            num_turns=1,
+        )
 
 
 register_executor("anthropic")(AnthropicExecutor.from_spec)

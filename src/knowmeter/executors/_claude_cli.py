@@ -50,12 +50,23 @@ from knowmeter.traces import parse_claude_stream, usage_from
 INSTALL_HINT = "install it with: npm install -g @anthropic-ai/claude-code@2.1.197 (or set option bin)"
 DEFAULT_TOOLS = ("Read", "Grep", "Glob", "Bash", "Skill")
 #: Variables passed through from knowmeter's environment (provider and credentials).
-CLAUDE_PASS_ENV = ("ANTHROPIC_*", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX",
-                   "CLAUDE_CODE_OAUTH_TOKEN", "AWS_*", "CLOUD_ML_REGION", "GOOGLE_APPLICATION_CREDENTIALS",
-                   "VERTEX_REGION_*")
+CLAUDE_PASS_ENV = (
+    "ANTHROPIC_*",
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "AWS_*",
+    "CLOUD_ML_REGION",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "VERTEX_REGION_*",
+)
 #: Set on every run: no traffic but model traffic (measured: the first alone is enough).
-CLAUDE_OFFLINE_ENV = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
-                      "DISABLE_ERROR_REPORTING": "1", "DISABLE_AUTOUPDATER": "1"}
+CLAUDE_OFFLINE_ENV = {
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+    "DISABLE_AUTOUPDATER": "1",
+}
 #: API statuses that Claude Code already retried and that are worth a later retry of the task.
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 #: The memory files Claude Code loads from the workspace (with the ``project`` setting source).
@@ -80,8 +91,7 @@ class ClaudeOptions(CliOptions):
     #: tools allowed without asking (``--allowedTools``); default: the ``tools`` list
     allowed_tools: list[str] | None = None
     disallowed_tools: list[str] = Field(default_factory=list)
-    permission_mode: Literal["default", "acceptEdits", "auto", "bypassPermissions", "dontAsk",
-                             "plan"] = "default"
+    permission_mode: Literal["default", "acceptEdits", "auto", "bypassPermissions", "dontAsk", "plan"] = "default"
     #: ``--setting-sources``; default: "" (none) for system delivery, "user" (the task's private
     #: config dir, where the skill is installed) for skill delivery
     setting_sources: str | None = None
@@ -156,16 +166,29 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
         skill = artifact_skill(request)
         as_skill = self.options.delivery == "skill"
         memory = MEMORY_FILES if "project" in self.setting_sources().split(",") else ()
-        return delivery_meta(sandbox, artifact=None if skill is None else "skill" if as_skill else "system_prompt",
-                             memory=memory,
-                             skill_dir=self.skills_dir(sandbox) / skill_folder_name(skill) if skill and as_skill
-                             else None)
+        return delivery_meta(
+            sandbox,
+            artifact=None if skill is None else "skill" if as_skill else "system_prompt",
+            memory=memory,
+            skill_dir=self.skills_dir(sandbox) / skill_folder_name(skill) if skill and as_skill else None,
+        )
 
     def _flags(self, request: ExecRequest) -> list[str]:
         o = self.options
-        flags = ["-p", "--output-format", "stream-json", "--verbose", "--setting-sources", self.setting_sources(),
-                 "--strict-mcp-config", "--mcp-config", EMPTY_MCP, "--no-session-persistence",
-                 "--permission-mode", o.permission_mode]
+        flags = [
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--setting-sources",
+            self.setting_sources(),
+            "--strict-mcp-config",
+            "--mcp-config",
+            EMPTY_MCP,
+            "--no-session-persistence",
+            "--permission-mode",
+            o.permission_mode,
+        ]
         if o.tools != "default":
             flags += ["--tools", ",".join(o.tools)]
         if allowed := self.allowed_tools():
@@ -179,8 +202,12 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
         return flags
 
     async def prepare(self, request: ExecRequest, sandbox: TaskSandbox) -> tuple[list[str], Path | None]:
-        argv = [str(self.binary), *self._flags(request), *await self.install_artifact(request, sandbox),
-                *self.options.extra_args]
+        argv = [
+            str(self.binary),
+            *self._flags(request),
+            *await self.install_artifact(request, sandbox),
+            *self.options.extra_args,
+        ]
         return argv, await write_text(sandbox.root / "prompt.txt", request.prompt)
 
     def stream_result(self, records: Iterable[str | Mapping[str, Any]], error: str | None = None) -> ExecResult:
@@ -190,12 +217,17 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
         if summary.api_error_status in RETRYABLE_STATUS:
             raise ExecutorError(f"{self.name}: API error {summary.api_error_status}: {summary.error}")
         trace.meta.update(executor=self.name, delivery=self.options.delivery)
-        return ExecResult(output=summary.output, trace=trace, usage=usage_from(summary.usage),
-                          cost_usd=summary.cost_usd, duration_api_ms=summary.duration_api_ms,
-                          num_turns=summary.num_turns, error=summary.error or error)
+        return ExecResult(
+            output=summary.output,
+            trace=trace,
+            usage=usage_from(summary.usage),
+            cost_usd=summary.cost_usd,
+            duration_api_ms=summary.duration_api_ms,
+            num_turns=summary.num_turns,
+            error=summary.error or error,
+        )
 
-    async def interpret(self, request: ExecRequest, sandbox: TaskSandbox,
-                        outcome: ProcessOutcome) -> ExecResult:
+    async def interpret(self, request: ExecRequest, sandbox: TaskSandbox, outcome: ProcessOutcome) -> ExecResult:
         lines = outcome.stdout.decode("utf-8", "replace").splitlines()
         return self.stream_result(lines, process_error(self.name, outcome, None))
 

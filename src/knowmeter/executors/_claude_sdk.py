@@ -52,15 +52,26 @@ def _block_record(block: Any) -> dict[str, Any]:
 def sdk_record(sdk: ModuleType, message: Any) -> dict[str, Any] | None:
     """One SDK message as the stream-json record the CLI printed (None for stream/rate events)."""
     if isinstance(message, sdk.AssistantMessage):
-        return {"type": "assistant", "parent_tool_use_id": message.parent_tool_use_id,
-                "message": {"id": message.message_id, "model": message.model, "role": "assistant",
-                            "content": [_block_record(b) for b in message.content], "usage": message.usage,
-                            "stop_reason": message.stop_reason}}
+        return {
+            "type": "assistant",
+            "parent_tool_use_id": message.parent_tool_use_id,
+            "message": {
+                "id": message.message_id,
+                "model": message.model,
+                "role": "assistant",
+                "content": [_block_record(b) for b in message.content],
+                "usage": message.usage,
+                "stop_reason": message.stop_reason,
+            },
+        }
     if isinstance(message, sdk.UserMessage):
-        content = message.content if isinstance(message.content, str) else [
-            _block_record(b) for b in message.content]
-        return {"type": "user", "parent_tool_use_id": message.parent_tool_use_id,
-                "tool_use_result": message.tool_use_result, "message": {"role": "user", "content": content}}
+        content = message.content if isinstance(message.content, str) else [_block_record(b) for b in message.content]
+        return {
+            "type": "user",
+            "parent_tool_use_id": message.parent_tool_use_id,
+            "tool_use_result": message.tool_use_result,
+            "message": {"role": "user", "content": content},
+        }
     if isinstance(message, sdk.SystemMessage):
         return {**message.data, "type": "system", "subtype": message.subtype}
     if isinstance(message, sdk.ResultMessage):
@@ -75,8 +86,9 @@ def flag_dict(args: list[str]) -> dict[str, str | None]:
     while i < len(args):
         arg = args[i]
         if not arg.startswith("--"):
-            raise InputError(f"executor 'claude-sdk': option extra_args: {arg!r} is not a --flag; "
-                             "give flags as --name [value]")
+            raise InputError(
+                f"executor 'claude-sdk': option extra_args: {arg!r} is not a --flag; give flags as --name [value]"
+            )
         name, eq, value = arg[2:].partition("=")
         if eq:
             flags[name] = value
@@ -102,8 +114,9 @@ class ClaudeSdkExecutor(ClaudeCliExecutor):
 
     name = "claude-sdk"
 
-    def __init__(self, binary: Path, options: ClaudeOptions, model: str | None, sdk_version: str, *,
-                 sealed: bool = True) -> None:
+    def __init__(
+        self, binary: Path, options: ClaudeOptions, model: str | None, sdk_version: str, *, sealed: bool = True
+    ) -> None:
         super().__init__(binary, options, model, sealed=sealed)
         self.sdk_version = sdk_version
 
@@ -115,16 +128,25 @@ class ClaudeSdkExecutor(ClaudeCliExecutor):
         command = sandbox.command([str(self.binary)])
         wrapper = await write_text(sandbox.root / "claude-isolated", wrapper_script(command, sandbox.env))
         wrapper.chmod(0o700)
-        extra = {**flag_dict(await self.install_artifact(request, sandbox)), "no-session-persistence": None,
-                 **flag_dict(o.extra_args)}
+        extra = {
+            **flag_dict(await self.install_artifact(request, sandbox)),
+            "no-session-persistence": None,
+            **flag_dict(o.extra_args),
+        }
         return sdk.ClaudeAgentOptions(
-            cwd=str(sandbox.workspace), cli_path=str(wrapper),
+            cwd=str(sandbox.workspace),
+            cli_path=str(wrapper),
             system_prompt={"type": "preset", "preset": "claude_code"},
-            tools=None if o.tools == "default" else list(o.tools), allowed_tools=self.allowed_tools(),
-            disallowed_tools=list(o.disallowed_tools), permission_mode=o.permission_mode,
-            model=request.model or self.model, max_budget_usd=self.budget_usd(request),
-            setting_sources=[s for s in self.setting_sources().split(",") if s], strict_mcp_config=True,
-            extra_args=extra)
+            tools=None if o.tools == "default" else list(o.tools),
+            allowed_tools=self.allowed_tools(),
+            disallowed_tools=list(o.disallowed_tools),
+            permission_mode=o.permission_mode,
+            model=request.model or self.model,
+            max_budget_usd=self.budget_usd(request),
+            setting_sources=[s for s in self.setting_sources().split(",") if s],
+            strict_mcp_config=True,
+            extra_args=extra,
+        )
 
     async def run(self, request: ExecRequest) -> ExecResult:
         sdk = import_sdk("claude_agent_sdk", INSTALL_HINT)
@@ -168,5 +190,10 @@ def _make_claude_sdk(spec: ExecutorSpec) -> ClaudeSdkExecutor:
     options = parse_options(ClaudeOptions, "claude-sdk", spec.options)
     flag_dict(options.extra_args)
     sdk = import_sdk("claude_agent_sdk", INSTALL_HINT)
-    return ClaudeSdkExecutor(_sdk_cli(sdk, options.bin), options, spec.model, str(getattr(sdk, "__version__", "?")),
-                             sealed=sealing("claude-sdk", spec, options))
+    return ClaudeSdkExecutor(
+        _sdk_cli(sdk, options.bin),
+        options,
+        spec.model,
+        str(getattr(sdk, "__version__", "?")),
+        sealed=sealing("claude-sdk", spec, options),
+    )

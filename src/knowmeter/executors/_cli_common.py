@@ -35,8 +35,17 @@ from knowmeter.executors._registry import ExecutorSpec
 from knowmeter.executors._seal import install_root, seal_problem
 
 #: Proxy variables every CLI executor passes through (the agent must reach its API).
-PROXY_ENV = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy",
-             "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
+PROXY_ENV = (
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+)
 
 
 class CliOptions(ExecutorOptions):
@@ -85,8 +94,16 @@ def _version(binary: str, mtime_ns: int) -> str:
         home = Path(tmp)
         env = minimal_env(home, home)
         try:
-            proc = subprocess.run([binary, "--version"], env=env, cwd=tmp, capture_output=True, text=True,
-                                  timeout=60, stdin=subprocess.DEVNULL, check=False)
+            proc = subprocess.run(
+                [binary, "--version"],
+                env=env,
+                cwd=tmp,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
         except (OSError, subprocess.TimeoutExpired):
             return "unknown"
     lines = proc.stdout.strip().splitlines()
@@ -110,9 +127,12 @@ def env_fingerprint(patterns: Sequence[str]) -> str:
     """A short hash of the variables ``patterns`` would pass through from this environment (names
     and values), credentials and proxy settings left out: a changed ``ANTHROPIC_MODEL`` or
     ``ANTHROPIC_BASE_URL`` changes it, a rotated API key does not."""
-    shaping = sorted((k, v) for k, v in os.environ.items()
-                     if any(fnmatch.fnmatchcase(k, p) for p in patterns)
-                     and not any(fnmatch.fnmatchcase(k.upper(), p.upper()) for p in _NOT_ANSWER_SHAPING))
+    shaping = sorted(
+        (k, v)
+        for k, v in os.environ.items()
+        if any(fnmatch.fnmatchcase(k, p) for p in patterns)
+        and not any(fnmatch.fnmatchcase(k.upper(), p.upper()) for p in _NOT_ANSWER_SHAPING)
+    )
     return hashlib.sha256(json.dumps(shaping).encode()).hexdigest()[:12]
 
 
@@ -135,15 +155,19 @@ def artifact_skill(request: ExecRequest) -> SkillInstall | None:
     return request.skill or SkillInstall("artifact", None, text)
 
 
-def delivery_meta(sandbox: TaskSandbox, *, artifact: str | None, memory: Sequence[str],
-                  skill_dir: Path | None = None) -> dict[str, Any]:
+def delivery_meta(
+    sandbox: TaskSandbox, *, artifact: str | None, memory: Sequence[str], skill_dir: Path | None = None
+) -> dict[str, Any]:
     """What an executor tells the pipeline about a task (``trace.meta``): its workspace root (the
     paths in the trace are mapped back to knowledge-base keys from there); how the artifact was
     delivered (``system_prompt`` / ``agents_md``: in every request; ``skill``: only once invoked;
     None: baseline); the memory files (workspace keys) the agent was given; and for an installed
     skill its folder name and the sandbox folder standing for ``.claude/skills/<name>``."""
-    meta: dict[str, Any] = {"workspace_root": str(sandbox.workspace), "artifact_delivery": artifact,
-                            "memory_delivered": [m for m in memory if (sandbox.workspace / m).is_file()]}
+    meta: dict[str, Any] = {
+        "workspace_root": str(sandbox.workspace),
+        "artifact_delivery": artifact,
+        "memory_delivered": [m for m in memory if (sandbox.workspace / m).is_file()],
+    }
     if skill_dir is not None:
         key = f".claude/skills/{skill_dir.name}"
         meta["skill_folder"] = skill_dir.name
@@ -196,8 +220,10 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
         """CLI version and binary, model, options, sealing, and the values of the passed-through
         variables that can change the agent's answer (``ANTHROPIC_MODEL`` …; see ``env_fingerprint``)."""
         seal = "sealed" if self.sealed else "unsealed"
-        return (f"{self.name}:{cli_version(self.binary)}:{binary_fingerprint(self.binary)}:{self.model}:"
-                f"{options_hash(self.options)}:{seal}:env-{env_fingerprint(self.pass_env())}")
+        return (
+            f"{self.name}:{cli_version(self.binary)}:{binary_fingerprint(self.binary)}:{self.model}:"
+            f"{options_hash(self.options)}:{seal}:env-{env_fingerprint(self.pass_env())}"
+        )
 
     def base_env(self) -> dict[str, str]:
         """Fixed variables of this CLI (set before ``options.env`` and the request's env)."""
@@ -212,8 +238,7 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
         """``delivery_meta`` of a task (called once the artifact is installed, before the agent runs)."""
 
     @abstractmethod
-    async def interpret(self, request: ExecRequest, sandbox: TaskSandbox,
-                        outcome: ProcessOutcome) -> ExecResult:
+    async def interpret(self, request: ExecRequest, sandbox: TaskSandbox, outcome: ProcessOutcome) -> ExecResult:
         """Turn the finished process (and any session files in the sandbox) into an ExecResult."""
 
     def timeout_for(self, request: ExecRequest) -> float:
@@ -223,11 +248,16 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
     def sandbox(self, request: ExecRequest) -> AbstractAsyncContextManager[TaskSandbox]:
         """The task's isolated workspace, HOME and environment (see ``_isolation``)."""
         opts = self.options
-        return task_sandbox(request, pass_env=self.pass_env(),
-                            extra_env={**self.base_env(), **opts.env},
-                            keep_workspace_skills=opts.keep_workspace_skills,
-                            workspace_ignore=opts.workspace_ignore, keep=opts.keep_temp,
-                            sealed=self.sealed, expose=[install_root(self.binary)])
+        return task_sandbox(
+            request,
+            pass_env=self.pass_env(),
+            extra_env={**self.base_env(), **opts.env},
+            keep_workspace_skills=opts.keep_workspace_skills,
+            workspace_ignore=opts.workspace_ignore,
+            keep=opts.keep_temp,
+            sealed=self.sealed,
+            expose=[install_root(self.binary)],
+        )
 
     async def run(self, request: ExecRequest) -> ExecResult:
         opts = self.options
@@ -237,8 +267,13 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
             argv, stdin_path = await self.prepare(request, sandbox)
             delivered = self.delivered(request, sandbox)  # before the agent can add files
             try:
-                outcome = await run_process(sandbox.command(argv), cwd=sandbox.workspace, env=sandbox.env,
-                                            timeout_s=timeout, stdin_path=stdin_path)
+                outcome = await run_process(
+                    sandbox.command(argv),
+                    cwd=sandbox.workspace,
+                    env=sandbox.env,
+                    timeout_s=timeout,
+                    stdin_path=stdin_path,
+                )
             except OSError as exc:
                 raise ExecutorError(f"{self.name}: could not start {self.binary}: {exc}") from exc
             result = await self.interpret(request, sandbox, outcome)
@@ -262,8 +297,10 @@ def sealing(name: str, spec: ExecutorSpec, options: CliOptions) -> bool:
         return False
     problem = seal_problem()
     if problem is not None:
-        raise ExecutorUnavailable(f"{name}: cannot seal tasks from each other: {problem}; "
-                                  "or run unsealed, where every task can read the others' files: --unsealed")
+        raise ExecutorUnavailable(
+            f"{name}: cannot seal tasks from each other: {problem}; "
+            "or run unsealed, where every task can read the others' files: --unsealed"
+        )
     return True
 
 

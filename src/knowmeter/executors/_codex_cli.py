@@ -114,9 +114,22 @@ class CodexCliExecutor(CliAgentExecutor[CodexOptions]):
             await anyio.to_thread.run_sync(lambda: install_skill(skills_dir, skill, ensure_frontmatter=True))
         elif text is not None:
             await write_text(sandbox.codex_home / "AGENTS.md", text)
-        argv = [str(self.binary), "exec", "--json", "--skip-git-repo-check", "-C", str(sandbox.workspace),
-                "--sandbox", o.sandbox, "-c", "analytics.enabled=false", "--disable", "plugins",
-                "-c", "check_for_update_on_startup=false"]
+        argv = [
+            str(self.binary),
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "-C",
+            str(sandbox.workspace),
+            "--sandbox",
+            o.sandbox,
+            "-c",
+            "analytics.enabled=false",
+            "--disable",
+            "plugins",
+            "-c",
+            "check_for_update_on_startup=false",
+        ]
         model = request.model or self.model
         if model:
             argv += ["-m", model]
@@ -131,22 +144,29 @@ class CodexCliExecutor(CliAgentExecutor[CodexOptions]):
         """The artifact as global AGENTS.md or skill; the workspace's AGENTS.md is always loaded."""
         skill = artifact_skill(request)
         as_skill = self.options.delivery == "skill"
-        return delivery_meta(sandbox, artifact=None if skill is None else "skill" if as_skill else "agents_md",
-                             memory=("AGENTS.md",),
-                             skill_dir=self.skills_dir(sandbox) / skill_folder_name(skill) if skill and as_skill
-                             else None)
+        return delivery_meta(
+            sandbox,
+            artifact=None if skill is None else "skill" if as_skill else "agents_md",
+            memory=("AGENTS.md",),
+            skill_dir=self.skills_dir(sandbox) / skill_folder_name(skill) if skill and as_skill else None,
+        )
 
-    async def interpret(self, request: ExecRequest, sandbox: TaskSandbox,
-                        outcome: ProcessOutcome) -> ExecResult:
+    async def interpret(self, request: ExecRequest, sandbox: TaskSandbox, outcome: ProcessOutcome) -> ExecResult:
         trace, summary = parse_codex_exec(outcome.stdout.decode("utf-8", "replace").splitlines())
         rollouts: list[Trace] = await anyio.to_thread.run_sync(
-            lambda: [s.main for s in iter_codex_sessions(sandbox.codex_home)])
+            lambda: [s.main for s in iter_codex_sessions(sandbox.codex_home)]
+        )
         if len(rollouts) == 1:
             trace = merge_codex(trace, rollouts[0])
         trace.meta.update(executor=self.name, delivery=self.options.delivery, rollouts=len(rollouts))
-        return ExecResult(output=summary.output, trace=trace, usage=usage_from(summary.usage),
-                          cost_usd=None, num_turns=trace.turns or summary.num_turns,
-                          error=process_error(self.name, outcome, summary.error))
+        return ExecResult(
+            output=summary.output,
+            trace=trace,
+            usage=usage_from(summary.usage),
+            cost_usd=None,
+            num_turns=trace.turns or summary.num_turns,
+            error=process_error(self.name, outcome, summary.error),
+        )
 
 
 @register_executor("codex")

@@ -97,8 +97,9 @@ def _matches(name: str, patterns: Iterable[str]) -> bool:
     return any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
-def minimal_env(home: Path, tmp: Path, *, pass_env: Iterable[str] = (),
-                extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def minimal_env(
+    home: Path, tmp: Path, *, pass_env: Iterable[str] = (), extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """An ``env -i``-style environment rooted at ``home``: PATH (this process's), HOME, TERM=dumb,
     LANG, TMPDIR, the XDG dirs, CODEX_HOME and CLAUDE_CONFIG_DIR.
 
@@ -182,11 +183,18 @@ def _copy_workspace(src: Path | None, dest: Path, *, keep_skills: bool, ignore: 
 
 
 @asynccontextmanager
-async def task_sandbox(request: ExecRequest, *, pass_env: Iterable[str] = (),
-                       extra_env: Mapping[str, str] | None = None, keep_workspace_skills: bool = False,
-                       workspace_ignore: Sequence[str] = defaults.IGNORED_DIRS,
-                       tmp_root: Path | None = None, keep: bool = False, sealed: bool = False,
-                       expose: Sequence[Path] = ()) -> AsyncIterator[TaskSandbox]:
+async def task_sandbox(
+    request: ExecRequest,
+    *,
+    pass_env: Iterable[str] = (),
+    extra_env: Mapping[str, str] | None = None,
+    keep_workspace_skills: bool = False,
+    workspace_ignore: Sequence[str] = defaults.IGNORED_DIRS,
+    tmp_root: Path | None = None,
+    keep: bool = False,
+    sealed: bool = False,
+    expose: Sequence[Path] = (),
+) -> AsyncIterator[TaskSandbox]:
     """A private workspace copy, HOME and environment for one task; removed on exit unless
     ``keep``. Read whatever session files you need inside the ``async with`` block.
 
@@ -201,8 +209,7 @@ async def task_sandbox(request: ExecRequest, *, pass_env: Iterable[str] = (),
         def _prepare() -> None:
             for folder in (home / ".codex", home / ".claude", home / ".config", tmp):
                 folder.mkdir(parents=True, exist_ok=True)
-            _copy_workspace(request.workspace, work, keep_skills=keep_workspace_skills,
-                            ignore=workspace_ignore)
+            _copy_workspace(request.workspace, work, keep_skills=keep_workspace_skills, ignore=workspace_ignore)
 
         await anyio.to_thread.run_sync(_prepare)
         env = minimal_env(home, tmp, pass_env=pass_env, extra={**(extra_env or {}), **request.env})
@@ -271,8 +278,9 @@ async def _drain(stream: ByteReceiveStream | None, buf: bytearray, done: anyio.E
         done.set()
 
 
-async def run_process(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout_s: float | None,
-                      stdin_path: Path | None = None) -> ProcessOutcome:
+async def run_process(
+    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout_s: float | None, stdin_path: Path | None = None
+) -> ProcessOutcome:
     """Run ``argv`` in a new session (its own process group), stdin from ``stdin_path`` or /dev/null.
 
     On timeout (or cancellation) the whole group gets SIGTERM, then SIGKILL after a grace
@@ -283,8 +291,7 @@ async def run_process(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
     out, err = bytearray(), bytearray()
     drained = (anyio.Event(), anyio.Event())
     with open(stdin_path or os.devnull, "rb") as stdin:  # a local file: opening it does not block
-        proc = await anyio.open_process(list(argv), cwd=cwd, env=dict(env), stdin=stdin,
-                                        start_new_session=True)
+        proc = await anyio.open_process(list(argv), cwd=cwd, env=dict(env), stdin=stdin, start_new_session=True)
     try:
         with anyio.move_on_after(timeout_s) as scope:
             async with anyio.create_task_group() as tg:
@@ -309,5 +316,4 @@ async def run_process(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
             _signal_group(proc.pid, signal.SIGKILL)
             await proc.wait()
             await proc.aclose()
-    return ProcessOutcome(proc.returncode, bytes(out), bytes(err), scope.cancelled_caught,
-                          time.monotonic() - started)
+    return ProcessOutcome(proc.returncode, bytes(out), bytes(err), scope.cancelled_caught, time.monotonic() - started)

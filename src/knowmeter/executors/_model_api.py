@@ -82,8 +82,10 @@ def api_key(executor: str, options: ApiOptions, env_var: str) -> str:
 def require_model(spec: ExecutorSpec) -> str:
     """The spec's model; these executors cannot pick one for the user."""
     if not spec.model:
-        raise InputError(f"executor {spec.name!r} needs a model: pass --model NAME or set "
-                         f"executor: {{name: {spec.name}, model: NAME}} in eval.yaml")
+        raise InputError(
+            f"executor {spec.name!r} needs a model: pass --model NAME or set "
+            f"executor: {{name: {spec.name}, model: NAME}} in eval.yaml"
+        )
     return spec.model
 
 

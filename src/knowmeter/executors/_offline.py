@@ -156,8 +156,11 @@ class OfflineAgent:
                 call_id = call("Read", {"file_path": rel})
                 text = _read(root, rel)
                 if text is None:
-                    trace.events.append(ToolResultEvent(call_id, "File does not exist.", ToolStatus.FAILURE, turn,
-                                                        error_kind=ErrorKind.NOT_FOUND))
+                    trace.events.append(
+                        ToolResultEvent(
+                            call_id, "File does not exist.", ToolStatus.FAILURE, turn, error_kind=ErrorKind.NOT_FOUND
+                        )
+                    )
                 else:
                     read_texts[rel] = text
                     trace.events.append(ToolResultEvent(call_id, _numbered(text), ToolStatus.SUCCESS, turn))
@@ -177,8 +180,11 @@ class OfflineAgent:
                     out = f"Found {len(matched)} file{'s' if len(matched) != 1 else ''}\n" + "\n".join(matched)
                     trace.events.append(ToolResultEvent(call_id, out, ToolStatus.SUCCESS, turn))
                 else:
-                    trace.events.append(ToolResultEvent(call_id, "No matches found", ToolStatus.SUCCESS, turn,
-                                                        error_kind=ErrorKind.EMPTY_SEARCH))
+                    trace.events.append(
+                        ToolResultEvent(
+                            call_id, "No matches found", ToolStatus.SUCCESS, turn, error_kind=ErrorKind.EMPTY_SEARCH
+                        )
+                    )
         best_hits = [rel for rel, _ in sorted(hits.items(), key=lambda kv: (-kv[1], kv[0])) if rel not in read_texts]
         if best_hits:
             turn += 1
@@ -212,8 +218,10 @@ class OfflineAgent:
         chosen = [c for c in candidates if c.score >= 1.0][: self.max_sentences]
         if not chosen:
             topic = ", ".join(sorted(prompt_set)[:4]) or "this"
-            return (f"I'm not sure. I could not find information about {topic} in the knowledge available to me, "
-                    "so I cannot confirm an answer; this needs to be verified with someone who knows.")
+            return (
+                f"I'm not sure. I could not find information about {topic} in the knowledge available to me, "
+                "so I cannot confirm an answer; this needs to be verified with someone who knows."
+            )
         chosen.sort(key=lambda c: c.order)
         body = " ".join(c.text if c.text.endswith((".", "!", "?", "。")) else c.text + "." for c in chosen)
         cited = sorted({c.source for c in chosen if c.source != "the skill"})
@@ -232,7 +240,7 @@ def _strip_frontmatter(text: str) -> str:
     if text.startswith("---"):
         end = text.find("\n---", 3)
         if end != -1:
-            return text[end + 4:].lstrip("\n")
+            return text[end + 4 :].lstrip("\n")
     return text
 
 

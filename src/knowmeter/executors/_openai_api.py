@@ -93,9 +93,12 @@ class OpenAIExecutor(ApiExecutor[OpenAIOptions]):
         o = self.options
         model = request.model or self.model
         started = time.perf_counter()
-        client = openai.AsyncOpenAI(api_key=api_key(SOURCE, o, self.key_env), base_url=o.base_url,
-                                    max_retries=o.max_retries,
-                                    timeout=o.timeout_s or request.timeout_s or defaults.AGENT_TIMEOUT_S)
+        client = openai.AsyncOpenAI(
+            api_key=api_key(SOURCE, o, self.key_env),
+            base_url=o.base_url,
+            max_retries=o.max_retries,
+            timeout=o.timeout_s or request.timeout_s or defaults.AGENT_TIMEOUT_S,
+        )
         try:
             async with client:
                 text, usage, meta = await self._call(client, model, request)
@@ -105,9 +108,14 @@ class OpenAIExecutor(ApiExecutor[OpenAIOptions]):
             raise ExecutorError(f"openai: {type(exc).__name__}: {exc}") from exc
         trace = exchange_trace(SOURCE, request.prompt, text, model)
         trace.meta.update(meta, api=o.api)
-        return ExecResult(output=text, trace=trace, usage=usage,
-                          cost_usd=cost_usd(model, usage),
-                          latency_ms=(time.perf_counter() - started) * 1000, num_turns=1)
+        return ExecResult(
+            output=text,
+            trace=trace,
+            usage=usage,
+            cost_usd=cost_usd(model, usage),
+            latency_ms=(time.perf_counter() - started) * 1000,
+            num_turns=1,
+        )
 
 
 register_executor("openai")(OpenAIExecutor.from_spec)

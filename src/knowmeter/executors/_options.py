@@ -31,8 +31,7 @@ def parse_options(cls: type[OptionsT], executor: str, options: Mapping[str, Any]
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "(options)"
         valid = ", ".join(sorted(cls.model_fields))
-        raise InputError(f"executor {executor!r}: option {where}: {err['msg']}; "
-                         f"valid options: {valid}") from None
+        raise InputError(f"executor {executor!r}: option {where}: {err['msg']}; valid options: {valid}") from None
 
 
 def options_hash(options: BaseModel) -> str:

@@ -78,6 +78,10 @@ def cost_usd(model: str | None, usage: Usage) -> float | None:
         return None
     cached = usage.get("cache_read_tokens") or 0
     written = usage.get("cache_creation_tokens") or 0
-    total = (fresh * price.input + cached * price.cache_read + output * price.output
-             + written * (price.cache_write if price.cache_write is not None else price.input))
+    total = (
+        fresh * price.input
+        + cached * price.cache_read
+        + output * price.output
+        + written * (price.cache_write if price.cache_write is not None else price.input)
+    )
     return total / 1_000_000

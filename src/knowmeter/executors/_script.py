@@ -59,8 +59,15 @@ def _tool_events(calls: list[Any], turn: int, prefix: str) -> list[ToolCallEvent
                 status = ToolStatus.UNKNOWN
             output = raw.get("output")
             text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
-            events.append(ToolResultEvent(call_id, text if output is not None else "", status, turn,
-                                          exit_code=_int(raw.get("exitCode", raw.get("exit_code")))))
+            events.append(
+                ToolResultEvent(
+                    call_id,
+                    text if output is not None else "",
+                    status,
+                    turn,
+                    exit_code=_int(raw.get("exitCode", raw.get("exit_code"))),
+                )
+            )
     return events
 
 
@@ -92,8 +99,10 @@ def parse_script_stdout(stdout: str) -> ExecResult:
         reply = jsonio.loads(text) if text.startswith("{") else None
     except ValueError as exc:
         reply = None
-        warning = (f"the agent's stdout starts like a JSON reply but is not valid JSON ({exc}); it was graded as "
-                   "plain text — a script agent must print one JSON object {\"output\": …}")
+        warning = (
+            f"the agent's stdout starts like a JSON reply but is not valid JSON ({exc}); it was graded as "
+            'plain text — a script agent must print one JSON object {"output": …}'
+        )
     if not isinstance(reply, dict):
         trace = Trace(source="script", events=[MessageEvent("assistant", stdout, 1)] if stdout else [])
         if warning:
@@ -141,8 +150,9 @@ class ScriptExecutor:
         return f"script:{self.command}"
 
     async def run(self, request: ExecRequest) -> ExecResult:
-        payload = jsonio.dumps({"model": request.model or self.model, "system": request.system,
-                                "prompt": request.prompt})
+        payload = jsonio.dumps(
+            {"model": request.model or self.model, "system": request.system, "prompt": request.prompt}
+        )
         env = {**os.environ, **self.env, **request.env} if (self.env or request.env) else None
         cwd = str(request.workspace) if request.workspace else None
         errfile = self._stderr_pool.pop() if self._stderr_pool else tempfile.TemporaryFile()  # noqa: SIM115
@@ -177,6 +187,8 @@ def _make_script(spec: ExecutorSpec) -> ScriptExecutor:
     if not command:
         from knowmeter.errors import InputError
 
-        raise InputError("executor 'script' needs a command: --executor 'python my_agent.py' or "
-                         "executor: {name: script, command: ...} in eval.yaml")
+        raise InputError(
+            "executor 'script' needs a command: --executor 'python my_agent.py' or "
+            "executor: {name: script, command: ...} in eval.yaml"
+        )
     return ScriptExecutor(str(command), spec.model, dict(spec.options.get("env") or {}))

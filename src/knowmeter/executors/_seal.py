@@ -38,11 +38,26 @@ _PROBE_TIMEOUT_S = 30
 
 @functools.lru_cache(maxsize=4)
 def _probe(bwrap: str) -> str | None:
-    argv = [bwrap, "--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev",
-            "--proc", "/proc", "--tmpfs", "/tmp", "--", "/bin/true"]
+    argv = [
+        bwrap,
+        "--die-with-parent",
+        "--unshare-pid",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--",
+        "/bin/true",
+    ]
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=_PROBE_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL, check=False)
+        proc = subprocess.run(
+            argv, capture_output=True, text=True, timeout=_PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{bwrap} could not run: {exc}"
     if proc.returncode != 0:
@@ -87,8 +102,21 @@ class Seal:
         shared = self.root.parent
         if shared == Path(shared.anchor):
             raise ValueError(f"cannot seal a sandbox made directly in {shared}: set TMPDIR to a folder")
-        args = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--ro-bind", "/", "/",
-                "--dev", "/dev", "--proc", "/proc", "--tmpfs", str(shared)]
+        args = [
+            "bwrap",
+            "--die-with-parent",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            str(shared),
+        ]
         args += _hide_args(p for p in self.hide if not _under(p.resolve(), shared))  # (already hidden)
         for folder in self.expose:
             real = folder.resolve()

@@ -58,8 +58,9 @@ def use_pidfd_child_watcher() -> bool:
     return True
 
 
-async def run_command(argv: Sequence[str], stdin: bytes, *, cwd: str | None, env: Mapping[str, str] | None,
-                      stderr: IO[bytes]) -> tuple[int, bytes]:
+async def run_command(
+    argv: Sequence[str], stdin: bytes, *, cwd: str | None, env: Mapping[str, str] | None, stderr: IO[bytes]
+) -> tuple[int, bytes]:
     """Run ``argv`` with ``stdin`` on its standard input; return (exit code, stdout).
 
     stderr goes to ``stderr`` (an open file). Raises ``FileNotFoundError`` / ``PermissionError``
@@ -76,11 +77,18 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-async def _run_asyncio(argv: Sequence[str], stdin: bytes, cwd: str | None, env: Mapping[str, str] | None,
-                       stderr: IO[bytes]) -> tuple[int, bytes]:
-    proc = await asyncio.create_subprocess_exec(*argv, cwd=cwd, env=env, stdin=asyncio.subprocess.PIPE,
-                                                stdout=asyncio.subprocess.PIPE, stderr=stderr,
-                                                start_new_session=True)
+async def _run_asyncio(
+    argv: Sequence[str], stdin: bytes, cwd: str | None, env: Mapping[str, str] | None, stderr: IO[bytes]
+) -> tuple[int, bytes]:
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        env=env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=stderr,
+        start_new_session=True,
+    )
     try:
         stdout, _ = await proc.communicate(stdin)
     except BaseException:
@@ -94,8 +102,14 @@ async def _run_asyncio(argv: Sequence[str], stdin: bytes, cwd: str | None, env: 
 class _Child:
     """The loop-side state of one running command: its pipes, its pidfd, and what it wrote."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, proc: subprocess.Popen[bytes], stdin_fd: int | None,
-                 pending: memoryview, stdout_fd: int) -> None:
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        proc: subprocess.Popen[bytes],
+        stdin_fd: int | None,
+        pending: memoryview,
+        stdout_fd: int,
+    ) -> None:
         self.loop, self.proc = loop, proc
         self.stdin_fd, self.pending, self.stdout_fd = stdin_fd, pending, stdout_fd
         self.chunks: list[bytes] = []
@@ -111,7 +125,7 @@ class _Child:
     def _write(self) -> None:
         assert self.stdin_fd is not None
         try:
-            self.pending = self.pending[os.write(self.stdin_fd, self.pending):]
+            self.pending = self.pending[os.write(self.stdin_fd, self.pending) :]
         except BlockingIOError:
             return
         except OSError:  # the command closed its stdin (or exited) without reading it all
@@ -169,20 +183,20 @@ def _prefill(fd: int, data: bytes) -> memoryview:
         return view
     os.set_blocking(fd, False)
     try:
-        return view[os.write(fd, view):]
+        return view[os.write(fd, view) :]
     except BlockingIOError:
         return view
 
 
-async def _run_pidfd(argv: Sequence[str], stdin: bytes, cwd: str | None, env: Mapping[str, str] | None,
-                     stderr: IO[bytes]) -> tuple[int, bytes]:
+async def _run_pidfd(
+    argv: Sequence[str], stdin: bytes, cwd: str | None, env: Mapping[str, str] | None, stderr: IO[bytes]
+) -> tuple[int, bytes]:
     loop = asyncio.get_running_loop()
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     try:
         pending = _prefill(in_w, stdin)
-        proc = subprocess.Popen(argv, stdin=in_r, stdout=out_w, stderr=stderr, cwd=cwd, env=env,
-                                start_new_session=True)
+        proc = subprocess.Popen(argv, stdin=in_r, stdout=out_w, stderr=stderr, cwd=cwd, env=env, start_new_session=True)
     except BaseException:
         for fd in (in_w, out_r):
             os.close(fd)

@@ -21,8 +21,28 @@ from knowmeter.stats import (
 )
 
 #: Tokens that name a vendor or a role, not a model: sharing one does not make two models the same.
-_GENERIC = frozenset({"claude", "anthropic", "openai", "gpt", "gemini", "google", "meta", "llama", "mistral",
-                      "model", "judge", "human", "annotator", "latest", "preview", "chat", "instruct", "api"})
+_GENERIC = frozenset(
+    {
+        "claude",
+        "anthropic",
+        "openai",
+        "gpt",
+        "gemini",
+        "google",
+        "meta",
+        "llama",
+        "mistral",
+        "model",
+        "judge",
+        "human",
+        "annotator",
+        "latest",
+        "preview",
+        "chat",
+        "instruct",
+        "api",
+    }
+)
 
 
 def _model_tokens(name: str) -> set[str]:
@@ -38,8 +58,10 @@ def contamination_warning(annotator: str, judges: Sequence[str]) -> str | None:
     own_tokens = _model_tokens(annotator)
     for judge in judges:
         if judge.strip().lower() == own or own_tokens & _model_tokens(judge):
-            return (f"the gold annotator {annotator!r} looks like judge {judge!r}: a model grading against its "
-                    "own annotations overstates agreement; use an independent annotator")
+            return (
+                f"the gold annotator {annotator!r} looks like judge {judge!r}: a model grading against its "
+                "own annotations overstates agreement; use an independent annotator"
+            )
     return None
 
 
@@ -71,18 +93,29 @@ def compare(
     g = np.array([gold_scores[s] for s in matched], dtype=np.float64)
     j = np.array([judged[s] for s in matched], dtype=np.float64)
     data = np.vstack([g, j]) if matched else np.empty((2, 0))
-    boot = BootstrapEstimate.from_result(krippendorff_alpha_bootstrap(data, b=b, seed=seed, level=level),
-                                         n_non_finite=0)
+    boot = BootstrapEstimate.from_result(
+        krippendorff_alpha_bootstrap(data, b=b, seed=seed, level=level), n_non_finite=0
+    )
     scale = gold.metadata.scale
     rounded = np.clip([_round_half_up(v) for v in j], scale.min, scale.max) if matched else j
     alpha = krippendorff_alpha(data) if matched else None
     return GoldComparison(
-        annotator=gold.metadata.annotator, judges=sorted(set(judges)), scale_min=scale.min, scale_max=scale.max,
-        n_gold=len(gold_scores), n_judged=len(judged), n_matched=len(matched),
-        missing_in_run=sorted(set(gold_scores) - set(judged)), not_in_gold=len(set(judged) - set(gold_scores)),
-        alpha_interval=alpha, alpha_ordinal=krippendorff_alpha(data, "ordinal") if matched else None,
-        alpha_ci_percentile=boot.percentile, alpha_ci_bca=boot.bca,
+        annotator=gold.metadata.annotator,
+        judges=sorted(set(judges)),
+        scale_min=scale.min,
+        scale_max=scale.max,
+        n_gold=len(gold_scores),
+        n_judged=len(judged),
+        n_matched=len(matched),
+        missing_in_run=sorted(set(gold_scores) - set(judged)),
+        not_in_gold=len(set(judged) - set(gold_scores)),
+        alpha_interval=alpha,
+        alpha_ordinal=krippendorff_alpha(data, "ordinal") if matched else None,
+        alpha_ci_percentile=boot.percentile,
+        alpha_ci_bca=boot.bca,
         kappa_quadratic=weighted_kappa(g, rounded) if matched else None,
-        pearson=pearson(g, j), mean_abs_diff=mean_abs_diff(g, j), agreement=_agreement(alpha),
+        pearson=pearson(g, j),
+        mean_abs_diff=mean_abs_diff(g, j),
+        agreement=_agreement(alpha),
         contamination_warning=contamination_warning(gold.metadata.annotator, judges),
     )

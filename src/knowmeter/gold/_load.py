@@ -23,8 +23,10 @@ ANNOTATIONS = "annotations.yaml"
 
 def _read_yaml(path: Path) -> Any:
     if not path.is_file():
-        raise InputError(f"{path}: missing; a gold directory holds {METADATA} and {ANNOTATIONS} "
-                         "(create one with `knowmeter gold init`)")
+        raise InputError(
+            f"{path}: missing; a gold directory holds {METADATA} and {ANNOTATIONS} "
+            "(create one with `knowmeter gold init`)"
+        )
     return parse_yaml(read_user_text(path, "gold file"), path)
 
 
@@ -54,16 +56,19 @@ def _annotation(path: Path, index: int, entry: Any, scale: GoldScale) -> GoldAnn
     where = f"sample {sid!r}" if isinstance(sid, str) and sid else f"annotation #{index + 1}"
     unknown = sorted(set(entry) - {"sample_id", "score", "reason"})
     if unknown:
-        raise InputError(f"{path}: {where}: unknown key(s) {', '.join(map(str, unknown))}; "
-                         "allowed: sample_id, score, reason")
+        raise InputError(
+            f"{path}: {where}: unknown key(s) {', '.join(map(str, unknown))}; allowed: sample_id, score, reason"
+        )
     score = entry.get("score")
     if score is None:
         raise InputError(f"{path}: {where}: score is empty; fill in a score from {scale.min:g} to {scale.max:g}")
     if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
         raise InputError(f"{path}: {where}: score {score!r} is not a number; use {scale.min:g}–{scale.max:g}")
     if not scale.min <= score <= scale.max:
-        raise InputError(f"{path}: {where}: score {score:g} is outside the declared scale "
-                         f"{scale.min:g}–{scale.max:g}; fix the score or the scale in {METADATA}")
+        raise InputError(
+            f"{path}: {where}: score {score:g} is outside the declared scale "
+            f"{scale.min:g}–{scale.max:g}; fix the score or the scale in {METADATA}"
+        )
     try:
         return GoldAnnotation.model_validate(entry)
     except ValidationError as exc:
@@ -117,11 +122,15 @@ def init_gold(
     if not sample_ids:
         raise InputError("the sample file has no samples to annotate")
     directory.mkdir(parents=True, exist_ok=True)
-    metadata = {"metadata": {
-        "annotator": annotator, "annotatedAt": dt.date.today().isoformat(), "version": "0.1",
-        "scale": {"min": _plain(scale.min), "max": _plain(scale.max)},
-        "notes": "Who annotated, how, and against which rubric. The annotator must not be one of the judges.",
-    }}
+    metadata = {
+        "metadata": {
+            "annotator": annotator,
+            "annotatedAt": dt.date.today().isoformat(),
+            "version": "0.1",
+            "scale": {"min": _plain(scale.min), "max": _plain(scale.max)},
+            "notes": "Who annotated, how, and against which rubric. The annotator must not be one of the judges.",
+        }
+    }
     lines = [f"# One entry per sample: set score ({scale.min:g}–{scale.max:g}) and a short reason.", "annotations:"]
     for sid in sample_ids:
         lines += [f"  - sample_id: {json.dumps(sid, ensure_ascii=False)}", "    score: null", '    reason: ""']

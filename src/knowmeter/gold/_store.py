@@ -103,10 +103,19 @@ def scores_sha256(scores: JudgeScores, variants: Iterable[str]) -> str:
 def stored_gold(gold: GoldSet, scores: JudgeScores, comparisons: dict[str, GoldComparison]) -> StoredGold:
     """The record to store for ``comparisons`` computed from ``scores`` against ``gold``."""
     meta = gold.metadata
-    source = GoldSource(directory=str(gold.directory), sha256=gold_sha256(gold), annotator=meta.annotator,
-                        version=meta.version, n_annotations=len(gold.annotations))
-    return StoredGold(computed_at=datetime.now(UTC).isoformat(timespec="seconds"), gold=source,
-                      scores_sha256=scores_sha256(scores, comparisons), comparisons=comparisons)
+    source = GoldSource(
+        directory=str(gold.directory),
+        sha256=gold_sha256(gold),
+        annotator=meta.annotator,
+        version=meta.version,
+        n_annotations=len(gold.annotations),
+    )
+    return StoredGold(
+        computed_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        gold=source,
+        scores_sha256=scores_sha256(scores, comparisons),
+        comparisons=comparisons,
+    )
 
 
 def write_stored_gold(run_path: Path, stored: StoredGold) -> Path:
@@ -125,19 +134,24 @@ def read_stored_gold(run_path: Path) -> StoredGold | None:
     data = read_json(path)
     version = data.get("schema_version") if isinstance(data, dict) else None
     if isinstance(version, int) and not isinstance(version, bool) and version > GOLD_SCHEMA_VERSION:
-        raise InputError(f"{path}: schema_version {version} is newer than this knowmeter reads "
-                         f"({GOLD_SCHEMA_VERSION}); upgrade knowmeter or run `knowmeter gold compare` again")
+        raise InputError(
+            f"{path}: schema_version {version} is newer than this knowmeter reads "
+            f"({GOLD_SCHEMA_VERSION}); upgrade knowmeter or run `knowmeter gold compare` again"
+        )
     try:
         return StoredGold.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "top level"
-        raise InputError(f"{path}: {where}: {err['msg']}; the file was edited or damaged: delete it or run "
-                         "`knowmeter gold compare` again") from None
+        raise InputError(
+            f"{path}: {where}: {err['msg']}; the file was edited or damaged: delete it or run "
+            "`knowmeter gold compare` again"
+        ) from None
 
 
-def gold_evidence(stored: StoredGold | None, records: Iterable[Mapping[str, Any]],
-                  where: Path | str = "results") -> GoldEvidence | None:
+def gold_evidence(
+    stored: StoredGold | None, records: Iterable[Mapping[str, Any]], where: Path | str = "results"
+) -> GoldEvidence | None:
     """``stored`` checked against the run's current ``records`` (None when nothing is stored);
     ``where`` names the records in errors."""
     if stored is None:
@@ -147,6 +161,5 @@ def gold_evidence(stored: StoredGold | None, records: Iterable[Mapping[str, Any]
     if missing:
         return GoldEvidence(stored, f"variant(s) {', '.join(missing)} compared against gold have no results now")
     if scores_sha256(current, stored.comparisons) != stored.scores_sha256:
-        return GoldEvidence(stored, "the run's judge scores changed since the gold comparison "
-                                    f"of {stored.computed_at}")
+        return GoldEvidence(stored, f"the run's judge scores changed since the gold comparison of {stored.computed_at}")
     return GoldEvidence(stored, None)

@@ -64,13 +64,13 @@ def _kill_group(proc: Process) -> None:
             proc.kill()
 
 
-async def run_child(argv: list[str], payload: bytes, cwd: Path,
-                    timeout_s: float) -> tuple[int | None, str, str]:
+async def run_child(argv: list[str], payload: bytes, cwd: Path, timeout_s: float) -> tuple[int | None, str, str]:
     """Run ``argv`` with ``payload`` on stdin; (exit code or None on timeout, stdout, stderr).
     The child's whole process group is killed on timeout and once it has finished."""
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    proc = await anyio.open_process(argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=cwd, env=env,
-                                    start_new_session=True)
+    proc = await anyio.open_process(
+        argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=cwd, env=env, start_new_session=True
+    )
     out, err = bytearray(), bytearray()
     try:
         with anyio.move_on_after(timeout_s) as scope:
@@ -141,14 +141,19 @@ class Custom(Assertion):
         if not path.is_file():
             raise ValueError(f"custom assertion file not found: {path}")
         if not path.is_relative_to(base.resolve()):
-            log.warning("knowmeter: warning: custom assertion fn: %s is outside the project (%s); it runs as "
-                        "Python code on this machine — check it is yours", path, base.resolve())
+            log.warning(
+                "knowmeter: warning: custom assertion fn: %s is outside the project (%s); it runs as "
+                "Python code on this machine — check it is yours",
+                path,
+                base.resolve(),
+            )
         defined = _defined_names(path)
         if function not in defined:
             close = difflib.get_close_matches(function, defined, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ValueError(f"{path} defines no function {function!r}; {hint}names defined there: "
-                             f"{', '.join(defined) or 'none'}")
+            raise ValueError(
+                f"{path} defines no function {function!r}; {hint}names defined there: {', '.join(defined) or 'none'}"
+            )
         self._path, self._function, self._cwd = path, function, base
         return self
 
@@ -158,10 +163,16 @@ class Custom(Assertion):
 
     async def evaluate(self, ctx: CheckContext) -> Outcome:
         timeout = self.timeout or ctx.config.custom_timeout_s
-        payload = json.dumps({
-            "path": str(self._path), "function": self._function, "output": ctx.output,
-            "sample": ctx.sample.model_dump(mode="json", by_alias=True), "trace": ctx.result.trace.to_dict(),
-        }, ensure_ascii=False).encode()
+        payload = json.dumps(
+            {
+                "path": str(self._path),
+                "function": self._function,
+                "output": ctx.output,
+                "sample": ctx.sample.model_dump(mode="json", by_alias=True),
+                "trace": ctx.result.trace.to_dict(),
+            },
+            ensure_ascii=False,
+        ).encode()
         argv = [ctx.config.custom_python or sys.executable, str(_RUNNER)]
         try:
             code, out, err = await run_child(argv, payload, self._cwd, timeout)

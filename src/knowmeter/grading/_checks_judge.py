@@ -44,14 +44,24 @@ class _JudgeMetric(Assertion):
         prompt = template.render(data)
         site = CallSite(ctx.task_id, ctx.sample.sample_id, ctx.config.judge_timeout_s)
         purpose = f"{self.type_name}:{hashlib.sha256(prompt.encode()).hexdigest()[:8]}"
-        calls = await gather([partial(call_judge, j, template, prompt, site, purpose) for j in ctx.judges],
-                             ctx.config.judge_concurrency)
+        calls = await gather(
+            [partial(call_judge, j, template, prompt, site, purpose) for j in ctx.judges], ctx.config.judge_concurrency
+        )
         costs = [c for call in calls for c in call.costs]
         details: dict[str, Any] = {
-            "threshold": self.threshold, "prompt_hash": template.hash,
-            "judges": [{"judge": j.name, "model": j.model, "score": c.score, "reason": c.reason or None,
-                        "error": c.error, "cost_usd": c.cost_usd}
-                       for j, c in zip(ctx.judges, calls, strict=True)],
+            "threshold": self.threshold,
+            "prompt_hash": template.hash,
+            "judges": [
+                {
+                    "judge": j.name,
+                    "model": j.model,
+                    "score": c.score,
+                    "reason": c.reason or None,
+                    "error": c.error,
+                    "cost_usd": c.cost_usd,
+                }
+                for j, c in zip(ctx.judges, calls, strict=True)
+            ],
         }
         scores = [c.score for c in calls if c.score is not None]
         if not scores:

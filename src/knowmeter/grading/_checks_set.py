@@ -50,14 +50,17 @@ class AssertSet(Assertion):
             load = LoadContext("assert-set", Path.cwd())
         if not isinstance(value, list) or not value:
             raise ValueError("'assertions' must be a non-empty list of assertions")
-        return [load_assertion(item, f"{load.where}: member #{i}", load.base_dir)
-                for i, item in enumerate(value, start=1)]
+        return [
+            load_assertion(item, f"{load.where}: member #{i}", load.base_dir) for i, item in enumerate(value, start=1)
+        ]
 
     @model_validator(mode="after")
     def _one_layer(self) -> AssertSet:
         if self.layer_override is None and len({m.layer for m in self.assertions}) > 1:
-            raise ValueError("members score in different layers (fact and behavior); "
-                             "add 'layer: fact' or 'layer: behavior' to the set")
+            raise ValueError(
+                "members score in different layers (fact and behavior); "
+                "add 'layer: fact' or 'layer: behavior' to the set"
+            )
         return self
 
     @property
@@ -71,7 +74,7 @@ class AssertSet(Assertion):
         n_pass = sum(v is True for v in values)
         n_unknown = sum(v is None for v in values)
         message = f"{self.mode}: {n_pass} of {len(values)} passed" + (
-            f", {n_unknown} not evaluated" if n_unknown else "")
-        details = {"mode": self.mode,
-                   "assertions": [m.result.to_dict() for m in members]}
+            f", {n_unknown} not evaluated" if n_unknown else ""
+        )
+        details = {"mode": self.mode, "assertions": [m.result.to_dict() for m in members]}
         return Outcome(passed, message, details, [c for m in members for c in m.judge_costs])

@@ -48,8 +48,11 @@ class RougeNMin(_AgainstReferences):
         score = rouge_n(self.candidate(ctx), self.references(), self.n)
         got = getattr(score, self.measure)
         ok = got >= self.value
-        return Outcome(ok, f"ROUGE-{self.n} {self.measure} {got:.3f} ({'>=' if ok else '<'} {self.value})",
-                       {"precision": score.precision, "recall": score.recall, "f1": score.f1})
+        return Outcome(
+            ok,
+            f"ROUGE-{self.n} {self.measure} {got:.3f} ({'>=' if ok else '<'} {self.value})",
+            {"precision": score.precision, "recall": score.recall, "f1": score.f1},
+        )
 
 
 @register("bleu_min")

@@ -82,8 +82,11 @@ class ContainsAll(_ManyValues):
     def check(self, ctx: CheckContext) -> Outcome:
         _, missing = self._found(ctx.output)
         if missing:
-            return Outcome(False, f"missing {len(missing)} of {len(self.values)}: "
-                           + ", ".join(clip(m, 30) for m in missing), {"missing": missing})
+            return Outcome(
+                False,
+                f"missing {len(missing)} of {len(self.values)}: " + ", ".join(clip(m, 30) for m in missing),
+                {"missing": missing},
+            )
         return Outcome(True, f"all {len(self.values)} found")
 
 
@@ -96,8 +99,14 @@ class ContainsAny(_ManyValues):
         return Outcome(False, f"none of {len(self.values)} found")
 
 
-_REGEX_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE,
-                "u": 0, "g": 0}  # u: Python patterns are always Unicode; g: a search is global anyway
+_REGEX_FLAGS = {
+    "i": re.IGNORECASE,
+    "m": re.MULTILINE,
+    "s": re.DOTALL,
+    "x": re.VERBOSE,
+    "u": 0,
+    "g": 0,
+}  # u: Python patterns are always Unicode; g: a search is global anyway
 
 
 @register("regex")
@@ -177,8 +186,7 @@ class _Bound(SyncAssertion):
         n = self.measure(ctx.output)
         ok = n >= self.value if self.at_least else n <= self.value
         op = ">=" if self.at_least else "<="
-        return Outcome(ok, f"{n} {self.unit} ({'ok' if ok else 'fails'}: needs {op} {self.value})",
-                       {"actual": n})
+        return Outcome(ok, f"{n} {self.unit} ({'ok' if ok else 'fails'}: needs {op} {self.value})", {"actual": n})
 
 
 class _Chars(_Bound):

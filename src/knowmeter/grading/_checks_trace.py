@@ -205,5 +205,6 @@ class LatencyMax(SyncAssertion):
         latency = ctx.result.latency_ms
         if latency is None:
             return Outcome(False, "latency unknown: the executor did not report it")
-        return Outcome(latency <= self.value, f"latency {latency:.0f} ms (needs <= {self.value:.0f} ms)",
-                       {"actual": latency})
+        return Outcome(
+            latency <= self.value, f"latency {latency:.0f} ms (needs <= {self.value:.0f} ms)", {"actual": latency}
+        )

@@ -19,9 +19,15 @@ from knowmeter.grading._registry import Assertion, CheckContext, Evaluated, run_
 from knowmeter.samples import Sample
 
 
-async def grade(sample: Sample, result: ExecResult, *, assertions: Sequence[Assertion],
-                judges: Sequence[JudgeSpec], config: GradingConfig | None = None,
-                task_id: str | None = None) -> Grade:
+async def grade(
+    sample: Sample,
+    result: ExecResult,
+    *,
+    assertions: Sequence[Assertion],
+    judges: Sequence[JudgeSpec],
+    config: GradingConfig | None = None,
+    task_id: str | None = None,
+) -> Grade:
     """Grade one task's result. ``assertions`` come from ``load_assertions`` (the sample's);
     ``judges`` may be empty (then the judge layer is absent and judge-backed assertions are not
     evaluated). ``task_id`` prefixes the judge requests' ids (default: the sample id)."""
@@ -50,14 +56,25 @@ async def grade(sample: Sample, result: ExecResult, *, assertions: Sequence[Asse
 
     results = [e.result for e in evaluated]
     triples = [(r.layer, r.weight, r.passed) for r in results]
-    layers = Layers(fact=assertion_layer_score(triples, "fact"),
-                    behavior=assertion_layer_score(triples, "behavior"), judge=panel.score)
+    layers = Layers(
+        fact=assertion_layer_score(triples, "fact"),
+        behavior=assertion_layer_score(triples, "behavior"),
+        judge=panel.score,
+    )
     composite, used = composite_score(layers.model_dump())
     verdicts = [r.passed for r in results if r.passed is not None]
     costs = [c for e in evaluated for c in e.judge_costs] + [o.cost_usd for o in panel.outcomes]
-    return Grade(assertions=results, layers=layers, composite=composite, layers_used=used,
-                 passed=all(verdicts) if verdicts else None, judges=panel.outcomes,
-                 judge_error=panel.error, judge_cost_usd=sum_costs(costs), output_truncated=cut)
+    return Grade(
+        assertions=results,
+        layers=layers,
+        composite=composite,
+        layers_used=used,
+        passed=all(verdicts) if verdicts else None,
+        judges=panel.outcomes,
+        judge_error=panel.error,
+        judge_cost_usd=sum_costs(costs),
+        output_truncated=cut,
+    )
 
 
 def bounded_output(result: ExecResult, limit: int) -> tuple[ExecResult, OutputCut | None]:

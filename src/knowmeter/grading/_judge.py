@@ -35,12 +35,20 @@ class CallResult:
         return sum_costs(self.costs)
 
 
-async def call_judge(judge: JudgeSpec, template: PromptTemplate, prompt: str, site: CallSite,
-                     purpose: str) -> CallResult:
+async def call_judge(
+    judge: JudgeSpec, template: PromptTemplate, prompt: str, site: CallSite, purpose: str
+) -> CallResult:
     """Ask ``judge`` once, retrying once if the call or its reply fails (``knowmeter.ask``)."""
-    asked = await ask_json(judge.executor, judge.model, system=template.system, prompt=prompt,
-                           parse=parse_judge_reply, site=site, purpose=f"judge:{judge.name}:{purpose}",
-                           what="judge")
+    asked = await ask_json(
+        judge.executor,
+        judge.model,
+        system=template.system,
+        prompt=prompt,
+        parse=parse_judge_reply,
+        site=site,
+        purpose=f"judge:{judge.name}:{purpose}",
+        what="judge",
+    )
     if asked.value is None:
         return CallResult(None, error=asked.error, costs=asked.costs)
     reply = asked.value
@@ -62,35 +70,57 @@ def _plain_outcome(judge: JudgeSpec, prompt_hash: str, calls: list[CallResult]) 
     mean, sd = _mean_sd(scores)
     first_ok = next((c for c in calls if c.score is not None), None)
     return JudgeOutcome(
-        judge=judge.name, model=judge.model, prompt_hash=prompt_hash, scores=scores, mean=mean, sd=sd,
-        failures=len(calls) - len(scores), reasoning=first_ok.reasoning if first_ok else None,
-        reason=first_ok.reason if first_ok else None, cost_usd=sum_costs([x for c in calls for x in c.costs]),
+        judge=judge.name,
+        model=judge.model,
+        prompt_hash=prompt_hash,
+        scores=scores,
+        mean=mean,
+        sd=sd,
+        failures=len(calls) - len(scores),
+        reasoning=first_ok.reasoning if first_ok else None,
+        reason=first_ok.reason if first_ok else None,
+        cost_usd=sum_costs([x for c in calls for x in c.costs]),
         error=_first_error(calls),
     )
 
 
-def _dimension_outcome(judge: JudgeSpec, prompt_hash: str, names: list[str],
-                       calls: Mapping[str, list[CallResult]], repeat: int) -> JudgeOutcome:
+def _dimension_outcome(
+    judge: JudgeSpec, prompt_hash: str, names: list[str], calls: Mapping[str, list[CallResult]], repeat: int
+) -> JudgeOutcome:
     dims: dict[str, DimensionOutcome] = {}
     for name in names:
         ok = [c for c in calls[name] if c.score is not None]
         mean, sd = _mean_sd([float(c.score) for c in ok if c.score is not None])
         dims[name] = DimensionOutcome(
-            scores=[c.score for c in ok if c.score is not None], mean=mean, sd=sd,
-            failures=len(calls[name]) - len(ok), reasoning=ok[0].reasoning if ok else None,
-            reason=ok[0].reason if ok else None)
+            scores=[c.score for c in ok if c.score is not None],
+            mean=mean,
+            sd=sd,
+            failures=len(calls[name]) - len(ok),
+            reasoning=ok[0].reasoning if ok else None,
+            reason=ok[0].reason if ok else None,
+        )
     # a repeat counts only if every dimension was scored in it: the construct stays the same
     scores = [
         statistics.fmean(float(calls[n][r].score or 0) for n in names)
-        for r in range(repeat) if all(calls[n][r].score is not None for n in names)
+        for r in range(repeat)
+        if all(calls[n][r].score is not None for n in names)
     ]
     mean, sd = _mean_sd(scores)
     all_calls = [c for n in names for c in calls[n]]
     reason = "; ".join(f"{n}: {d.reason}" for n, d in dims.items() if d.reason)
     return JudgeOutcome(
-        judge=judge.name, model=judge.model, prompt_hash=prompt_hash, scores=scores, mean=mean, sd=sd,
-        failures=repeat - len(scores), reasoning=None, reason=reason or None, dimensions=dims,
-        cost_usd=sum_costs([x for c in all_calls for x in c.costs]), error=_first_error(all_calls),
+        judge=judge.name,
+        model=judge.model,
+        prompt_hash=prompt_hash,
+        scores=scores,
+        mean=mean,
+        sd=sd,
+        failures=repeat - len(scores),
+        reasoning=None,
+        reason=reason or None,
+        dimensions=dims,
+        cost_usd=sum_costs([x for c in all_calls for x in c.costs]),
+        error=_first_error(all_calls),
     )
 
 
@@ -113,8 +143,9 @@ def _rubrics(sample: Sample) -> dict[str, str] | None:
     return None
 
 
-async def run_panel(judges: Sequence[JudgeSpec], sample: Sample, output: str, tool_summary: str,
-                    config: GradingConfig, site: CallSite) -> PanelResult:
+async def run_panel(
+    judges: Sequence[JudgeSpec], sample: Sample, output: str, tool_summary: str, config: GradingConfig, site: CallSite
+) -> PanelResult:
     """Every judge scores the answer (``judge_repeat`` times, per dimension when the sample has
     them); the judge layer is the mean of the judges that produced a score."""
     if not judges:
@@ -123,8 +154,7 @@ async def run_panel(judges: Sequence[JudgeSpec], sample: Sample, output: str, to
     if rubrics is None:
         return PanelResult([], None, "the sample has no rubric or dimensions, so no judge was asked")
     template = judge_template(config.length_debias)
-    data = {"TASK": sample.prompt, "CONTEXT": sample.context or "", "ANSWER": output,
-            "TOOL_USE": tool_summary}
+    data = {"TASK": sample.prompt, "CONTEXT": sample.context or "", "ANSWER": output, "TOOL_USE": tool_summary}
     prompts = {key: template.render(data, rubric=text) for key, text in rubrics.items()}
     jobs = [(ji, key, r) for ji in range(len(judges)) for key in rubrics for r in range(config.judge_repeat)]
 

@@ -195,7 +195,14 @@ async def run_assertion(assertion: Assertion, ctx: CheckContext) -> Evaluated:
         message = f"not: {message}"
         if passed is not None:
             passed = not passed
-    result = AssertionResult(type=assertion.type, layer=assertion.layer.value, weight=assertion.weight,
-                             passed=passed, negated=assertion.negate, message=message,
-                             description=assertion.description, details=outcome.details)
+    result = AssertionResult(
+        type=assertion.type,
+        layer=assertion.layer.value,
+        weight=assertion.weight,
+        passed=passed,
+        negated=assertion.negate,
+        message=message,
+        description=assertion.description,
+        details=outcome.details,
+    )
     return Evaluated(result, outcome.judge_costs)

@@ -26,7 +26,7 @@ Smoothing = Literal["exp", "none"]
 
 def ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
     """Counts of the n-grams of ``tokens``."""
-    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +53,9 @@ def rouge_n(candidate: Sequence[str], references: Sequence[Sequence[str]], n: in
     return best
 
 
-def bleu(candidate: Sequence[str], references: Sequence[Sequence[str]], *, max_n: int = 4,
-         smoothing: Smoothing = "exp") -> float:
+def bleu(
+    candidate: Sequence[str], references: Sequence[Sequence[str]], *, max_n: int = 4, smoothing: Smoothing = "exp"
+) -> float:
     """Sentence BLEU in [0, 1] of ``candidate`` against ``references``."""
     if max_n < 1:
         raise ValueError("max_n must be >= 1")
@@ -78,7 +79,7 @@ def bleu(candidate: Sequence[str], references: Sequence[Sequence[str]], *, max_n
             if smoothing == "none":
                 return 0.0
             zero_orders += 1
-            precision = 1.0 / (2 ** zero_orders * total)
+            precision = 1.0 / (2**zero_orders * total)
         else:
             precision = matched / total
         log_sum += math.log(precision)
@@ -115,7 +116,7 @@ def levenshtein(a: Sequence[str], b: Sequence[str], limit: int | None = None) ->
         x = a[i - 1]
         for j in range(lo, hi + 1):
             current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != b[j - 1]), big)
-        if min(current[lo - 1: hi + 1]) >= big:
+        if min(current[lo - 1 : hi + 1]) >= big:
             return big
         previous, current = current, previous
     return previous[len(b)]

@@ -59,8 +59,13 @@ def is_unspaced(ch: str) -> bool:
 
 def _extends(ch: str) -> bool:
     cat = unicodedata.category(ch)
-    return (cat[0] == "M" or ch == _ZWJ or ch in _SPACING_EXTEND or 0x1F3FB <= ord(ch) <= 0x1F3FF
-            or 0xE0020 <= ord(ch) <= 0xE007F)
+    return (
+        cat[0] == "M"
+        or ch == _ZWJ
+        or ch in _SPACING_EXTEND
+        or 0x1F3FB <= ord(ch) <= 0x1F3FF
+        or 0xE0020 <= ord(ch) <= 0xE007F
+    )
 
 
 def _is_regional_indicator(ch: str) -> bool:
@@ -82,8 +87,11 @@ def graphemes(text: str) -> list[str]:
                 _extends(ch)
                 or (last[-1] == "\r" and ch == "\n")
                 or (last[-1] == _ZWJ and _is_pictographic(ch))
-                or (_is_regional_indicator(ch) and _is_regional_indicator(last[-1])
-                    and sum(map(_is_regional_indicator, last)) % 2 == 1)
+                or (
+                    _is_regional_indicator(ch)
+                    and _is_regional_indicator(last[-1])
+                    and sum(map(_is_regional_indicator, last)) % 2 == 1
+                )
             )
             if joins:
                 clusters[-1] = last + ch

@@ -25,21 +25,62 @@ Marker = Literal["skill_tool", "slash_command", "skill_md_read"]
 
 #: Claude Code commands that act on the session or the UI rather than run instructions
 #: (their echo is followed by ``<local-command-stdout>``): never skill starts.
-BUILTIN_COMMANDS = frozenset({
-    "add-dir", "agents", "bashes", "bug", "clear", "compact", "config", "context", "cost", "doctor", "exit",
-    "export", "feedback", "help", "hooks", "ide", "install-github-app", "login", "logout", "mcp", "memory",
-    "migrate-installer", "model", "output-style", "permissions", "plugin", "plugins", "privacy-settings",
-    "quit", "release-notes", "resume", "rewind", "sandbox", "settings", "status", "statusline",
-    "terminal-setup", "todos", "upgrade", "usage", "vim",
-})
+BUILTIN_COMMANDS = frozenset(
+    {
+        "add-dir",
+        "agents",
+        "bashes",
+        "bug",
+        "clear",
+        "compact",
+        "config",
+        "context",
+        "cost",
+        "doctor",
+        "exit",
+        "export",
+        "feedback",
+        "help",
+        "hooks",
+        "ide",
+        "install-github-app",
+        "login",
+        "logout",
+        "mcp",
+        "memory",
+        "migrate-installer",
+        "model",
+        "output-style",
+        "permissions",
+        "plugin",
+        "plugins",
+        "privacy-settings",
+        "quit",
+        "release-notes",
+        "resume",
+        "rewind",
+        "sandbox",
+        "settings",
+        "status",
+        "statusline",
+        "terminal-setup",
+        "todos",
+        "upgrade",
+        "usage",
+        "vim",
+    }
+)
 
 _COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
-_SKILL_MD = re.compile(r"(?:^|/)\.(?:claude|codex|agents)/(?:[^\s'\"]*/)?skills/(?:\.system/)?"
-                       r"([^/\s'\"]+)/SKILL\.md$")
+_SKILL_MD = re.compile(
+    r"(?:^|/)\.(?:claude|codex|agents)/(?:[^\s'\"]*/)?skills/(?:\.system/)?"
+    r"([^/\s'\"]+)/SKILL\.md$"
+)
 _SHELL_SKILL_READ = re.compile(
     r"(?:^|[\s;&|(])(?:cat|sed|head|tail|less|more|bat|nl)\s[^;&|>]*?"
     r"((?:[^\s'\";&|]*/)?\.(?:claude|codex|agents)/(?:[^\s'\";&|]*/)?skills/(?:\.system/)?"
-    r"[^/\s'\";&|]+/SKILL\.md)")
+    r"[^/\s'\";&|]+/SKILL\.md)"
+)
 
 
 def skill_of_path(path: str) -> str | None:

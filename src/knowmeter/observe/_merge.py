@@ -114,8 +114,15 @@ class Merger:
         """Skills by segment count (most first), ``(no skill)`` last."""
         return sorted(self.skills.values(), key=lambda a: (a.skill == NO_SKILL, -a.segments, a.skill))
 
-    def report(self, *, paths: Sequence[str], window: dict[str, str | None], skills: Sequence[str] | None,
-               kb: str | None, kb_files: Sequence[KnowledgeFile] | None) -> HealthReport:
+    def report(
+        self,
+        *,
+        paths: Sequence[str],
+        window: dict[str, str | None],
+        skills: Sequence[str] | None,
+        kb: str | None,
+        kb_files: Sequence[KnowledgeFile] | None,
+    ) -> HealthReport:
         """The health report (builds the report models: call once, at the end)."""
         from knowmeter.observe._report import build_report
 

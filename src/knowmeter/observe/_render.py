@@ -23,6 +23,8 @@ def _safe(text: str) -> str:
     from rich.markup import escape
 
     return escape(printable(text))
+
+
 _SKIPPED_SHOWN = 5  # skipped files named under the table (the JSON report lists every one)
 
 
@@ -51,8 +53,15 @@ def _row(h: SkillHealth, with_kb: bool, with_cost: bool) -> list[str]:
     gap = "–" if g.gap_rate is None else f"{g.gap_rate:.1%} ({g.samples_with_gap}/{g.executed})"
     t = h.tokens
     tokens = f"{_count(t.input_tokens + t.cache_read_tokens + t.cache_creation_tokens)} / {_count(t.output_tokens)}"
-    row = [_safe(h.skill), f"{h.segments} ({h.sessions})", str(h.tool_calls), _pct(h.tool_failure_rate), gap,
-           _pct(g.weighted_gap_rate), signals]
+    row = [
+        _safe(h.skill),
+        f"{h.segments} ({h.sessions})",
+        str(h.tool_calls),
+        _pct(h.tool_failure_rate),
+        gap,
+        _pct(g.weighted_gap_rate),
+        signals,
+    ]
     if with_kb:
         c = h.coverage
         row.append("–" if c is None or c.rate is None else f"{c.rate:.0%} ({c.covered}/{c.total})")
@@ -89,9 +98,20 @@ def render_health(report: HealthReport, console: Console) -> None:
     with_kb = ts.kb is not None
     with_cost = _any_cost(report)  # no column of "?" only: a note says the cost is unknown
     table = Table(title="Skill health from real usage traces", title_justify="left")
-    cols = ["skill", "segs (sess)", "calls", "tool fail", "gap rate", "weighted", "fs/em/hd/rf",
-            *(["coverage"] if with_kb else []), "tokens in/out", *(["cost"] if with_cost else []), "confidence",
-            "health"]
+    cols = [
+        "skill",
+        "segs (sess)",
+        "calls",
+        "tool fail",
+        "gap rate",
+        "weighted",
+        "fs/em/hd/rf",
+        *(["coverage"] if with_kb else []),
+        "tokens in/out",
+        *(["cost"] if with_cost else []),
+        "confidence",
+        "health",
+    ]
     for c in cols:
         table.add_column(c, justify="left" if c in ("skill", "health", "confidence") else "right")
     for h in report.skills:
@@ -104,8 +124,11 @@ def render_health(report: HealthReport, console: Console) -> None:
     else:
         console.print("No segments in the trace set (check the window and --skills).")
     w = report.watermark
-    console.print(printable(f"trace set {', '.join(w.paths)} · {ts.sessions} sessions · {w.count} segments · "
-                            f"{w.short}"), markup=False, highlight=False)
+    console.print(
+        printable(f"trace set {', '.join(w.paths)} · {ts.sessions} sessions · {w.count} segments · {w.short}"),
+        markup=False,
+        highlight=False,
+    )
     console.print(f"⚠ {WATERMARK_WARNING}", markup=False, highlight=False)
     tops = [(h.skill, top_gaps(h)) for h in report.skills]
     lines = notes(report)
@@ -138,18 +161,28 @@ def notes(report: HealthReport) -> list[str]:
     if ts.partly_read_files:
         shown = ts.partly_read_files[:_SKIPPED_SHOWN]
         more = len(ts.partly_read_files) - len(shown)
-        out.append(f"{len(ts.partly_read_files)} file(s) read in part (a run repeated or several runs in one "
-                   "file; --json lists all):")
+        out.append(
+            f"{len(ts.partly_read_files)} file(s) read in part (a run repeated or several runs in one "
+            "file; --json lists all):"
+        )
         out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
-    out.append("tokens in = input + cache read + cache write; fs/em/hd/rf = failed search / explicit marker / "
-               "hedging / repeated failure signals")
+    out.append(
+        "tokens in = input + cache read + cache write; fs/em/hd/rf = failed search / explicit marker / "
+        "hedging / repeated failure signals"
+    )
     if _any_cost(report):
-        out.append("cost = what the agent reported (Claude stream-json, cost-state records); ? = unknown: Codex "
-                   "reports none, and a session with several segments cannot be split between skills")
+        out.append(
+            "cost = what the agent reported (Claude stream-json, cost-state records); ? = unknown: Codex "
+            "reports none, and a session with several segments cannot be split between skills"
+        )
     else:
-        out.append("cost: unknown — no segment's cost was reported (Codex reports none; a Claude session's cost "
-                   "cannot be split between its segments)")
+        out.append(
+            "cost: unknown — no segment's cost was reported (Codex reports none; a Claude session's cost "
+            "cannot be split between its segments)"
+        )
     g, f = report.thresholds["weighted_gap_rate"], report.thresholds["tool_failure_rate"]
-    out.append(f"health: worse of weighted gap rate (amber ≥ {g['amber']:.0%}, red ≥ {g['red']:.0%}) and tool "
-               f"failure rate (amber ≥ {f['amber']:.0%}, red ≥ {f['red']:.0%}); '?' = under 5 segments, indicative")
+    out.append(
+        f"health: worse of weighted gap rate (amber ≥ {g['amber']:.0%}, red ≥ {g['red']:.0%}) and tool "
+        f"failure rate (amber ≥ {f['amber']:.0%}, red ≥ {f['red']:.0%}); '?' = under 5 segments, indicative"
+    )
     return out

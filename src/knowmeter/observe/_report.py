@@ -144,8 +144,9 @@ class HealthReport(Record):
     skills: list[SkillHealth]
 
 
-def skill_health(t: SkillTotals, tasks: list[TaskGaps], watermark: Watermark,
-                 kb_files: Sequence[KnowledgeFile] | None) -> SkillHealth:
+def skill_health(
+    t: SkillTotals, tasks: list[TaskGaps], watermark: Watermark, kb_files: Sequence[KnowledgeFile] | None
+) -> SkillHealth:
     """One row of the report from a skill's running totals and its segments' gap analyses."""
     gaps = aggregate_gaps(tasks, watermark, variant=t.skill)
     judged = t.calls - t.cancelled - t.unresolved
@@ -153,30 +154,65 @@ def skill_health(t: SkillTotals, tasks: list[TaskGaps], watermark: Watermark,
     cov = coverage(kb_files, t.kb, watermark, variant=t.skill) if kb_files is not None else None
     tier = confidence_tier(t.segments)
     return SkillHealth(
-        skill=t.skill, segments=t.segments, sessions=len(t.sessions), started_by=dict(sorted(t.started_by.items())),
-        first_seen=t.first, last_seen=t.last, tool_calls=t.calls, tool_failures=t.failures, cancelled=t.cancelled,
-        unresolved=t.unresolved, tool_failure_rate=fail_rate, failures_by_kind=dict(sorted(t.failure_kinds.items())),
-        subagents=t.subagents, gaps=gaps, coverage=cov,
+        skill=t.skill,
+        segments=t.segments,
+        sessions=len(t.sessions),
+        started_by=dict(sorted(t.started_by.items())),
+        first_seen=t.first,
+        last_seen=t.last,
+        tool_calls=t.calls,
+        tool_failures=t.failures,
+        cancelled=t.cancelled,
+        unresolved=t.unresolved,
+        tool_failure_rate=fail_rate,
+        failures_by_kind=dict(sorted(t.failure_kinds.items())),
+        subagents=t.subagents,
+        gaps=gaps,
+        coverage=cov,
         tokens=Tokens(**{k: t.usage.get(k, 0) for k in USAGE_KEYS}, segments_without_usage=t.without_usage),
-        cost_usd=t.cost_usd if t.with_cost else None, segments_without_cost=t.segments - t.with_cost,
-        confidence=tier, band=band_of(gaps.weighted_gap_rate, fail_rate), band_indicative=tier == "underpowered",
+        cost_usd=t.cost_usd if t.with_cost else None,
+        segments_without_cost=t.segments - t.with_cost,
+        confidence=tier,
+        band=band_of(gaps.weighted_gap_rate, fail_rate),
+        band_indicative=tier == "underpowered",
     )
 
 
-def build_report(m: Merger, *, paths: Sequence[str], window: dict[str, str | None], skills: Sequence[str] | None,
-                 kb: str | None, kb_files: Sequence[KnowledgeFile] | None) -> HealthReport:
+def build_report(
+    m: Merger,
+    *,
+    paths: Sequence[str],
+    window: dict[str, str | None],
+    skills: Sequence[str] | None,
+    kb: str | None,
+    kb_files: Sequence[KnowledgeFile] | None,
+) -> HealthReport:
     """The report of everything ``m`` merged."""
     wm = m.watermark(paths, skills)
     trace_set = TraceSet(
-        paths=list(paths), files=m.files, bytes=m.bytes, sessions=m.sessions, segments=m.overall.segments,
-        skipped_files=sorted(m.skipped), partly_read_files=sorted(m.notes), skipped_by_mtime=m.mtime_skips,
+        paths=list(paths),
+        files=m.files,
+        bytes=m.bytes,
+        sessions=m.sessions,
+        segments=m.overall.segments,
+        skipped_files=sorted(m.skipped),
+        partly_read_files=sorted(m.notes),
+        skipped_by_mtime=m.mtime_skips,
         undated_sessions=m.undated,
-        window=window, skills=sorted(skills) if skills else None, kb=kb)
+        window=window,
+        skills=sorted(skills) if skills else None,
+        kb=kb,
+    )
     rows = m.rows()
     tasks = [[unpack_gaps(g) for g in t.gaps] for t in rows]
     overall = None
     if m.overall.segments:  # the same segments as the rows (in another order: the overall has no inventory)
         overall = skill_health(m.overall, [g for row in tasks for g in row], wm, kb_files)
         overall = dataclasses.replace(overall, gaps=dataclasses.replace(overall.gaps, signals=()))
-    return HealthReport(watermark=wm, trace_set=trace_set, thresholds=THRESHOLDS, overall=overall,
-                        skills=[skill_health(t, g, wm, kb_files) for t, g in zip(rows, tasks, strict=True)])
+    return HealthReport(
+        watermark=wm,
+        trace_set=trace_set,
+        thresholds=THRESHOLDS,
+        overall=overall,
+        skills=[skill_health(t, g, wm, kb_files) for t, g in zip(rows, tasks, strict=True)],
+    )

@@ -56,12 +56,18 @@ def _chunks(jobs: list[tuple[Path, str]], workers: int) -> Iterator[list[tuple[P
     i = 0
     while i < len(jobs):
         size = max(1, min(16, (len(jobs) - i) // (4 * workers)))
-        yield jobs[i:i + size]
+        yield jobs[i : i + size]
         i += size
 
 
-def _results(jobs: list[tuple[Path, str]], cfg: ScanConfig, workers: int | None,
-             ray_address: str | None = None, *, backend: str = defaults.BACKEND) -> Iterator[SessionResult]:
+def _results(
+    jobs: list[tuple[Path, str]],
+    cfg: ScanConfig,
+    workers: int | None,
+    ray_address: str | None = None,
+    *,
+    backend: str = defaults.BACKEND,
+) -> Iterator[SessionResult]:
     if backend == "ray":
         from knowmeter.cluster import cluster_cpus, connect
         from knowmeter.observe._ray import ray_results
@@ -92,9 +98,16 @@ def _scan_with(cfg: ScanConfig, jobs: list[tuple[Path, str]]) -> list[SessionRes
     return [scan_session(path, key, cfg) for path, key in jobs]
 
 
-def observe(paths: Sequence[Path | str], *, window: TimeWindow | None = None, skills: Iterable[str] | None = None,
-            kb: Path | str | None = None, workers: int | None = None, backend: str = defaults.BACKEND,
-            ray_address: str | None = None) -> HealthReport:
+def observe(
+    paths: Sequence[Path | str],
+    *,
+    window: TimeWindow | None = None,
+    skills: Iterable[str] | None = None,
+    kb: Path | str | None = None,
+    workers: int | None = None,
+    backend: str = defaults.BACKEND,
+    ray_address: str | None = None,
+) -> HealthReport:
     """Skill health over the Claude Code / Codex session traces under ``paths``.
 
     ``window`` keeps the segments that started in it; ``skills`` keeps only those skills (and drops
@@ -106,11 +119,14 @@ def observe(paths: Sequence[Path | str], *, window: TimeWindow | None = None, sk
     without any agent session."""
     roots = [Path(p).expanduser() for p in paths]
     if not roots:
-        raise InputError("observe: no path given; pass a Claude projects folder, session files or a Codex "
-                         "sessions folder")
+        raise InputError(
+            "observe: no path given; pass a Claude projects folder, session files or a Codex sessions folder"
+        )
     if backend not in BACKENDS or (ray_address is not None and backend != "ray"):
-        raise InputError(f"observe: backend {backend!r} with ray address {ray_address!r}: use backend local, or "
-                         "ray (with an optional ray address)")
+        raise InputError(
+            f"observe: backend {backend!r} with ray address {ray_address!r}: use backend local, or "
+            "ray (with an optional ray address)"
+        )
     wanted = frozenset(s.strip() for s in skills if s.strip()) if skills is not None else None
     if wanted is not None and not wanted:
         raise InputError("--skills: no skill name given; pass names separated by commas")
@@ -127,8 +143,14 @@ def observe(paths: Sequence[Path | str], *, window: TimeWindow | None = None, sk
         merger.add(res)
     if merger.files == 0 and merger.mtime_skips == 0:
         first = merger.skipped[0] if merger.skipped else ""
-        raise InputError(f"no agent session traces among {len(jobs)} candidate file(s) under "
-                         f"{', '.join(map(str, roots))} (first: {first})")
-    return merger.report(paths=[str(p) for p in paths], window=cfg.window.to_dict(),
-                         skills=sorted(wanted) if wanted else None, kb=str(kb) if kb is not None else None,
-                         kb_files=kb_files)
+        raise InputError(
+            f"no agent session traces among {len(jobs)} candidate file(s) under "
+            f"{', '.join(map(str, roots))} (first: {first})"
+        )
+    return merger.report(
+        paths=[str(p) for p in paths],
+        window=cfg.window.to_dict(),
+        skills=sorted(wanted) if wanted else None,
+        kb=str(kb) if kb is not None else None,
+        kb_files=kb_files,
+    )

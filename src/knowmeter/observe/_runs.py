@@ -91,7 +91,7 @@ def first_run(path: Path, lines: list[str]) -> tuple[list[str], str | None]:
         return [text for _, text in records], None
     first = starts[0]
     bounds = [0, *(s.index for s in starts[1:]), len(records)]
-    kept = [text for _, text in records[:bounds[1]]]
+    kept = [text for _, text in records[: bounds[1]]]
     seen = {text.strip() for text in kept}
     repeats: list[str] = []
     others: list[str] = []
@@ -115,9 +115,11 @@ def _note(path: Path, first: _Start, repeats: list[str], others: list[str]) -> s
     if repeats:
         said.append(f"repeats itself: line(s) {', '.join(repeats)} are a copy of the run before them, counted once")
     if others:
-        said.append(f"holds {len(others) + 1} runs one after another: only the first "
-                    f"({f'session {first.session}' if first.session else first.kind}) was counted, not line(s) "
-                    f"{', '.join(others)}")
+        said.append(
+            f"holds {len(others) + 1} runs one after another: only the first "
+            f"({f'session {first.session}' if first.session else first.kind}) was counted, not line(s) "
+            f"{', '.join(others)}"
+        )
     fix = "put each run in its own file" if others else "keep one copy of the run in the file"
     return f"{path}: {'; it also '.join(said)} — {fix}"
 

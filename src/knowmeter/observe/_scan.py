@@ -107,17 +107,26 @@ class _Session:
         self.segments_seen += 1
         if not self.wanted(seg):
             return
-        res = SegmentResult(sample_id=f"{self.stem}#{seg.index}", skill=seg.skill or NO_SKILL,
-                            marker=seg.marker, started_at=seg.started_at or self.started_text, usage=seg.usage)
+        res = SegmentResult(
+            sample_id=f"{self.stem}#{seg.index}",
+            skill=seg.skill or NO_SKILL,
+            marker=seg.marker,
+            started_at=seg.started_at or self.started_text,
+            usage=seg.usage,
+        )
         trace = Trace(events=seg.events, source="observe-segment", meta={"cwd": self.cwd} if self.cwd else {})
         self._fold(res, trace, "\n".join(self.given))
         self.results[seg.index] = res
 
     def note_given(self, event: Event) -> None:
         """Remember what the person typed (it is "given", not constructed by the agent)."""
-        if (isinstance(event, MessageEvent) and event.role == "user" and event.agent_id is None
-                and (not event.injected or "<command-args>" in event.text)
-                and self._given_chars < _GIVEN_CAP):
+        if (
+            isinstance(event, MessageEvent)
+            and event.role == "user"
+            and event.agent_id is None
+            and (not event.injected or "<command-args>" in event.text)
+            and self._given_chars < _GIVEN_CAP
+        ):
             self.given.append(event.text[:_GIVEN_CAP])
             self._given_chars += len(event.text)
 
@@ -136,8 +145,13 @@ class _Session:
     def attribute_cost(self, cost: object) -> None:
         """Give the session's reported cost to its segment when the session is that one segment:
         a session's cost cannot be split between skills (it stays unknown for each of them)."""
-        if (isinstance(cost, int | float) and not isinstance(cost, bool) and cost == cost
-                and self.segments_seen == 1 and len(self.results) == 1):
+        if (
+            isinstance(cost, int | float)
+            and not isinstance(cost, bool)
+            and cost == cost
+            and self.segments_seen == 1
+            and len(self.results) == 1
+        ):
             next(iter(self.results.values())).cost_usd = float(cost)
 
     def finished(self) -> list[SegmentResult]:
@@ -234,8 +248,9 @@ def scan_session(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
         # a damaged or hostile file (nesting too deep, a value of the wrong type, NaN where a count
         # belongs): skipped and counted, so one bad file never aborts the folder
         detail = (str(exc).splitlines() or [""])[0][:120]
-        return SessionResult(key, "skipped", error=f"{path}: not a readable agent trace "
-                                                   f"({type(exc).__name__}: {detail}); skipped")
+        return SessionResult(
+            key, "skipped", error=f"{path}: not a readable agent trace ({type(exc).__name__}: {detail}); skipped"
+        )
 
 
 def _scan(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
@@ -258,8 +273,12 @@ def _scan(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
         have = [a for a, _ in map(subagent_of, files) if a]
         for trace in reader.progress_traces(have=have) if session.results else []:
             parent = trace.meta.get("parent_tool_use_id")
-            session.join_subagent(trace, trace.meta.get("agent_id"), links,
-                                  links.task_calls.get(parent) if isinstance(parent, str) else None)
+            session.join_subagent(
+                trace,
+                trace.meta.get("agent_id"),
+                links,
+                links.task_calls.get(parent) if isinstance(parent, str) else None,
+            )
     else:
         note = _scan_loaded(session, fmt)
     size = st.st_size
@@ -274,8 +293,10 @@ def _repeat_note(path: Path, repeated: object) -> str | None:
     """A session file's note when records in it repeat earlier ones (the reader counts each once)."""
     if not isinstance(repeated, int) or repeated <= 0:
         return None
-    return (f"{path}: repeats itself ({repeated} record(s) with the uuid of an earlier one: counted once) — "
-            "if the file was written twice, keep one copy")
+    return (
+        f"{path}: repeats itself ({repeated} record(s) with the uuid of an earlier one: counted once) — "
+        "if the file was written twice, keep one copy"
+    )
 
 
 def _scan_claude(session: _Session) -> tuple[ClaudeSessionReader, Links]:
@@ -314,5 +335,3 @@ def _scan_loaded(session: _Session, fmt: TraceFormat) -> str | None:
         session.take(seg)
     session.attribute_cost(trace.meta.get("cost_usd"))  # Claude stream-json ``total_cost_usd``; Codex: none
     return note
-
-

@@ -61,8 +61,9 @@ def parse_instant(text: str, *, option: str, end_of_day: bool = False) -> dateti
             return d + timedelta(days=1) if end_of_day else d
         when = datetime.fromisoformat(raw)
     except ValueError:
-        raise InputError(f"{option} {text!r}: not an ISO date or datetime; use e.g. 2026-03-14 or "
-                         "2026-03-14T09:30:00Z") from None
+        raise InputError(
+            f"{option} {text!r}: not an ISO date or datetime; use e.g. 2026-03-14 or 2026-03-14T09:30:00Z"
+        ) from None
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
 
 
@@ -77,8 +78,9 @@ def parse_timestamp(text: object) -> datetime | None:
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
 
 
-def make_window(*, last: str | None = None, since: str | None = None, until: str | None = None,
-                now: datetime | None = None) -> TimeWindow:
+def make_window(
+    *, last: str | None = None, since: str | None = None, until: str | None = None, now: datetime | None = None
+) -> TimeWindow:
     """The window the CLI options describe; ``--last`` and ``--since`` are exclusive."""
     if last is not None and since is not None:
         raise InputError("--last and --since both set the window's start; give only one of them")
@@ -87,6 +89,7 @@ def make_window(*, last: str | None = None, since: str | None = None, until: str
         start = (now or datetime.now(UTC)) - parse_duration(last)
     end = parse_instant(until, option="--until", end_of_day=True) if until is not None else None
     if start is not None and end is not None and start >= end:
-        raise InputError(f"the window is empty: --since/--last {_iso(start)} is not before --until {_iso(end)}; "
-                         "widen it")
+        raise InputError(
+            f"the window is empty: --since/--last {_iso(start)} is not before --until {_iso(end)}; widen it"
+        )
     return TimeWindow(start, end)

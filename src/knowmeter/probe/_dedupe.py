@@ -9,8 +9,10 @@ from collections.abc import Iterable
 #: two questions whose content words overlap at least this much (Jaccard) are duplicates
 SIMILARITY_THRESHOLD = 0.8
 _WORD = re.compile(r"\w+")
-_STOP = frozenset("""a an and are as at be by can do does for from how i in is it of on or our should the this to
-we what when where which who why with you your about does did there their my me say says said know tell""".split())
+_STOP = frozenset(
+    """a an and are as at be by can do does for from how i in is it of on or our should the this to
+we what when where which who why with you your about does did there their my me say says said know tell""".split()
+)
 
 
 def normalise(text: str) -> str:

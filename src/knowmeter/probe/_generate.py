@@ -35,10 +35,18 @@ class ProbeResult:
         kinds: dict[str, int] = {}
         for e in s.elements:
             kinds[e.kind] = kinds.get(e.kind, 0) + 1
-        label = "non-LLM generator (headings → questions)" if not self.provenance.llm else \
-            f"model generator {self.provenance.generator}"
-        cost = "n/a (no model)" if not self.provenance.llm else \
-            "unknown (not reported)" if self.cost_usd is None else f"${self.cost_usd:.4f}"
+        label = (
+            "non-LLM generator (headings → questions)"
+            if not self.provenance.llm
+            else f"model generator {self.provenance.generator}"
+        )
+        cost = (
+            "n/a (no model)"
+            if not self.provenance.llm
+            else "unknown (not reported)"
+            if self.cost_usd is None
+            else f"${self.cost_usd:.4f}"
+        )
         return [
             f"knowledge base {', '.join(s.roots)} · {len(s.files)} files · "
             + ", ".join(f"{n} {k}{'s' if n != 1 else ''}" for k, n in sorted(kinds.items()))
@@ -58,28 +66,39 @@ def write_probe_set(result: ProbeResult, path: str | Path, *, overwrite: bool = 
     from knowmeter.analysis import write_drafts_yaml
 
     s, p = result.structure, result.provenance
-    header = (f"Probe sample set (knowmeter probe, gap-signal spec §9): competency questions from the structure of "
-              f"{', '.join(s.roots)} (kb {s.sha256[:8]}), generator {p.generator}, prompt {p.prompt_version} "
-              f"{p.prompt_hash[:8]}.\nIts gap rate is the boundary the knowledge base's own structure exposes; show it "
-              "beside your own samples' gap rate, never merged.")
+    header = (
+        f"Probe sample set (knowmeter probe, gap-signal spec §9): competency questions from the structure of "
+        f"{', '.join(s.roots)} (kb {s.sha256[:8]}), generator {p.generator}, prompt {p.prompt_version} "
+        f"{p.prompt_hash[:8]}.\nIts gap rate is the boundary the knowledge base's own structure exposes; show it "
+        "beside your own samples' gap rate, never merged."
+    )
     return write_drafts_yaml(list(result.draft.samples), path, overwrite=overwrite, header=header)
 
 
-def headings_probe(kb_dirs: list[Path], *, count: int = defaults.PROBE_COUNT,
-                   existing: tuple[Sample, ...] = ()) -> ProbeResult:
+def headings_probe(
+    kb_dirs: list[Path], *, count: int = defaults.PROBE_COUNT, existing: tuple[Sample, ...] = ()
+) -> ProbeResult:
     """The deterministic, non-LLM probe: headings, principles, skills → questions."""
     structure = read_structure(kb_dirs)
     questions = headings_questions(structure)
-    provenance = Provenance(HEADINGS_GENERATOR, None, HEADINGS_VERSION, headings_prompt_hash(), structure.sha256,
-                            llm=False)
-    draft = to_samples(questions, structure, provenance, existing={s.sample_id: s.prompt for s in existing},
-                       count=count)
+    provenance = Provenance(
+        HEADINGS_GENERATOR, None, HEADINGS_VERSION, headings_prompt_hash(), structure.sha256, llm=False
+    )
+    draft = to_samples(
+        questions, structure, provenance, existing={s.sample_id: s.prompt for s in existing}, count=count
+    )
     return ProbeResult(structure, provenance, draft, proposed=len(questions))
 
 
-async def model_probe(kb_dirs: list[Path], generator: str, *, count: int = defaults.PROBE_COUNT,
-                      existing: tuple[Sample, ...] = (), include_text: bool = False,
-                      budget_usd: float | None = None) -> ProbeResult:
+async def model_probe(
+    kb_dirs: list[Path],
+    generator: str,
+    *,
+    count: int = defaults.PROBE_COUNT,
+    existing: tuple[Sample, ...] = (),
+    include_text: bool = False,
+    budget_usd: float | None = None,
+) -> ProbeResult:
     """The model probe: ``generator`` is ``executor:model``; every call is charged to a budget of
     ``budget_usd`` (None: no limit). Raises ``GeneratorReplyError`` when the reply is not usable
     JSON after one retry, or the call failed twice (e.g. it did not fit the budget)."""
@@ -91,11 +110,21 @@ async def model_probe(kb_dirs: list[Path], generator: str, *, count: int = defau
     structure = read_structure(kb_dirs)
     executor, model = executor_for(generator, f"--generator {generator!r}")
     metered = MeteredExecutor(executor, Budget(total_usd=budget_usd, expected=frozenset({"probe"})), "probe")
-    gen = await model_questions(structure, metered, model=model, count=count,
-                                existing=[s.prompt for s in existing], include_text=include_text)
+    gen = await model_questions(
+        structure, metered, model=model, count=count, existing=[s.prompt for s in existing], include_text=include_text
+    )
     provenance = Provenance(generator, model, PROMPT_VERSION, prompt_hash(), structure.sha256, llm=not executor.non_llm)
-    draft = to_samples(gen.questions, structure, provenance, existing={s.sample_id: s.prompt for s in existing},
-                       count=count)
-    return ProbeResult(structure, provenance, draft, proposed=len(gen.questions) + gen.out_of_scope + gen.malformed,
-                       out_of_scope=gen.out_of_scope, malformed=gen.malformed,
-                       unbacked_assertions=gen.unbacked_assertions, calls=gen.calls, cost_usd=gen.cost_usd)
+    draft = to_samples(
+        gen.questions, structure, provenance, existing={s.sample_id: s.prompt for s in existing}, count=count
+    )
+    return ProbeResult(
+        structure,
+        provenance,
+        draft,
+        proposed=len(gen.questions) + gen.out_of_scope + gen.malformed,
+        out_of_scope=gen.out_of_scope,
+        malformed=gen.malformed,
+        unbacked_assertions=gen.unbacked_assertions,
+        calls=gen.calls,
+        cost_usd=gen.cost_usd,
+    )

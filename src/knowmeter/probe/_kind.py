@@ -32,5 +32,10 @@ def sample_set_info(samples: Iterable[Sample]) -> dict[str, Any]:
                 if isinstance(meta.get(key), str):
                     into.add(meta[key])
     kind: SampleSetKind = "human" if probes == 0 else "probe" if probes == total else "mixed"
-    return {"kind": kind, "probe_samples": probes, "generators": sorted(generators),
-            "prompt_hashes": sorted(prompt_hashes), "kb_sha256": sorted(kb)}
+    return {
+        "kind": kind,
+        "probe_samples": probes,
+        "generators": sorted(generators),
+        "prompt_hashes": sorted(prompt_hashes),
+        "kb_sha256": sorted(kb),
+    }

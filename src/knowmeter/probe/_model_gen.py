@@ -64,24 +64,42 @@ def _check(raw: dict[str, Any], structure: KbStructure) -> tuple[Question | str,
     where = kb_file or structure.file(element.file)
     raw_terms = raw.get("terms")
     for term in raw_terms if isinstance(raw_terms, list) else []:
-        if isinstance(term, str) and term.strip() and where is not None and term.strip().casefold() in \
-                where.text.casefold():
+        if (
+            isinstance(term, str)
+            and term.strip()
+            and where is not None
+            and term.strip().casefold() in where.text.casefold()
+        ):
             terms.append(term.strip())
         else:
             unbacked += 1
-    return Question(" ".join(text.split()), element, kb_file.key if kb_file else None,
-                    tuple(dict.fromkeys(terms))), unbacked
+    return Question(
+        " ".join(text.split()), element, kb_file.key if kb_file else None, tuple(dict.fromkeys(terms))
+    ), unbacked
 
 
-async def model_questions(structure: KbStructure, executor: Executor, *, model: str | None, count: int,
-                          existing: list[str], include_text: bool) -> ModelGeneration:
+async def model_questions(
+    structure: KbStructure,
+    executor: Executor,
+    *,
+    model: str | None,
+    count: int,
+    existing: list[str],
+    include_text: bool,
+) -> ModelGeneration:
     """Ask ``executor`` for up to ``count`` questions; a failed call or a reply that is not
     usable JSON is asked once more (with the problem named), then ``GeneratorReplyError``."""
-    asked = await ask_json(executor, model, system=None,
-                           prompt=render_prompt(structure, count=count, existing=existing, include_text=include_text),
-                           parse=_questions_of, site=CallSite("probe", "probe"), purpose="generate",
-                           reask=lambda prompt, problem: prompt + RETRY_NOTE.format(problem=problem),
-                           what="generator")
+    asked = await ask_json(
+        executor,
+        model,
+        system=None,
+        prompt=render_prompt(structure, count=count, existing=existing, include_text=include_text),
+        parse=_questions_of,
+        site=CallSite("probe", "probe"),
+        purpose="generate",
+        reask=lambda prompt, problem: prompt + RETRY_NOTE.format(problem=problem),
+        what="generator",
+    )
     if asked.value is None:
         raise GeneratorReplyError(f"{asked.error}; {asked.attempts} call(s) made")
     kept: list[Question] = []
@@ -94,5 +112,6 @@ async def model_questions(structure: KbStructure, executor: Executor, *, model: 
             kept.append(q)
         else:
             dropped[q] += 1
-    return ModelGeneration(tuple(kept), dropped["out_of_scope"], dropped["malformed"], unbacked, asked.attempts,
-                           asked.cost_usd)
+    return ModelGeneration(
+        tuple(kept), dropped["out_of_scope"], dropped["malformed"], unbacked, asked.attempts, asked.cost_usd
+    )

@@ -58,8 +58,9 @@ def structure_payload(structure: KbStructure, *, include_text: bool) -> str:
     for f in structure.files:
         entry: dict[str, object] = {
             "file": f.key,
-            "elements": [{k: v for k, v in e.to_dict().items() if k != "file"}
-                         for e in structure.elements if e.file == f.key],
+            "elements": [
+                {k: v for k, v in e.to_dict().items() if k != "file"} for e in structure.elements if e.file == f.key
+            ],
         }
         if include_text:
             entry["text"] = f.text[:TEXT_LIMIT]
@@ -70,5 +71,6 @@ def structure_payload(structure: KbStructure, *, include_text: bool) -> str:
 def render_prompt(structure: KbStructure, *, count: int, existing: list[str], include_text: bool) -> str:
     """The generator prompt for ``structure`` (existing questions listed so the model avoids them)."""
     shown = "\n".join(f"- {q}" for q in existing[:200]) or "(none)"
-    return TEMPLATE.format(count=count, structure=structure_payload(structure, include_text=include_text),
-                           existing=shown)
+    return TEMPLATE.format(
+        count=count, structure=structure_payload(structure, include_text=include_text), existing=shown
+    )

@@ -17,7 +17,7 @@ _TEMPLATES = {
     "heading": "What should I know about {text}?",
     "subheading": "What should I know about {text} (in {title})?",
     "file": "What should I know about {text}?",
-    "principle": "What should I know about this rule: \"{text}\"?",
+    "principle": 'What should I know about this rule: "{text}"?',
     "skill": "What should I know about the {name} skill?",
 }
 _BACKTICKED = re.compile(r"`([^`\n]{2,60})`")
@@ -59,8 +59,11 @@ def headings_questions(structure: KbStructure) -> list[Question]:
             if e.level == 1:
                 title[e.file] = text
             context = title.get(e.file)
-            shown = _TEMPLATES["subheading"].format(text=text, title=context) if context and context != text \
+            shown = (
+                _TEMPLATES["subheading"].format(text=text, title=context)
+                if context and context != text
                 else _TEMPLATES["heading"].format(text=text)
+            )
             out.append(Question(shown, e, e.file, terms))
         elif e.kind == "file" and e.file not in with_headings and PurePosixPath(e.file).name != "SKILL.md":
             topic = _topic(e.file)

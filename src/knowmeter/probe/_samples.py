@@ -13,9 +13,11 @@ from knowmeter.probe._kind import PROBE_PROVENANCE
 from knowmeter.probe._questions import Question
 from knowmeter.probe._structure import KbStructure
 
-RUBRIC = ("Competency question generated from the knowledge base's structure ({kind} {where}); it has no "
-          "ground-truth answer. A good answer is grounded in the knowledge base and says so plainly when the "
-          "knowledge base does not cover it.")
+RUBRIC = (
+    "Competency question generated from the knowledge base's structure ({kind} {where}); it has no "
+    "ground-truth answer. A good answer is grounded in the knowledge base and says so plainly when the "
+    "knowledge base does not cover it."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +58,14 @@ def _assertions(q: Question, structure: KbStructure) -> list[dict[str, Any]]:
     return out
 
 
-def to_samples(questions: Iterable[Question], structure: KbStructure, provenance: Provenance, *,
-               existing: dict[str, str], count: int) -> SampleDraft:
+def to_samples(
+    questions: Iterable[Question],
+    structure: KbStructure,
+    provenance: Provenance,
+    *,
+    existing: dict[str, str],
+    count: int,
+) -> SampleDraft:
     """At most ``count`` samples from ``questions`` in order, skipping any that duplicates an
     earlier one or one of ``existing`` (sample id → prompt)."""
     kept: list[dict[str, Any]] = []
@@ -87,9 +95,15 @@ def to_samples(questions: Iterable[Question], structure: KbStructure, provenance
             "prompt": q.text,
             "rubric": RUBRIC.format(kind=q.element.kind, where=f"{q.element.text!r} in {q.element.file}"),
             "provenance": PROBE_PROVENANCE,
-            "probe": {"generator": provenance.generator, "llm": provenance.llm, "model": provenance.model,
-                      "prompt_version": provenance.prompt_version, "prompt_hash": provenance.prompt_hash,
-                      "kb_sha256": provenance.kb_sha256, "element": element},
+            "probe": {
+                "generator": provenance.generator,
+                "llm": provenance.llm,
+                "model": provenance.model,
+                "prompt_version": provenance.prompt_version,
+                "prompt_hash": provenance.prompt_hash,
+                "kb_sha256": provenance.kb_sha256,
+                "element": element,
+            },
         }
         assertions = _assertions(q, structure)
         if assertions:

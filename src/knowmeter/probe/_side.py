@@ -24,7 +24,8 @@ from knowmeter.watermark import WATERMARK_WARNING
 SIDE_BY_SIDE_WARNING = (
     "The human-sample gap rate is the boundary your own samples touched; the probe gap rate is the boundary the "
     "knowledge base's own structure exposes. They are measured on different sample sets: never add, average or "
-    "rank them as one number. " + WATERMARK_WARNING)
+    "rank them as one number. " + WATERMARK_WARNING
+)
 
 
 def _kind(report: Report) -> Literal["human", "probe", "mixed"]:
@@ -35,8 +36,14 @@ def _side(report: Report, variant: str) -> ProbeSide | None:
     gaps = next((g for g in (report.gaps.variants if report.gaps else []) if g.variant == variant), None)
     if gaps is None:
         return None
-    return ProbeSide(run_id=report.run.id, created_at=report.run.created_at, gap_rate=gaps.gap_rate,
-                     samples_with_gap=gaps.samples_with_gap, executed=gaps.executed, watermark=report.run.watermark)
+    return ProbeSide(
+        run_id=report.run.id,
+        created_at=report.run.created_at,
+        gap_rate=gaps.gap_rate,
+        samples_with_gap=gaps.samples_with_gap,
+        executed=gaps.executed,
+        watermark=report.run.watermark,
+    )
 
 
 def _reached(report: Report, variant: str) -> tuple[set[str], set[str]] | None:
@@ -47,13 +54,16 @@ def _reached(report: Report, variant: str) -> tuple[set[str], set[str]] | None:
     return {f.path for f in cov.files}, {f.path for f in cov.files if f.accessed}
 
 
-def _counterpart(store: Path, report: Report, variant: VariantOperations, kind: str,
-                 before: str | None) -> Report | None:
+def _counterpart(
+    store: Path, report: Report, variant: VariantOperations, kind: str, before: str | None
+) -> Report | None:
     """The report of the latest complete, unsharded run of ``kind`` with this variant (same name
     and artifact hash), created no later than ``before`` (None: any time)."""
-    sql = ("SELECT r.dir FROM runs r JOIN run_variants v ON v.run_id = r.id WHERE r.status = 'complete' "
-           "AND r.shard IS NULL AND v.variant = ? AND v.artifact_hash IS ? AND r.id != ? "
-           "AND COALESCE(r.sample_set_kind, 'human') = ?")
+    sql = (
+        "SELECT r.dir FROM runs r JOIN run_variants v ON v.run_id = r.id WHERE r.status = 'complete' "
+        "AND r.shard IS NULL AND v.variant = ? AND v.artifact_hash IS ? AND r.id != ? "
+        "AND COALESCE(r.sample_set_kind, 'human') = ?"
+    )
     args: list[Any] = [variant.name, variant.artifact_hash, report.run.id, kind]
     if before is not None:
         sql += " AND r.created_at <= ?"
@@ -79,9 +89,12 @@ def probe_comparison(report: Report, store: Path | None, *, latest: bool = False
     kind = _kind(report)
     if kind == "mixed":
         return ProbeComparison(
-            kind=kind, variants=[], warning=SIDE_BY_SIDE_WARNING,
+            kind=kind,
+            variants=[],
+            warning=SIDE_BY_SIDE_WARNING,
             note="this sample set mixes probe questions with human-written samples: its gap rate blends both "
-                 "boundaries; keep probe questions in their own file (knowmeter probe --out)")
+            "boundaries; keep probe questions in their own file (knowmeter probe --out)",
+        )
     other_kind = "human" if kind == "probe" else "probe"
     before = None if latest else report.run.created_at
     rows = []

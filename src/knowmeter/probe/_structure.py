@@ -78,8 +78,11 @@ def _walk(directory: Path) -> list[Path]:
     out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(directory):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in defaults.IGNORED_DIRS)
-        out.extend(Path(dirpath, f) for f in sorted(filenames)
-                   if not f.startswith(".") and Path(f).suffix.lower() in TEXT_SUFFIXES)
+        out.extend(
+            Path(dirpath, f)
+            for f in sorted(filenames)
+            if not f.startswith(".") and Path(f).suffix.lower() in TEXT_SUFFIXES
+        )
     return out
 
 
@@ -149,15 +152,19 @@ def read_structure(dirs: list[Path], *, base: Path | None = None) -> KbStructure
             try:
                 text = p.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
-                raise InputError(f"{p}: cannot read it as UTF-8 text ({exc}); remove it from the knowledge "
-                                 "base folder or fix its encoding") from None
+                raise InputError(
+                    f"{p}: cannot read it as UTF-8 text ({exc}); remove it from the knowledge "
+                    "base folder or fix its encoding"
+                ) from None
             inner = p.name if d.is_file() else p.relative_to(d).as_posix()
             here = d.resolve() == base.resolve()
             agent_path = inner if here or d.is_file() else f"{d.resolve().name}/{inner}"
             files.append(KbFile(key, agent_path, text))
     if not files:
-        raise InputError(f"{', '.join(map(str, dirs))}: no knowledge files (.md, .markdown, .txt, .rst) found; "
-                         "pass --kb DIR pointing at your knowledge base")
+        raise InputError(
+            f"{', '.join(map(str, dirs))}: no knowledge files (.md, .markdown, .txt, .rst) found; "
+            "pass --kb DIR pointing at your knowledge base"
+        )
     elements: list[KbElement] = []
 
     def add(kind: ElementKind, file: str, text: str, level: int | None = None) -> None:
@@ -169,7 +176,7 @@ def read_structure(dirs: list[Path], *, base: Path | None = None) -> KbStructure
         if name == "SKILL.md" and (desc := _skill(f.text)):
             add("skill", f.key, desc)
         fm = _FRONTMATTER.match(f.text)
-        body = f.text[fm.end():] if fm else f.text  # a YAML comment in the frontmatter is no heading
+        body = f.text[fm.end() :] if fm else f.text  # a YAML comment in the frontmatter is no heading
         for level, heading in _headings(body):
             add("heading", f.key, heading, level)
         if name in PRINCIPLE_FILES:

@@ -46,8 +46,17 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
     records = _Records(tasks)
     names = [v["name"] for v in run["variants"]]
     summaries = summarize_operations(records, names)
-    variants = [{"name": v["name"], "role": v["role"], "expression": v["expression"], "kind": v["kind"],
-                 "artifact_hash": v["hash"], **summaries.get(v["name"], {})} for v in run["variants"]]
+    variants = [
+        {
+            "name": v["name"],
+            "role": v["role"],
+            "expression": v["expression"],
+            "kind": v["kind"],
+            "artifact_hash": v["hash"],
+            **summaries.get(v["name"], {}),
+        }
+        for v in run["variants"]
+    ]
     executor = dict(run["executor"])
     executor["label"] = executor_label(executor)
     fields: dict[str, Any] = {
@@ -82,13 +91,16 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
         try:
             fields.update(section(run, records))
         except RecordError as exc:
-            raise InputError(f"{run_dir.results_file}: {exc}; the results file was edited or damaged: "
-                             f"restore it or run knowmeter eval again") from None
+            raise InputError(
+                f"{run_dir.results_file}: {exc}; the results file was edited or damaged: "
+                f"restore it or run knowmeter eval again"
+            ) from None
     try:
         report = Report.model_validate(fields)
     except ValidationError as exc:  # a stored value the checks on read let through (a field added later)
-        raise InputError(f"{run_dir.path}: {first_error(exc)}; run.json or results.jsonl was edited or damaged") \
-            from None
+        raise InputError(
+            f"{run_dir.path}: {first_error(exc)}; run.json or results.jsonl was edited or damaged"
+        ) from None
     report.tasks = tasks  # each record was checked against TaskRecord as StoredTasks read the file
     return report
 
@@ -122,8 +134,11 @@ def partial_info(run: dict[str, Any], done: int, with_results: set[str], run_id:
         reason = f"the run did not finish (killed, or still running): knowmeter eval --resume {run_id}"
     else:
         reason = f"the run ended {status}: knowmeter eval --resume {run_id} runs the missing tasks"
-    return {"reason": reason, "tasks_missing": max(missing, 0),
-            "variants_without_results": [v["name"] for v in run["variants"] if v["name"] not in with_results]}
+    return {
+        "reason": reason,
+        "tasks_missing": max(missing, 0),
+        "variants_without_results": [v["name"] for v in run["variants"] if v["name"] not in with_results],
+    }
 
 
 def executor_label(executor: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 from knowmeter.compare import Analysis, CompareConfig, Observation, analyze
 from knowmeter.gold import StoredGold, gold_evidence
+from knowmeter.report._build import SectionBuilder
 from knowmeter.report._model import Statistics
 
 
@@ -25,33 +26,49 @@ def observations(records: Iterable[dict[str, Any]]) -> list[Observation]:
     for rec in records:
         grade = rec.get("grade") or {}
         layers = grade.get("layers") or {}
-        out.append(Observation(
-            sample_id=sys.intern(rec["sample_id"]),
-            repeat=rec["repeat"],
-            variant=sys.intern(rec["variant"]),
-            ok=not (rec.get("exec") or {}).get("error") and rec.get("grade") is not None,
-            scores=one({"composite": grade.get("composite"), "fact": layers.get("fact"),
-                        "behavior": layers.get("behavior"), "judge": layers.get("judge")}),
-            passed=grade.get("passed"),
-            judge_scores=one({j["judge"]: j.get("mean") for j in grade.get("judges") or []}),
-            layers_used=tuple(grade.get("layers_used") or ()),
-        ))
+        out.append(
+            Observation(
+                sample_id=sys.intern(rec["sample_id"]),
+                repeat=rec["repeat"],
+                variant=sys.intern(rec["variant"]),
+                ok=not (rec.get("exec") or {}).get("error") and rec.get("grade") is not None,
+                scores=one(
+                    {
+                        "composite": grade.get("composite"),
+                        "fact": layers.get("fact"),
+                        "behavior": layers.get("behavior"),
+                        "judge": layers.get("judge"),
+                    }
+                ),
+                passed=grade.get("passed"),
+                judge_scores=one({j["judge"]: j.get("mean") for j in grade.get("judges") or []}),
+                layers_used=tuple(grade.get("layers_used") or ()),
+            )
+        )
     return out
 
 
 def compare_config(run: dict[str, Any], overrides: dict[str, Any] | None = None) -> CompareConfig:
     """The comparison settings a run was made with, plus ``knowmeter report`` overrides."""
     cfg = run["config"]
-    values: dict[str, Any] = {"threshold": cfg["layer_gate"], "min_effect": cfg["min_effect"],
-                              "bootstrap_samples": cfg["bootstrap_samples"], "seed": cfg["seed"]}
+    values: dict[str, Any] = {
+        "threshold": cfg["layer_gate"],
+        "min_effect": cfg["min_effect"],
+        "bootstrap_samples": cfg["bootstrap_samples"],
+        "seed": cfg["seed"],
+    }
     # runs recorded before these settings existed use the comparison defaults
     values.update({k: cfg[k] for k in ("max_mde", "min_pairs", "stability_limit") if cfg.get(k) is not None})
     values.update({k: v for k, v in (overrides or {}).items() if v is not None})
     return CompareConfig(**values)
 
 
-def run_analysis(run: dict[str, Any], records: Iterable[dict[str, Any]],
-                 overrides: dict[str, Any] | None = None, gold: StoredGold | None = None) -> Analysis:
+def run_analysis(
+    run: dict[str, Any],
+    records: Iterable[dict[str, Any]],
+    overrides: dict[str, Any] | None = None,
+    gold: StoredGold | None = None,
+) -> Analysis:
     """The comparison of a stored run; ``gold`` (the run's ``gold.json``) feeds the human-aligned audit."""
     control = next((v["name"] for v in run["variants"] if v["role"] == "control"), None)
     names = [v["name"] for v in run["variants"]]
@@ -63,20 +80,28 @@ def run_analysis(run: dict[str, Any], records: Iterable[dict[str, Any]],
     if control not in with_results:
         control, treatments = None, []
     treatments = [t for t in treatments if t in with_results]
-    return analyze(observations(records), control=control, treatments=treatments,
-                   config=compare_config(run, overrides), gold=gold_evidence(gold, records))
+    return analyze(
+        observations(records),
+        control=control,
+        treatments=treatments,
+        config=compare_config(run, overrides),
+        gold=gold_evidence(gold, records),
+    )
 
 
-def comparison_section(overrides: dict[str, Any] | None = None,  # type: ignore[no-untyped-def]
-                       gold: StoredGold | None = None):
+def comparison_section(overrides: dict[str, Any] | None = None, gold: StoredGold | None = None) -> SectionBuilder:
     """A ``SectionBuilder`` adding ``statistics``, ``comparisons``, ``verdict`` and ``audit``
     (its human-aligned badge from ``gold``, the run's stored gold comparison)."""
 
     def build(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> dict[str, Any]:
         analysis = run_analysis(run, records, overrides, gold)
         return {
-            "statistics": Statistics(config=analysis.config, control=analysis.control,
-                                     treatments=analysis.treatments, variants=analysis.summaries),
+            "statistics": Statistics(
+                config=analysis.config,
+                control=analysis.control,
+                treatments=analysis.treatments,
+                variants=analysis.summaries,
+            ),
             "comparisons": analysis.comparisons,
             "verdict": analysis.verdict,
             "audit": analysis.audit,

@@ -71,10 +71,13 @@ def gaps_section(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> dict
             artifact_in_context=bool(mine.tasks) and mine.all_in_context,
         )
         gap_rows.append(aggregate_gaps(mine.gaps, watermark, variant=v["name"]))
-        coverage_rows.append(coverage(files, mine.accesses, watermark, variant=v["name"],
-                                      injected=mine.memory or set()))
-    return {"gaps": GapsSection(watermark=watermark, variants=gap_rows),
-            "coverage": CoverageSection(watermark=watermark, variants=coverage_rows)}
+        coverage_rows.append(
+            coverage(files, mine.accesses, watermark, variant=v["name"], injected=mine.memory or set())
+        )
+    return {
+        "gaps": GapsSection(watermark=watermark, variants=gap_rows),
+        "coverage": CoverageSection(watermark=watermark, variants=coverage_rows),
+    }
 
 
 def _trace_meta(record: dict[str, Any]) -> dict[str, Any]:

@@ -28,14 +28,22 @@ def index_rows(report: Report, run_path: Path) -> tuple[dict[str, Any], list[dic
     gaps = {g.variant: g for g in report.gaps.variants} if report.gaps else {}
     cov = {c.variant: c for c in report.coverage.variants} if report.coverage else {}
     row = {
-        "id": run.id, "created_at": run.created_at, "finished_at": run.finished_at, "status": run.status,
-        "dir": str(run_path.resolve()), "git_commit": run.git.commit,
+        "id": run.id,
+        "created_at": run.created_at,
+        "finished_at": run.finished_at,
+        "status": run.status,
+        "dir": str(run_path.resolve()),
+        "git_commit": run.git.commit,
         "git_dirty": None if run.git.dirty is None else int(run.git.dirty),
-        "executor": run.executor.name, "model": run.executor.model,
-        "sample_set_id": wm.id, "sample_set_sha": wm.sha256, "sample_count": wm.count,
+        "executor": run.executor.name,
+        "model": run.executor.model,
+        "sample_set_id": wm.id,
+        "sample_set_sha": wm.sha256,
+        "sample_count": wm.count,
         "verdict": str(report.verdict.level) if report.verdict else None,
         "outcome": report.decision.outcome if report.decision else None,
-        "tasks_total": run.tasks_total, "tasks_done": run.tasks_done,
+        "tasks_total": run.tasks_total,
+        "tasks_done": run.tasks_done,
         "cost_known_usd": sum(cost_known) if cost_known else None,
         "cost_unknown_tasks": sum(v.cost.tasks_with_unknown_cost for v in report.variants),
         "shard": f"{run.shard.index}/{run.shard.count}" if run.shard else None,
@@ -45,14 +53,23 @@ def index_rows(report: Report, run_path: Path) -> tuple[dict[str, Any], list[dic
     variant_rows = []
     for v in report.variants:
         g, c = gaps.get(v.name), cov.get(v.name)
-        variant_rows.append({
-            "run_id": run.id, "variant": v.name, "role": v.role, "artifact_hash": v.artifact_hash,
-            "composite": v.layer_means.get("composite"), "layer_set": composite_layer_set(v),
-            "coverage": c.rate if c else None, "gap_rate": g.gap_rate if g else None,
-            "weighted_gap_rate": g.weighted_gap_rate if g else None,
-            "tasks": v.tasks, "errors": v.errors, "cost_known_usd": v.cost.known_usd,
-            "cost_unknown_tasks": v.cost.tasks_with_unknown_cost,
-        })
+        variant_rows.append(
+            {
+                "run_id": run.id,
+                "variant": v.name,
+                "role": v.role,
+                "artifact_hash": v.artifact_hash,
+                "composite": v.layer_means.get("composite"),
+                "layer_set": composite_layer_set(v),
+                "coverage": c.rate if c else None,
+                "gap_rate": g.gap_rate if g else None,
+                "weighted_gap_rate": g.weighted_gap_rate if g else None,
+                "tasks": v.tasks,
+                "errors": v.errors,
+                "cost_known_usd": v.cost.known_usd,
+                "cost_unknown_tasks": v.cost.tasks_with_unknown_cost,
+            }
+        )
     return row, variant_rows
 
 

@@ -30,8 +30,9 @@ def _case(suite: ET.Element, task: TaskView, repeats: bool) -> str:
     failed = task.failed_assertions
     if failed:
         lines = [f"{a.get('type', '?')} [{a.get('layer', '?')}]: {a.get('message', '')}" for a in failed]
-        ET.SubElement(case, "failure", message=_x(f"{len(failed)} assertion(s) failed: {lines[0]}"[:500]),
-                      type="assertion").text = _x("\n".join(lines))
+        ET.SubElement(
+            case, "failure", message=_x(f"{len(failed)} assertion(s) failed: {lines[0]}"[:500]), type="assertion"
+        ).text = _x("\n".join(lines))
         return "failure"
     if task.passed is None:
         ET.SubElement(case, "skipped", message="no assertion could be decided")
@@ -56,15 +57,23 @@ def junit_xml(report: Report) -> str:
         suite.set("skipped", str(counts["skipped"]))
     outcome = view.outcome
     suite = ET.SubElement(root, "testsuite", name="knowmeter.outcome", tests="1", errors="0", skipped="0")
-    case = ET.SubElement(suite, "testcase", classname="knowmeter.outcome",
-                         name=_x(f"outcome {outcome.outcome if outcome else 'unknown'}"))
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname="knowmeter.outcome",
+        name=_x(f"outcome {outcome.outcome if outcome else 'unknown'}"),
+    )
     passed = outcome is not None and outcome.exit_code == 0
     suite.set("failures", "0" if passed else "1")
     if not passed:
-        text = "\n".join([outcome.headline, outcome.recommendation, *(m for _, m in outcome.blockers)]) \
-            if outcome else "the report has no decision"
-        ET.SubElement(case, "failure", message=_x(outcome.headline[:500] if outcome else "no decision"),
-                      type="outcome").text = _x(text)
+        text = (
+            "\n".join([outcome.headline, outcome.recommendation, *(m for _, m in outcome.blockers)])
+            if outcome
+            else "the report has no decision"
+        )
+        ET.SubElement(
+            case, "failure", message=_x(outcome.headline[:500] if outcome else "no decision"), type="outcome"
+        ).text = _x(text)
     for attr in ("tests", "failures", "errors", "skipped"):
         root.set(attr, str(sum(int(s.get(attr, "0")) for s in root)))
     ET.indent(root)

@@ -9,8 +9,18 @@ from typing import Any
 from knowmeter.report._model import Report
 from knowmeter.report._view import ReportView
 
-_ESCAPES = (("\\", "\\\\"), ("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|"), ("`", "\\`"),
-            ("*", "\\*"), ("_", "\\_"), ("[", "\\["), ("]", "\\]"))
+_ESCAPES = (
+    ("\\", "\\\\"),
+    ("&", "&amp;"),
+    ("<", "&lt;"),
+    (">", "&gt;"),
+    ("|", "\\|"),
+    ("`", "\\`"),
+    ("*", "\\*"),
+    ("_", "\\_"),
+    ("[", "\\["),
+    ("]", "\\]"),
+)
 
 
 def md(value: Any) -> str:
@@ -41,31 +51,49 @@ def markdown_summary(report: Report) -> str:
     else:
         out += ["## knowmeter: no verdict", ""]
     wm = view.watermark
-    out += [f"run `{md(view.run_id)}` · {md(view.executor_label)} · {view.tasks_done}/{view.tasks_total} tasks · "
-            f"sample set {md(', '.join(wm.paths))} ({wm.count} samples, {md(wm.short)})", ""]
+    out += [
+        f"run `{md(view.run_id)}` · {md(view.executor_label)} · {view.tasks_done}/{view.tasks_total} tasks · "
+        f"sample set {md(', '.join(wm.paths))} ({wm.count} samples, {md(wm.short)})",
+        "",
+    ]
     if view.shard_note:
         out += [f"⚠ {md(view.shard_note)}", ""]
-    out += ["| variant | role | composite | pass rate | errors | cost known | cost unknown |",
-            "|---|---|---|---|---|---|---|"]
+    out += [
+        "| variant | role | composite | pass rate | errors | cost known | cost unknown |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for v in view.variants:
         cost = "unknown" if v.cost_known_usd is None else f"${v.cost_known_usd:.4f}"
-        out.append(f"| {md(v.name)} | {md(v.role)} | {_num(v.layer_means.get('composite'))} | {_pct(v.pass_rate)} | "
-                   f"{v.errors} | {cost} | {v.cost_unknown_tasks} tasks |")
+        out.append(
+            f"| {md(v.name)} | {md(v.role)} | {_num(v.layer_means.get('composite'))} | {_pct(v.pass_rate)} | "
+            f"{v.errors} | {cost} | {v.cost_unknown_tasks} tasks |"
+        )
     for c in view.comparisons:
         out += ["", f"### {md(c.treatment)} vs {md(c.control)}", ""]
         if not c.comparable and c.comparability_note:
             out += [f"⚠ {md(c.comparability_note)}", ""]
         out += ["| metric | pairs | Δ | CI | p (adj., composite first) | significant |", "|---|---|---|---|---|---|"]
         for m in c.metrics:
-            ci = "unknown" if m.diff.low is None or m.diff.high is None else \
-                f"[{m.diff.low:+.2f}, {m.diff.high:+.2f}] {md(m.diff.method)} B={m.diff.b} seed {m.diff.seed}"
+            ci = (
+                "unknown"
+                if m.diff.low is None or m.diff.high is None
+                else f"[{m.diff.low:+.2f}, {m.diff.high:+.2f}] {md(m.diff.method)} B={m.diff.b} seed {m.diff.seed}"
+            )
             sig = "unknown" if m.significant is None else ("yes" if m.significant else "no")
-            out.append(f"| {md(m.metric)} | {m.n_pairs} | {_num(m.diff.estimate, '+.2f')} | {ci} | "
-                       f"{_num(m.p_adjusted, '.4f')} | {sig} |")
+            out.append(
+                f"| {md(m.metric)} | {m.n_pairs} | {_num(m.diff.estimate, '+.2f')} | {ci} | "
+                f"{_num(m.p_adjusted, '.4f')} | {sig} |"
+            )
     if view.gaps:
-        out += ["", "### Knowledge gaps and coverage", "",
-                f"> depends on sample set {md(wm.id)} ({wm.count} samples). ⚠ {md(wm.warning)}", "",
-                "| variant | gap rate | coverage | uncovered files |", "|---|---|---|---|"]
+        out += [
+            "",
+            "### Knowledge gaps and coverage",
+            "",
+            f"> depends on sample set {md(wm.id)} ({wm.count} samples). ⚠ {md(wm.warning)}",
+            "",
+            "| variant | gap rate | coverage | uncovered files |",
+            "|---|---|---|---|",
+        ]
         for g in view.gaps:
             row = view.coverage_for(g.variant)
             cov, unc = "unknown", "unknown"

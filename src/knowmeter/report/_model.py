@@ -125,25 +125,33 @@ class RunInfo(_M):
     seed: int
     watermark: Watermark
     sample_set: SampleSetInfo | None = Field(
-        default=None, description="The sample set's kind (human / probe / mixed); None for runs made before "
-                                  "knowmeter recorded it (their samples were written by people).")
+        default=None,
+        description="The sample set's kind (human / probe / mixed); None for runs made before "
+        "knowmeter recorded it (their samples were written by people).",
+    )
     config: dict[str, Any] = Field(description="The run's configuration as stored in run.json (secrets redacted).")
     budget: BudgetStatus | None
     tasks_total: int = Field(ge=0)
     tasks_done: int = Field(ge=0)
     tasks_missing: int
     results_problems: list[str] | None = Field(
-        default=None, description="Lines of results.jsonl that were not counted (cut off, not JSON) and tasks "
-                                  "stored more than once (counted once).")
+        default=None,
+        description="Lines of results.jsonl that were not counted (cut off, not JSON) and tasks "
+        "stored more than once (counted once).",
+    )
     partial: Partial | None = Field(
-        default=None, description="Set when the run stopped early (budget, interruption, kill): the report "
-                                  "covers only the tasks that finished.")
+        default=None,
+        description="Set when the run stopped early (budget, interruption, kill): the report "
+        "covers only the tasks that finished.",
+    )
     wall_s: float | None
     judges: list[JudgeInfo] = Field(description="Configured judges (name, executor, model).")
     prompt_hashes: dict[str, str] = Field(description="Hashes of the judge and judge-backed metric prompts.")
     shard: ShardInfo | None = Field(
-        default=None, description="Set for a run of one shard of a plan (eval --shard I/N). knowmeter merge "
-                                  "combines the shards into one run.")
+        default=None,
+        description="Set for a run of one shard of a plan (eval --shard I/N). knowmeter merge "
+        "combines the shards into one run.",
+    )
 
     @property
     def complete(self) -> bool:
@@ -201,8 +209,10 @@ class VariantOperations(_M):
     cached: int
     error_examples: list[str]
     errors_by_cause: dict[ErrorKind, ErrorCause]
-    exec_warnings: dict[str, ErrorCause] = Field(description="Warnings the executor attached to tasks, by kind "
-                                                 "(e.g. broken_envelope: a script reply that is not valid JSON).")
+    exec_warnings: dict[str, ErrorCause] = Field(
+        description="Warnings the executor attached to tasks, by kind "
+        "(e.g. broken_envelope: a script reply that is not valid JSON)."
+    )
     judging: Judging
     cost: Cost
     tokens: Tokens
@@ -210,8 +220,11 @@ class VariantOperations(_M):
     assertion_pass_rate: float | None
     layer_means: dict[str, float | None]
     layer_sets: dict[str, int] = Field(description="How many results were scored from which set of layers.")
-    outputs_truncated: int = Field(default=0, description="Tasks whose output was longer than maxGradedOutputChars: "
-                                   "graded and judged on its first characters (their grade's output_truncated).")
+    outputs_truncated: int = Field(
+        default=0,
+        description="Tasks whose output was longer than maxGradedOutputChars: "
+        "graded and judged on its first characters (their grade's output_truncated).",
+    )
 
 
 class Statistics(_M):
@@ -278,7 +291,8 @@ class ComprehensionPaired(_M):
     mcnemar: McNemar = Field(description="McNemar's exact test on the case verdicts.")
     difference_in_pass_rate: float | None
     behavior_fraction_difference: BootstrapResult | None = Field(
-        description="Cluster bootstrap (clusters = cases) of the behavior pass fraction difference.")
+        description="Cluster bootstrap (clusters = cases) of the behavior pass fraction difference."
+    )
     mde: float | None = Field(description="Minimum detectable difference in pass fraction (paired t approximation).")
     underpowered: bool
     underpowered_reasons: list[str]
@@ -426,7 +440,8 @@ class ProbeVariantRow(_M):
     probe: ProbeSide | None = Field(description="The probe sample set's run (knowmeter probe); None: none yet.")
     files_only_probe: list[str] | None = Field(
         description="Knowledge files reached by the probe questions and by no human-written sample; None: "
-                    "coverage unknown.")
+        "coverage unknown."
+    )
     files_unreached: list[str] | None = Field(description="Knowledge files neither sample set reached.")
 
 
@@ -451,8 +466,19 @@ class Report(_M):
     #: Sections a report may lack (a comprehension run has no comparison; ``tasks`` is left
     #: out on request): left out of the JSON form when absent, never written as null.
     OPTIONAL_SECTIONS: ClassVar[tuple[str, ...]] = (
-        "statistics", "comparisons", "verdict", "audit", "gaps", "coverage", "comprehension", "gates", "decision",
-        "exit_code", "probe_comparison", "tasks")
+        "statistics",
+        "comparisons",
+        "verdict",
+        "audit",
+        "gaps",
+        "coverage",
+        "comprehension",
+        "gates",
+        "decision",
+        "exit_code",
+        "probe_comparison",
+        "tasks",
+    )
 
     schema_version: int = Field(description="The version of this file's shape; knowmeter reads only its own.")
     run: RunInfo
@@ -470,7 +496,8 @@ class Report(_M):
     exit_code: int | None = Field(default=None, description="The exit code of eval / report (decision.exit_code).")
     probe_comparison: ProbeComparison | None = None
     tasks: Sequence[TaskRecord] | None = Field(
-        default=None, description="Every stored task record, as stored.")  # a report built from a run: its StoredTasks
+        default=None, description="Every stored task record, as stored."
+    )  # a report built from a run: its StoredTasks
 
     @field_serializer("tasks")
     def _tasks_as_list(self, tasks: Sequence[TaskRecord] | None) -> list[TaskRecord] | None:

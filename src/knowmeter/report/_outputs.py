@@ -18,8 +18,9 @@ def write_text(path: Path, text: str) -> Path:
     return path
 
 
-def write_outputs(report: Report, *, html: Path | None = None, junit: Path | None = None,
-                  markdown: Path | None = None) -> list[tuple[str, Path]]:
+def write_outputs(
+    report: Report, *, html: Path | None = None, junit: Path | None = None, markdown: Path | None = None
+) -> list[tuple[str, Path]]:
     """Write the requested files; returns (what, path) for each one written."""
     written: list[tuple[str, Path]] = []
     if html is not None:

@@ -20,12 +20,15 @@ def read_report(path: Path, run_id: str) -> Report:
     rebuild = f"knowmeter report {run_id}"
     data: Any = read_json(path)
     if not isinstance(data, dict):
-        raise InputError(f"{path}: not a report (expected a JSON object); the file was edited or damaged: "
-                         f"rebuild it with {rebuild}")
-    check_schema_version(data, REPORT_SCHEMA_VERSION, str(path),
-                         older=f"rebuild it from the run's results with {rebuild}")
+        raise InputError(
+            f"{path}: not a report (expected a JSON object); the file was edited or damaged: rebuild it with {rebuild}"
+        )
+    check_schema_version(
+        data, REPORT_SCHEMA_VERSION, str(path), older=f"rebuild it from the run's results with {rebuild}"
+    )
     try:
         return Report.model_validate(data)
     except ValidationError as exc:
-        raise InputError(f"{path}: {first_error(exc)}; the file was edited or damaged: rebuild it with "
-                         f"{rebuild}") from None
+        raise InputError(
+            f"{path}: {first_error(exc)}; the file was edited or damaged: rebuild it with {rebuild}"
+        ) from None

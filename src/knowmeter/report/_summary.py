@@ -139,21 +139,34 @@ def summarize_operations(records: Iterable[dict[str, Any]], variants: list[str])
             "errors": a.errors,
             "cached": a.cached,
             "error_examples": [m for m, _ in a.error_messages.most_common(3)],
-            "errors_by_cause": {c: {"count": a.causes[c][0], "first": a.causes[c][1]}
-                                for c in ERROR_CAUSES if c in a.causes},
+            "errors_by_cause": {
+                c: {"count": a.causes[c][0], "first": a.causes[c][1]} for c in ERROR_CAUSES if c in a.causes
+            },
             "exec_warnings": {k: {"count": n, "first": first} for k, (n, first) in a.warnings.items()},
-            "judging": {"judged": a.judged, "failed": a.judge_failed, "no_rubric": a.judge_no_rubric,
-                        "metrics_scored": a.judge_metrics_scored, "metrics_failed": a.judge_metrics_failed,
-                        "first_error": a.judge_first_error},
+            "judging": {
+                "judged": a.judged,
+                "failed": a.judge_failed,
+                "no_rubric": a.judge_no_rubric,
+                "metrics_scored": a.judge_metrics_scored,
+                "metrics_failed": a.judge_metrics_failed,
+                "first_error": a.judge_first_error,
+            },
             "cost": {
                 "known_usd": round(a.cost_known, 6) if a.cost_known_tasks else None,
                 "tasks_with_known_cost": a.cost_known_tasks,
                 "tasks_with_unknown_cost": a.cost_unknown_tasks,
             },
-            "tokens": {"input": a.input_tokens, "output": a.output_tokens,
-                       "tasks_with_unknown_usage": a.tokens_unknown_tasks},
-            "latency_ms": None if lat is None else {
-                "mean": float(lat.mean()), "p50": float(np.percentile(lat, 50)), "p95": float(np.percentile(lat, 95)),
+            "tokens": {
+                "input": a.input_tokens,
+                "output": a.output_tokens,
+                "tasks_with_unknown_usage": a.tokens_unknown_tasks,
+            },
+            "latency_ms": None
+            if lat is None
+            else {
+                "mean": float(lat.mean()),
+                "p50": float(np.percentile(lat, 50)),
+                "p95": float(np.percentile(lat, 95)),
             },
             "assertion_pass_rate": (a.assertions_passed / a.assertions_total) if a.assertions_total else None,
             "layer_means": {k: _mean(v) for k, v in a.layer_values.items()},

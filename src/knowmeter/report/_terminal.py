@@ -23,8 +23,17 @@ from knowmeter.report._view import ReportView
 from knowmeter.stats import BootstrapEstimate
 
 #: The paired-comparison table's columns: (header, width, right-aligned).
-_COLUMNS = (("metric", 9, False), ("pairs", 5, True), ("control", 7, True), ("treatment", 9, True),
-            ("Δ", 7, True), ("CI", 14, False), ("p (adj)", 7, True), ("d_z", 7, True), ("sig", 3, False))
+_COLUMNS = (
+    ("metric", 9, False),
+    ("pairs", 5, True),
+    ("control", 7, True),
+    ("treatment", 9, True),
+    ("Δ", 7, True),
+    ("CI", 14, False),
+    ("p (adj)", 7, True),
+    ("d_z", 7, True),
+    ("sig", 3, False),
+)
 _INDENT = "  "
 
 
@@ -52,8 +61,9 @@ def render_terminal(report: Report, console: Console) -> None:
     wm = run.watermark
     ex = run.executor
     model = f" · model {ex.model}" if ex.model else ""
-    out.line(f"run {run.id} · {ex.name} ({ex.label}){model} · {run.tasks_done}/{run.tasks_total} "
-             f"tasks · seed {run.seed}")
+    out.line(
+        f"run {run.id} · {ex.name} ({ex.label}){model} · {run.tasks_done}/{run.tasks_total} tasks · seed {run.seed}"
+    )
     out.line(f"sample set {', '.join(wm.paths)} · {wm.count} samples · {wm.short}")
     if shard_note := ReportView(report).shard_note:
         out.line(shard_note)
@@ -88,17 +98,25 @@ def _render_variants(report: Report, out: Printer) -> None:
             cost_txt += f" (+{v.cost.tasks_with_unknown_cost} unknown)"
         cached = f" · {v.cached} from the response cache" if v.cached else ""
         out.line(f"{v.name} · {v.role} · {v.tasks} tasks · {v.errors} errors{cached}")
-        layers = " · ".join(f"{name} {_fmt(means.get(name))}" if means.get(name) is not None else f"{name} absent"
-                            for name in ("fact", "behavior", "judge"))
+        layers = " · ".join(
+            f"{name} {_fmt(means.get(name))}" if means.get(name) is not None else f"{name} absent"
+            for name in ("fact", "behavior", "judge")
+        )
         out.line(f"composite {_fmt(means.get('composite'))} · {layers}", indent=_INDENT)
         sets = ", ".join(f"{k} {n}" for k, n in v.layer_sets.items())
         latency = _fmt(v.latency_ms.p50, ".0f") + " ms" if v.latency_ms else "unknown"
-        out.line(f"scored from {sets or 'nothing'} · assertions passed {percent(v.assertion_pass_rate)} · "
-                 f"cost {cost_txt} · latency p50 {latency}", indent=_INDENT)
+        out.line(
+            f"scored from {sets or 'nothing'} · assertions passed {percent(v.assertion_pass_rate)} · "
+            f"cost {cost_txt} · latency p50 {latency}",
+            indent=_INDENT,
+        )
         if v.outputs_truncated:
             limit = report.run.config.get("max_graded_output_chars")
-            out.line(f"{v.outputs_truncated} output(s) longer than maxGradedOutputChars ({limit}) were graded and "
-                     "judged on their first characters only (stored whole)", indent=_INDENT)
+            out.line(
+                f"{v.outputs_truncated} output(s) longer than maxGradedOutputChars ({limit}) were graded and "
+                "judged on their first characters only (stored whole)",
+                indent=_INDENT,
+            )
 
 
 def _render_failures(report: Report, out: Printer) -> None:
@@ -124,26 +142,45 @@ def _render_comparisons(report: Report, out: Printer) -> None:
         cfg = report.statistics.config
         method = cfg.ci_method
         out.blank()
-        out.line(f"Paired comparisons · {int(cfg.ci_level * 100)}% {'BCa' if method == 'bca' else method} CI · "
-                 f"B={cfg.bootstrap_samples} · seed {cfg.seed} · p: composite first")
+        out.line(
+            f"Paired comparisons · {int(cfg.ci_level * 100)}% {'BCa' if method == 'bca' else method} CI · "
+            f"B={cfg.bootstrap_samples} · seed {cfg.seed} · p: composite first"
+        )
         table_width = len(_INDENT) + sum(w for _, w, _ in _COLUMNS) + len(_COLUMNS) - 1
         for comp in report.comparisons:
             out.line(f"{comp.treatment} vs {comp.control}")
             if not comp.composite_comparable:
                 out.line(str(comp.comparability_note), indent="⚠ ")
-            rows = [[name, str(m.n_pairs), _fmt(m.control_mean), _fmt(m.treatment_mean),
-                     _fmt(m.diff.estimate, "+.2f"), _ci(m.diff, method),
-                     _fmt(m.p_adjusted, ".4f"), _fmt(m.d_z), "yes" if m.significant else "no"]
-                    for name, m in comp.metrics.items()]
+            rows = [
+                [
+                    name,
+                    str(m.n_pairs),
+                    _fmt(m.control_mean),
+                    _fmt(m.treatment_mean),
+                    _fmt(m.diff.estimate, "+.2f"),
+                    _ci(m.diff, method),
+                    _fmt(m.p_adjusted, ".4f"),
+                    _fmt(m.d_z),
+                    "yes" if m.significant else "no",
+                ]
+                for name, m in comp.metrics.items()
+            ]
             if out.width >= table_width:
                 out.line(_INDENT + " ".join(h.rjust(w) if r else h.ljust(w) for h, w, r in _COLUMNS).rstrip())
                 for row in rows:
-                    out.line(_INDENT + " ".join(c.rjust(w) if r else c.ljust(w)
-                                                for c, (_, w, r) in zip(row, _COLUMNS, strict=True)).rstrip())
+                    out.line(
+                        _INDENT
+                        + " ".join(
+                            c.rjust(w) if r else c.ljust(w) for c, (_, w, r) in zip(row, _COLUMNS, strict=True)
+                        ).rstrip()
+                    )
             else:  # too narrow for columns: one wrapped line per metric
                 for row in rows:
-                    out.line(f"{row[0]}: " + " · ".join(f"{h} {c}" for c, (h, _, _) in
-                                                        zip(row[1:], _COLUMNS[1:], strict=True)), indent=_INDENT)
+                    out.line(
+                        f"{row[0]}: "
+                        + " · ".join(f"{h} {c}" for c, (h, _, _) in zip(row[1:], _COLUMNS[1:], strict=True)),
+                        indent=_INDENT,
+                    )
     for line in report.verdict.rationale if report.verdict else []:
         out.line(line, indent="  · ")
 
@@ -160,13 +197,19 @@ def _render_gaps(report: Report, out: Printer) -> None:
         by_source = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in g.samples_by_source.items() if n) if g else ""
         uncovered = list(c.uncovered) if c else []
         more = f" +{len(uncovered) - 4} more" if len(uncovered) > 4 else ""
-        gap_txt = (f"gap rate {percent(g.gap_rate)} ({g.samples_with_gap}/{g.executed}) · weighted "
-                   f"{percent(g.weighted_gap_rate)} · by source: {by_source or 'none'} · confidence {g.confidence} · "
-                   f"hedging {g.hedging_mode}") if g else ("gap rate unknown (?/?) · weighted unknown · by source: "
-                                                            "none · confidence unknown · hedging unknown")
+        gap_txt = (
+            (
+                f"gap rate {percent(g.gap_rate)} ({g.samples_with_gap}/{g.executed}) · weighted "
+                f"{percent(g.weighted_gap_rate)} · by source: {by_source or 'none'} · confidence {g.confidence} · "
+                f"hedging {g.hedging_mode}"
+            )
+            if g
+            else ("gap rate unknown (?/?) · weighted unknown · by source: none · confidence unknown · hedging unknown")
+        )
         cov_txt = f"coverage {percent(c.rate)} ({c.covered}/{c.total})" if c else "coverage unknown (?/?)"
-        out.line(f"{name}: {gap_txt} · {cov_txt} · uncovered: {', '.join(uncovered[:4]) + more or 'none'}",
-                 indent=_INDENT)
+        out.line(
+            f"{name}: {gap_txt} · {cov_txt} · uncovered: {', '.join(uncovered[:4]) + more or 'none'}", indent=_INDENT
+        )
     section = report.gaps or report.coverage
     wm = section.watermark if section else report.run.watermark
     out.line(f"gap rate and coverage depend on: sample set {', '.join(wm.paths)} · {wm.count} samples · {wm.short}")
@@ -180,8 +223,10 @@ def _render_audit(report: Report, out: Printer) -> None:
     if report.audit is None:
         return
     checks = dict(report.audit)
-    out.line("methodology audit · " + " · ".join(f"{name.replace('_', ' ')}: {check.status}"
-                                                 for name, check in checks.items()))
+    out.line(
+        "methodology audit · "
+        + " · ".join(f"{name.replace('_', ' ')}: {check.status}" for name, check in checks.items())
+    )
     for name, check in checks.items():
         if check.status in ("warn", "fail"):
             out.line(f"{name.replace('_', ' ')} ({check.status}): {check.detail}", indent=_INDENT)
@@ -194,16 +239,19 @@ def probe_lines(section: ProbeComparison) -> list[str]:
         lines.append(f"  {section.note}")
     for row in section.variants:
         lines.append(f"  {row.variant}:")
-        for label, side, how in (("human samples", row.human, "knowmeter eval with your own sample file"),
-                                 ("probe questions", row.probe,
-                                  f"knowmeter probe && knowmeter eval --samples {defaults.PROBE_OUT}")):
+        for label, side, how in (
+            ("human samples", row.human, "knowmeter eval with your own sample file"),
+            ("probe questions", row.probe, f"knowmeter probe && knowmeter eval --samples {defaults.PROBE_OUT}"),
+        ):
             if side is None:
                 lines.append(f"    {label}: no complete run of this variant yet ({how})")
                 continue
             wm = side.watermark
-            lines.append(f"    {label}: gap rate {percent(side.gap_rate)} ({side.samples_with_gap}/"
-                         f"{side.executed}) · run {side.run_id} · sample set {', '.join(wm.paths)} · "
-                         f"{wm.count} samples · {wm.short}")
+            lines.append(
+                f"    {label}: gap rate {percent(side.gap_rate)} ({side.samples_with_gap}/"
+                f"{side.executed}) · run {side.run_id} · sample set {', '.join(wm.paths)} · "
+                f"{wm.count} samples · {wm.short}"
+            )
         if row.files_only_probe is not None:
             lines.append(f"    files reached only by probe questions: {', '.join(row.files_only_probe) or 'none'}")
             lines.append(f"    files neither set reached: {', '.join(row.files_unreached or []) or 'none'}")

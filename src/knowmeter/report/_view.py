@@ -213,12 +213,26 @@ class ReportView:
         if d is None:
             if v is None:
                 return None
-            return Outcome(outcome=str(v.level), verdict=str(v.level), headline=v.headline,
-                           recommendation=v.ship_recommendation, exit_code=self.exit_code, blockers=[], warnings=[],
-                           rationale=rationale)
-        return Outcome(outcome=d.outcome, verdict=d.verdict, headline=d.headline, recommendation=d.recommendation,
-                       exit_code=d.exit_code, blockers=[(b.kind, b.message) for b in d.blockers],
-                       warnings=list(d.warnings), rationale=rationale)
+            return Outcome(
+                outcome=str(v.level),
+                verdict=str(v.level),
+                headline=v.headline,
+                recommendation=v.ship_recommendation,
+                exit_code=self.exit_code,
+                blockers=[],
+                warnings=[],
+                rationale=rationale,
+            )
+        return Outcome(
+            outcome=d.outcome,
+            verdict=d.verdict,
+            headline=d.headline,
+            recommendation=d.recommendation,
+            exit_code=d.exit_code,
+            blockers=[(b.kind, b.message) for b in d.blockers],
+            warnings=list(d.warnings),
+            rationale=rationale,
+        )
 
     @property
     def exit_code(self) -> int | None:
@@ -252,8 +266,10 @@ class ReportView:
         shard = self._run.shard
         if shard is None:
             return None
-        return (f"shard {shard.index}/{shard.count}: {self.tasks_total} of the plan's {shard.plan_tasks} tasks — "
-                "these figures cover this shard's samples only; knowmeter merge combines the shards")
+        return (
+            f"shard {shard.index}/{shard.count}: {self.tasks_total} of the plan's {shard.plan_tasks} tasks — "
+            "these figures cover this shard's samples only; knowmeter merge combines the shards"
+        )
 
     @property
     def executor_label(self) -> str:
@@ -270,15 +286,18 @@ class ReportView:
         """(label, value) pairs: versions, git, executor, seed, timings, judge and variant hashes."""
         run = self._run
         dirty = run.git.dirty
-        rows = [("run", self.run_id), ("created", run.created_at),
-                ("finished", run.finished_at or "unknown"),
-                ("reported", run.reported_at),
-                ("status", run.status or "unknown"),
-                ("executor", self.executor_label + f" · {run.executor.identity}"),
-                ("seed", str(run.seed)),
-                ("git commit", run.git.commit or "unknown (not a git checkout)"),
-                ("git dirty", "unknown" if dirty is None else ("yes" if dirty else "no")),
-                ("wall time", "unknown" if run.wall_s is None else f"{run.wall_s} s")]
+        rows = [
+            ("run", self.run_id),
+            ("created", run.created_at),
+            ("finished", run.finished_at or "unknown"),
+            ("reported", run.reported_at),
+            ("status", run.status or "unknown"),
+            ("executor", self.executor_label + f" · {run.executor.identity}"),
+            ("seed", str(run.seed)),
+            ("git commit", run.git.commit or "unknown (not a git checkout)"),
+            ("git dirty", "unknown" if dirty is None else ("yes" if dirty else "no")),
+            ("wall time", "unknown" if run.wall_s is None else f"{run.wall_s} s"),
+        ]
         rows += [(f"version {k}", v) for k, v in run.versions.items()]
         rows += [(f"variant {v.name}", f"{v.kind} {v.expression} · sha256 {v.artifact_hash}") for v in self.variants]
         rows += [(f"prompt hash {k}", v) for k, v in run.prompt_hashes.items()]
@@ -307,44 +326,75 @@ class ReportView:
             st = stats.variants.get(v.name) if stats else None
             pr = st.pass_rate if st else None
             comp = st.metrics.get("composite") if st else None
-            rows.append(VariantRow(
-                name=v.name, role=v.role, kind=v.kind, expression=v.expression, artifact_hash=v.artifact_hash,
-                tasks=v.tasks, errors=v.errors, cached=v.cached, layer_means=dict(v.layer_means),
-                layer_sets=dict(v.layer_sets), assertion_pass_rate=v.assertion_pass_rate,
-                pass_rate=pr.rate if pr else None, pass_rate_ci=(pr.low, pr.high) if pr else (None, None),
-                pass_rate_counts=(pr.passed, pr.n) if pr else (None, None),
-                cost_known_usd=v.cost.known_usd, cost_known_tasks=v.cost.tasks_with_known_cost,
-                cost_unknown_tasks=v.cost.tasks_with_unknown_cost,
-                tokens_in=v.tokens.input, tokens_out=v.tokens.output,
-                tokens_unknown_tasks=v.tokens.tasks_with_unknown_usage,
-                latency_p50_ms=v.latency_ms.p50 if v.latency_ms else None,
-                latency_p95_ms=v.latency_ms.p95 if v.latency_ms else None,
-                composite=self._interval(comp, method) if comp else None,
-                stability=_json(st.stability) if st else None,
-                judge_agreement=_json(st.judge_agreement) if st else None,
-                saturation=_json(st.saturation) if st else None,
-            ))
+            rows.append(
+                VariantRow(
+                    name=v.name,
+                    role=v.role,
+                    kind=v.kind,
+                    expression=v.expression,
+                    artifact_hash=v.artifact_hash,
+                    tasks=v.tasks,
+                    errors=v.errors,
+                    cached=v.cached,
+                    layer_means=dict(v.layer_means),
+                    layer_sets=dict(v.layer_sets),
+                    assertion_pass_rate=v.assertion_pass_rate,
+                    pass_rate=pr.rate if pr else None,
+                    pass_rate_ci=(pr.low, pr.high) if pr else (None, None),
+                    pass_rate_counts=(pr.passed, pr.n) if pr else (None, None),
+                    cost_known_usd=v.cost.known_usd,
+                    cost_known_tasks=v.cost.tasks_with_known_cost,
+                    cost_unknown_tasks=v.cost.tasks_with_unknown_cost,
+                    tokens_in=v.tokens.input,
+                    tokens_out=v.tokens.output,
+                    tokens_unknown_tasks=v.tokens.tasks_with_unknown_usage,
+                    latency_p50_ms=v.latency_ms.p50 if v.latency_ms else None,
+                    latency_p95_ms=v.latency_ms.p95 if v.latency_ms else None,
+                    composite=self._interval(comp, method) if comp else None,
+                    stability=_json(st.stability) if st else None,
+                    judge_agreement=_json(st.judge_agreement) if st else None,
+                    saturation=_json(st.saturation) if st else None,
+                )
+            )
         return rows
 
     @staticmethod
     def _interval(est: BootstrapEstimate, method: str) -> Interval:
         ci = est.bca if method == "bca" else est.percentile
-        return Interval(estimate=est.estimate, low=ci.low, high=ci.high, method=ci.method, level=ci.level, b=ci.b,
-                        seed=ci.seed)
+        return Interval(
+            estimate=est.estimate, low=ci.low, high=ci.high, method=ci.method, level=ci.level, b=ci.b, seed=ci.seed
+        )
 
     @property
     def comparisons(self) -> list[Comparison]:
-        return [Comparison(
-            control=c.control, treatment=c.treatment, comparable=c.composite_comparable,
-            comparability_note=c.comparability_note,
-            metrics=[MetricRow(metric=name, n_pairs=m.n_pairs, control_mean=m.control_mean,
-                               treatment_mean=m.treatment_mean, diff=self._interval(m.diff, m.decision_ci),
-                               p_adjusted=m.p_adjusted, significant=m.significant, d_z=m.d_z, mde=m.mde,
-                               n_needed=m.n_needed, dropped=m.dropped.total)
-                     for name, m in c.metrics.items()],
-            gates=[g.model_dump(mode="json") for g in c.gates], saturation=_json(c.saturation),
-            families=[f.model_dump(mode="json") for f in c.families])
-            for c in self._r.comparisons or []]
+        return [
+            Comparison(
+                control=c.control,
+                treatment=c.treatment,
+                comparable=c.composite_comparable,
+                comparability_note=c.comparability_note,
+                metrics=[
+                    MetricRow(
+                        metric=name,
+                        n_pairs=m.n_pairs,
+                        control_mean=m.control_mean,
+                        treatment_mean=m.treatment_mean,
+                        diff=self._interval(m.diff, m.decision_ci),
+                        p_adjusted=m.p_adjusted,
+                        significant=m.significant,
+                        d_z=m.d_z,
+                        mde=m.mde,
+                        n_needed=m.n_needed,
+                        dropped=m.dropped.total,
+                    )
+                    for name, m in c.metrics.items()
+                ],
+                gates=[g.model_dump(mode="json") for g in c.gates],
+                saturation=_json(c.saturation),
+                families=[f.model_dump(mode="json") for f in c.families],
+            )
+            for c in self._r.comparisons or []
+        ]
 
     @property
     def audit(self) -> list[Check]:
@@ -355,20 +405,41 @@ class ReportView:
     # -- gaps and coverage ----------------------------------------------------------------
     @property
     def gaps(self) -> list[GapRow]:
-        return [GapRow(variant=str(g.variant), gap_rate=g.gap_rate, weighted_gap_rate=g.weighted_gap_rate,
-                       samples_with_gap=g.samples_with_gap, executed=g.executed,
-                       samples_by_source={str(k): n for k, n in g.samples_by_source.items()}, confidence=g.confidence,
-                       hedging_mode=g.hedging_mode, soft_signal_note=g.soft_signal_note,
-                       signals=[GapSignal(sample_id=s.sample_id, repeat=s.repeat, source=s.source, tool=s.tool,
-                                          target=s.target, context=s.context, occurrences=s.occurrences)
-                                for s in g.signals])
-                for g in (self._r.gaps.variants if self._r.gaps else [])]
+        return [
+            GapRow(
+                variant=str(g.variant),
+                gap_rate=g.gap_rate,
+                weighted_gap_rate=g.weighted_gap_rate,
+                samples_with_gap=g.samples_with_gap,
+                executed=g.executed,
+                samples_by_source={str(k): n for k, n in g.samples_by_source.items()},
+                confidence=g.confidence,
+                hedging_mode=g.hedging_mode,
+                soft_signal_note=g.soft_signal_note,
+                signals=[
+                    GapSignal(
+                        sample_id=s.sample_id,
+                        repeat=s.repeat,
+                        source=s.source,
+                        tool=s.tool,
+                        target=s.target,
+                        context=s.context,
+                        occurrences=s.occurrences,
+                    )
+                    for s in g.signals
+                ],
+            )
+            for g in (self._r.gaps.variants if self._r.gaps else [])
+        ]
 
     @property
     def coverage(self) -> list[CoverageRow]:
-        return [CoverageRow(variant=str(c.variant), rate=c.rate, covered=c.covered, total=c.total,
-                            uncovered=list(c.uncovered))
-                for c in (self._r.coverage.variants if self._r.coverage else [])]
+        return [
+            CoverageRow(
+                variant=str(c.variant), rate=c.rate, covered=c.covered, total=c.total, uncovered=list(c.uncovered)
+            )
+            for c in (self._r.coverage.variants if self._r.coverage else [])
+        ]
 
     def coverage_for(self, variant: str) -> CoverageRow | None:
         return next((c for c in self.coverage if c.variant == variant), None)
@@ -421,12 +492,20 @@ def _task_view(t: TaskRecord) -> TaskView:
     events = trace.get("events") if isinstance(trace, Mapping) else None
     signals = (analysis.gaps or {}).get("signals") if analysis else None
     return TaskView(
-        task_id=t.task_id, sample_id=t.sample_id, variant=t.variant, repeat=t.repeat,
-        output=str(extra.get("output") or ""), error=ex.error,
-        composite=grade.composite if grade else None, passed=grade.passed if grade else None, cached=t.cached,
-        cost_usd=ex.cost_usd, latency_ms=ex.latency_ms,
+        task_id=t.task_id,
+        sample_id=t.sample_id,
+        variant=t.variant,
+        repeat=t.repeat,
+        output=str(extra.get("output") or ""),
+        error=ex.error,
+        composite=grade.composite if grade else None,
+        passed=grade.passed if grade else None,
+        cached=t.cached,
+        cost_usd=ex.cost_usd,
+        latency_ms=ex.latency_ms,
         assertions=[a.model_dump(mode="json") for a in grade.assertions] if grade else [],
         judges=[j.model_dump(mode="json") for j in grade.judges] if grade else [],
         judge_error=_str((grade.model_extra or {}).get("judge_error")) if grade else None,
         events=[e for e in events if isinstance(e, Mapping)] if isinstance(events, list) else [],
-        gap_signals=[s for s in signals if isinstance(s, Mapping)] if isinstance(signals, list) else [])
+        gap_signals=[s for s in signals if isinstance(s, Mapping)] if isinstance(signals, list) else [],
+    )

@@ -138,8 +138,9 @@ class Budget:
         if unknown:
             notes.append(f"{unknown} model call(s) reported no cost: their spend is unknown and not counted")
         if self.overshoot_usd:
-            notes.append(f"a call cost more than was reserved for it: the total was exceeded by "
-                         f"${self.overshoot_usd:.6f}")
+            notes.append(
+                f"a call cost more than was reserved for it: the total was exceeded by ${self.overshoot_usd:.6f}"
+            )
         return {
             "total_usd": self.total_usd,
             "per_task_usd": self.per_task_usd,
@@ -147,8 +148,10 @@ class Budget:
             "tasks_with_known_cost": agent.known,
             "tasks_with_unknown_cost": agent.unknown,
             "tasks_not_started_for_budget": self.refused,
-            "calls": {kind: {"known_cost": c.known, "unknown_cost": c.unknown, "spent_known_usd": round(c.spent_usd, 6)}
-                      for kind, c in sorted(self.calls.items())},
+            "calls": {
+                kind: {"known_cost": c.known, "unknown_cost": c.unknown, "spent_known_usd": round(c.spent_usd, 6)}
+                for kind, c in sorted(self.calls.items())
+            },
             "overshoot_usd": round(self.overshoot_usd, 6) if self.overshoot_usd else None,
             "note": "; ".join(notes) or None,
         }
@@ -174,8 +177,9 @@ class MeteredExecutor:
         if reserved is None:
             self.budget.exhausted = True
             total = self.budget.total_usd
-            raise BudgetExhausted(f"not called: the budget (${total:g}) is spent "
-                                  f"(${self.budget.spent_usd:.4f} known so far)")
+            raise BudgetExhausted(
+                f"not called: the budget (${total:g}) is spent (${self.budget.spent_usd:.4f} known so far)"
+            )
         cost: float | None = 0.0 if self.inner.non_llm else None  # a non-LLM "model" costs nothing
         try:
             result = await self.inner.run(request)

@@ -25,13 +25,28 @@ _BLOB = "\u0000blob"  # the key of a reference: {_BLOB: sha256}; no JSON a resul
 
 
 def cache_key(
-    *, executor: str, model: str | None, variant: str, artifact_hash: str, prompt: str, context: str | None,
-    workspace_fingerprint: str, repeat: int,
+    *,
+    executor: str,
+    model: str | None,
+    variant: str,
+    artifact_hash: str,
+    prompt: str,
+    context: str | None,
+    workspace_fingerprint: str,
+    repeat: int,
 ) -> str:
     """The variant's name is part of the key: two arms with the same artifact (an A/A test) are
     independent runs, never one answer served twice."""
-    payload = {"executor": executor, "model": model, "variant": variant, "artifact": artifact_hash, "prompt": prompt,
-               "context": context, "cwd": workspace_fingerprint, "repeat": repeat}
+    payload = {
+        "executor": executor,
+        "model": model,
+        "variant": variant,
+        "artifact": artifact_hash,
+        "prompt": prompt,
+        "context": context,
+        "cwd": workspace_fingerprint,
+        "repeat": repeat,
+    }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
@@ -44,8 +59,10 @@ class ResponseCache:
         self._conn = sqlite3.connect(output_dir / CACHE_FILE, timeout=defaults.SQLITE_TIMEOUT_S, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, result TEXT NOT NULL, "
-                           "created_at REAL NOT NULL)")
+        self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, result TEXT NOT NULL, "
+            "created_at REAL NOT NULL)"
+        )
         self._conn.execute("CREATE TABLE IF NOT EXISTS blobs (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL)")
         self._pending = 0
         self._commit_every = commit_every
@@ -72,8 +89,10 @@ class ResponseCache:
         if not self._in_tx:
             self._conn.execute("BEGIN")
             self._in_tx = True
-        self._conn.execute("INSERT OR REPLACE INTO responses (key, result, created_at) VALUES (?, ?, ?)",
-                           (key, json.dumps(self._shrink(result.to_dict()), ensure_ascii=False), time.time()))
+        self._conn.execute(
+            "INSERT OR REPLACE INTO responses (key, result, created_at) VALUES (?, ?, ?)",
+            (key, json.dumps(self._shrink(result.to_dict()), ensure_ascii=False), time.time()),
+        )
         self._pending += 1
         if self._pending >= self._commit_every:
             self.flush()

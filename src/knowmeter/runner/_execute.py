@@ -85,17 +85,27 @@ async def _run_with_retries(
             return result, attempt
         except TimeoutError:
             msg = f"timed out after {limit:g}s"
-            return ExecResult("", Trace(source=executor.name), error=msg, timed_out=True,
-                              latency_ms=(time.perf_counter() - started) * 1000), attempt
+            return ExecResult(
+                "",
+                Trace(source=executor.name),
+                error=msg,
+                timed_out=True,
+                latency_ms=(time.perf_counter() - started) * 1000,
+            ), attempt
         except ExecutorError as exc:
             if attempt > settings.retry:
-                return ExecResult("", Trace(source=executor.name), error=str(exc),
-                                  latency_ms=(time.perf_counter() - started) * 1000), attempt
+                return ExecResult(
+                    "", Trace(source=executor.name), error=str(exc), latency_ms=(time.perf_counter() - started) * 1000
+                ), attempt
             stats.retries += 1
             await anyio.sleep(min(settings.backoff_s * 2 ** (attempt - 1), 30.0))
         except Exception as exc:  # an executor bug (or an SDK's own exception) fails the task, with its attempts
-            return ExecResult("", Trace(source=executor.name), error=f"{type(exc).__name__}: {exc}",
-                              latency_ms=(time.perf_counter() - started) * 1000), attempt
+            return ExecResult(
+                "",
+                Trace(source=executor.name),
+                error=f"{type(exc).__name__}: {exc}",
+                latency_ms=(time.perf_counter() - started) * 1000,
+            ), attempt
 
 
 async def execute_tasks(
@@ -128,10 +138,16 @@ async def execute_tasks(
         cached = False
         t0 = utc_timestamp()
         if cache is not None:
-            key = cache_key(executor=executor.identity(), model=settings.model, variant=task.variant.name,
-                            artifact_hash=task.variant.artifact.hash,
-                            prompt=task.sample.prompt, context=task.sample.context,
-                            workspace_fingerprint=fingerprint(task.workspace), repeat=task.repeat)
+            key = cache_key(
+                executor=executor.identity(),
+                model=settings.model,
+                variant=task.variant.name,
+                artifact_hash=task.variant.artifact.hash,
+                prompt=task.sample.prompt,
+                context=task.sample.context,
+                workspace_fingerprint=fingerprint(task.workspace),
+                repeat=task.repeat,
+            )
             result = cache.get(key)
             cached = result is not None
         try:
@@ -139,8 +155,14 @@ async def execute_tasks(
                 result, attempts = await _run_with_retries(executor, request, settings, stats)
                 problem = invalid_cost(result.cost_usd)
                 if problem is not None:  # rejected as an executor error; what it spent is unknown
-                    result = ExecResult(result.output, result.trace, result.usage, None, result.latency_ms,
-                                        error=f"executor error: {problem}")
+                    result = ExecResult(
+                        result.output,
+                        result.trace,
+                        result.usage,
+                        None,
+                        result.latency_ms,
+                        error=f"executor error: {problem}",
+                    )
                 if cache is not None and key is not None:
                     cache.put(key, result)
         except Exception as exc:  # an executor bug must not kill the run: record it on the task

@@ -59,8 +59,29 @@ def workspace_for(sample: Sample, variant: Variant, base_dir: Path) -> Path:
 MAX_WORKSPACE_FILES = 20_000
 MAX_WORKSPACE_BYTES = 1 << 30
 #: Folders an agent's workspace may never be (nor be inside, for the first three).
-SYSTEM_FOLDERS = ("/proc", "/sys", "/dev", "/", "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/boot",
-                  "/var", "/opt", "/root", "/home", "/tmp", "/run", "/srv", "/mnt", "/media", "/snap")
+SYSTEM_FOLDERS = (
+    "/proc",
+    "/sys",
+    "/dev",
+    "/",
+    "/usr",
+    "/etc",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib64",
+    "/boot",
+    "/var",
+    "/opt",
+    "/root",
+    "/home",
+    "/tmp",
+    "/run",
+    "/srv",
+    "/mnt",
+    "/media",
+    "/snap",
+)
 
 
 def workspace_problem(root: Path) -> str | None:
@@ -85,8 +106,10 @@ def workspace_problem(root: Path) -> str | None:
                 files += 1
                 size += entry.stat(follow_symlinks=False).st_size
                 if files > MAX_WORKSPACE_FILES or size > MAX_WORKSPACE_BYTES:
-                    return (f"holds more than {MAX_WORKSPACE_FILES:,} files or {MAX_WORKSPACE_BYTES >> 20:,} MB "
-                            "(too big to fingerprint for the cache); point cwd at a smaller project folder")
+                    return (
+                        f"holds more than {MAX_WORKSPACE_FILES:,} files or {MAX_WORKSPACE_BYTES >> 20:,} MB "
+                        "(too big to fingerprint for the cache); point cwd at a smaller project folder"
+                    )
     return None
 
 

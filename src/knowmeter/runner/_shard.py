@@ -33,8 +33,9 @@ class Shard:
         """``"I/N"`` with 1 ≤ I ≤ N; anything else is an ``InputError`` saying what to write."""
         m = _SPEC.fullmatch(spec)
         if m is None or not 1 <= int(m[1]) <= int(m[2]):
-            raise InputError(f"--shard {spec!r}: expected I/N with 1 <= I <= N, e.g. --shard 2/3 "
-                             "(the second of three shards)")
+            raise InputError(
+                f"--shard {spec!r}: expected I/N with 1 <= I <= N, e.g. --shard 2/3 (the second of three shards)"
+            )
         return cls(int(m[1]), int(m[2]))
 
     def __str__(self) -> str:
@@ -58,6 +59,8 @@ def shard_tasks(tasks: list[Task], shard: Shard) -> list[Task]:
     than shards (a shard would hold nothing to measure)."""
     shard_of = assign_samples(tasks, shard.count)
     if len(shard_of) < shard.count:
-        raise InputError(f"--shard {shard}: the plan has {len(shard_of)} sample(s), fewer than {shard.count} "
-                         f"shards; split it into at most {len(shard_of)} shards")
+        raise InputError(
+            f"--shard {shard}: the plan has {len(shard_of)} sample(s), fewer than {shard.count} "
+            f"shards; split it into at most {len(shard_of)} shards"
+        )
     return [t for t in tasks if shard_of[t.sample.sample_id] == shard.index]

@@ -24,8 +24,12 @@ ASSERTION_REF = "#/$defs/Assertion"
 def eval_schema() -> dict[str, Any]:
     """The JSON Schema of ``eval.yaml`` (unknown keys are refused, as the loader refuses them)."""
     schema = EvalFile.model_json_schema(mode="validation")
-    return {"$schema": DRAFT, **schema, "title": "knowmeter eval.yaml",
-            "description": "The run's settings (omk's keys plus knowmeter's own); command-line flags override them."}
+    return {
+        "$schema": DRAFT,
+        **schema,
+        "title": "knowmeter eval.yaml",
+        "description": "The run's settings (omk's keys plus knowmeter's own); command-line flags override them.",
+    }
 
 
 def _def_name(type_name: str) -> str:
@@ -81,9 +85,16 @@ def samples_schema() -> dict[str, Any]:
     for name in names:
         defs[_def_name(name)] = _assertion_schema(name, defs)
     defs["Assertion"] = {
-        "type": "object", "required": ["type"], "properties": {"type": {"enum": names}},
-        "allOf": [{"if": {"properties": {"type": {"const": n}}, "required": ["type"]},
-                   "then": {"$ref": f"#/$defs/{_def_name(n)}"}} for n in names],
+        "type": "object",
+        "required": ["type"],
+        "properties": {"type": {"enum": names}},
+        "allOf": [
+            {
+                "if": {"properties": {"type": {"const": n}}, "required": ["type"]},
+                "then": {"$ref": f"#/$defs/{_def_name(n)}"},
+            }
+            for n in names
+        ],
     }
     defs["Sample"] = sample
     samples = {"type": "array", "items": {"$ref": "#/$defs/Sample"}}
@@ -91,9 +102,14 @@ def samples_schema() -> dict[str, Any]:
         "$schema": DRAFT,
         "title": "knowmeter sample file",
         "description": "A list of samples, or a mapping whose 'samples' holds them (other keys are ignored). "
-                       "Each line of a .jsonl file is one #/$defs/Sample.",
-        "anyOf": [samples, {"type": "object", "required": ["samples"],
-                            "properties": {"$schema": {"type": "string"}, "samples": samples,
-                                           "requires": {"type": "object"}}}],
+        "Each line of a .jsonl file is one #/$defs/Sample.",
+        "anyOf": [
+            samples,
+            {
+                "type": "object",
+                "required": ["samples"],
+                "properties": {"$schema": {"type": "string"}, "samples": samples, "requires": {"type": "object"}},
+            },
+        ],
         "$defs": dict(sorted(defs.items())),
     }

@@ -40,11 +40,24 @@ from knowmeter.skillgraph._truth import TRUTH_SOURCE_FORMS, TruthSource
 
 CaseFormat = Literal["examples-evals", "comprehension-json", "evals-json"]
 _EXTENSIONS = ("comprehension_dimension", "concept_field", "transfer", "expected_behaviors")
-_CASE_KEYS = frozenset({
-    "id", "prompt", "dimension", "comprehension_dimension", "concept_field", "transfer", "expected_behaviors",
-    "expected_reasoning", "truth_sources", "negative_expectation", "expected_elements", "expectations",
-    "expected_output", *METADATA_VALUES,
-})
+_CASE_KEYS = frozenset(
+    {
+        "id",
+        "prompt",
+        "dimension",
+        "comprehension_dimension",
+        "concept_field",
+        "transfer",
+        "expected_behaviors",
+        "expected_reasoning",
+        "truth_sources",
+        "negative_expectation",
+        "expected_elements",
+        "expectations",
+        "expected_output",
+        *METADATA_VALUES,
+    }
+)
 _FILE_KEYS = frozenset({"skill_name", "subject", "adjacent_concepts", "evals"})
 
 
@@ -135,8 +148,12 @@ def load_cases(path: Path) -> CaseFile:
     if skill_name is None and fmt == "evals-json" and path.parent.name == "evals":
         skill_name = path.parent.parent.name
     if not isinstance(skill_name, str) or not skill_name.strip():
-        raise SkillFormatError(path, "missing 'skill_name'; add \"skill_name\": \"<the SKILL.md name>\"",
-                               line=name_line or 1, field="skill_name")
+        raise SkillFormatError(
+            path,
+            'missing \'skill_name\'; add "skill_name": "<the SKILL.md name>"',
+            line=name_line or 1,
+            field="skill_name",
+        )
     lines = _case_lines(text, len(raw_cases))
     reader = _CaseReader(path, fmt, skill_name.strip())
     cases = tuple(reader.read(i, raw, lines[i]) for i, raw in enumerate(raw_cases))
@@ -165,8 +182,7 @@ def _detect_format(path: Path, data: Mapping[str, Any], cases: list[Any]) -> Cas
         or any("truth_sources" in c or any(k in c for k in _EXTENSIONS) for c in dicts)
     ):
         return "examples-evals"
-    if path.name == "comprehension.json" or any("negative_expectation" in c or "expected_elements" in c
-                                                 for c in dicts):
+    if path.name == "comprehension.json" or any("negative_expectation" in c or "expected_elements" in c for c in dicts):
         return "comprehension-json"
     return "examples-evals"
 
@@ -232,8 +248,9 @@ class _CaseReader:
             return LEGACY_DIMENSIONS[legacy], "dimension", legacy
         if self.fmt == "evals-json":
             return None, None, None
-        raise self.fail("dimension", f"missing; accepted: {', '.join(LEGACY_DIMENSIONS)} "
-                                     "(or comprehension_dimension C1-C9)")
+        raise self.fail(
+            "dimension", f"missing; accepted: {', '.join(LEGACY_DIMENSIONS)} (or comprehension_dimension C1-C9)"
+        )
 
     def _concept_field(self, raw: dict[str, Any], dimension: Dimension | None) -> ConceptField | None:
         if "concept_field" in raw:
@@ -299,8 +316,9 @@ class _CaseReader:
             if bid in seen:
                 raise self.fail("expected_behaviors", f"behavior id {bid!r} appears twice; ids must be unique")
             if kind not in ("positive", "negative"):
-                raise self.fail(f"expected_behaviors.{bid}.kind",
-                                f"unknown value {kind!r}; accepted: positive, negative")
+                raise self.fail(
+                    f"expected_behaviors.{bid}.kind", f"unknown value {kind!r}; accepted: positive, negative"
+                )
             if not isinstance(text, str) or not text.strip():
                 raise self.fail(f"expected_behaviors.{bid}.description", "missing; say what the answer must (not) do")
             seen.add(bid)

@@ -36,7 +36,13 @@ from typing import Literal
 #: The seven concept fields of a v4 ``concept:`` block, in schema order.
 ConceptField = Literal["definition", "mental_model", "purpose", "boundary", "taxonomy", "analogy", "misconception"]
 CONCEPT_FIELDS: tuple[ConceptField, ...] = (
-    "definition", "mental_model", "purpose", "boundary", "taxonomy", "analogy", "misconception",
+    "definition",
+    "mental_model",
+    "purpose",
+    "boundary",
+    "taxonomy",
+    "analogy",
+    "misconception",
 )
 
 #: The body section headings C8 and C9 grade against.
@@ -121,8 +127,14 @@ METADATA_VALUES: dict[str, dict[str, str]] = {
             "repo_implementation",
         )
     },
-    "skill_type": {"concept": "concept", "procedure": "procedure", "workflow": "procedure", "router": "router",
-                   "overlay": "overlay", "knowledge": "knowledge"},
+    "skill_type": {
+        "concept": "concept",
+        "procedure": "procedure",
+        "workflow": "procedure",
+        "router": "router",
+        "overlay": "overlay",
+        "knowledge": "knowledge",
+    },
     "criticality": {"critical": "critical", "high": "high", "medium": "medium", "normal": "medium", "low": "low"},
 }
 

@@ -57,5 +57,11 @@ class Finding:
         return f"{where}: {self.severity} [{self.rule}] {case}{self.message}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": str(self.path), "line": self.line, "rule": self.rule, "severity": self.severity,
-                "case_id": self.case_id, "message": self.message}
+        return {
+            "file": str(self.path),
+            "line": self.line,
+            "rule": self.rule,
+            "severity": self.severity,
+            "case_id": self.case_id,
+            "message": self.message,
+        }

@@ -17,16 +17,29 @@ def lint_cases(cases: CaseFile, skill: Skill | None) -> list[Finding]:
     for case in cases.cases:
         out += _truth_sources(cases, case)
     if skill is None:
-        where = (cases.repo_root / "skills" if cases.format == "examples-evals"
-                 else cases.path.parent.parent / "SKILL.md")
-        out.append(Finding(cases.path, cases.skill_name_line, "skill-not-found",
-                           f"no SKILL.md for skill_name {cases.skill_name!r} (looked in {where}); "
-                           f"name it: knowmeter skill lint path/to/SKILL.md {cases.path}"))
+        where = (
+            cases.repo_root / "skills" if cases.format == "examples-evals" else cases.path.parent.parent / "SKILL.md"
+        )
+        out.append(
+            Finding(
+                cases.path,
+                cases.skill_name_line,
+                "skill-not-found",
+                f"no SKILL.md for skill_name {cases.skill_name!r} (looked in {where}); "
+                f"name it: knowmeter skill lint path/to/SKILL.md {cases.path}",
+            )
+        )
         return out
     if cases.skill_name != skill.name:
-        out.append(Finding(cases.path, cases.skill_name_line, "skill-name",
-                           f"skill_name {cases.skill_name!r} but {skill.path} is named {skill.name!r}; "
-                           "fix skill_name or pair the file with its own skill"))
+        out.append(
+            Finding(
+                cases.path,
+                cases.skill_name_line,
+                "skill-name",
+                f"skill_name {cases.skill_name!r} but {skill.path} is named {skill.name!r}; "
+                "fix skill_name or pair the file with its own skill",
+            )
+        )
         return out
     missing: dict[str, list[ComprehensionCase]] = {}
     for case in cases.cases:
@@ -38,9 +51,15 @@ def lint_cases(cases: CaseFile, skill: Skill | None) -> list[Finding]:
     for gap, group in missing.items():
         ids = ", ".join(c.id for c in group)
         why = f" ({skill.marketplace_reason})" if skill.marketplace_export else ""
-        out.append(Finding(cases.path, group[0].line, "grading-source",
-                           f"case{'s' if len(group) > 1 else ''} {ids}: {gap}, which {skill.path.name} does not "
-                           f"have{why}; the grader will see only the body and the truth sources"))
+        out.append(
+            Finding(
+                cases.path,
+                group[0].line,
+                "grading-source",
+                f"case{'s' if len(group) > 1 else ''} {ids}: {gap}, which {skill.path.name} does not "
+                f"have{why}; the grader will see only the body and the truth sources",
+            )
+        )
     return out
 
 
@@ -67,9 +86,16 @@ def _truth_sources(cases: CaseFile, case: ComprehensionCase) -> list[Finding]:
         straddled = [(a, lo, hi) for a, lo, hi in same if first <= hi and last >= lo]
         if straddled and not inside:
             a, lo, hi = straddled[0]
-            out.append(Finding(cases.path, case.line, "truth-source-drift",
-                               f"{r.source.raw} straddles #{a.source.anchor} (lines {lo}-{hi}) cited beside it; "
-                               "the line numbers have drifted — re-cite the range", case.id))
+            out.append(
+                Finding(
+                    cases.path,
+                    case.line,
+                    "truth-source-drift",
+                    f"{r.source.raw} straddles #{a.source.anchor} (lines {lo}-{hi}) cited beside it; "
+                    "the line numbers have drifted — re-cite the range",
+                    case.id,
+                )
+            )
     return out
 
 
@@ -77,9 +103,15 @@ def _concept_field(cases: CaseFile, case: ComprehensionCase) -> list[Finding]:
     dim = case.dimension
     if dim is None or dim.concept_field is None or case.concept_field in (None, dim.concept_field):
         return []
-    return [Finding(cases.path, case.line, "concept-field",
-                    f"{dim.value} grades concept field {dim.concept_field!r} but the case says "
-                    f"{case.concept_field!r}", case.id)]
+    return [
+        Finding(
+            cases.path,
+            case.line,
+            "concept-field",
+            f"{dim.value} grades concept field {dim.concept_field!r} but the case says {case.concept_field!r}",
+            case.id,
+        )
+    ]
 
 
 def _missing_source(case: ComprehensionCase, skill: Skill) -> str | None:

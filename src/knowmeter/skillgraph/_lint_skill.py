@@ -30,8 +30,14 @@ def lint_skill(skill: Skill) -> list[Finding]:
     """The SKILL.md's own checks (frontmatter, sections, sidecar, eval artifacts)."""
     out: list[Finding] = []
     if skill.path.name == "SKILL.md" and skill.path.parent.name != skill.name:
-        out.append(Finding(skill.path, skill.key_lines.get("name"), "name-folder",
-                           f"folder {skill.path.parent.name!r} but name {skill.name!r}; rename one to match"))
+        out.append(
+            Finding(
+                skill.path,
+                skill.key_lines.get("name"),
+                "name-folder",
+                f"folder {skill.path.parent.name!r} but name {skill.name!r}; rename one to match",
+            )
+        )
     if skill.marketplace_export:
         out.append(Finding(skill.path, 1, "marketplace-export", str(skill.marketplace_reason)))
     out += _understanding(skill)
@@ -58,9 +64,15 @@ def _understanding(skill: Skill) -> list[Finding]:
     if not missing:
         return []
     how = "the concept: block" if skill.shape == "v4" else "top-level fields"
-    return [Finding(where, line, "comprehension-understanding",
-                    f"comprehension_state: present but {', '.join(missing)} missing; add them as {how} "
-                    "or set comprehension_state: absent")]
+    return [
+        Finding(
+            where,
+            line,
+            "comprehension-understanding",
+            f"comprehension_state: present but {', '.join(missing)} missing; add them as {how} "
+            "or set comprehension_state: absent",
+        )
+    ]
 
 
 def _sections(skill: Skill) -> list[Finding]:
@@ -70,8 +82,14 @@ def _sections(skill: Skill) -> list[Finding]:
     if skill.shape == "v8":
         required: tuple[str, ...] = _V8_SECTIONS
         if titles and "concept of the skill" in titles and titles[0] != "concept of the skill":
-            out.append(Finding(skill.path, top[0].line, "required-section",
-                               "'## Concept of the skill' must be the first section (v8)"))
+            out.append(
+                Finding(
+                    skill.path,
+                    top[0].line,
+                    "required-section",
+                    "'## Concept of the skill' must be the first section (v8)",
+                )
+            )
     else:
         kind = skill.frontmatter.get("type", skill.frontmatter.get("archetype", "capability"))
         required = _V4_SECTIONS.get(str(kind), _V4_SECTIONS["capability"])
@@ -80,13 +98,25 @@ def _sections(skill: Skill) -> list[Finding]:
             required = (*required, "Evals")
     for title in required:
         if title.lower() not in titles:
-            out.append(Finding(skill.path, skill.body_line, "required-section",
-                               f"missing '## {title}' ({skill.shape} {'skill' if skill.shape == 'v8' else 'type'} "
-                               "requires it); add the section"))
+            out.append(
+                Finding(
+                    skill.path,
+                    skill.body_line,
+                    "required-section",
+                    f"missing '## {title}' ({skill.shape} {'skill' if skill.shape == 'v8' else 'type'} "
+                    "requires it); add the section",
+                )
+            )
     for sec in top:
         if sec.title.lower() in {t.lower() for t in required} and len("".join(sec.text.split())) < _MIN_SECTION_CHARS:
-            out.append(Finding(skill.path, sec.line, "empty-section",
-                               f"'## {sec.title}' has under {_MIN_SECTION_CHARS} non-whitespace characters"))
+            out.append(
+                Finding(
+                    skill.path,
+                    sec.line,
+                    "empty-section",
+                    f"'## {sec.title}' has under {_MIN_SECTION_CHARS} non-whitespace characters",
+                )
+            )
     return out
 
 
@@ -95,12 +125,21 @@ def _eval_bookkeeping(skill: Skill) -> list[Finding]:
     artifacts, where, line = _state_source(skill, "eval_artifacts")
     state, s_where, s_line = _state_source(skill, "eval_state")
     if state in ("passing", "monitored") and artifacts != "present":
-        out.append(Finding(s_where, s_line, "eval-state",
-                           f"eval_state: {state} needs eval_artifacts: present (got {artifacts!r})"))
+        out.append(
+            Finding(
+                s_where, s_line, "eval-state", f"eval_state: {state} needs eval_artifacts: present (got {artifacts!r})"
+            )
+        )
     if artifacts == "present" and not _eval_files_naming(skill):
-        out.append(Finding(where, line, "eval-artifacts",
-                           f"eval_artifacts: present but no eval file has skill_name {skill.name!r} (looked in "
-                           "<skill>/evals/, examples/evals/, evals/); add one or set eval_artifacts: planned"))
+        out.append(
+            Finding(
+                where,
+                line,
+                "eval-artifacts",
+                f"eval_artifacts: present but no eval file has skill_name {skill.name!r} (looked in "
+                "<skill>/evals/, examples/evals/, evals/); add one or set eval_artifacts: planned",
+            )
+        )
     return out
 
 

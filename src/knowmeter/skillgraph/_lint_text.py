@@ -34,24 +34,52 @@ def transfer_findings(cases: CaseFile, case: ComprehensionCase, skill: Skill) ->
     checks_body = case.dimension is Dimension.C2 or case.transfer == "far"
     shared = shared_ngrams(case.prompt, skill.body, FAR_TRANSFER_N) if checks_body else []
     if case.dimension is Dimension.C2 and case.transfer == "near":
-        out.append(Finding(cases.path, case.line, "c2-scenario",
-                           "C2 is the far-transfer test (research §5.3) but the case is tagged transfer: near; "
-                           "give it a scenario the body does not enumerate", case.id))
+        out.append(
+            Finding(
+                cases.path,
+                case.line,
+                "c2-scenario",
+                "C2 is the far-transfer test (research §5.3) but the case is tagged transfer: near; "
+                "give it a scenario the body does not enumerate",
+                case.id,
+            )
+        )
     elif case.dimension is Dimension.C2 and shared:
-        out.append(Finding(cases.path, case.line, "c2-scenario",
-                           f"the body already enumerates this C2 scenario (shared 4-grams: {_show(shared)}); "
-                           "use surface details the body does not have (research §5.3)", case.id))
+        out.append(
+            Finding(
+                cases.path,
+                case.line,
+                "c2-scenario",
+                f"the body already enumerates this C2 scenario (shared 4-grams: {_show(shared)}); "
+                "use surface details the body does not have (research §5.3)",
+                case.id,
+            )
+        )
     elif shared:
-        out.append(Finding(cases.path, case.line, "far-transfer",
-                           f"tagged transfer: far but the prompt shares {_show(shared)} with the body; "
-                           "re-tag it near or change the scenario (R4)", case.id))
+        out.append(
+            Finding(
+                cases.path,
+                case.line,
+                "far-transfer",
+                f"tagged transfer: far but the prompt shares {_show(shared)} with the body; "
+                "re-tag it near or change the scenario (R4)",
+                case.id,
+            )
+        )
     analogy = skill.concept_text("analogy")
     if (case.dimension is Dimension.C6 or case.concept_field == "analogy") and analogy is not None:
         probe = " ".join([case.prompt, case.expected_reasoning or "", *(b.text for b in case.expected_behaviors)])
         if not shared_ngrams(probe, analogy, ANALOGY_N):
-            out.append(Finding(cases.path, case.line, "analogy-drift",
-                               f"the case shares no word pair with the skill's analogy ({_clip(analogy)}); "
-                               "the analogy changed since the case was written — rewrite the case", case.id))
+            out.append(
+                Finding(
+                    cases.path,
+                    case.line,
+                    "analogy-drift",
+                    f"the case shares no word pair with the skill's analogy ({_clip(analogy)}); "
+                    "the analogy changed since the case was written — rewrite the case",
+                    case.id,
+                )
+            )
     return out
 
 

@@ -59,7 +59,7 @@ def split_frontmatter(text: str, path: Path) -> SplitSkill:
         )
     for i in range(1, len(lines)):
         if lines[i].strip() == "---":
-            return SplitSkill("".join(lines[1:i]), 2, "".join(lines[i + 1:]), i + 2)
+            return SplitSkill("".join(lines[1:i]), 2, "".join(lines[i + 1 :]), i + 2)
     raise SkillFormatError(path, "frontmatter is not closed: add a '---' line after the last field", line=1)
 
 
@@ -82,12 +82,12 @@ def parse_sections(body: str, first_line: int) -> tuple[Section, ...]:
     out: list[Section] = []
     for k, (i, level, title) in enumerate(heads):
         end = len(lines)
-        for j, lvl, _ in heads[k + 1:]:
+        for j, lvl, _ in heads[k + 1 :]:
             if lvl <= level:
                 end = j
                 break
         while end > i + 1 and not lines[end - 1].strip():
             end -= 1
-        text = "\n".join(lines[i + 1:end]).strip("\n")
+        text = "\n".join(lines[i + 1 : end]).strip("\n")
         out.append(Section(title, level, first_line + i, first_line + end - 1, text))
     return tuple(out)

@@ -205,8 +205,10 @@ def _concept_fields(
                 continue
             if not isinstance(value, str):
                 raise SkillFormatError(
-                    path, f"must be text (a string or a '|' block), got {type(value).__name__}",
-                    line=key_lines.get(key), field=key,
+                    path,
+                    f"must be text (a string or a '|' block), got {type(value).__name__}",
+                    line=key_lines.get(key),
+                    field=key,
                 )
             if value.strip() == _EXPORT_MARK:
                 if field not in exported:

@@ -64,21 +64,30 @@ def resolve_truth_source(source: TruthSource, repo_root: Path) -> ResolvedTruthS
     if source.anchor is not None:
         section = _find_anchor(text, file, source.anchor)
         if section is None:
-            return ResolvedTruthSource(source, file, f"no heading in {source.path} has the anchor #{source.anchor}",
-                                       count)
-        return ResolvedTruthSource(source, file, None, count, section.line, section.end_line,
-                                   "\n".join(lines[section.line - 1:section.end_line]))
+            return ResolvedTruthSource(
+                source, file, f"no heading in {source.path} has the anchor #{source.anchor}", count
+            )
+        return ResolvedTruthSource(
+            source,
+            file,
+            None,
+            count,
+            section.line,
+            section.end_line,
+            "\n".join(lines[section.line - 1 : section.end_line]),
+        )
     if source.start is None:
         return ResolvedTruthSource(source, file, None, count, 1, count, text)
     end = source.end if source.end is not None else source.start
     if source.start < 1 or end < source.start:
-        return ResolvedTruthSource(source, file, f"line range {source.start}-{end} is empty or starts before line 1",
-                                   count)
+        return ResolvedTruthSource(
+            source, file, f"line range {source.start}-{end} is empty or starts before line 1", count
+        )
     if end > count:
         return ResolvedTruthSource(
             source, file, f"line range {source.start}-{end} runs past the end of {source.path} ({count} lines)", count
         )
-    return ResolvedTruthSource(source, file, None, count, source.start, end, "\n".join(lines[source.start - 1:end]))
+    return ResolvedTruthSource(source, file, None, count, source.start, end, "\n".join(lines[source.start - 1 : end]))
 
 
 def _find_anchor(text: str, file: Path, anchor: str) -> Section | None:

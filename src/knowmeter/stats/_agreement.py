@@ -149,9 +149,7 @@ def _ordinal_alpha(units: FloatArray) -> float | None:
     return float(1.0 - (n - 1.0) * float(np.sum(coincidence * delta2)) / expected)
 
 
-def krippendorff_alpha(
-    data: npt.ArrayLike, level: Literal["interval", "ordinal"] = "interval"
-) -> float | None:
+def krippendorff_alpha(data: npt.ArrayLike, level: Literal["interval", "ordinal"] = "interval") -> float | None:
     """Krippendorff's α of a ``(raters, units)`` matrix (NaN = missing). None when undefined:
     no pairable unit, or no variation at all in the pairable values."""
     units = _units(data)

@@ -38,9 +38,15 @@ class McNemarResult:
         return self.control_only + self.treatment_only
 
     def to_dict(self) -> dict[str, Any]:
-        return {"both": self.both, "control_only": self.control_only, "treatment_only": self.treatment_only,
-                "neither": self.neither, "n_pairs": self.n_pairs, "n_discordant": self.n_discordant,
-                "p_value": self.p_value}
+        return {
+            "both": self.both,
+            "control_only": self.control_only,
+            "treatment_only": self.treatment_only,
+            "neither": self.neither,
+            "n_pairs": self.n_pairs,
+            "n_discordant": self.n_discordant,
+            "p_value": self.p_value,
+        }
 
 
 def mcnemar_exact(pairs: list[tuple[bool, bool]]) -> McNemarResult:

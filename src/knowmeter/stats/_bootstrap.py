@@ -171,9 +171,7 @@ def _resampled_means(group: list[ClusterColumn], b: int, seed: int) -> list[Floa
     return [theta[:, i] for i in range(len(group))]
 
 
-def _summarise(
-    col: ClusterColumn, theta: FloatArray | None, b: int, seed: int, level: float
-) -> BootstrapResult:
+def _summarise(col: ClusterColumn, theta: FloatArray | None, b: int, seed: int, level: float) -> BootstrapResult:
     estimate = col.total / col.n if col.n else None
     se = percentile = bca = None
     if estimate is not None and theta is not None:

@@ -58,11 +58,19 @@ class BootstrapEstimate(BaseModel):
         def ci(method: Literal["percentile", "bca"]) -> ConfidenceInterval:
             bounds = r.interval(method)
             low, high = bounds if bounds else (None, None)
-            return ConfidenceInterval(method=method, level=r.level, low=finite(low), high=finite(high),
-                                      b=r.b, seed=r.seed)
+            return ConfidenceInterval(
+                method=method, level=r.level, low=finite(low), high=finite(high), b=r.b, seed=r.seed
+            )
 
-        return cls(estimate=finite(r.estimate), standard_error=finite(r.standard_error), n=r.n,
-                   n_samples=r.n_clusters, n_non_finite=n_non_finite, percentile=ci("percentile"), bca=ci("bca"))
+        return cls(
+            estimate=finite(r.estimate),
+            standard_error=finite(r.standard_error),
+            n=r.n,
+            n_samples=r.n_clusters,
+            n_non_finite=n_non_finite,
+            percentile=ci("percentile"),
+            bca=ci("bca"),
+        )
 
     def interval(self, method: Literal["percentile", "bca"]) -> ConfidenceInterval:
         """The requested interval, falling back to the percentile one when BCa is undefined."""

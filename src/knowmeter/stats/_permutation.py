@@ -111,18 +111,19 @@ def _test_group(group: list[ClusterColumn], n_resamples: int, seed: int) -> list
         method, total, used_seed = "monte_carlo", n_resamples, seed
         p = (_monte_carlo_hits(sums, observed, threshold, n_resamples, seed) + 1.0) / (total + 1.0)
     return [
-        PermutationResult(float(observed[i] / c.n), float(min(1.0, p[i])), method, total, c.n, c.n_missing, k,
-                          used_seed)
+        PermutationResult(
+            float(observed[i] / c.n), float(min(1.0, p[i])), method, total, c.n, c.n_missing, k, used_seed
+        )
         for i, c in enumerate(group)
     ]
 
 
-def _flipped_hits(
-    flips: FloatArray, sums: list[FloatArray], observed: FloatArray, threshold: FloatArray
-) -> FloatArray:
+def _flipped_hits(flips: FloatArray, sums: list[FloatArray], observed: FloatArray, threshold: FloatArray) -> FloatArray:
     """How many rows of 0/1 ``flips`` (1 = flip the cluster's sign) give |T*| >= |T|, per column."""
-    return np.array([np.count_nonzero(np.abs(observed[i] - 2.0 * (flips @ s)) >= threshold[i])
-                     for i, s in enumerate(sums)], dtype=np.float64)
+    return np.array(
+        [np.count_nonzero(np.abs(observed[i] - 2.0 * (flips @ s)) >= threshold[i]) for i, s in enumerate(sums)],
+        dtype=np.float64,
+    )
 
 
 def _exact_hits(sums: list[FloatArray], observed: FloatArray, threshold: FloatArray) -> FloatArray:

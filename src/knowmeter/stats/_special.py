@@ -13,12 +13,23 @@ import math
 _SQRT2 = math.sqrt(2.0)
 
 # Acklam's rational approximation to the normal quantile (relative error < 1.2e-9), refined below.
-_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02,
-      1.383577518672690e02, -3.066479806614716e01, 2.506628277459239e00)
-_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02,
-      6.680131188771972e01, -1.328068155288572e01)
-_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00,
-      -2.549732539343734e00, 4.374664141464968e00, 2.938163982698783e00)
+_A = (
+    -3.969683028665376e01,
+    2.209460984245205e02,
+    -2.759285104469687e02,
+    1.383577518672690e02,
+    -3.066479806614716e01,
+    2.506628277459239e00,
+)
+_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02, 6.680131188771972e01, -1.328068155288572e01)
+_C = (
+    -7.784894002430293e-03,
+    -3.223964580411365e-01,
+    -2.400758277161838e00,
+    -2.549732539343734e00,
+    4.374664141464968e00,
+    2.938163982698783e00,
+)
 _D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)
 _P_LOW = 0.02425
 
@@ -39,16 +50,21 @@ def norm_ppf(p: float) -> float:
     if p < _P_LOW:
         q = math.sqrt(-2.0 * math.log(p))
         x = (((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / (
-            (((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0)
+            (((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0
+        )
     elif p <= 1.0 - _P_LOW:
         q = p - 0.5
         r = q * q
-        x = (((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5]) * q / (
-            ((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0)
+        x = (
+            (((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5])
+            * q
+            / (((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0)
+        )
     else:
         q = math.sqrt(-2.0 * math.log1p(-p))
         x = -(((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / (
-            (((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0)
+            (((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0
+        )
     # One Halley step on the exact CDF brings the error to machine precision.
     e = norm_cdf(x) - p
     u = e * math.sqrt(2.0 * math.pi) * math.exp(x * x / 2.0)
@@ -88,8 +104,7 @@ def betainc(a: float, b: float, x: float) -> float:
         return 0.0
     if x >= 1.0:
         return 1.0
-    log_front = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-                 + a * math.log(x) + b * math.log1p(-x))
+    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
     if x < (a + 1.0) / (a + b + 2.0):
         return math.exp(log_front) * _betacf(a, b, x) / a
     return 1.0 - math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
@@ -107,16 +122,24 @@ def t_cdf(t: float, df: float) -> float:
 
 
 def _t_pdf(t: float, df: float) -> float:
-    log_pdf = (math.lgamma((df + 1.0) / 2.0) - math.lgamma(df / 2.0) - 0.5 * math.log(df * math.pi)
-               - (df + 1.0) / 2.0 * math.log1p(t * t / df))
+    log_pdf = (
+        math.lgamma((df + 1.0) / 2.0)
+        - math.lgamma(df / 2.0)
+        - 0.5 * math.log(df * math.pi)
+        - (df + 1.0) / 2.0 * math.log1p(t * t / df)
+    )
     return math.exp(log_pdf)
 
 
 def _cornish_fisher(p: float, df: float) -> float:
     """Cornish-Fisher expansion of the t quantile in powers of 1/df."""
     z = norm_ppf(p)
-    return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
+    return (
+        z
+        + (z**3 + z) / (4 * df)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -161,8 +184,9 @@ def binom_half_two_sided(k: int, n: int) -> float:
     if n == 0:
         return 1.0
     low = min(k, n - k)
-    log_terms = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0)
-                 for i in range(low + 1)]
+    log_terms = [
+        math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0) for i in range(low + 1)
+    ]
     top = max(log_terms)
     tail = math.exp(top) * math.fsum(math.exp(v - top) for v in log_terms)
     return min(1.0, 2.0 * tail)

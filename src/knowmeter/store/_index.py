@@ -14,11 +14,43 @@ from knowmeter import defaults
 from knowmeter.errors import InputError
 
 INDEX_FILE = "index.sqlite"
-RUN_COLUMNS = ("id", "created_at", "finished_at", "status", "dir", "git_commit", "git_dirty", "executor", "model",
-               "sample_set_id", "sample_set_sha", "sample_count", "verdict", "outcome", "tasks_total", "tasks_done",
-               "cost_known_usd", "cost_unknown_tasks", "shard", "sample_set_kind")
-VARIANT_COLUMNS = ("run_id", "variant", "role", "artifact_hash", "composite", "layer_set", "coverage", "gap_rate",
-                   "weighted_gap_rate", "tasks", "errors", "cost_known_usd", "cost_unknown_tasks")
+RUN_COLUMNS = (
+    "id",
+    "created_at",
+    "finished_at",
+    "status",
+    "dir",
+    "git_commit",
+    "git_dirty",
+    "executor",
+    "model",
+    "sample_set_id",
+    "sample_set_sha",
+    "sample_count",
+    "verdict",
+    "outcome",
+    "tasks_total",
+    "tasks_done",
+    "cost_known_usd",
+    "cost_unknown_tasks",
+    "shard",
+    "sample_set_kind",
+)
+VARIANT_COLUMNS = (
+    "run_id",
+    "variant",
+    "role",
+    "artifact_hash",
+    "composite",
+    "layer_set",
+    "coverage",
+    "gap_rate",
+    "weighted_gap_rate",
+    "tasks",
+    "errors",
+    "cost_known_usd",
+    "cost_unknown_tasks",
+)
 
 log = logging.getLogger("knowmeter")
 
@@ -109,8 +141,14 @@ def open_index(output_dir: Path, *, rows_of: RowsOf | None = None) -> Iterator[s
             path.with_name(INDEX_FILE + suffix).unlink(missing_ok=True)
         conn, _ = _connect(path)
         n = _rebuild(conn, output_dir / "runs", rows_of)
-        log.warning("knowmeter: %s was damaged (%s): moved to %s and rebuilt from %d run director%s",
-                    path, exc, damaged.name, n, "y" if n == 1 else "ies")
+        log.warning(
+            "knowmeter: %s was damaged (%s): moved to %s and rebuilt from %d run director%s",
+            path,
+            exc,
+            damaged.name,
+            n,
+            "y" if n == 1 else "ies",
+        )
     try:
         yield conn
         conn.commit()
@@ -153,8 +191,10 @@ def _rebuild(conn: sqlite3.Connection, runs_root: Path, rows_of: RowsOf | None) 
 
 def _migrate(conn: sqlite3.Connection) -> bool:
     """Apply the migrations not applied yet; True when the index was empty (all were new)."""
-    conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT "
-                 "DEFAULT CURRENT_TIMESTAMP)")
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT "
+        "DEFAULT CURRENT_TIMESTAMP)"
+    )
     applied = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
     for name, sql in MIGRATIONS:
         if name in applied:
@@ -184,10 +224,12 @@ def variant_history(
 ) -> list[sqlite3.Row]:
     """Per-variant rows joined with their run, oldest first (the trends table). A shard's run
     covers only part of the sample set: it is left out (its merged run stands for it)."""
-    sql = ("SELECT r.id AS run_id, r.created_at, r.git_commit, r.git_dirty, r.sample_set_id, r.sample_count, "
-           "r.status, COALESCE(r.sample_set_kind, 'human') AS sample_set_kind, v.* "
-           "FROM run_variants v JOIN runs r ON r.id = v.run_id WHERE r.status = 'complete' "
-           "AND r.shard IS NULL")
+    sql = (
+        "SELECT r.id AS run_id, r.created_at, r.git_commit, r.git_dirty, r.sample_set_id, r.sample_count, "
+        "r.status, COALESCE(r.sample_set_kind, 'human') AS sample_set_kind, v.* "
+        "FROM run_variants v JOIN runs r ON r.id = v.run_id WHERE r.status = 'complete' "
+        "AND r.shard IS NULL"
+    )
     args: list[Any] = []
     if variant is not None:
         sql += " AND v.variant = ?"

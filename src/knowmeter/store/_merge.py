@@ -20,11 +20,15 @@ def _shard_record(run_dir: RunDir) -> dict[str, Any]:
     record = run_dir.read_run()
     shard = record.get("shard")
     if shard is None:
-        raise InputError(f"run {run_dir.id} is not a shard (it was not run with knowmeter eval --shard I/N); "
-                         "merge takes every shard of one sharded plan")
+        raise InputError(
+            f"run {run_dir.id} is not a shard (it was not run with knowmeter eval --shard I/N); "
+            "merge takes every shard of one sharded plan"
+        )
     if plan_hash(record) != shard["plan_hash"]:
-        raise InputError(f"run {run_dir.id}: its run.json does not match the plan hash recorded in it; "
-                         "the file was edited or damaged")
+        raise InputError(
+            f"run {run_dir.id}: its run.json does not match the plan hash recorded in it; "
+            "the file was edited or damaged"
+        )
     return record
 
 
@@ -36,24 +40,32 @@ def _check_plan(runs: list[tuple[RunDir, dict[str, Any]]]) -> list[tuple[RunDir,
         if record["shard"]["plan_hash"] != first["shard"]["plan_hash"]:
             a, b = plan_parts(first), plan_parts(record)
             differ = ", ".join(k for k in a if a[k] != b[k])
-            raise InputError(f"runs {first_dir.id} and {run_dir.id} are shards of different plans (they differ "
-                             f"in: {differ}); merge the shards of one plan (same config, samples, variants, "
-                             "executor and seed)")
+            raise InputError(
+                f"runs {first_dir.id} and {run_dir.id} are shards of different plans (they differ "
+                f"in: {differ}); merge the shards of one plan (same config, samples, variants, "
+                "executor and seed)"
+            )
         if record["shard"]["count"] != count:
-            raise InputError(f"run {first_dir.id} is shard {first['shard']['index']}/{count} but run {run_dir.id} "
-                             f"is shard {record['shard']['index']}/{record['shard']['count']}; merge the shards "
-                             "of one split")
+            raise InputError(
+                f"run {first_dir.id} is shard {first['shard']['index']}/{count} but run {run_dir.id} "
+                f"is shard {record['shard']['index']}/{record['shard']['count']}; merge the shards "
+                "of one split"
+            )
     by_index: dict[int, RunDir] = {}
     for run_dir, record in runs:
         index = record["shard"]["index"]
         if index in by_index:
-            raise InputError(f"shard {index}/{count} is given twice (runs {by_index[index].id} and {run_dir.id}); "
-                             "pass each shard once")
+            raise InputError(
+                f"shard {index}/{count} is given twice (runs {by_index[index].id} and {run_dir.id}); "
+                "pass each shard once"
+            )
         by_index[index] = run_dir
     missing = [str(i) for i in range(1, count + 1) if i not in by_index]
     if missing:
-        raise InputError(f"shard {', '.join(missing)} of {count} is missing (given: "
-                         f"{', '.join(str(i) for i in sorted(by_index))}); pass all {count} shards")
+        raise InputError(
+            f"shard {', '.join(missing)} of {count} is missing (given: "
+            f"{', '.join(str(i) for i in sorted(by_index))}); pass all {count} shards"
+        )
     return sorted(runs, key=lambda r: int(r[1]["shard"]["index"]))
 
 
@@ -70,10 +82,20 @@ def _merged_record(run_id: str, shards: list[tuple[RunDir, dict[str, Any]]], don
         tasks_total=total,
         wall_s=None,  # the shards ran in separate jobs: no one wall time covers them
         budget=None,  # each shard had its own budget: see merged_from
-        merged_from=[{"run_id": d.id, "shard": f"{r['shard']['index']}/{r['shard']['count']}",
-                      "status": r.get("status"), "created_at": r["created_at"], "finished_at": r.get("finished_at"),
-                      "tasks_total": r["tasks_total"], "wall_s": r.get("wall_s"), "budget": r.get("budget"),
-                      "git": r["git"]} for d, r in shards],
+        merged_from=[
+            {
+                "run_id": d.id,
+                "shard": f"{r['shard']['index']}/{r['shard']['count']}",
+                "status": r.get("status"),
+                "created_at": r["created_at"],
+                "finished_at": r.get("finished_at"),
+                "tasks_total": r["tasks_total"],
+                "wall_s": r.get("wall_s"),
+                "budget": r.get("budget"),
+                "git": r["git"],
+            }
+            for d, r in shards
+        ],
         plan_hash=shards[0][1]["shard"]["plan_hash"],
     )
     record.pop("shard")
@@ -101,12 +123,16 @@ def merge_shards(run_dirs: list[RunDir], runs_root: Path) -> tuple[RunDir, list[
                 for result in run_dir.results(problems):
                     task = result.get("task_id")
                     if not isinstance(task, str):
-                        raise InputError(f"{run_dir.results_file}: a record without a task_id; the results file "
-                                         "was edited or damaged")
+                        raise InputError(
+                            f"{run_dir.results_file}: a record without a task_id; the results file "
+                            "was edited or damaged"
+                        )
                     earlier = owner.setdefault(task, run_dir.id)
                     if earlier != run_dir.id:
-                        raise InputError(f"task {task!r} is in two shards (runs {earlier} and {run_dir.id}); "
-                                         "the shards were edited or not cut from one plan")
+                        raise InputError(
+                            f"task {task!r} is in two shards (runs {earlier} and {run_dir.id}); "
+                            "the shards were edited or not cut from one plan"
+                        )
                     writer.append(result)
                 notes += [f"run {run_dir.id}: results.jsonl {p}" for p in problems]
         run_id = new_run_id()
@@ -118,4 +144,3 @@ def merge_shards(run_dirs: list[RunDir], runs_root: Path) -> tuple[RunDir, list[
         shutil.rmtree(tmp.path, ignore_errors=True)
         raise
     return RunDir(runs_root / run_id), notes
-

@@ -79,8 +79,9 @@ def iter_results(path: Path, *, strict: bool = False, problems: list[str] | None
         yield record
 
 
-def iter_results_at(path: Path, *, strict: bool = False,
-                    problems: list[str] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_results_at(
+    path: Path, *, strict: bool = False, problems: list[str] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """``iter_results`` with each record's byte offset in the file (to read it again later)."""
     if not path.exists():
         return
@@ -176,8 +177,10 @@ class RunDir:
             fh.seek(0)
             holder = fh.read().strip()
             fh.close()
-            raise InputError(f"run {self.id} is being executed by another knowmeter process"
-                             f"{f' (pid {holder})' if holder else ''}; wait for it to finish") from None
+            raise InputError(
+                f"run {self.id} is being executed by another knowmeter process"
+                f"{f' (pid {holder})' if holder else ''}; wait for it to finish"
+            ) from None
         fh.truncate(0)
         fh.write(str(os.getpid()))
         fh.flush()

@@ -88,8 +88,12 @@ def check_run_record(data: Any, source: str) -> dict[str, Any]:
 
     if not isinstance(data, dict):
         raise InputError(f"{source}: not a run record (expected a JSON object); the file was edited or damaged")
-    check_schema_version(data, RUN_SCHEMA_VERSION, source,
-                         older="read it with the knowmeter version that wrote it, or run knowmeter eval again")
+    check_schema_version(
+        data,
+        RUN_SCHEMA_VERSION,
+        source,
+        older="read it with the knowmeter version that wrote it, or run knowmeter eval again",
+    )
     try:
         StoredRun.model_validate(data)
     except ValidationError as exc:
@@ -109,9 +113,13 @@ def plan_parts(record: dict[str, Any]) -> dict[str, Any]:
     ``LOCAL_SETTINGS``, the sample set's sha256 (its watermark), each variant's name, role and
     artifact hash, the executor's identity, and the seed."""
     config = {k: v for k, v in record["config"].items() if k not in LOCAL_SETTINGS}
-    return {"config": config, "samples": record["watermark"]["sha256"],
-            "variants": [[v["name"], v["role"], v["hash"]] for v in record["variants"]],
-            "executor": record["executor"]["identity"], "seed": record["seed"]}
+    return {
+        "config": config,
+        "samples": record["watermark"]["sha256"],
+        "variants": [[v["name"], v["role"], v["hash"]] for v in record["variants"]],
+        "executor": record["executor"]["identity"],
+        "seed": record["seed"],
+    }
 
 
 def plan_hash(record: dict[str, Any]) -> str:
@@ -133,5 +141,7 @@ def check_schema_version(data: dict[str, Any], current: int, source: str, *, old
         raise InputError(f"{source}: no valid schema_version (got {version!r}); the file was edited or damaged")
     if version < current:
         raise InputError(f"{source}: schema_version {version} is older than this knowmeter's {current}{by}: {older}")
-    raise InputError(f"{source}: schema_version {version} is newer than this knowmeter's {current}{by}: "
-                     "upgrade knowmeter (pip install -U knowmeter) to read it")
+    raise InputError(
+        f"{source}: schema_version {version} is newer than this knowmeter's {current}{by}: "
+        "upgrade knowmeter (pip install -U knowmeter) to read it"
+    )

@@ -48,8 +48,10 @@ class StoredTasks(Sequence[TaskRecord]):
         self._offsets = [k[3] for k in keyed]
         dupes = {k: n - 1 for k, n in seen.items() if n > 1}
         if dupes:
-            self.problems.append(f"{sum(dupes.values())} duplicate record(s) of {len(dupes)} task(s) "
-                                 f"(e.g. {next(iter(dupes))!r}) counted once")
+            self.problems.append(
+                f"{sum(dupes.values())} duplicate record(s) of {len(dupes)} task(s) "
+                f"(e.g. {next(iter(dupes))!r}) counted once"
+            )
 
     def __len__(self) -> int:
         return len(self._offsets)
@@ -89,5 +91,7 @@ def _checked(path: Path, rec: dict[str, Any], n: int) -> TaskRecord:
         return TaskRecord.model_validate(rec)
     except ValidationError as exc:
         where = f"task {rec['task_id']!r}" if isinstance(rec.get("task_id"), str) else f"record {n}"
-        raise InputError(f"{path}: {where}: {first_error(exc)}; the results file was edited or damaged: "
-                         "restore it or run knowmeter eval again") from None
+        raise InputError(
+            f"{path}: {where}: {first_error(exc)}; the results file was edited or damaged: "
+            "restore it or run knowmeter eval again"
+        ) from None

@@ -76,7 +76,8 @@ class TaskRecord(BaseModel):
     grade: GradeRecord | None = None
     analysis: AnalysisRecord | None = None
     comprehension: dict[str, Any] | None = Field(
-        default=None, description="A comprehension run's grading of this answer (knowmeter comprehend).")
+        default=None, description="A comprehension run's grading of this answer (knowmeter comprehend)."
+    )
 
     def stored(self) -> dict[str, Any]:
         """The JSON form, as it was stored."""

@@ -35,8 +35,13 @@ _WANTED = frozenset({"user", "assistant", "system", "summary", "ai-title", "cust
 _TYPE_KEY = b'"type":"'
 _WANTED_BYTES = frozenset(t.encode() for t in _WANTED)
 _EVENT_TYPE = re.compile(rb'"type":"(?:user|assistant|system)"')
-_META_FIELDS = (("sessionId", "session_id"), ("version", "agent_version"), ("cwd", "cwd"),
-                ("gitBranch", "git_branch"), ("slug", "slug"))
+_META_FIELDS = (
+    ("sessionId", "session_id"),
+    ("version", "agent_version"),
+    ("cwd", "cwd"),
+    ("gitBranch", "git_branch"),
+    ("slug", "slug"),
+)
 _AGENT_PROGRESS = b'"agent_progress"'
 
 
@@ -70,7 +75,6 @@ class ClaudeSessionReader:
         self._skipped = 0
         self._progress: dict[str, _ProgressAgent] = {}
         self._sidechains: set[str] = set()  # agents whose lines are in this file itself
-
 
     def usage_so_far(self) -> dict[str, int | None]:
         """Token usage of the records read so far (deduplicated by message id)."""
@@ -144,8 +148,13 @@ class ClaudeSessionReader:
         message = rec.get("message")
         if rtype == "assistant" and isinstance(message, dict):
             cwd = rec.get("cwd")  # the shell's directory now: a ``cd`` in an earlier call moves it
-            self._msgs.assistant(message, out, agent_id, bool(rec.get("isApiErrorMessage")),
-                                 cwd if isinstance(cwd, str) and cwd != meta.get("cwd") else None)
+            self._msgs.assistant(
+                message,
+                out,
+                agent_id,
+                bool(rec.get("isApiErrorMessage")),
+                cwd if isinstance(cwd, str) and cwd != meta.get("cwd") else None,
+            )
         elif rtype == "user" and isinstance(message, dict):
             injected = bool(rec.get("isMeta") or rec.get("isCompactSummary") or rec.get("isVisibleInTranscriptOnly"))
             self._msgs.user(message, out, agent_id, rec.get("toolUseResult"), injected)
@@ -179,8 +188,10 @@ class ClaudeSessionReader:
         if p is None:
             parent, prompt = rec.get("parentToolUseID"), data.get("prompt")
             p = self._progress[agent] = _ProgressAgent(
-                parent if isinstance(parent, str) else None, prompt if isinstance(prompt, str) else None,
-                rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None)
+                parent if isinstance(parent, str) else None,
+                prompt if isinstance(prompt, str) else None,
+                rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None,
+            )
         uuid = inner.get("uuid")
         if isinstance(uuid, str):
             if uuid in p.seen:
@@ -201,17 +212,29 @@ class ClaudeSessionReader:
         for agent, p in self._progress.items():
             if agent in skip or not p.events:
                 continue
-            meta: dict[str, Any] = {"agent_id": agent, "from_progress": True, "parent_tool_use_id": p.parent_call,
-                                    "prompt": p.prompt, "started_at": p.started_at, "usage": p.msgs.usage(),
-                                    "model": p.msgs.model, "cwd": self.meta.get("cwd")}
+            meta: dict[str, Any] = {
+                "agent_id": agent,
+                "from_progress": True,
+                "parent_tool_use_id": p.parent_call,
+                "prompt": p.prompt,
+                "started_at": p.started_at,
+                "usage": p.msgs.usage(),
+                "model": p.msgs.model,
+                "cwd": self.meta.get("cwd"),
+            }
             out.append(Trace(events=p.events, source=SOURCE, meta=meta))
         return out
 
     def _finish(self) -> None:
         self._stats.write_meta(self.meta)
-        self.meta.update(api_messages=self._msgs.api_messages, api_errors=self._msgs.api_errors,
-                         usage=self._msgs.usage(), model=self._msgs.model, skipped_records=self._skipped,
-                         repeated_records=self._repeated)
+        self.meta.update(
+            api_messages=self._msgs.api_messages,
+            api_errors=self._msgs.api_errors,
+            usage=self._msgs.usage(),
+            model=self._msgs.model,
+            skipped_records=self._skipped,
+            repeated_records=self._repeated,
+        )
         if self.agent_id is not None:
             self.meta["agent_id"] = self.agent_id
 
@@ -225,12 +248,13 @@ def _skipped_type(line: bytes) -> bool:
         return False
     if at == 1 and line.startswith(b"{"):  # the record's own type comes first
         value = at + len(_TYPE_KEY)
-        return line[value:line.find(b'"', value)] not in _WANTED_BYTES
+        return line[value : line.find(b'"', value)] not in _WANTED_BYTES
     return _EVENT_TYPE.search(line, at) is None
 
 
-def parse_claude_session(lines: Iterable[str | bytes], *, agent_id: str | None = None,
-                         compaction: bool = False) -> Trace:
+def parse_claude_session(
+    lines: Iterable[str | bytes], *, agent_id: str | None = None, compaction: bool = False
+) -> Trace:
     """Parse one session JSONL stream (main transcript or one subagent file) into a Trace."""
     reader = ClaudeSessionReader(agent_id=agent_id, compaction=compaction)
     events = list(reader.events(lines))
@@ -301,5 +325,5 @@ def subagent_of(path: Path) -> tuple[str | None, bool]:
     name = path.name
     if not name.startswith("agent-") or not name.endswith(".jsonl"):
         return None, False
-    agent_id = name[len("agent-"): -len(".jsonl")]
+    agent_id = name[len("agent-") : -len(".jsonl")]
     return agent_id, agent_id.startswith("acompact")

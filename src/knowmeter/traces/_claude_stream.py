@@ -41,14 +41,27 @@ SOURCE = "claude-stream-json"
 
 #: User-side text that the harness wrote, not the human (FORMATS.md §1.5).
 _INJECTED_PREFIXES = (
-    "<system-reminder>", "<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
-    "<local-command-stderr>", "<local-command-caveat>", "Caveat: The messages below", "<task-notification>",
-    "<user-prompt-submit-hook>", "[Request interrupted by user", "<bash-input>", "<bash-stdout>",
-    "<bash-stderr>", "This session is being continued from a previous conversation",
+    "<system-reminder>",
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "Caveat: The messages below",
+    "<task-notification>",
+    "<user-prompt-submit-hook>",
+    "[Request interrupted by user",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "This session is being continued from a previous conversation",
     "Base directory for this skill:",
 )
-_HOOK_TEXT = re.compile(r"^\S+ hook (?:additional context|feedback|error|blocking error|success)\b"
-                        r"|^Stop hook ")
+_HOOK_TEXT = re.compile(
+    r"^\S+ hook (?:additional context|feedback|error|blocking error|success)\b"
+    r"|^Stop hook "
+)
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 
 
@@ -77,8 +90,14 @@ class ClaudeMessages:
         self._tools: dict[str, str] = {}  # source tool name → normalised name
         self._anon = 0
 
-    def assistant(self, message: Mapping[str, Any], out: list[Event], agent_id: str | None = None,
-                  synthetic: bool = False, cwd: str | None = None) -> None:
+    def assistant(
+        self,
+        message: Mapping[str, Any],
+        out: list[Event],
+        agent_id: str | None = None,
+        synthetic: bool = False,
+        cwd: str | None = None,
+    ) -> None:
         """Append the events of one assistant line to ``out``. ``synthetic``: an API-error message
         the harness wrote; ``cwd``: the shell's directory when the line was written, when it is not
         the session's."""
@@ -120,11 +139,13 @@ class ClaudeMessages:
             elif btype == "text":
                 said = block.get("text")
                 if isinstance(said, str) and said.strip():
-                    out.append(MessageEvent("assistant", said, turn=turn, injected=self.injected_all,
-                                            agent_id=agent_id))
+                    out.append(
+                        MessageEvent("assistant", said, turn=turn, injected=self.injected_all, agent_id=agent_id)
+                    )
 
-    def _call(self, block: Mapping[str, Any], turn: int, agent_id: str | None, out: list[Event],
-              cwd: str | None) -> None:
+    def _call(
+        self, block: Mapping[str, Any], turn: int, agent_id: str | None, out: list[Event], cwd: str | None
+    ) -> None:
         cid = block.get("id")
         if not isinstance(cid, str) or cid in self._calls:
             return
@@ -141,8 +162,14 @@ class ClaudeMessages:
         self._calls[cid] = (tool, command if isinstance(command, str) else None, turn, agent_id)
         out.append(ToolCallEvent(cid, tool, args, turn=turn, source_tool=source, agent_id=agent_id, cwd=cwd))
 
-    def user(self, message: Mapping[str, Any], out: list[Event], agent_id: str | None = None,
-             structured: Any = None, injected: bool = False) -> None:
+    def user(
+        self,
+        message: Mapping[str, Any],
+        out: list[Event],
+        agent_id: str | None = None,
+        structured: Any = None,
+        injected: bool = False,
+    ) -> None:
         """Append the events of one user line (tool results and/or text) to ``out``. ``structured``
         is the line's ``tool_use_result`` / ``toolUseResult``; ``injected`` marks ``isMeta``-style lines."""
         content = message.get("content")
@@ -151,8 +178,11 @@ class ClaudeMessages:
             return
         if not isinstance(content, list):
             return
-        if structured is not None and len(content) != 1 and sum(
-                1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result") != 1:
+        if (
+            structured is not None
+            and len(content) != 1
+            and sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result") != 1
+        ):
             structured = None  # several results share the line: whose structured output it is is unknown
         for block in content:
             if not isinstance(block, dict):
@@ -174,10 +204,10 @@ class ClaudeMessages:
         tool, command, turn, call_agent = call if call is not None else ("", None, self.turn, agent_id)
         content = block.get("content")
         text = content if isinstance(content, str) else content_text(content)
-        status, kind, code = classify_result(tool, text, is_error=bool(block.get("is_error")), command=command,
-                                             structured=structured)
-        out.append(ToolResultEvent(cid, text, status, turn=turn, exit_code=code, error_kind=kind,
-                                   agent_id=call_agent))
+        status, kind, code = classify_result(
+            tool, text, is_error=bool(block.get("is_error")), command=command, structured=structured
+        )
+        out.append(ToolResultEvent(cid, text, status, turn=turn, exit_code=code, error_kind=kind, agent_id=call_agent))
 
     def _user_text(self, text: str, agent_id: str | None, injected: bool, out: list[Event]) -> None:
         if not text.strip():
@@ -263,8 +293,7 @@ def parse_claude_stream(lines: Iterable[Line]) -> tuple[Trace, RunSummary]:
             msgs.assistant(message, events, agent_id=agent_id)
         elif rtype == "user" and isinstance(message, Mapping):
             injected = bool(rec.get("isMeta") or rec.get("isSynthetic"))
-            msgs.user(message, events, agent_id=agent_id, structured=rec.get("tool_use_result"),
-                      injected=injected)
+            msgs.user(message, events, agent_id=agent_id, structured=rec.get("tool_use_result"), injected=injected)
         elif rtype == "system" and rec.get("subtype") == "init":
             _init_meta(rec, meta)
         elif rtype == "result":
@@ -279,8 +308,14 @@ def parse_claude_stream(lines: Iterable[Line]) -> tuple[Trace, RunSummary]:
         denied = {d.get("tool_use_id") for d in summary.permission_denials if isinstance(d, Mapping)}
         _mark_permission_denials(events, {d for d in denied if isinstance(d, str)})
     stats.write_meta(meta)
-    meta.update(api_messages=msgs.api_messages, api_errors=msgs.api_errors, usage=summary.usage,
-                cost_usd=summary.cost_usd, num_turns=summary.num_turns, skipped_records=skipped)
+    meta.update(
+        api_messages=msgs.api_messages,
+        api_errors=msgs.api_errors,
+        usage=summary.usage,
+        cost_usd=summary.cost_usd,
+        num_turns=summary.num_turns,
+        skipped_records=skipped,
+    )
     if summary.error is not None:
         meta["error"] = summary.error
     meta.setdefault("model", msgs.model)
@@ -288,23 +323,40 @@ def parse_claude_stream(lines: Iterable[Line]) -> tuple[Trace, RunSummary]:
 
 
 def _init_meta(rec: Mapping[str, Any], meta: dict[str, Any]) -> None:
-    for src, dst in (("session_id", "session_id"), ("model", "model"), ("cwd", "cwd"),
-                     ("claude_code_version", "agent_version"), ("permissionMode", "permission_mode"),
-                     ("tools", "tools"), ("skills", "skills"), ("agents", "agents"), ("plugins", "plugins"),
-                     ("mcp_servers", "mcp_servers")):
+    for src, dst in (
+        ("session_id", "session_id"),
+        ("model", "model"),
+        ("cwd", "cwd"),
+        ("claude_code_version", "agent_version"),
+        ("permissionMode", "permission_mode"),
+        ("tools", "tools"),
+        ("skills", "skills"),
+        ("agents", "agents"),
+        ("plugins", "plugins"),
+        ("mcp_servers", "mcp_servers"),
+    ):
         if rec.get(src) is not None:
             meta[dst] = rec[src]
 
 
-def _summary(result: Mapping[str, Any] | None, msgs: ClaudeMessages, events: list[Event],
-             meta: Mapping[str, Any]) -> RunSummary:
-    own_texts = [e.text for e in events if isinstance(e, MessageEvent) and e.role == "assistant"
-                 and not e.injected and e.agent_id is None]
+def _summary(
+    result: Mapping[str, Any] | None, msgs: ClaudeMessages, events: list[Event], meta: Mapping[str, Any]
+) -> RunSummary:
+    own_texts = [
+        e.text
+        for e in events
+        if isinstance(e, MessageEvent) and e.role == "assistant" and not e.injected and e.agent_id is None
+    ]
     last_text = own_texts[-1] if own_texts else ""
     if result is None:
-        return RunSummary(output=last_text, usage=msgs.usage(), num_turns=msgs.api_messages or None,
-                          error="the stream ended without a result line (the run was cut short)",
-                          session_id=meta.get("session_id"), model=msgs.model)
+        return RunSummary(
+            output=last_text,
+            usage=msgs.usage(),
+            num_turns=msgs.api_messages or None,
+            error="the stream ended without a result line (the run was cut short)",
+            session_id=meta.get("session_id"),
+            model=msgs.model,
+        )
     is_error = bool(result.get("is_error")) or str(result.get("subtype", "success")) != "success"
     text = result.get("result") if isinstance(result.get("result"), str) else None
     error: str | None = None
@@ -313,7 +365,8 @@ def _summary(result: Mapping[str, Any] | None, msgs: ClaudeMessages, events: lis
         error = text or "; ".join(errors) or str(result.get("subtype") or "error")
     # ``usage`` is the main loop's model only; ``modelUsage`` adds the secondary model's calls
     usage = model_usage_totals(result.get("modelUsage")) or (
-        anthropic_usage(result.get("usage")) if isinstance(result.get("usage"), Mapping) else msgs.usage())
+        anthropic_usage(result.get("usage")) if isinstance(result.get("usage"), Mapping) else msgs.usage()
+    )
     cost = result.get("total_cost_usd", result.get("cost_usd"))
     denials = result.get("permission_denials")
     return RunSummary(
@@ -327,8 +380,7 @@ def _summary(result: Mapping[str, Any] | None, msgs: ClaudeMessages, events: lis
         session_id=result.get("session_id") or meta.get("session_id"),
         model=msgs.model or meta.get("model"),
         api_error_status=as_int(result.get("api_error_status")),
-        permission_denials=[dict(d) for d in denials if isinstance(d, Mapping)] if isinstance(denials, list)
-        else [],
+        permission_denials=[dict(d) for d in denials if isinstance(d, Mapping)] if isinstance(denials, list) else [],
     )
 
 

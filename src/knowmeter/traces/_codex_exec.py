@@ -122,15 +122,17 @@ class _ExecItems:
 
 def _call_of(itype: Any, item: Mapping[str, Any], cid: str) -> ToolCallEvent | None:
     if itype == "command_execution":
-        return ToolCallEvent(cid, "Bash", {"command": unwrap_shell(str(item.get("command") or ""))},
-                             source_tool="command_execution")
+        return ToolCallEvent(
+            cid, "Bash", {"command": unwrap_shell(str(item.get("command") or ""))}, source_tool="command_execution"
+        )
     if itype == "file_change":
         return ToolCallEvent(cid, "Edit", {"changes": item.get("changes") or []}, source_tool="file_change")
     if itype == "mcp_tool_call":
         name = f"mcp__{item.get('server')}__{item.get('tool')}"
         args = item.get("arguments")
-        return ToolCallEvent(cid, name, dict(args) if isinstance(args, Mapping) else {"arguments": args},
-                             source_tool=name)
+        return ToolCallEvent(
+            cid, name, dict(args) if isinstance(args, Mapping) else {"arguments": args}, source_tool=name
+        )
     if itype == "web_search":
         return ToolCallEvent(cid, "WebSearch", {"query": item.get("query")}, source_tool="web_search")
     if itype == "todo_list":
@@ -142,15 +144,17 @@ def _result_of(itype: Any, item: Mapping[str, Any], cid: str, call: ToolCallEven
     status = item.get("status")
     if itype == "command_execution":
         output = str(item.get("aggregated_output") or "")
-        outcome = shell_outcome(str(call.input.get("command") or ""), output, as_int(item.get("exit_code")),
-                                status if isinstance(status, str) else None)
-        return ToolResultEvent(cid, output, outcome.status, exit_code=outcome.exit_code,
-                               error_kind=outcome.error_kind)
+        outcome = shell_outcome(
+            str(call.input.get("command") or ""),
+            output,
+            as_int(item.get("exit_code")),
+            status if isinstance(status, str) else None,
+        )
+        return ToolResultEvent(cid, output, outcome.status, exit_code=outcome.exit_code, error_kind=outcome.error_kind)
     if itype == "mcp_tool_call":
         error = item.get("error")
         if isinstance(error, Mapping):
-            return ToolResultEvent(cid, str(error.get("message") or ""), ToolStatus.FAILURE,
-                                   error_kind=ErrorKind.OTHER)
+            return ToolResultEvent(cid, str(error.get("message") or ""), ToolStatus.FAILURE, error_kind=ErrorKind.OTHER)
         output = json.dumps(item.get("result"), ensure_ascii=False) if item.get("result") is not None else ""
         return ToolResultEvent(cid, output, _status_word(status))
     output = json.dumps(item.get("changes"), ensure_ascii=False) if itype == "file_change" else ""
@@ -200,8 +204,14 @@ def parse_codex_exec(lines: Iterable[Line]) -> tuple[Trace, RunSummary]:
     meta.update(usage=usage, cost_usd=None, num_turns=turns, skipped_records=skipped)
     if error is not None:
         meta["error"] = error
-    summary = RunSummary(output=items.last_message, usage=usage, cost_usd=None, num_turns=turns or None,
-                         error=error, session_id=meta.get("session_id"))
+    summary = RunSummary(
+        output=items.last_message,
+        usage=usage,
+        cost_usd=None,
+        num_turns=turns or None,
+        error=error,
+        session_id=meta.get("session_id"),
+    )
     return Trace(events=items.events, source=SOURCE, meta=meta), summary
 
 

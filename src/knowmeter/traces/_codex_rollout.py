@@ -44,12 +44,20 @@ from knowmeter.traces._status import SHELL_TOOLS, classify_result, unwrap_shell
 SOURCE = "codex-rollout"
 
 _SHELL_NAMES = frozenset({"exec_command", "shell", "shell_command", "local_shell", "container.exec"})
-_EXIT_PATTERNS = (re.compile(r"^Process exited with code (-?\d+)\s*$", re.M),
-                  re.compile(r"^Exit code: (-?\d+)\s*$", re.M))
+_EXIT_PATTERNS = (
+    re.compile(r"^Process exited with code (-?\d+)\s*$", re.M),
+    re.compile(r"^Exit code: (-?\d+)\s*$", re.M),
+)
 _RUNNING = re.compile(r"^Process running with session ID", re.M)
 _JS_EXEC = re.compile(r"exec_command\(\s*\{\s*cmd\s*:\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|`[^`]*`)")
-_SESSION_FIELDS = (("id", "session_id"), ("cwd", "cwd"), ("cli_version", "agent_version"),
-                   ("originator", "originator"), ("source", "origin"), ("model_provider", "model_provider"))
+_SESSION_FIELDS = (
+    ("id", "session_id"),
+    ("cwd", "cwd"),
+    ("cli_version", "agent_version"),
+    ("originator", "originator"),
+    ("source", "origin"),
+    ("model_provider", "model_provider"),
+)
 #: rollout names whose ``exec --json`` item has another name
 _RENAMES = {"update_plan": "TodoWrite"}
 #: polls of a running command: the exec stream reports them inside that command's item
@@ -165,8 +173,9 @@ class _Rollout:
         else:
             is_error = None if success is None else not success
             outcome = classify_result(tool, text, is_error=is_error, exit_code=code)
-        self.events.append(ToolResultEvent(cid, text, outcome.status, exit_code=outcome.exit_code,
-                                           error_kind=outcome.error_kind))
+        self.events.append(
+            ToolResultEvent(cid, text, outcome.status, exit_code=outcome.exit_code, error_kind=outcome.error_kind)
+        )
 
     def _event(self, p: Mapping[str, Any]) -> None:
         ptype = p.get("type")
@@ -200,22 +209,29 @@ def _call_of(ptype: Any, p: Mapping[str, Any]) -> ToolCallEvent | None:
         if name in _SHELL_NAMES:
             command = args.pop("cmd", None) or args.pop("command", None)
             workdir = args.get("workdir")
-            return ToolCallEvent(cid, "Bash", {"command": unwrap_shell(command), **args}, source_tool=name,
-                                 cwd=workdir if isinstance(workdir, str) and workdir else None)
+            return ToolCallEvent(
+                cid,
+                "Bash",
+                {"command": unwrap_shell(command), **args},
+                source_tool=name,
+                cwd=workdir if isinstance(workdir, str) and workdir else None,
+            )
         return ToolCallEvent(cid, _tool_name(name), args, source_tool=name)
     if ptype == "custom_tool_call":
         script = str(p.get("input") or "")
         if name == "exec":  # newer Codex runs shell commands inside a JS cell
             m = _JS_EXEC.search(script)
             if m:
-                return ToolCallEvent(cid, "Bash", {"command": _js_string(m.group(1)), "script": script},
-                                     source_tool=name)
+                return ToolCallEvent(
+                    cid, "Bash", {"command": _js_string(m.group(1)), "script": script}, source_tool=name
+                )
         key = "patch" if name == "apply_patch" else "input"
         return ToolCallEvent(cid, _tool_name(name), {key: script}, source_tool=name)
     if ptype == "local_shell_call":
         action = _mapping(p.get("action"))
-        return ToolCallEvent(cid, "Bash", {"command": unwrap_shell(action.get("command"))},
-                             source_tool="local_shell_call")
+        return ToolCallEvent(
+            cid, "Bash", {"command": unwrap_shell(action.get("command"))}, source_tool="local_shell_call"
+        )
     action = _mapping(p.get("action"))
     return ToolCallEvent(cid, "WebSearch", {"query": action.get("query")}, source_tool="web_search_call")
 

@@ -76,27 +76,35 @@ def empty_usage() -> Usage:
     return dict.fromkeys(USAGE_KEYS)
 
 
-def make_usage(input_tokens: int | None = None, output_tokens: int | None = None,
-               cache_read_tokens: int | None = None, cache_creation_tokens: int | None = None) -> Usage:
+def make_usage(
+    input_tokens: int | None = None,
+    output_tokens: int | None = None,
+    cache_read_tokens: int | None = None,
+    cache_creation_tokens: int | None = None,
+) -> Usage:
     """A usage dict from its four counts (in ``USAGE_KEYS``' meaning)."""
-    return {"input_tokens": input_tokens, "output_tokens": output_tokens, "cache_read_tokens": cache_read_tokens,
-            "cache_creation_tokens": cache_creation_tokens}
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "cache_read_tokens": cache_read_tokens,
+        "cache_creation_tokens": cache_creation_tokens,
+    }
 
 
 def usage_from(stored: Mapping[str, Any] | None) -> Usage:
     """A usage dict read back from stored JSON: the ``USAGE_KEYS`` only, a missing or non-integer
     count unknown."""
     stored = stored or {}
-    return {k: v if isinstance(v, int) and not isinstance(v, bool) else None
-            for k in USAGE_KEYS for v in (stored.get(k),)}
+    return {
+        k: v if isinstance(v, int) and not isinstance(v, bool) else None for k in USAGE_KEYS for v in (stored.get(k),)
+    }
 
 
 _USAGE_NAMES = (  # each normalised key and the names sources use for it, first found wins
     ("input_tokens", ("input_tokens", "inputTokens")),
     ("output_tokens", ("output_tokens", "outputTokens")),
     ("cache_read_tokens", ("cache_read_input_tokens", "cacheReadInputTokens", "cached_input_tokens")),
-    ("cache_creation_tokens", ("cache_creation_input_tokens", "cacheCreationInputTokens",
-                               "cache_write_input_tokens")),
+    ("cache_creation_tokens", ("cache_creation_input_tokens", "cacheCreationInputTokens", "cache_write_input_tokens")),
 )
 
 
@@ -105,8 +113,12 @@ def anthropic_usage(u: Any) -> dict[str, int | None]:
     if not isinstance(u, Mapping):
         return empty_usage()
     get = u.get
-    i, o, r, c = (get("input_tokens"), get("output_tokens"), get("cache_read_input_tokens"),
-                  get("cache_creation_input_tokens"))
+    i, o, r, c = (
+        get("input_tokens"),
+        get("output_tokens"),
+        get("cache_read_input_tokens"),
+        get("cache_creation_input_tokens"),
+    )
     if type(i) is int and type(o) is int and type(r) is int and type(c) is int:  # the API's own form
         return {"input_tokens": i, "output_tokens": o, "cache_read_tokens": r, "cache_creation_tokens": c}
     out: dict[str, int | None] = {}

@@ -32,16 +32,32 @@ class TraceFormat(StrEnum):
     CODEX_ROLLOUT = "codex-rollout"
 
 
-SUPPORTED = ("Claude Code stream-json or session JSONL, Codex exec --json or session rollout JSONL")
+SUPPORTED = "Claude Code stream-json or session JSONL, Codex exec --json or session rollout JSONL"
 
 _CLAUDE_STREAM_TYPES = frozenset({"system", "assistant", "user", "result", "stream_event"})
-_CLAUDE_SESSION_TYPES = frozenset({
-    "user", "assistant", "system", "summary", "file-history-snapshot", "progress", "queue-operation",
-    "ai-title", "custom-title", "last-prompt", "attachment", "permission-mode", "mode", "tag",
-})
+_CLAUDE_SESSION_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "file-history-snapshot",
+        "progress",
+        "queue-operation",
+        "ai-title",
+        "custom-title",
+        "last-prompt",
+        "attachment",
+        "permission-mode",
+        "mode",
+        "tag",
+    }
+)
 _ROLLOUT_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
-_PY_REPR = re.compile(r"^(?:SystemMessage|AssistantMessage|UserMessage|ResultMessage|StreamEvent|"
-                      r"RateLimitEvent|TaskStartedMessage|TaskProgressMessage|TaskNotificationMessage)\(")
+_PY_REPR = re.compile(
+    r"^(?:SystemMessage|AssistantMessage|UserMessage|ResultMessage|StreamEvent|"
+    r"RateLimitEvent|TaskStartedMessage|TaskProgressMessage|TaskNotificationMessage)\("
+)
 _PROBE_LINES = 20  # a file whose first 20 non-empty lines hold no JSON object is not a trace
 #: Names a folder scan reads by content: traces are JSON lines whatever they are called (an
 #: orchestrator writes Claude's stream to ``agent_log_raw.txt``); a candidate that is not a trace
@@ -109,9 +125,11 @@ def _sniff_open(path: Path, fh: IO[str]) -> TraceFormat:
         raise InputError(f"{path}: empty file; not an agent trace ({SUPPORTED})")
     lineno, text = first
     if _PY_REPR.match(text):
-        raise InputError(f"{path}: line {lineno}: not an agent trace (looks like Python repr() of Claude SDK "
-                         "objects); log the JSON stream instead (claude -p --output-format stream-json "
-                         "--verbose, or json.dumps of each raw message)")
+        raise InputError(
+            f"{path}: line {lineno}: not an agent trace (looks like Python repr() of Claude SDK "
+            "objects); log the JSON stream instead (claude -p --output-format stream-json "
+            "--verbose, or json.dumps of each raw message)"
+        )
     raise InputError(f"{path}: line {lineno}: not an agent trace (not JSON lines); expected {SUPPORTED}")
 
 
@@ -120,8 +138,9 @@ def _unknown_json(rec: dict[str, Any]) -> str:
     if rtype == "init" and "session_id" in rec:
         return f"Gemini CLI stream-json is not supported; expected {SUPPORTED}"
     if "msg" in rec and "id" in rec:
-        return ("legacy Codex protocol stream (before exec --json) is not supported; rerun with a current "
-                "codex exec --json")
+        return (
+            "legacy Codex protocol stream (before exec --json) is not supported; rerun with a current codex exec --json"
+        )
     return f"not an agent trace (unrecognised JSON record, type {rtype!r}); expected {SUPPORTED}"
 
 
@@ -151,8 +170,13 @@ def iter_sessions(root: Path, *, skipped: list[Path] | None = None) -> Iterator[
     if root.is_file():
         paths = [root]
     else:
-        paths = [p for p in sorted(root.rglob("*")) if p.name.endswith(TRACE_FILE_SUFFIXES) and p.is_file()
-                 and not {"subagents", "tool-results"} & set(p.relative_to(root).parts)]
+        paths = [
+            p
+            for p in sorted(root.rglob("*"))
+            if p.name.endswith(TRACE_FILE_SUFFIXES)
+            and p.is_file()
+            and not {"subagents", "tool-results"} & set(p.relative_to(root).parts)
+        ]
     for path in paths:
         try:
             fmt = sniff(path)

@@ -133,8 +133,13 @@ class ToolCallEvent:
     kind: Literal["tool_call"] = "tool_call"
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": "tool_call", "id": self.id, "tool": self.tool, "input": self.input,
-                             "turn": self.turn}
+        d: dict[str, Any] = {
+            "kind": "tool_call",
+            "id": self.id,
+            "tool": self.tool,
+            "input": self.input,
+            "turn": self.turn,
+        }
         if self.source_tool is not None and self.source_tool != self.tool:
             d["source_tool"] = self.source_tool
         if self.agent_id is not None:
@@ -158,8 +163,13 @@ class ToolResultEvent:
     kind: Literal["tool_result"] = "tool_result"
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": "tool_result", "id": self.id, "output": self.output,
-                             "status": self.status.value, "turn": self.turn}
+        d: dict[str, Any] = {
+            "kind": "tool_result",
+            "id": self.id,
+            "output": self.output,
+            "status": self.status.value,
+            "turn": self.turn,
+        }
         if self.exit_code is not None:
             d["exit_code"] = self.exit_code
         if self.error_kind is not None:
@@ -204,8 +214,10 @@ class Trace:
 
     def messages(self, role: Role | None = None, *, include_injected: bool = False) -> Iterator[MessageEvent]:
         for e in self.events:
-            if isinstance(e, MessageEvent) and (role is None or e.role == role) and (
-                include_injected or not e.injected
+            if (
+                isinstance(e, MessageEvent)
+                and (role is None or e.role == role)
+                and (include_injected or not e.injected)
             ):
                 yield e
 
@@ -226,21 +238,41 @@ def event_from_dict(d: dict[str, Any]) -> Event:
     """Rebuild one event from its ``to_dict`` form."""
     kind = d.get("kind")
     if kind == "message":
-        return MessageEvent(role=d["role"], text=d.get("text", ""), turn=d.get("turn", 0),
-                            injected=d.get("injected", False), agent_id=d.get("agent_id"))
+        return MessageEvent(
+            role=d["role"],
+            text=d.get("text", ""),
+            turn=d.get("turn", 0),
+            injected=d.get("injected", False),
+            agent_id=d.get("agent_id"),
+        )
     if kind == "tool_call":
-        return ToolCallEvent(id=d["id"], tool=d["tool"], input=d.get("input") or {}, turn=d.get("turn", 0),
-                             source_tool=d.get("source_tool", d["tool"]), agent_id=d.get("agent_id"),
-                             cwd=d.get("cwd"))
+        return ToolCallEvent(
+            id=d["id"],
+            tool=d["tool"],
+            input=d.get("input") or {},
+            turn=d.get("turn", 0),
+            source_tool=d.get("source_tool", d["tool"]),
+            agent_id=d.get("agent_id"),
+            cwd=d.get("cwd"),
+        )
     if kind == "tool_result":
         ek = d.get("error_kind")
-        return ToolResultEvent(id=d["id"], output=d.get("output", ""), status=ToolStatus(d["status"]),
-                               turn=d.get("turn", 0), exit_code=d.get("exit_code"),
-                               error_kind=ErrorKind(ek) if ek else None, agent_id=d.get("agent_id"))
+        return ToolResultEvent(
+            id=d["id"],
+            output=d.get("output", ""),
+            status=ToolStatus(d["status"]),
+            turn=d.get("turn", 0),
+            exit_code=d.get("exit_code"),
+            error_kind=ErrorKind(ek) if ek else None,
+            agent_id=d.get("agent_id"),
+        )
     raise ValueError(f"unknown trace event kind: {kind!r}")
 
 
 def trace_from_dict(d: dict[str, Any]) -> Trace:
     """Rebuild a trace from its ``to_dict`` form."""
-    return Trace(events=[event_from_dict(e) for e in d.get("events", [])], source=d.get("source", "unknown"),
-                 meta=dict(d.get("meta") or {}))
+    return Trace(
+        events=[event_from_dict(e) for e in d.get("events", [])],
+        source=d.get("source", "unknown"),
+        meta=dict(d.get("meta") or {}),
+    )

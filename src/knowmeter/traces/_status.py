@@ -75,8 +75,7 @@ _NOT_FOUND = _Caseless(
     r"file does not exist|directory does not exist|path does not exist|no such file or directory"
     r"|cannot access|enoent|does not exist\."
 )
-_OS_PERMISSION = re.compile(r": (?:Permission denied|Read-only file system|Operation not permitted)\s*$",
-                            re.M)
+_OS_PERMISSION = re.compile(r": (?:Permission denied|Read-only file system|Operation not permitted)\s*$", re.M)
 _COMMAND_MISSING = _Caseless(r"command not found")
 # "<program>: …" / "/bin/bash: line 3: …" — an error line and the program that wrote it
 _PROGRAM_ERROR = re.compile(r"^(?:\S*/)?([\w.+-]+)(?:: line \d+)?: (.*)$", re.M)
@@ -89,8 +88,30 @@ _OPERATOR_CHARS = frozenset("&|;()<>")
 _SEARCH_VERBS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git-grep"})
 _LISTING_VERBS = frozenset({"find", "fd", "fdfind", "locate"})
 # words that stand before or around a command without being its program
-_NOT_VERBS = frozenset({"sudo", "env", "time", "nice", "command", "exec", "xargs", "do", "then", "else",
-                        "elif", "if", "while", "until", "!", "{", "}", "done", "fi", "esac"})
+_NOT_VERBS = frozenset(
+    {
+        "sudo",
+        "env",
+        "time",
+        "nice",
+        "command",
+        "exec",
+        "xargs",
+        "do",
+        "then",
+        "else",
+        "elif",
+        "if",
+        "while",
+        "until",
+        "!",
+        "{",
+        "}",
+        "done",
+        "fi",
+        "esac",
+    }
+)
 
 
 class Outcome(NamedTuple):
@@ -110,15 +131,13 @@ def unwrap_shell(command: str | list[str] | None) -> str:
         return ""
     if isinstance(command, list):
         argv = [str(a) for a in command]
-        if len(argv) >= 3 and argv[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "dash") and argv[1] in (
-            "-lc", "-c"
-        ):
+        if len(argv) >= 3 and argv[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "dash") and argv[1] in ("-lc", "-c"):
             return argv[2]
         return shlex.join(argv)
     m = _SHELL_WRAPPER.match(command)
     if m:
         try:
-            parts = shlex.split(command[m.end():])
+            parts = shlex.split(command[m.end() :])
         except ValueError:
             return command
         if len(parts) == 1:
@@ -197,8 +216,11 @@ def classify_result(
     if failed or (is_error is None and exit_code is None):
         kind = _harness_kind(head, _fold(head), failed=failed)
         if kind is not None:
-            status = ToolStatus.CANCELLED if kind is ErrorKind.CANCELLED_SIBLING or head.startswith(
-                "[Request interrupted") else ToolStatus.FAILURE
+            status = (
+                ToolStatus.CANCELLED
+                if kind is ErrorKind.CANCELLED_SIBLING or head.startswith("[Request interrupted")
+                else ToolStatus.FAILURE
+            )
             return Outcome(status, kind, exit_code)
 
     if tool in SHELL_TOOLS:

@@ -50,7 +50,8 @@ class Store:
             rows = conn.execute(
                 "SELECT r.id AS run_id, r.created_at, r.sample_set_id, r.sample_count, v.variant, v.composite, "
                 "v.coverage, v.gap_rate FROM run_variants v JOIN runs r ON r.id = v.run_id "
-                "WHERE r.status = 'complete' ORDER BY r.created_at, r.id")
+                "WHERE r.status = 'complete' ORDER BY r.created_at, r.id"
+            )
             return [dict(r) for r in rows]
 
     def report(self, run_id: str) -> Report | None:

@@ -45,8 +45,10 @@ def trend_series(rows: Sequence[dict[str, Any]], metric: str) -> dict[str, list[
         by_variant: dict[str, dict[str, float | None]] = {}
         for r in runs:
             by_variant.setdefault(str(r["variant"]), {})[r["run_id"]] = r[metric]
-        out[set_id] = [Series(name=variant, points=[(label[i], values.get(i)) for i in run_ids])
-                       for variant, values in by_variant.items()]
+        out[set_id] = [
+            Series(name=variant, points=[(label[i], values.get(i)) for i in run_ids])
+            for variant, values in by_variant.items()
+        ]
     return out
 
 
@@ -55,8 +57,9 @@ def trends_page(rows: list[dict[str, Any]]) -> str:
     for metric, title, percent in TREND_METRICS:
         for set_id, series in trend_series(rows, metric).items():
             entry = sets.setdefault(set_id, {"charts": [], "count": None, "runs": 0})
-            entry["charts"].append(line_chart(series, title=f"{title} · sample set {set_id}", y_label=title,
-                                              percent=percent))
+            entry["charts"].append(
+                line_chart(series, title=f"{title} · sample set {set_id}", y_label=title, percent=percent)
+            )
     for r in rows:
         entry = sets[str(r["sample_set_id"])]
         entry["count"] = r["sample_count"]

@@ -51,25 +51,57 @@ class SkillRow:
 def _row(s: Mapping[str, Any]) -> SkillRow:
     gaps = _m(s.get("gaps"))
     raw = [_m(x) for x in gaps.get("signals") or []]
-    signals = [GapSignal(sample_id=str(x.get("sample_id")), repeat=x.get("repeat"), source=str(x.get("source", "")),
-                         tool=x.get("tool"), target=x.get("target"), context=x.get("context"),
-                         occurrences=x.get("occurrences")) for x in raw[:SIGNALS_SHOWN]]
-    return SkillRow(skill=str(s.get("skill")), segments=s.get("segments"), sessions=s.get("sessions"),
-                    tool_calls=s.get("tool_calls"), tool_failures=s.get("tool_failures"),
-                    tool_failure_rate=s.get("tool_failure_rate"), failures_by_kind=_m(s.get("failures_by_kind")),
-                    gap_rate=gaps.get("gap_rate"), weighted_gap_rate=gaps.get("weighted_gap_rate"),
-                    samples_with_gap=gaps.get("samples_with_gap"), coverage=_m(s.get("coverage")),
-                    tokens=_m(s.get("tokens")), cost_usd=s.get("cost_usd"),
-                    segments_without_cost=s.get("segments_without_cost"), confidence=s.get("confidence"),
-                    band=s.get("band"), band_indicative=bool(s.get("band_indicative")),
-                    first_seen=s.get("first_seen"), last_seen=s.get("last_seen"), signals=signals,
-                    signals_total=len(raw))
+    signals = [
+        GapSignal(
+            sample_id=str(x.get("sample_id")),
+            repeat=x.get("repeat"),
+            source=str(x.get("source", "")),
+            tool=x.get("tool"),
+            target=x.get("target"),
+            context=x.get("context"),
+            occurrences=x.get("occurrences"),
+        )
+        for x in raw[:SIGNALS_SHOWN]
+    ]
+    return SkillRow(
+        skill=str(s.get("skill")),
+        segments=s.get("segments"),
+        sessions=s.get("sessions"),
+        tool_calls=s.get("tool_calls"),
+        tool_failures=s.get("tool_failures"),
+        tool_failure_rate=s.get("tool_failure_rate"),
+        failures_by_kind=_m(s.get("failures_by_kind")),
+        gap_rate=gaps.get("gap_rate"),
+        weighted_gap_rate=gaps.get("weighted_gap_rate"),
+        samples_with_gap=gaps.get("samples_with_gap"),
+        coverage=_m(s.get("coverage")),
+        tokens=_m(s.get("tokens")),
+        cost_usd=s.get("cost_usd"),
+        segments_without_cost=s.get("segments_without_cost"),
+        confidence=s.get("confidence"),
+        band=s.get("band"),
+        band_indicative=bool(s.get("band_indicative")),
+        first_seen=s.get("first_seen"),
+        last_seen=s.get("last_seen"),
+        signals=signals,
+        signals_total=len(raw),
+    )
 
 
 def render_health_html(health: Mapping[str, Any]) -> str:
     """The page for a health report's JSON form."""
     watermark = Watermark.from_dict(health.get("watermark"))
-    return environment().get_template("health.html.j2").render(
-        title=f"knowmeter skill health · {watermark.id}", css=Markup(assets()[0]), csp=CSP, watermark=watermark,
-        trace_set=_m(health.get("trace_set")), thresholds=_m(health.get("thresholds")),
-        overall=_row(_m(health.get("overall"))), skills=[_row(_m(s)) for s in health.get("skills") or []])
+    return (
+        environment()
+        .get_template("health.html.j2")
+        .render(
+            title=f"knowmeter skill health · {watermark.id}",
+            css=Markup(assets()[0]),
+            csp=CSP,
+            watermark=watermark,
+            trace_set=_m(health.get("trace_set")),
+            thresholds=_m(health.get("thresholds")),
+            overall=_row(_m(health.get("overall"))),
+            skills=[_row(_m(s)) for s in health.get("skills") or []],
+        )
+    )

@@ -41,8 +41,13 @@ def pct(value: Any) -> str:
 
 @cache
 def environment() -> Environment:
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True,
-                      default_for_string=True), undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["fmt"] = fmt
     env.filters["pct"] = pct
     return env
@@ -54,14 +59,18 @@ def assets() -> tuple[str, str, str]:
     css = (TEMPLATES / "report.css").read_text(encoding="utf-8")
     js = (TEMPLATES / "report.js").read_text(encoding="utf-8")
     digest = base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode()
-    csp = (f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src data:; "
-           "connect-src 'none'; form-action 'none'; base-uri 'none'")
+    csp = (
+        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src data:; "
+        "connect-src 'none'; form-action 'none'; base-uri 'none'"
+    )
     return css, js, csp
 
 
 def _forest(comp: Comparison, min_effect: float | None) -> Markup:
-    rows = [ForestRow(label=m.metric, estimate=m.diff.estimate, low=m.diff.low, high=m.diff.high,
-                      significant=m.significant) for m in comp.metrics]
+    rows = [
+        ForestRow(label=m.metric, estimate=m.diff.estimate, low=m.diff.low, high=m.diff.high, significant=m.significant)
+        for m in comp.metrics
+    ]
     return forest_plot(rows, min_effect=min_effect, title=f"{comp.treatment} vs {comp.control}: Δ with CI per metric")
 
 
@@ -69,8 +78,9 @@ def _saturation_chart(name: str, saturation: Mapping[str, Any] | None) -> Markup
     points = [p for p in (saturation or {}).get("points") or [] if isinstance(p, Mapping)]
     if len(points) < 2:
         return None
-    series = Series(name=f"{name}: CI width", points=[(f"{p.get('repeats')} repeats", p.get("ci_width"))
-                                                       for p in points])
+    series = Series(
+        name=f"{name}: CI width", points=[(f"{p.get('repeats')} repeats", p.get("ci_width")) for p in points]
+    )
     return line_chart([series], title=f"CI width over repeats ({name})", y_label="CI width")
 
 
@@ -81,13 +91,30 @@ def render_html(report: Report, *, title: str | None = None, detail_rows: int = 
     data = payload(view, limit=detail_rows)
     css, js, csp = assets()
     min_effect = view.stats_config.get("min_effect")
-    comparisons = [(c, _forest(c, min_effect if isinstance(min_effect, int | float) else None),
-                    _saturation_chart(f"{c.treatment} vs {c.control}", c.saturation)) for c in view.comparisons]
+    comparisons = [
+        (
+            c,
+            _forest(c, min_effect if isinstance(min_effect, int | float) else None),
+            _saturation_chart(f"{c.treatment} vs {c.control}", c.saturation),
+        )
+        for c in view.comparisons
+    ]
     saturation = [(v.name, _saturation_chart(v.name, v.saturation)) for v in view.variants]
-    return environment().get_template("report.html.j2").render(
-        title=title or f"knowmeter report {view.run_id}",
-        view=view, css=Markup(css), js=Markup(js), csp=csp, comparisons=comparisons,
-        saturation=saturation, shown=data["shown"], total=data["total"], data=Markup(script_json(data)),
+    return (
+        environment()
+        .get_template("report.html.j2")
+        .render(
+            title=title or f"knowmeter report {view.run_id}",
+            view=view,
+            css=Markup(css),
+            js=Markup(js),
+            csp=csp,
+            comparisons=comparisons,
+            saturation=saturation,
+            shown=data["shown"],
+            total=data["total"],
+            data=Markup(script_json(data)),
+        )
     )
 
 

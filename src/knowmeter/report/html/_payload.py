@@ -41,28 +41,46 @@ def _timeline(task: TaskView) -> list[dict[str, Any]]:
             error_kind = res.get("error_kind")
             failed = status != "success" or error_kind is not None
             raw = ev.get("input")
-            steps.append({"k": "call", "tool": tool,
-                          "in": _cut(raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False),
-                                     TOOL_TEXT_LIMIT),
-                          "out": _cut(str(res.get("output") or ""), TOOL_TEXT_LIMIT),
-                          "st": status + (f" · {error_kind}" if error_kind else ""),
-                          "fail": failed,
-                          "fs": failed and (tool.lower() in _SEARCH_TOOLS or error_kind == "empty_search"),
-                          "turn": ev.get("turn")})
+            steps.append(
+                {
+                    "k": "call",
+                    "tool": tool,
+                    "in": _cut(raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False), TOOL_TEXT_LIMIT),
+                    "out": _cut(str(res.get("output") or ""), TOOL_TEXT_LIMIT),
+                    "st": status + (f" · {error_kind}" if error_kind else ""),
+                    "fail": failed,
+                    "fs": failed and (tool.lower() in _SEARCH_TOOLS or error_kind == "empty_search"),
+                    "turn": ev.get("turn"),
+                }
+            )
         elif kind == "message":
-            steps.append({"k": "msg", "role": str(ev.get("role", "?")),
-                          "text": _cut(str(ev.get("text") or ""), TOOL_TEXT_LIMIT), "turn": ev.get("turn")})
+            steps.append(
+                {
+                    "k": "msg",
+                    "role": str(ev.get("role", "?")),
+                    "text": _cut(str(ev.get("text") or ""), TOOL_TEXT_LIMIT),
+                    "turn": ev.get("turn"),
+                }
+            )
     return steps
 
 
 def _judge(j: Mapping[str, Any]) -> dict[str, Any]:
     raw = j.get("dimensions")
     dims: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
-    return {"judge": str(j.get("judge", "?")), "mean": j.get("mean"), "sd": j.get("sd"),
-            "scores": j.get("scores") if isinstance(j.get("scores"), list) else [],
-            "why": str(j.get("reasoning") or j.get("reason") or ""), "err": j.get("error"),
-            "dims": [[str(name), d.get("mean"), str(d.get("reasoning") or d.get("reason") or "")]
-                     for name, d in dims.items() if isinstance(d, Mapping)]}
+    return {
+        "judge": str(j.get("judge", "?")),
+        "mean": j.get("mean"),
+        "sd": j.get("sd"),
+        "scores": j.get("scores") if isinstance(j.get("scores"), list) else [],
+        "why": str(j.get("reasoning") or j.get("reason") or ""),
+        "err": j.get("error"),
+        "dims": [
+            [str(name), d.get("mean"), str(d.get("reasoning") or d.get("reason") or "")]
+            for name, d in dims.items()
+            if isinstance(d, Mapping)
+        ],
+    }
 
 
 def _task(task: TaskView) -> dict[str, Any]:
@@ -74,8 +92,16 @@ def _task(task: TaskView) -> dict[str, Any]:
         "cached": task.cached,
         "cost": task.cost_usd,
         "ms": task.latency_ms,
-        "as": [[str(a.get("type", "?")), a.get("passed"), str(a.get("message", "")), str(a.get("layer", "")),
-                bool(a.get("negated"))] for a in task.assertions],
+        "as": [
+            [
+                str(a.get("type", "?")),
+                a.get("passed"),
+                str(a.get("message", "")),
+                str(a.get("layer", "")),
+                bool(a.get("negated")),
+            ]
+            for a in task.assertions
+        ],
         "j": [_judge(j) for j in task.judges],
         "je": task.judge_error,
         "gaps": [str(s.get("context") or s.get("source") or "") for s in task.gap_signals],
@@ -122,12 +148,15 @@ def shown_rows(view: ReportView, limit: int) -> tuple[int, set[int]]:
 
 def _row(row: SampleRow, order: list[str]) -> dict[str, Any]:
     prompt = next((t.prompt for t in row.tasks.values() if t.prompt), None)
-    return {"id": row.sample_id, "r": row.repeat, "prompt": _cut(prompt or "", TOOL_TEXT_LIMIT),
-            "v": {name: _task(row.tasks[name]) for name in order if name in row.tasks}}
+    return {
+        "id": row.sample_id,
+        "r": row.repeat,
+        "prompt": _cut(prompt or "", TOOL_TEXT_LIMIT),
+        "v": {name: _task(row.tasks[name]) for name in order if name in row.tasks},
+    }
 
 
-_SCRIPT_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
-                   ("\u2029", "\\u2029"))
+_SCRIPT_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
 
 
 def script_json(data: Any) -> str:

@@ -43,12 +43,16 @@ def forest_plot(rows: Sequence[ForestRow], *, min_effect: float | None, title: s
 
     height = top + row_h * len(rows) + 30
     width = label_w + plot_w + text_w
-    parts = [f'<svg class="forest" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>']
+    parts = [
+        f'<svg class="forest" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>'
+    ]
     bottom = top + row_h * len(rows)
     if band is not None:
-        parts.append(f'<rect class="band" x="{x(-band):.1f}" y="{top - 6}" width="{x(band) - x(-band):.1f}" '
-                     f'height="{bottom - top + 6}"><title>min effect ±{band:g}</title></rect>')
+        parts.append(
+            f'<rect class="band" x="{x(-band):.1f}" y="{top - 6}" width="{x(band) - x(-band):.1f}" '
+            f'height="{bottom - top + 6}"><title>min effect ±{band:g}</title></rect>'
+        )
     parts.append(f'<line class="zero" x1="{x(0):.1f}" x2="{x(0):.1f}" y1="{top - 8}" y2="{bottom}"/>')
     for i, r in enumerate(rows):
         y = top + row_h * i + row_h / 2
@@ -100,9 +104,11 @@ def line_chart(series: Sequence[Series], *, title: str, y_label: str, percent: b
     def fmt(v: float) -> str:
         return f"{100 * v:.0f}%" if percent else f"{v:.2f}"
 
-    parts = [f'<svg class="chart" role="img" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
-             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
-             f'<text class="tick" x="4" y="{top - 6}">{escape(y_label)}</text>']
+    parts = [
+        f'<svg class="chart" role="img" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+        f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
+        f'<text class="tick" x="4" y="{top - 6}">{escape(y_label)}</text>',
+    ]
     for v in (lo, hi):
         parts.append(f'<text class="tick" x="{left - 6}" y="{py(v) + 4:.1f}" text-anchor="end">{fmt(v)}</text>')
         parts.append(f'<line class="grid" x1="{left}" x2="{w - 16}" y1="{py(v):.1f}" y2="{py(v):.1f}"/>')
@@ -116,12 +122,16 @@ def line_chart(series: Sequence[Series], *, title: str, y_label: str, percent: b
                 segment = []
                 continue
             segment.append(f"{px(i):.1f},{py(y):.1f}")
-            parts.append(f'<circle class="dot {cls}" cx="{px(i):.1f}" cy="{py(y):.1f}" r="3.5">'
-                         f'<title>{escape(s.name)} · {escape(label)}: {fmt(y)}</title></circle>')
+            parts.append(
+                f'<circle class="dot {cls}" cx="{px(i):.1f}" cy="{py(y):.1f}" r="3.5">'
+                f"<title>{escape(s.name)} · {escape(label)}: {fmt(y)}</title></circle>"
+            )
         if len(segment) > 1:
             parts.append(f'<polyline class="line {cls}" points="{" ".join(segment)}"/>')
     for k, s in enumerate(series):
-        parts.append(f'<text class="legend s{k % 6}" x="{left + 150 * (k % 3)}" y="{h - 8 - 14 * (k // 3)}">'
-                     f'■ {escape(s.name)}</text>')
+        parts.append(
+            f'<text class="legend s{k % 6}" x="{left + 150 * (k % 3)}" y="{h - 8 - 14 * (k // 3)}">'
+            f"■ {escape(s.name)}</text>"
+        )
     parts.append("</svg>")
     return Markup("".join(parts))
