@@ -116,6 +116,13 @@ def payload(view: ReportView, *, limit: int = DETAIL_ROWS) -> dict[str, Any]:
     names = [v.name for v in view.variants]
     control = view.control or (names[0] if names else None)
     order = ([control] if control in names else []) + [n for n in names if n != control]
+    rows: list[dict[str, Any]] = []
+    for row in view.samples():  # one pass while every row fits (the common case)
+        if len(rows) == limit:
+            break
+        rows.append(_row(row, order))
+    else:
+        return {"variants": order, "control": control, "rows": rows, "total": len(rows), "shown": len(rows)}
     total, shown = shown_rows(view, limit)
     rows = [_row(row, order) for i, row in enumerate(view.samples()) if i in shown]
     return {"variants": order, "control": control, "rows": rows, "total": total, "shown": len(rows)}
