@@ -216,6 +216,8 @@ def test_report_overrides_recompute_the_verdict(demo: Path, demo_report: dict) -
         "stability_limit": 0.3,
     }
     assert (needy["verdict"]["level"], needy["verdict"]["pairs"][0]["rule"]) == ("CAUTIOUS", "few_pairs")
+    # the run is the session's shared demo run: leave its stored report as the run's own settings decide it
+    assert km("report", run_id, "--report-only", cwd=demo).returncode == 0
 
 
 @pytest.mark.slow
