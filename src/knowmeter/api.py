@@ -298,29 +298,26 @@ def generate_probe_set(
     knowledge base and ``GeneratorReplyError`` when the model's reply stays unusable."""
     import anyio
 
-    from knowmeter.config import find_config, load_eval_file
+    from knowmeter.config import EvalFile, find_config, load_eval_file
     from knowmeter.errors import InputError
     from knowmeter.probe import headings_probe, model_probe
     from knowmeter.samples import load_samples
 
     path = Path(config) if config is not None else find_config(Path.cwd())
-    ef = load_eval_file(path) if path is not None else None
+    ef = load_eval_file(path) if path is not None else EvalFile()
     base = path.parent if path is not None else Path.cwd()
-    kb_dirs = [Path(d) for d in kb] or [base / d for d in (ef.knowledgeDirs or [] if ef else [])]
+    kb_dirs = [Path(d) for d in kb] or [base / d for d in ef.knowledgeDirs or []]
     if not kb_dirs:
         raise InputError("no knowledge base: pass --kb DIR (or run in a folder whose eval.yaml has knowledgeDirs)")
     if samples:
         sample_files = [Path(s) for s in samples]
     else:
-        named = [] if ef is None else [ef.samples] if isinstance(ef.samples, str) else list(ef.samples or [])
-        sample_files = [base / s for s in named if (base / s).is_file()]
+        sample_files = [base / s for s in ef.sample_files if (base / s).is_file()]
     existing = load_samples(sample_files).samples if sample_files else ()
     count = defaults.PROBE_COUNT if count is None else count
     if generator == "headings":
         return headings_probe(kb_dirs, count=count, existing=existing)
-    if budget_usd is None and ef is not None and ef.budget is not None:
-        budget_usd = ef.budget.totalUSD
-    limit = budget_usd
+    limit = ef.budget.totalUSD if budget_usd is None and ef.budget is not None else budget_usd
     return anyio.run(
         lambda: model_probe(
             kb_dirs, generator, count=count, existing=existing, include_text=include_text, budget_usd=limit

@@ -82,6 +82,11 @@ class EvalFile(_Strict):
     hedgingClassifier: HedgingClassifierFile | None = None
     bootstrapSamples: int | None = Field(default=None, ge=100)
 
+    @property
+    def sample_files(self) -> list[str]:
+        """``samples`` as a list (one file may be given as a string)."""
+        return [self.samples] if isinstance(self.samples, str) else list(self.samples or [])
+
 
 def find_config(directory: Path) -> Path | None:
     for name in defaults.CONFIG_FILES:

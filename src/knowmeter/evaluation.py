@@ -128,7 +128,7 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
     ef = load_eval_file(config_path) if config_path is not None else EvalFile()
     base = (config_path.parent if config_path is not None else cwd).resolve()
 
-    samples = ov.samples or ([ef.samples] if isinstance(ef.samples, str) else ef.samples)
+    samples = ov.samples or ef.sample_files
     if not samples:
         found = find_sample_file(base)
         if found is None:
