@@ -63,18 +63,7 @@ def _call(
 ) -> Saturation:
     widths = [p.ci_width for p in points]
     steps = [_narrowing(a, b) for a, b in itertools.pairwise(widths)]
-    if not steps:
-        return Saturation(
-            metric=metric,
-            method=method,
-            points=points,
-            tolerance=tolerance,
-            last_narrowing=None,
-            saturated=None,
-            confidence=None,
-            note="single repeat: run with --repeat 2 or more to see whether repeats still help",
-        )
-    last = steps[-1]
+    last = steps[-1] if steps else None
     if last is None:
         return Saturation(
             metric=metric,
@@ -84,7 +73,9 @@ def _call(
             last_narrowing=None,
             saturated=None,
             confidence=None,
-            note="CI width unknown for a repeat step",
+            note="CI width unknown for a repeat step"
+            if steps
+            else "single repeat: run with --repeat 2 or more to see whether repeats still help",
         )
     saturated = last < tolerance
     confidence: Literal["low", "medium", "high"]
