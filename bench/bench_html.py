@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import cpu_reference
-from bench_runner import make_project
+from bench_runner import eval_args, make_project
 
 from knowmeter.report import read_report
 from knowmeter.report.html import write_html
@@ -33,19 +33,7 @@ def evaluate(root: Path, agent: Path) -> Path:
             sys.executable,
             "-m",
             "knowmeter",
-            "eval",
-            "--samples",
-            "eval-samples.jsonl",
-            "--control",
-            "a",
-            "--treatment",
-            "b",
-            "--executor",
-            str(agent),
-            "--concurrency",
-            "8",
-            "--no-cache",
-            "--report-only",
+            *eval_args(agent),
         ],
         cwd=root,
         check=True,

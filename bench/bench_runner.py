@@ -98,6 +98,25 @@ EVAL = textwrap.dedent("""
 """)
 
 
+def eval_args(agent: Path) -> list[str]:
+    """The benchmark's ``knowmeter eval`` arguments: the 2 variants, ``agent``, concurrency 8, no cache."""
+    return [
+        "eval",
+        "--samples",
+        "eval-samples.jsonl",
+        "--control",
+        "a",
+        "--treatment",
+        "b",
+        "--executor",
+        str(agent),
+        "--concurrency",
+        "8",
+        "--no-cache",
+        "--report-only",
+    ]
+
+
 def run_eval(root: Path, agent: Path) -> tuple[float, float, float]:
     """Wall seconds, peak RSS (MB) and the eval process's own CPU seconds."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -107,19 +126,7 @@ def run_eval(root: Path, agent: Path) -> tuple[float, float, float]:
             sys.executable,
             "-c",
             EVAL,
-            "eval",
-            "--samples",
-            "eval-samples.jsonl",
-            "--control",
-            "a",
-            "--treatment",
-            "b",
-            "--executor",
-            str(agent),
-            "--concurrency",
-            "8",
-            "--no-cache",
-            "--report-only",
+            *eval_args(agent),
         ],
         cwd=root,
         check=True,
