@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from knowmeter.report._model import Report
 from knowmeter.stats import BootstrapEstimate
-from knowmeter.store import StoredTasks, TaskRecord
+from knowmeter.store import StoredTasks
 from knowmeter.watermark import Watermark
 
 Json = Mapping[str, Any]
@@ -459,12 +459,15 @@ class ReportView:
         """The tasks in the report's order, one at a time (a report built from a run reads them
         from its results.jsonl on each call, so they are never all in memory; a report read from
         report.json holds its tasks already and is put in report order here, as a file edited by
-        hand may not be)."""
+        hand may not be). Views are made from the records as stored: each was checked against
+        ``TaskRecord`` when the run or report was read."""
         tasks = self._r.tasks or []
-        if not isinstance(tasks, StoredTasks):
-            tasks = sorted(tasks, key=lambda t: (t.repeat, t.sample_id, t.variant))
-        for t in tasks:
-            yield _task_view(t)
+        if isinstance(tasks, StoredTasks):
+            records = tasks.records()
+        else:
+            records = (t.stored() for t in sorted(tasks, key=lambda t: (t.repeat, t.sample_id, t.variant)))
+        for rec in records:
+            yield _task_view(rec)
 
     def samples(self) -> Iterator[SampleRow]:
         """Tasks grouped by (sample, repeat), in the report's order, one row at a time. The
@@ -485,27 +488,27 @@ class ReportView:
         return self._r.statistics.control if self._r.statistics else None
 
 
-def _task_view(t: TaskRecord) -> TaskView:
-    ex, grade, analysis = t.exec, t.grade, t.analysis
-    extra = ex.model_extra or {}
-    trace = extra.get("trace")
+def _task_view(rec: Json) -> TaskView:
+    ex = rec["exec"]
+    grade = rec.get("grade") or {}
+    trace = ex.get("trace")
     events = trace.get("events") if isinstance(trace, Mapping) else None
-    signals = (analysis.gaps or {}).get("signals") if analysis else None
+    signals = ((rec.get("analysis") or {}).get("gaps") or {}).get("signals")
     return TaskView(
-        task_id=t.task_id,
-        sample_id=t.sample_id,
-        variant=t.variant,
-        repeat=t.repeat,
-        output=str(extra.get("output") or ""),
-        error=ex.error,
-        composite=grade.composite if grade else None,
-        passed=grade.passed if grade else None,
-        cached=t.cached,
-        cost_usd=ex.cost_usd,
-        latency_ms=ex.latency_ms,
-        assertions=[a.model_dump(mode="json") for a in grade.assertions] if grade else [],
-        judges=[j.model_dump(mode="json") for j in grade.judges] if grade else [],
-        judge_error=_str((grade.model_extra or {}).get("judge_error")) if grade else None,
+        task_id=rec["task_id"],
+        sample_id=rec["sample_id"],
+        variant=rec["variant"],
+        repeat=rec["repeat"],
+        output=str(ex.get("output") or ""),
+        error=ex.get("error"),
+        composite=grade.get("composite"),
+        passed=grade.get("passed"),
+        cached=rec["cached"],
+        cost_usd=ex.get("cost_usd"),
+        latency_ms=ex.get("latency_ms"),
+        assertions=list(grade.get("assertions") or []),
+        judges=list(grade.get("judges") or []),
+        judge_error=_str(grade.get("judge_error")),
         events=[e for e in events if isinstance(e, Mapping)] if isinstance(events, list) else [],
         gap_signals=[s for s in signals if isinstance(s, Mapping)] if isinstance(signals, list) else [],
     )

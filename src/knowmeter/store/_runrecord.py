@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -16,8 +17,6 @@ from knowmeter.watermark import Watermark
 def utc_timestamp() -> str:
     """Now, as run.json and the results lines record it: UTC, ISO 8601 to the millisecond, so two
     runs started within one second still sort in the order they started."""
-    from datetime import UTC, datetime
-
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 

@@ -5,13 +5,15 @@ through escaping could neither run nor load anything."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from knowmeter.report._model import Report
@@ -39,10 +41,28 @@ def pct(value: Any) -> str:
     return "unknown" if value is None else f"{100 * float(value):.1f}%"
 
 
+class _TemplateCache(FileSystemBytecodeCache):
+    """Jinja's compiled templates, kept in its private per-user temporary directory so that a run
+    does not compile the report template again (``bench/bench_html.py``, design/decisions.md). A
+    cache that cannot be written is skipped: the page is rendered all the same."""
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+def _template_cache() -> _TemplateCache | None:
+    try:
+        return _TemplateCache()
+    except (OSError, RuntimeError):  # no private temporary directory for this user
+        return None
+
+
 @cache
 def environment() -> Environment:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
+        bytecode_cache=_template_cache(),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
         trim_blocks=True,

@@ -1,0 +1,51 @@
+"""The report template is compiled once per machine: a later run loads Jinja's cached bytecode,
+and a cache that cannot be written never stops a page from being rendered."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from jinja2 import Environment
+
+from knowmeter.report.html import _page
+
+
+@pytest.fixture
+def fresh_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """``environment()`` built anew, its bytecode cache in ``tmp_path / "cache"``."""
+    directory = tmp_path / "cache"
+    directory.mkdir()
+    monkeypatch.setattr(_page, "_template_cache", lambda: _page._TemplateCache(str(directory)))
+    _page.environment.cache_clear()
+    yield directory
+    _page.environment.cache_clear()
+
+
+def test_a_second_process_loads_the_compiled_template(fresh_environment: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _page.environment().get_template("report.html.j2")
+    assert list(fresh_environment.iterdir()), "the compiled template was not stored"
+
+    _page.environment.cache_clear()  # as a new process would start
+
+    def no_compiling(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the template was compiled again")
+
+    monkeypatch.setattr(Environment, "compile", no_compiling)
+    assert _page.environment().get_template("report.html.j2").render  # loaded from the cache
+
+
+def test_a_cache_that_cannot_be_written_is_skipped(fresh_environment: Path) -> None:
+    shutil.rmtree(fresh_environment)  # writing the compiled template fails
+    template = _page.environment().get_template("report.html.j2")
+    assert template.name == "report.html.j2"
+
+
+def test_no_private_temporary_directory_means_no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unsafe(self: object) -> str:
+        raise RuntimeError("Cannot determine safe temp directory.")
+
+    monkeypatch.setattr(_page._TemplateCache, "_get_default_cache_dir", unsafe)
+    assert _page._template_cache() is None
