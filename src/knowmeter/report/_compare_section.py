@@ -75,13 +75,14 @@ def run_analysis(
     treatments = [n for n in names if n != control]
     if control is None and names:  # no control: the first variant is the reference
         control, treatments = names[0], names[1:]
+    observed = observations(records)
     # a partial run (report.json says so) compares only the variants that have results
-    with_results = {r["variant"] for r in records}
+    with_results = {o.variant for o in observed}
     if control not in with_results:
         control, treatments = None, []
     treatments = [t for t in treatments if t in with_results]
     return analyze(
-        observations(records),
+        observed,
         control=control,
         treatments=treatments,
         config=compare_config(run, overrides),

@@ -32,7 +32,8 @@ from knowmeter.store import StoredTasks, TaskRecord
 from knowmeter.watermark import Watermark
 
 #: The version of report.json this code writes and reads.
-REPORT_SCHEMA_VERSION = 1
+#: 1: knowmeter 0.1.0, before the typed ``Report``; 2: this model, its JSON Schema generated.
+REPORT_SCHEMA_VERSION = 2
 
 
 class _M(StoredModel):

@@ -21,7 +21,8 @@ def utc_timestamp() -> str:
 
 
 #: The version of run.json (and of the results.jsonl lines beside it) this code writes and reads.
-RUN_SCHEMA_VERSION = 1
+#: 1: knowmeter 0.1.0, whose run.json lacks fields ``StoredRun`` requires; 2: checked on read.
+RUN_SCHEMA_VERSION = 2
 
 
 class _Open(BaseModel):
