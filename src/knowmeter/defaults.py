@@ -8,6 +8,8 @@ nothing: any package may use it without an import cycle.
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 # --- where things are -------------------------------------------------------------------------
 #: The run config looked for in the project folder, in this order.
 CONFIG_FILES = ("eval.yaml", "eval.yml")
@@ -25,6 +27,12 @@ IGNORED_DIRS: tuple[str, ...] = (".git", OUTPUT_DIR, "node_modules", "__pycache_
 #: Names never counted as part of a skill folder's artifact (nor in its hash). Narrower than
 #: ``IGNORED_DIRS``: a skill's own ``node_modules`` or ``.venv`` is part of what it ships.
 ARTIFACT_IGNORED: tuple[str, ...] = (".git", "__pycache__", ".DS_Store", OUTPUT_DIR)
+
+# --- grading ----------------------------------------------------------------------------------
+#: A score layer: deterministic facts, observed behaviour, the LLM judges.
+LayerName = Literal["fact", "behavior", "judge"]
+#: The score layers in their canonical order (grading, the comparison and every report read this).
+LAYERS: tuple[LayerName, ...] = get_args(LayerName)
 
 # --- running ----------------------------------------------------------------------------------
 #: The agent when none is configured: the built-in offline demo agent.

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from knowmeter import defaults
 
 #: Score layers in canonical order, and the metrics compared (the composite first).
-LAYERS: tuple[str, ...] = ("fact", "behavior", "judge")
+LAYERS: tuple[str, ...] = defaults.LAYERS
 METRICS: tuple[str, ...] = ("composite", *LAYERS)
 
 

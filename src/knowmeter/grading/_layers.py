@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
-from typing import Literal
+
+from knowmeter import defaults
 
 
 class Layer(StrEnum):
@@ -36,10 +37,9 @@ class Layer(StrEnum):
     BEHAVIOR = "behavior"
 
 
-LayerName = Literal["fact", "behavior", "judge"]
-
+LayerName = defaults.LayerName
 #: Score layers in their canonical order.
-LAYER_NAMES: tuple[LayerName, ...] = ("fact", "behavior", "judge")
+LAYER_NAMES = defaults.LAYERS
 
 
 def ratio_score(passed_weight: float, total_weight: float) -> float | None:

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from knowmeter import defaults
+
 #: Why a task errored, from its stored error: the runner's timeout, an exception inside
 #: knowmeter or the executor (``TypeError: …``), or an error the executor reported.
 ERROR_CAUSES = ("timeout", "crash", "executor error")
@@ -124,9 +126,9 @@ def summarize_operations(records: Iterable[dict[str, Any]], variants: list[str])
             a.assertions_passed += w if det["passed"] else 0.0
         if not ex.get("error"):
             layers = grade.get("layers") or {}
-            for name in ("fact", "behavior", "judge"):
-                if layers.get(name) is not None:
-                    a.layer_values.setdefault(name, []).append(float(layers[name]))
+            for layer in defaults.LAYERS:
+                if layers.get(layer) is not None:
+                    a.layer_values.setdefault(layer, []).append(float(layers[layer]))
             if grade.get("composite") is not None:
                 a.layer_values.setdefault("composite", []).append(float(grade["composite"]))
             a.layer_sets["+".join(grade.get("layers_used") or []) or "none"] += 1

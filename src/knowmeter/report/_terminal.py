@@ -100,7 +100,7 @@ def _render_variants(report: Report, out: Printer) -> None:
         out.line(f"{v.name} · {v.role} · {v.tasks} tasks · {v.errors} errors{cached}")
         layers = " · ".join(
             f"{name} {_fmt(means.get(name))}" if means.get(name) is not None else f"{name} absent"
-            for name in ("fact", "behavior", "judge")
+            for name in defaults.LAYERS
         )
         out.line(f"composite {_fmt(means.get('composite'))} · {layers}", indent=_INDENT)
         sets = ", ".join(f"{k} {n}" for k, n in v.layer_sets.items())
