@@ -8,7 +8,7 @@ The Python API (``knowmeter.api``) is imported on first use, so ``import knowmet
     print(report.decision.headline)
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
