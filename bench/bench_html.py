@@ -62,6 +62,22 @@ def interactive_s(page_file: Path, chromium: str, repeats: int) -> float | None:
     return best
 
 
+def template_load_s() -> tuple[float, float]:
+    """Seconds to get the report template in a new process: compiled (Jinja's bytecode cache
+    empty, as on a machine's first report), then loaded from that cache (every later report)."""
+    from knowmeter.report.html import _page
+
+    with tempfile.TemporaryDirectory() as cache_dir:
+        _page._template_cache = lambda: _page._TemplateCache(cache_dir)  # type: ignore[assignment]
+        times = []
+        for _ in range(2):
+            _page.environment.cache_clear()  # as a new process starts
+            t0 = time.perf_counter()
+            _page.environment().get_template("report.html.j2")
+            times.append(time.perf_counter() - t0)
+    return times[0], times[1]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=2000)
@@ -89,6 +105,8 @@ def main() -> None:
         )
         print(f"report.html:   {size / 1e6:6.2f} MB   (target ≤ 5 MB)")
         print(f"render+write:  {best:6.3f} s    (best of {args.repeats}; target ≤ 1 s)")
+        compiled, cached = template_load_s()
+        print(f"template:      {compiled:6.3f} s compiled, {cached:.4f} s from Jinja's bytecode cache (per process)")
         ready = interactive_s(out, args.chromium, args.repeats) if Path(args.chromium).is_file() else None
         print(
             "interactive:   "
