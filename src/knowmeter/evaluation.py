@@ -32,7 +32,6 @@ from knowmeter.errors import InputError
 from knowmeter.executors import Executor, ExecutorSpec, ExecutorUnavailable, UnknownExecutor, create_executor
 from knowmeter.grading import Assertion, JudgeSpec, judge_prompt_hash, load_assertions, metric_prompt_hashes
 from knowmeter.judges import build_judges
-from knowmeter.probe import sample_set_info
 from knowmeter.runner import (
     Backend,
     Budget,
@@ -48,7 +47,7 @@ from knowmeter.runner import (
     shard_tasks,
     workspace_problem,
 )
-from knowmeter.samples import SampleSet, find_sample_file, id_name_problem, load_samples
+from knowmeter.samples import SampleSet, find_sample_file, id_name_problem, load_samples, sample_set_info
 from knowmeter.store import RUN_SCHEMA_VERSION, ResultsWriter, RunDir, plan_hash, utc_timestamp, write_json_atomic
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from knowmeter.probe import (
-    PROBE_PROVENANCE,
     SIMILARITY_THRESHOLD,
     duplicate_of,
     headings_probe,
@@ -16,7 +15,7 @@ from knowmeter.probe import (
     read_structure,
     similarity,
 )
-from knowmeter.samples import Sample
+from knowmeter.samples import PROBE_PROVENANCE, Sample
 
 
 @pytest.fixture

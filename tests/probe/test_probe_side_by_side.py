@@ -12,9 +12,9 @@ import yaml
 from click.testing import CliRunner
 
 from knowmeter.cli import cli
-from knowmeter.probe import SIDE_BY_SIDE_WARNING, sample_set_info
+from knowmeter.probe import SIDE_BY_SIDE_WARNING
 from knowmeter.report import Report
-from knowmeter.samples import Sample, load_samples
+from knowmeter.samples import Sample, load_samples, sample_set_info
 from knowmeter.store import find_run, read_json
 
 

@@ -4,7 +4,6 @@ the human-written sample set's."""
 
 from knowmeter.probe._dedupe import SIMILARITY_THRESHOLD, duplicate_of, normalise, similarity
 from knowmeter.probe._generate import ProbeResult, headings_probe, model_probe, write_probe_set
-from knowmeter.probe._kind import PROBE_PROVENANCE, sample_set_info
 from knowmeter.probe._model_gen import GeneratorReplyError
 from knowmeter.probe._prompt import PROMPT_VERSION, prompt_hash, render_prompt
 from knowmeter.probe._questions import HEADINGS_GENERATOR, Question, headings_questions
@@ -14,7 +13,6 @@ from knowmeter.probe._structure import KbElement, KbFile, KbStructure, read_stru
 
 __all__ = [
     "HEADINGS_GENERATOR",
-    "PROBE_PROVENANCE",
     "PROMPT_VERSION",
     "SIDE_BY_SIDE_WARNING",
     "SIMILARITY_THRESHOLD",
@@ -35,7 +33,6 @@ __all__ = [
     "prompt_hash",
     "read_structure",
     "render_prompt",
-    "sample_set_info",
     "similarity",
     "to_samples",
     "write_probe_set",

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowmeter.probe._dedupe import duplicate_of
-from knowmeter.probe._kind import PROBE_PROVENANCE
 from knowmeter.probe._questions import Question
 from knowmeter.probe._structure import KbStructure
+from knowmeter.samples import PROBE_PROVENANCE
 
 RUBRIC = (
     "Competency question generated from the knowledge base's structure ({kind} {where}); it has no "

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from knowmeter.samples import Sample
+from knowmeter.samples._model import Sample
 
 SampleSetKind = Literal["human", "probe", "mixed"]
 PROBE_PROVENANCE = "probe"
