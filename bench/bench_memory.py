@@ -1,7 +1,8 @@
 """Peak memory as the sample count grows (prints numbers; not a test).
 
-Workload: N samples × 2 variants through an in-process instant executor (no spawning, so the
-numbers are knowmeter's own: plan, run, grade, analyse, store, compare, report), then
+Workload: N samples × 2 variants through an in-process instant executor, run by
+``knowmeter.evaluate`` (no spawning, so the numbers are knowmeter's own: plan, run, grade,
+analyse, store, compare, report), then
 ``knowmeter report`` over the stored run, then ``knowmeter report --html --junit --markdown``
 (report.html, JUnit XML and the Markdown summary as well; the page's size is printed). Each
 step runs in a child process so its peak RSS (``ru_maxrss``) is its own.
@@ -24,11 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _instant import make_project
 
 EVAL = textwrap.dedent("""
-    import sys, anyio
-    from pathlib import Path
-    from knowmeter.evaluation import Overrides, resolve_config, prepare, run_budget, start_run, execute
+    import knowmeter
     from knowmeter.executors import ExecResult, register_executor
-    from knowmeter.pipeline import finalize, make_post_process
     from knowmeter.traces import Trace
 
     class Instant:
@@ -38,16 +36,9 @@ EVAL = textwrap.dedent("""
             return ExecResult("ok " + request.sample_id, Trace(source="instant"), cost_usd=0.0)
 
     register_executor("instant")(lambda spec: Instant())
-    cfg = resolve_config(Overrides(samples=["eval-samples.jsonl"], control="a", treatments=["b"],
-                                   executor="instant", concurrency=8, no_cache=True, bootstrap_samples=1000),
-                         Path.cwd())
-    prepared = prepare(cfg)
-    run_dir = start_run(prepared)
-    budget = run_budget(cfg)
-    stats, budget = anyio.run(lambda: execute(prepared, run_dir, prepared.tasks, budget=budget,
-                                              post_process=make_post_process(prepared, budget)))
-    finalize(run_dir, status="complete", wall_s=stats.wall_s, budget=budget.to_dict())
-    print(run_dir.id)
+    report = knowmeter.evaluate(".", samples=["eval-samples.jsonl"], control="a", treatments=["b"],
+                                executor="instant", concurrency=8, no_cache=True, bootstrap_samples=1000)
+    print(report.run.id)
 """)
 
 

@@ -14,6 +14,7 @@ run raises ``RunInterrupted`` after the finished tasks are stored and reported.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -83,18 +84,13 @@ def evaluate(
             resolved = resolve_config(Overrides(**overrides), path)
         else:
             resolved = resolve_config(Overrides(**{**overrides, "config": path}), path.parent)
-    prepared = prepare(resolved)
-    placed = _backend(backend, ray_address)  # before the run is stored: an unreachable cluster leaves no empty run
-    run_dir = start_run(prepared)
-    return _run(
-        prepared,
-        run_dir,
-        prepared.tasks,
-        listener or Listener(),
-        resumed=False,
-        backend=placed,
-        notes=_start_notes(prepared),
-    )
+
+    def plan() -> _Plan:
+        prepared = prepare(resolved)
+        placed = _backend(backend, ray_address)  # before the run is stored: an unreachable cluster leaves no empty run
+        return _Plan(prepared, start_run(prepared), prepared.tasks, backend=placed, notes=_start_notes(prepared))
+
+    return _run(plan, listener or Listener(), resumed=False)
 
 
 def resume(
@@ -114,34 +110,26 @@ def resume(
     run_dir = _find(run, output_dir)
     run_dir.lock()  # two resumes of one run would run its missing tasks twice
     try:
-        if "comprehension" not in run_dir.read_run():
-            prepared, tasks = resume_run(run_dir)
-            return _run(
-                prepared,
-                run_dir,
-                tasks,
-                listener or Listener(),
-                resumed=True,
-                backend=_backend(backend, ray_address),
-                notes=_start_notes(prepared),
-            )
-        from knowmeter.comprehension import ComprehensionPlan, make_grader, reprepare
+        comprehension = "comprehension" in run_dir.read_run()
 
-        plans: list[ComprehensionPlan] = []
+        def plan() -> _Plan:
+            if not comprehension:
+                prepared, tasks = resume_run(run_dir)
+                return _Plan(
+                    prepared, run_dir, tasks, backend=_backend(backend, ray_address), notes=_start_notes(prepared)
+                )
+            from knowmeter.comprehension import ComprehensionPlan, make_grader, reprepare
 
-        def again(record: dict[str, Any]) -> Prepared:
-            plans.append(reprepare(record))
-            return plans[-1].prepared
+            plans: list[ComprehensionPlan] = []
 
-        prepared, tasks = resume_run(run_dir, again)
-        return _run(
-            prepared,
-            run_dir,
-            tasks,
-            listener or Listener(),
-            resumed=True,
-            post_process=lambda budget: make_grader(plans[0], budget),
-        )
+            def again(record: dict[str, Any]) -> Prepared:
+                plans.append(reprepare(record))
+                return plans[-1].prepared
+
+            prepared, tasks = resume_run(run_dir, again)
+            return _Plan(prepared, run_dir, tasks, post_process=lambda budget: make_grader(plans[0], budget))
+
+        return _run(plan, listener or Listener(), resumed=True)
     finally:
         run_dir.unlock()
 
@@ -194,16 +182,17 @@ def comprehend(
         seed=seed,
         output_dir=None if output_dir is None else str(output_dir),
     )
-    plan = prepare_comprehension(config, target)
-    run_dir = start_comprehension(plan)
-    return _run(
-        plan.prepared,
-        run_dir,
-        plan.prepared.tasks,
-        listener or Listener(),
-        resumed=False,
-        post_process=lambda budget: make_grader(plan, budget),
-    )
+
+    def plan() -> _Plan:
+        made = prepare_comprehension(config, target)
+        return _Plan(
+            made.prepared,
+            start_comprehension(made),
+            made.prepared.tasks,
+            post_process=lambda budget: make_grader(made, budget),
+        )
+
+    return _run(plan, listener or Listener(), resumed=False)
 
 
 def rescore(
@@ -363,70 +352,88 @@ def _backend(name: str, address: str | None) -> Backend:
     return open_backend(name, address)
 
 
-def _run(
-    prepared: Prepared,
-    run_dir: RunDir,
-    tasks: list[Task],
-    listener: Listener,
-    *,
-    resumed: bool,
-    post_process: Callable[[Budget], PostProcess] | None = None,
-    backend: Backend | None = None,
-    notes: Sequence[str] = (),
-) -> Report:
-    """Execute ``tasks`` of a stored run, then finish it: report.json, decision, index. Ctrl-C
-    finishes it as interrupted and raises ``RunInterrupted``. The run is locked meanwhile."""
-    run_dir.lock()  # a no-op when resume already holds it
+@dataclass
+class _Plan:
+    """A stored run ready to execute: its plan, the tasks left to run, how each finished task is
+    graded (None: as ``evaluate`` grades), where the agent runs and the notes for the user."""
+
+    prepared: Prepared
+    run_dir: RunDir
+    tasks: list[Task]
+    post_process: Callable[[Budget], PostProcess] | None = None
+    backend: Backend | None = None
+    notes: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class _Executed:
+    """How a run's execution ended: ``complete``, ``incomplete`` (the budget stopped tasks) or
+    ``interrupted`` (Ctrl-C)."""
+
+    run_dir: RunDir
+    status: str
+    wall_s: float | None
+    budget: dict[str, Any]
+
+
+def _run(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) -> Report:
+    """Make the run with ``plan``, execute its tasks, then finish it: report.json, decision,
+    index. The plan (samples, tasks, assertions) is released before the report is built from the
+    stored results, so the two never take memory at once. Ctrl-C finishes the run as interrupted
+    and raises ``RunInterrupted``. The run is locked meanwhile."""
+    from knowmeter.pipeline import finalize
+
+    executed = _execute(plan, listener, resumed=resumed)
     try:
-        return _execute_and_finish(
-            prepared, run_dir, tasks, listener, resumed=resumed, post_process=post_process, backend=backend, notes=notes
-        )
+        report = finalize(executed.run_dir, status=executed.status, wall_s=executed.wall_s, budget=executed.budget)
     finally:
-        run_dir.unlock()
+        executed.run_dir.unlock()
+    if executed.status == "interrupted":
+        raise RunInterrupted(executed.run_dir.id, report)
+    return report
 
 
-def _execute_and_finish(
-    prepared: Prepared,
-    run_dir: RunDir,
-    tasks: list[Task],
-    listener: Listener,
-    *,
-    resumed: bool,
-    post_process: Callable[[Budget], PostProcess] | None,
-    backend: Backend | None,
-    notes: Sequence[str],
-) -> Report:
+def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) -> _Executed:
+    """Make the plan, lock its run and execute its tasks; the run stays locked for ``_run`` to
+    finish (it is unlocked when anything here fails)."""
     import anyio
 
     from knowmeter.evaluation import execute, run_budget
-    from knowmeter.pipeline import finalize, make_post_process
+    from knowmeter.pipeline import make_post_process
     from knowmeter.runner import until_interrupted
 
-    listener.started(prepared, run_dir, len(tasks), resumed=resumed)
-    for note in notes:
-        listener.note(note)
-    budget = run_budget(prepared.config)
-    process = post_process(budget) if post_process is not None else make_post_process(prepared, budget)
+    made = plan()
+    made.run_dir.lock()  # a no-op when resume already holds it
     try:
-        stats, budget = anyio.run(
-            lambda: until_interrupted(
-                lambda: execute(
-                    prepared,
-                    run_dir,
-                    tasks,
-                    post_process=process,
-                    on_record=listener.record,
-                    budget=budget,
-                    backend=backend,
+        listener.started(made.prepared, made.run_dir, len(made.tasks), resumed=resumed)
+        for note in made.notes:
+            listener.note(note)
+        budget = run_budget(made.prepared.config)
+        process = (
+            made.post_process(budget) if made.post_process is not None else make_post_process(made.prepared, budget)
+        )
+        try:
+            stats, budget = anyio.run(
+                lambda: until_interrupted(
+                    lambda: execute(
+                        made.prepared,
+                        made.run_dir,
+                        made.tasks,
+                        post_process=process,
+                        on_record=listener.record,
+                        budget=budget,
+                        backend=made.backend,
+                    )
                 )
             )
-        )
-    except KeyboardInterrupt:
+        except KeyboardInterrupt:
+            listener.executed()
+            return _Executed(made.run_dir, "interrupted", None, budget.to_dict())
         listener.executed()
-        report = finalize(run_dir, status="interrupted", budget=budget.to_dict())
-        raise RunInterrupted(run_dir.id, report) from None
-    listener.executed()
-    if stats.not_started:
-        listener.note(f"budget: {len(stats.not_started)} task(s) not started — the budget would have been exceeded")
-    status = "complete" if not stats.not_started else "incomplete"
-    return finalize(run_dir, status=status, wall_s=stats.wall_s, budget=budget.to_dict())
+        if stats.not_started:
+            listener.note(f"budget: {len(stats.not_started)} task(s) not started — the budget would have been exceeded")
+        status = "complete" if not stats.not_started else "incomplete"
+        return _Executed(made.run_dir, status, stats.wall_s, budget.to_dict())
+    except BaseException:
+        made.run_dir.unlock()
+        raise

@@ -5,10 +5,12 @@ an interrupted run."""
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,32 @@ def test_bad_input_raises_input_error_with_the_line_the_command_prints(tmp_path:
     with pytest.raises(knowmeter.InputError, match=r"no runs in .*; run knowmeter eval first"):
         knowmeter.rescore("nope", output_dir=tmp_path / ".knowmeter")
     assert not (tmp_path / ".knowmeter" / "runs").exists()  # nothing ran
+
+
+def test_the_plan_is_released_before_the_report_is_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The samples and tasks are gone when finalize reads the stored results (at 50,000 samples
+    they would otherwise hold ~130 MB through the report's build)."""
+    (tmp_path / "eval-samples.yaml").write_text("- {sample_id: a, prompt: x}\n- {sample_id: b, prompt: y}\n")
+    refs: dict[str, weakref.ref[Any]] = {}
+    alive: list[bool] = []
+
+    class Watch(knowmeter.Listener):
+        def started(self, prepared: Any, run_dir: Any, tasks: int, *, resumed: bool) -> None:
+            refs["plan"], refs["sample"] = weakref.ref(prepared), weakref.ref(prepared.sample_set.samples[0])
+
+    from knowmeter import pipeline
+
+    real = pipeline.finalize
+
+    def finalize(*args: Any, **kwargs: Any) -> Any:
+        gc.collect()
+        alive.extend(ref() is not None for ref in refs.values())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "finalize", finalize)
+    report = knowmeter.evaluate(tmp_path, control="baseline", listener=Watch())
+    assert alive == [False, False]
+    assert report.run.status == "complete" and report.run.tasks_done == 2
 
 
 @pytest.mark.slow
