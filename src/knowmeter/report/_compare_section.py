@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from knowmeter import defaults
 from knowmeter.compare import Analysis, CompareConfig, Observation, analyze
 from knowmeter.gold import StoredGold, gold_evidence
 from knowmeter.report._build import SectionBuilder
@@ -33,12 +34,7 @@ def observations(records: Iterable[dict[str, Any]]) -> list[Observation]:
                 variant=sys.intern(rec["variant"]),
                 ok=not (rec.get("exec") or {}).get("error") and rec.get("grade") is not None,
                 scores=one(
-                    {
-                        "composite": grade.get("composite"),
-                        "fact": layers.get("fact"),
-                        "behavior": layers.get("behavior"),
-                        "judge": layers.get("judge"),
-                    }
+                    {"composite": grade.get("composite"), **{name: layers.get(name) for name in defaults.LAYERS}}
                 ),
                 passed=grade.get("passed"),
                 judge_scores=one({j["judge"]: j.get("mean") for j in grade.get("judges") or []}),

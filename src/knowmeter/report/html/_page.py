@@ -16,6 +16,7 @@ from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, Stric
 from jinja2.bccache import Bucket
 from markupsafe import Markup
 
+from knowmeter import defaults
 from knowmeter.report._model import Report
 from knowmeter.report._view import Comparison, ReportView
 from knowmeter.report.html._payload import DETAIL_ROWS, payload, script_json
@@ -70,6 +71,7 @@ def environment() -> Environment:
     )
     env.filters["fmt"] = fmt
     env.filters["pct"] = pct
+    env.globals["layers"] = defaults.LAYERS
     return env
 
 
