@@ -10,6 +10,8 @@ the script executor uses). The first is the floor the target is stated against; 
 shows what grading, analysis, storage and the report cost on top of spawning alone. Then the
 same workload with an in-process executor (no spawning) for the runner's own overhead. Each
 floor's parent CPU is printed too (this VM's wall times vary by ±30 % between identical runs).
+The eval's own execution window (run.json's ``wall_s``: the runner alone, without start-up,
+planning and the report) is printed beside its whole wall time.
 Targets: wall ≤ 1.3 × spawn floor, peak RSS ≤ 150 MB, in-process ≥ 500 tasks/s.
 
     python bench/bench_runner.py [--samples 2000] [--repeats 3]
@@ -117,8 +119,10 @@ def eval_args(agent: Path) -> list[str]:
     ]
 
 
-def run_eval(root: Path, agent: Path) -> tuple[float, float, float]:
-    """Wall seconds, peak RSS (MB) and the eval process's own CPU seconds."""
+def run_eval(root: Path, agent: Path) -> tuple[float, float, float, float]:
+    """Wall seconds, peak RSS (MB), the eval process's own CPU seconds, and the wall seconds of
+    its execution window (the runner alone: run.json's ``wall_s``, from the first task started
+    to the last finished — no start-up, no report)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
     done = subprocess.run(
@@ -137,7 +141,8 @@ def run_eval(root: Path, agent: Path) -> tuple[float, float, float]:
     wall = time.perf_counter() - t0
     rss_mb = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
     cpu = next(float(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("own-cpu "))
-    return wall, rss_mb, cpu
+    newest = max((root / ".knowmeter" / "runs").glob("*/run.json"), key=lambda p: p.stat().st_mtime)
+    return wall, rss_mb, cpu, float(json.loads(newest.read_text())["wall_s"])
 
 
 IN_PROCESS = textwrap.dedent("""
@@ -193,7 +198,7 @@ def main() -> None:
     reference_before = cpu_reference()
     floors: list[tuple[float, float]] = []
     leans: list[tuple[float, float]] = []
-    evals: list[tuple[float, float, float]] = []
+    evals: list[tuple[float, float, float, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         agent = make_project(root, args.samples)
@@ -208,7 +213,8 @@ def main() -> None:
         done, inproc_wall = int(out[0]), float(out[1])
     reference_after = cpu_reference()
     (floor, floor_cpu), (lean, lean_cpu) = min(floors), min(leans)
-    wall, _, eval_cpu = min(evals)
+    wall, _, eval_cpu, _ = min(evals)
+    window = min(e[3] for e in evals)
     rss = max(e[1] for e in evals)
     print(
         f"workload: {args.samples} samples × 2 variants = {tasks} tasks, concurrency 8, script executor, no judge; "
@@ -225,6 +231,10 @@ def main() -> None:
     print(
         f"knowmeter eval:     {wall:7.2f} s  ({tasks / wall:7.0f} tasks/s; parent CPU {eval_cpu:.2f} s) "
         f"= {wall / floor:.2f} × floor (target ≤ 1.30), {wall / lean:.2f} × lean floor"
+    )
+    print(
+        f"  of which the runner: {window:7.2f} s  execution window (run.json wall_s, fastest) = "
+        f"{window / floor:.2f} × floor, {window / lean:.2f} × lean floor; the rest is start-up, plan and report"
     )
     print(
         "  all rounds (floor / lean / eval, s): "
