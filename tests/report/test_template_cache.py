@@ -1,5 +1,5 @@
 """The report template is compiled once per machine: a later run loads Jinja's cached bytecode,
-and a cache that cannot be written never stops a page from being rendered."""
+and a cache that cannot be read or written never stops a page from being rendered."""
 
 from __future__ import annotations
 
@@ -42,6 +42,17 @@ def test_a_cache_that_cannot_be_written_is_skipped(fresh_environment: Path) -> N
     shutil.rmtree(fresh_environment)  # writing the compiled template fails
     template = _page.environment().get_template("report.html.j2")
     assert template.name == "report.html.j2"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage"])
+def test_a_damaged_cache_file_is_compiled_again(fresh_environment: Path, damage: str) -> None:
+    _page.environment().get_template("report.html.j2")
+    (cached,) = fresh_environment.iterdir()
+    data = cached.read_bytes()
+    cached.write_bytes(data[: len(data) // 2] if damage == "truncated" else data[:40] + b"\x00garbage" * 10)
+    _page.environment.cache_clear()  # as a new process would start
+    assert _page.environment().get_template("report.html.j2").name == "report.html.j2"
+    assert cached.read_bytes() == data  # the damaged file was replaced by the compiled template
 
 
 def test_no_private_temporary_directory_means_no_cache(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
+import pickle
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -45,7 +46,14 @@ def pct(value: Any) -> str:
 class _TemplateCache(FileSystemBytecodeCache):
     """Jinja's compiled templates, kept in its private per-user temporary directory so that a run
     does not compile the report template again (``bench/bench_html.py``, design/decisions.md). A
-    cache that cannot be written is skipped: the page is rendered all the same."""
+    cache file that cannot be read (damaged) or written is skipped: the template is compiled and
+    the page rendered all the same."""
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except (OSError, EOFError, ValueError, TypeError, pickle.UnpicklingError):
+            bucket.reset()  # compiled again, and the damaged file replaced
 
     def dump_bytecode(self, bucket: Bucket) -> None:
         with contextlib.suppress(OSError):
