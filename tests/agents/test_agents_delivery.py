@@ -20,6 +20,7 @@ import yaml
 
 from knowmeter.executors import ExecRequest, ExecutorSpec, SkillInstall, create_executor
 from tests.support.agents import executor_model, executor_options
+from tests.support.cli import km_process
 from tests.support.mock_model import ServerFactory
 
 pytestmark = pytest.mark.agents
@@ -107,24 +108,8 @@ def test_coverage_counts_what_the_real_agent_read(name: str, tmp_path: Path, moc
         assert base["AGENTS.md"]["injected"] and treated["AGENTS.md"]["injected"]
     # sample --from-gaps drafts the unread file, not the one the treatment read
     out = tmp_path / "drafts.yaml"
-    d = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "knowmeter",
-            "sample",
-            "--from-gaps",
-            "latest",
-            "--variant",
-            "orchard-v2",
-            "--out",
-            str(out),
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    d = km_process(
+        "sample", "--from-gaps", "latest", "--variant", "orchard-v2", "--out", str(out), cwd=tmp_path, timeout=120
     )
     assert d.returncode == 0, d.stderr
     targets = {s["gap"]["target"] for s in yaml.safe_load(out.read_text()) if s["gap"]["source"] == "uncovered_file"}

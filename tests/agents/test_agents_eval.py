@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from tests.support.agents import agent_cli, executor_model, executor_options
+from tests.support.cli import km_process
 from tests.support.mock_model import ServerFactory
 
 pytestmark = pytest.mark.agents
@@ -121,30 +122,21 @@ def test_command_line_variants_keep_the_eval_yaml_cwd(tmp_path: Path, mock_serve
     }
     (tmp_path / "eval.yaml").write_text(yaml.safe_dump(config))
     # the model server is given on the command line (no /v1 for claude)
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "knowmeter",
-            "eval",
-            "--json",
-            "--report-only",
-            "--retry",
-            "0",
-            "--control",
-            "baseline",
-            "--treatment",
-            "fruit-skill",
-            "-O",
-            f"base_url={srv.anthropic_base_url}",
-            "--executor-option",
-            "api_key=dummy",
-        ],
+    r = km_process(
+        "eval",
+        "--json",
+        "--report-only",
+        "--retry",
+        "0",
+        "--control",
+        "baseline",
+        "--treatment",
+        "fruit-skill",
+        "-O",
+        f"base_url={srv.anthropic_base_url}",
+        "--executor-option",
+        "api_key=dummy",
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
     )
     assert r.returncode == 0, r.stderr[-2000:]
     report = json.loads(r.stdout)

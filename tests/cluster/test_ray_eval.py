@@ -18,6 +18,7 @@ import psutil
 import pytest
 
 from tests.cluster.ray_support import RAY_ENV, km
+from tests.support.cli import km_started
 
 pytestmark = pytest.mark.ray
 
@@ -95,27 +96,19 @@ def test_demo_on_ray_gives_the_same_verdict_and_statistics_and_the_cache_serves_
 def test_a_ray_worker_killed_mid_task_loses_no_task(tmp_path: Path, ray_address: str) -> None:
     demo = _demo(tmp_path)
     agent, log = _slow_agent(demo)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "knowmeter",
-            "eval",
-            "--executor",
-            agent,
-            "--no-cache",
-            "--backend",
-            "ray",
-            "--ray-address",
-            ray_address,
-            "--retry",
-            "0",
-            "--report-only",
-        ],
+    proc = km_started(
+        "eval",
+        "--executor",
+        agent,
+        "--no-cache",
+        "--backend",
+        "ray",
+        "--ray-address",
+        ray_address,
+        "--retry",
+        "0",
+        "--report-only",
         cwd=demo,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
         env=RAY_ENV,
     )
     _wait_for_results(demo, proc, at_least=2)
@@ -142,24 +135,16 @@ def test_a_ray_worker_killed_mid_task_loses_no_task(tmp_path: Path, ray_address:
 def test_a_killed_ray_driver_resumes_and_finishes_each_task_once(tmp_path: Path, ray_address: str) -> None:
     demo = _demo(tmp_path)
     agent, _ = _slow_agent(demo)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "knowmeter",
-            "eval",
-            "--executor",
-            agent,
-            "--no-cache",
-            "--backend",
-            "ray",
-            "--ray-address",
-            ray_address,
-        ],
+    proc = km_started(
+        "eval",
+        "--executor",
+        agent,
+        "--no-cache",
+        "--backend",
+        "ray",
+        "--ray-address",
+        ray_address,
         cwd=demo,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
         env=RAY_ENV,
     )
     _wait_for_results(demo, proc, at_least=3)

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from knowmeter.cli import cli
 from knowmeter.store import iter_results
-from tests.support.cli import init_demo, km, km_process
+from tests.support.cli import init_demo, km, km_process, km_started
 
 
 def test_demo_report_has_two_variants_real_tool_calls_and_a_difference(demo_report: dict) -> None:  # type: ignore[type-arg]
@@ -56,21 +56,15 @@ def test_kill_midway_then_resume_runs_every_task_exactly_once(tmp_path: Path) ->
         "import json, sys, time\nreq = json.load(sys.stdin)\ntime.sleep(0.15)\n"
         "print(json.dumps({'output': 'ok ' + req['prompt'][:20], 'costUSD': 0.0}))\n"
     )
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "knowmeter",
-            "eval",
-            "--executor",
-            f"{sys.executable} {agent}",
-            "--concurrency",
-            "2",
-            "--report-only",
-        ],
+    proc = km_started(
+        "eval",
+        "--executor",
+        f"{sys.executable} {agent}",
+        "--concurrency",
+        "2",
+        "--report-only",
         cwd=demo,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        output=subprocess.DEVNULL,
     )
     runs = demo / ".knowmeter" / "runs"
     deadline = time.time() + 60

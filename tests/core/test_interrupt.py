@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.support.cli import init_demo, km
+from tests.support.cli import init_demo, km, km_started
 
 pytestmark = pytest.mark.slow
 
@@ -36,22 +35,14 @@ def test_ctrl_c_keeps_the_tasks_prints_the_resume_command_and_exits_130(tmp_path
     init_demo(tmp_path / "d")
     demo = tmp_path / "d"
     (demo / "agent.py").write_text(SLOW_AGENT)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "knowmeter",
-            "eval",
-            "--executor",
-            f"{sys.executable} {demo / 'agent.py'}",
-            "--concurrency",
-            "1",
-            "--no-cache",
-        ],
+    proc = km_started(
+        "eval",
+        "--executor",
+        f"{sys.executable} {demo / 'agent.py'}",
+        "--concurrency",
+        "1",
+        "--no-cache",
         cwd=demo,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
         env={**os.environ, "COLUMNS": "100", "STALL_AFTER_THREE": "1"},
     )
     results = list((demo / ".knowmeter" / "runs").glob("*/results.jsonl")) if (demo / ".knowmeter").exists() else []

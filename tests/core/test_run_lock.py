@@ -4,14 +4,13 @@ task stored twice counts once and unreadable lines are reported — both said in
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.support.cli import km
+from tests.support.cli import km, km_started
 
 pytestmark = pytest.mark.slow
 
@@ -27,10 +26,7 @@ print(json.dumps({"output": "an answer", "costUSD": 0.0}))
 def test_a_second_resume_of_a_running_run_refuses(tmp_path: Path) -> None:
     (tmp_path / "s.json").write_text(json.dumps([{"sample_id": f"s{i}", "prompt": "p"} for i in range(10)]))
     (tmp_path / "agent.py").write_text(SLOW_AGENT)
-    cmd = [
-        sys.executable,
-        "-m",
-        "knowmeter",
+    first = km_started(
         "eval",
         "--samples",
         "s.json",
@@ -40,8 +36,8 @@ def test_a_second_resume_of_a_running_run_refuses(tmp_path: Path) -> None:
         "1",
         "--executor",
         f"{sys.executable} {tmp_path / 'agent.py'} {tmp_path / 'go'}",
-    ]
-    first = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=tmp_path,
+    )
     try:
         deadline = time.monotonic() + 60
         while not list((tmp_path / ".knowmeter" / "runs").glob("*/.lock")):

@@ -1,6 +1,7 @@
 """Running ``knowmeter`` from a test: in this process (``km``, fast, tracebacks kept) or, for true
 command-line tests (exit codes of a real process, Ctrl-C, a second process, a separate Ray driver),
-in a process of its own (``km_process``); and the offline demo project (``init_demo``)."""
+in a process of its own (``km_process``, or ``km_started`` to signal or kill it mid-run); and the
+offline demo project (``init_demo``)."""
 
 from __future__ import annotations
 
@@ -38,12 +39,16 @@ def km(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Ran:
     return Ran(r.exit_code, r.stdout, r.stderr)
 
 
+#: The command line of ``knowmeter`` as a process of its own (this interpreter, this checkout).
+KNOWMETER = (sys.executable, "-m", "knowmeter")
+
+
 def km_process(
     *args: str, cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
     """``knowmeter ARGS`` as a process of its own (``env``: its whole environment, default this one's)."""
     return subprocess.run(
-        [sys.executable, "-m", "knowmeter", *args],
+        [*KNOWMETER, *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -51,6 +56,14 @@ def km_process(
         check=False,
         env=env,
     )
+
+
+def km_started(
+    *args: str, cwd: Path, env: Mapping[str, str] | None = None, output: int = subprocess.PIPE
+) -> subprocess.Popen[str]:
+    """``knowmeter ARGS`` started as a process of its own and not waited for (to signal or kill it
+    mid-run); its stdout and stderr go to ``output`` (piped, or ``subprocess.DEVNULL``)."""
+    return subprocess.Popen([*KNOWMETER, *args], cwd=cwd, stdout=output, stderr=output, text=True, env=env)
 
 
 def init_demo(where: Path) -> Path:
