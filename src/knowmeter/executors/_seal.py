@@ -36,24 +36,24 @@ INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install -y bubblewrap
 _PROBE_TIMEOUT_S = 30
 
 
+#: The namespaces and mounts every seal starts from (the probe tries exactly these).
+_NAMESPACES = (
+    "--die-with-parent",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+)
+
+
 @functools.lru_cache(maxsize=4)
 def _probe(bwrap: str) -> str | None:
-    argv = [
-        bwrap,
-        "--die-with-parent",
-        "--unshare-pid",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/tmp",
-        "--",
-        "/bin/true",
-    ]
+    argv = [bwrap, *_NAMESPACES, "--tmpfs", "/tmp", "--", "/bin/true"]
     try:
         proc = subprocess.run(
             argv, capture_output=True, text=True, timeout=_PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False
@@ -102,21 +102,7 @@ class Seal:
         shared = self.root.parent
         if shared == Path(shared.anchor):
             raise ValueError(f"cannot seal a sandbox made directly in {shared}: set TMPDIR to a folder")
-        args = [
-            "bwrap",
-            "--die-with-parent",
-            "--unshare-pid",
-            "--unshare-ipc",
-            "--ro-bind",
-            "/",
-            "/",
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc",
-            "--tmpfs",
-            str(shared),
-        ]
+        args = ["bwrap", *_NAMESPACES, "--tmpfs", str(shared)]
         args += _hide_args(p for p in self.hide if not _under(p.resolve(), shared))  # (already hidden)
         for folder in self.expose:
             real = folder.resolve()
