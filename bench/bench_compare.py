@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from knowmeter import defaults
 from knowmeter.compare import (
     CompareConfig,
     Observation,
@@ -35,8 +36,6 @@ from knowmeter.compare import (
     summarize_variant,
 )
 
-LAYERS = ("fact", "behavior", "judge")
-
 
 def build(samples: int, repeats: int, seed: int = 0) -> list[Observation]:
     rng = np.random.default_rng(seed)
@@ -45,7 +44,9 @@ def build(samples: int, repeats: int, seed: int = 0) -> list[Observation]:
     for variant, effect in (("control", 0.0), ("treatment", 0.15)):
         for i in range(samples):
             for r in range(repeats):
-                layer = {name: float(np.clip(ability[i] + effect + rng.normal(0, 0.6), 1, 5)) for name in LAYERS}
+                layer = {
+                    name: float(np.clip(ability[i] + effect + rng.normal(0, 0.6), 1, 5)) for name in defaults.LAYERS
+                }
                 judges = {j: float(np.clip(layer["judge"] + rng.normal(0, 0.3), 1, 5)) for j in ("a", "b")}
                 out.append(
                     Observation(
@@ -55,7 +56,7 @@ def build(samples: int, repeats: int, seed: int = 0) -> list[Observation]:
                         scores={**layer, "composite": sum(layer.values()) / 3},
                         passed=layer["fact"] >= 3.5,
                         judge_scores=judges,
-                        layers_used=LAYERS,
+                        layers_used=defaults.LAYERS,
                     )
                 )
     return out

@@ -8,7 +8,7 @@ JSON with unknown numbers as ``null``. Only numpy and pydantic are imported (no 
 
 from knowmeter.compare._analyze import analyze
 from knowmeter.compare._audit import methodology_audit
-from knowmeter.compare._inputs import LAYERS, METRICS, CompareConfig, Observation
+from knowmeter.compare._inputs import METRICS, CompareConfig, Observation
 from knowmeter.compare._pair import compare_all, compare_pair
 from knowmeter.compare._results import (
     Analysis,
@@ -36,7 +36,6 @@ from knowmeter.compare._summary import summarize_variant
 from knowmeter.compare._verdict import decide_verdict
 
 __all__ = [
-    "LAYERS",
     "METRICS",
     "Analysis",
     "AuditCheck",

@@ -12,8 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from knowmeter import defaults
 
 #: Score layers in canonical order, and the metrics compared (the composite first).
-LAYERS: tuple[str, ...] = defaults.LAYERS
-METRICS: tuple[str, ...] = ("composite", *LAYERS)
+METRICS: tuple[str, ...] = ("composite", *defaults.LAYERS)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,10 +50,10 @@ class Observation:
         unknown = sorted(set(self.scores) - set(METRICS))
         if unknown:
             raise ValueError(f"unknown score key(s) {unknown}; expected some of {list(METRICS)}")
-        unknown = sorted(set(self.layers_used) - set(LAYERS))
+        unknown = sorted(set(self.layers_used) - set(defaults.LAYERS))
         if unknown:
-            raise ValueError(f"unknown layer(s) {unknown}; expected some of {list(LAYERS)}")
-        object.__setattr__(self, "layers_used", tuple(layer for layer in LAYERS if layer in self.layers_used))
+            raise ValueError(f"unknown layer(s) {unknown}; expected some of {list(defaults.LAYERS)}")
+        object.__setattr__(self, "layers_used", tuple(layer for layer in defaults.LAYERS if layer in self.layers_used))
 
     def score(self, metric: str) -> float | None:
         """The metric's score as given (may be NaN); None when absent."""
@@ -65,7 +64,9 @@ class Observation:
         """Layers the composite was built from, in canonical order."""
         if self.layers_used:
             return self.layers_used
-        return tuple(layer for layer in LAYERS if (v := self.scores.get(layer)) is not None and math.isfinite(v))
+        return tuple(
+            layer for layer in defaults.LAYERS if (v := self.scores.get(layer)) is not None and math.isfinite(v)
+        )
 
 
 class CompareConfig(BaseModel):

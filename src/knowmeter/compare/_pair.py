@@ -19,8 +19,9 @@ from typing import Literal
 
 import numpy as np
 
+from knowmeter import defaults
 from knowmeter.compare._align import Arm, PairedMetric, align, cluster_means, passed_pairs
-from knowmeter.compare._inputs import LAYERS, METRICS, CompareConfig, Observation
+from knowmeter.compare._inputs import METRICS, CompareConfig, Observation
 from knowmeter.compare._results import (
     HypothesisFamily,
     LayerGate,
@@ -167,7 +168,7 @@ def _metric(
 
 def _layer_union(arm: Arm) -> list[str]:
     used = {layer for o in arm.scored if o.score("composite") is not None for layer in o.layer_set}
-    return [layer for layer in LAYERS if layer in used]
+    return [layer for layer in defaults.LAYERS if layer in used]
 
 
 def _comparability_note(layers_c: list[str], layers_t: list[str], composite: PairedMetric | None) -> str | None:
@@ -208,7 +209,7 @@ def _layer_mean(arm: Arm, layer: str) -> float | None:
 
 def _gates(control: Arm, treatment: Arm, threshold: float) -> list[LayerGate]:
     gates = []
-    for layer in LAYERS:
+    for layer in defaults.LAYERS:
         c, t = _layer_mean(control, layer), _layer_mean(treatment, layer)
         if c is None and t is None:
             continue

@@ -34,7 +34,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from knowmeter.compare._inputs import LAYERS, CompareConfig
+from knowmeter import defaults
+from knowmeter.compare._inputs import CompareConfig
 from knowmeter.compare._results import (
     LayerGate,
     MetricComparison,
@@ -103,7 +104,7 @@ def decide_verdict(
 def _solo(summaries: Mapping[str, VariantSummary], config: CompareConfig) -> Verdict:
     lines, passing = [], bool(summaries)
     for name, s in summaries.items():
-        layers = {m: est.estimate for m, est in s.metrics.items() if m in LAYERS and est.estimate is not None}
+        layers = {m: est.estimate for m, est in s.metrics.items() if m in defaults.LAYERS and est.estimate is not None}
         ok = bool(layers) and all(v >= config.threshold for v in layers.values())
         passing = passing and ok
         shown = ", ".join(f"{m} {v:.2f}{'' if v >= config.threshold else ' ✗'}" for m, v in layers.items())
@@ -137,7 +138,7 @@ def _significant(mc: MetricComparison | None, sign: int) -> bool:
 
 def _pair_verdict(pc: PairComparison, summaries: Mapping[str, VariantSummary], config: CompareConfig) -> PairVerdict:
     comp = pc.metrics.get("composite")
-    layers = [pc.metrics[m] for m in LAYERS if m in pc.metrics]
+    layers = [pc.metrics[m] for m in defaults.LAYERS if m in pc.metrics]
     down = [mc for mc in layers if _significant(mc, -1)]
     up = [mc for mc in layers if _significant(mc, +1)]
     arms = [summaries[v] for v in (pc.control, pc.treatment) if v in summaries]

@@ -11,7 +11,6 @@ from knowmeter.grading._catalog import BUILTIN_TYPES, DEFAULT_LAYER, AssertionTy
 from knowmeter.grading._concurrency import gather
 from knowmeter.grading._grade import grade
 from knowmeter.grading._layers import (
-    LAYER_NAMES,
     Layer,
     assertion_layer_score,
     composite_score,
@@ -48,7 +47,6 @@ from knowmeter.grading._unicode import char_length, graphemes, word_tokens
 __all__ = [
     "BUILTIN_TYPES",
     "DEFAULT_LAYER",
-    "LAYER_NAMES",
     "METRIC_TEMPLATES",
     "Assertion",
     "AssertionResult",

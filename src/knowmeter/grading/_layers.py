@@ -37,11 +37,6 @@ class Layer(StrEnum):
     BEHAVIOR = "behavior"
 
 
-LayerName = defaults.LayerName
-#: Score layers in their canonical order.
-LAYER_NAMES = defaults.LAYERS
-
-
 def ratio_score(passed_weight: float, total_weight: float) -> float | None:
     """``1 + 4 · passed / total``, or None when there is no weight to score."""
     if total_weight <= 0:
@@ -62,9 +57,9 @@ def assertion_layer_score(items: Iterable[tuple[str, float, bool | None]], layer
     return ratio_score(passed, total)
 
 
-def composite_score(layers: Mapping[str, float | None]) -> tuple[float | None, list[LayerName]]:
+def composite_score(layers: Mapping[str, float | None]) -> tuple[float | None, list[defaults.LayerName]]:
     """Mean of the layers present and their names (in canonical order)."""
-    used = [name for name in LAYER_NAMES if layers.get(name) is not None]
+    used = [name for name in defaults.LAYERS if layers.get(name) is not None]
     if not used:
         return None, []
     return sum(float(layers[name] or 0.0) for name in used) / len(used), used

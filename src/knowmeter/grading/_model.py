@@ -9,7 +9,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knowmeter import defaults
 from knowmeter.executors import Executor
-from knowmeter.grading._layers import LayerName
 
 
 class GradingConfig(BaseModel):
@@ -124,7 +123,7 @@ class Grade(_Stored):
     assertions: list[AssertionResult] = Field(default_factory=list)
     layers: Layers = Field(default_factory=Layers)
     composite: float | None = None
-    layers_used: list[LayerName] = Field(default_factory=list)
+    layers_used: list[defaults.LayerName] = Field(default_factory=list)
     passed: bool | None = None
     judges: list[JudgeOutcome] = Field(default_factory=list)
     judge_error: str | None = None
