@@ -156,6 +156,35 @@ def test_the_demo_files_validate_and_name_the_schemas_init_writes(tmp_path: Path
     assert config.executor == "offline" and len(load_samples(tmp_path / "eval-samples.yaml").samples) == 23
 
 
+def test_sample_files_knowmeter_writes_beside_the_schema_name_it_and_validate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``probe`` and ``sample --from-gaps`` write sample files; beside the schema ``init`` wrote
+    they name it on their first line as the demo's files do, elsewhere they do not (an editor
+    would report a missing schema)."""
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init", str(tmp_path)]).exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(cli, ["eval", "--quiet"]).exit_code == 0
+    for folder in (".", "drafts"):
+        for args in (
+            ["probe", "--out", f"{folder}/probe.yaml"],
+            ["sample", "--from-gaps", "latest", "--out", f"{folder}/gaps.yaml"],
+        ):
+            result = runner.invoke(cli, args)
+            assert result.exit_code == 0, result.output
+    schema_line = f"# yaml-language-server: $schema={SCHEMAS['samples'][1]}"
+    for name in ("probe.yaml", "gaps.yaml"):
+        beside, away = (
+            (tmp_path / name).read_text(encoding="utf-8"),
+            (tmp_path / "drafts" / name).read_text(encoding="utf-8"),
+        )
+        assert beside.splitlines()[0] == schema_line and beside.splitlines()[1:] == away.splitlines()
+        content = yaml.safe_load(beside)
+        assert content and schema_accepts("samples", content)
+        assert loader_error("samples", content, tmp_path / "check") is None
+
+
 def _sample(**fields: Any) -> dict[str, Any]:
     return {"sample_id": "s1", "prompt": "When can I get a refund?", **fields}
 

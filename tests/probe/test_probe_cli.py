@@ -29,7 +29,10 @@ def test_probe_on_the_demo(demo: Path) -> None:
     assert lines[2].startswith("6 proposed · 6 kept · 0 dropped out of scope")
     assert "next: knowmeter eval --samples probe-samples.yaml" in lines[3]
     text = (demo / "probe-samples.yaml").read_text(encoding="utf-8")
-    assert text.startswith("# Probe sample set (knowmeter probe, gap-signal spec §9)")
+    # the demo's sample-file schema lies beside it: the first line names it, then the provenance
+    assert text.startswith(
+        "# yaml-language-server: $schema=samples.schema.json\n# Probe sample set (knowmeter probe, gap-signal spec §9)"
+    )
     loaded = load_samples(demo / "probe-samples.yaml")
     assert loaded.watermark.count == 6 and {s.provenance for s in loaded.samples} == {"probe"}
     # the eval's own samples were the de-duplication set: none of theirs is repeated

@@ -199,13 +199,19 @@ def write_drafts_yaml(
     drafts: list[dict[str, Any]], path: Path | str, *, overwrite: bool = False, header: str | None = None
 ) -> Path:
     """Write drafts as an omk YAML sample list, atomically. An existing file is never replaced
-    unless ``overwrite`` is set: that raises ``InputError`` instead."""
+    unless ``overwrite`` is set: that raises ``InputError`` instead. When the sample-file schema
+    lies beside the file (as ``knowmeter init`` puts it), the first line names it for editors."""
+    from knowmeter.schemas import SCHEMAS
+
     target = Path(path)
     exists_msg = f"{target}: already exists; choose another output file or pass --force to overwrite it"
     if target.exists() and not overwrite:
         raise InputError(exists_msg)
     header = header or "Draft samples from knowmeter gap analysis — review before use."
     lines = [f"# {line}" for line in header.splitlines()]
+    schema = SCHEMAS["samples"][1]
+    if (target.parent / schema).is_file():
+        lines.insert(0, f"# yaml-language-server: $schema={schema}")
     body = yaml.safe_dump(drafts, allow_unicode=True, sort_keys=False, width=100)
     text = "\n".join(lines) + "\n" + body
     target.parent.mkdir(parents=True, exist_ok=True)
