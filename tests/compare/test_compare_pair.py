@@ -6,6 +6,7 @@ import math
 from dataclasses import replace
 
 import numpy as np
+import orjson
 import pytest
 import scipy.stats as ss
 
@@ -147,6 +148,24 @@ def test_repeats_are_clustered_within_their_sample() -> None:
     assert mc.permutation.n_permutations == 2000 and mc.permutation.method == "monte_carlo"
     assert pc.mcnemar is None
     assert pc.saturation is not None and [p.repeats for p in pc.saturation.points] == [1, 2, 3]
+
+
+def test_a_zero_mean_difference_over_repeats_needs_no_n_and_the_report_can_store_it() -> None:
+    """Three repeats whose differences sum to 0: the mean of the per-sample means is rounding
+    residue (-5.6e-17), which asked for ~4e33 pairs and broke writing report.json (int64)."""
+    control = {"s0": [2, 1, 5], "s1": [4, 1, 5], "s2": [1, 4, 2], "s3": [3, 3, 4]}
+    treatment = {"s0": [5, 2, 2], "s1": [1, 2, 2], "s2": [3, 5, 3], "s3": [1, 5, 4]}
+    arms = [
+        Observation(sample_id=sample, repeat=r, variant=variant, scores={"composite": float(x), "fact": float(x)})
+        for variant, scores in (("control", control), ("treatment", treatment))
+        for sample, row in scores.items()
+        for r, x in enumerate(row)
+    ]
+    pc = compare_pair(arms[:12], arms[12:], FAST)
+    mc = pc.metrics["composite"]
+    assert mc.diff.estimate == 0.0 and mc.sd_diff is not None and mc.sd_diff > 1
+    assert mc.n_needed is None
+    orjson.dumps(pc.model_dump(mode="json"))  # what report.json's writer does with it
 
 
 def test_mcnemar_on_passed_matches_the_binomial_test() -> None:

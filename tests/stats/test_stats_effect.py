@@ -18,6 +18,7 @@ from knowmeter.stats import (
     norm_ppf,
     t_ppf,
 )
+from knowmeter.stats._effect import NEGLIGIBLE_EFFECT_RTOL
 
 # Lakens (2013), "Calculating and reporting effect sizes", Table 1: two movies rated by 10 people.
 MOVIE_1 = np.array([9, 7, 8, 9, 8, 9, 9, 10, 9, 9], dtype=float)
@@ -103,3 +104,13 @@ def test_power_helpers_return_none_when_undefined() -> None:
     # 0.8 SD effect at 80 % power, alpha 0.05: the classic ~15 pairs.
     assert n_for_effect(0.8, 1.0) == 15
     assert norm_ppf(0.975) + norm_ppf(0.8) == pytest.approx(2.8016, abs=1e-4)
+
+
+def test_a_zero_mean_left_as_rounding_residue_needs_no_n_and_every_n_fits_an_int64() -> None:
+    # The mean of per-sample means of three repeats whose differences sum to exactly 0.
+    residue = float(np.mean([np.mean(d) for d in ([3, 1, -3], [-3, 1, -3], [2, 1, 1], [-2, 2, 0])]))
+    assert residue != 0.0 and abs(residue) < 1e-15
+    assert n_for_effect(residue, 1.25) is None and n_for_effect(-residue, 1.25) is None
+    # Just above the tolerance the answer is huge but still an int64 (report.json's integers).
+    smallest = n_for_effect(2 * NEGLIGIBLE_EFFECT_RTOL * 1.25, 1.25)
+    assert smallest is not None and 10**17 < smallest < 2**63

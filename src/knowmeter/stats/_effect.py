@@ -25,6 +25,10 @@ import numpy.typing as npt
 from knowmeter import defaults
 from knowmeter.stats._special import norm_ppf, t_ppf
 
+#: An effect this small relative to the standard deviation of the differences is zero plus float
+#: rounding. It also bounds ``n_for_effect``: below (2.8 / 1e-9)² ≈ 7.9e18 pairs, an int64.
+NEGLIGIBLE_EFFECT_RTOL = 1e-9
+
 
 def _finite(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
     arr = np.asarray(values, dtype=np.float64).ravel()
@@ -83,8 +87,12 @@ def n_for_effect(
     effect: float | None, sd: float | None, *, alpha: float = defaults.ALPHA, power: float = defaults.POWER
 ) -> int | None:
     """Pairs needed for a paired t-test to detect ``effect`` with ``power``; None when the effect
-    is zero / unknown (no finite N detects it)."""
-    if effect is None or sd is None or not (math.isfinite(effect) and math.isfinite(sd)) or effect == 0:
+    is zero / unknown (no finite N detects it). An effect within ``NEGLIGIBLE_EFFECT_RTOL`` of
+    ``sd`` counts as zero: it is what rounding leaves of a zero mean (a mean of repeat means of
+    thirds is -5.6e-17, not 0), and would otherwise ask for ~10^33 pairs."""
+    if effect is None or sd is None or not (math.isfinite(effect) and math.isfinite(sd)):
+        return None
+    if abs(effect) <= NEGLIGIBLE_EFFECT_RTOL * sd or effect == 0:
         return None
     if sd == 0:
         return 2
