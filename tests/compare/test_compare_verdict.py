@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -78,6 +80,42 @@ def test_no_layered_score_fails_the_gate() -> None:
         for i, v in enumerate(treated)
     ]
     assert _verdict(control + treatment)[:2] == (VerdictLevel.CAUTIOUS, "gate_fail")
+
+
+def _errored(obs: Observation) -> Observation:
+    return replace(obs, ok=False, scores={}, layers_used=())
+
+
+def test_a_gain_made_by_the_treatment_erroring_on_its_worst_answers_is_cautious() -> None:
+    """Both arms answer equally well, but the treatment's process fails exactly when its answer
+    is poor: dropping those pairs alone makes the composite significantly higher."""
+    rng = np.random.default_rng(7)
+    control = {layer: rng.normal(4.5, 1.0, 60) for layer in LAYERS3}
+    treatment = {layer: rng.normal(4.5, 1.0, 60) for layer in LAYERS3}
+    obs = _pair(control, treatment)
+    honest = analyze(obs, control="control", config=FAST)
+    assert honest.verdict.level is not VerdictLevel.PROGRESS
+    worst = sorted((o for o in obs if o.variant == "treatment"), key=lambda o: o.scores["composite"] or 0)[:20]
+    dropped = {id(o) for o in worst}
+    crashing = [_errored(o) if id(o) in dropped else o for o in obs]
+    analysis = analyze(crashing, control="control", config=FAST)
+    pc = analysis.comparisons[0]
+    assert pc.metrics["composite"].direction == "up"  # the gain the dropped pairs make
+    assert (pc.errors.control_only, pc.errors.treatment_only, pc.errors.both, pc.errors.n_pairs) == (0, 20, 0, 60)
+    assert pc.errors.p_value == pytest.approx(2 * 0.5**20)
+    assert _verdict(crashing) == (VerdictLevel.CAUTIOUS, "errors_differ", 1)
+    assert any(
+        line.startswith("errors on paired tasks: only the control on 0, only the treatment on 20")
+        for line in analysis.verdict.pairs[0].rationale
+    )
+
+
+def test_an_occasional_error_does_not_hold_back_a_clean_win() -> None:
+    obs = _shift_all(40, {layer: (0.5, 0.2) for layer in LAYERS3})
+    first = next(i for i, o in enumerate(obs) if o.variant == "treatment")
+    obs[first] = _errored(obs[first])
+    assert analyze(obs, control="control", config=FAST).comparisons[0].errors.treatment_only == 1
+    assert _verdict(obs) == (VerdictLevel.PROGRESS, "clean_win", 0)
 
 
 def test_significant_but_trivially_small_gain_is_cautious() -> None:

@@ -116,6 +116,11 @@ def passed_pairs(control: Arm, treatment: Arm) -> list[tuple[bool, bool]]:
     return pairs
 
 
+def ok_pairs(control: Arm, treatment: Arm) -> list[tuple[bool, bool]]:
+    """``(control.ok, treatment.ok)`` for every (sample, repeat) both arms ran."""
+    return [(c.ok, t.ok) for key, c in control.by_key.items() if (t := treatment.by_key.get(key)) is not None]
+
+
 def cluster_means(samples: Sequence[str], values: FloatArray) -> FloatArray:
     """Mean of ``values`` within each sample (samples in sorted order)."""
     if not samples:

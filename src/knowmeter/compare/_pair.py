@@ -20,9 +20,10 @@ from typing import Literal
 import numpy as np
 
 from knowmeter import defaults
-from knowmeter.compare._align import Arm, PairedMetric, align, cluster_means, passed_pairs
+from knowmeter.compare._align import Arm, PairedMetric, align, cluster_means, ok_pairs, passed_pairs
 from knowmeter.compare._inputs import METRICS, CompareConfig, Observation
 from knowmeter.compare._results import (
+    ErrorBalance,
     HypothesisFamily,
     LayerGate,
     McNemarTest,
@@ -125,6 +126,7 @@ def _compare(control: Arm, treatment: Arm, config: CompareConfig) -> PairCompari
         comparability_note=_comparability_note(layers_c, layers_t, paired.get("composite")),
         metrics=metrics,
         mcnemar=_mcnemar(control, treatment),
+        errors=_error_balance(control, treatment),
         gates=_gates(control, treatment, config.threshold),
         saturation=saturation,
         families=[],
@@ -199,6 +201,19 @@ def _mcnemar(control: Arm, treatment: Arm) -> McNemarTest | None:
         neither=result.neither,
         p_value=result.p_value,
         note=note,
+    )
+
+
+def _error_balance(control: Arm, treatment: Arm) -> ErrorBalance:
+    pairs = ok_pairs(control, treatment)
+    # McNemar on "ran without error": its control_only counts the pairs only the treatment errored on
+    result = mcnemar_exact(pairs)
+    return ErrorBalance(
+        n_pairs=result.n_pairs,
+        control_only=result.treatment_only,
+        treatment_only=result.control_only,
+        both=result.neither,
+        p_value=result.p_value,
     )
 
 

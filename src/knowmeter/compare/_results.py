@@ -186,6 +186,19 @@ class McNemarTest(_Model):
     note: str | None
 
 
+class ErrorBalance(_Model):
+    """Which arm errored on the samples both ran: pairs with an errored side are left out of every
+    metric, so errors concentrated in one arm can drop that arm's worst answers. Exact McNemar
+    test of the pairs where exactly one side errored, repeats counted as independent pairs
+    (``p_value`` None when the arms share no pair)."""
+
+    n_pairs: int
+    control_only: int
+    treatment_only: int
+    both: int
+    p_value: float | None
+
+
 class LayerGate(_Model):
     """Layer gate: the layer's mean over all scored results of each arm against ``threshold``."""
 
@@ -225,6 +238,7 @@ class PairComparison(_Model):
     comparability_note: str | None
     metrics: dict[str, MetricComparison]
     mcnemar: McNemarTest | None
+    errors: ErrorBalance
     gates: list[LayerGate]
     saturation: Saturation | None
     families: list[HypothesisFamily]

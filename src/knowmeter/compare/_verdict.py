@@ -9,6 +9,8 @@ alpha, the layers behind it (or, when the composite is not significant, in the l
    PROGRESS (``clean_win``) unless one of these holds, in which case CAUTIOUS, naming every one
    that holds (``rule`` = the first): ``layer_regress`` (a layer is significantly lower),
    ``gate_fail`` (a present layer's treatment mean is below the gate, or no layer has a score),
+   ``errors_differ`` (the treatment errored significantly more often than the control on the
+   tasks both ran — exact McNemar at alpha — so the pairs left out may be its worst answers),
    ``trivial_effect`` (Δ < ``min_effect``), ``judge_dissent`` (inter-judge Pearson <
    ``judge_dissent`` in either arm), ``few_pairs`` (fewer than ``min_pairs`` paired samples —
    "not yet powered").
@@ -193,6 +195,16 @@ def _cautions(
         )
     elif all(g.treatment_mean is None for g in pc.gates):
         out.append(("gate_fail", "the treatment has no layered score to gate"))
+    eb = pc.errors
+    if eb.treatment_only > eb.control_only and eb.p_value is not None and eb.p_value < config.alpha:
+        out.append(
+            (
+                "errors_differ",
+                f"the treatment errored on {eb.treatment_only} paired task(s) where the control did not "
+                f"(the control on {eb.control_only}; exact McNemar p {_p(eb.p_value)}): pairs with an error "
+                "are left out, so the gain may come from dropping the treatment's failures",
+            )
+        )
     assert comp.diff.estimate is not None
     if comp.diff.estimate < config.min_effect:
         out.append(
@@ -351,6 +363,12 @@ def _rationale(
                 if count
             ]
             lines.append(f"dropped from the composite: {d.total} ({', '.join(parts)})")
+        eb = pc.errors
+        if eb.control_only or eb.treatment_only:
+            lines.append(
+                f"errors on paired tasks: only the control on {eb.control_only}, only the treatment on "
+                f"{eb.treatment_only}, both on {eb.both} (exact McNemar p {_p(eb.p_value)})"
+            )
         need = f"; the observed effect would need N = {comp.n_needed} samples" if comp.n_needed else ""
         lines.append(
             f"power: minimum detectable effect at {config.power:.0%} = {_num(comp.mde)} points (sd of "
