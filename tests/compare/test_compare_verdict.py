@@ -140,6 +140,35 @@ def test_judge_dissent_downgrades_progress() -> None:
     assert (analysis.verdict.level, analysis.verdict.pairs[0].rule) == (VerdictLevel.CAUTIOUS, "judge_dissent")
 
 
+@pytest.mark.parametrize(
+    ("judge_b", "dissent"),
+    [
+        (lambda rng, n: rng.integers(1, 6, n).astype(float), True),  # a constant judge ranks nothing b ranks
+        (lambda rng, n: np.full(n, 5.0), False),  # both give every answer 5: they agree
+        (lambda rng, n: np.full(n, 3.0), True),  # both constant, two points apart
+    ],
+)
+def test_a_judge_that_gives_every_answer_one_score_agrees_only_with_the_same_scores(judge_b, dissent) -> None:
+    """Pearson is undefined with a constant judge; that used to count as no dissent, so judges
+    with Krippendorff alpha -0.49 let a PROGRESS through."""
+    n = 40
+    control = {layer: _base(n, k) for k, layer in enumerate(LAYERS3)}
+    treatment = {layer: shifted(control[layer], 0.5, 0.2, 10 + k) for k, layer in enumerate(LAYERS3)}
+    rng = np.random.default_rng(3)
+    judges = {"a": np.full(n, 5.0), "b": judge_b(rng, n)}
+    analysis = analyze(
+        _pair(control, treatment, control_judges=judges, treatment_judges=judges), control="control", config=FAST
+    )
+    agreement = analysis.summaries["treatment"].judge_agreement
+    assert agreement is not None and agreement.min_pearson is None and agreement.dissent is dissent
+    rule, judges_agree = analysis.verdict.pairs[0].rule, analysis.audit.judges_agree.status
+    if dissent:
+        assert (analysis.verdict.level, rule, judges_agree) == (VerdictLevel.CAUTIOUS, "judge_dissent", "fail")
+        assert "gave every answer the same score (Pearson undefined)" in analysis.verdict.pairs[0].headline
+    else:
+        assert (analysis.verdict.level, rule, judges_agree) == (VerdictLevel.PROGRESS, "clean_win", "unknown")
+
+
 def test_unstable_repeats_are_a_warning_not_a_verdict_rule() -> None:
     n, repeats = 40, 3
     wobble = np.tile([-1.2, 0.0, 1.2], (n, 1))  # the same large run-to-run swing in both arms

@@ -43,6 +43,16 @@ def _judges(summaries: Mapping[str, VariantSummary], config: CompareConfig) -> A
             status=AuditStatus.NOT_APPLICABLE, value=None, detail="fewer than two judges: agreement cannot be measured"
         )
     known = [(ja.min_pearson, name) for name, ja in panels if ja.min_pearson is not None]
+    constant = [
+        name for name, ja in panels if ja.dissent and (ja.min_pearson is None or ja.min_pearson >= config.judge_dissent)
+    ]
+    if constant:
+        return AuditCheck(
+            status=AuditStatus.FAIL,
+            value=min(known)[0] if known else None,
+            detail=f"on {constant[0]} a judge gave every answer the same score while another did not "
+            "(Pearson undefined): the judges do not agree on which answers are better",
+        )
     if not known:
         return AuditCheck(
             status=AuditStatus.UNKNOWN,

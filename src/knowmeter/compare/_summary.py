@@ -153,6 +153,7 @@ def judge_agreement(scored: list[Observation], dissent_threshold: float) -> Judg
         )
     known = [p.pearson for p in pairs if p.pearson is not None]
     min_pearson = min(known) if known else None
+    verdicts = [v for v in (_pair_dissents(p, dissent_threshold) for p in pairs) if v is not None]
     return JudgeAgreement(
         judges=judges,
         n_results=int(np.sum(np.sum(np.isfinite(ratings), axis=0) >= 2)),
@@ -160,8 +161,19 @@ def judge_agreement(scored: list[Observation], dissent_threshold: float) -> Judg
         min_pearson=min_pearson,
         krippendorff_alpha_interval=finite(krippendorff_alpha(ratings)),
         dissent_threshold=dissent_threshold,
-        dissent=None if min_pearson is None else min_pearson < dissent_threshold,
+        dissent=any(verdicts) if verdicts else None,
     )
+
+
+def _pair_dissents(pair: JudgePairAgreement, threshold: float) -> bool | None:
+    """Whether two judges disagree (None: fewer than two answers scored by both). Pearson is
+    undefined when one of them gave every answer the same score: then they agree only if they
+    gave the same scores, since a judge that ranks nothing cannot confirm the other's ranking."""
+    if pair.n < 2:
+        return None
+    if pair.pearson is not None:
+        return pair.pearson < threshold
+    return bool(pair.mean_abs_diff)
 
 
 def _judge_value(obs: Observation, judge: str) -> float:

@@ -12,7 +12,8 @@ alpha, the layers behind it (or, when the composite is not significant, in the l
    ``errors_differ`` (the treatment errored significantly more often than the control on the
    tasks both ran — exact McNemar at alpha — so the pairs left out may be its worst answers),
    ``trivial_effect`` (Δ < ``min_effect``), ``judge_dissent`` (inter-judge Pearson <
-   ``judge_dissent`` in either arm), ``few_pairs`` (fewer than ``min_pairs`` paired samples —
+   ``judge_dissent`` in either arm, or two judges scoring differently while one gives every answer
+   the same score), ``few_pairs`` (fewer than ``min_pairs`` paired samples —
    "not yet powered").
 3. Otherwise (composite not significantly higher, or not comparable):
    ``gate_dropped`` — a layer passes its gate in the control, fails it in the treatment *and* is
@@ -39,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from knowmeter import defaults
 from knowmeter.compare._inputs import CompareConfig
 from knowmeter.compare._results import (
+    JudgeAgreement,
     LayerGate,
     MetricComparison,
     PairComparison,
@@ -210,19 +212,28 @@ def _cautions(
         out.append(
             ("trivial_effect", f"the gain {comp.diff.estimate:+.3f} is below the minimum effect {config.min_effect}")
         )
-    for s in arms:
-        ja = s.judge_agreement
-        if ja is not None and ja.dissent:
-            out.append(
-                (
-                    "judge_dissent",
-                    f"judges disagree on {s.variant} (min Pearson {_num(ja.min_pearson)} < "
-                    f"{ja.dissent_threshold}): the judge signal is unreliable",
-                )
-            )
+    out += [
+        ("judge_dissent", _dissent(s.variant, s.judge_agreement))
+        for s in arms
+        if s.judge_agreement and s.judge_agreement.dissent
+    ]
     if comp.n_samples < config.min_pairs:
         out.append(("few_pairs", f"only {comp.n_samples} paired samples (< {config.min_pairs}): not yet powered"))
     return out
+
+
+def _dissent(variant: str, ja: JudgeAgreement) -> str:
+    if ja.min_pearson is not None and ja.min_pearson < ja.dissent_threshold:
+        return (
+            f"judges disagree on {variant} (min Pearson {_num(ja.min_pearson)} < {ja.dissent_threshold}): "
+            "the judge signal is unreliable"
+        )
+    pair = next(p for p in ja.pairs if p.n >= 2 and p.pearson is None and p.mean_abs_diff)
+    return (
+        f"judges disagree on {variant}: {pair.judge_a} and {pair.judge_b} differ by {_num(pair.mean_abs_diff)} "
+        "points on average while one of them gave every answer the same score (Pearson undefined): "
+        "the judge signal is unreliable"
+    )
 
 
 def _no_composite_win(
