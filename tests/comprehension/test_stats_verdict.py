@@ -88,19 +88,41 @@ def test_shallow_names_the_failing_dimensions() -> None:
     data = rows({"C1": [(False, False)], "C2": [(False, True)] * 5, "C8": [(False, True), (False, False)]})
     v = skill_verdict(comprehension_stats(data, CFG), LLM)
     assert v["level"] == "SHALLOW" and v["failing_dimensions"] == ["C1", "C8"]
-    assert v["eval_failed_ids"] == ["1", "8"] and v["eval_score"] == round(5 * 6 / 8)
+    assert v["eval_failed_ids"] == ["1", "8"] and v["eval_score"] == 4  # 6 of 8: 3.75
     assert v["reasons"][0] == "with the skill the agent fails 2 of 3 graded dimension(s): C1, C8"
 
 
 def test_baseline_high_redundant_and_underpowered() -> None:
-    high = rows({"C1": [(True, True)] * 3, "C4": [(True, False)]})
-    assert skill_verdict(comprehension_stats(high, CFG), LLM)["level"] == "SKIPPED_BASELINE_HIGH"
+    high = rows({"C1": [(True, True)] * 3, "C4": [(True, True)]})
+    v = skill_verdict(comprehension_stats(high, CFG), LLM)
+    assert v["level"] == "SKIPPED_BASELINE_HIGH" and v["rule"] == "baseline_passes"
     redundant = rows({d: [(True, True)] * 3 + [(False, True)] * (1 if d == "C1" else 0) for d in ALL9})
     v = skill_verdict(comprehension_stats(redundant, CFG), LLM)
     assert v["level"] == "REDUNDANT", v
     few = rows({"C1": [(False, True)], "C2": [(True, True)]})
     v = skill_verdict(comprehension_stats(few, CFG), LLM)
     assert v["level"] == "PROVISIONAL" and v["rule"] == "underpowered"
+
+
+def test_a_skill_that_makes_the_agent_worse_is_shallow_not_skipped() -> None:
+    # §5.11 strict: the baseline passing every case does not excuse the skill failing where it
+    # passed (the audit's 12/12 → 4/12, McNemar p = 0.0078)
+    harm = rows({"C2": [(True, True)] * 4 + [(True, False)] * 8})
+    v = skill_verdict(comprehension_stats(harm, CFG), LLM)
+    assert v["level"] == "SHALLOW" and v["rule"] == "dimension_fails" and v["failing_dimensions"] == ["C2"]
+    assert v["headline"] == "SHALLOW · with the skill the agent fails 1 of 1 graded dimension(s): C2"
+    assert v["eval_score"] == 2 and v["eval_failed_ids"] == [str(i) for i in range(5, 13)]
+    assert v["exit_code"] == 1
+
+
+@pytest.mark.parametrize(
+    ("passed", "graded", "score"),
+    [(k, 10, s) for k, s in enumerate([0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5])] + [(3, 6, 3), (15, 30, 3), (1, 3, 2)],
+)
+def test_eval_score_rounds_half_up(passed: int, graded: int, score: int) -> None:
+    # round(5 × rate) half up: 1/10 → 0.5 → 1, 9/10 → 4.5 → 5, 3/6 → 2.5 → 3 (half-to-even gave 0, 4, 2)
+    data = rows({"C2": [(False, True)] * passed + [(False, False)] * (graded - passed)})
+    assert skill_verdict(comprehension_stats(data, CFG), LLM)["eval_score"] == score
 
 
 @pytest.mark.parametrize(

@@ -5,10 +5,12 @@ verdict always names the dimensions that fail, were not covered, or could not be
 Rules, first match wins (``rule`` in the result names it):
 
 1. ``UNVERIFIED`` — no case was graded in the with-skill arm, or none in both arms.
-2. ``SKIPPED_BASELINE_HIGH`` — without the skill the agent already passes every graded case, so
-   the eval cannot show what the skill teaches.
-3. ``SHALLOW`` — the with-skill agent fails at least one case: the dimensions it fails are named
-   (a verbatim copy, the retrieval-not-understanding failure, fails C1 this way).
+2. ``SHALLOW`` — the with-skill agent fails at least one case: the dimensions it fails are named
+   (a verbatim copy, the retrieval-not-understanding failure, fails C1 this way). Strict (§5.11):
+   this holds even when the baseline passes every case — a skill that makes the agent fail where
+   it passed without it is not excused as "nothing to show".
+3. ``SKIPPED_BASELINE_HIGH`` — both arms pass every graded case, so the eval cannot show what the
+   skill teaches.
 4. The with-skill agent passes every graded case:
    - the paired difference is significant (overall McNemar p < alpha) → ``PASS``, or
      ``PROVISIONAL`` when a caveat holds: grader and agent of the same model family, a graded
@@ -18,7 +20,7 @@ Rules, first match wins (``rule`` in the result names it):
      measurable outcome;
    - not significant and underpowered → ``PROVISIONAL``.
 
-``eval_score`` = round(5 × the with-skill case pass rate) (0–5, None when unverified);
+``eval_score`` = 5 × the with-skill case pass rate rounded half up (0–5, None when unverified);
 ``eval_failed_ids`` = the with-skill arm's failed case ids.
 """
 
@@ -103,9 +105,6 @@ def skill_verdict(stats: dict[str, Any], parties: Parties, *, reviews: int = 0) 
     if skill["cases_graded"] == 0 or paired["cases_paired"] == 0:
         level, rule = "UNVERIFIED", "nothing_graded"
         reasons = ["no case was graded in " + ("the with-skill arm" if skill["cases_graded"] == 0 else "both arms")]
-    elif base["cases_graded"] and base["cases_passed"] == base["cases_graded"]:
-        level, rule = "SKIPPED_BASELINE_HIGH", "baseline_passes"
-        reasons = [f"without the skill the agent already passes all {base['cases_graded']} graded case(s)"]
     elif failing:
         level, rule = "SHALLOW", "dimension_fails"
         reasons = [
@@ -117,6 +116,9 @@ def skill_verdict(stats: dict[str, Any], parties: Parties, *, reviews: int = 0) 
                 for d in failing
             ),
         ]
+    elif base["cases_graded"] and base["cases_passed"] == base["cases_graded"]:
+        level, rule = "SKIPPED_BASELINE_HIGH", "baseline_passes"
+        reasons = [f"without the skill the agent already passes all {base['cases_graded']} graded case(s)"]
     else:
         p = paired["mcnemar"]["p_value"]
         significant = p is not None and p < stats["settings"]["alpha"] and (paired["difference_in_pass_rate"] or 0) > 0
@@ -141,7 +143,7 @@ def skill_verdict(stats: dict[str, Any], parties: Parties, *, reviews: int = 0) 
                 f"{p if p is None else format(p, '.3g')}, minimum detectable difference {paired['mde']:.2f})",
                 *caveats,
             ]
-    rate = skill["pass_rate"]
+    passed, graded = skill["cases_passed"], skill["cases_graded"]
     return {
         "level": level,
         "rule": rule,
@@ -153,6 +155,7 @@ def skill_verdict(stats: dict[str, Any], parties: Parties, *, reviews: int = 0) 
         "unverified_dimensions": unverified,
         "not_covered_dimensions": not_covered,
         "passing_dimensions": [d for d in dims if d not in failing and d not in unverified],
-        "eval_score": None if level == "UNVERIFIED" or rate is None else round(5 * rate),
+        # round half up, in integers (round() rounds half to even: 1/10 → 0, 9/10 → 4)
+        "eval_score": None if level == "UNVERIFIED" or not graded else (10 * passed + graded) // (2 * graded),
         "eval_failed_ids": skill["failed_cases"],
     }
