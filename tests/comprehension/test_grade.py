@@ -77,6 +77,44 @@ def test_not_json_is_rejected_and_a_hedged_pass_flagged() -> None:
     assert v.behaviors[0].review == "PASS rationale hedges (perhaps)"
 
 
+@pytest.mark.parametrize(
+    ("rationale", "flagged"),
+    [
+        ("shown; could be clearer", "could be"),
+        ("shown, though it would benefit from an example", "would benefit"),
+        ("shown; consider adding detail", "consider"),
+        ("perhaps shown", "perhaps"),
+        ("it might be shown", "might be"),
+        ("the agent considered the dispute first", None),  # a word, not the hedge
+        ("shown in the second sentence", None),
+    ],
+)
+def test_a_pass_is_flagged_for_review_on_the_section_8_9_hedge_list(rationale: str, flagged: str | None) -> None:
+    v = parse_grader_reply(
+        _reply([_v("names_category", why=rationale), _v("no_copy")]), behaviors=BEHAVIORS, answer=ANSWER
+    )
+    assert v.behaviors[0].review == (f"PASS rationale hedges ({flagged})" if flagged else None)
+
+
+@pytest.mark.parametrize("rationale", ["could be improved", "worth reviewing", "could be strengthened", "perhaps"])
+def test_a_fail_is_rejected_on_the_a4_hedge_list(rationale: str) -> None:
+    with pytest.raises(GraderReplyError, match="RULE-6"):
+        parse_grader_reply(
+            _reply([_v("names_category", "FAIL", why=f"missing; {rationale}"), _v("no_copy")]),
+            behaviors=BEHAVIORS,
+            answer=ANSWER,
+        )
+
+
+@pytest.mark.parametrize("rationale", ["could be clearer", "would benefit from an example", "consider the quote"])
+def test_a_fail_is_not_rejected_for_words_only_on_the_pass_list(rationale: str) -> None:
+    # RULE-6's list is A.4's; §8.9's wider list only flags a PASS for review
+    v = parse_grader_reply(
+        _reply([_v("names_category", "FAIL", why=rationale), _v("no_copy")]), behaviors=BEHAVIORS, answer=ANSWER
+    )
+    assert v.behaviors[0].verdict == "FAIL" and v.behaviors[0].review is None
+
+
 def test_prompt_has_appendix_a_sections_in_order_and_fences_the_answer() -> None:
     case = make_case(
         case_id="7",

@@ -17,7 +17,8 @@ from knowmeter.comprehension._grade import grade_answer
 from knowmeter.comprehension._inputs import Inputs, load_inputs
 from knowmeter.comprehension._prompt import GRADER_TEMPLATE, reask_prompt, render_grader_prompt
 from knowmeter.comprehension._reply import (
-    HEDGES,
+    FAIL_HEDGES,
+    PASS_REVIEW_HEDGES,
     BehaviorVerdict,
     GraderReplyError,
     GraderVerdict,
@@ -45,10 +46,11 @@ from knowmeter.skillgraph import STOPWORDS, Overlap, SourceGrams, tokens, verbat
 
 __all__ = [
     "BASELINE_ARM",
+    "FAIL_HEDGES",
     "GRADER_TEMPLATE",
-    "HEDGES",
     "LEVELS",
     "OWNED_FIELDS",
+    "PASS_REVIEW_HEDGES",
     "RUBRIC_CRITERIA",
     "SKILL_ARM",
     "STOPWORDS",

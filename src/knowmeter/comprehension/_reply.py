@@ -6,9 +6,10 @@ verdict, or breaks a mechanically checkable rule:
 - RULE-1 / RULE-9 — ``behavior_verdicts`` holds exactly the expected behavior ids, each once;
 - RULE-2 — every ``evidence_quote`` is a non-empty, exact substring of the agent's answer
   (whitespace runs count as one space);
-- RULE-6 — no FAIL verdict's rationale uses a hedge word.
+- RULE-6 — no FAIL verdict's rationale uses one of A.4's hedge words (``FAIL_HEDGES``).
 
-A PASS whose rationale hedges is accepted but flagged for review. The grader's own
+A PASS whose rationale uses one of §8.9's hedge words (``PASS_REVIEW_HEDGES``) is accepted but
+flagged for review. The grader's own
 ``dimension_verdict`` and overlap figures are kept for the record only: the dimension verdict and
 the verbatim check are computed in code.
 """
@@ -23,13 +24,22 @@ from typing import Any, Literal
 from knowmeter.ask import ReplyRejected, json_objects
 from knowmeter.comprehension._criteria import Behavior
 
-#: A.4's hedge words (RULE-6).
-HEDGES = ("could be improved", "worth reviewing", "could be strengthened", "might be", "perhaps")
-_HEDGE = re.compile(r"\b(" + "|".join(re.escape(h).replace(r"\ ", r"\s+") for h in HEDGES) + r")\b", re.IGNORECASE)
+#: Appendix A.4 RULE-6: a FAIL whose rationale holds one of these is a grader malfunction (rejected).
+FAIL_HEDGES = ("could be improved", "worth reviewing", "could be strengthened", "might be", "perhaps")
+#: §8.9 anti-pattern #8 ("softened negative"): a PASS whose rationale holds one of these probably
+#: softened a fail, so it is flagged for human review.
+PASS_REVIEW_HEDGES = ("could be", "would benefit", "consider", "perhaps", "might be")
 _VERDICT_BLOCK = re.compile(r"<verdict>(.*?)</verdict>", re.DOTALL | re.IGNORECASE)
 _SNIPPET = 120
 
 Verdict = Literal["PASS", "FAIL"]
+
+
+def _words(hedges: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(" + "|".join(re.escape(h).replace(r"\ ", r"\s+") for h in hedges) + r")\b", re.IGNORECASE)
+
+
+_HEDGES: dict[Verdict, re.Pattern[str]] = {"FAIL": _words(FAIL_HEDGES), "PASS": _words(PASS_REVIEW_HEDGES)}
 
 
 class GraderReplyError(ReplyRejected):
@@ -72,9 +82,10 @@ def normalise_ws(text: str) -> str:
     return " ".join(text.split())
 
 
-def hedge_words(text: str) -> list[str]:
-    """The A.4 hedge words in ``text`` (lower-cased, in order)."""
-    return [" ".join(m.group(1).lower().split()) for m in _HEDGE.finditer(text)]
+def hedge_words(text: str, verdict: Verdict) -> list[str]:
+    """The hedge words in ``text`` that matter on a ``verdict`` — A.4's on a FAIL, §8.9's on a
+    PASS — lower-cased, in order."""
+    return [" ".join(m.group(1).lower().split()) for m in _HEDGES[verdict].finditer(text)]
 
 
 def _snippet(text: str) -> str:
@@ -139,7 +150,7 @@ def parse_grader_reply(text: str, *, behaviors: tuple[Behavior, ...], answer: st
             raise GraderReplyError(
                 f"RULE-2: the evidence_quote of {bid!r} is not in the agent's answer: {_snippet(quote)}"
             )
-        hedges = hedge_words(rationale)
+        hedges = hedge_words(rationale, verdict)
         if hedges and verdict == "FAIL":
             raise GraderReplyError(f"RULE-6: the FAIL verdict on {bid!r} hedges ({', '.join(hedges)})")
         review = f"PASS rationale hedges ({', '.join(hedges)})" if hedges else None
