@@ -171,13 +171,25 @@ RUBRIC_CRITERIA: dict[str, tuple[Behavior, ...]] = {
     ),
 }
 
-_VERBATIM_WORDS = re.compile(r"verbatim|\b\d+-?gram|n-?gram|copy|copied|quot", re.IGNORECASE)
+#: The skill's text as an object: the skill (SKILL.md), its body, definition or concept field.
+_SKILL_TEXT = r"(?:(?:the|its|this)\s+)?(?:skill\.md|skill(?:'s|’s)?|body|definition|concept(?:\s+field|\.\w+)?)"
+#: What is copied: its text / wording / …, text / sentences / … from the skill, or the skill itself.
+_COPIED = (
+    r"(?:(?:its|the)\s+(?:text|wording|words|phrasing|sentences)"
+    rf"|(?:text|words|wording|sentences?|phrases?|phrasing|passages?|spans?|lines?)\s+(?:from|of|in)\s+{_SKILL_TEXT}"
+    rf"|{_SKILL_TEXT})\b"
+)
+_COPY = r"(?:cop(?:y|ies|ied|ying)|quot(?:e|es|ed|ing)|reproduc(?:e|es|ed|ing)|repeat(?:s|ed|ing)?)"
+#: "verbatim", an n-gram (6-gram, n-gram), or copying / quoting / reproducing the skill's text —
+#: not any "quote" or "copy" (a price quote, a quota, copywriting are other behaviors).
+_VERBATIM = re.compile(rf"\bverbatim\b|\b(?:\d+|n)-?grams?\b|\b{_COPY}\s+(?:from\s+)?{_COPIED}", re.IGNORECASE)
 
 
 def is_verbatim_behavior(behavior: Behavior) -> bool:
-    """A negative behavior about copying the skill's words (its id or description says so)."""
-    return behavior.kind == "negative" and bool(
-        _VERBATIM_WORDS.search(behavior.id) or _VERBATIM_WORDS.search(behavior.description)
+    """A negative behavior about reproducing the skill's text (its id or description says
+    verbatim, an n-gram, or copying / quoting the skill, its body, definition or wording)."""
+    return behavior.kind == "negative" and any(
+        _VERBATIM.search(text) for text in (behavior.id.replace("_", " "), behavior.description)
     )
 
 
