@@ -1,6 +1,7 @@
 """``knowmeter comprehend`` end to end, offline: the type-safety worked example (real Skill Graph
 files) with the offline agent and the scripted grader, the two arms' requests, --resume,
---write-state, and a grader whose replies are unusable (exit 2, nothing stored lost)."""
+--write-state, a grader whose replies are unusable (UNVERIFIED, nothing stored lost), and answers
+that are not there (FAIL, not ungraded) — the command's exit code always the stored decision's."""
 
 from __future__ import annotations
 
@@ -171,16 +172,132 @@ def test_write_state_updates_only_the_fields_it_owns(project: Path) -> None:
     assert "audit-state:" in r.stderr
 
 
-def test_unusable_grader_replies_exit_2_and_keep_the_run(project: Path) -> None:
-    r = km(*ARGS, "--judge", f"{sys.executable} {SCRIPT} not-json", cwd=project)
-    assert r.returncode == 2
-    errors = [line for line in r.stderr.splitlines() if line.startswith("knowmeter: error:")]
-    assert len(errors) == 20
-    assert "results.jsonl: case 1 (C1, baseline, repeat 0): " in errors[0]
-    assert "unusable judge reply: no JSON verdict" in errors[0]
+def _report_exit(project: Path, run: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "knowmeter", "report", run],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_unusable_grader_replies_leave_the_skill_unverified_and_keep_the_run(project: Path) -> None:
+    state = project / "skills" / "type-safety" / "audit-state.json"
+    before = state.read_text()
+    r = km(*ARGS, "--judge", f"{sys.executable} {SCRIPT} not-json", "--write-state", cwd=project)
     run = next((project / ".knowmeter" / "runs").iterdir())
-    assert len((run / "results.jsonl").read_text().splitlines()) == 20 and (run / "report.json").is_file()
-    assert json.loads((run / "report.json").read_text())["comprehension"]["verdict"]["level"] == "UNVERIFIED"
+    report = json.loads((run / "report.json").read_text())
+    # one decision: the command, report.json and knowmeter report say the same
+    assert r.returncode == report["decision"]["exit_code"] == 1, r.stderr
+    assert report["decision"]["outcome"] == "UNVERIFIED" and report["decision"]["passed"] is False
+    again = _report_exit(project, run.name)
+    assert again.returncode == 1 and "verdict: UNVERIFIED" in again.stdout, again.stderr
+    assert len((run / "results.jsonl").read_text().splitlines()) == 20
+    ungraded = report["comprehension"]["ungraded"]
+    assert len(ungraded) == 20 and "case 1 (C1, baseline, repeat 0): " in ungraded[0]
+    assert "unusable judge reply: no JSON verdict" in ungraded[0]
+    # the sidecar keeps its verdict: an ungraded run says nothing about the skill
+    assert state.read_text() == before
+    assert f"audit-state: {state}: not written: 20 answer(s) left ungraded" in r.stderr
+
+
+#: 12 C2 cases of the demo's refund-policy skill, one positive behavior each (the audit's setup)
+REFUND_EVALS = {
+    "skill_name": "refund-policy",
+    "subject": "refunds",
+    "evals": [
+        {
+            "id": i,
+            "prompt": f"Case {i}: a customer has an open bank dispute and wants a refund. What happens?",
+            "comprehension_dimension": "C2",
+            "concept_field": "mental_model",
+            "transfer": "near",
+            "expected_behaviors": [
+                {
+                    "id": "checks_dispute_first",
+                    "kind": "positive",
+                    "description": "Says the open dispute freezes any refund until the bank rules",
+                }
+            ],
+        }
+        for i in range(1, 13)
+    ],
+}
+
+#: answers right with the skill on cases 1-8, nothing on 9-10, fails (exit 1) on 11-12; without
+#: the skill it cannot say, and on case 1 it answers nothing
+UNANSWERING = """import json, re, sys
+req = json.load(sys.stdin)
+n = int(re.search(r"Case (\\d+)", req["prompt"]).group(1))
+if req["system"] is None:
+    out = "" if n == 1 else "I am not able to say."
+elif n <= 8:
+    out = "The open dispute freezes any refund until the bank rules on it."
+elif n <= 10:
+    out = "  \\n "
+else:
+    sys.exit(1)
+print(json.dumps({"output": out, "costUSD": 0.0}))
+"""
+
+
+def test_unanswered_cases_fail_in_both_arms_and_every_exit_code_agrees(tmp_path: Path) -> None:
+    from knowmeter.demo import scaffold
+
+    scaffold(tmp_path / "demo")
+    demo = tmp_path / "demo"
+    skill = demo / "comprehension" / "skills" / "refund-policy"
+    state = {"skill": "refund-policy", "comprehension_verdict": "UNVERIFIED"}
+    (skill / "audit-state.json").write_text(json.dumps(state))
+    (demo / "evals.json").write_text(json.dumps(REFUND_EVALS))
+    (demo / "agent.py").write_text(UNANSWERING)
+    agent = f"{sys.executable} {demo / 'agent.py'}"
+    r = km(
+        str(skill / "SKILL.md"),
+        "--evals",
+        "evals.json",
+        "--judge",
+        "scripted-grader",
+        "--executor",
+        agent,
+        "--no-cache",
+        "--retry",
+        "0",
+        "--write-state",
+        cwd=demo,
+    )
+    run = next((demo / ".knowmeter" / "runs").iterdir())
+    report = json.loads((run / "report.json").read_text())
+    comp = report["comprehension"]
+    verdict = comp["verdict"]
+    # 8 of 12 answered right with the skill: SHALLOW, not PROVISIONAL with eval_score 5 and no failed id
+    assert (verdict["level"], verdict["eval_score"]) == ("SHALLOW", 3), verdict
+    assert verdict["eval_failed_ids"] == ["9", "10", "11", "12"] and comp["ungraded"] == []
+    assert comp["overall"]["with_skill"]["cases_graded"] == 12
+    assert r.returncode == report["decision"]["exit_code"] == 1, r.stderr
+    again = _report_exit(demo, run.name)
+    assert again.returncode == 1 and "verdict: SHALLOW" in again.stdout, again.stderr
+    cases = {c["case_id"]: c for c in comp["cases"]}
+    why = {n: cases[n]["with_skill"][0]["behaviors"][0]["rationale"] for n in ("9", "10", "11", "12")}
+    assert why["9"] == why["10"] == "no answer: the output is empty"
+    assert why["11"].startswith("no answer: the agent failed: ") and "exited with 1" in why["11"]
+    assert cases["1"]["baseline"][0]["behaviors"][0] | {"override": None} == {
+        "id": "checks_dispute_first",
+        "verdict": "FAIL",
+        "evidence_quote": None,
+        "rationale": "no answer: the output is empty",
+        "override": None,
+        "review": None,
+    }
+    # no grader was asked about an answer that is not there
+    records = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    unanswered = [rec for rec in records if "no answer" in json.dumps(rec["comprehension"]["behavior_verdicts"])]
+    assert len(unanswered) == 5 and all(rec["comprehension"]["calls"] == [] for rec in unanswered)
+    state = json.loads((skill / "audit-state.json").read_text())
+    assert state["comprehension_verdict"] == "SHALLOW" and state["eval_failed_ids"] == [9, 10, 11, 12]
+    assert state["eval_score"] == 3 and state["skill"] == "refund-policy"
 
 
 @pytest.mark.parametrize(

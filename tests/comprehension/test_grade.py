@@ -193,6 +193,19 @@ def test_a_reply_rejected_twice_leaves_the_case_ungraded(cases: dict[str, Any], 
     assert "after 1 retry" in out["ungraded_reason"] and out["calls"][0]["attempts"] == 2
 
 
+@pytest.mark.parametrize("answer", ["", "  \n\t "])
+def test_an_empty_answer_fails_every_behavior_without_asking_the_grader(cases: dict[str, Any], answer: str) -> None:
+    # §8.9 "assumed verification" / RULE-9: no evidence is a FAIL, never an omission; the grader
+    # (one that passes everything) is not asked
+    out = _grade(cases["7"], answer, _script("pass-all"))
+    assert out["graded"] is True and out["verdict"] == "FAIL" and out["behavior_pass_fraction"] == 0.0
+    assert out["calls"] == [] and out["ungraded_reason"] is None
+    assert [b["id"] for b in out["behavior_verdicts"]] == [b.id for b in cases["7"].behaviors]
+    assert {(b["verdict"], b["rationale"]) for b in out["behavior_verdicts"]} == {
+        ("FAIL", "no answer: the output is empty")
+    }
+
+
 def test_a_misconception_case_is_graded_per_behavior_not_zeroed(cases: dict[str, Any]) -> None:
     c7 = cases["7"]
     assert c7.dimension == "C7" and len(c7.behaviors) == 5

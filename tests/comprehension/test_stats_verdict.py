@@ -115,6 +115,18 @@ def test_a_skill_that_makes_the_agent_worse_is_shallow_not_skipped() -> None:
     assert v["exit_code"] == 1
 
 
+def test_answers_left_ungraded_by_the_grader_keep_a_passing_skill_unverified() -> None:
+    # every graded case passes, but the grader failed on two answers: nothing to pass on (RULE-9)
+    data = rows({d: [(False, True)] * 2 for d in ALL9} | {"C1": [(False, True), (None, True), (False, None)]})
+    v = skill_verdict(comprehension_stats(data, CFG), LLM)
+    assert (v["level"], v["rule"], v["exit_code"]) == ("UNVERIFIED", "ungraded", 1)
+    assert v["reasons"][0].startswith("2 answer(s) left ungraded: the grader failed on them")
+    assert v["eval_score"] is None
+    # a failing dimension is a finding the ungraded answers cannot undo
+    failing = rows({"C1": [(False, False), (None, True)], "C2": [(False, True)] * 3})
+    assert skill_verdict(comprehension_stats(failing, CFG), LLM)["level"] == "SHALLOW"
+
+
 @pytest.mark.parametrize(
     ("passed", "graded", "score"),
     [(k, 10, s) for k, s in enumerate([0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5])] + [(3, 6, 3), (15, 30, 3), (1, 3, 2)],

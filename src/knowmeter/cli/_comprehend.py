@@ -11,7 +11,6 @@ import click
 from knowmeter import defaults
 from knowmeter.cli._errors import guarded
 from knowmeter.cli._output import executor_option_flags
-from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 
 
 @click.command("comprehend")
@@ -86,10 +85,10 @@ def comprehend_cmd(**opts: Any) -> None:
     the paired difference gives the skill's verdict: PASS, PROVISIONAL, SHALLOW, REDUNDANT,
     SKIPPED_BASELINE_HIGH or UNVERIFIED.
 
-    Exit codes: 0 PASS or PROVISIONAL, 1 any other verdict, 2 bad input or an answer the grader
-    could not grade (the run is stored; the agent's answers are cached for a re-run).
+    Exit codes (the run's decision, as report.json and knowmeter report give it): 0 PASS or
+    PROVISIONAL, 1 any other verdict — UNVERIFIED when the grader could not grade an answer (the
+    run is stored; the agent's answers are cached, so the same command re-grades) —, 2 bad input.
     """
     from knowmeter.cli._comprehend_run import run_comprehend
 
-    code = run_comprehend(opts)
-    sys.exit(code if code in (EXIT_OK, EXIT_NOT_PASSED, EXIT_INPUT) else EXIT_NOT_PASSED)
+    sys.exit(run_comprehend(opts))

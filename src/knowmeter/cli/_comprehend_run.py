@@ -12,7 +12,7 @@ from knowmeter.api import Listener, comprehend, resume
 from knowmeter.comprehension import state_update, summary_lines, write_state
 from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared, parse_option_flags
-from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED
+from knowmeter.exit_codes import EXIT_NOT_PASSED
 from knowmeter.report import Report
 from knowmeter.store import RunDir, find_run
 
@@ -71,7 +71,6 @@ def run_comprehend(opts: dict[str, Any]) -> int:
         )
     assert terminal.run_dir is not None
     run_dir = terminal.run_dir
-    comp = report.comprehension
     from knowmeter.report import write_outputs
 
     written = write_outputs(report, html=run_dir.path / "report.html")
@@ -85,17 +84,9 @@ def run_comprehend(opts: dict[str, Any]) -> int:
         click.echo(f"report: {run_dir.report_file}")
         for what, path in written:
             click.echo(f"{what}: {path}")
-    graders_failed = [u for u in (comp.ungraded if comp else []) if "unusable judge reply" in u]
-    for u in graders_failed:
-        click.echo(
-            f"knowmeter: error: {run_dir.results_file}: {u}; the run is stored and the agent's answers are "
-            "cached: run the same command again to re-grade",
-            err=True,
-        )
-    if graders_failed:
-        return EXIT_INPUT
     if opts.get("write_state"):
         _write_state(run_dir, report)
+    # the run's one decision (report.json's, and knowmeter report's)
     return report.decision.exit_code if report.decision else EXIT_NOT_PASSED
 
 
@@ -104,6 +95,13 @@ def _write_state(run_dir: RunDir, report: Report) -> None:
     if comp is None:
         return
     path = Path(comp.skill.audit_state or Path(comp.skill.path).parent / "audit-state.json")
+    if comp.ungraded:  # the grader failed: the run says nothing new about the skill
+        click.echo(
+            f"audit-state: {path}: not written: {len(comp.ungraded)} answer(s) left ungraded; "
+            "run the same command again to re-grade them",
+            err=True,
+        )
+        return
     ex = report.run.executor
     update = state_update(
         comp.verdict,

@@ -1,7 +1,11 @@
 """Grading one answer to one case: the verbatim check first, then every grader ``judge_repeat``
 times (one re-ask each on a rejected reply), the verbatim override, and the verdicts computed in
 code — per behavior by majority over the accepted gradings, the case PASSes iff every behavior
-does. A case no grading was accepted for is *ungraded*, with the reasons, never passed or failed."""
+does. A case no grading was accepted for is *ungraded*, with the reasons, never passed or failed.
+
+An answer that is not there — empty output, or the agent failed or timed out (``unanswered``) —
+FAILs every behavior without asking a grader: no evidence is a FAIL (§8.9 "assumed
+verification", RULE-9), it is the agent's outcome, not a grading gap."""
 
 from __future__ import annotations
 
@@ -76,6 +80,41 @@ def _combine(case: GraderCase, verdicts: list[GraderVerdict]) -> list[dict[str, 
     return out
 
 
+def _verdicts(combined: list[dict[str, Any]]) -> dict[str, Any]:
+    """The graded part of a result: the behaviors' verdicts and the case's, computed from them."""
+    passed = sum(b["verdict"] == "PASS" for b in combined)
+    return {
+        "graded": True,
+        "ungraded_reason": None,
+        "behavior_verdicts": combined,
+        "behavior_pass_fraction": passed / len(combined),
+        "verdict": "PASS" if passed == len(combined) else "FAIL",
+        "review": [f"{b['id']}: {b['review']}" for b in combined if b["review"]],
+    }
+
+
+def unanswered(case: GraderCase, why: str) -> dict[str, Any]:
+    """The stored result of an answer that is not there (``why``: the output is empty, the agent
+    failed …): every behavior FAILs with the rationale ``no answer: <why>``; no grader is asked."""
+    rationale = f"no answer: {why}"
+    combined = [
+        {
+            "id": b.id,
+            "kind": b.kind,
+            "derived": b.derived,
+            "verdict": "FAIL",
+            "passes": 0,
+            "gradings": 0,
+            "evidence_quote": None,
+            "rationale": rationale,
+            "override": None,
+            "review": None,
+        }
+        for b in case.behaviors
+    ]
+    return {**case.describe(), "overlap": None, "calls": [], "cost_usd": 0.0, **_verdicts(combined)}
+
+
 async def grade_answer(
     case: GraderCase,
     answer: str,
@@ -85,7 +124,10 @@ async def grade_answer(
     site: CallSite,
     concurrency: int | None = None,
 ) -> dict[str, Any]:
-    """Grade ``answer`` to ``case`` with every judge ``judge_repeat`` times; the stored result."""
+    """Grade ``answer`` to ``case`` with every judge ``judge_repeat`` times; the stored result
+    (an empty or blank answer is ``unanswered``: no judge is asked)."""
+    if not answer.strip():
+        return unanswered(case, "the output is empty")
     overlap = case.overlap(answer)
     prompt = render_grader_prompt(
         case_id=case.case_id,
@@ -139,14 +181,4 @@ async def grade_answer(
             "verdict": None,
             "review": [],
         }
-    combined = _combine(case, accepted)
-    passed = sum(b["verdict"] == "PASS" for b in combined)
-    return {
-        **result,
-        "graded": True,
-        "ungraded_reason": None,
-        "behavior_verdicts": combined,
-        "behavior_pass_fraction": passed / len(combined),
-        "verdict": "PASS" if passed == len(combined) else "FAIL",
-        "review": [f"{b['id']}: {b['review']}" for b in combined if b["review"]],
-    }
+    return {**result, **_verdicts(_combine(case, accepted))}

@@ -20,7 +20,7 @@ from typing import Any
 from knowmeter.artifacts import Artifact, Variant, hash_files, resolve_variant
 from knowmeter.ask import CallSite
 from knowmeter.comprehension._case import GraderCase
-from knowmeter.comprehension._grade import grade_answer
+from knowmeter.comprehension._grade import grade_answer, unanswered
 from knowmeter.comprehension._inputs import Inputs, load_inputs
 from knowmeter.comprehension._prompt import GRADER_TEMPLATE
 from knowmeter.config import RunConfig, VariantSpec, stored_config
@@ -193,24 +193,17 @@ def reprepare(record: dict[str, Any]) -> ComprehensionPlan:
 
 
 def make_grader(plan: ComprehensionPlan, budget: Budget) -> PostProcess:
-    """Grade each finished answer (an agent error is not graded: it is recorded as such). Every
-    grader call is charged to ``budget`` (the run's, shared with the agent), as judge calls are."""
+    """Grade each finished answer; an agent error or timeout is an answer that is not there, so
+    every behavior FAILs (``unanswered``). Every grader call is charged to ``budget`` (the run's,
+    shared with the agent), as judge calls are."""
     cases = plan.cases
     cfg = plan.prepared.config
     judges = [JudgeSpec(j.name, MeteredExecutor(j.executor, budget, "grader"), j.model) for j in plan.prepared.judges]
 
     async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
         case = cases[task.sample.sample_id]
-        if result.error is not None:  # not graded: the agent failed, the answer is not a low score
-            return {
-                "grade": None,
-                "comprehension": {
-                    **case.describe(),
-                    "graded": False,
-                    "verdict": None,
-                    "ungraded_reason": f"agent error: {result.error}",
-                },
-            }
+        if result.error is not None:
+            return {"grade": None, "comprehension": unanswered(case, f"the agent failed: {result.error}")}
         site = CallSite(task.id, task.sample.sample_id, cfg.timeout_s)
         comp = await grade_answer(case, result.output, judges, judge_repeat=cfg.judge_repeat, site=site)
         return {"grade": None, "comprehension": comp}

@@ -54,7 +54,7 @@ class Graded:
 
 def graded_rows(records: Iterable[dict[str, Any]]) -> list[Graded]:
     """The gradings in stored task records (``role`` control → baseline, treatment → with-skill);
-    a task whose agent failed counts as ungraded."""
+    ungraded only when the grader failed (an answer that is not there is graded FAIL)."""
     rows = []
     for rec in records:
         comp = rec.get("comprehension")

@@ -9,13 +9,17 @@ Rules, first match wins (``rule`` in the result names it):
    (a verbatim copy, the retrieval-not-understanding failure, fails C1 this way). Strict (§5.11):
    this holds even when the baseline passes every case — a skill that makes the agent fail where
    it passed without it is not excused as "nothing to show".
-3. ``SKIPPED_BASELINE_HIGH`` — both arms pass every graded case, so the eval cannot show what the
+3. ``UNVERIFIED`` (rule ``ungraded``) — the grader failed on some answers (its reply broke the
+   rules twice, its call failed or the budget refused it): a pass would rest on answers nobody
+   graded (RULE-9), so the skill is not passed; the same command re-grades them (the agent's
+   answers are cached). An answer that is not there is no grader failure: it FAILs (``_grade``).
+4. ``SKIPPED_BASELINE_HIGH`` — both arms pass every graded case, so the eval cannot show what the
    skill teaches.
-4. The with-skill agent passes every graded case:
+5. The with-skill agent passes every graded case:
    - the paired difference is significant (overall McNemar p < alpha) → ``PASS``, or
      ``PROVISIONAL`` when a caveat holds: grader and agent of the same model family, a graded
-     dimension missing from the eval (C1–C9 not all covered), cases left ungraded, verdicts
-     flagged for review, a non-LLM agent or grader;
+     dimension missing from the eval (C1–C9 not all covered), verdicts flagged for review, a
+     non-LLM agent or grader;
    - not significant and powered (see ``_stats``) → ``REDUNDANT``: loading the skill changes no
      measurable outcome;
    - not significant and underpowered → ``PROVISIONAL``.
@@ -102,6 +106,7 @@ def skill_verdict(stats: dict[str, Any], parties: Parties, *, reviews: int = 0) 
     unverified = [d for d, b in dims.items() if b["with_skill"]["cases_graded"] == 0]
     not_covered = [d for d in ALL_DIMENSIONS if d not in dims]
     caveats = _caveats(stats, parties, reviews)
+    ungraded = skill["ungraded"] + base["ungraded"]
     if skill["cases_graded"] == 0 or paired["cases_paired"] == 0:
         level, rule = "UNVERIFIED", "nothing_graded"
         reasons = ["no case was graded in " + ("the with-skill arm" if skill["cases_graded"] == 0 else "both arms")]
@@ -115,6 +120,12 @@ def skill_verdict(stats: dict[str, Any], parties: Parties, *, reviews: int = 0) 
                 "pass with the skill"
                 for d in failing
             ),
+        ]
+    elif ungraded:
+        level, rule = "UNVERIFIED", "ungraded"
+        reasons = [
+            f"{ungraded} answer(s) left ungraded: the grader failed on them (see the cases); run the same "
+            "command again to re-grade them (the agent's answers are cached)"
         ]
     elif base["cases_graded"] and base["cases_passed"] == base["cases_graded"]:
         level, rule = "SKIPPED_BASELINE_HIGH", "baseline_passes"
