@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.cli import init_demo, km_process
+
 pytestmark = pytest.mark.slow
 
 SCRIPT = Path(__file__).with_name("grader_script.py")
@@ -172,17 +174,6 @@ def test_write_state_updates_only_the_fields_it_owns(project: Path) -> None:
     assert "audit-state:" in r.stderr
 
 
-def _report_exit(project: Path, run: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "knowmeter", "report", run],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
 def test_unusable_grader_replies_leave_the_skill_unverified_and_keep_the_run(project: Path) -> None:
     state = project / "skills" / "type-safety" / "audit-state.json"
     before = state.read_text()
@@ -192,7 +183,7 @@ def test_unusable_grader_replies_leave_the_skill_unverified_and_keep_the_run(pro
     # one decision: the command, report.json and knowmeter report say the same
     assert r.returncode == report["decision"]["exit_code"] == 1, r.stderr
     assert report["decision"]["outcome"] == "UNVERIFIED" and report["decision"]["passed"] is False
-    again = _report_exit(project, run.name)
+    again = km_process("report", run.name, cwd=project)
     assert again.returncode == 1 and "verdict: UNVERIFIED" in again.stdout, again.stderr
     assert len((run / "results.jsonl").read_text().splitlines()) == 20
     ungraded = report["comprehension"]["ungraded"]
@@ -244,10 +235,7 @@ print(json.dumps({"output": out, "costUSD": 0.0}))
 
 
 def test_unanswered_cases_fail_in_both_arms_and_every_exit_code_agrees(tmp_path: Path) -> None:
-    from knowmeter.demo import scaffold
-
-    scaffold(tmp_path / "demo")
-    demo = tmp_path / "demo"
+    demo = init_demo(tmp_path / "demo")
     skill = demo / "comprehension" / "skills" / "refund-policy"
     state = {"skill": "refund-policy", "comprehension_verdict": "UNVERIFIED"}
     (skill / "audit-state.json").write_text(json.dumps(state))
@@ -277,7 +265,7 @@ def test_unanswered_cases_fail_in_both_arms_and_every_exit_code_agrees(tmp_path:
     assert verdict["eval_failed_ids"] == ["9", "10", "11", "12"] and comp["ungraded"] == []
     assert comp["overall"]["with_skill"]["cases_graded"] == 12
     assert r.returncode == report["decision"]["exit_code"] == 1, r.stderr
-    again = _report_exit(demo, run.name)
+    again = km_process("report", run.name, cwd=demo)
     assert again.returncode == 1 and "verdict: SHALLOW" in again.stdout, again.stderr
     cases = {c["case_id"]: c for c in comp["cases"]}
     why = {n: cases[n]["with_skill"][0]["behaviors"][0]["rationale"] for n in ("9", "10", "11", "12")}
