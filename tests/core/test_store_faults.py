@@ -181,3 +181,24 @@ def test_gaps_reads_a_run_without_knowledge_files(tmp_path: Path) -> None:
     r = km("gaps", "latest", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "coverage n/a (no knowledge files)" in r.stdout
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_a_damaged_response_cache_is_moved_aside_and_the_run_goes_on(
+    project: Path, tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    p = tmp_path / "p"
+    shutil.copytree(project, p)
+    cache = p / ".knowmeter" / "cache.sqlite"
+    assert km("eval", "-q", "--bootstrap-samples", "200", cwd=p).returncode == 0  # fills the cache
+    cache.write_bytes(b"garbage" * 100 if damage == "garbage" else cache.read_bytes()[:3000])
+    for leftover in cache.parent.glob("cache.sqlite-*"):
+        leftover.unlink()
+    runs_before = set((p / ".knowmeter" / "runs").iterdir())
+    r = km("eval", "-q", "--bootstrap-samples", "200", cwd=p)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (note,) = [m for m in caplog.messages if "cache.sqlite" in m]
+    assert f"{cache} was damaged" in note and "moved to cache.sqlite.damaged" in note
+    assert (cache.parent / "cache.sqlite.damaged").exists()
+    new_runs = set((p / ".knowmeter" / "runs").iterdir()) - runs_before
+    assert len(new_runs) == 1 and (new_runs.pop() / "report.json").exists()  # one whole run, no orphan

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
 from knowmeter import defaults
+from knowmeter._damaged import set_aside
 from knowmeter.executors import ExecResult
+
+log = logging.getLogger("knowmeter")
 
 CACHE_FILE = "cache.sqlite"
 #: Strings at least this long are stored once, by content (see the module docstring).
@@ -55,15 +59,17 @@ class ResponseCache:
     re-run, never a wrong answer)."""
 
     def __init__(self, output_dir: Path, *, commit_every: int = 64) -> None:
+        """A damaged cache file (not a database, truncated) is moved aside to
+        ``cache.sqlite.damaged`` with a one-line note and the cache starts empty: it only saves
+        re-running tasks."""
         output_dir.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(output_dir / CACHE_FILE, timeout=defaults.SQLITE_TIMEOUT_S, isolation_level=None)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.execute(
-            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, result TEXT NOT NULL, "
-            "created_at REAL NOT NULL)"
-        )
-        self._conn.execute("CREATE TABLE IF NOT EXISTS blobs (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL)")
+        path = output_dir / CACHE_FILE
+        try:
+            self._conn = _connect(path)
+        except sqlite3.DatabaseError as exc:
+            damaged = set_aside(path)
+            log.warning("knowmeter: %s was damaged (%s): moved to %s; the cache starts empty", path, exc, damaged.name)
+            self._conn = _connect(path)
         self._pending = 0
         self._commit_every = commit_every
         self._in_tx = False
@@ -131,3 +137,22 @@ class ResponseCache:
     def close(self) -> None:
         self.flush()
         self._conn.close()
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """Open (creating) and check the cache; raises ``sqlite3.DatabaseError`` when it is damaged."""
+    conn = sqlite3.connect(path, timeout=defaults.SQLITE_TIMEOUT_S, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, result TEXT NOT NULL, "
+            "created_at REAL NOT NULL)"
+        )
+        conn.execute("CREATE TABLE IF NOT EXISTS blobs (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL)")
+        if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+            raise sqlite3.DatabaseError("integrity check failed")
+    except sqlite3.DatabaseError:
+        conn.close()
+        raise
+    return conn

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from knowmeter import defaults
+from knowmeter._damaged import set_aside
 from knowmeter.errors import InputError
 
 INDEX_FILE = "index.sqlite"
@@ -135,10 +135,7 @@ def open_index(output_dir: Path, *, rows_of: RowsOf | None = None) -> Iterator[s
         if fresh and (output_dir / "runs").is_dir():  # deleted or emptied: index what is there
             _rebuild(conn, output_dir / "runs", rows_of)
     except sqlite3.DatabaseError as exc:
-        damaged = path.with_name(f"{INDEX_FILE}.damaged")
-        os.replace(path, damaged)
-        for suffix in ("-journal", "-wal", "-shm"):
-            path.with_name(INDEX_FILE + suffix).unlink(missing_ok=True)
+        damaged = set_aside(path)
         conn, _ = _connect(path)
         n = _rebuild(conn, output_dir / "runs", rows_of)
         log.warning(
