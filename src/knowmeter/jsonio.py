@@ -2,12 +2,14 @@
 
 Written JSON is compact and strictly valid: a NaN or infinite number is written as ``null``
 (unknown), never as the non-standard ``NaN`` token. Reading also accepts files written by other
-tools with such tokens (the standard library parses them).
+tools with such tokens (the standard library parses them); a lone surrogate escape is read as
+U+FFFD, the replacement character.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
@@ -33,6 +35,22 @@ def loads(data: bytes | str) -> Any:
     except orjson.JSONDecodeError:
         pass
     try:
-        return json.loads(data)  # NaN / Infinity tokens, or the standard library's error message
+        # NaN / Infinity tokens, lone surrogate escapes, or the standard library's error message
+        return _without_lone_surrogates(json.loads(data))
     except RecursionError:
         raise ValueError("nested too deeply to read") from None
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate (``"\\ud800"`` not part of a pair; not text, and not
+    writable as UTF-8) replaced by U+FFFD, as a decoder replaces a broken byte."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
+    return value

@@ -169,7 +169,9 @@ def script_reference() -> str:
             "tool call is `{tool, input, id?, output?, success? | is_error? | status?, exitCode?}` (`status`: "
             "success / failure / unknown). `ok: false` or `error` marks the task failed (not graded). stdout that "
             "is not JSON is graded as plain text; stdout that starts with `{` but does not parse is graded as text "
-            "with a warning.",
+            "with a warning. A count (`inputTokens`, `outputTokens`, `numTurns`, `durationApiMs`) that is not a "
+            "finite number >= 0, a `costUSD` that is not a number, and a missing or null `output` are unknown "
+            "(an empty answer for `output`) with a warning; a NaN, infinite or negative `costUSD` fails the task.",
             "",
             "```json",
             reply,

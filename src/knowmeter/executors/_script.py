@@ -8,6 +8,7 @@ the output text. A non-zero exit is an error carrying stderr.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shlex
 import tempfile
@@ -25,17 +26,63 @@ from knowmeter.traces import (
     ToolResultEvent,
     ToolStatus,
     Trace,
+    as_int,
     make_usage,
     normalise_tool_name,
 )
 
 
-def _num(v: Any) -> float | None:
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-def _int(v: Any) -> int | None:
-    return int(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+def _shown(v: Any) -> str:
+    return json.dumps(v, ensure_ascii=False, allow_nan=True)[:40]
+
+
+def _warn(warnings: list[dict[str, str]], key: str, message: str) -> None:
+    warnings.append({"kind": f"reply_{key}", "message": f"the agent's reply has {message}"})
+
+
+def _measure(reply: dict[str, Any], key: str, warnings: list[dict[str, str]]) -> float | None:
+    """``reply[key]`` when it is a finite number >= 0; absent is unknown, and so is anything
+    else (NaN, Infinity, negative, a string), which is named in ``warnings``."""
+    v = reply.get(key)
+    if v is None:
+        return None
+    if _is_number(v) and math.isfinite(v) and v >= 0:
+        return float(v)
+    _warn(warnings, key, f"{key} {_shown(v)}: it must be a finite number >= 0, so it is unknown")
+    return None
+
+
+def _count(reply: dict[str, Any], key: str, warnings: list[dict[str, str]]) -> int | None:
+    """``reply[key]`` as a count (``_measure``'s rules)."""
+    v = _measure(reply, key, warnings)
+    return None if v is None else int(v)
+
+
+def _cost(reply: dict[str, Any], warnings: list[dict[str, str]]) -> float | None:
+    """``costUSD`` when it is a number (the runner refuses a NaN, infinite or negative one: a
+    cost is never guessed); any other value is unknown and named in ``warnings``."""
+    v = reply.get("costUSD")
+    if v is None or _is_number(v):
+        return v
+    _warn(warnings, "costUSD", f"costUSD {_shown(v)}: a cost must be a number, so it is unknown")
+    return None
+
+
+def _output(reply: dict[str, Any], warnings: list[dict[str, str]]) -> str:
+    """The reply's ``output`` as text (a non-string is its JSON); none at all is graded as an
+    empty answer, named in ``warnings`` unless the reply is an error."""
+    output = reply.get("output")
+    if isinstance(output, str):
+        return output
+    if output is not None:
+        return json.dumps(output, ensure_ascii=False)
+    if not reply.get("error") and reply.get("ok") is not False:
+        _warn(warnings, "output", 'no output: it was graded as an empty answer — print {"output": "…"}')
+    return ""
 
 
 def _tool_events(calls: list[Any], turn: int, prefix: str) -> list[ToolCallEvent | ToolResultEvent]:
@@ -65,7 +112,7 @@ def _tool_events(calls: list[Any], turn: int, prefix: str) -> list[ToolCallEvent
                     text if output is not None else "",
                     status,
                     turn,
-                    exit_code=_int(raw.get("exitCode", raw.get("exit_code"))),
+                    exit_code=as_int(raw.get("exitCode", raw.get("exit_code"))),
                 )
             )
     return events
@@ -108,20 +155,23 @@ def parse_script_stdout(stdout: str) -> ExecResult:
         if warning:
             trace.meta["warnings"] = [{"kind": "broken_envelope", "message": warning}]
         return ExecResult(output=stdout, trace=trace)
-    output = reply.get("output")
-    output = output if isinstance(output, str) else ("" if output is None else json.dumps(output))
+    warnings: list[dict[str, str]] = []
+    output = _output(reply, warnings)
     error = reply.get("error")
     if reply.get("ok") is False and not error:
         error = "executor reported ok: false"
-    return ExecResult(
+    result = ExecResult(
         output=output,
         trace=trace_from_script_reply(reply, output),
-        usage=make_usage(_int(reply.get("inputTokens")), _int(reply.get("outputTokens"))),
-        cost_usd=_num(reply.get("costUSD")),
-        duration_api_ms=_num(reply.get("durationApiMs")),
-        num_turns=_int(reply.get("numTurns")),
+        usage=make_usage(_count(reply, "inputTokens", warnings), _count(reply, "outputTokens", warnings)),
+        cost_usd=_cost(reply, warnings),
+        duration_api_ms=_measure(reply, "durationApiMs", warnings),
+        num_turns=_count(reply, "numTurns", warnings),
         error=str(error) if error else None,
     )
+    if warnings:
+        result.trace.meta["warnings"] = warnings
+    return result
 
 
 #: A pooled stderr file is emptied once it holds more than this (bytes).

@@ -110,11 +110,12 @@ def summarize_operations(records: Iterable[dict[str, Any]], variants: list[str])
             a.cost_known += float(cost)
             a.cost_known_tasks += 1
         usage = ex.get("usage") or {}
-        if usage.get("input_tokens") is None and usage.get("output_tokens") is None:
+        tokens_in, tokens_out = usage.get("input_tokens"), usage.get("output_tokens")
+        if tokens_in is None or tokens_out is None:  # one count unknown: not summed as 0
             a.tokens_unknown_tasks += 1
         else:
-            a.input_tokens += int(usage.get("input_tokens") or 0)
-            a.output_tokens += int(usage.get("output_tokens") or 0)
+            a.input_tokens += int(tokens_in)
+            a.output_tokens += int(tokens_out)
         if ex.get("latency_ms") is not None:
             a.latencies.append(float(ex["latency_ms"]))
         grade = rec.get("grade") or {}
