@@ -42,7 +42,7 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
     ``tasks`` are the run's ``StoredTasks``: read from results.jsonl when used, never all held in
     memory (``write_report`` streams them into report.json)."""
     run = run_dir.read_run()
-    tasks = StoredTasks(run_dir.results_file)
+    tasks = StoredTasks(run_dir.results_file, run)
     records = _Records(tasks)
     names = [v["name"] for v in run["variants"]]
     summaries = summarize_operations(records, names)
@@ -132,6 +132,11 @@ def partial_info(run: dict[str, Any], done: int, with_results: set[str], run_id:
         reason = f"stopped by the budget: {refused} task(s) not started"
     elif status in ("running", None):
         reason = f"the run did not finish (killed, or still running): knowmeter eval --resume {run_id}"
+    elif status == "complete":
+        reason = (
+            f"{missing} task(s) have no readable record in results.jsonl (see results_problems): "
+            f"knowmeter eval --resume {run_id} runs them again"
+        )
     else:
         reason = f"the run ended {status}: knowmeter eval --resume {run_id} runs the missing tasks"
     return {

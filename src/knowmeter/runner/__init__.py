@@ -16,11 +16,11 @@ from knowmeter.runner._plan import (
     Task,
     directory_fingerprint,
     plan_tasks,
-    task_id,
     workspace_for,
     workspace_problem,
 )
 from knowmeter.runner._shard import Shard, assign_samples, shard_tasks
+from knowmeter.store import task_id
 
 __all__ = [
     "BLOB_MIN_CHARS",

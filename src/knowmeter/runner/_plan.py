@@ -10,6 +10,7 @@ from pathlib import Path
 from knowmeter import defaults
 from knowmeter.artifacts import Variant
 from knowmeter.samples import Sample
+from knowmeter.store import task_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,13 +25,6 @@ class Task:
     @property
     def id(self) -> str:
         return task_id(self.sample.sample_id, self.variant.name, self.repeat)
-
-
-def task_id(sample_id: str, variant: str, repeat: int) -> str:
-    """Deterministic task id: the same sample, variant and repeat always get the same id. The id
-    is unambiguous because neither name may hold ``::`` or start or end with ``:``
-    (``knowmeter.samples.id_name_problem``): two different tasks never share an id."""
-    return f"{sample_id}::{variant}::r{repeat}"
 
 
 def plan_tasks(samples: tuple[Sample, ...], variants: list[Variant], repeat: int, base_dir: Path) -> list[Task]:

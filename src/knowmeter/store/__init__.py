@@ -28,6 +28,7 @@ from knowmeter.store._taskrecord import (
     GradeRecord,
     JudgeRecord,
     TaskRecord,
+    task_id,
 )
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "plan_hash",
     "plan_parts",
     "read_json",
+    "task_id",
     "upsert_run",
     "utc_timestamp",
     "variant_history",

@@ -19,7 +19,30 @@ from knowmeter import jsonio
 from knowmeter.config import first_error
 from knowmeter.errors import InputError
 from knowmeter.store._rundir import iter_results_at
-from knowmeter.store._taskrecord import TaskRecord
+from knowmeter.store._taskrecord import TaskRecord, task_id
+
+
+class _Plan:
+    """What a run planned (from its run.json): which variants in which role, how many repeats and
+    how many samples. A stored record outside it was edited in, or belongs to another run."""
+
+    def __init__(self, run: dict[str, Any]) -> None:
+        self.roles = {v["name"]: v["role"] for v in run["variants"]}
+        self.repeats = int(run["config"].get("repeat") or 1)
+        self.samples = -(-int(run["tasks_total"]) // (len(self.roles) * self.repeats))
+
+    def problem(self, task: TaskRecord) -> str | None:
+        """Why ``task`` is not one of the plan's tasks (None when it is)."""
+        if task.variant not in self.roles:
+            return f"variant {task.variant!r} is not one of the run's variants ({', '.join(self.roles)})"
+        if task.role != self.roles[task.variant]:
+            return f"role {task.role!r}: variant {task.variant!r} is the run's {self.roles[task.variant]}"
+        if task.repeat >= self.repeats:
+            return f"repeat {task.repeat} is outside the run's {self.repeats} repeat(s) (0–{self.repeats - 1})"
+        expected = task_id(task.sample_id, task.variant, task.repeat)
+        if task.task_id != expected:
+            return f"task_id does not match its sample_id, variant and repeat (those make {expected!r})"
+        return None
 
 
 class StoredTasks(Sequence[TaskRecord]):
@@ -29,21 +52,35 @@ class StoredTasks(Sequence[TaskRecord]):
 
     ``problems`` says which lines were not counted (cut off, not JSON) and how many duplicate
     records of a task were dropped (the first stored counts); ``variants`` are the variants with
-    at least one record. An edited or damaged record raises one ``InputError`` line naming the
-    task and field."""
+    at least one record. An edited or damaged record — a field of the wrong type or out of
+    range, or a task outside the plan of ``run`` (its run.json) — raises one ``InputError`` line naming the task
+    and field; so does a missing file."""
 
-    def __init__(self, results_file: Path) -> None:
+    def __init__(self, results_file: Path, run: dict[str, Any]) -> None:
+        plan = _Plan(run)
         self.path = results_file
         self.problems: list[str] = []
         self.variants: set[str] = set()
+        if not results_file.is_file():
+            raise InputError(
+                f"{results_file}: missing — the run's results were deleted or moved: restore the file, or "
+                "run knowmeter eval again"
+            )
         seen: dict[str, int] = {}
+        samples: set[str] = set()
         keyed: list[tuple[int, str, str, int]] = []
         for n, (offset, rec) in enumerate(iter_results_at(results_file, problems=self.problems), start=1):
-            task = _checked(results_file, rec, n)
+            task = _checked(results_file, rec, n, plan)
             seen[task.task_id] = seen.get(task.task_id, 0) + 1
             if seen[task.task_id] == 1:
                 keyed.append((task.repeat, task.sample_id, task.variant, offset))
                 self.variants.add(task.variant)
+                samples.add(task.sample_id)
+        if len(samples) > plan.samples:
+            raise InputError(
+                f"{results_file}: records of {len(samples)} samples, but the run planned {plan.samples}: a "
+                f"sample_id was edited or records of another run were added; {_FIX}"
+            )
         keyed.sort()
         self._offsets = [k[3] for k in keyed]
         dupes = {k: n - 1 for k, n in seen.items() if n > 1}
@@ -85,13 +122,18 @@ def _read_at(fh: IO[bytes], offset: int) -> dict[str, Any]:
     return rec
 
 
-def _checked(path: Path, rec: dict[str, Any], n: int) -> TaskRecord:
-    """The record as a ``TaskRecord``; one line naming the task and field when it does not fit."""
+_FIX = "the results file was edited or damaged: restore it or run knowmeter eval again"
+
+
+def _checked(path: Path, rec: dict[str, Any], n: int, plan: _Plan) -> TaskRecord:
+    """The record as a ``TaskRecord`` of the plan; one line naming the task and field when it
+    does not fit."""
+    where = f"task {rec['task_id']!r}" if isinstance(rec.get("task_id"), str) else f"record {n}"
     try:
-        return TaskRecord.model_validate(rec)
+        task = TaskRecord.model_validate(rec)
     except ValidationError as exc:
-        where = f"task {rec['task_id']!r}" if isinstance(rec.get("task_id"), str) else f"record {n}"
-        raise InputError(
-            f"{path}: {where}: {first_error(exc)}; the results file was edited or damaged: "
-            "restore it or run knowmeter eval again"
-        ) from None
+        raise InputError(f"{path}: {where}: {first_error(exc)}; {_FIX}") from None
+    problem = plan.problem(task)
+    if problem:
+        raise InputError(f"{path}: {where}: {problem}; {_FIX}")
+    return task

@@ -13,35 +13,41 @@ class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+#: A score on the 1–5 scale every layer, composite and judge uses.
+Score = Annotated[float, Field(ge=1, le=5, allow_inf_nan=False)]
+#: A cost, latency or count: finite and never negative.
+Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
 class ExecRecord(_Open):
     """What the agent run gave (the fields the report reads are typed; the rest is free)."""
 
     error: str | None = None
     timed_out: bool = False
-    cost_usd: float | None = None
-    latency_ms: float | None = None
-    usage: dict[str, int | None] | None = None
+    cost_usd: Amount | None = None
+    latency_ms: Amount | None = None
+    usage: dict[str, Annotated[int, Field(ge=0)] | None] | None = None
 
 
 class AssertionRecord(_Open):
     """One assertion's outcome; ``passed`` None when it could not be decided."""
 
     passed: bool | None = None
-    weight: float = 1.0
+    weight: Amount = 1.0
 
 
 class JudgeRecord(_Open):
     """One judge's scores of the answer."""
 
     judge: str
-    mean: float | None = None
+    mean: Score | None = None
 
 
 class GradeRecord(_Open):
     """The grade of one task: per-layer scores, composite, assertions and judges."""
 
-    layers: dict[str, float | None] = Field(default_factory=dict)
-    composite: float | None = None
+    layers: dict[str, Score | None] = Field(default_factory=dict)
+    composite: Score | None = None
     layers_used: list[str] = Field(default_factory=list)
     passed: bool | None = None
     assertions: list[AssertionRecord] = Field(default_factory=list)
@@ -82,3 +88,10 @@ class TaskRecord(BaseModel):
     def stored(self) -> dict[str, Any]:
         """The JSON form, as it was stored."""
         return self.model_dump(mode="json", exclude_unset=True)
+
+
+def task_id(sample_id: str, variant: str, repeat: int) -> str:
+    """Deterministic task id: the same sample, variant and repeat always get the same id. The id
+    is unambiguous because neither name may hold ``::`` or start or end with ``:``
+    (``knowmeter.samples.id_name_problem``): two different tasks never share an id."""
+    return f"{sample_id}::{variant}::r{repeat}"

@@ -1,0 +1,113 @@
+"""Stored results against the run's plan: a record outside it (unknown variant, sample or
+repeat, a task id that does not match), an impossible value (a score off the 1–5 scale, a
+negative or non-finite cost or count) or a missing results file is one line naming the file,
+the task and the field, exit 2; a plan task without a readable record makes the run INCOMPLETE."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.cli import init_demo, km
+
+Edit = Callable[[list[dict[str, Any]]], None]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    p = tmp_path_factory.mktemp("plan") / "p"
+    init_demo(p)
+    assert km("eval", "--report-only", "--bootstrap-samples", "200", cwd=p).returncode == 0
+    return p
+
+
+def _results(p: Path) -> Path:
+    return next((p / ".knowmeter" / "runs").iterdir()) / "results.jsonl"
+
+
+def _set(field: str, value: Any, task_id: str | None = None) -> Edit:
+    def edit(records: list[dict[str, Any]]) -> None:
+        rec = records[0]
+        *parents, last = field.split(".")
+        target = rec
+        for key in parents:
+            target = target[key]
+        target[last] = value
+        if task_id is not None:
+            rec["task_id"] = task_id.format(**rec)
+
+    return edit
+
+
+def _swap_role(records: list[dict[str, Any]]) -> None:
+    rec = next(r for r in records if r["variant"] == "support-basic")
+    rec["role"] = "treatment"
+
+
+FAULTS: dict[str, tuple[Edit, str]] = {
+    "unknown variant": (
+        _set("variant", "ghost", "{sample_id}::ghost::r0"),
+        "variant 'ghost' is not one of the run's variants (support-basic, support-expert)",
+    ),
+    "unknown sample": (
+        _set("sample_id", "ghost", "ghost::{variant}::r0"),
+        "records of 24 samples, but the run planned 23",
+    ),
+    "repeat outside the plan": (
+        _set("repeat", 5, "{sample_id}::{variant}::r5"),
+        "repeat 5 is outside the run's 1 repeat(s)",
+    ),
+    "wrong role": (_swap_role, "role 'treatment': variant 'support-basic' is the run's control"),
+    "task id of another task": (_set("task_id", "x::support-basic::r0"), "task_id does not match"),
+    "composite off the scale": (_set("grade.composite", 99), "grade.composite: Input should be less than or equal"),
+    "layer off the scale": (_set("grade.layers.fact", -3), "grade.layers.fact: Input should be greater than or equal"),
+    "negative cost": (_set("exec.cost_usd", -1), "exec.cost_usd: Input should be greater than or equal to 0"),
+    "negative tokens": (_set("exec.usage", {"input_tokens": -5}), "exec.usage.input_tokens"),
+}
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_a_record_outside_the_plan_or_the_scale_is_one_line(project: Path, tmp_path: Path, fault: str) -> None:
+    p = tmp_path / "p"
+    shutil.copytree(project, p)
+    edit, expected = FAULTS[fault]
+    f = _results(p)
+    records = [json.loads(line) for line in f.read_text().splitlines()]
+    edit(records)
+    f.write_text("".join(json.dumps(r) + "\n" for r in records))
+    r = km("report", "latest", "--bootstrap-samples", "200", cwd=p)
+    assert r.returncode == 2, r.stdout
+    (line,) = r.stderr.strip().splitlines()
+    assert line.startswith(f"knowmeter: error: {f.relative_to(p)}: ") and expected in line, line
+    assert line.endswith("the results file was edited or damaged: restore it or run knowmeter eval again")
+
+
+def test_a_missing_results_file_is_one_line(project: Path, tmp_path: Path) -> None:
+    p = tmp_path / "p"
+    shutil.copytree(project, p)
+    f = _results(p)
+    f.unlink()
+    r = km("report", "latest", cwd=p)
+    assert r.returncode == 2
+    assert r.stderr.strip() == (
+        f"knowmeter: error: {f.relative_to(p)}: missing — the run's results were deleted or moved: "
+        "restore the file, or run knowmeter eval again"
+    )
+
+
+def test_a_complete_run_with_an_unreadable_record_is_incomplete(project: Path, tmp_path: Path) -> None:
+    p = tmp_path / "p"
+    shutil.copytree(project, p)
+    f = _results(p)
+    data = f.read_bytes()
+    at = data.index(b'"output"')
+    f.write_bytes(data[: at + 3] + b"\xff" + data[at + 4 :])
+    report = json.loads(km("report", "latest", "--json", "--bootstrap-samples", "200", cwd=p).stdout)["run"]
+    assert report["tasks_done"] == 45 and report["results_problems"] == ["line 1: not valid JSON; not counted"]
+    assert report["partial"]["reason"].startswith("1 task(s) have no readable record in results.jsonl")
+    assert "ended complete" not in report["partial"]["reason"]
