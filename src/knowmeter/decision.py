@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from pydantic import ConfigDict, Field, computed_field
 
 from knowmeter._stored import StoredModel
-from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 
 if TYPE_CHECKING:
     from knowmeter.report import Report, RunInfo, VariantOperations
@@ -179,7 +179,10 @@ def decide(report: Report) -> Decision:
         headline = (verdict.headline if verdict is not None else "") or level or "no verdict"
         if level and not headline.startswith(level):
             headline = f"{level} · {headline}"
-        code = EXIT_OK if verdict is not None and verdict.exit_code == 0 else EXIT_NOT_PASSED
+        # a verdict's 0, and a comprehension verdict's 2 (its grader's replies broke the rules: bad input)
+        code = (
+            verdict.exit_code if verdict is not None and verdict.exit_code in (EXIT_OK, EXIT_INPUT) else EXIT_NOT_PASSED
+        )
         recommendation = getattr(verdict, "ship_recommendation", "") or ""
         # no verdict and nothing blocking: only a report built without its analysis sections
         outcome = cast(Outcome, level) if level else "NOT MEASURED"

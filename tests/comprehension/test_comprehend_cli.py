@@ -180,11 +180,15 @@ def test_unusable_grader_replies_leave_the_skill_unverified_and_keep_the_run(pro
     r = km(*ARGS, "--judge", f"{sys.executable} {SCRIPT} not-json", "--write-state", cwd=project)
     run = next((project / ".knowmeter" / "runs").iterdir())
     report = json.loads((run / "report.json").read_text())
-    # one decision: the command, report.json and knowmeter report say the same
-    assert r.returncode == report["decision"]["exit_code"] == 1, r.stderr
+    # a grader reply that broke the rules twice is bad input (issue 13 item 8): exit 2 with one
+    # line naming the file and the case — and the command, report.json and knowmeter report agree
+    assert r.returncode == report["decision"]["exit_code"] == 2, r.stderr
     assert report["decision"]["outcome"] == "UNVERIFIED" and report["decision"]["passed"] is False
+    errors = [line for line in r.stderr.splitlines() if line.startswith("knowmeter: error:")]
+    assert len(errors) == 1 and f"{run / 'results.jsonl'}: case 1 (C1, baseline, repeat 0): " in errors[0]
+    assert "unusable judge reply" in errors[0] and "20 answer(s) in all" in errors[0]
     again = km_process("report", run.name, cwd=project)
-    assert again.returncode == 1 and "verdict: UNVERIFIED" in again.stdout, again.stderr
+    assert again.returncode == 2 and "verdict: UNVERIFIED" in again.stdout, again.stderr
     assert len((run / "results.jsonl").read_text().splitlines()) == 20
     ungraded = report["comprehension"]["ungraded"]
     assert len(ungraded) == 20 and "case 1 (C1, baseline, repeat 0): " in ungraded[0]

@@ -3,7 +3,7 @@ the comprehension grader): prompts with untrusted text fenced as data (``PromptT
 request → validated-reply path with one retry policy (``ask_json``), replies read by a pydantic
 model (``json_reply``), cost per attempt, and an optional reply cache."""
 
-from knowmeter.ask._ask import Asked, CallSite, ReplyCache, ask_json, cache_key, cached, sum_costs
+from knowmeter.ask._ask import Asked, CallSite, ReplyCache, ask_json, cache_key, cached, sum_costs, unusable_reply
 from knowmeter.ask._fence import PromptTemplate, data_nonce, fence
 from knowmeter.ask._reply import ReplyRejected, json_objects, json_reply, snippet
 
@@ -22,4 +22,5 @@ __all__ = [
     "json_reply",
     "snippet",
     "sum_costs",
+    "unusable_reply",
 ]

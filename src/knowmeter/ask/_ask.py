@@ -77,6 +77,12 @@ def cached(cache: ReplyCache | None, key: str, parse: Callable[[str], T]) -> T |
         return None
 
 
+def unusable_reply(what: str) -> str:
+    """How an ``Asked.error`` starts when ``what``'s replies broke the rules (no usable JSON) twice,
+    as opposed to a call that failed."""
+    return f"unusable {what} reply"
+
+
 async def ask_json(
     executor: Executor,
     model: str | None,
@@ -124,7 +130,7 @@ async def ask_json(
         try:
             value = parse(result.output)
         except ValueError as exc:
-            error = f"unusable {what} reply: {exc}"
+            error = f"{unusable_reply(what)}: {exc}"
             if reask is not None:
                 prompt = reask(prompt, str(exc))
             continue

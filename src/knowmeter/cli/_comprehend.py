@@ -86,8 +86,9 @@ def comprehend_cmd(**opts: Any) -> None:
     SKIPPED_BASELINE_HIGH or UNVERIFIED.
 
     Exit codes (the run's decision, as report.json and knowmeter report give it): 0 PASS or
-    PROVISIONAL, 1 any other verdict — UNVERIFIED when the grader could not grade an answer (the
-    run is stored; the agent's answers are cached, so the same command re-grades) —, 2 bad input.
+    PROVISIONAL, 1 any other verdict — UNVERIFIED when a grader call failed on an answer —, 2 bad
+    input or a grader reply that broke the rules twice (UNVERIFIED; the run is stored and the
+    agent's answers are cached, so the same command re-grades).
     """
     from knowmeter.cli._comprehend_run import run_comprehend
 

@@ -9,10 +9,11 @@ import click
 
 from knowmeter import defaults
 from knowmeter.api import Listener, comprehend, resume
+from knowmeter.ask import unusable_reply
 from knowmeter.comprehension import state_update, summary_lines, write_state
 from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared, parse_option_flags
-from knowmeter.exit_codes import EXIT_NOT_PASSED
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED
 from knowmeter.report import Report
 from knowmeter.store import RunDir, find_run
 
@@ -86,8 +87,17 @@ def run_comprehend(opts: dict[str, Any]) -> int:
             click.echo(f"{what}: {path}")
     if opts.get("write_state"):
         _write_state(run_dir, report)
-    # the run's one decision (report.json's, and knowmeter report's)
-    return report.decision.exit_code if report.decision else EXIT_NOT_PASSED
+    code = report.decision.exit_code if report.decision else EXIT_NOT_PASSED
+    broken = [
+        u for u in (report.comprehension.ungraded if report.comprehension else []) if unusable_reply("judge") in u
+    ]
+    if code == EXIT_INPUT and broken:  # bad input: one line naming the file and the first case
+        click.echo(
+            f"knowmeter: error: {run_dir.results_file}: {broken[0]}; {len(broken)} answer(s) in all: the run is "
+            "stored and the agent's answers are cached: run the same command again to re-grade",
+            err=True,
+        )
+    return code  # the run's one decision (report.json's, and knowmeter report's)
 
 
 def _write_state(run_dir: RunDir, report: Report) -> None:

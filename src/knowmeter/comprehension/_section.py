@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from knowmeter.ask import unusable_reply
 from knowmeter.comprehension._stats import StatsConfig, comprehension_stats, graded_rows
 from knowmeter.comprehension._verdict import Parties, skill_verdict
 from knowmeter.skillgraph import Dimension
@@ -96,7 +97,9 @@ def comprehension_section(overrides: dict[str, Any] | None = None) -> Section:
                 "overall": stats["overall"],
                 "dimensions": stats["dimensions"],
                 "settings": stats["settings"],
-                "verdict": skill_verdict(stats, parties, reviews=reviews),
+                "verdict": skill_verdict(
+                    stats, parties, reviews=reviews, broken_replies=sum(unusable_reply("judge") in u for u in ungraded)
+                ),
                 "cases": cases,
                 "ungraded": ungraded,
             }

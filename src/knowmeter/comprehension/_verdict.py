@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 
 ALL_DIMENSIONS = tuple(f"C{i}" for i in range(1, 10))
 #: verdicts a ``comprehend`` run passes with (exit code 0 when the run is complete)
@@ -97,8 +97,11 @@ def _caveats(stats: dict[str, Any], parties: Parties, reviews: int) -> list[str]
     return out
 
 
-def skill_verdict(stats: dict[str, Any], parties: Parties, *, reviews: int = 0) -> dict[str, Any]:
-    """The verdict block of the report (see the module doc for the rules)."""
+def skill_verdict(
+    stats: dict[str, Any], parties: Parties, *, reviews: int = 0, broken_replies: int = 0
+) -> dict[str, Any]:
+    """The verdict block of the report (see the module doc for the rules). ``broken_replies``:
+    gradings left ungraded because the grader's reply broke the rules twice — bad input (exit 2)."""
     overall = stats["overall"]
     skill, base, paired = overall["with_skill"], overall["baseline"], overall["paired"]
     dims = stats["dimensions"]
@@ -161,7 +164,11 @@ def skill_verdict(stats: dict[str, Any], parties: Parties, *, reviews: int = 0) 
         "reasons": reasons,
         "caveats": caveats,
         "headline": f"{level} · {reasons[0]}",
-        "exit_code": EXIT_OK if level in PASSING else EXIT_NOT_PASSED,
+        "exit_code": EXIT_OK
+        if level in PASSING
+        else EXIT_INPUT
+        if level == "UNVERIFIED" and broken_replies
+        else EXIT_NOT_PASSED,
         "failing_dimensions": failing,
         "unverified_dimensions": unverified,
         "not_covered_dimensions": not_covered,
