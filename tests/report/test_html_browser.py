@@ -3,64 +3,14 @@ works offline with no console error and no request; hostile content never runs."
 
 from __future__ import annotations
 
-import asyncio
-import sys
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.report.conftest import Browser
 from tests.report.report_support import ARTIFACTS, HOSTILE
 
 pytestmark = pytest.mark.browser
-
-
-class Browser:
-    """One page with its console errors and every request it made."""
-
-    def __init__(self, playwright: Any, executable: str) -> None:
-        self.browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-        self.dialogs: list[str] = []
-
-    def open(self, path: Path) -> Any:
-        page = self.browser.new_page(viewport={"width": 1400, "height": 900})
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.on("request", lambda r: self.requests.append(r.url))
-        page.on("dialog", self._dismiss)
-        page.goto(path.as_uri())
-        page.wait_for_selector("body[data-ready]", timeout=30_000)
-        return page
-
-    def _dismiss(self, dialog: Any) -> None:
-        """A dialog (alert/confirm/prompt) opened: noted and dismissed — hostile content opens none."""
-        self.dialogs.append(dialog.message)
-        dialog.dismiss()
-
-
-def _fresh_child_watcher() -> None:
-    """Python 3.11: an in-process eval earlier in the session may have left asyncio a child
-    watcher bound to its closed loop; Playwright starts its driver with asyncio's subprocess API."""
-    if sys.version_info < (3, 12):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            asyncio.set_child_watcher(asyncio.ThreadedChildWatcher())
-
-
-@pytest.fixture
-def browser(chromium: str) -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    _fresh_child_watcher()
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        b = Browser(p, chromium)
-        yield b
-        b.browser.close()
 
 
 def test_demo_report_pill_filters_side_by_side_timeline(browser: Browser, demo_run: Path) -> None:
@@ -147,7 +97,7 @@ def test_viewer_pages_in_the_browser(browser: Browser, demo_run: Path) -> None:
     server = make_server(demo_run.parents[1], "127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        page = browser.browser.new_page(viewport={"width": 1400, "height": 900})
+        page = browser.browser.new_page()
         page.on("console", lambda m: browser.errors.append(m.text) if m.type == "error" else None)
         page.on("request", lambda r: browser.requests.append(r.url))
         page.goto(server.url)

@@ -71,6 +71,20 @@ def test_rows_that_disagree_come_first_then_errors_then_report_order(
     )
 
 
+def test_a_row_with_a_gap_signal_comes_before_the_rest(shaped: dict[str, Any]) -> None:
+    """The gap inventory links to rows with a gap signal: they are kept before the plain rows."""
+    keys = _keys(shaped)
+    for t in shaped["tasks"]:
+        gaps = (t.get("analysis") or {}).get("gaps") or {}
+        if keys.index((t["sample_id"], t["repeat"])) != 7 and gaps.get("signals"):
+            gaps["signals"] = []
+    with_gap = [t for t in shaped["tasks"] if keys.index((t["sample_id"], t["repeat"])) == 7]
+    assert any(t["analysis"]["gaps"]["signals"] for t in with_gap), "the demo's row 7 has a gap signal"
+    data, text = _page(shaped, 4)
+    assert [(r["id"], r["r"]) for r in data["rows"]] == [keys[i] for i in (2, 5, 7, 10)]
+    assert "then rows with a gap signal, then the rest" in text
+
+
 def test_every_row_and_no_note_within_the_cap(shaped: dict[str, Any]) -> None:
     keys = _keys(shaped)
     assert len(keys) < DETAIL_ROWS

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from jinja2 import Environment
+from jinja2 import Environment, FileSystemBytecodeCache
 
 from knowmeter.report.html import _page
 
@@ -61,3 +61,19 @@ def test_no_private_temporary_directory_means_no_cache(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(_page._TemplateCache, "_get_default_cache_dir", unsafe)
     assert _page._template_cache() is None
+
+
+def test_code_compiled_under_other_settings_is_compiled_again(fresh_environment: Path) -> None:
+    """A cache written before the environment showed bidi controls (no ``finalize``) is not
+    reused: its compiled code would print them raw."""
+    older = Environment(
+        loader=_page.environment().loader, bytecode_cache=FileSystemBytecodeCache(str(fresh_environment))
+    )
+    assert older.get_template("viewer_error.html.j2").render(css="", csp="", title="t", status=404, message="a\u202eb")
+    _page.environment.cache_clear()  # as a new process of a newer version would start
+    page = (
+        _page.environment()
+        .get_template("viewer_error.html.j2")
+        .render(css="", csp="", title="t", status=404, message="a\u202eb")
+    )
+    assert "a\u27e8U+202E\u27e9b" in page and "\u202e" not in page

@@ -8,6 +8,7 @@ import base64
 import contextlib
 import hashlib
 import pickle
+import re
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -24,6 +25,19 @@ from knowmeter.report.html._payload import DETAIL_ROWS, payload, script_json
 from knowmeter.report.html._svg import ForestRow, Series, forest_plot, line_chart
 
 TEMPLATES = Path(__file__).with_name("templates")
+
+
+#: characters that reorder the text around them (bidi controls): a page shows their code instead,
+#: so it never shows words the data does not hold (report.js holds the same set)
+BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(value: Any) -> Any:
+    """A plain string with its bidi controls shown as ``⟨U+202E⟩``; anything else (markup made
+    here, numbers) as it is. Every ``{{ }}`` of the templates passes here."""
+    if type(value) is not str:
+        return value
+    return BIDI.sub(lambda m: f"\u27e8U+{ord(m.group()):04X}\u27e9", value)
 
 
 def fmt(value: Any, spec: str = ".2f") -> str:
@@ -48,6 +62,13 @@ class _TemplateCache(FileSystemBytecodeCache):
     does not compile the report template again (``bench/bench_html.py``, design/decisions.md). A
     cache file that cannot be read (damaged) or written is skipped: the template is compiled and
     the page rendered all the same."""
+
+    #: what the compiled code depends on besides a template's source: code compiled under other
+    #: environment settings (before ``finalize`` showed bidi controls) is compiled again
+    SETTINGS = b"finalize=visible"
+
+    def get_source_checksum(self, source: str) -> str:
+        return hashlib.sha1(self.SETTINGS + source.encode("utf-8"), usedforsecurity=False).hexdigest()
 
     def load_bytecode(self, bucket: Bucket) -> None:
         try:
@@ -74,6 +95,7 @@ def environment() -> Environment:
         bytecode_cache=_template_cache(),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
+        finalize=visible,
         trim_blocks=True,
         lstrip_blocks=True,
     )

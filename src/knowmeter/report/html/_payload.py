@@ -110,47 +110,51 @@ def _task(task: TaskView) -> dict[str, Any]:
 
 
 def payload(view: ReportView, *, limit: int = DETAIL_ROWS) -> dict[str, Any]:
-    """What the sample table needs: variants (control first), the detail of at most ``limit``
+    """What the sample table needs: variants (the control first), each one's role, the control
+    (None when no variant has that role: nothing is compared), the detail of at most ``limit``
     sample × repeat rows (:func:`shown_rows` picks them; shown in the report's order), ``total``
     (every row of the report) and ``shown`` (how many are in ``rows``)."""
-    names = [v.name for v in view.variants]
-    control = view.control or (names[0] if names else None)
-    order = ([control] if control in names else []) + [n for n in names if n != control]
+    roles = {v.name: v.role for v in view.variants}
+    control = next((name for name, role in roles.items() if role == "control"), None)
+    order = ([control] if control is not None else []) + [n for n in roles if n != control]
+    head = {"variants": order, "roles": roles, "control": control}
     rows: list[dict[str, Any]] = []
     for row in view.samples():  # one pass while every row fits (the common case)
         if len(rows) == limit:
             break
         rows.append(_row(row, order))
     else:
-        return {"variants": order, "control": control, "rows": rows, "total": len(rows), "shown": len(rows)}
+        return {**head, "rows": rows, "total": len(rows), "shown": len(rows)}
     total, shown = shown_rows(view, limit)
     rows = [_row(row, order) for i, row in enumerate(view.samples()) if i in shown]
-    return {"variants": order, "control": control, "rows": rows, "total": total, "shown": len(rows)}
+    return {**head, "rows": rows, "total": total, "shown": len(rows)}
 
 
 def row_rank(row: SampleRow) -> int:
     """How much a row needs a reviewer: 0 the variants disagree (one passes and another does not,
     or one has an execution error and another none), 1 an execution error, a judge error or a
-    failed assertion, 2 the rest."""
+    failed assertion, 2 a gap signal (the gap inventory links to it), 3 the rest."""
     tasks = list(row.tasks.values())
     if len({t.passed for t in tasks}) > 1 or len({t.error is None for t in tasks}) > 1:
         return 0
     if any(t.error or t.judge_error or t.failed_assertions for t in tasks):
         return 1
-    return 2
+    if any(t.gap_signals for t in tasks):
+        return 2
+    return 3
 
 
 def shown_rows(view: ReportView, limit: int) -> tuple[int, set[int]]:
     """(rows in the report, the indexes of the rows whose detail the page embeds): every row when
     there are at most ``limit``; else the first ``limit`` by :func:`row_rank`, then report order.
     One pass over the report's tasks, holding at most ``limit`` indexes per rank."""
-    by_rank: list[list[int]] = [[], [], []]
+    by_rank: list[list[int]] = [[], [], [], []]
     total = 0
     for total, row in enumerate(view.samples(), start=1):
         kept = by_rank[row_rank(row)]
         if len(kept) < limit:
             kept.append(total - 1)
-    return total, set((by_rank[0] + by_rank[1] + by_rank[2])[:limit])
+    return total, set([i for kept in by_rank for i in kept][:limit])
 
 
 def _row(row: SampleRow, order: list[str]) -> dict[str, Any]:

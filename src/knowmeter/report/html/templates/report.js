@@ -3,17 +3,30 @@
 // the page through textContent or setAttribute on attributes that never execute; never innerHTML.
 (function () {
   var PAGE = 200;
+  // the changed middle of two outputs is diffed when it has at most this many token pairs
+  var DIFF_CELLS = 4000000;
+  // characters that reorder the text around them (bidi controls): shown as their code instead,
+  // so a page never shows words the data does not hold (the same set as _page.py's BIDI)
+  var BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
   var data = JSON.parse(document.getElementById("km-data").textContent);
-  var variants = data.variants, control = data.control, treatment = variants.length > 1 ? variants[1] : null;
+  var variants = data.variants, control = data.control, roles = data.roles;
+  var treatment = control !== null && variants.length > 1 ? variants[1] : null;
   var body = document.getElementById("sample-body"), more = document.getElementById("more");
   var fVariant = document.getElementById("f-variant"), fStatus = document.getElementById("f-status");
   var fText = document.getElementById("f-text"), fCount = document.getElementById("f-count");
-  var sortDir = 0, shown = 0, current = [];
+  var fNote = document.getElementById("f-note");
+  var sortDir = 0, shown = 0, current = [], pinned = null;
 
-  function el(tag, cls, text) {
+  function visible(s) {
+    return String(s).replace(BIDI, function (c) {
+      return "\u27e8U+" + ("000" + c.charCodeAt(0).toString(16).toUpperCase()).slice(-4) + "\u27e9";
+    });
+  }
+  function text(s) { return document.createTextNode(visible(s)); }
+  function el(tag, cls, content) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (content !== undefined && content !== null) e.textContent = visible(content);
     return e;
   }
   function num(v, d) { return v === null || v === undefined ? "unknown" : Number(v).toFixed(d === undefined ? 2 : d); }
@@ -28,20 +41,30 @@
     if (t.err) return "error";
     return t.ok === true ? "pass" : t.ok === false ? "fail" : "unknown";
   }
+  function label(name) { return name + " (" + roles[name] + ")"; }
   data.rows.forEach(function (r) { r.d = delta(r); });
 
   var head = document.getElementById("sample-head");
   variants.forEach(function (name) {
-    head.appendChild(el("th", null, name + (name === control ? " (control)" : "")));
+    head.appendChild(el("th", null, label(name)));
     var o = el("option", null, name); o.value = name; fVariant.appendChild(o);
   });
-  var dHead = el("th", "sortable", "Δ composite ⇅");
-  dHead.title = "sort by score difference";
-  dHead.setAttribute("data-testid", "sort-delta");
-  head.appendChild(dHead);
+  // no Δ column when nothing is compared (no control, or no treatment)
+  var dHead = treatment === null ? null : el("th", "sortable");
+  if (dHead) {
+    var dButton = el("button", "cellbutton", "Δ composite ⇅");
+    dButton.type = "button";
+    dButton.title = "sort by score difference";
+    dHead.appendChild(dButton);
+    dHead.setAttribute("aria-sort", "none");
+    dHead.setAttribute("data-testid", "sort-delta");
+    head.appendChild(dHead);
+  }
   head.appendChild(el("th", null, "gap signals"));
+  var columns = head.children.length;
 
   function matches(row) {
+    if (pinned) return row === pinned;
     var text = fText.value.trim().toLowerCase();
     if (text && row.id.toLowerCase().indexOf(text) < 0) return false;
     var want = fStatus.value, names = fVariant.value ? [fVariant.value] : variants;
@@ -66,7 +89,15 @@
     }
     body.textContent = "";
     shown = 0;
-    fCount.textContent = current.length + " of " + data.rows.length + " rows";
+    fCount.textContent = current.length + " of " + data.rows.length +
+      (data.shown < data.total ? " shown rows (" + data.total + " in the run)" : " rows");
+    if (!current.length) {
+      var none = el("tr"), td = el("td", "sub", data.rows.length ? "no row matches these filters" : "no sample row");
+      td.colSpan = columns;
+      none.setAttribute("data-testid", "no-match");
+      none.appendChild(td);
+      body.appendChild(none);
+    }
     renderMore();
   }
 
@@ -79,9 +110,13 @@
   }
 
   function rowEl(row) {
-    var tr = el("tr", "row");
+    var tr = el("tr", "row"), idCell = el("td"), opener = el("button", "cellbutton", row.id);
     tr.setAttribute("data-sample", row.id);
-    tr.appendChild(el("td", null, row.id));
+    opener.type = "button";
+    opener.setAttribute("aria-expanded", "false");
+    opener.title = "show the outputs, assertions, judges and trace";
+    idCell.appendChild(opener);
+    tr.appendChild(idCell);
     tr.appendChild(el("td", null, row.r));
     var gaps = 0;
     variants.forEach(function (n) {
@@ -91,20 +126,21 @@
       if (t) gaps += t.gaps.length;
       tr.appendChild(td);
     });
-    tr.appendChild(el("td", null, row.d === null ? "unknown" : (row.d >= 0 ? "+" : "") + row.d.toFixed(2)));
+    if (dHead) tr.appendChild(el("td", null, row.d === null ? "unknown" : (row.d >= 0 ? "+" : "") + row.d.toFixed(2)));
     tr.appendChild(el("td", gaps ? "gapmark" : "sub", gaps ? String(gaps) : "none"));
     tr.addEventListener("click", function () { toggle(tr, row); });
     return tr;
   }
 
   function toggle(tr, row) {
-    var next = tr.nextSibling;
+    var next = tr.nextSibling, opener = tr.querySelector("button");
     if (next && next.classList && next.classList.contains("detail")) {
-      next.parentNode.removeChild(next); tr.classList.remove("open"); return;
+      next.parentNode.removeChild(next); tr.classList.remove("open"); opener.setAttribute("aria-expanded", "false"); return;
     }
     tr.classList.add("open");
+    opener.setAttribute("aria-expanded", "true");
     var d = el("tr", "detail"), td = el("td");
-    td.colSpan = variants.length + 4;
+    td.colSpan = columns;
     td.appendChild(detail(row));
     d.appendChild(td);
     tr.parentNode.insertBefore(d, tr.nextSibling);
@@ -114,37 +150,54 @@
     if (left > 0) parent.appendChild(el("div", "cut", "… " + left + " more characters not shown (full text in report.json)"));
   }
 
-  // word diff: longest common subsequence over words and whitespace runs
-  function tokens(s) { return s.match(/\s+|[^\s]+/g) || []; }
-  function wordDiff(a, b) {
-    var x = tokens(a), y = tokens(b), n = x.length, m = y.length;
-    if (n * m > 4000000) return null;
-    var w = m + 1, L = new Uint32Array((n + 1) * w);
-    for (var i = n - 1; i >= 0; i--)
-      for (var j = m - 1; j >= 0; j--)
-        L[i * w + j] = x[i] === y[j] ? L[(i + 1) * w + j + 1] + 1 : Math.max(L[(i + 1) * w + j], L[i * w + j + 1]);
-    var ops = [], p = 0, q = 0;
+  // a diff of two token lists: the common start and end kept, the longest common subsequence of
+  // the middle between them; null when the middle has more than DIFF_CELLS token pairs
+  function diff(x, y) {
+    var s = 0, ex = x.length, ey = y.length, i, j;
+    while (s < ex && s < ey && x[s] === y[s]) s++;
+    while (ex > s && ey > s && x[ex - 1] === y[ey - 1]) { ex--; ey--; }
+    var n = ex - s, m = ey - s;
+    if (n * m > DIFF_CELLS) return null;
+    var w = m + 1, L = new Uint32Array((n + 1) * w), ops = [], p = 0, q = 0;
+    for (i = n - 1; i >= 0; i--)
+      for (j = m - 1; j >= 0; j--)
+        L[i * w + j] = x[s + i] === y[s + j] ? L[(i + 1) * w + j + 1] + 1 : Math.max(L[(i + 1) * w + j], L[i * w + j + 1]);
+    for (i = 0; i < s; i++) ops.push([0, x[i]]);
     while (p < n && q < m) {
-      if (x[p] === y[q]) { ops.push([0, x[p]]); p++; q++; }
-      else if (L[(p + 1) * w + q] >= L[p * w + q + 1]) { ops.push([-1, x[p]]); p++; }
-      else { ops.push([1, y[q]]); q++; }
+      if (x[s + p] === y[s + q]) { ops.push([0, x[s + p]]); p++; q++; }
+      else if (L[(p + 1) * w + q] >= L[p * w + q + 1]) { ops.push([-1, x[s + p]]); p++; }
+      else { ops.push([1, y[s + q]]); q++; }
     }
-    for (; p < n; p++) ops.push([-1, x[p]]);
-    for (; q < m; q++) ops.push([1, y[q]]);
+    for (; p < n; p++) ops.push([-1, x[s + p]]);
+    for (; q < m; q++) ops.push([1, y[s + q]]);
+    for (i = ex; i < x.length; i++) ops.push([0, x[i]]);
     return ops;
   }
-  // the control's output marks words the treatment dropped; a treatment's marks words it added
-  function outputEl(text, against, isControl) {
-    var box = el("div", "out");
+  // words (and whitespace runs) when their changed middle is small enough, else whole lines,
+  // else null: too long to diff
+  var UNITS = [["words", /\s+|[^\s]+/g], ["lines", /[^\n]*\n|[^\n]+$/g]];
+  function outputDiff(a, b) {
+    for (var k = 0; k < UNITS.length; k++) {
+      var ops = diff(a.match(UNITS[k][1]) || [], b.match(UNITS[k][1]) || []);
+      if (ops) return { ops: ops, unit: UNITS[k][0] };
+    }
+    return null;
+  }
+  // an output with its caption: the control's marks what the treatment dropped, a treatment's
+  // what it added (against null: nothing to compare with)
+  function outputEl(parent, out, against, isControl) {
+    var box = el("div", "out"), d = against === null ? null : isControl ? outputDiff(out, against) : outputDiff(against, out);
     box.setAttribute("data-testid", "output");
-    var ops = against === null ? null : isControl ? wordDiff(text, against) : wordDiff(against, text);
-    if (!ops) { box.textContent = text; return box; }
-    ops.forEach(function (op) {
-      if (op[0] === 0) box.appendChild(document.createTextNode(op[1]));
+    var other = isControl ? "the treatment" : "the control";
+    parent.appendChild(el("div", "sub", against === null ? "output" : !d ? "output (too long to mark its differences from " + other + ")" :
+      isControl ? "output (" + d.unit + " missing from the treatment struck)" : "output (" + d.unit + " not in the control marked)"));
+    if (!d) box.textContent = visible(out);
+    else d.ops.forEach(function (op) {
+      if (op[0] === 0) box.appendChild(text(op[1]));
       else if (op[0] === 1 && !isControl) box.appendChild(el("ins", null, op[1]));
       else if (op[0] === -1 && isControl) box.appendChild(el("del", null, op[1]));
     });
-    return box;
+    parent.appendChild(box);
   }
 
   function detail(row) {
@@ -155,17 +208,16 @@
     }
     var sides = el("div", "sides");
     sides.setAttribute("data-testid", "side-by-side");
-    var base = row.v[control] ? row.v[control].out[0] : null;
+    var base = treatment && row.v[control] ? row.v[control].out[0] : null;
     var other = treatment && row.v[treatment] ? row.v[treatment].out[0] : null;
     variants.forEach(function (n) {
       var t = row.v[n];
       if (!t) return;
       var side = el("div", "side");
-      side.appendChild(el("h4", null, n + (n === control ? " (control)" : "") + " · " + status(t) + " · composite " + num(t.c)));
-      side.appendChild(el("div", "sub", "latency " + num(t.ms, 0) + " ms · cost " + (t.cost === null ? "unknown" : "$" + num(t.cost, 4)) + (t.cached ? " · cached" : "")));
+      side.appendChild(el("h4", null, label(n) + " · " + status(t) + " · composite " + num(t.c)));
+      side.appendChild(el("div", "sub", "latency " + (t.ms === null ? "unknown" : num(t.ms, 0) + " ms") + " · cost " + (t.cost === null ? "unknown" : "$" + num(t.cost, 4)) + (t.cached ? " · cached" : "")));
       if (t.err) side.appendChild(el("div", "bad", "execution error: " + t.err));
-      side.appendChild(el("div", "sub", n === control ? "output (words missing from the treatment struck)" : "output (words not in the control marked)"));
-      side.appendChild(outputEl(t.out[0], n === control ? other : base, n === control));
+      outputEl(side, t.out[0], n === control ? other : base, n === control);
       cutNote(side, t.out[1]);
       side.appendChild(el("div", "sub", "assertions"));
       var ul = el("ul", "asserts");
@@ -173,7 +225,7 @@
         var li = el("li");
         li.appendChild(el("span", a[1] === true ? "ok" : a[1] === false ? "bad" : "unk", a[1] === true ? "✓ " : a[1] === false ? "✗ " : "? "));
         li.appendChild(el("b", null, (a[4] ? "not " : "") + a[0]));
-        li.appendChild(document.createTextNode(" [" + a[3] + "] " + a[2]));
+        li.appendChild(text(" [" + a[3] + "] " + a[2]));
         ul.appendChild(li);
       });
       if (!t.as.length) ul.appendChild(el("li", "sub", "no assertion"));
@@ -184,7 +236,7 @@
         t.j.forEach(function (j) {
           var jd = el("div");
           jd.appendChild(el("b", null, j.judge));
-          jd.appendChild(document.createTextNode(" mean " + num(j.mean) + (j.sd === null ? "" : " (sd " + num(j.sd) + ")") + " · scores " + (j.scores.length ? j.scores.join(", ") : "none")));
+          jd.appendChild(text(" mean " + num(j.mean) + (j.sd === null ? "" : " (sd " + num(j.sd) + ")") + " · scores " + (j.scores.length ? j.scores.join(", ") : "none")));
           if (j.err) jd.appendChild(el("div", "bad", j.err));
           j.dims.forEach(function (dm) { jd.appendChild(el("div", "sub", dm[0] + ": " + num(dm[1]) + (dm[2] ? " — " + dm[2] : ""))); });
           if (j.why) jd.appendChild(el("div", "out", j.why));
@@ -228,22 +280,40 @@
     return ol;
   }
 
-  function openSample(id) {
+  function note(message) { fNote.textContent = message === null ? "" : visible(message); fNote.hidden = message === null; }
+  function unpin() { pinned = null; note(null); apply(); }
+  // a link names a sample and a repeat: exactly that row is shown and opened (repeat null: the
+  // sample's first row); a row the page does not hold is said so
+  function openSample(id, repeat) {
     fText.value = id; fStatus.value = ""; fVariant.value = "";
+    pinned = data.rows.filter(function (r) { return r.id === id && (repeat === null || r.r === repeat); })[0] || { missing: true };
+    var which = "sample " + id + (repeat === null ? "" : " (repeat " + repeat + ")");
+    note(pinned.missing ? which + " is not among the " + data.shown + " rows this page holds; report.json holds every task"
+      : "showing only " + which + "; change a filter to see the other rows");
     apply();
     var tr = body.querySelector("tr.row");
-    if (tr) { toggle(tr, current[0]); tr.scrollIntoView(); }
+    if (tr) { toggle(tr, pinned); tr.scrollIntoView(); }
   }
   function fromHash() {
-    var m = /^#sample=(.*)$/.exec(location.hash);
-    if (m) openSample(decodeURIComponent(m[1]));
+    var m = /^#sample=([^&]*)(?:&repeat=([0-9]+))?$/.exec(location.hash), id;
+    if (!m) return;
+    try { id = decodeURIComponent(m[1]); } catch (e) { note("the link's sample id is not valid URL encoding: " + m[1]); return; }
+    openSample(id, m[2] === undefined ? null : Number(m[2]));
   }
 
-  dHead.addEventListener("click", function () { sortDir = sortDir === -1 ? 1 : -1; apply(); });
-  [fVariant, fStatus].forEach(function (f) { f.addEventListener("change", apply); });
-  fText.addEventListener("input", apply);
+  if (dHead) dHead.addEventListener("click", function () {
+    sortDir = sortDir === -1 ? 1 : -1;
+    dHead.setAttribute("aria-sort", sortDir === -1 ? "descending" : "ascending");
+    apply();
+  });
+  [fVariant, fStatus].forEach(function (f) { f.addEventListener("change", unpin); });
+  fText.addEventListener("input", unpin);
   more.addEventListener("click", renderMore);
   window.addEventListener("hashchange", fromHash);
+  // the same link again (no hashchange): open its row again
+  document.querySelectorAll("a.samplelink").forEach(function (a) {
+    a.addEventListener("click", function () { if (a.hash === location.hash) fromHash(); });
+  });
   apply();
   fromHash();
   document.body.setAttribute("data-ready", "1");
