@@ -100,23 +100,31 @@ def resume(
     listener: Listener | None = None,
     backend: str = defaults.BACKEND,
     ray_address: str | None = None,
+    budget_usd: float | None = None,
 ) -> Report:
     """Continue a killed or interrupted run (an id, a unique prefix, ``latest`` or a run folder in
     ``output_dir``, default ``knowmeter.defaults.OUTPUT_DIR``): execute only its missing tasks, then decide as
     ``evaluate`` (or ``comprehend``, for a comprehension run) does. Refuses a run whose samples or
-    artifacts changed since it started."""
+    artifacts changed since it started. The run keeps one budget: what its earlier legs spent
+    counts against its total, which ``budget_usd`` replaces (to finish a run the budget stopped)."""
     from knowmeter.evaluation import resume_run
 
     run_dir = _find(run, output_dir)
     run_dir.lock()  # two resumes of one run would run its missing tasks twice
     try:
-        comprehension = "comprehension" in run_dir.read_run()
+        record = run_dir.read_run()
+        comprehension = "comprehension" in record
 
         def plan() -> _Plan:
             if not comprehension:
                 prepared, tasks = resume_run(run_dir)
                 return _Plan(
-                    prepared, run_dir, tasks, backend=_backend(backend, ray_address), notes=_start_notes(prepared)
+                    prepared,
+                    run_dir,
+                    tasks,
+                    backend=_backend(backend, ray_address),
+                    notes=_start_notes(prepared),
+                    budget=_continued_budget(prepared, record.get("budget"), budget_usd),
                 )
             from knowmeter.comprehension import ComprehensionPlan, make_grader, reprepare
 
@@ -127,7 +135,13 @@ def resume(
                 return plans[-1].prepared
 
             prepared, tasks = resume_run(run_dir, again)
-            return _Plan(prepared, run_dir, tasks, post_process=lambda budget: make_grader(plans[0], budget))
+            return _Plan(
+                prepared,
+                run_dir,
+                tasks,
+                post_process=lambda budget: make_grader(plans[0], budget),
+                budget=_continued_budget(prepared, record.get("budget"), budget_usd),
+            )
 
         return _run(plan, listener or Listener(), resumed=True)
     finally:
@@ -340,6 +354,22 @@ def _start_notes(prepared: Prepared) -> list[str]:
     return notes
 
 
+def _continued_budget(prepared: Prepared, earlier: Mapping[str, Any] | None, total_usd: float | None) -> Budget:
+    """A resumed run's budget: its total (``total_usd`` when given, else its last leg's) less what
+    its earlier legs spent (``earlier``: their record in run.json; none after a kill -9, whose
+    spend the budget then cannot know)."""
+    from knowmeter.evaluation import run_budget
+
+    budget = run_budget(prepared)
+    if earlier is not None:
+        budget.total_usd = earlier["total_usd"]
+    if total_usd is not None:
+        budget.total_usd = total_usd
+    if earlier is not None:
+        budget.continue_from(earlier)
+    return budget
+
+
 def _find(run: str | Path, output_dir: str | Path | None) -> RunDir:
     from knowmeter.store import find_run
 
@@ -355,7 +385,8 @@ def _backend(name: str, address: str | None) -> Backend:
 @dataclass
 class _Plan:
     """A stored run ready to execute: its plan, the tasks left to run, how each finished task is
-    graded (None: as ``evaluate`` grades), where the agent runs and the notes for the user."""
+    graded (None: as ``evaluate`` grades), where the agent runs, the notes for the user and the
+    budget (None: a new one of the run's total)."""
 
     prepared: Prepared
     run_dir: RunDir
@@ -363,6 +394,7 @@ class _Plan:
     post_process: Callable[[Budget], PostProcess] | None = None
     backend: Backend | None = None
     notes: Sequence[str] = ()
+    budget: Budget | None = None
 
 
 @dataclass(frozen=True)
@@ -408,7 +440,7 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
         listener.started(made.prepared, made.run_dir, len(made.tasks), resumed=resumed)
         for note in made.notes:
             listener.note(note)
-        budget = run_budget(made.prepared.config)
+        budget = made.budget if made.budget is not None else run_budget(made.prepared)
         process = (
             made.post_process(budget) if made.post_process is not None else make_post_process(made.prepared, budget)
         )

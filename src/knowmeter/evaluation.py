@@ -444,10 +444,15 @@ def resume_run(
     return prepared, [t for t in prepared.tasks if t.id not in done]
 
 
-def run_budget(config: RunConfig) -> Budget:
-    """The budget every model call of a run is charged to (agent, judges, hedging classifier)."""
+def run_budget(prepared: Prepared) -> Budget:
+    """The budget every model call of a run is charged to (agent, judges, hedging classifier); a
+    non-LLM agent or judge costs nothing, so a budget of 0 does not refuse it."""
+    config = prepared.config
     expected = frozenset({"agent", *(["judge"] if config.judges else [])})
-    return Budget(config.budget_total_usd, config.budget_per_task_usd, expected=expected)
+    free = {"agent"} if prepared.executor.non_llm else set()
+    if prepared.judges and all(j.executor.non_llm for j in prepared.judges):
+        free.add("judge")
+    return Budget(config.budget_total_usd, config.budget_per_task_usd, expected=expected, free=frozenset(free))
 
 
 async def execute(
@@ -464,7 +469,7 @@ async def execute(
     the run's own) is the one the post-processing's model calls are charged to as well;
     ``backend`` (default: local) is where the agent runs — this process stays the driver."""
     cfg = prepared.config
-    budget = budget if budget is not None else run_budget(cfg)
+    budget = budget if budget is not None else run_budget(prepared)
     settings = ExecutionSettings(
         concurrency=cfg.concurrency,
         timeout_s=cfg.timeout_s,

@@ -119,6 +119,7 @@ def run_eval(opts: dict[str, Any]) -> int:
                 listener=terminal,
                 backend=backend,
                 ray_address=ray_address,
+                budget_usd=opts.get("budget_usd"),
             )
         else:
             overrides = vars(_overrides(opts))

@@ -70,6 +70,9 @@ class CallSpend(_M):
     known_cost: int
     unknown_cost: int
     spent_known_usd: float
+    max_cost_usd: float | None = Field(
+        default=None, description="The highest cost one call reported (None: none reported one)."
+    )
 
 
 class BudgetStatus(_M):
@@ -82,6 +85,12 @@ class BudgetStatus(_M):
     tasks_with_unknown_cost: int
     tasks_not_started_for_budget: int
     calls: dict[str, CallSpend] = Field(description="Model calls by kind (agent, judge, hedging, grader).")
+    calls_one_at_a_time: int = Field(
+        default=0,
+        ge=0,
+        description="Calls the budget ran one at a time because a cost it needed to size their "
+        "reservation was not known yet (every call, when the executor never reports its cost).",
+    )
     overshoot_usd: float | None
     note: str | None
 

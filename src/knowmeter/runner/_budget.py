@@ -1,10 +1,14 @@
-"""Cost budget over every model call of a run (agent, judges, graders, hedging classifier):
-the total is not exceeded, unknown costs are counted as unknown, invalid costs are rejected."""
+"""Cost budget over every model call of a run (agent, judges, graders, hedging classifier), over
+every leg of a resumed run: a call starts only when its reservation fits in what is left, unknown
+costs are counted as unknown, invalid costs are rejected. A call's cost is known only after it
+ran, so one that cost more than was reserved for it can exceed the total: that is recorded."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 
@@ -45,9 +49,10 @@ class Budget:
     ("agent", "judge", "hedging", …). Until every expected kind (and the call's own) has a known
     cost, calls run one at a time, so the first costs are learned before money is committed in
     parallel (a first call's own cost cannot be bounded in advance; an agent gets the per-task cap
-    when one is set). A call whose cost the executor did not report counts as *unknown*: it is not
-    added as 0, and the report says the budget could not account for it. A call that cost more
-    than was reserved for it is recorded as an overshoot.
+    when one is set). Kinds in ``free`` (a non-LLM agent or judge) are known to cost nothing: never
+    learned, never refused for lack of money. A call whose cost the executor did not report counts
+    as *unknown*: it is not added as 0, and the report says the budget could not account for it. A
+    call that cost more than was reserved for it is recorded as an overshoot.
     """
 
     total_usd: float | None = None
@@ -63,11 +68,17 @@ class Budget:
     #: kinds of call the run will make ("agent", "judge", …): until each has a known cost, calls
     #: run one at a time
     expected: frozenset[str] = frozenset({"agent"})
+    #: kinds of call known to cost nothing (the executor is no model)
+    free: frozenset[str] = frozenset()
+    #: calls started one at a time because a cost they needed was not known yet
+    one_at_a_time: int = 0
     _freed: anyio.Event | None = None
 
     def _seen(self, kind: str) -> float | None:
         calls = self.calls.get(kind)
-        return None if calls is None else calls.max_seen_usd
+        if calls is not None and calls.max_seen_usd is not None:
+            return calls.max_seen_usd
+        return 0.0 if kind in self.free else None
 
     def _estimate(self, kind: str) -> float | None:
         if kind == "agent" and self.per_task_usd is not None:
@@ -89,6 +100,7 @@ class Budget:
         estimate = estimate or 0.0
         if self.spent_usd + self.reserved_usd + estimate > self.total_usd + 1e-12:
             return None
+        self.one_at_a_time += learning
         self.reserved_usd += estimate
         self.in_flight += 1
         return estimate
@@ -131,6 +143,21 @@ class Budget:
                 return reserved
             await self.wait_for_room()
 
+    def continue_from(self, earlier: Mapping[str, Any]) -> None:
+        """Count what earlier legs of the run spent (their ``to_dict`` record, from run.json)
+        against this budget, so a resumed run has one budget and one record that adds up. The
+        number of tasks the budget did not start is this leg's alone (those tasks run again)."""
+        for kind, spent in (earlier.get("calls") or {}).items():
+            calls = self.calls.setdefault(kind, _Calls())
+            calls.known += spent["known_cost"]
+            calls.unknown += spent["unknown_cost"]
+            calls.spent_usd += spent["spent_known_usd"]
+            calls.max_seen_usd = spent.get("max_cost_usd")
+        self.spent_usd += earlier["spent_known_usd"]
+        self.one_at_a_time += earlier.get("calls_one_at_a_time") or 0
+        if earlier.get("overshoot_usd") and self.total_usd is not None:
+            self.overshoot_usd = max(0.0, self.spent_usd - self.total_usd)
+
     def to_dict(self) -> dict[str, object]:
         agent = self.calls.get("agent", _Calls())
         unknown = sum(c.unknown for c in self.calls.values())
@@ -149,9 +176,15 @@ class Budget:
             "tasks_with_unknown_cost": agent.unknown,
             "tasks_not_started_for_budget": self.refused,
             "calls": {
-                kind: {"known_cost": c.known, "unknown_cost": c.unknown, "spent_known_usd": round(c.spent_usd, 6)}
+                kind: {
+                    "known_cost": c.known,
+                    "unknown_cost": c.unknown,
+                    "spent_known_usd": round(c.spent_usd, 6),
+                    "max_cost_usd": c.max_seen_usd,
+                }
                 for kind, c in sorted(self.calls.items())
             },
+            "calls_one_at_a_time": self.one_at_a_time,
             "overshoot_usd": round(self.overshoot_usd, 6) if self.overshoot_usd else None,
             "note": "; ".join(notes) or None,
         }
