@@ -1,6 +1,8 @@
 """The run's outcome, decided once: the comparison's verdict (``knowmeter.compare``, taken as it
 is) plus everything that stops a run from passing whatever its verdict says — nothing measured
-(most tasks errored), an incomplete run, a judge that never produced a score, a failed gate.
+(most tasks errored), an incomplete run, a judge that never produced a score, a failed gate —
+and the warnings every summary shows (a budget exceeded or not enforceable, stored results not
+counted, judge and executor trouble).
 
 ``eval``, ``report``, ``runs`` and the report's first and last lines all read this one object,
 so they cannot disagree: the first line is ``headline``, the last ``recommendation``, the exit
@@ -17,7 +19,7 @@ from knowmeter._stored import StoredModel
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 
 if TYPE_CHECKING:
-    from knowmeter.report import Report, RunInfo, VariantOperations
+    from knowmeter.report import BudgetStatus, Report, RunInfo, VariantOperations
 
 BlockerKind = Literal["not_measured", "incomplete", "judge_failed", "gate_failed"]
 Outcome = Literal[
@@ -94,11 +96,13 @@ def _errors_line(variants: list[VariantOperations]) -> str:
     return "; ".join(f"{n} {cause} (first: {first})" for cause, (n, first) in causes.items())
 
 
-def _not_measured(variants: list[VariantOperations]) -> Blocker | None:
+def _not_measured(run: RunInfo, variants: list[VariantOperations]) -> Blocker | None:
+    """Most finished tasks errored, or none finished in a run that ended complete (a run stopped
+    before its first task finished is incomplete: resuming it measures)."""
     done = sum(v.tasks for v in variants)
     errors = sum(v.errors for v in variants)
     if done == 0:
-        return Blocker(kind="not_measured", message="no task finished: nothing was measured")
+        return Blocker(kind="not_measured", message="no task finished: nothing was measured") if run.complete else None
     if errors / done < NOT_MEASURED_SHARE:
         return None
     return Blocker(
@@ -108,14 +112,54 @@ def _not_measured(variants: list[VariantOperations]) -> Blocker | None:
     )
 
 
+def _resume_command(run: RunInfo) -> str:
+    """How to finish the run; a run the budget stopped needs a larger total, since what it spent
+    so far counts against the total of every leg."""
+    command = f"knowmeter eval --resume {run.id}"
+    if run.status == "incomplete" and run.budget is not None and run.budget.tasks_not_started_for_budget:
+        command += f" --budget-usd TOTAL (above the ${run.budget.spent_known_usd:.4f} spent so far)"
+    return command
+
+
 def _incomplete(run: RunInfo) -> Blocker | None:
     if run.complete:
         return None
-    resume = f"knowmeter eval --resume {run.id}"
+    resume = _resume_command(run)
     why = run.partial.reason if run.partial else f"the run ended {run.status}"
     if resume not in why:
         why += f"; finish it with {resume}"
     return Blocker(kind="incomplete", message=f"{run.tasks_done}/{run.tasks_total} tasks — {why}")
+
+
+def _budget_warnings(budget: BudgetStatus | None, concurrency: object) -> list[str]:
+    """What the budget could not do: hold its total (a call's cost is known only after it ran),
+    count calls that reported no cost, run calls at the configured concurrency."""
+    if budget is None or budget.total_usd is None:
+        return []
+    total = f"budget ${budget.total_usd:g}"
+    warnings = []
+    if budget.overshoot_usd:
+        warnings.append(
+            f"{total} exceeded: ${budget.spent_known_usd:.4f} spent (a call's cost is known only after it ran, "
+            f"and one cost more than was reserved for it)"
+        )
+    calls = sum(c.known_cost + c.unknown_cost for c in budget.calls.values())
+    unknown = sum(c.unknown_cost for c in budget.calls.values())
+    if unknown == calls > 0:
+        warnings.append(f"{total} could not be enforced: none of the {calls} model call(s) reported its cost")
+    elif unknown:
+        warnings.append(
+            f"{total} counts only known costs: {unknown} of {calls} model call(s) reported no cost "
+            "(their spend is unknown)"
+        )
+    # the first call of each kind always runs alone, to learn its cost; more ran alone only
+    # because costs went unreported
+    if budget.calls_one_at_a_time > len(budget.calls) and isinstance(concurrency, int) and concurrency > 1:
+        warnings.append(
+            f"{total}: {budget.calls_one_at_a_time} model call(s) ran one at a time, not {concurrency} at once "
+            "(a reservation cannot be sized before a cost of that kind of call is known)"
+        )
+    return warnings
 
 
 def _judging(run: RunInfo, variants: list[VariantOperations]) -> tuple[Blocker | None, list[str]]:
@@ -152,7 +196,7 @@ def _recommendation(blocker: Blocker, run: RunInfo) -> str:
     if blocker.kind == "incomplete":
         return (
             f"NOT DECIDED — the run is incomplete ({run.tasks_done}/{run.tasks_total} tasks); "
-            f"finish it with knowmeter eval --resume {run.id}."
+            f"finish it with {_resume_command(run)}."
         )
     if blocker.kind == "judge_failed":
         return "DO NOT SHIP YET — the configured judge never scored; fix it (see above) and run knowmeter eval again."
@@ -165,8 +209,11 @@ def decide(report: Report) -> Decision:
     # a comprehension run (knowmeter comprehend) carries its skill verdict in its own section
     verdict = report.verdict or (report.comprehension.verdict if report.comprehension else None)
     level = str(verdict.level) if verdict is not None else None
-    blockers = [b for b in (_not_measured(variants), _incomplete(run)) if b is not None]
-    judge_blocker, warnings = _judging(run, variants)
+    blockers = [b for b in (_not_measured(run, variants), _incomplete(run)) if b is not None]
+    judge_blocker, judge_warnings = _judging(run, variants)
+    warnings = _budget_warnings(run.budget, run.config.get("concurrency"))
+    warnings += [f"results.jsonl: {problem}" for problem in run.results_problems or []]
+    warnings += judge_warnings
     warnings += [f"{v.name}: {w.count} task(s): {w.first}" for v in variants for w in v.exec_warnings.values()]
     if judge_blocker is not None:
         blockers.append(judge_blocker)

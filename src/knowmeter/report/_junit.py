@@ -1,6 +1,7 @@
 """JUnit XML for CI: one test case per sample × variant (× repeat) whose failure message lists
 the failed assertions (an execution error is an ``<error>``), and one test case for the run's
-outcome (failed unless the decision passes, i.e. exit code 0)."""
+outcome (failed unless the decision passes, i.e. exit code 0) whose ``<system-out>`` holds the
+decision's ⚠ warnings."""
 
 from __future__ import annotations
 
@@ -74,6 +75,8 @@ def junit_xml(report: Report) -> str:
         ET.SubElement(
             case, "failure", message=_x(outcome.headline[:500] if outcome else "no decision"), type="outcome"
         ).text = _x(text)
+    if outcome is not None and outcome.warnings:  # shown whatever the outcome (a budget exceeded, …)
+        ET.SubElement(case, "system-out").text = _x("\n".join(f"⚠ {w}" for w in outcome.warnings))
     for attr in ("tests", "failures", "errors", "skipped"):
         root.set(attr, str(sum(int(s.get(attr, "0")) for s in root)))
     ET.indent(root)
