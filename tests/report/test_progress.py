@@ -52,8 +52,8 @@ def test_plain_lines_every_interval_with_counts_cost_and_eta() -> None:
     clock.now += 30
     p.close()
     assert out.getvalue().splitlines()[-1] == (
-        "5/10 tasks · running 4 · failed 1 · 0:42 elapsed · ETA 0:42 · cost $0.0200 known + 3 task(s) unknown"
-    )
+        "5/10 tasks · stopped, 5 not run · failed 1 · 0:42 elapsed · cost $0.0200 known + 3 task(s) unknown"
+    )  # closed: nothing runs any more, no ETA
 
 
 def test_terminal_bar_redraws_in_place_at_most_ten_times_a_second() -> None:
@@ -67,7 +67,7 @@ def test_terminal_bar_redraws_in_place_at_most_ten_times_a_second() -> None:
     p.close()
     frames = out.getvalue().split("\r\x1b[2K")[1:]
     assert len(frames) == 3 and out.getvalue().endswith("\n")
-    assert frames[-1].startswith("█" * 18 + "░" * 6 + " 3/4 tasks · running 1")
+    assert frames[-1].startswith("█" * 18 + "░" * 6 + " 3/4 tasks · stopped, 1 not run")
     assert frames[0].startswith("█" * 6 + "░" * 18 + " 1/4 tasks")
 
 
@@ -108,7 +108,7 @@ def test_eval_on_a_terminal_shows_the_bar_and_quiet_only_the_outcome(demo_run: P
         os.close(primary)
     assert proc.returncode == 0
     err = b"".join(chunks).decode()
-    assert "\r\x1b[2K" in err and "█" * 24 + " 46/46 tasks · running 0 · failed 0" in err
+    assert "\r\x1b[2K" in err and "█" * 24 + " 46/46 tasks · done · failed 0" in err
 
     quiet = subprocess.run(
         [sys.executable, "-m", "knowmeter", "eval", "--quiet"],

@@ -45,6 +45,8 @@ class Progress:
         self.failed = 0
         self.cost_known = 0.0
         self.cost_unknown_tasks = 0
+        #: set by ``close``: the tasks stopped, none runs any more (whether all ran or not)
+        self.stopped = False
 
     def tick(self, record: dict[str, Any]) -> None:
         """One finished task (its stored record)."""
@@ -64,17 +66,20 @@ class Progress:
             self._draw()
 
     def line(self) -> str:
-        """The status as text: done/total, running, failures, elapsed, ETA, cost."""
+        """The status as text: done/total, running (or done / stopped once the tasks stopped),
+        failures, elapsed, ETA, cost."""
         elapsed = self.clock() - self.started
         left = self.total - self.done
-        eta = _clock(elapsed / self.done * left) if self.done else "unknown"
+        if self.stopped:
+            state = "done" if left <= 0 else f"stopped, {left} not run"
+        else:
+            eta = _clock(elapsed / self.done * left) if self.done else "unknown"
+            state = f"running {min(self.concurrency, left)}"
         cost = f"cost ${self.cost_known:.4f} known"
         if self.cost_unknown_tasks:
             cost += f" + {self.cost_unknown_tasks} task(s) unknown"
-        return (
-            f"{self.done}/{self.total} tasks · running {min(self.concurrency, left)} · failed {self.failed} · "
-            f"{_clock(elapsed)} elapsed · ETA {eta} · {cost}"
-        )
+        timing = f"{_clock(elapsed)} elapsed" + ("" if self.stopped else f" · ETA {eta}")
+        return f"{self.done}/{self.total} tasks · {state} · failed {self.failed} · {timing} · {cost}"
 
     def _draw(self) -> None:
         assert self.stream is not None
@@ -89,6 +94,7 @@ class Progress:
 
     def close(self) -> None:
         """The final state (a terminal's bar ends its line)."""
+        self.stopped = True
         if self.stream is None or not self.total:
             return
         self._draw()
