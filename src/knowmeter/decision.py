@@ -19,7 +19,7 @@ from knowmeter._stored import StoredModel
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 
 if TYPE_CHECKING:
-    from knowmeter.report import BudgetStatus, Report, RunInfo, VariantOperations
+    from knowmeter.report import Report, RunInfo, VariantOperations
 
 BlockerKind = Literal["not_measured", "incomplete", "judge_failed", "gate_failed"]
 Outcome = Literal[
@@ -131,35 +131,13 @@ def _incomplete(run: RunInfo) -> Blocker | None:
     return Blocker(kind="incomplete", message=f"{run.tasks_done}/{run.tasks_total} tasks — {why}")
 
 
-def _budget_warnings(budget: BudgetStatus | None, concurrency: object) -> list[str]:
-    """What the budget could not do: hold its total (a call's cost is known only after it ran),
-    count calls that reported no cost, run calls at the configured concurrency."""
-    if budget is None or budget.total_usd is None:
+def _budget_warnings(run: RunInfo) -> list[str]:
+    from knowmeter.runner import budget_warnings
+
+    if run.budget is None:
         return []
-    total = f"budget ${budget.total_usd:g}"
-    warnings = []
-    if budget.overshoot_usd:
-        warnings.append(
-            f"{total} exceeded: ${budget.spent_known_usd:.4f} spent (a call's cost is known only after it ran, "
-            f"and one cost more than was reserved for it)"
-        )
-    calls = sum(c.known_cost + c.unknown_cost for c in budget.calls.values())
-    unknown = sum(c.unknown_cost for c in budget.calls.values())
-    if unknown == calls > 0:
-        warnings.append(f"{total} could not be enforced: none of the {calls} model call(s) reported its cost")
-    elif unknown:
-        warnings.append(
-            f"{total} counts only known costs: {unknown} of {calls} model call(s) reported no cost "
-            "(their spend is unknown)"
-        )
-    # the first call of each kind always runs alone, to learn its cost; more ran alone only
-    # because costs went unreported
-    if budget.calls_one_at_a_time > len(budget.calls) and isinstance(concurrency, int) and concurrency > 1:
-        warnings.append(
-            f"{total}: {budget.calls_one_at_a_time} model call(s) ran one at a time, not {concurrency} at once "
-            "(a reservation cannot be sized before a cost of that kind of call is known)"
-        )
-    return warnings
+    concurrency = run.config.get("concurrency")
+    return budget_warnings(run.budget.model_dump(), concurrency if isinstance(concurrency, int) else None)
 
 
 def _judging(run: RunInfo, variants: list[VariantOperations]) -> tuple[Blocker | None, list[str]]:
@@ -211,7 +189,7 @@ def decide(report: Report) -> Decision:
     level = str(verdict.level) if verdict is not None else None
     blockers = [b for b in (_not_measured(run, variants), _incomplete(run)) if b is not None]
     judge_blocker, judge_warnings = _judging(run, variants)
-    warnings = _budget_warnings(run.budget, run.config.get("concurrency"))
+    warnings = _budget_warnings(run)
     warnings += [f"results.jsonl: {problem}" for problem in run.results_problems or []]
     warnings += judge_warnings
     warnings += [f"{v.name}: {w.count} task(s): {w.first}" for v in variants for w in v.exec_warnings.values()]

@@ -3,6 +3,7 @@ the written file loads as a sample set, no silent overwrite, one-line errors."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,31 @@ def test_probe_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     (tmp_path / "kb" / "a.md").write_text("# A\n", encoding="utf-8")
     res = CliRunner().invoke(cli, ["probe", "--kb", "kb", "--generator", "nosuchexecutor:m"])
     assert res.exit_code == 2 and "--generator 'nosuchexecutor:m'" in res.output
+
+
+#: A model generator as a script agent: one question, and the cost given as argv[1] (none without).
+GENERATOR = """\
+import json, sys
+sys.stdin.read()
+reply = {"output": json.dumps({"questions": [{"question": "How long is the refund window?"}]})}
+if len(sys.argv) > 1:
+    reply["costUSD"] = float(sys.argv[1])
+print(json.dumps(reply))
+"""
+
+
+@pytest.mark.parametrize(
+    ("cost", "line"),
+    [
+        ("5", "⚠ budget $0.01 exceeded: $5.0000 spent (a call's cost is known only after it ran"),
+        ("", "⚠ budget $0.01 could not be enforced: none of the 1 model call(s) reported its cost"),
+        ("0.001", None),
+    ],
+)
+def test_a_model_generator_says_what_its_budget_could_not_do(demo: Path, cost: str, line: str | None) -> None:
+    (demo / "gen.py").write_text(GENERATOR)
+    generator = f"{sys.executable} {demo / 'gen.py'} {cost}".strip() + ":m"
+    res = CliRunner().invoke(cli, ["probe", "--generator", generator, "--budget-usd", "0.01", "--out", "p.yaml"])
+    assert "1 model call(s)" in res.output, res.output  # (its one question is out of scope: nothing is written)
+    warnings = [w for w in res.output.splitlines() if w.startswith("⚠")]
+    assert len(warnings) == (line is not None) and all(w.startswith(str(line)) for w in warnings)

@@ -46,7 +46,7 @@ def run_comprehend(opts: dict[str, Any]) -> int:
         run_dir = find_run(Path(opts.get("output_dir") or defaults.OUTPUT_DIR), str(opts["resume"]))
         if "comprehension" not in run_dir.read_run():
             raise InputError(f"run {run_dir.id} is not a comprehension run; resume it with knowmeter eval --resume")
-        report = resume(run_dir.path, listener=terminal)
+        report = resume(run_dir.path, listener=terminal, budget_usd=opts.get("budget_usd"))
     elif not opts.get("skill"):
         raise InputError("comprehend needs a SKILL (a SKILL.md or its folder), or --resume RUN")
     else:
@@ -82,6 +82,8 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     else:
         for line in summary_lines(report):
             click.echo(line)
+        for warning in report.decision.warnings if report.decision else []:
+            click.echo(f"⚠ {warning}")
         click.echo(f"report: {run_dir.report_file}")
         for what, path in written:
             click.echo(f"{what}: {path}")

@@ -37,7 +37,10 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 @click.option(
     "--budget-usd",
     type=click.FloatRange(min=0),
-    help="Total cost budget over every model call (agent, judges, classifier).",
+    help="Total cost budget over every model call (agent, judges, classifier), over every leg of a "
+    "resumed run; with --resume, the run's new total (what it spent so far counts against it). A call "
+    "starts only if it fits what is left; its cost is known only after it ran, so one can exceed the "
+    "total: the summary says so, and when calls report no cost.",
 )
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for every statistical computation.")
 @click.option("--output-dir", help=f"Where runs are stored (default: {defaults.OUTPUT_DIR}).")

@@ -56,7 +56,9 @@ from knowmeter.cli._errors import guarded
 @click.option(
     "--budget-usd",
     type=click.FloatRange(min=0),
-    help="Cost budget of the model generator; never exceeded. Default: eval.yaml's budget.totalUSD.",
+    help="Cost budget of the model generator: a call starts only if it fits what is left. A call's cost "
+    "is known only after it ran, so one can exceed it; the summary says so, and when the generator "
+    "reports no cost (the budget cannot bind). Default: eval.yaml's budget.totalUSD.",
 )
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 @guarded

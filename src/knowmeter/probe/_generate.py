@@ -17,7 +17,8 @@ from knowmeter.samples import Sample
 class ProbeResult:
     """A generated probe set and its account: what was proposed, dropped out of scope or as
     malformed, left out as a duplicate (of each other / of the existing set), how many proposed
-    file or term assertions the knowledge base did not back, model calls and their known cost."""
+    file or term assertions the knowledge base did not back, model calls and their known cost, and
+    what the budget could not do (exceeded, or not enforceable over unreported costs)."""
 
     structure: KbStructure
     provenance: Provenance
@@ -28,6 +29,7 @@ class ProbeResult:
     unbacked_assertions: int = 0
     calls: int = 0
     cost_usd: float | None = 0.0
+    budget_warnings: tuple[str, ...] = ()
 
     def summary_lines(self) -> list[str]:
         """What the user reads after ``knowmeter probe``."""
@@ -57,6 +59,7 @@ class ProbeResult:
             f"{self.malformed} malformed · {d.duplicates} duplicate(s) of each other · "
             f"{len(d.duplicates_of_existing)} duplicate(s) of the existing sample set · "
             f"{self.unbacked_assertions} proposed assertion(s) not backed by the knowledge base (left out)",
+            *(f"⚠ {w}" for w in self.budget_warnings),
         ]
 
 
@@ -105,11 +108,12 @@ async def model_probe(
     from knowmeter.judges import executor_for
     from knowmeter.probe._model_gen import model_questions
     from knowmeter.probe._prompt import PROMPT_VERSION, prompt_hash
-    from knowmeter.runner import Budget, MeteredExecutor
+    from knowmeter.runner import Budget, MeteredExecutor, budget_warnings
 
     structure = read_structure(kb_dirs)
     executor, model = executor_for(generator, f"--generator {generator!r}")
-    metered = MeteredExecutor(executor, Budget(total_usd=budget_usd, expected=frozenset({"probe"})), "probe")
+    budget = Budget(total_usd=budget_usd, expected=frozenset({"probe"}))
+    metered = MeteredExecutor(executor, budget, "probe")
     gen = await model_questions(
         structure, metered, model=model, count=count, existing=[s.prompt for s in existing], include_text=include_text
     )
@@ -127,4 +131,5 @@ async def model_probe(
         unbacked_assertions=gen.unbacked_assertions,
         calls=gen.calls,
         cost_usd=gen.cost_usd,
+        budget_warnings=tuple(budget_warnings(budget.to_dict())),
     )

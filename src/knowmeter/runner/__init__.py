@@ -1,7 +1,14 @@
 """Planning and executing tasks: concurrency, timeouts, retries, cache, budget."""
 
 from knowmeter.runner._backend import Backend, LocalBackend, open_backend
-from knowmeter.runner._budget import HEADROOM, Budget, BudgetExhausted, MeteredExecutor, invalid_cost
+from knowmeter.runner._budget import (
+    HEADROOM,
+    Budget,
+    BudgetExhausted,
+    MeteredExecutor,
+    budget_warnings,
+    invalid_cost,
+)
 from knowmeter.runner._cache import BLOB_MIN_CHARS, CACHE_FILE, ResponseCache, cache_key
 from knowmeter.runner._execute import (
     ExecutionSettings,
@@ -39,6 +46,7 @@ __all__ = [
     "Shard",
     "Task",
     "assign_samples",
+    "budget_warnings",
     "build_request",
     "cache_key",
     "directory_fingerprint",

@@ -190,6 +190,40 @@ class Budget:
         }
 
 
+def budget_warnings(record: Mapping[str, Any], concurrency: int | None = None) -> list[str]:
+    """What a budget (its ``Budget.to_dict`` record) could not do, one line each: hold its total
+    (a call's cost is known only after it ran), count calls that reported no cost, run calls at
+    ``concurrency`` (the run's setting; None: not a concurrent run). Nothing without a total."""
+    if record.get("total_usd") is None:
+        return []
+    total = f"budget ${record['total_usd']:g}"
+    warnings = []
+    if record.get("overshoot_usd"):
+        warnings.append(
+            f"{total} exceeded: ${record['spent_known_usd']:.4f} spent (a call's cost is known only after it ran, "
+            "and one cost more than was reserved for it)"
+        )
+    kinds = record.get("calls") or {}
+    calls = sum(c["known_cost"] + c["unknown_cost"] for c in kinds.values())
+    unknown = sum(c["unknown_cost"] for c in kinds.values())
+    if unknown == calls > 0:
+        warnings.append(f"{total} could not be enforced: none of the {calls} model call(s) reported its cost")
+    elif unknown:
+        warnings.append(
+            f"{total} counts only known costs: {unknown} of {calls} model call(s) reported no cost "
+            "(their spend is unknown)"
+        )
+    # the first call of each kind always runs alone, to learn its cost; more ran alone only
+    # because costs went unreported
+    alone = record.get("calls_one_at_a_time") or 0
+    if concurrency is not None and concurrency > 1 and alone > len(kinds):
+        warnings.append(
+            f"{total}: {alone} model call(s) ran one at a time, not {concurrency} at once "
+            "(a reservation cannot be sized before a cost of that kind of call is known)"
+        )
+    return warnings
+
+
 class MeteredExecutor:
     """An executor whose every call is charged to a ``Budget`` (judges, graders, the hedging
     classifier): a call that cannot fit raises ``BudgetExhausted``, a call reporting a
