@@ -15,7 +15,7 @@ from xml.etree import ElementTree as ET
 import pytest
 import yaml
 
-from tests.support.cli import init_demo, km
+from tests.support.cli import Ran, init_demo, km
 
 #: The first call costs $0.01, every later one $0.40 (a model whose cost rises mid-run).
 RISING = """\
@@ -50,14 +50,18 @@ def project(tmp_path: Path) -> Path:
     return demo
 
 
+def _eval(project: Path, agent: str, *flags: str) -> Ran:
+    """``knowmeter eval`` of the project with the script agent ``agent`` (its file and arguments)."""
+    return km("eval", "--executor", f"{sys.executable} {project / agent}", "--no-cache", *flags, cwd=project)
+
+
 def _stored(demo: Path) -> Any:
     [run] = (demo / ".knowmeter" / "runs").iterdir()
     return json.loads((run / "report.json").read_text())
 
 
 def test_an_exceeded_budget_is_said_everywhere_and_a_resume_keeps_one_budget(project: Path) -> None:
-    rising = f"{sys.executable} {project / 'rising.py'} {project / 'count'}"
-    first = km("eval", "--executor", rising, "--no-cache", "--budget-usd", "0.5", "--junit", "j.xml", cwd=project)
+    first = _eval(project, f"rising.py {project / 'count'}", "--budget-usd", "0.5", "--junit", "j.xml")
     assert first.returncode == 1, first.stderr
     report = _stored(project)
     run, budget = report["run"]["id"], report["run"]["budget"]
@@ -95,20 +99,7 @@ def test_an_exceeded_budget_is_said_everywhere_and_a_resume_keeps_one_budget(pro
 
 
 def test_a_budget_over_unknown_costs_says_it_could_not_bind(project: Path) -> None:
-    r = km(
-        "eval",
-        *(
-            "--executor",
-            f"{sys.executable} {project / 'agent.py'}",
-            "--no-cache",
-            "--budget-usd",
-            "0.35",
-            "--concurrency",
-            "4",
-        ),
-        *("--markdown", "m.md"),
-        cwd=project,
-    )
+    r = _eval(project, "agent.py", "--budget-usd", "0.35", "--concurrency", "4", "--markdown", "m.md")
     lines = [
         "⚠ budget $0.35 could not be enforced: none of the 8 model call(s) reported its cost",
         "⚠ budget $0.35: 8 model call(s) ran one at a time, not 4 at once",
@@ -121,29 +112,13 @@ def test_a_budget_over_unknown_costs_says_it_could_not_bind(project: Path) -> No
 
 
 def test_a_budget_that_held_is_silent(project: Path) -> None:
-    r = km(
-        "eval",
-        "--executor",
-        f"{sys.executable} {project / 'agent.py'} 0.01",
-        "--no-cache",
-        "--budget-usd",
-        "5",
-        cwd=project,
-    )
+    r = _eval(project, "agent.py 0.01", "--budget-usd", "5")
     assert r.returncode in (0, 1) and "⚠ budget" not in r.stdout  # known costs, under the total: nothing to say
     assert _stored(project)["run"]["budget"]["calls_one_at_a_time"] == 1  # only the first call, to learn its cost
 
 
 def test_a_run_the_budget_stopped_before_any_task_is_incomplete(project: Path) -> None:
-    r = km(
-        "eval",
-        "--executor",
-        f"{sys.executable} {project / 'agent.py'} 0.01",
-        "--no-cache",
-        "--budget-usd",
-        "0",
-        cwd=project,
-    )
+    r = _eval(project, "agent.py 0.01", "--budget-usd", "0")
     assert r.returncode == 1
     assert r.stdout.startswith("INCOMPLETE · 0/8 tasks — stopped by the budget: 8 task(s) not started")
     assert "fix the executor errors" not in r.stdout and "NOT MEASURED" not in r.stdout

@@ -10,7 +10,7 @@ import click
 
 from knowmeter import defaults
 from knowmeter.cli._errors import guarded
-from knowmeter.cli._output import executor_option_flags
+from knowmeter.cli._output import budget_option, executor_option_flags
 
 
 @click.command("comprehend")
@@ -66,12 +66,9 @@ from knowmeter.cli._output import executor_option_flags
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Per-task timeout in seconds.")
 @click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors.")
 @click.option("--no-cache", is_flag=True, default=False, help="Do not read or write the response cache.")
-@click.option(
-    "--budget-usd",
-    type=click.FloatRange(min=0),
-    help="Total cost budget over every model call (agent, graders), over every leg of a resumed run; "
-    "with --resume, the run's new total. A call starts only if it fits what is left; its cost is known "
-    "only after it ran, so one can exceed the total: the summary says so, and when calls report no cost.",
+@budget_option(
+    "Total cost budget over every model call (agent, graders), over every leg of a resumed run; with "
+    "--resume, the run's new total."
 )
 @click.option("--seed", type=int, help="Seed of the statistics.")
 @click.option("--output-dir", help=f"Where runs are stored (default: {defaults.OUTPUT_DIR}).")

@@ -9,7 +9,7 @@ import click
 
 from knowmeter import defaults
 from knowmeter.cli._errors import guarded
-from knowmeter.cli._output import ci_output_options, executor_option_flags
+from knowmeter.cli._output import budget_option, ci_output_options, executor_option_flags
 from knowmeter.cluster import BACKENDS
 from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 
@@ -34,13 +34,9 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Per-task timeout in seconds.")
 @click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors (exponential backoff).")
 @click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the response cache.")
-@click.option(
-    "--budget-usd",
-    type=click.FloatRange(min=0),
-    help="Total cost budget over every model call (agent, judges, classifier), over every leg of a "
-    "resumed run; with --resume, the run's new total (what it spent so far counts against it). A call "
-    "starts only if it fits what is left; its cost is known only after it ran, so one can exceed the "
-    "total: the summary says so, and when calls report no cost.",
+@budget_option(
+    "Total cost budget over every model call (agent, judges, classifier), over every leg of a resumed "
+    "run; with --resume, the run's new total (what it spent so far counts against it)."
 )
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for every statistical computation.")
 @click.option("--output-dir", help=f"Where runs are stored (default: {defaults.OUTPUT_DIR}).")

@@ -55,6 +55,16 @@ def output_dir_option(help: str = "Where runs are stored.", **attrs: Any) -> Cal
     return click.option("--output-dir", default=defaults.OUTPUT_DIR, show_default=True, help=help, **attrs)
 
 
+def budget_option(covers: str) -> Callable[[F], F]:
+    """``--budget-usd``: ``covers`` says what it covers; how a budget binds is the same everywhere."""
+    return click.option(
+        "--budget-usd",
+        type=click.FloatRange(min=0),
+        help=f"{covers} A call starts only if it fits what is left; its cost is known only after it ran, so "
+        "one can exceed the total: the output says so, and when calls report no cost (the budget cannot bind).",
+    )
+
+
 def print_json(data: Any) -> None:
     """Write ``data`` to stdout as indented JSON (non-finite numbers as null)."""
     text = jsonio.dumps(data, indent=True) + b"\n"

@@ -9,6 +9,7 @@ import click
 
 from knowmeter import defaults
 from knowmeter.cli._errors import guarded
+from knowmeter.cli._output import budget_option
 
 
 @click.command("probe")
@@ -53,13 +54,7 @@ from knowmeter.cli._errors import guarded
     help="Existing sample file(s) to de-duplicate against. Default: eval.yaml's samples.",
 )
 @click.option("--config", type=click.Path(path_type=Path), help="eval.yaml to take the defaults from.")
-@click.option(
-    "--budget-usd",
-    type=click.FloatRange(min=0),
-    help="Cost budget of the model generator: a call starts only if it fits what is left. A call's cost "
-    "is known only after it ran, so one can exceed it; the summary says so, and when the generator "
-    "reports no cost (the budget cannot bind). Default: eval.yaml's budget.totalUSD.",
-)
+@budget_option("Cost budget of the model generator (default: eval.yaml's budget.totalUSD).")
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 @guarded
 def probe_cmd(
