@@ -7,12 +7,13 @@ execute) and ``knowmeter.pipeline`` (grade and analyze each task; compare → de
 results; ``merge`` makes one run of the shards of one plan; ``generate_probe_set`` drafts
 competency questions from a knowledge base's structure; ``observe_traces`` measures skill
 health from usage traces (``knowmeter.observe`` is the package's name, so the function has its
-own). Bad input raises ``InputError`` with the one line the command line prints; Ctrl-C during a
-run raises ``RunInterrupted`` after the finished tasks are stored and reported.
+own). Bad input raises ``InputError`` with the one line the command line prints; Ctrl-C (or SIGTERM)
+during a run raises ``RunInterrupted`` after the finished tasks are stored and reported.
 """
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,7 +69,7 @@ def evaluate(
     ``executor=...``, ``repeat=2``, ``budget_usd=0.5``, …) and win over the file. Returns the
     report; its ``decision`` holds the outcome and exit code. ``backend`` is where the agent runs
     (``local``, or ``ray`` at ``ray_address``). Raises ``InputError`` for bad input and
-    ``RunInterrupted`` on Ctrl-C."""
+    ``RunInterrupted`` on Ctrl-C or SIGTERM."""
     from knowmeter.config import RunConfig
     from knowmeter.evaluation import Overrides, prepare, resolve_config, start_run
 
@@ -400,19 +401,20 @@ class _Plan:
 @dataclass(frozen=True)
 class _Executed:
     """How a run's execution ended: ``complete``, ``incomplete`` (the budget stopped tasks) or
-    ``interrupted`` (Ctrl-C)."""
+    ``interrupted`` (Ctrl-C or SIGTERM: ``signum``)."""
 
     run_dir: RunDir
     status: str
     wall_s: float | None
     budget: dict[str, Any]
+    signum: int | None = None
 
 
 def _run(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) -> Report:
     """Make the run with ``plan``, execute its tasks, then finish it: report.json, decision,
     index. The plan (samples, tasks, assertions) is released before the report is built from the
-    stored results, so the two never take memory at once. Ctrl-C finishes the run as interrupted
-    and raises ``RunInterrupted``. The run is locked meanwhile."""
+    stored results, so the two never take memory at once. Ctrl-C or SIGTERM finishes the run as
+    interrupted and raises ``RunInterrupted``. The run is locked meanwhile."""
     from knowmeter.pipeline import finalize
 
     executed = _execute(plan, listener, resumed=resumed)
@@ -420,8 +422,8 @@ def _run(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) -> Rep
         report = finalize(executed.run_dir, status=executed.status, wall_s=executed.wall_s, budget=executed.budget)
     finally:
         executed.run_dir.unlock()
-    if executed.status == "interrupted":
-        raise RunInterrupted(executed.run_dir.id, report)
+    if executed.signum is not None:
+        raise RunInterrupted(executed.run_dir.id, report, executed.signum)
     return report
 
 
@@ -432,7 +434,7 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
 
     from knowmeter.evaluation import execute, run_budget
     from knowmeter.pipeline import make_post_process
-    from knowmeter.runner import until_interrupted
+    from knowmeter.runner import RunStopped, until_interrupted
 
     made = plan()
     made.run_dir.lock()  # a no-op when resume already holds it
@@ -458,9 +460,10 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
                     )
                 )
             )
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as stop:  # RunStopped names its signal; any other is a Ctrl-C
             listener.executed()
-            return _Executed(made.run_dir, "interrupted", None, budget.to_dict())
+            signum = stop.signum if isinstance(stop, RunStopped) else signal.SIGINT
+            return _Executed(made.run_dir, "interrupted", None, budget.to_dict(), signum)
         listener.executed()
         if stats.not_started:
             listener.note(f"budget: {len(stats.not_started)} task(s) not started — the budget would have been exceeded")

@@ -5,6 +5,8 @@ input errors and interrupts are set by the command line."""
 
 from __future__ import annotations
 
+from signal import SIGTERM
+
 #: PROGRESS (or a passing SOLO), complete, every gate passed — or ``--report-only``.
 EXIT_OK = 0
 #: Any other outcome: another verdict, a failed gate, an incomplete or unmeasured run.
@@ -15,3 +17,12 @@ EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 #: Interrupted (Ctrl-C / SIGINT); the run can be resumed with ``knowmeter eval --resume RUN``.
 EXIT_INTERRUPTED = 130
+#: Terminated (SIGTERM: a CI cancel, ``timeout``, ``docker stop``), handled as Ctrl-C is; 128 + 15,
+#: the code a shell reports for a process SIGTERM killed, so callers see what they sent.
+EXIT_TERMINATED = 143
+
+
+def stopped_exit_code(stop: BaseException) -> int:
+    """The exit code for an interrupted command: ``EXIT_TERMINATED`` after SIGTERM (an exception
+    carrying ``signum``, as ``RunInterrupted`` does), else ``EXIT_INTERRUPTED``."""
+    return EXIT_TERMINATED if getattr(stop, "signum", None) == SIGTERM else EXIT_INTERRUPTED

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -74,3 +75,69 @@ def test_ctrl_c_keeps_the_tasks_prints_the_resume_command_and_exits_130(tmp_path
     assert "INCOMPLETE" not in done.stdout.splitlines()[0]
     listed = json.loads(km("runs", "--json", cwd=demo).stdout)[0]
     assert listed["status"] == "complete" and listed["tasks_done"] == 46
+
+
+# Answers at once while the file "hold" beside it is absent, else waits for it to go: the test
+# holds the run mid-way, and lets a stalled agent finish (no orphan left) by deleting the file.
+HELD_AGENT = """\
+import json, os, sys, time
+json.load(sys.stdin)
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "calls"), "a") as fh:
+    fh.write(".")
+while os.path.getsize(os.path.join(here, "calls")) > 3 and os.path.exists(os.path.join(here, "hold")):
+    time.sleep(0.05)
+print(json.dumps({"output": "Refunds are possible within 30 days of purchase."}))
+"""
+
+
+def _held_run(demo: Path) -> tuple[subprocess.Popen[str], Path]:
+    """``knowmeter eval`` of the demo with the held agent, once it stored three tasks."""
+    (demo / "agent.py").write_text(HELD_AGENT)
+    (demo / "hold").touch()
+    proc = km_started(
+        "eval",
+        *("--executor", f"{sys.executable} {demo / 'agent.py'}", "--concurrency", "1", "--no-cache"),
+        cwd=demo,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        results = list(demo.glob(".knowmeter/runs/*/results.jsonl"))
+        if results and len(results[0].read_text().splitlines()) >= 3:
+            return proc, results[0].parent
+        time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("the run never stored three tasks")
+
+
+def test_sigterm_is_handled_like_ctrl_c_and_exits_143(tmp_path: Path) -> None:
+    demo = init_demo(tmp_path / "d")
+    proc, run = _held_run(demo)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    (demo / "hold").unlink()
+    assert proc.returncode == 143, err
+    assert f"interrupted by SIGTERM: 3/46 tasks are stored; continue with: knowmeter eval --resume {run.name}" in err
+    assert out.startswith("INCOMPLETE · 3/46 tasks"), out
+    assert (run / "report.json").is_file()
+    listed = json.loads(km("runs", "--json", cwd=demo).stdout)[0]
+    assert (listed["id"], listed["status"], listed["outcome"]) == (run.name, "interrupted", "INCOMPLETE")
+
+
+def test_runs_lists_a_running_and_a_killed_run_before_they_have_an_index_row(tmp_path: Path) -> None:
+    demo = init_demo(tmp_path / "d")
+    proc, run = _held_run(demo)
+    try:
+        running = json.loads(km("runs", "--json", cwd=demo).stdout)
+        assert [(r["id"], r["status"], r["outcome"]) for r in running] == [(run.name, "running", "not decided yet")]
+        assert running[0]["tasks_done"] >= 3 and running[0]["tasks_total"] == 46
+    finally:
+        proc.kill()
+        proc.communicate(timeout=60)
+        (demo / "hold").unlink()  # the stalled agent answers and exits
+    stored = len((run / "results.jsonl").read_text().splitlines())
+    listed = km("runs", cwd=demo)
+    assert not (demo / ".knowmeter" / "runs" / run.name / "report.json").exists()
+    assert f"{run.name} · " in listed.stdout and f" · killed · INCOMPLETE · {stored}/46 tasks" in listed.stdout
+    assert f"stopped before it finished: continue with knowmeter eval --resume {run.name}" in listed.stdout

@@ -1,5 +1,6 @@
-"""``runner.until_interrupted``: a SIGINT cancels the run through its own scope, lets every task
-unwind, then raises KeyboardInterrupt; a run that ends first returns its result."""
+"""``runner.until_interrupted``: a SIGINT or SIGTERM cancels the run through its own scope, lets
+every task unwind, then raises ``RunStopped`` (a KeyboardInterrupt naming the signal); a run that
+ends first returns its result."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ import threading
 import anyio
 import pytest
 
-from knowmeter.runner import until_interrupted
+from knowmeter.runner import RunStopped, until_interrupted
 
 
-def test_sigint_unwinds_the_run_then_raises_keyboard_interrupt() -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_unwinds_the_run_then_raises_keyboard_interrupt(signum: signal.Signals) -> None:
     unwound: list[str] = []
+    before = signal.getsignal(signum)
 
     async def run() -> str:
         try:
@@ -31,16 +34,17 @@ def test_sigint_unwinds_the_run_then_raises_keyboard_interrupt() -> None:
                 tg.start_soon(agent)
                 tg.start_soon(agent)
                 await anyio.sleep(0.1)
-                os.kill(os.getpid(), signal.SIGINT)
+                os.kill(os.getpid(), signum)
                 await anyio.sleep(30)
         finally:
             unwound.append("run")
         return "finished"
 
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(RunStopped) as stopped:
         anyio.run(until_interrupted, run)
+    assert isinstance(stopped.value, KeyboardInterrupt) and stopped.value.signum == signum
     assert unwound == ["agent", "agent", "run"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # nothing left installed
+    assert signal.getsignal(signum) is before  # nothing left installed
 
 
 def test_a_run_that_ends_first_returns_its_result() -> None:

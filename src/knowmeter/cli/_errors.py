@@ -10,7 +10,7 @@ from typing import NoReturn
 import click
 
 from knowmeter.errors import InputError
-from knowmeter.exit_codes import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_INTERNAL, stopped_exit_code
 
 
 def fail(message: str) -> NoReturn:
@@ -46,14 +46,15 @@ def crash(exc: BaseException) -> NoReturn:
 @contextmanager
 def input_errors() -> Iterator[None]:
     """Turn ``InputError`` (and the library's other user errors) into one line + exit 2, and
-    Ctrl-C into one line + exit 130 (click alone would print ``Aborted!`` and exit 1)."""
+    Ctrl-C into one line + exit 130, or 143 after SIGTERM (click alone would print ``Aborted!``
+    and exit 1)."""
     try:
         yield
     except InputError as exc:
         fail(str(exc))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         click.echo("knowmeter: interrupted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(stopped_exit_code(exc))
 
 
 def guarded(fn: Callable[..., None]) -> Callable[..., None]:

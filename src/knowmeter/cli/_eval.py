@@ -11,7 +11,7 @@ from knowmeter import defaults
 from knowmeter.cli._errors import guarded
 from knowmeter.cli._output import budget_option, ci_output_options, executor_option_flags
 from knowmeter.cluster import BACKENDS
-from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK
+from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 
 
 @click.command("eval")
@@ -123,10 +123,11 @@ def eval_cmd(**opts: object) -> None:
 
     Exit codes: 0 PROGRESS (or a passing SOLO) with every task run and every gate passed; 1 any
     other outcome; 2 bad input; 3 internal error (a bug: one line naming a log with the traceback);
-    130 interrupted (Ctrl-C: the finished tasks are kept, resume with --resume RUN). With
-    --report-only 0 unless interrupted, bad input or a crash.
+    130 interrupted (Ctrl-C: the finished tasks are kept, resume with --resume RUN); 143
+    terminated (SIGTERM — a CI cancel, timeout, docker stop — handled as Ctrl-C is). With
+    --report-only 0 unless interrupted, terminated, bad input or a crash.
     """
     from knowmeter.cli._run import run_eval
 
     code = run_eval(opts)
-    sys.exit(EXIT_OK if opts.get("report_only") and code != EXIT_INTERRUPTED else code)
+    sys.exit(EXIT_OK if opts.get("report_only") and code not in (EXIT_INTERRUPTED, EXIT_TERMINATED) else code)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from knowmeter.cli._progress import Progress
 from knowmeter.errors import RunInterrupted
 from knowmeter.evaluation import Overrides, Prepared
 from knowmeter.executors import use_pidfd_child_watcher
-from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_NOT_PASSED
+from knowmeter.exit_codes import EXIT_NOT_PASSED, stopped_exit_code
 from knowmeter.printable import printable
 from knowmeter.report import Report, render_terminal
 from knowmeter.store import RunDir
@@ -105,7 +106,8 @@ class _Terminal(Listener):
 
 def run_eval(opts: dict[str, Any]) -> int:
     """Run (or resume) an evaluation; returns the exit code of the run's decision, or
-    ``EXIT_INTERRUPTED`` after Ctrl-C (the finished tasks are kept and reported)."""
+    ``EXIT_INTERRUPTED`` after Ctrl-C and ``EXIT_TERMINATED`` after SIGTERM (the finished tasks
+    are kept and reported)."""
     err = make_console(stderr=True)
     err.quiet = bool(opts.get("quiet"))
     terminal = _Terminal(err, err.quiet)
@@ -133,12 +135,13 @@ def run_eval(opts: dict[str, Any]) -> int:
         if opts.get("output_dir"):
             resume_cmd += f" --output-dir {opts['output_dir']}"
         err.quiet = False  # even --quiet says how to continue
+        how = "" if stop.signum == signal.SIGINT else f" by {signal.Signals(stop.signum).name}"
         err.print(
-            f"interrupted: {report.run.tasks_done}/{report.run.tasks_total} tasks are stored; "
+            f"interrupted{how}: {report.run.tasks_done}/{report.run.tasks_total} tasks are stored; "
             f"continue with: {resume_cmd}",
             soft_wrap=True,
         )
-        return EXIT_INTERRUPTED
+        return stopped_exit_code(stop)
     run_dir = terminal.stored()
     written = _write_files(report, run_dir, opts)
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection

@@ -1,4 +1,5 @@
-"""``knowmeter runs``: list stored runs from the index."""
+"""``knowmeter runs``: list stored runs from the index, and the run directories that have no
+index row yet (running, or killed before they finished)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 import click
 
+from knowmeter import defaults
 from knowmeter.cli._errors import guarded
 from knowmeter.cli._output import output_dir_option
 
@@ -22,10 +24,12 @@ def short_time(iso: str | None) -> str:
 
 
 def run_outcome(r: Any) -> str:
-    """The run's outcome as its decision gave it; a run still marked running, or indexed before
-    outcomes were stored, says so rather than showing its bare verdict."""
+    """The run's outcome as its decision gave it; a run still running or killed (no report yet),
+    or indexed before outcomes were stored, says so rather than showing its bare verdict."""
     if r["outcome"]:
         return str(r["outcome"])
+    if r["status"] == "running":
+        return "not decided yet"
     if r["status"] != "complete":
         return "INCOMPLETE"
     return f"{r['verdict'] or 'no verdict'} (outcome not recorded)"
@@ -38,7 +42,9 @@ def run_outcome(r: Any) -> str:
 @guarded
 def runs_cmd(output_dir: str, limit: int, as_json: bool) -> None:
     """List stored runs, newest first: id, start, status, outcome (the verdict, or INCOMPLETE,
-    NOT MEASURED, JUDGE FAILED, GATE FAILED), tasks done, executor, sample set and known cost."""
+    NOT MEASURED, JUDGE FAILED, GATE FAILED), tasks done, executor, sample set and known cost.
+    A run that is still running, or was killed before it finished, is listed from its folder
+    (status running / killed) until it finishes."""
     from knowmeter.cli._output import console, print_json
     from knowmeter.printable import Printer, printable
     from knowmeter.report import open_run_index
@@ -48,9 +54,9 @@ def runs_cmd(output_dir: str, limit: int, as_json: bool) -> None:
     rows = []
     if root.is_dir():
         with open_run_index(root) as conn:
-            rows = list_runs(conn, limit)
+            rows = list_runs(conn, limit, root / "runs")
     if as_json:
-        print_json([{**dict(r), "outcome": run_outcome(r)} for r in rows])
+        print_json([{**r, "outcome": run_outcome(r)} for r in rows])
         return
     if not rows:
         click.echo(f"no runs yet in {printable(root)} (run knowmeter eval)")
@@ -63,3 +69,6 @@ def runs_cmd(output_dir: str, limit: int, as_json: bool) -> None:
             f"{r['tasks_done']}/{r['tasks_total']} tasks{shard}"
         )
         out.line(f"{r['executor'] or '-'} · sample set {r['sample_set_id'] or '-'} · cost {_cost(r)}", indent="  ")
+        if r["status"] == "killed":
+            where = "" if output_dir == defaults.OUTPUT_DIR else f" --output-dir {output_dir}"
+            out.line(f"stopped before it finished: continue with knowmeter eval --resume {r['id']}{where}", indent="  ")

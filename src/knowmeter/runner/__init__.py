@@ -18,7 +18,7 @@ from knowmeter.runner._execute import (
     build_request,
     execute_tasks,
 )
-from knowmeter.runner._interrupt import until_interrupted
+from knowmeter.runner._interrupt import RunStopped, until_interrupted
 from knowmeter.runner._plan import (
     Task,
     directory_fingerprint,
@@ -43,6 +43,7 @@ __all__ = [
     "OnRecord",
     "PostProcess",
     "ResponseCache",
+    "RunStopped",
     "Shard",
     "Task",
     "assign_samples",

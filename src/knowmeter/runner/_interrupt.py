@@ -1,11 +1,13 @@
-"""Ctrl-C during a run: the run's own cancel scope stops its tasks, then ``KeyboardInterrupt``.
+"""Ctrl-C or SIGTERM during a run: the run's own cancel scope stops its tasks, then
+``RunStopped`` (a ``KeyboardInterrupt``) names the signal.
 
 asyncio's default handling cancels the main task natively; inside a task group that
 cancellation can be absorbed by the group's own cancel scope in a rare interleaving, and the
 run then went on as if nothing had happened (seen once in CI: a SIGINT ignored, the run
-finished). Here SIGINT is received by the event loop and cancels a scope this module owns, the
-path anyio is built for: every task unwinds (agents killed and reaped, the cache flushed) and
-the interruption is raised after the run has stopped."""
+finished). Here SIGINT and SIGTERM (a CI cancel, ``timeout``, ``docker stop``; its default
+action killed the process with nothing reported) are received by the event loop and cancel a
+scope this module owns, the path anyio is built for: every task unwinds (agents killed and
+reaped, the cache flushed) and the interruption is raised after the run has stopped."""
 
 from __future__ import annotations
 
@@ -19,19 +21,31 @@ from anyio.abc import TaskGroup
 
 T = TypeVar("T")
 
+#: The signals that stop a run the way Ctrl-C does.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class RunStopped(KeyboardInterrupt):
+    """The run was stopped by ``signum`` (SIGINT or SIGTERM) and has unwound."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
 
 async def until_interrupted(run: Callable[[], Awaitable[T]]) -> T:
-    """Await ``run()``; a SIGINT cancels it and raises ``KeyboardInterrupt`` once it has unwound.
-    Outside the main thread (where no signal handler can be installed) ``run()`` is awaited as is."""
+    """Await ``run()``; a SIGINT or SIGTERM cancels it and raises ``RunStopped`` once it has
+    unwound. Outside the main thread (where no signal handler can be installed) ``run()`` is
+    awaited as is."""
     if threading.current_thread() is not threading.main_thread():
         return await run()
-    interrupted = False
+    received: int | None = None
 
     async def watch(group: TaskGroup) -> None:
-        nonlocal interrupted
-        with anyio.open_signal_receiver(signal.SIGINT) as signals:
-            async for _ in signals:
-                interrupted = True
+        nonlocal received
+        with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+            async for signum in signals:
+                received = signum
                 group.cancel_scope.cancel()
                 return
 
@@ -39,6 +53,6 @@ async def until_interrupted(run: Callable[[], Awaitable[T]]) -> T:
         group.start_soon(watch, group)
         result = await run()
         group.cancel_scope.cancel()  # the run is over: stop watching
-    if interrupted:
-        raise KeyboardInterrupt
+    if received is not None:
+        raise RunStopped(received)
     return result

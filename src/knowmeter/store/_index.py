@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -12,6 +13,7 @@ from typing import Any
 from knowmeter import defaults
 from knowmeter._damaged import set_aside
 from knowmeter.errors import InputError
+from knowmeter.store._rundir import LOCK_FILE, RESULTS_FILE, RUN_FILE, read_json
 
 INDEX_FILE = "index.sqlite"
 RUN_COLUMNS = (
@@ -212,8 +214,69 @@ def upsert_run(conn: sqlite3.Connection, run: dict[str, Any], variants: list[dic
         conn.execute(f"INSERT INTO run_variants ({vcols}) VALUES ({vmarks})", v)
 
 
-def list_runs(conn: sqlite3.Connection, limit: int = 50) -> list[sqlite3.Row]:
-    return list(conn.execute("SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT ?", (limit,)))
+def list_runs(conn: sqlite3.Connection, limit: int = 50, runs_root: Path | None = None) -> list[dict[str, Any]]:
+    """The newest ``limit`` runs, newest first: the index's rows and, with ``runs_root``, the run
+    directories there that have no row yet (``unindexed_runs``)."""
+    rows = [dict(r) for r in conn.execute("SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT ?", (limit,))]
+    if runs_root is not None:
+        indexed = {r[0] for r in conn.execute("SELECT id FROM runs")}
+        rows += unindexed_runs(runs_root, indexed)
+    rows.sort(key=lambda r: (r["created_at"] or "", r["id"]), reverse=True)
+    return rows[:limit]
+
+
+def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
+    """Run directories under ``runs_root`` not in ``indexed``, as ``runs`` rows from their run.json:
+    a run gets its row when it finishes, so these are still running (status ``running``: the
+    process holding the run's lock is alive) or were killed (``killed``). Their outcome is not
+    decided yet; tasks done counts the stored results. A run.json that cannot be read is skipped
+    (``knowmeter report RUN`` names its problem)."""
+    rows = []
+    for run_file in sorted(runs_root.glob(f"*/{RUN_FILE}")):
+        run_path = run_file.parent
+        if run_path.name in indexed:
+            continue
+        try:
+            run = read_json(run_file)
+            shard = run.get("shard")
+            row = {
+                **dict.fromkeys(RUN_COLUMNS),
+                "id": run_path.name,
+                "created_at": run.get("created_at"),
+                "status": "running" if _held(run_path) else "killed",
+                "dir": str(run_path.resolve()),
+                "executor": (run.get("executor") or {}).get("name"),
+                "sample_set_id": (run.get("watermark") or {}).get("id"),
+                "tasks_total": run.get("tasks_total"),
+                "tasks_done": _stored_tasks(run_path / RESULTS_FILE),
+                "cost_unknown_tasks": 0,
+                "shard": f"{shard['index']}/{shard['count']}" if shard else None,
+            }
+        except (InputError, AttributeError, KeyError, TypeError):
+            continue
+        rows.append(row)
+    return rows
+
+
+def _held(run_path: Path) -> bool:
+    """Whether the process whose pid the run's lock file holds is alive (it executes the run)."""
+    try:
+        pid = int((run_path / LOCK_FILE).read_text(encoding="utf-8").strip())
+        os.kill(pid, 0)
+    except PermissionError:  # alive, another user's
+        return True
+    except (OSError, ValueError):  # no lock file, no pid, or no such process
+        return False
+    return True
+
+
+def _stored_tasks(results: Path) -> int:
+    """Complete lines in a results file (each one stored task; a line cut by a kill has no newline)."""
+    try:
+        with results.open("rb") as fh:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    except OSError:
+        return 0
 
 
 def variant_history(
