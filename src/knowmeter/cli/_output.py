@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -20,16 +21,36 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _writable(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """``value`` when a file can be written there (checked before any work: a run is never lost
+    to a path its report cannot be written to). A missing folder is fine where it can be made."""
+    if value is None:
+        return None
+    folder = next(p for p in value.absolute().parents if p.exists())
+    if not folder.is_dir():
+        raise click.BadParameter(f"{folder} is a file, so {value} cannot be written")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise click.BadParameter(f"cannot write in {folder} ({exc.strerror})") from None
+    if value.exists() and not os.access(value, os.W_OK):
+        raise click.BadParameter(f"{value} is not writable")
+    return value
+
+
 def ci_output_options(command: F) -> F:
     """``--junit FILE`` and ``--markdown FILE``, as ``eval``, ``report`` and ``merge`` take them."""
     command = click.option(
         "--markdown",
         type=click.Path(path_type=Path, dir_okay=False),
+        callback=_writable,
         help="Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY too when it is set).",
     )(command)
     return click.option(
         "--junit",
         type=click.Path(path_type=Path, dir_okay=False),
+        callback=_writable,
         help="Also write JUnit XML: a test case per sample × variant and one for the outcome.",
     )(command)
 

@@ -216,7 +216,16 @@ class RunDir:
 
     @classmethod
     def create(cls, runs_root: Path) -> RunDir:
-        runs_root.mkdir(parents=True, exist_ok=True)
+        """A new, empty run folder under ``runs_root`` (created with its parents); one
+        ``InputError`` line when the store cannot hold it (a file where a folder belongs, no
+        permission)."""
+        try:
+            runs_root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(
+                f"{runs_root}: cannot create the runs folder ({exc.strerror}); point --output-dir "
+                "(output_dir in eval.yaml) at a folder you can write"
+            ) from None
         while True:
             path = runs_root / new_run_id()
             try:
