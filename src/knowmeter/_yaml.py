@@ -6,6 +6,7 @@ PyYAML is imported on first use (runs from JSON / JSONL files never load it)."""
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ def read_user_text(path: Path, what: str, fix: str = "") -> str:
     bytes raise ``InputError`` naming ``path`` (``what``: e.g. "sample file"; ``fix``: what to do
     when it is missing)."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")  # a byte-order mark in front is not part of the text
     except FileNotFoundError:
         raise InputError(f"{path}: {what} not found{'; ' + fix if fix else ''}") from None
     except IsADirectoryError:
@@ -65,7 +66,9 @@ def parse_yaml(text: str, path: Path) -> Any:
     import yaml
 
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_loader())  # a SafeLoader that refuses duplicate keys
+    except _DuplicateKey as exc:
+        raise InputError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
@@ -81,12 +84,53 @@ def parse_yaml(text: str, path: Path) -> Any:
     return data
 
 
+class _DuplicateKey(Exception):
+    """A mapping names one key twice (the loaders would keep the last value without a word)."""
+
+    def __init__(self, key: str, line: int | None = None, first: int | None = None) -> None:
+        where = f"line {line}: duplicate key {key!r} (first on line {first})" if line else f"duplicate key {key!r}"
+        super().__init__(f"{where} in one mapping; keep one of them")
+
+
+@cache
+def _loader() -> type:
+    """PyYAML's SafeLoader, refusing a key given twice in one mapping (a key a ``<<`` merge
+    brings in may still be overridden, as YAML means it)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+            seen: dict[tuple[str, str], int] = {}
+            for key_node, _ in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                    key = (key_node.tag, key_node.value)
+                    line = key_node.start_mark.line + 1
+                    if key in seen:
+                        raise _DuplicateKey(key_node.value, line, seen[key])
+                    seen[key] = line
+            return super().construct_mapping(node, deep=deep)
+
+    return Loader
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict; a key given twice raises ``_DuplicateKey``."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def parse_json(text: str | bytes, path: Path | str, where: str = "") -> Any:
     """``json.loads`` checked by ``check_shape``; any problem raises ``InputError`` naming
     ``path`` (and ``where``, e.g. "line 3", for one line of a JSONL file)."""
     at = f"{where}: " if where else ""
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_duplicates)
+    except _DuplicateKey as exc:
+        raise InputError(f"{path}: {at}{exc}") from None
     except json.JSONDecodeError as exc:
         pos = "" if where else f"line {exc.lineno}, column {exc.colno}: "
         raise InputError(f"{path}: {at}{pos}invalid JSON ({exc.msg})") from None

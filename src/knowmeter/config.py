@@ -6,12 +6,15 @@ typos are caught); ``RunConfig`` is the resolved configuration a run records in 
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from knowmeter import defaults
 from knowmeter._yaml import parse_yaml, read_user_text
@@ -20,6 +23,17 @@ from knowmeter.errors import InputError
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_a_number(cls, v: Any, info: ValidationInfo) -> Any:
+        """``repeat: true`` is refused like ``repeat: 2.5`` (pydantic would read true as 1)."""
+        if isinstance(v, bool) and info.field_name is not None:
+            types = _types(cls.model_fields[info.field_name].annotation)
+            if bool not in types and (int in types or float in types):
+                kind = "integer" if int in types else "number"
+                raise PydanticCustomError(f"{kind}_type", f"Input should be a valid {kind}")
+        return v
 
 
 class BudgetFile(_Strict):
@@ -105,12 +119,50 @@ def load_eval_file(path: Path) -> EvalFile:
     try:
         return EvalFile.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
+        err = error_to_show(exc)
+        loc, block = _located(err["loc"])
         if err["type"] == "extra_forbidden":
-            known = ", ".join(EvalFile.model_fields)
-            raise InputError(f"{path}: unknown config key {loc!r}; known keys: {known}") from None
+            raise InputError(f"{path}: {unknown_key(loc, block.model_fields, block=loc.rpartition('.')[0])}") from None
         raise InputError(f"{path}: {loc}: {err['msg']}") from None
+
+
+def error_to_show(exc: ValidationError) -> ErrorDetails:
+    """The problem to name first: an unknown key when there is one (it explains the others: a
+    misspelt key leaves a required one missing, and a mapping given for ``executor: str | {…}``
+    fails as a string too), else the first."""
+    errors = exc.errors()
+    return next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+
+
+def _located(loc: tuple[int | str, ...]) -> tuple[str, type[BaseModel]]:
+    """The dotted key path of an eval.yaml error (a union member's name, which pydantic puts in
+    the path, left out) and the model of the block holding its last key."""
+    model: type[BaseModel] = EvalFile
+    shown: list[str] = []
+    for i, part in enumerate(loc):
+        field = model.model_fields.get(part) if isinstance(part, str) else None
+        if field is None and isinstance(part, str) and i < len(loc) - 1:
+            continue  # a union member's name
+        shown.append(str(part))
+        if field is not None and i < len(loc) - 1:
+            nested = [t for t in _types(field.annotation) if isinstance(t, type) and issubclass(t, BaseModel)]
+            model = nested[0] if nested else model
+    return ".".join(shown), model
+
+
+def _types(annotation: Any) -> list[Any]:
+    """``annotation`` and every type inside it (``list[X] | None`` → X among them)."""
+    return [annotation, *(t for arg in get_args(annotation) for t in _types(arg))]
+
+
+def unknown_key(loc: str, known: Iterable[str], *, block: str = "", what: str = "config key") -> str:
+    """``unknown config key 'gates.layergate' (did you mean 'layerGate'?); known keys of gates:
+    …``: the message for a key no model field has, with the keys of its block."""
+    known = list(known)
+    key = loc.rpartition(".")[2]
+    close = difflib.get_close_matches(key.lower(), [k.lower() for k in known], n=1, cutoff=0.7)
+    hint = f" (did you mean {next(k for k in known if k.lower() == close[0])!r}?)" if close else ""
+    return f"unknown {what} {loc!r}{hint}; known keys{' of ' + block if block else ''}: {', '.join(known)}"
 
 
 class VariantSpec(BaseModel):

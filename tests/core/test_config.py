@@ -77,6 +77,35 @@ def test_decision_rules_from_the_file_and_flags(tmp_path: Path) -> None:
             "more than one control",
         ),
         ("samples: [s.yaml\n", "line 2"),
+        (
+            "samples: s.yaml\nvariants: [{artifact: baseline}]\nrepeat: true\n",
+            "repeat: Input should be a valid integer",
+        ),
+        ("samples: s.yaml\nvariants: [{artifact: baseline}]\nrepeat: 2.5\n", "repeat: Input should be a valid integer"),
+        ("samples: s.yaml\nvariants: [{artifact: baseline}]\nbudget: {totalUSD: false}\n", "valid number"),
+        (
+            "samples: s.yaml\nrepeat: 3\nvariants: [{artifact: baseline}]\nrepeat: 1\n",
+            "line 4: duplicate key 'repeat' (first on line 2) in one mapping; keep one of them",
+        ),
+        (
+            "samples: s.yaml\nvariants: [{artifact: baseline}]\ngates: {layergate: 4}\n",
+            "unknown config key 'gates.layergate' (did you mean 'layerGate'?); known keys of gates: maxGapRate, "
+            "gapRateRegression, layerGate, minEffect, maxMde, minPairs, stabilityLimit",
+        ),
+        (
+            "samples: s.yaml\nvariants: [{artifact: baseline}]\nbudget: {totalUsd: 5}\n",
+            "unknown config key 'budget.totalUsd' (did you mean 'totalUSD'?); known keys of budget: totalUSD, "
+            "perSampleUSD, perSampleMs",
+        ),
+        (
+            "samples: s.yaml\nvariants: [{artifact: baseline, rol: control}]\n",
+            "unknown config key 'variants.0.rol' (did you mean 'role'?); known keys of variants.0: name, role, "
+            "artifact, cwd",
+        ),
+        (
+            "samples: s.yaml\nvariants: [{artifact: baseline}]\nexecutor: {name: script, commnd: x}\n",
+            "unknown config key 'executor.commnd'; known keys of executor: name, model, options",
+        ),
     ],
 )
 def test_bad_config_is_one_line(tmp_path: Path, text: str, message: str) -> None:
