@@ -214,7 +214,10 @@ RIGHT: dict[str, tuple[str, Any]] = {
         "samples",
         {"$schema": "samples.schema.json", "requires": {"knowmeter": ">=0.1"}, "title": "x", "samples": [_sample()]},
     ),
-    "a sample's own extra keys are kept": ("samples", [_sample(tags=["x"], construct="refunds", difficulty="hard")]),
+    "omk's keys and the author's own are kept": (
+        "samples",
+        [_sample(tags=["x"], metadata={"k": 1}, tripwire=True, construct="refunds", difficulty="hard")],
+    ),
     "a JSONL line": ("line", _sample(dimensions={"accuracy": "states the 30-day window"})),
     "every eval.yaml key": (
         "eval",
@@ -270,6 +273,8 @@ WRONG: dict[str, tuple[str, Any]] = {
     "difficulty off the scale": ("samples", [_sample(difficulty="extreme")]),
     "an unknown assertion type": ("samples", [_sample(assertions=[{"type": "containz", "value": "x"}])]),
     "a misspelt assertion key": ("samples", [_sample(assertions=[{"type": "contains", "valeu": "x"}])]),
+    "a misspelt sample key": ("samples", [_sample(assertion=[{"type": "contains", "value": "x"}])]),
+    "an unknown key on a JSONL line": ("line", _sample(promt="x")),
     "an assertion without its value": ("samples", [_sample(assertions=[{"type": "contains_all"}])]),
     "a length that is text": ("samples", [_sample(assertions=[{"type": "min_length", "value": "long"}])]),
     "a negative weight": ("samples", [_sample(assertions=[{"type": "contains", "value": "x", "weight": -1}])]),

@@ -28,16 +28,17 @@ def test_omk_reference_files_load_unchanged(shared_dir: Path) -> None:
     assert gold.watermark.count == len(gold.samples) == 10
 
 
-def test_list_mapping_and_jsonl_forms_and_unknown_keys_kept(tmp_path: Path) -> None:
+def test_list_mapping_and_jsonl_forms_and_the_authors_own_keys_kept(tmp_path: Path) -> None:
     a = write(
         tmp_path,
         "a.yaml",
-        "requires: {knowmeter: '>=0.1'}\nsamples:\n  - sample_id: x\n    prompt: hi\n    my_key: {deep: 1}\n",
+        "requires: {knowmeter: '>=0.1'}\nsamples:\n  - sample_id: x\n    prompt: hi\n"
+        "    metadata: {my_key: {deep: 1}}\n    tripwire: true\n",
     )
     s = load_samples(a)
     assert s.requires == {"knowmeter": ">=0.1"}
-    assert s.samples[0].extras == {"my_key": {"deep": 1}}
-    assert s.samples[0].model_dump(exclude_none=True)["my_key"] == {"deep": 1}
+    assert s.samples[0].model_dump(exclude_none=True)["metadata"] == {"my_key": {"deep": 1}}
+    assert s.samples[0].tripwire is True  # omk's key: kept as it is
     b = write(tmp_path, "b.jsonl", json.dumps({"sample_id": "y", "prompt": "p"}) + "\n\n")
     assert load_samples(b).samples[0].sample_id == "y"
 
@@ -62,6 +63,19 @@ def test_watermark_ignores_formatting_but_not_content(tmp_path: Path) -> None:
         ("type.yaml", "- {sample_id: a, prompt: x, difficulty: extreme}\n", "sample 'a': field 'difficulty'"),
         ("empty.yaml", "samples: []\n", "no samples"),
         ("scalar.yaml", "hello\n", "expected a list of samples"),
+        (
+            "typo.yaml",
+            "- {sample_id: a, prompt: x, assertion: [{type: contains, value: y}]}\n",
+            "sample 'a': unknown sample key 'assertion' (did you mean 'assertions'?); known keys: sample_id, prompt,",
+        ),
+        ("typo.jsonl", '{"sample_id": "a", "promt": "x"}\n', "sample 'a': unknown sample key 'promt' (did you mean"),
+        (
+            "twice.yaml",
+            "- sample_id: a\n  prompt: x\n  sample_id: b\n",
+            "line 3: duplicate key 'sample_id' (first on line 1)",
+        ),
+        ("twice.jsonl", '{"sample_id": "a", "prompt": "x", "sample_id": "b"}\n', "line 1: duplicate key 'sample_id'"),
+        ("twice.json", '[{"sample_id": "a", "prompt": "x", "prompt": "y"}]', "duplicate key 'prompt' in one mapping"),
     ],
 )
 def test_bad_input_is_one_clear_line(tmp_path: Path, name: str, text: str, expected: str) -> None:
@@ -75,3 +89,19 @@ def test_bad_input_is_one_clear_line(tmp_path: Path, name: str, text: str, expec
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not found"):
         load_samples(tmp_path / "nope.yaml")
+
+
+def test_a_byte_order_mark_is_read_past_in_every_format(tmp_path: Path) -> None:
+    bom = "\ufeff"
+    for name, text in (
+        ("a.jsonl", json.dumps({"sample_id": "a", "prompt": "hi"}) + "\n"),
+        ("a.json", json.dumps([{"sample_id": "a", "prompt": "hi"}])),
+        ("a.yaml", "- {sample_id: a, prompt: hi}\n"),
+    ):
+        assert load_samples(write(tmp_path, name, bom + text)).samples[0].sample_id == "a", name
+
+
+def test_a_yaml_merge_key_may_still_be_overridden(tmp_path: Path) -> None:
+    text = "base: &b {prompt: general, rubric: r}\nsamples:\n- {<<: *b, sample_id: a, prompt: specific}\n"
+    sample = load_samples(write(tmp_path, "m.yaml", text)).samples[0]
+    assert (sample.prompt, sample.rubric) == ("specific", "r")

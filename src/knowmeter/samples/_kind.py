@@ -26,8 +26,8 @@ def sample_set_info(samples: Iterable[Sample]) -> dict[str, Any]:
         if s.provenance != PROBE_PROVENANCE:
             continue
         probes += 1
-        meta = s.extras.get("probe")
-        if isinstance(meta, dict):
+        meta = s.probe
+        if meta is not None:
             for key, into in (("generator", generators), ("prompt_hash", prompt_hashes), ("kb_sha256", kb)):
                 if isinstance(meta.get(key), str):
                     into.add(meta[key])

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from knowmeter._yaml import parse_json, parse_yaml, read_user_text
+from knowmeter.config import error_to_show, unknown_key
 from knowmeter.errors import InputError
 from knowmeter.samples._model import Sample
 from knowmeter.watermark import Watermark
@@ -73,8 +74,11 @@ def _validate(path: Path, where: str, record: Any) -> Sample:
     try:
         return Sample.model_validate(record)
     except ValidationError as exc:
-        err = exc.errors()[0]
+        err = error_to_show(exc)
         loc = ".".join(str(p) for p in err["loc"]) or "sample"
+        if err["type"] == "extra_forbidden":
+            known = [f.alias or name for name, f in Sample.model_fields.items()]
+            raise InputError(f"{path}: {label}: {unknown_key(loc, known, what='sample key')}") from None
         raise InputError(f"{path}: {label}: field {loc!r}: {err['msg']}") from None
 
 

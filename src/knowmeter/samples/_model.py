@@ -1,4 +1,4 @@
-"""The Sample model (omk's eval-sample fields, with unknown keys kept)."""
+"""The Sample model (omk's eval-sample fields, and knowmeter's own; no others)."""
 
 from __future__ import annotations
 
@@ -18,10 +18,12 @@ def id_name_problem(name: str) -> str | None:
 
 
 class Sample(BaseModel):
-    """One eval case. Fields follow omk's ``eval-samples`` format; keys knowmeter does not know
-    are kept in ``model_extra`` (and written back), never dropped."""
+    """One eval case. Fields follow omk's ``eval-samples`` format (the keys omk reads and
+    knowmeter does not are kept as they are), plus what knowmeter's own commands write; any other
+    key is refused — a misspelt ``assertion:`` would otherwise leave a sample without assertions.
+    Your own notes go under ``metadata`` (or ``tags``)."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, serialize_by_alias=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
 
     sample_id: str = Field(min_length=1)
     prompt: str = Field(min_length=1)
@@ -35,6 +37,22 @@ class Sample(BaseModel):
     # "construct" would shadow pydantic's BaseModel.construct; the file key stays "construct"
     construct_name: str | None = Field(default=None, alias="construct")
     provenance: str | None = None
+    # omk's, kept and not read: tool limits, a trap sample, mocked tool calls, the environment
+    allowedTools: list[str] | None = None
+    expectedTools: list[str] | None = None
+    tripwire: bool | None = None
+    mocks: list[dict[str, Any]] | None = None
+    mocksStrict: bool | None = None
+    environment: dict[str, Any] | None = None
+    # written by knowmeter: probe and sample --from-gaps drafts (what made them), comprehension cases
+    probe: dict[str, Any] | None = None
+    draft: bool | None = None
+    gap: dict[str, Any] | None = None
+    truth_sources: list[str] | None = None
+    comprehension: dict[str, Any] | None = None
+    # the sample author's own, never read
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
 
     @field_validator("sample_id", mode="before", json_schema_input_type=str | int)
     @classmethod
@@ -57,8 +75,3 @@ class Sample(BaseModel):
         if not self.context:
             return self.prompt
         return f"{self.prompt}\n\n<context>\n{self.context}\n</context>"
-
-    @property
-    def extras(self) -> dict[str, Any]:
-        """Keys of the sample file that knowmeter does not model, kept as they were."""
-        return dict(self.model_extra or {})

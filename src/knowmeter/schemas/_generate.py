@@ -80,7 +80,10 @@ def samples_schema() -> dict[str, Any]:
     sample = Sample.model_json_schema(mode="validation", by_alias=True, ref_template="#/$defs/{model}")
     defs: dict[str, Any] = sample.pop("$defs", {})
     sample["properties"]["assertions"] = {"type": "array", "items": {"$ref": ASSERTION_REF}}
-    sample["description"] = "One eval case (omk's eval-sample fields); keys knowmeter does not know are kept."
+    sample["description"] = (
+        "One eval case (omk's eval-sample fields, and what knowmeter writes); other keys are refused: "
+        "put your own under metadata."
+    )
     names = list(assertion_types())
     for name in names:
         defs[_def_name(name)] = _assertion_schema(name, defs)
