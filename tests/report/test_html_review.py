@@ -10,10 +10,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from knowmeter.report import Report
 from knowmeter.report.html import render_html
 from knowmeter.report.html._page import BIDI, TEMPLATES
+from tests.report.report_support import latest_run
 from tests.report.test_html_static import Page
+from tests.support.cli import km_process
 
 
 def _render(report: dict[str, Any]) -> tuple[Page, str]:
@@ -37,3 +41,57 @@ def test_the_page_script_shows_the_same_characters() -> None:
     found = re.search(r"var BIDI = /(\[[^\]]+\])/g;", script)
     assert found is not None
     assert codecs.decode(found.group(1), "unicode_escape") == BIDI.pattern
+
+
+@pytest.fixture(scope="module")
+def budget_stopped(review_project: Path) -> tuple[dict[str, Any], Page, str]:
+    """The review project run under a budget smaller than one task: only the control's first task ran."""
+    r = km_process("eval", "-q", "--budget-usd", "0.0001", cwd=review_project)
+    assert r.returncode == 1 and "INCOMPLETE · 1/16 tasks" in r.stdout, r.stdout + r.stderr
+    run = latest_run(review_project)
+    page = Page((run / "report.html").read_text())  # as eval wrote it
+    return json.loads((run / "report.json").read_text()), page, " ".join(" ".join(page.text).split())
+
+
+def test_a_run_without_a_finished_treatment_says_why_it_has_no_comparison(
+    budget_stopped: tuple[dict[str, Any], Page, str],
+) -> None:
+    report, _, text = budget_stopped
+    assert report["comparisons"] == [] and len(report["variants"]) == 2
+    assert "No paired comparison: treat has no finished task (run incomplete: 1/16 tasks)." in text
+    assert "SOLO run" not in text
+
+
+def test_the_budget_table_in_dollars_with_unset_limits_said_so(
+    budget_stopped: tuple[dict[str, Any], Page, str],
+) -> None:
+    report, _, text = budget_stopped
+    budget = report["run"]["budget"]
+    assert (budget["total_usd"], budget["per_task_usd"], budget["spent_known_usd"]) == (0.0001, None, 0.002)
+    budget_text = text[text.index("Budget total limit") : text.index("Configuration")]
+    assert budget_text == (
+        "Budget total limit $0.0001 per-task limit not set spent (known costs) $0.0020 tasks with a known cost 1"
+        " tasks with an unknown cost 0 tasks not started for the budget 15"
+        " agent calls 1 with a known cost ($0.0020), 0 with an unknown cost overshoot $0.0019"
+        f" note {budget['note']} "
+    )
+
+
+def test_no_note_and_no_limit_are_not_unknown(review_run: Path) -> None:
+    _, text = _render(json.loads((review_run / "report.json").read_text()))
+    budget_text = text[text.index("Budget total limit") : text.index("Configuration")]
+    assert budget_text == (
+        "Budget total limit not set per-task limit not set spent (known costs) $0.0320 tasks with a known cost 16"
+        " tasks with an unknown cost 0 tasks not started for the budget 0"
+        " agent calls 16 with a known cost ($0.0320), 0 with an unknown cost overshoot none "
+    )
+
+
+def test_tokens_no_task_reported_are_unknown_not_zero(budget_stopped: tuple[dict[str, Any], Page, str]) -> None:
+    report, page, _ = budget_stopped
+    assert [v["tokens"] for v in report["variants"]] == [
+        {"input": 0, "output": 0, "tasks_with_unknown_usage": 1},
+        {"input": 0, "output": 0, "tasks_with_unknown_usage": 0},
+    ]
+    text = " ".join(page.text)
+    assert "0 / 0" not in text

@@ -57,6 +57,36 @@ def pct(value: Any) -> str:
     return "unknown" if value is None else f"{100 * float(value):.1f}%"
 
 
+def usd(value: Any) -> str:
+    """Dollars to four places, as everywhere on the page (``$0.0052``), or ``unknown``."""
+    return "unknown" if value is None else f"${float(value):.4f}"
+
+
+def budget_rows(budget: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The budget table's (label, value) rows: a limit that was not configured is "not set", no
+    overshoot is "none", the note only when there is one, the spend per kind of model call."""
+    rows = [
+        ("total limit", "not set" if budget.get("total_usd") is None else usd(budget["total_usd"])),
+        ("per-task limit", "not set" if budget.get("per_task_usd") is None else usd(budget["per_task_usd"])),
+        ("spent (known costs)", usd(budget.get("spent_known_usd"))),
+        ("tasks with a known cost", fmt(budget.get("tasks_with_known_cost"))),
+        ("tasks with an unknown cost", fmt(budget.get("tasks_with_unknown_cost"))),
+        ("tasks not started for the budget", fmt(budget.get("tasks_not_started_for_budget"))),
+    ]
+    for kind, calls in (budget.get("calls") or {}).items():
+        rows.append(
+            (
+                f"{kind} calls",
+                f"{fmt(calls.get('known_cost'))} with a known cost ({usd(calls.get('spent_known_usd'))}), "
+                f"{fmt(calls.get('unknown_cost'))} with an unknown cost",
+            )
+        )
+    rows.append(("overshoot", "none" if budget.get("overshoot_usd") is None else usd(budget["overshoot_usd"])))
+    if budget.get("note"):
+        rows.append(("note", str(budget["note"])))
+    return rows
+
+
 class _TemplateCache(FileSystemBytecodeCache):
     """Jinja's compiled templates, kept in its private per-user temporary directory so that a run
     does not compile the report template again (``bench/bench_html.py``, design/decisions.md). A
@@ -163,6 +193,7 @@ def render_html(report: Report, *, title: str | None = None, detail_rows: int = 
             csp=csp,
             comparisons=comparisons,
             saturation=saturation,
+            budget=budget_rows(view.budget),
             shown=data["shown"],
             total=data["total"],
             data=Markup(script_json(data)),
