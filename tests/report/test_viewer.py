@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
+import shutil
 import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from knowmeter.viewer import make_server
-from knowmeter.viewer._pages import trend_series
+from knowmeter.viewer._pages import trend_series, trends_page
 from knowmeter.viewer._server import ViewerServer
 from tests.support.cli import km_process
 
@@ -96,6 +99,7 @@ def test_trends_keep_sample_sets_apart() -> None:
             "sample_set_id": s,
             "variant": v,
             "composite": c,
+            "layer_set": "fact+behavior",
             "gap_rate": None,
             "coverage": None,
         }
@@ -106,6 +110,93 @@ def test_trends_keep_sample_sets_apart() -> None:
     a = {s.name: [y for _, y in s.points] for s in series["a@1"]}
     assert a == {"x": [3.0, 3.5], "y": [None, 2.0]}
     assert [[y for _, y in s.points] for s in series["b@2"]] == [[4.0]]
+
+
+def test_trends_never_join_composites_from_different_layer_sets() -> None:
+    """A judge added in run 2: the variant's composites are not comparable across runs 1-3, so
+    they are drawn as one line per layer set and flagged, as knowmeter trends flags them."""
+    rows = [
+        {
+            "run_id": f"r{i}",
+            "created_at": f"2026-01-0{i}T00:00",
+            "sample_set_id": "a@1",
+            "sample_count": 23,
+            "variant": "x",
+            "composite": c,
+            "layer_set": layers,
+            "gap_rate": 0.5,
+            "coverage": 0.5,
+        }
+        for i, c, layers in [(1, 4.8, "fact+behavior"), (2, 4.2, "fact+behavior+judge"), (3, 4.9, "fact+behavior")]
+    ]
+    lines = {s.name: [y for _, y in s.points] for s in trend_series(rows, "composite")["a@1"]}
+    assert lines == {"x (fact+behavior)": [4.8, None, 4.9], "x (fact+behavior+judge)": [None, 4.2, None]}
+    assert [s.name for s in trend_series(rows, "gap_rate")["a@1"]] == ["x"]  # one gap rate line
+    page = trends_page(rows)
+    assert 'data-testid="not-comparable"' in page
+    assert "x: composites come from different layer sets (fact+behavior, fact+behavior+judge)" in page
+
+
+def test_a_run_page_links_back_to_the_runs_and_trends(viewer: ViewerServer, demo_run: Path) -> None:
+    run_id = json.loads((demo_run / "report.json").read_text())["run"]["id"]
+    status, body = request(viewer, "GET", f"/run/{run_id}")
+    assert status == 200 and '<nav><a href="/">Runs</a><a href="/trends">Trends</a>' in body
+    assert '<nav><a href="/">' not in (demo_run / "report.html").read_text()  # the file has no viewer to go back to
+
+
+def test_a_damaged_index_is_an_error_page_naming_it_and_the_fix(demo_run: Path, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    shutil.copytree(demo_run.parents[1], store)
+    index = store / "index.sqlite"
+    data = bytearray(index.read_bytes())
+    data[100:4000] = b"\0" * 3900
+    index.write_bytes(bytes(data))
+    server = make_server(store, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        run_id = demo_run.name
+        for path in ("/", "/trends", f"/run/{run_id}", f"/compare?a={run_id}&b={run_id}"):
+            status, body = request(server, "GET", path)
+            assert status == 503, path
+            assert f"{index}: cannot read the run index" in body and f"run knowmeter runs --output-dir {store}" in body
+    finally:
+        server.shutdown()
+        server.server_close()
+    r = km_process("runs", "--output-dir", str(store), cwd=tmp_path)  # the fix the page names works
+    assert r.returncode == 0 and "moved to index.sqlite.damaged and rebuilt" in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        "variants[0].layer_means.composite",
+        "comparisons[0].metrics.composite.diff.estimate",
+        "gaps.variants[0].gap_rate",
+    ],
+)
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_a_report_json_with_a_non_finite_number_is_refused_naming_the_field(
+    demo_run: Path, tmp_path: Path, field: str, number: str
+) -> None:
+    store = tmp_path / "store"
+    shutil.copytree(demo_run.parents[1], store)
+    path = store / "runs" / demo_run.name / "report.json"
+    report = json.loads(path.read_text())
+    target: Any = report
+    *parents, last = re.findall(r"[^.\[\]]+", field)
+    for key in parents:
+        target = target[int(key)] if key.isdigit() else target[key]
+    target[last] = "__NUMBER__"
+    path.write_text(json.dumps(report).replace('"__NUMBER__"', number))
+    server = make_server(store, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        status, body = request(server, "GET", f"/run/{demo_run.name}")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert status == 422
+    assert f"{path}: {field} is NaN or infinite, which is not a JSON number; the file was edited or damaged" in body
 
 
 @pytest.mark.slow

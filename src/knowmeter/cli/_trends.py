@@ -12,19 +12,6 @@ from knowmeter.cli._errors import guarded
 from knowmeter.cli._output import output_dir_option
 
 
-def not_comparable(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Per variant, the layer sets its composites came from when they are not all the same
-    (composites from different layer sets are not comparable); a run whose own results used
-    several sets (``mixed``) is flagged too."""
-    out: dict[str, list[str]] = {}
-    key = "variant"
-    for variant, group in groupby(sorted(rows, key=lambda r: r[key]), key=lambda r: r[key]):
-        sets = sorted({str(r["layer_set"]) for r in group if r["composite"] is not None})
-        if len(sets) > 1 or "mixed" in sets:
-            out[variant] = sets
-    return out
-
-
 def side_by_side(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     """Per variant that has runs on a probe set *and* on a human-written set, the latest row of
     each kind (same variant name and artifact hash as the latest probe row)."""
@@ -54,7 +41,7 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_
     from knowmeter.cli._output import console, print_json
     from knowmeter.cli._runs import short_time
     from knowmeter.printable import Printer, printable
-    from knowmeter.report import open_run_index, percent
+    from knowmeter.report import not_comparable, open_run_index, percent
     from knowmeter.store import variant_history
     from knowmeter.watermark import WATERMARK_WARNING
 

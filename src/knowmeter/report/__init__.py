@@ -4,7 +4,7 @@ Schema), the terminal summary."""
 from knowmeter.report._build import SectionBuilder, build_report, write_report
 from knowmeter.report._compare_section import comparison_section
 from knowmeter.report._gaps_section import gaps_section, variant_root
-from knowmeter.report._index import index_rows, open_run_index
+from knowmeter.report._index import index_rows, not_comparable, open_run_index
 from knowmeter.report._model import (
     REPORT_SCHEMA_VERSION,
     BudgetStatus,
@@ -52,6 +52,7 @@ __all__ = [
     "comparison_section",
     "gaps_section",
     "index_rows",
+    "not_comparable",
     "open_run_index",
     "percent",
     "probe_lines",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,19 @@ def composite_layer_set(variant: VariantOperations) -> str | None:
     when its results used several, None when nothing was scored."""
     sets = [k for k, n in variant.layer_sets.items() if n and k != "none"]
     return None if not sets else sets[0] if len(sets) == 1 else "mixed"
+
+
+def not_comparable(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Per variant, the layer sets its composites came from when they are not all the same
+    (composites from different layer sets are not comparable); a run whose own results used
+    several sets (``mixed``) is flagged too."""
+    out: dict[str, list[str]] = {}
+    key = "variant"
+    for variant, group in groupby(sorted(rows, key=lambda r: r[key]), key=lambda r: r[key]):
+        sets = sorted({str(r["layer_set"]) for r in group if r["composite"] is not None})
+        if len(sets) > 1 or "mixed" in sets:
+            out[variant] = sets
+    return out
 
 
 def index_rows(report: Report, run_path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:

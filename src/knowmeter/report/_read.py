@@ -3,9 +3,11 @@ first (an older or newer file gets one line saying what to do), then its shape."
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 
 from knowmeter.config import first_error
@@ -18,7 +20,13 @@ def read_report(path: Path, run_id: str) -> Report:
     """The report at ``path`` (of run ``run_id``); ``InputError`` for a missing, damaged, older or
     newer one, naming the fix."""
     rebuild = f"knowmeter report {run_id}"
-    data: Any = read_json(path)
+    data, lenient = _load(path)
+    where = _non_finite(data, "") if lenient else None
+    if where is not None:
+        raise InputError(
+            f"{path}: {where} is NaN or infinite, which is not a JSON number; the file was edited or damaged: "
+            f"rebuild it with {rebuild}"
+        )
     if not isinstance(data, dict):
         raise InputError(
             f"{path}: not a report (expected a JSON object); the file was edited or damaged: rebuild it with {rebuild}"
@@ -32,3 +40,26 @@ def read_report(path: Path, run_id: str) -> Report:
         raise InputError(
             f"{path}: {first_error(exc)}; the file was edited or damaged: rebuild it with {rebuild}"
         ) from None
+
+
+def _load(path: Path) -> tuple[Any, bool]:
+    """(the parsed file, whether it was read leniently). A file knowmeter wrote is strict JSON,
+    which orjson reads; anything else goes through ``read_json``: its one-line error, or a lenient
+    read that may hold NaN or infinite numbers."""
+    try:
+        return orjson.loads(path.read_bytes()), False
+    except (OSError, orjson.JSONDecodeError):
+        return read_json(path), True
+
+
+def _non_finite(value: Any, at: str) -> str | None:
+    """Where in ``value`` the first NaN or infinite number is (``variants[0].layer_means.composite``),
+    or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else at or "the top level"
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        where = _non_finite(item, f"{at}[{key}]" if isinstance(key, int) else f"{at}.{key}" if at else str(key))
+        if where is not None:
+            return where
+    return None

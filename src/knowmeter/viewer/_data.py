@@ -12,7 +12,11 @@ from typing import Any
 
 from knowmeter import defaults
 from knowmeter.report import Report, read_report
-from knowmeter.store import INDEX_FILE
+from knowmeter.store import INDEX_FILE, variant_history
+
+
+class UnreadableIndex(Exception):
+    """The run index cannot be read (damaged, or not SQLite): the message names it and the fix."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,11 @@ class Store:
         conn.row_factory = sqlite3.Row
         try:
             yield conn
+        except sqlite3.DatabaseError as exc:
+            raise UnreadableIndex(
+                f"{path}: cannot read the run index ({exc}); run knowmeter runs --output-dir {self.root}: "
+                "it moves a damaged index aside and rebuilds it from the run directories"
+            ) from None
         finally:
             conn.close()
 
@@ -43,16 +52,10 @@ class Store:
             return [dict(r) for r in rows]
 
     def history(self) -> list[dict[str, Any]]:
-        """Per-variant figures of complete runs, oldest first."""
+        """Per-variant figures of complete runs, oldest first (the rows ``knowmeter trends`` reads,
+        with the layer set of each composite)."""
         with self._connect() as conn:
-            if conn is None:
-                return []
-            rows = conn.execute(
-                "SELECT r.id AS run_id, r.created_at, r.sample_set_id, r.sample_count, v.variant, v.composite, "
-                "v.coverage, v.gap_rate FROM run_variants v JOIN runs r ON r.id = v.run_id "
-                "WHERE r.status = 'complete' ORDER BY r.created_at, r.id"
-            )
-            return [dict(r) for r in rows]
+            return [] if conn is None else [dict(r) for r in variant_history(conn)]
 
     def report(self, run_id: str) -> Report | None:
         """The stored report.json of an indexed run, or None (unknown id, no report yet);

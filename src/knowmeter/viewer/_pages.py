@@ -8,7 +8,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from knowmeter.report import Report, ReportView
+from knowmeter.report import Report, ReportView, not_comparable
 from knowmeter.report.html import Series, assets, environment, line_chart
 from knowmeter.watermark import WATERMARK_WARNING
 
@@ -33,38 +33,48 @@ def compare_page(a: tuple[str, Report], b: tuple[str, Report]) -> str:
     return _render("viewer_compare.html.j2", title=f"knowmeter: {a[0]} vs {b[0]}", views=views, same_set=same_set)
 
 
+def _by_sample_set(rows: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The rows per sample set, each set's oldest first."""
+    ordered = sorted(rows, key=lambda r: (str(r["sample_set_id"]), r["created_at"], r["run_id"]))
+    return {set_id: list(group) for set_id, group in groupby(ordered, key=lambda r: str(r["sample_set_id"]))}
+
+
 def trend_series(rows: Sequence[dict[str, Any]], metric: str) -> dict[str, list[Series]]:
     """Per sample set, one series per variant over that set's runs (oldest first). Runs on
-    different sample sets never share a series."""
+    different sample sets never share a series; nor do composites from different layer sets (a
+    judge added later): such a variant has one series per layer set, named after it."""
     out: dict[str, list[Series]] = {}
-    ordered = sorted(rows, key=lambda r: (str(r["sample_set_id"]), r["created_at"], r["run_id"]))
-    for set_id, group in groupby(ordered, key=lambda r: str(r["sample_set_id"])):
-        runs = list(group)
+    for set_id, runs in _by_sample_set(rows).items():
         run_ids = list(dict.fromkeys(r["run_id"] for r in runs))
         label = {r["run_id"]: f"{r['created_at'][:16]} {r['run_id']}" for r in runs}
-        by_variant: dict[str, dict[str, float | None]] = {}
+        split = not_comparable(runs) if metric == "composite" else {}
+        by_line: dict[str, dict[str, float | None]] = {}
         for r in runs:
-            by_variant.setdefault(str(r["variant"]), {})[r["run_id"]] = r[metric]
+            name = str(r["variant"])
+            if name in split:
+                name += f" ({r['layer_set'] or 'layer set unknown'})"
+            by_line.setdefault(name, {})[r["run_id"]] = r[metric]
         out[set_id] = [
-            Series(name=variant, points=[(label[i], values.get(i)) for i in run_ids])
-            for variant, values in by_variant.items()
+            Series(name=name, points=[(label[i], values.get(i)) for i in run_ids]) for name, values in by_line.items()
         ]
     return out
 
 
 def trends_page(rows: list[dict[str, Any]]) -> str:
-    sets: dict[str, dict[str, Any]] = {}
+    sets: dict[str, dict[str, Any]] = {
+        set_id: {
+            "charts": [],
+            "count": runs[-1]["sample_count"],
+            "runs": len({r["run_id"] for r in runs}),
+            "not_comparable": not_comparable(runs),
+        }
+        for set_id, runs in _by_sample_set(rows).items()
+    }
     for metric, title, percent in TREND_METRICS:
         for set_id, series in trend_series(rows, metric).items():
-            entry = sets.setdefault(set_id, {"charts": [], "count": None, "runs": 0})
-            entry["charts"].append(
+            sets[set_id]["charts"].append(
                 line_chart(series, title=f"{title} · sample set {set_id}", y_label=title, percent=percent)
             )
-    for r in rows:
-        entry = sets[str(r["sample_set_id"])]
-        entry["count"] = r["sample_count"]
-    for set_id, entry in sets.items():
-        entry["runs"] = len({r["run_id"] for r in rows if str(r["sample_set_id"]) == set_id})
     return _render("viewer_trends.html.j2", title="knowmeter trends", sets=sets, warning=WATERMARK_WARNING)
 
 

@@ -13,12 +13,14 @@ from urllib.parse import parse_qs, urlsplit
 from knowmeter import defaults
 from knowmeter.errors import InputError
 from knowmeter.report import Report
-from knowmeter.viewer._data import Store
+from knowmeter.viewer._data import Store, UnreadableIndex
 from knowmeter.viewer._pages import compare_page, error_page, runs_page, trends_page
 
 #: a run id as ``new_run_id`` makes them (also what the index holds)
 RUN_ID = re.compile(r"^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$")
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+#: a run's report links back to the viewer's pages
+VIEWER_LINKS = (("/", "Runs"), ("/trends", "Trends"))
 
 
 class _Reply(Exception):
@@ -103,13 +105,16 @@ class Handler(BaseHTTPRequestHandler):
     def _run_page(self, run_id: str) -> str:
         from knowmeter.report.html import render_html
 
-        return render_html(self._report(run_id))
+        return render_html(self._report(run_id), links=VIEWER_LINKS)
 
     def _serve(self, *, head: bool) -> None:
         try:
             body = self._route()
         except _Reply as reply:
             self._send(reply.status, error_page(int(reply.status), reply.message), head=head)
+        except UnreadableIndex as exc:
+            status = HTTPStatus.SERVICE_UNAVAILABLE
+            self._send(status, error_page(int(status), str(exc)), head=head)
         else:
             self._send(HTTPStatus.OK, body, head=head)
 

@@ -9,7 +9,7 @@ import contextlib
 import hashlib
 import pickle
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -166,9 +166,12 @@ def _saturation_chart(name: str, saturation: Mapping[str, Any] | None) -> Markup
     return line_chart([series], title=f"CI width over repeats ({name})", y_label="CI width")
 
 
-def render_html(report: Report, *, title: str | None = None, detail_rows: int = DETAIL_ROWS) -> str:
+def render_html(
+    report: Report, *, title: str | None = None, detail_rows: int = DETAIL_ROWS, links: Sequence[tuple[str, str]] = ()
+) -> str:
     """The whole page for a stored report, with the detail of at most ``detail_rows`` sample rows
-    (the page says how many of how many are shown)."""
+    (the page says how many of how many are shown); ``links`` (href, text) lead the page's nav
+    (the viewer's way back to its runs list)."""
     view = ReportView(report)
     data = payload(view, limit=detail_rows)
     css, js, csp = assets()
@@ -194,6 +197,7 @@ def render_html(report: Report, *, title: str | None = None, detail_rows: int = 
             comparisons=comparisons,
             saturation=saturation,
             budget=budget_rows(view.budget),
+            links=links,
             shown=data["shown"],
             total=data["total"],
             data=Markup(script_json(data)),
