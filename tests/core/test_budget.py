@@ -14,7 +14,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowmeter.executors import ExecRequest, ExecResult, ExecutorError
-from knowmeter.runner import HEADROOM, Budget, BudgetExhausted, ExecutionSettings, MeteredExecutor, execute_tasks
+from knowmeter.runner import (
+    HEADROOM,
+    Budget,
+    BudgetExhausted,
+    ExecutionSettings,
+    MeteredExecutor,
+    budget_warnings,
+    execute_tasks,
+)
 from knowmeter.store import ResultsWriter, iter_results
 from knowmeter.traces import Trace
 from tests.support.cli import init_demo, km
@@ -198,3 +206,31 @@ def test_a_variant_without_results_still_gets_a_report(tmp_path: Path) -> None:
     again = km("report", run["id"], "--json", cwd=demo)
     assert again.returncode == r.returncode == 1, again.stderr  # eval and report decide alike
     assert json.loads(again.stdout)["run"]["partial"] == run["partial"]
+
+
+def test_budget_warnings_name_what_the_budget_could_not_do() -> None:
+    budget = Budget(total_usd=0.05)
+    for kind, cost in [("agent", 0.01), ("agent", None), ("judge", 0.08)]:
+        reserved = budget.try_reserve(kind)
+        assert reserved is not None
+        budget.settle(reserved, cost, kind)
+    assert budget_warnings(budget.to_dict(), concurrency=4) == [
+        "budget $0.05 exceeded: $0.0900 spent (a call's cost is known only after it ran, and one cost more than "
+        "was reserved for it)",
+        "budget $0.05 counts only known costs: 1 of 3 model call(s) reported no cost (their spend is unknown)",
+    ]  # the first call of each kind ran alone to learn its cost: no warning for that
+    assert budget_warnings(Budget().to_dict()) == []  # no total, nothing it could fail to do
+
+
+def test_a_free_kind_is_never_refused_and_a_continued_budget_counts_the_earlier_leg() -> None:
+    free = Budget(total_usd=0.0, free=frozenset({"agent"}))
+    assert free.try_reserve("agent") == 0.0 and free.one_at_a_time == 0  # known to cost 0: nothing to learn
+    assert free.try_reserve("judge") is None  # any other kind is refused by a budget of 0
+    earlier = Budget(total_usd=1.0)
+    earlier.settle(earlier.try_reserve() or 0.0, 0.3)
+    later = Budget(total_usd=1.0)
+    later.continue_from(earlier.to_dict())
+    assert later.spent_usd == pytest.approx(0.3) and later.calls["agent"].known == 1
+    assert later.try_reserve() == pytest.approx(0.3 * HEADROOM)  # its cost is known: no call alone to learn it
+    later.settle(0.3 * HEADROOM, 0.8)
+    assert later.to_dict()["spent_known_usd"] == pytest.approx(1.1) and later.overshoot_usd == pytest.approx(0.1)
