@@ -127,7 +127,7 @@ def resume(
                     notes=_start_notes(prepared),
                     budget=_continued_budget(prepared, record.get("budget"), budget_usd),
                 )
-            from knowmeter.comprehension import ComprehensionPlan, make_grader, reprepare
+            from knowmeter.comprehension import GRADER_KIND, ComprehensionPlan, make_grader, reprepare
 
             plans: list[ComprehensionPlan] = []
 
@@ -141,7 +141,7 @@ def resume(
                 run_dir,
                 tasks,
                 post_process=lambda budget: make_grader(plans[0], budget),
-                budget=_continued_budget(prepared, record.get("budget"), budget_usd),
+                budget=_continued_budget(prepared, record.get("budget"), budget_usd, GRADER_KIND),
             )
 
         return _run(plan, listener or Listener(), resumed=True)
@@ -177,7 +177,15 @@ def comprehend(
     ``executor`` with ``model`` and ``executor_options`` (eval.yaml's ``executor.options``). Paths are
     relative to ``base_dir`` (default: the current folder). The report's ``comprehension``
     section holds the skill's verdict, its ``decision`` the outcome and exit code."""
-    from knowmeter.comprehension import Target, make_config, make_grader, prepare_comprehension, start_comprehension
+    from knowmeter.comprehension import (
+        GRADER_KIND,
+        Target,
+        make_config,
+        make_grader,
+        prepare_comprehension,
+        start_comprehension,
+    )
+    from knowmeter.evaluation import run_budget
 
     target = Target(str(skill), None if evals is None else str(evals), ngram, None if cwd is None else str(cwd))
     config = make_config(
@@ -205,6 +213,7 @@ def comprehend(
             start_comprehension(made),
             made.prepared.tasks,
             post_process=lambda budget: make_grader(made, budget),
+            budget=run_budget(made.prepared, GRADER_KIND),
         )
 
     return _run(plan, listener or Listener(), resumed=False)
@@ -355,13 +364,15 @@ def _start_notes(prepared: Prepared) -> list[str]:
     return notes
 
 
-def _continued_budget(prepared: Prepared, earlier: Mapping[str, Any] | None, total_usd: float | None) -> Budget:
+def _continued_budget(
+    prepared: Prepared, earlier: Mapping[str, Any] | None, total_usd: float | None, judge_kind: str = "judge"
+) -> Budget:
     """A resumed run's budget: its total (``total_usd`` when given, else its last leg's) less what
     its earlier legs spent (``earlier``: their record in run.json; none after a kill -9, whose
-    spend the budget then cannot know)."""
+    spend the budget then cannot know). ``judge_kind`` as for ``run_budget``."""
     from knowmeter.evaluation import run_budget
 
-    budget = run_budget(prepared)
+    budget = run_budget(prepared, judge_kind)
     if earlier is not None:
         budget.total_usd = earlier["total_usd"]
     if total_usd is not None:

@@ -444,14 +444,16 @@ def resume_run(
     return prepared, [t for t in prepared.tasks if t.id not in done]
 
 
-def run_budget(prepared: Prepared) -> Budget:
+def run_budget(prepared: Prepared, judge_kind: str = "judge") -> Budget:
     """The budget every model call of a run is charged to (agent, judges, hedging classifier); a
-    non-LLM agent or judge costs nothing, so a budget of 0 does not refuse it."""
+    non-LLM agent or judge costs nothing, so a budget of 0 does not refuse it. ``judge_kind`` is
+    the kind the judges' calls are charged as (a comprehension run's graders: ``grader``): until
+    one has a known cost, calls run one at a time."""
     config = prepared.config
-    expected = frozenset({"agent", *(["judge"] if config.judges else [])})
+    expected = frozenset({"agent", *([judge_kind] if config.judges else [])})
     free = {"agent"} if prepared.executor.non_llm else set()
     if prepared.judges and all(j.executor.non_llm for j in prepared.judges):
-        free.add("judge")
+        free.add(judge_kind)
     return Budget(config.budget_total_usd, config.budget_per_task_usd, expected=expected, free=frozenset(free))
 
 

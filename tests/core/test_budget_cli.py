@@ -144,3 +144,23 @@ def test_results_the_report_did_not_count_are_warned_of(project: Path) -> None:
     r = km("report", run.name, "--markdown", "m.md", cwd=project)
     assert "⚠ results.jsonl: 1 duplicate" in r.stdout
     assert "⚠ results.jsonl: 1 duplicate" in (project / "m.md").read_text()
+
+
+def test_a_comprehension_run_learns_its_graders_cost_and_then_runs_at_full_concurrency(project: Path) -> None:
+    grader = Path(__file__).parents[1] / "comprehension" / "grader_script.py"
+    r = km(
+        "comprehend",
+        *("comprehension/skills/refund-policy", "--evals", "comprehension/evals/refund-policy.json"),
+        *(
+            "--executor",
+            f"{sys.executable} {project / 'agent.py'} 0.01",
+            "--judge",
+            f"{sys.executable} {grader} costly",
+        ),
+        *("--no-cache", "--concurrency", "4", "--budget-usd", "100"),
+        cwd=project,
+    )
+    budget = _stored(project)["run"]["budget"]
+    assert budget["calls"]["grader"]["known_cost"] > 0 and budget["calls"]["agent"]["known_cost"] > 0, r.stderr
+    assert budget["calls_one_at_a_time"] == 2  # the first agent call and the first grader call, to learn their cost
+    assert "⚠ budget" not in r.stdout

@@ -27,6 +27,7 @@ from knowmeter.comprehension._reply import (
 )
 from knowmeter.comprehension._run import (
     BASELINE_ARM,
+    GRADER_KIND,
     SKILL_ARM,
     ComprehensionPlan,
     Target,
@@ -47,6 +48,7 @@ from knowmeter.skillgraph import STOPWORDS, Overlap, SourceGrams, tokens, verbat
 __all__ = [
     "BASELINE_ARM",
     "FAIL_HEDGES",
+    "GRADER_KIND",
     "GRADER_TEMPLATE",
     "LEVELS",
     "OWNED_FIELDS",

@@ -192,13 +192,19 @@ def reprepare(record: dict[str, Any]) -> ComprehensionPlan:
     )
 
 
+#: The kind of call the graders' calls are charged to the budget as (``run.budget.calls``).
+GRADER_KIND = "grader"
+
+
 def make_grader(plan: ComprehensionPlan, budget: Budget) -> PostProcess:
     """Grade each finished answer; an agent error or timeout is an answer that is not there, so
     every behavior FAILs (``unanswered``). Every grader call is charged to ``budget`` (the run's,
     shared with the agent), as judge calls are."""
     cases = plan.cases
     cfg = plan.prepared.config
-    judges = [JudgeSpec(j.name, MeteredExecutor(j.executor, budget, "grader"), j.model) for j in plan.prepared.judges]
+    judges = [
+        JudgeSpec(j.name, MeteredExecutor(j.executor, budget, GRADER_KIND), j.model) for j in plan.prepared.judges
+    ]
 
     async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
         case = cases[task.sample.sample_id]
