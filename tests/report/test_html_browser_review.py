@@ -70,6 +70,36 @@ def test_long_outputs_are_diffed(browser: Browser, review_run: Path) -> None:
     assert "output (words not in the control marked)" in captions
 
 
+def test_outputs_too_different_for_a_word_diff_get_a_line_diff_or_say_so(
+    browser: Browser, review_run: Path, tmp_path: Path
+) -> None:
+    """Row "long" r0: 300 lines, every one changed (too many words to diff: a line diff); row
+    "long" r1: 2,100 lines each, all different (too many lines too: said, no marks)."""
+    report = json.loads((review_run / "report.json").read_text())
+    for t in report["tasks"]:
+        if t["sample_id"] == "long":
+            lines, text = (300, "line {} alpha beta gamma delta\n") if t["repeat"] == 0 else (2100, "{}\n")
+            treat = t["variant"] == "treat"
+            t["exec"]["output"] = "".join(
+                (text.upper() if treat else text).format(f"{'t' if treat else 'c'}{i}") for i in range(lines)
+            )
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_html(Report.model_validate(report)))
+    page = browser.open(page_file)
+    rows = page.locator("#sample-body tr.row[data-sample=long]")
+    rows.nth(0).click()
+    detail = page.locator("tr.detail")
+    assert detail.locator("del").count() == 300 and detail.locator("ins").count() == 300
+    assert "output (lines missing from the treatment struck)" in detail.locator(".side > .sub").all_inner_texts()
+    rows.nth(0).click()
+    rows.nth(1).click()
+    captions = detail.locator(".side > .sub").all_inner_texts()
+    assert "output (too long to mark its differences from the treatment)" in captions
+    assert "output (too long to mark its differences from the control)" in captions
+    assert detail.locator("del, ins").count() == 0
+    assert browser.errors == []
+
+
 def test_bidi_controls_are_shown_as_their_codes(browser: Browser, review_run: Path) -> None:
     page = browser.open(review_run / "report.html")
     row = page.locator("#sample-body tr.row").filter(has_text="U+202E").first
@@ -111,6 +141,7 @@ def test_a_run_without_a_control_has_no_control(browser: Browser, review_project
     assert side.locator("h4").inner_text().startswith("treat (treatment) · ")
     assert "output" in side.locator(".sub").all_inner_texts()  # no caption promising marks
     assert page.locator("tr.detail del, tr.detail ins").count() == 0
+    assert "No control and treatment to compare" in page.locator("#samples").inner_text()
 
 
 def test_the_count_names_shown_and_total_rows(browser: Browser, review_run: Path, tmp_path: Path) -> None:

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from knowmeter.report import Report
-from knowmeter.report.html import render_html
-from knowmeter.report.html._page import BIDI, TEMPLATES
+from knowmeter.report.html import Series, line_chart, render_html
+from knowmeter.report.html._page import TEMPLATES
+from knowmeter.report.html._text import BIDI
 from tests.report.report_support import latest_run
 from tests.report.test_html_static import Page
 from tests.support.cli import km_process
@@ -34,6 +35,12 @@ def test_bidi_controls_in_the_template_text_are_shown_as_their_code(review_run: 
     assert not BIDI.search(" ".join(page.text))
     link = next(a for t, a in page.tags if t == "a" and "samplelink" in (a.get("class") or ""))
     assert link["href"] == "#sample=gap%E2%80%AE-1&repeat=1"  # the link keeps the real id
+
+
+def test_bidi_controls_in_chart_labels_are_shown_as_their_code() -> None:
+    chart = line_chart([Series("treat\u202e", [("run \u2067", 1.0), ("b", 2.0)])], title="t\u200e", y_label="y")
+    assert not BIDI.search(chart)
+    assert "treat\u27e8U+202E\u27e9" in chart and "run \u27e8U+2067\u27e9" in chart and "t\u27e8U+200E\u27e9" in chart
 
 
 def test_the_page_script_shows_the_same_characters() -> None:

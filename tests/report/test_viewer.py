@@ -53,6 +53,7 @@ def test_pages(viewer: ViewerServer, demo_run: Path) -> None:
     assert status == 200 and body.count(f'href="/run/{run_id}"') == 2 and "different-sets" not in body
     status, body = request(viewer, "GET", "/trends")
     assert status == 200 and "<svg" in body and report["run"]["watermark"]["id"] in body
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in body  # laid out on a phone
     assert request(viewer, "HEAD", "/")[0] == 200
 
 

@@ -8,7 +8,6 @@ import base64
 import contextlib
 import hashlib
 import pickle
-import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -23,21 +22,9 @@ from knowmeter.report._model import Report
 from knowmeter.report._view import Comparison, ReportView
 from knowmeter.report.html._payload import DETAIL_ROWS, payload, script_json
 from knowmeter.report.html._svg import ForestRow, Series, forest_plot, line_chart
+from knowmeter.report.html._text import visible
 
 TEMPLATES = Path(__file__).with_name("templates")
-
-
-#: characters that reorder the text around them (bidi controls): a page shows their code instead,
-#: so it never shows words the data does not hold (report.js holds the same set)
-BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def visible(value: Any) -> Any:
-    """A plain string with its bidi controls shown as ``⟨U+202E⟩``; anything else (markup made
-    here, numbers) as it is. Every ``{{ }}`` of the templates passes here."""
-    if type(value) is not str:
-        return value
-    return BIDI.sub(lambda m: f"\u27e8U+{ord(m.group()):04X}\u27e9", value)
 
 
 def fmt(value: Any, spec: str = ".2f") -> str:
@@ -198,6 +185,7 @@ def render_html(
             saturation=saturation,
             budget=budget_rows(view.budget),
             links=links,
+            compared=data["control"] is not None and len(data["variants"]) > 1,
             shown=data["shown"],
             total=data["total"],
             data=Markup(script_json(data)),

@@ -1,5 +1,6 @@
-"""Inline SVG charts (forest plot, line chart). Every label passes through ``escape``; numbers
-are formatted here, so no caller-supplied text reaches the markup unescaped."""
+"""Inline SVG charts (forest plot, line chart). Every label passes through ``_label`` (bidi
+controls shown as their code, then escaped); numbers are formatted here, so no caller-supplied
+text reaches the markup unescaped."""
 
 from __future__ import annotations
 
@@ -7,6 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
+
+from knowmeter.report.html._text import visible
+
+
+def _label(text: str) -> Markup:
+    return escape(visible(text))
 
 
 @dataclass(frozen=True)
@@ -45,7 +52,7 @@ def forest_plot(rows: Sequence[ForestRow], *, min_effect: float | None, title: s
     width = label_w + plot_w + text_w
     parts = [
         f'<svg class="forest" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>'
+        f'xmlns="http://www.w3.org/2000/svg"><title>{_label(title)}</title>'
     ]
     bottom = top + row_h * len(rows)
     if band is not None:
@@ -56,13 +63,13 @@ def forest_plot(rows: Sequence[ForestRow], *, min_effect: float | None, title: s
     parts.append(f'<line class="zero" x1="{x(0):.1f}" x2="{x(0):.1f}" y1="{top - 8}" y2="{bottom}"/>')
     for i, r in enumerate(rows):
         y = top + row_h * i + row_h / 2
-        parts.append(f'<text class="lbl" x="{label_w - 8}" y="{y + 4:.1f}" text-anchor="end">{escape(r.label)}</text>')
+        parts.append(f'<text class="lbl" x="{label_w - 8}" y="{y + 4:.1f}" text-anchor="end">{_label(r.label)}</text>')
         cls = "sig" if r.significant else "ns"
         if r.low is not None and r.high is not None:
             parts.append(f'<line class="ci {cls}" x1="{x(r.low):.1f}" x2="{x(r.high):.1f}" y1="{y:.1f}" y2="{y:.1f}"/>')
         if r.estimate is not None:
             parts.append(f'<circle class="pt {cls}" cx="{x(r.estimate):.1f}" cy="{y:.1f}" r="5"/>')
-        parts.append(f'<text class="val" x="{label_w + plot_w + 10}" y="{y + 4:.1f}">{escape(_ci_text(r))}</text>')
+        parts.append(f'<text class="val" x="{label_w + plot_w + 10}" y="{y + 4:.1f}">{_label(_ci_text(r))}</text>')
     for v in (lo, 0.0, hi):
         if v != 0.0 and abs(x(v) - x(0.0)) < 40:
             continue  # would overlap the zero tick
@@ -106,8 +113,8 @@ def line_chart(series: Sequence[Series], *, title: str, y_label: str, percent: b
 
     parts = [
         f'<svg class="chart" role="img" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
-        f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
-        f'<text class="tick" x="4" y="{top - 6}">{escape(y_label)}</text>',
+        f'xmlns="http://www.w3.org/2000/svg"><title>{_label(title)}</title>',
+        f'<text class="tick" x="4" y="{top - 6}">{_label(y_label)}</text>',
     ]
     for v in (lo, hi):
         parts.append(f'<text class="tick" x="{left - 6}" y="{py(v) + 4:.1f}" text-anchor="end">{fmt(v)}</text>')
@@ -124,14 +131,14 @@ def line_chart(series: Sequence[Series], *, title: str, y_label: str, percent: b
             segment.append(f"{px(i):.1f},{py(y):.1f}")
             parts.append(
                 f'<circle class="dot {cls}" cx="{px(i):.1f}" cy="{py(y):.1f}" r="3.5">'
-                f"<title>{escape(s.name)} · {escape(label)}: {fmt(y)}</title></circle>"
+                f"<title>{_label(s.name)} · {_label(label)}: {fmt(y)}</title></circle>"
             )
         if len(segment) > 1:
             parts.append(f'<polyline class="line {cls}" points="{" ".join(segment)}"/>')
     for k, s in enumerate(series):
         parts.append(
             f'<text class="legend s{k % 6}" x="{left + 150 * (k % 3)}" y="{h - 8 - 14 * (k // 3)}">'
-            f"■ {escape(s.name)}</text>"
+            f"■ {_label(s.name)}</text>"
         )
     parts.append("</svg>")
     return Markup("".join(parts))

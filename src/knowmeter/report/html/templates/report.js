@@ -6,7 +6,7 @@
   // the changed middle of two outputs is diffed when it has at most this many token pairs
   var DIFF_CELLS = 4000000;
   // characters that reorder the text around them (bidi controls): shown as their code instead,
-  // so a page never shows words the data does not hold (the same set as _page.py's BIDI)
+  // so a page never shows words the data does not hold (the same set as _text.py's BIDI)
   var BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
   var data = JSON.parse(document.getElementById("km-data").textContent);
   var variants = data.variants, control = data.control, roles = data.roles;
