@@ -151,6 +151,12 @@ def test_compare_json_every_variant_and_contamination(gold_dir: Path, tmp_path: 
         ('["a list"]\n', [], "expected a JSON object"),
         ('{"variant": "v"}\n', [], "missing variant or sample_id"),
         ('{"sample_id": "a", "variant": "v"}\n', ["--variant", "w"], "no results for variant 'w'"),
+        (
+            '{"sample_id": "code_sql_injection", "variant": "v", "grade": {"layers": {"fact": 4, "judge": null}}}\n',
+            [],
+            "no judge scores (v ran without a judge): nothing to compare with the gold set; "
+            "run knowmeter eval --judge EXECUTOR:MODEL first",
+        ),
     ],
 )
 def test_compare_input_errors(
@@ -166,3 +172,4 @@ def test_compare_input_errors(
     result = CliRunner().invoke(cli, ["gold", "compare", target, "--gold-dir", str(gold_dir), *extra])
     assert result.exit_code == 2
     assert match in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not (run / "gold.json").exists()  # nothing stored

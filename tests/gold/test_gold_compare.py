@@ -62,6 +62,20 @@ def test_partial_overlap_and_missing_scores(gold: GoldSet) -> None:
     assert empty.alpha_ci_percentile.low is None and empty.agreement is None
 
 
+def test_one_matched_sample_is_no_agreement_at_all(gold: GoldSet) -> None:
+    first = gold.annotations[0]
+    one = compare({first.sample_id: 1.0 if first.score >= 3 else 5.0}, gold, b=200)
+    assert one.n_matched == 1 and one.mean_abs_diff is not None  # one difference is measured
+    assert (one.alpha_interval, one.alpha_ordinal, one.kappa_quadratic, one.pearson, one.agreement) == (
+        None,
+        None,
+        None,
+        None,
+        None,
+    )
+    assert one.alpha_ci_percentile.low is None and one.alpha_ci_bca.low is None
+
+
 @pytest.mark.parametrize(
     ("judges", "warns"),
     [

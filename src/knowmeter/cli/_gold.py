@@ -112,6 +112,11 @@ def compare_cmd(
         if not scores:
             raise InputError(f"{path}: no results to compare")
         chosen = [variant] if variant is not None else list(scores)
+        if not any(scores[v][0] for v in chosen):
+            raise InputError(
+                f"{path}: no judge scores ({' / '.join(chosen)} ran without a judge): nothing to compare with the "
+                "gold set; run knowmeter eval --judge EXECUTOR:MODEL first"
+            )
         results = {
             v: compare(scores[v][0], gold, judges=sorted(scores[v][1]), b=bootstrap_samples, seed=seed) for v in chosen
         }
@@ -142,6 +147,8 @@ def _fmt(x: float | None) -> str:
 
 
 def _print_comparison(variant: str, r: Any) -> None:
+    from knowmeter.gold import MIN_MATCHED
+
     click.echo(f"gold compare · variant {variant} vs {r.annotator} (scale {r.scale_min:g}–{r.scale_max:g})")
     missing = f"; gold samples without a judge score: {', '.join(r.missing_in_run)}" if r.missing_in_run else ""
     click.echo(f"  matched {r.n_matched} of {r.n_gold} gold samples{missing}")
@@ -155,6 +162,7 @@ def _print_comparison(variant: str, r: Any) -> None:
         f"  quadratic-weighted κ {_fmt(r.kappa_quadratic)} · Pearson {_fmt(r.pearson)} · "
         f"mean |judge − gold| {_fmt(r.mean_abs_diff)}"
     )
-    click.echo(f"  agreement: {r.agreement or 'unknown'}")
+    few = f" (n = {r.n_matched}: α and κ need {MIN_MATCHED} matched samples)" if r.n_matched < MIN_MATCHED else ""
+    click.echo(f"  agreement: {r.agreement or 'unknown'}{few}")
     if r.contamination_warning:
         click.echo(f"  warning: {r.contamination_warning}")

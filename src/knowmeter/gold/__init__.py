@@ -2,7 +2,7 @@
 validate, scaffold a template, measure how a run's judge agrees with the gold scores, and store
 that comparison with the run (``gold.json``) for the report's audit."""
 
-from knowmeter.gold._compare import compare, contamination_warning
+from knowmeter.gold._compare import MIN_MATCHED, compare, contamination_warning
 from knowmeter.gold._load import ANNOTATIONS, METADATA, init_gold, load_gold
 from knowmeter.gold._model import GoldAnnotation, GoldComparison, GoldMetadata, GoldScale, GoldSet
 from knowmeter.gold._store import (
@@ -21,6 +21,7 @@ __all__ = [
     "ANNOTATIONS",
     "GOLD_FILE",
     "METADATA",
+    "MIN_MATCHED",
     "GoldAnnotation",
     "GoldComparison",
     "GoldEvidence",

@@ -65,6 +65,11 @@ def contamination_warning(annotator: str, judges: Sequence[str]) -> str | None:
     return None
 
 
+#: Fewest samples scored by both the judge and the gold set for α and κ to mean anything: one
+#: sample shows a difference, never agreement (α and κ came out as 0.00, "poor", from one).
+MIN_MATCHED = 2
+
+
 def _agreement(alpha: float | None) -> Literal["strong", "acceptable", "weak", "poor"] | None:
     if alpha is None:
         return None
@@ -84,21 +89,23 @@ def compare(
     seed: int = 0,
     level: float = defaults.CI_LEVEL,
 ) -> GoldComparison:
-    """Agreement between per-sample judge scores and the gold scores, over the samples in both.
-    NaN / infinite judge scores count as missing. ``judges`` (names and models) feed the
+    """Agreement between per-sample judge scores and the gold scores, over the samples in both
+    (α, κ and the agreement label unknown below ``MIN_MATCHED`` of them). NaN / infinite judge
+    scores count as missing. ``judges`` (names and models) feed the
     contamination check."""
     gold_scores = gold.scores()
     judged = {s: float(v) for s, v in judge_scores_by_sample.items() if v is not None and math.isfinite(v)}
     matched = sorted(set(gold_scores) & set(judged))
     g = np.array([gold_scores[s] for s in matched], dtype=np.float64)
     j = np.array([judged[s] for s in matched], dtype=np.float64)
-    data = np.vstack([g, j]) if matched else np.empty((2, 0))
+    enough = len(matched) >= MIN_MATCHED
+    data = np.vstack([g, j]) if enough else np.empty((2, 0))
     boot = BootstrapEstimate.from_result(
         krippendorff_alpha_bootstrap(data, b=b, seed=seed, level=level), n_non_finite=0
     )
     scale = gold.metadata.scale
     rounded = np.clip([_round_half_up(v) for v in j], scale.min, scale.max) if matched else j
-    alpha = krippendorff_alpha(data) if matched else None
+    alpha = krippendorff_alpha(data) if enough else None
     return GoldComparison(
         annotator=gold.metadata.annotator,
         judges=sorted(set(judges)),
@@ -110,10 +117,10 @@ def compare(
         missing_in_run=sorted(set(gold_scores) - set(judged)),
         not_in_gold=len(set(judged) - set(gold_scores)),
         alpha_interval=alpha,
-        alpha_ordinal=krippendorff_alpha(data, "ordinal") if matched else None,
+        alpha_ordinal=krippendorff_alpha(data, "ordinal") if enough else None,
         alpha_ci_percentile=boot.percentile,
         alpha_ci_bca=boot.bca,
-        kappa_quadratic=weighted_kappa(g, rounded) if matched else None,
+        kappa_quadratic=weighted_kappa(g, rounded) if enough else None,
         pearson=pearson(g, j),
         mean_abs_diff=mean_abs_diff(g, j),
         agreement=_agreement(alpha),
