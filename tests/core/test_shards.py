@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -265,7 +266,7 @@ def test_merge_refuses_shards_that_do_not_make_one_plan(project: Path, shards: l
     o = project / "other" / "runs"
     assert "is not a shard" in _refused(project, s[0], s[1], str(o / unsharded))
     line = _refused(project, s[0], s[1], str(o / other_seed))
-    assert "different plans" in line and "differ in: config, seed" in line
+    assert "different plans" in line and re.search(r"differ in: config\.seed \d+ vs 7, seed \d+ vs 7\)", line), line
     assert "is shard 1/3 but run" in _refused(project, s[0], str(o / other_split))
     assert "shard 2/3 is given twice" in _refused(project, s[0], s[1], s[1], s[2])
     assert "shard 3 of 3 is missing (given: 1, 2)" in _refused(project, s[0], s[1])
@@ -308,3 +309,15 @@ def test_the_python_api_shards_and_merges(project: Path) -> None:
     assert isinstance(report, knowmeter.Report)
     assert report.run.status == "complete" and report.run.tasks_done == 92 and report.run.shard is None
     assert (store / "runs" / report.run.id / "report.json").is_file()
+
+
+def test_a_refused_merge_names_each_setting_that_differs() -> None:
+    from knowmeter.store._merge import _differences
+
+    a = {"config": {"repeat": 1, "model": None, "judges": ["x"]}, "samples": "a" * 64, "seed": 1}
+    b = {"config": {"repeat": 2, "model": "m", "judges": ["x"]}, "samples": "b" * 64, "seed": 1}
+    assert _differences(a, b) == [
+        "config.model null vs \"m\"",
+        "config.repeat 1 vs 2",
+        f"samples \"{'a' * 38}… vs \"{'b' * 38}…",
+    ]

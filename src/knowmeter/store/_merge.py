@@ -4,6 +4,7 @@ task present in two shards."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -32,14 +33,26 @@ def _shard_record(run_dir: RunDir) -> dict[str, Any]:
     return record
 
 
+def _differences(a: Any, b: Any, path: str = "") -> list[str]:
+    """Where two plans differ, to the setting: ``config.repeat 1 vs 2``."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = sorted(a.keys() | b.keys())
+        return [d for k in keys for d in _differences(a.get(k), b.get(k), f"{path}.{k}" if path else k)]
+    return [] if a == b else [f"{path} {_shown(a)} vs {_shown(b)}"]
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def _check_plan(runs: list[tuple[RunDir, dict[str, Any]]]) -> list[tuple[RunDir, dict[str, Any]]]:
     """The shards sorted by index, after checking they are exactly shards 1..N of one plan."""
     first_dir, first = runs[0]
     count = first["shard"]["count"]
     for run_dir, record in runs[1:]:
         if record["shard"]["plan_hash"] != first["shard"]["plan_hash"]:
-            a, b = plan_parts(first), plan_parts(record)
-            differ = ", ".join(k for k in a if a[k] != b[k])
+            differ = ", ".join(_differences(plan_parts(first), plan_parts(record)))
             raise InputError(
                 f"runs {first_dir.id} and {run_dir.id} are shards of different plans (they differ "
                 f"in: {differ}); merge the shards of one plan (same config, samples, variants, "
