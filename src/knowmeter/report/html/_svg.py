@@ -94,8 +94,10 @@ class Series:
 
 
 def line_chart(series: Sequence[Series], *, title: str, y_label: str, percent: bool = False) -> Markup:
-    """Each series as its own polyline over its own points (x = position in the series)."""
-    w, h, left, top, bottom = 560, 220, 56, 20, 40
+    """Each series as its own polyline over its own points (x = position in the series); the
+    legend below the plot, one series a line (long names never overlap)."""
+    w, plot_h, left, top, bottom = 560, 220, 56, 20, 40
+    h = plot_h + 14 * max(len(series) - 1, 0)
     values = [y for s in series for _, y in s.points]
     lo, hi = _span([*values, 0.0] if percent else values, 0.05)
     if percent:
@@ -106,7 +108,7 @@ def line_chart(series: Sequence[Series], *, title: str, y_label: str, percent: b
         return left + (i / max(n - 1, 1)) * (w - left - 16)
 
     def py(v: float) -> float:
-        return top + (1 - (v - lo) / ((hi - lo) or 1)) * (h - top - bottom)
+        return top + (1 - (v - lo) / ((hi - lo) or 1)) * (plot_h - top - bottom)
 
     def fmt(v: float) -> str:
         return f"{100 * v:.0f}%" if percent else f"{v:.2f}"
@@ -137,7 +139,7 @@ def line_chart(series: Sequence[Series], *, title: str, y_label: str, percent: b
             parts.append(f'<polyline class="line {cls}" points="{" ".join(segment)}"/>')
     for k, s in enumerate(series):
         parts.append(
-            f'<text class="legend s{k % 6}" x="{left + 150 * (k % 3)}" y="{h - 8 - 14 * (k // 3)}">'
+            f'<text class="legend s{k % 6}" x="{left}" y="{plot_h - 8 + 14 * k}">'
             f"■ {_label(s.name)}</text>"
         )
     parts.append("</svg>")
