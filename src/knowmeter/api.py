@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report
     from knowmeter.observe import HealthReport
     from knowmeter.probe import ProbeResult
     from knowmeter.report import Report
-    from knowmeter.runner import Backend, Budget, PostProcess, Task
+    from knowmeter.runner import Backend, Budget, PostProcess, StoredSpend, Task
     from knowmeter.store import RunDir
 
 __all__ = ["Listener", "comprehend", "evaluate", "generate_probe_set", "merge", "observe_traces", "rescore", "resume"]
@@ -113,8 +113,7 @@ def resume(
     run_dir = _find(run, output_dir)
     run_dir.lock()  # two resumes of one run would run its missing tasks twice
     try:
-        record = run_dir.read_run()
-        comprehension = "comprehension" in record
+        comprehension = "comprehension" in run_dir.read_run()
 
         def plan() -> _Plan:
             if not comprehension:
@@ -125,7 +124,7 @@ def resume(
                     tasks,
                     backend=_backend(backend, ray_address),
                     notes=_start_notes(prepared),
-                    budget=_continued_budget(prepared, record.get("budget"), budget_usd),
+                    budget=_continued_budget(prepared, run_dir, budget_usd),
                 )
             from knowmeter.comprehension import GRADER_KIND, ComprehensionPlan, make_grader, reprepare
 
@@ -141,7 +140,7 @@ def resume(
                 run_dir,
                 tasks,
                 post_process=lambda budget: make_grader(plans[0], budget),
-                budget=_continued_budget(prepared, record.get("budget"), budget_usd, GRADER_KIND),
+                budget=_continued_budget(prepared, run_dir, budget_usd, GRADER_KIND),
             )
 
         return _run(plan, listener or Listener(), resumed=True)
@@ -365,21 +364,48 @@ def _start_notes(prepared: Prepared) -> list[str]:
 
 
 def _continued_budget(
-    prepared: Prepared, earlier: Mapping[str, Any] | None, total_usd: float | None, judge_kind: str = "judge"
+    prepared: Prepared, run_dir: RunDir, total_usd: float | None, judge_kind: str = "judge"
 ) -> Budget:
     """A resumed run's budget: its total (``total_usd`` when given, else its last leg's) less what
-    its earlier legs spent (``earlier``: their record in run.json; none after a kill -9, whose
-    spend the budget then cannot know). ``judge_kind`` as for ``run_budget``."""
+    its earlier legs spent — their record in run.json, plus what the stored results hold beyond it
+    (a leg killed by ``kill -9`` recorded nothing). ``judge_kind`` as for ``run_budget``."""
     from knowmeter.evaluation import run_budget
 
     budget = run_budget(prepared, judge_kind)
+    earlier = run_dir.read_run().get("budget")
     if earlier is not None:
         budget.total_usd = earlier["total_usd"]
     if total_usd is not None:
         budget.total_usd = total_usd
     if earlier is not None:
         budget.continue_from(earlier)
+    budget.add_unrecorded(_stored_spend(run_dir, judge_kind))
     return budget
+
+
+def _stored_spend(run_dir: RunDir, judge_kind: str) -> dict[str, StoredSpend]:
+    """What the run's stored results say was spent: agent calls (one per task; an answer from the
+    cache cost nothing) and the judges' calls (one total per task: ``grade.judge_cost_usd``, or a
+    comprehension run's ``comprehension.cost_usd``), known and unknown."""
+    from knowmeter.runner import StoredSpend
+
+    tallies: dict[str, list[Any]] = {"agent": [0, 0, 0.0], judge_kind: [0, 0, 0.0]}
+    for record in run_dir.results():
+        judged = record.get("grade") or record.get("comprehension") or {}
+        costs = {
+            "agent": 0.0 if record.get("cached") else (record.get("exec") or {}).get("cost_usd"),
+            judge_kind: judged.get("judge_cost_usd", judged.get("cost_usd", 0.0)),
+        }
+        for kind, cost in costs.items():
+            if kind != "agent" and cost == 0.0:
+                continue  # no judge call (none configured, or not asked): nothing spent
+            tally = tallies[kind]
+            if isinstance(cost, int | float) and not isinstance(cost, bool):
+                tally[0] += 1
+                tally[2] += cost
+            else:
+                tally[1] += 1
+    return {kind: StoredSpend(*tally) for kind, tally in tallies.items() if tally[0] or tally[1]}
 
 
 def _find(run: str | Path, output_dir: str | Path | None) -> RunDir:

@@ -77,8 +77,8 @@ def test_ctrl_c_keeps_the_tasks_prints_the_resume_command_and_exits_130(tmp_path
     assert listed["status"] == "complete" and listed["tasks_done"] == 46
 
 
-# Answers at once while the file "hold" beside it is absent, else waits for it to go: the test
-# holds the run mid-way, and lets a stalled agent finish (no orphan left) by deleting the file.
+# Answers at once (for $0.01) while the file "hold" beside it is absent, else waits for it to go:
+# the test holds the run mid-way, and lets a stalled agent finish (no orphan left) by deleting it.
 HELD_AGENT = """\
 import json, os, sys, time
 json.load(sys.stdin)
@@ -87,7 +87,7 @@ with open(os.path.join(here, "calls"), "a") as fh:
     fh.write(".")
 while os.path.getsize(os.path.join(here, "calls")) > 3 and os.path.exists(os.path.join(here, "hold")):
     time.sleep(0.05)
-print(json.dumps({"output": "Refunds are possible within 30 days of purchase."}))
+print(json.dumps({"output": "Refunds are possible within 30 days of purchase.", "costUSD": 0.01}))
 """
 
 
@@ -141,3 +141,23 @@ def test_runs_lists_a_running_and_a_killed_run_before_they_have_an_index_row(tmp
     assert not (demo / ".knowmeter" / "runs" / run.name / "report.json").exists()
     assert f"{run.name} · " in listed.stdout and f" · killed · INCOMPLETE · {stored}/46 tasks" in listed.stdout
     assert f"stopped before it finished: continue with knowmeter eval --resume {run.name}" in listed.stdout
+
+
+def test_a_resume_after_kill_9_counts_what_the_killed_leg_spent(tmp_path: Path) -> None:
+    """The killed leg recorded no spend; its stored results say what it was, and the budget of the
+    resumed run counts it: room for one more $0.01 task, not for the whole run again."""
+    demo = init_demo(tmp_path / "d")
+    proc, run = _held_run(demo)
+    proc.kill()
+    proc.communicate(timeout=60)
+    (demo / "hold").unlink()
+    stored = len((run / "results.jsonl").read_text().splitlines())
+    total = round(0.01 * stored + 0.015, 4)
+    r = km("eval", "--resume", run.name, "--budget-usd", str(total), "--json", cwd=demo)
+    assert r.returncode == 1, r.stderr
+    report = json.loads(r.stdout)
+    budget = report["run"]["budget"]
+    assert report["run"]["tasks_done"] == stored + 1 and report["decision"]["outcome"] == "INCOMPLETE"
+    assert budget["spent_known_usd"] == pytest.approx(0.01 * (stored + 1)) and budget["spent_known_usd"] <= total
+    assert budget["calls"]["agent"]["known_cost"] == stored + 1
+    assert f"${0.01 * stored:.6f} over {stored} call(s) read back from results.jsonl" in budget["note"]

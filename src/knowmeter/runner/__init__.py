@@ -6,6 +6,7 @@ from knowmeter.runner._budget import (
     Budget,
     BudgetExhausted,
     MeteredExecutor,
+    StoredSpend,
     budget_warnings,
     invalid_cost,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "ResponseCache",
     "RunStopped",
     "Shard",
+    "StoredSpend",
     "Task",
     "assign_samples",
     "budget_warnings",

@@ -32,6 +32,16 @@ def invalid_cost(cost: float | None) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class StoredSpend:
+    """What a run's stored results say one kind of call spent: calls (or tasks, for kinds that
+    store one total per task) with a known and an unknown cost, and the known spend."""
+
+    known: int = 0
+    unknown: int = 0
+    spent_usd: float = 0.0
+
+
 @dataclass
 class _Calls:
     known: int = 0
@@ -72,6 +82,9 @@ class Budget:
     free: frozenset[str] = frozenset()
     #: calls started one at a time because a cost they needed was not known yet
     one_at_a_time: int = 0
+    #: spend (and calls) a killed leg never recorded, read back from the stored results
+    unrecorded_usd: float = 0.0
+    unrecorded_calls: int = 0
     _freed: anyio.Event | None = None
 
     def _seen(self, kind: str) -> float | None:
@@ -158,10 +171,30 @@ class Budget:
         if earlier.get("overshoot_usd") and self.total_usd is not None:
             self.overshoot_usd = max(0.0, self.spent_usd - self.total_usd)
 
+    def add_unrecorded(self, stored: Mapping[str, StoredSpend]) -> None:
+        """Count what the stored results hold beyond this budget's record (``continue_from``): a
+        leg killed before it recorded its spend (``kill -9``) left only its results."""
+        for kind, spend in stored.items():
+            calls = self.calls.setdefault(kind, _Calls())
+            known, unknown = max(0, spend.known - calls.known), max(0, spend.unknown - calls.unknown)
+            spent = max(0.0, spend.spent_usd - calls.spent_usd)
+            calls.known += known
+            calls.unknown += unknown
+            calls.spent_usd += spent
+            self.spent_usd += spent
+            self.unrecorded_usd += spent
+            self.unrecorded_calls += known + unknown
+
     def to_dict(self) -> dict[str, object]:
         agent = self.calls.get("agent", _Calls())
         unknown = sum(c.unknown for c in self.calls.values())
         notes = []
+        if self.unrecorded_usd or self.unrecorded_calls:
+            notes.append(
+                f"a leg killed before it recorded its spend: ${self.unrecorded_usd:.6f} over "
+                f"{self.unrecorded_calls} call(s) read back from results.jsonl (calls that store no cost "
+                "there, such as the hedging classifier's, are not counted)"
+            )
         if unknown:
             notes.append(f"{unknown} model call(s) reported no cost: their spend is unknown and not counted")
         if self.overshoot_usd:
