@@ -165,7 +165,7 @@ IN_PROCESS = textwrap.dedent("""
     prepared = prepare(cfg)
     run_dir = start_run(prepared)
     t0 = time.perf_counter()
-    budget = run_budget(cfg)
+    budget = run_budget(prepared)
     stats, _ = anyio.run(lambda: execute(prepared, run_dir, prepared.tasks, budget=budget,
                                          post_process=make_post_process(prepared, budget)))
     wall = time.perf_counter() - t0
