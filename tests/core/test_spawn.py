@@ -97,3 +97,20 @@ def test_cancel_kills_the_group_and_reaps_it(tmp_path: Path, script: str) -> Non
     assert zombie_children() == []
     time.sleep(2)
     assert not marker.exists()
+
+
+def test_a_reply_is_taken_when_the_command_exits_leaving_a_child_on_stdout() -> None:
+    if not _spawn.USE_PIDFD:
+        pytest.skip("the asyncio path reads stdout to its end of file (asyncio sees the exit only then)")
+    script = 'cat >/dev/null; sleep 60 & echo $! > leftover; echo \'{"output": "30 days"}\''
+    with tempfile.TemporaryDirectory() as cwd:
+        started = time.monotonic()
+        assert run(["sh", "-c", script], b"{}", cwd=cwd) == (0, b'{"output": "30 days"}\n', b"")
+        assert time.monotonic() - started < 30  # not the minute the background sleep holds stdout
+        leftover = int((Path(cwd) / "leftover").read_text())
+    for _ in range(100):  # the process group was killed: the background sleep is gone
+        if not Path(f"/proc/{leftover}").exists() or "Z" in Path(f"/proc/{leftover}/stat").read_text().split()[2]:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"the background process {leftover} is still running")

@@ -7,13 +7,15 @@ it with asyncio's subprocess transports; the figures are in design/decisions.md)
 
 - stdin is a pipe filled *before* the child starts; only a payload larger than the pipe's
   buffer is written on from the loop as the child reads it;
-- stdout is a pipe read from the loop until end of file;
+- stdout is a pipe read from the loop until end of file, or until ``EXIT_GRACE_S`` after the
+  command exited when something it left running in the background still holds the pipe;
 - the exit is seen through a pidfd registered with the loop, so no watcher thread and no
   SIGCHLD handler is involved;
 - the command runs in a new session, so cancelling (a timeout) kills its whole process group.
 
 Where pidfds are unavailable (not Linux, or a kernel older than 5.3) it falls back to
-asyncio's subprocess API with the same behaviour.
+asyncio's subprocess API with the same behaviour, except that it reads stdout to its end of file
+whatever holds it (asyncio sees the exit only once the pipes are closed).
 """
 
 from __future__ import annotations
@@ -70,6 +72,13 @@ async def run_command(
     if USE_PIDFD:
         return await _run_pidfd(argv, stdin, cwd, env, stderr)
     return await _run_asyncio(argv, stdin, cwd, env, stderr)
+
+
+#: How long stdout may stay open once the command exited (seconds). A process it started in the
+#: background and left running holds the pipe, and reading on to its end of file would wait for it
+#: (to the timeout, or forever): after this the command's reply is taken as it is, and its
+#: process group (what it left running) is killed.
+EXIT_GRACE_S = 1.0
 
 
 def _kill_group(pid: int) -> None:
@@ -209,8 +218,12 @@ async def _run_pidfd(
     os.set_blocking(out_r, False)
     child = _Child(loop, proc, in_w if pending else None, pending, out_r)
     try:
-        await child.eof
         code = await child.exited
+        if not child.eof.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(child.eof), EXIT_GRACE_S)
+            except TimeoutError:  # what the command left running holds its stdout; the reply is complete
+                _kill_group(proc.pid)
     except BaseException:
         _kill_group(proc.pid)
         if child.waiting:
