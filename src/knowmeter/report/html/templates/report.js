@@ -65,8 +65,8 @@
 
   function matches(row) {
     if (pinned) return row === pinned;
-    var text = fText.value.trim().toLowerCase();
-    if (text && row.id.toLowerCase().indexOf(text) < 0) return false;
+    var query = fText.value.trim().toLowerCase();
+    if (query && row.id.toLowerCase().indexOf(query) < 0) return false;
     var want = fStatus.value, names = fVariant.value ? [fVariant.value] : variants;
     if (fVariant.value && !row.v[fVariant.value]) return false;
     if (!want) return true;
