@@ -178,6 +178,9 @@ def test_print_shows_every_row_section_and_output(browser: Browser, demo_run: Pa
     assert page.evaluate("getComputedStyle(document.querySelector('.out')).maxHeight") == "none"
     closed = page.locator("#provenance details:not([open]) pre.json")  # the configuration
     assert closed.is_visible()
+    # the verdict pill is white text on its colour, the diff marks are colour: both printed
+    for selector in ("[data-testid=verdict-pill]", "tr.detail del"):
+        assert page.evaluate(f"getComputedStyle(document.querySelector('{selector}')).printColorAdjust") == "exact"
     page.pdf(path=str(ARTIFACTS / "report-print.pdf"))
 
 

@@ -138,9 +138,6 @@ def line_chart(series: Sequence[Series], *, title: str, y_label: str, percent: b
         if len(segment) > 1:
             parts.append(f'<polyline class="line {cls}" points="{" ".join(segment)}"/>')
     for k, s in enumerate(series):
-        parts.append(
-            f'<text class="legend s{k % 6}" x="{left}" y="{plot_h - 8 + 14 * k}">'
-            f"■ {_label(s.name)}</text>"
-        )
+        parts.append(f'<text class="legend s{k % 6}" x="{left}" y="{plot_h - 8 + 14 * k}">■ {_label(s.name)}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))
