@@ -128,7 +128,7 @@ def _json(value: Any, omit_none: bool) -> Any:
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-_LOADERS: dict[type, tuple[dict[str, Callable[[Any, str], Any]], frozenset[str]]] = {}
+_LOADERS: dict[type, tuple[dict[str, Callable[[Any, str], Any]], frozenset[str], frozenset[str]]] = {}
 
 
 def _field_names(cls: type[Record]) -> tuple[str, ...]:
@@ -138,18 +138,25 @@ def _field_names(cls: type[Record]) -> tuple[str, ...]:
     return names
 
 
-def _loaders(cls: type[Record]) -> tuple[dict[str, Callable[[Any, str], Any]], frozenset[str]]:
-    """Per field, the function that checks and converts its JSON value; and the required fields
-    (built on first use: the annotations are only resolved when a record is read back)."""
+def _loaders(
+    cls: type[Record],
+) -> tuple[dict[str, Callable[[Any, str], Any]], frozenset[str], frozenset[str]]:
+    """Per field, the function that checks and converts its JSON value; the required fields; and
+    the fields without a default that may be None — ``to_dict`` leaves those out when they are
+    (``omit_none``), so a missing one reads back as None (built on first use: the annotations
+    are only resolved when a record is read back)."""
     cached = _LOADERS.get(cls)
     if cached is None:
         hints = typing.get_type_hints(cls, include_extras=True)
         fields = dataclasses.fields(cls)
+        no_default = {
+            f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        }
+        nullable = frozenset(name for name in no_default if type(None) in typing.get_args(hints[name]))
         cached = _LOADERS[cls] = (
             {f.name: _loader(hints[f.name]) for f in fields},
-            frozenset(
-                f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-            ),
+            frozenset(no_default - nullable),
+            nullable,
         )
     return cached
 
@@ -159,7 +166,7 @@ def _load_record(cls: type[Record], d: Any, where: str) -> Any:
         return d
     if not isinstance(d, dict):
         raise ValueError(f"{where}: expected a mapping, got {type(d).__name__}")
-    loaders, required = _loaders(cls)
+    loaders, required, nullable = _loaders(cls)
     unknown = sorted(set(d) - set(loaders))
     if unknown:
         raise ValueError(f"{where}: unknown field(s) {', '.join(map(str, unknown))}")
@@ -167,7 +174,8 @@ def _load_record(cls: type[Record], d: Any, where: str) -> Any:
     if missing:
         raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
     try:
-        return cls(**{k: loaders[k](v, f"{where}.{k}") for k, v in d.items()})
+        values = dict.fromkeys(nullable) | {k: loaders[k](v, f"{where}.{k}") for k, v in d.items()}
+        return cls(**values)
     except (TypeError, ValueError) as exc:
         if str(exc).startswith(where):
             raise

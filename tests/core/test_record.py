@@ -66,6 +66,17 @@ def test_omit_none_false_keeps_unknown_values_as_null_all_the_way_down():
     assert KeepsNone.from_dict(d) == KeepsNone(inner=Outer(kind="a", count=0), rate=None)
 
 
+def test_a_field_without_default_that_is_none_reads_back_after_to_dict_left_it_out():
+    """A variant that ran no task has no gap rate: ``to_dict`` leaves the None out, and reading
+    report.json back said 'missing field(s) gap_rate' (the viewer answered 422)."""
+    summary = aggregate_gaps([], WM, variant="ran nothing")
+    assert summary.gap_rate is None and "gap_rate" not in summary.to_dict()
+    assert GapSummary.from_dict(json.loads(json.dumps(summary.to_dict()))) == summary
+    # a required field that cannot be None is still required
+    with pytest.raises(ValueError, match=r"GapSummary: missing field\(s\) executed"):
+        GapSummary.from_dict({k: v for k, v in summary.to_dict().items() if k != "executed"})
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
