@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import knowmeter
+from knowmeter.report import write_outputs
 from tests.support.cli import init_demo, km
 
 
@@ -45,3 +47,13 @@ def test_a_report_file_in_a_folder_yet_to_make_is_written(project: Path) -> None
     r = km("eval", "-q", "--report-only", "--bootstrap-samples", "200", "--junit", "new/dir/x.xml", cwd=project)
     assert r.returncode == 0, r.stderr
     assert (project / "new" / "dir" / "x.xml").read_text().startswith("<?xml")
+
+
+def test_a_report_file_that_cannot_be_written_after_all_is_one_line_and_the_rest_is_written(
+    project: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    report = knowmeter.evaluate(project, bootstrap_samples=200)
+    written = write_outputs(report, junit=Path("/proc/x.xml"), markdown=tmp_path / "summary.md")
+    assert written == [("markdown", tmp_path / "summary.md")]
+    (note,) = caplog.messages
+    assert note.startswith("knowmeter: could not write the junit file /proc/x.xml (")

@@ -3,10 +3,13 @@ appended to ``$GITHUB_STEP_SUMMARY`` when that is set) — for ``eval`` and ``re
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 from knowmeter.report._model import Report
+
+log = logging.getLogger("knowmeter")
 
 
 def write_text(path: Path, text: str) -> Path:
@@ -30,15 +33,25 @@ def write_outputs(
     if junit is not None:
         from knowmeter.report._junit import junit_xml
 
-        written.append(("junit", write_text(junit, junit_xml(report))))
+        _write_asked(written, "junit", junit, junit_xml(report))
     if markdown is not None:
         from knowmeter.report._markdown import markdown_summary
 
         text = markdown_summary(report)
-        written.append(("markdown", write_text(markdown, text)))
+        _write_asked(written, "markdown", markdown, text)
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
             with open(summary, "a", encoding="utf-8") as fh:
                 fh.write(text + "\n")
             written.append(("step summary", Path(summary)))
     return written
+
+
+def _write_asked(written: list[tuple[str, Path]], what: str, path: Path, text: str) -> None:
+    """Write a file the user asked for (``--junit`` / ``--markdown``); when it cannot be written
+    (the disk filled since the command checked the path), one line says so and the command goes
+    on: the run is stored and its outcome and exit code stand."""
+    try:
+        written.append((what, write_text(path, text)))
+    except OSError as exc:
+        log.warning("knowmeter: could not write the %s file %s (%s)", what, path, exc.strerror or exc)
