@@ -52,7 +52,7 @@ def stored_run(root: Path, n: int) -> Path:
         )
         prepared = prepare(cfg)
         run_dir = start_run(prepared)
-        budget = run_budget(cfg)
+        budget = run_budget(prepared)
         anyio.run(
             lambda: execute(
                 prepared, run_dir, prepared.tasks, budget=budget, post_process=make_post_process(prepared, budget)

@@ -54,7 +54,7 @@ DRIVER = textwrap.dedent("""
     prepared = prepare(cfg)
     run_dir = start_run(prepared)
     backend = open_backend(backend_name)
-    budget = run_budget(cfg)
+    budget = run_budget(prepared)
     cpu0, t0 = time.process_time(), time.perf_counter()
     stats, _ = anyio.run(lambda: execute(prepared, run_dir, prepared.tasks, budget=budget, backend=backend,
                                          post_process=make_post_process(prepared, budget)))
