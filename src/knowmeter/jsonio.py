@@ -36,7 +36,7 @@ def loads(data: bytes | str) -> Any:
         pass
     try:
         # NaN / Infinity tokens, lone surrogate escapes, or the standard library's error message
-        return _without_lone_surrogates(json.loads(data))
+        return without_lone_surrogates(json.loads(data))
     except RecursionError:
         raise ValueError("nested too deeply to read") from None
 
@@ -44,13 +44,13 @@ def loads(data: bytes | str) -> Any:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _without_lone_surrogates(value: Any) -> Any:
+def without_lone_surrogates(value: Any) -> Any:
     """``value`` with every lone surrogate (``"\\ud800"`` not part of a pair; not text, and not
     writable as UTF-8) replaced by U+FFFD, as a decoder replaces a broken byte."""
     if isinstance(value, str):
         return _LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):
-        return [_without_lone_surrogates(v) for v in value]
+        return [without_lone_surrogates(v) for v in value]
     if isinstance(value, dict):
-        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
     return value

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from knowmeter.jsonio import without_lone_surrogates
 from knowmeter.traces._ir import Event, ToolCallEvent, Trace
 
 #: Keys of a normalised usage dict (``Usage``). One meaning for every source (Anthropic's):
@@ -39,8 +40,8 @@ def loads_line(line: str | bytes) -> Any:
     """Decode one JSON line (bytes are UTF-8); raises ``ValueError`` when it is not JSON (e.g. truncated).
 
     ``orjson`` decodes the line when it is strict JSON; anything it refuses (invalid UTF-8, which
-    reads as U+FFFD as a text-mode file would give it; lone surrogate escapes, ``NaN``, text after
-    the value) takes the standard library's path, so the result is what ``json`` gives. The one
+    reads as U+FFFD as a text-mode file would give it; lone surrogate escapes — read as U+FFFD —, ``NaN``,
+    text after the value) takes the standard library's path, so the result is what ``json`` gives. The one
     difference: an integer beyond 64 bits comes back as a float (no field a trace is read for
     holds one)."""
     try:
@@ -50,9 +51,10 @@ def loads_line(line: str | bytes) -> Any:
     if isinstance(line, bytes):
         line = line.decode("utf-8", "replace")
     try:
-        return _DECODER.raw_decode(line)[0]  # ignores text after the value, as the newline
+        value = _DECODER.raw_decode(line)[0]  # ignores text after the value, as the newline
     except json.JSONDecodeError:  # e.g. leading blanks: the careful path
-        return json.loads(line)
+        value = json.loads(line)
+    return without_lone_surrogates(value)  # not text, and not writable into results.jsonl
 
 
 def read_lines(path: Path) -> Iterator[bytes]:
