@@ -317,7 +317,7 @@ def test_a_refused_merge_names_each_setting_that_differs() -> None:
     a = {"config": {"repeat": 1, "model": None, "judges": ["x"]}, "samples": "a" * 64, "seed": 1}
     b = {"config": {"repeat": 2, "model": "m", "judges": ["x"]}, "samples": "b" * 64, "seed": 1}
     assert _differences(a, b) == [
-        "config.model null vs \"m\"",
+        'config.model null vs "m"',
         "config.repeat 1 vs 2",
-        f"samples \"{'a' * 38}… vs \"{'b' * 38}…",
+        f'samples "{"a" * 38}… vs "{"b" * 38}…',
     ]
