@@ -24,7 +24,7 @@ from _machine import cpu_reference
 from bench_memory import EVAL, child
 
 #: bench_memory's eval of the plan, cut to the shard given as its argument, with the default B = 10,000
-SHARD = EVAL.replace("bootstrap_samples=1000)", "shard=sys.argv[1])")
+SHARD = "import sys\n" + EVAL.replace("bootstrap_samples=1000)", "shard=sys.argv[1])")
 assert SHARD != EVAL, "bench_memory.EVAL changed: update the shard argument here"
 
 #: the merge and the merged run's report, timed apart (wall and this process's CPU)
