@@ -99,3 +99,13 @@ def test_refinement_by_an_executor_and_its_fallback(summary, scripted):
     assert out[1]["refine_error"].endswith("(after 1 retry)")
     assert len(ex.requests) == len(drafts) + 1  # the failed one was asked once more
     assert "<<<BEGIN DRAFT " in ex.requests[0].prompt and "<<<END DRAFT " in ex.requests[0].prompt
+
+
+def test_refined_drafts_load_as_samples(summary, scripted, tmp_path):
+    """What ``refine_drafts`` records on a draft (``refined_by`` / ``refine_error``) is a key the
+    sample format knows: a reviewed draft file loads."""
+    ex = scripted(lambda req: "no json" if "billing" in req.prompt else json.dumps({"prompt": "P?", "rubric": "R."}))
+    out = anyio.run(lambda: refine_drafts(draft_samples(summary, []), ex, model="m"))
+    assert {"refined_by", "refine_error"} <= {key for d in out for key in d}
+    loaded = load_samples(write_drafts_yaml(out, tmp_path / "refined.yaml"))
+    assert [s.sample_id for s in loaded.samples] == [d["sample_id"] for d in out]

@@ -44,10 +44,13 @@ class Sample(BaseModel):
     mocks: list[dict[str, Any]] | None = None
     mocksStrict: bool | None = None
     environment: dict[str, Any] | None = None
-    # written by knowmeter: probe and sample --from-gaps drafts (what made them), comprehension cases
+    # written by knowmeter: probe and sample --from-gaps drafts (what made them, who refined them
+    # or why that failed), comprehension cases
     probe: dict[str, Any] | None = None
     draft: bool | None = None
     gap: dict[str, Any] | None = None
+    refined_by: str | None = None
+    refine_error: str | None = None
     truth_sources: list[str] | None = None
     comprehension: dict[str, Any] | None = None
     # the sample author's own, never read
