@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,7 +12,7 @@ from typing import Any
 from knowmeter import defaults
 from knowmeter._damaged import set_aside
 from knowmeter.errors import InputError
-from knowmeter.store._rundir import LOCK_FILE, RESULTS_FILE, RUN_FILE, read_json
+from knowmeter.store._rundir import RESULTS_FILE, RUN_FILE, RunDir, read_json
 
 INDEX_FILE = "index.sqlite"
 RUN_COLUMNS = (
@@ -227,8 +226,8 @@ def list_runs(conn: sqlite3.Connection, limit: int = 50, runs_root: Path | None 
 
 def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
     """Run directories under ``runs_root`` not in ``indexed``, as ``runs`` rows from their run.json:
-    a run gets its row when it finishes, so these are still running (status ``running``: the
-    process holding the run's lock is alive) or were killed (``killed``). Their outcome is not
+    a run gets its row when it finishes, so these are still running (status ``running``: a
+    process holds the run's lock) or were killed (``killed``). Their outcome is not
     decided yet; tasks done counts the stored results. A run.json that cannot be read is skipped
     (``knowmeter report RUN`` names its problem)."""
     rows = []
@@ -243,7 +242,7 @@ def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
                 **dict.fromkeys(RUN_COLUMNS),
                 "id": run_path.name,
                 "created_at": run.get("created_at"),
-                "status": "running" if _held(run_path) else "killed",
+                "status": "running" if RunDir(run_path).executing else "killed",
                 "dir": str(run_path.resolve()),
                 "executor": (run.get("executor") or {}).get("name"),
                 "sample_set_id": (run.get("watermark") or {}).get("id"),
@@ -256,18 +255,6 @@ def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
             continue
         rows.append(row)
     return rows
-
-
-def _held(run_path: Path) -> bool:
-    """Whether the process whose pid the run's lock file holds is alive (it executes the run)."""
-    try:
-        pid = int((run_path / LOCK_FILE).read_text(encoding="utf-8").strip())
-        os.kill(pid, 0)
-    except PermissionError:  # alive, another user's
-        return True
-    except (OSError, ValueError):  # no lock file, no pid, or no such process
-        return False
-    return True
 
 
 def _stored_tasks(results: Path) -> int:

@@ -186,6 +186,22 @@ class RunDir:
         fh.flush()
         self._lock = fh
 
+    @property
+    def executing(self) -> bool:
+        """Whether a process (this one included) holds the run's ``lock``: it is executing the run."""
+        import fcntl
+
+        try:
+            fh = (self.path / LOCK_FILE).open("rb")
+        except OSError:  # never locked
+            return False
+        with fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+        return False  # closing the file released the shared lock
+
     def unlock(self) -> None:
         """Release the lock ``lock`` took (a library caller's process goes on after the run)."""
         if self._lock is not None:
