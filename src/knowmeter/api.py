@@ -373,10 +373,10 @@ def _continued_budget(
 
     budget = run_budget(prepared, judge_kind)
     earlier = run_dir.read_run().get("budget")
-    if earlier is not None:
-        budget.total_usd = earlier["total_usd"]
     if total_usd is not None:
         budget.total_usd = total_usd
+    elif earlier is not None:
+        budget.total_usd = earlier["total_usd"]
     if earlier is not None:
         budget.continue_from(earlier)
     budget.add_unrecorded(_stored_spend(run_dir, judge_kind))

@@ -60,6 +60,24 @@ def _wait_for_results(demo: Path, proc: subprocess.Popen[str], at_least: int) ->
     raise AssertionError("the run never stored its first tasks")
 
 
+def _ray_eval_started(demo: Path, agent: str, ray_address: str, *extra: str) -> subprocess.Popen[str]:
+    """``knowmeter eval`` of the demo with ``agent`` on the Ray cluster, uncached, started in the
+    background."""
+    return km_started(
+        "eval",
+        "--executor",
+        agent,
+        "--no-cache",
+        "--backend",
+        "ray",
+        "--ray-address",
+        ray_address,
+        *extra,
+        cwd=demo,
+        env=RAY_ENV,
+    )
+
+
 def _measured(report: dict[str, Any]) -> dict[str, Any]:
     """What a run measured: the statistics, comparisons, verdict, gaps, coverage, decision and the
     per-variant figures (run metadata — ids, times, wall clock — and the latency and cache hits
@@ -96,21 +114,7 @@ def test_demo_on_ray_gives_the_same_verdict_and_statistics_and_the_cache_serves_
 def test_a_ray_worker_killed_mid_task_loses_no_task(tmp_path: Path, ray_address: str) -> None:
     demo = _demo(tmp_path)
     agent, log = _slow_agent(demo)
-    proc = km_started(
-        "eval",
-        "--executor",
-        agent,
-        "--no-cache",
-        "--backend",
-        "ray",
-        "--ray-address",
-        ray_address,
-        "--retry",
-        "0",
-        "--report-only",
-        cwd=demo,
-        env=RAY_ENV,
-    )
+    proc = _ray_eval_started(demo, agent, ray_address, "--retry", "0", "--report-only")
     _wait_for_results(demo, proc, at_least=2)
     # the Ray worker running the task that started last (its agent sleeps 0.5 s): kill it mid-task
     started = [json.loads(line) for line in log.read_text().splitlines()]
@@ -135,18 +139,7 @@ def test_a_ray_worker_killed_mid_task_loses_no_task(tmp_path: Path, ray_address:
 def test_a_killed_ray_driver_resumes_and_finishes_each_task_once(tmp_path: Path, ray_address: str) -> None:
     demo = _demo(tmp_path)
     agent, _ = _slow_agent(demo)
-    proc = km_started(
-        "eval",
-        "--executor",
-        agent,
-        "--no-cache",
-        "--backend",
-        "ray",
-        "--ray-address",
-        ray_address,
-        cwd=demo,
-        env=RAY_ENV,
-    )
+    proc = _ray_eval_started(demo, agent, ray_address)
     _wait_for_results(demo, proc, at_least=3)
     proc.kill()  # SIGKILL: no handler runs, tasks are in flight on the cluster
     proc.communicate(timeout=60)
