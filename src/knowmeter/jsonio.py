@@ -54,3 +54,9 @@ def without_lone_surrogates(value: Any) -> Any:
     if isinstance(value, dict):
         return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
     return value
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """``value`` as JSON for a message (``NaN`` as it is), cut to ``limit`` characters with "…"."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -36,10 +36,6 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-def _shown(v: Any) -> str:
-    return json.dumps(v, ensure_ascii=False, allow_nan=True)[:40]
-
-
 def _warn(warnings: list[dict[str, str]], key: str, message: str) -> None:
     warnings.append({"kind": f"reply_{key}", "message": f"the agent's reply has {message}"})
 
@@ -52,7 +48,7 @@ def _measure(reply: dict[str, Any], key: str, warnings: list[dict[str, str]]) ->
         return None
     if _is_number(v) and math.isfinite(v) and v >= 0:
         return float(v)
-    _warn(warnings, key, f"{key} {_shown(v)}: it must be a finite number >= 0, so it is unknown")
+    _warn(warnings, key, f"{key} {jsonio.shown(v)}: it must be a finite number >= 0, so it is unknown")
     return None
 
 
@@ -68,7 +64,7 @@ def _cost(reply: dict[str, Any], warnings: list[dict[str, str]]) -> float | None
     v = reply.get("costUSD")
     if v is None or _is_number(v):
         return v
-    _warn(warnings, "costUSD", f"costUSD {_shown(v)}: a cost must be a number, so it is unknown")
+    _warn(warnings, "costUSD", f"costUSD {jsonio.shown(v)}: a cost must be a number, so it is unknown")
     return None
 
 

@@ -4,13 +4,13 @@ task present in two shards."""
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import shutil
 from pathlib import Path
 from typing import Any
 
+from knowmeter import jsonio
 from knowmeter.errors import InputError
 from knowmeter.store._rundir import ResultsWriter, RunDir, new_run_id, write_json_atomic
 from knowmeter.store._runrecord import plan_hash, plan_parts, utc_timestamp
@@ -38,12 +38,7 @@ def _differences(a: Any, b: Any, path: str = "") -> list[str]:
     if isinstance(a, dict) and isinstance(b, dict):
         keys = sorted(a.keys() | b.keys())
         return [d for k in keys for d in _differences(a.get(k), b.get(k), f"{path}.{k}" if path else k)]
-    return [] if a == b else [f"{path} {_shown(a)} vs {_shown(b)}"]
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:39] + "…"
+    return [] if a == b else [f"{path} {jsonio.shown(a)} vs {jsonio.shown(b)}"]
 
 
 def _check_plan(runs: list[tuple[RunDir, dict[str, Any]]]) -> list[tuple[RunDir, dict[str, Any]]]:
