@@ -118,6 +118,7 @@ def environment() -> Environment:
     )
     env.filters["fmt"] = fmt
     env.filters["pct"] = pct
+    env.filters["usd"] = usd
     env.globals["layers"] = defaults.LAYERS
     return env
 
