@@ -45,6 +45,10 @@ class Listener:
         """One line the user should read: before the tasks run (the demo agent is no model, a
         script agent's workspace leaks, tasks are unsealed), after (tasks the budget stopped)."""
 
+    def executing(self, budget: Budget) -> None:
+        """The tasks start now, every model call charged to ``budget`` (live: e.g. its
+        ``one_at_a_time_now`` says whether calls are kept one at a time to learn a cost)."""
+
     def record(self, record: dict[str, Any]) -> None:
         """One task finished (its stored record)."""
 
@@ -483,6 +487,7 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
         process = (
             made.post_process(budget) if made.post_process is not None else make_post_process(made.prepared, budget)
         )
+        listener.executing(budget)
         try:
             stats, budget = anyio.run(
                 lambda: until_interrupted(

@@ -224,12 +224,15 @@ def test_budget_warnings_name_what_the_budget_could_not_do() -> None:
 
 def test_a_free_kind_is_never_refused_and_a_continued_budget_counts_the_earlier_leg() -> None:
     free = Budget(total_usd=0.0, free=frozenset({"agent"}))
+    assert not free.one_at_a_time_now
     assert free.try_reserve("agent") == 0.0 and free.one_at_a_time == 0  # known to cost 0: nothing to learn
     assert free.try_reserve("judge") is None  # any other kind is refused by a budget of 0
     earlier = Budget(total_usd=1.0)
     earlier.settle(earlier.try_reserve() or 0.0, 0.3)
     later = Budget(total_usd=1.0)
+    assert later.one_at_a_time_now and not Budget().one_at_a_time_now  # no total: nothing to learn
     later.continue_from(earlier.to_dict())
+    assert not later.one_at_a_time_now  # the earlier leg learnt the agent's cost
     assert later.spent_usd == pytest.approx(0.3) and later.calls["agent"].known == 1
     assert later.try_reserve() == pytest.approx(0.3 * HEADROOM)  # its cost is known: no call alone to learn it
     later.settle(0.3 * HEADROOM, 0.8)

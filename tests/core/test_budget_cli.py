@@ -15,6 +15,8 @@ from xml.etree import ElementTree as ET
 import pytest
 import yaml
 
+from knowmeter import Listener, evaluate
+from knowmeter.runner import Budget
 from tests.support.cli import Ran, init_demo, km
 
 #: The first call costs $0.01, every later one $0.40 (a model whose cost rises mid-run).
@@ -109,6 +111,39 @@ def test_a_budget_over_unknown_costs_says_it_could_not_bind(project: Path) -> No
     for line in lines:
         assert line in flat and line in markdown
     assert _stored(project)["run"]["budget"]["calls_one_at_a_time"] == 8
+
+
+class _Watch(Listener):
+    """Notes, as each task finishes, whether the run's budget still keeps calls one at a time."""
+
+    def __init__(self) -> None:
+        self.alone: list[bool] = []
+        self.budget: Budget | None = None
+
+    def executing(self, budget: Budget) -> None:
+        self.budget = budget
+
+    def record(self, record: dict[str, Any]) -> None:
+        assert self.budget is not None
+        self.alone.append(self.budget.one_at_a_time_now)
+
+
+@pytest.mark.parametrize(("agent", "alone"), [("agent.py 0.01", [False] * 8), ("agent.py", [True] * 8)])
+def test_a_listener_hears_whether_the_budget_keeps_calls_one_at_a_time(
+    project: Path, agent: str, alone: list[bool]
+) -> None:
+    """What the live progress line shows: once a cost is known calls run at once; while none is
+    reported, the budget keeps every call alone to the end."""
+    watch = _Watch()
+    evaluate(
+        project,
+        listener=watch,
+        executor=f"{sys.executable} {project / agent}",
+        no_cache=True,
+        budget_usd=5.0,
+        concurrency=4,
+    )
+    assert watch.alone == alone
 
 
 def test_a_budget_that_held_is_silent(project: Path) -> None:

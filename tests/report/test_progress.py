@@ -56,6 +56,25 @@ def test_plain_lines_every_interval_with_counts_cost_and_eta() -> None:
     )  # closed: nothing runs any more, no ETA
 
 
+def test_while_the_budget_keeps_calls_one_at_a_time_the_line_says_so() -> None:
+    clock, out = Clock(), io.StringIO()
+    alone = True
+    p = Progress(10, 4, out, tty=False, interval=10.0, clock=clock)
+    p.one_at_a_time = lambda: alone
+    clock.now += 10
+    p.tick(_record())
+    alone = False  # a cost of every kind is known now: calls run 4 at once
+    clock.now += 10
+    p.tick(_record())
+    assert [line.split(" · ")[1] for line in out.getvalue().splitlines()] == [
+        "running 1 (budget: one at a time)",
+        "running 4",
+    ]
+    single = Progress(10, 1, None, tty=False)
+    single.one_at_a_time = lambda: True
+    assert " · running 1 · " in single.line()  # one at a time anyway: nothing to explain
+
+
 def test_terminal_bar_redraws_in_place_at_most_ten_times_a_second() -> None:
     clock, out = Clock(), io.StringIO()
     p = Progress(4, 2, out, tty=True, clock=clock)

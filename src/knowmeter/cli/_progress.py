@@ -47,6 +47,8 @@ class Progress:
         self.cost_unknown_tasks = 0
         #: set by ``close``: the tasks stopped, none runs any more (whether all ran or not)
         self.stopped = False
+        #: live: True while the run's budget starts calls one at a time (to learn a cost)
+        self.one_at_a_time: Callable[[], bool] = lambda: False
 
     def tick(self, record: dict[str, Any]) -> None:
         """One finished task (its stored record)."""
@@ -74,7 +76,11 @@ class Progress:
             state = "done" if left <= 0 else f"stopped, {left} not run"
         else:
             eta = _clock(elapsed / self.done * left) if self.done else "unknown"
-            state = f"running {min(self.concurrency, left)}"
+            state = (
+                "running 1 (budget: one at a time)"
+                if self.concurrency > 1 and self.one_at_a_time()
+                else f"running {min(self.concurrency, left)}"
+            )
         cost = f"cost ${self.cost_known:.4f} known"
         if self.cost_unknown_tasks:
             cost += f" + {self.cost_unknown_tasks} task(s) unknown"

@@ -21,6 +21,7 @@ from knowmeter.executors import use_pidfd_child_watcher
 from knowmeter.exit_codes import EXIT_NOT_PASSED, stopped_exit_code
 from knowmeter.printable import printable
 from knowmeter.report import Report, render_terminal
+from knowmeter.runner import Budget
 from knowmeter.store import RunDir
 
 
@@ -94,6 +95,10 @@ class _Terminal(Listener):
 
     def note(self, line: str) -> None:
         self.err.print(printable(line))
+
+    def executing(self, budget: Budget) -> None:
+        if self.progress is not None:
+            self.progress.one_at_a_time = lambda: budget.one_at_a_time_now
 
     def record(self, record: dict[str, Any]) -> None:
         if self.progress is not None:

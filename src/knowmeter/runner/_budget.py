@@ -99,6 +99,15 @@ class Budget:
         seen = self._seen(kind)
         return None if seen is None else seen * HEADROOM
 
+    def _learning(self, kind: str = "agent") -> bool:
+        return any(self._seen(k) is None for k in self.expected | {kind})
+
+    @property
+    def one_at_a_time_now(self) -> bool:
+        """True while calls start one at a time: a total is set and the cost of some kind of call
+        the run makes is not known yet."""
+        return self.total_usd is not None and not self.exhausted and self._learning()
+
     def try_reserve(self, kind: str = "agent") -> float | None:
         """Reserve room for one call; returns the amount reserved, or None when it doesn't fit."""
         if self.total_usd is None:
@@ -107,7 +116,7 @@ class Budget:
         if self.exhausted:
             return None
         estimate = self._estimate(kind)
-        learning = any(self._seen(k) is None for k in self.expected | {kind})
+        learning = self._learning(kind)
         if learning and (self.in_flight > 0 or self.spent_usd >= self.total_usd):
             return None
         estimate = estimate or 0.0
