@@ -110,3 +110,37 @@ def test_real_claude_session_end_to_end(shared_dir: Path) -> None:
     (row,) = d["skills"]
     assert row["skill"] == "(no skill)" and row["tool_calls"] == 32 and row["segments"] == 1
     assert row["gaps"]["samples_with_gap"] == 1 and d["watermark"]["paths"] == [str(path)]
+
+
+def test_html_path_that_cannot_be_written_exits_2_before_the_scan(traces: Path, tmp_path: Path) -> None:
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a folder\n")
+    res = invoke(str(traces), "--html", str(a_file / "health.html"), "--workers", "1")
+    assert res.exit_code == 2 and res.output.count("\n") == 1 and "Traceback" not in res.output
+    assert res.output.startswith(f"knowmeter: error: --html {a_file / 'health.html'}: {a_file} is a file")
+    assert "pass a file in a folder you can write to" in res.output
+
+
+def _file_size_limit() -> None:
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+
+def test_html_write_that_fails_leaves_no_partial_file(shared_dir: Path, tmp_path: Path) -> None:
+    """The page cannot be written in full (here: a file size limit, as a full disk would do): one
+    line naming the file, exit 2, and neither the page nor its temporary file is left behind."""
+    target = tmp_path / "out" / "health.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "knowmeter", "observe", str(shared_dir / "reference" / "traces"), "--html", str(target)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        preexec_fn=_file_size_limit,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith(f"knowmeter: error: --html {target}: could not")
+    assert list((tmp_path / "out").iterdir()) == []

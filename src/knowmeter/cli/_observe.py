@@ -11,6 +11,7 @@ import click
 from knowmeter import defaults
 from knowmeter.cli._errors import guarded
 from knowmeter.cluster import BACKENDS
+from knowmeter.errors import InputError
 
 
 @click.command("observe")
@@ -94,6 +95,12 @@ def observe_cmd(
     # At exit the interpreter collects garbage over every object once more (tens of ms with the
     # analysis loaded); frozen objects are skipped, and the process ends right after anyway.
     atexit.register(gc.freeze)
+    if html is not None:
+        from knowmeter.cli._output import unwritable
+
+        problem = unwritable(html)
+        if problem is not None:  # said before the scan, which can take minutes
+            raise InputError(f"--html {html}: {problem}; pass a file in a folder you can write to")
     names = skills.split(",") if skills is not None else None
     report = observe_traces(
         list(paths),
@@ -110,7 +117,14 @@ def observe_cmd(
         from knowmeter.report import write_text
         from knowmeter.report.html import render_health_html
 
-        click.echo(f"html report: {write_text(html, render_health_html(report.to_dict()))}", err=as_json)
+        page = render_health_html(report.to_dict())
+        try:
+            written = write_text(html, page)
+        except OSError as exc:  # the disk filled, or the folder changed, since the check above
+            raise InputError(
+                f"--html {html}: could not be written ({exc.strerror or exc}); free some space or pass another file"
+            ) from None
+        click.echo(f"html report: {written}", err=as_json)
     if as_json:
         from knowmeter.cli._output import print_json
 

@@ -21,21 +21,28 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _writable(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
-    """``value`` when a file can be written there (checked before any work: a run is never lost
-    to a path its report cannot be written to). A missing folder is fine where it can be made."""
-    if value is None:
-        return None
-    folder = next(p for p in value.absolute().parents if p.exists())
+def unwritable(path: Path) -> str | None:
+    """Why a file cannot be written at ``path``, or None when it can (checked before any work: a
+    run is never lost to a path its report cannot be written to). A missing folder is fine where
+    it can be made."""
+    folder = next(p for p in path.absolute().parents if p.exists())
     if not folder.is_dir():
-        raise click.BadParameter(f"{folder} is a file, so {value} cannot be written")
+        return f"{folder} is a file, so {path} cannot be written"
     try:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:
-        raise click.BadParameter(f"cannot write in {folder} ({exc.strerror})") from None
-    if value.exists() and not os.access(value, os.W_OK):
-        raise click.BadParameter(f"{value} is not writable")
+        return f"cannot write in {folder} ({exc.strerror})"
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"{path} is not writable"
+    return None
+
+
+def _writable(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """``value`` when a file can be written there (``unwritable``)."""
+    problem = None if value is None else unwritable(value)
+    if problem is not None:
+        raise click.BadParameter(problem)
     return value
 
 

@@ -13,11 +13,16 @@ log = logging.getLogger("knowmeter")
 
 
 def write_text(path: Path, text: str) -> Path:
-    """Write ``text`` atomically (a reader never sees half a file)."""
+    """Write ``text`` atomically (a reader never sees half a file; a write that fails leaves no
+    partial file behind)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 
