@@ -10,6 +10,7 @@ import shutil
 import socket
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +22,23 @@ from knowmeter.viewer._server import ViewerServer
 from tests.support.cli import km_process
 
 
+@contextmanager
+def served(store: Path) -> Iterator[ViewerServer]:
+    """A viewer over ``store`` serving on a free loopback port until the block ends (polled every
+    50 ms, so it stops at once)."""
+    server = make_server(store, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture
 def viewer(demo_run: Path) -> Iterator[ViewerServer]:
-    server = make_server(demo_run.parents[1], "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with served(demo_run.parents[1]) as server:
+        yield server
 
 
 def request(server: ViewerServer, method: str, path: str, host: str | None = None) -> tuple[int, str]:
@@ -152,17 +162,12 @@ def test_a_damaged_index_is_an_error_page_naming_it_and_the_fix(demo_run: Path, 
     data = bytearray(index.read_bytes())
     data[100:4000] = b"\0" * 3900
     index.write_bytes(bytes(data))
-    server = make_server(store, "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with served(store) as server:
         run_id = demo_run.name
         for path in ("/", "/trends", f"/run/{run_id}", f"/compare?a={run_id}&b={run_id}"):
             status, body = request(server, "GET", path)
             assert status == 503, path
             assert f"{index}: cannot read the run index" in body and f"run knowmeter runs --output-dir {store}" in body
-    finally:
-        server.shutdown()
-        server.server_close()
     r = km_process("runs", "--output-dir", str(store), cwd=tmp_path)  # the fix the page names works
     assert r.returncode == 0 and "moved to index.sqlite.damaged and rebuilt" in r.stdout + r.stderr
 
@@ -189,13 +194,8 @@ def test_a_report_json_with_a_non_finite_number_is_refused_naming_the_field(
         target = target[int(key)] if key.isdigit() else target[key]
     target[last] = "__NUMBER__"
     path.write_text(json.dumps(report).replace('"__NUMBER__"', number))
-    server = make_server(store, "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with served(store) as server:
         status, body = request(server, "GET", f"/run/{demo_run.name}")
-    finally:
-        server.shutdown()
-        server.server_close()
     assert status == 422
     assert f"{path}: {field} is NaN or infinite, which is not a JSON number; the file was edited or damaged" in body
 
