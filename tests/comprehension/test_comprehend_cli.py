@@ -349,3 +349,23 @@ def test_grader_calls_are_charged_to_the_budget(project: Path) -> None:
     assert budget["spent_known_usd"] <= 0.3 + 1e-9
     assert budget["calls"]["grader"]["known_cost"] >= 1 and budget["calls"]["agent"]["known_cost"] >= 1
     assert report["run"]["tasks_done"] < 20 or report["comprehension"]["ungraded"]
+
+
+def test_a_run_the_budget_stopped_says_so_and_writes_no_state(project: Path) -> None:
+    """An incomplete run's verdict rests on the tasks that happened to run: the terminal (and
+    knowmeter report) names the outcome that decides the exit code, and --write-state refuses."""
+    state = project / "skills" / "type-safety" / "audit-state.json"
+    before = state.read_text()
+    (project / "agent.py").write_text(RECORDER.replace('"costUSD": 0.0', '"costUSD": 0.1'))
+    agent = f"{sys.executable} {project / 'agent.py'}"
+    r = km(*ARGS, "--judge", "scripted-grader", "--executor", agent, "--budget-usd", "1.45", "--concurrency", "1",
+           "--write-state", cwd=project)  # fmt: skip
+    run = next((project / ".knowmeter" / "runs").iterdir())
+    report = json.loads((run / "report.json").read_text())
+    decision = report["decision"]
+    assert decision["outcome"] == "INCOMPLETE" and r.returncode == decision["exit_code"] == 1, r.stderr
+    assert f"outcome: {decision['headline']} · exit code 1" in r.stdout.splitlines()
+    assert state.read_text() == before
+    assert f"audit-state: {state}: not written: {decision['blockers'][0]['message']}" in r.stderr
+    again = km_process("report", run.name, cwd=project)
+    assert again.returncode == 1 and f"outcome: {decision['headline']} · exit code 1" in again.stdout

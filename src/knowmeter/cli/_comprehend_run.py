@@ -114,6 +114,10 @@ def _write_state(run_dir: RunDir, report: Report) -> None:
             err=True,
         )
         return
+    blockers = report.decision.blockers if report.decision else []
+    if blockers:  # an incomplete run: its verdict rests on the tasks that happened to run
+        click.echo(f"audit-state: {path}: not written: {blockers[0].message}", err=True)
+        return
     ex = report.run.executor
     update = state_update(
         comp.verdict,

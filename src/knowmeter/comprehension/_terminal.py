@@ -1,6 +1,7 @@
 """The terminal summary of a comprehension report: who answered and graded (non-LLM parties
 labelled as such), per-dimension pass rates per arm with Wilson intervals, the paired difference,
-the verdict with its named exceptions, and each case's failed behaviors and ungraded reasons."""
+the run's outcome when something blocks it (an incomplete run), the verdict with its named
+exceptions, and each case's failed behaviors and ungraded reasons."""
 
 from __future__ import annotations
 
@@ -66,8 +67,11 @@ def summary_lines(report: Report) -> list[str]:
         )
         + (f" · minimum detectable difference {paired.mde:.2f}" if paired.mde is not None else ""),
         "",
-        f"verdict: {verdict.level} — {verdict.reasons[0]}",
     ]
+    decision = report.decision
+    if decision is not None and decision.blockers:  # the run's outcome is not the verdict's
+        lines.append(f"outcome: {decision.headline} · exit code {decision.exit_code}")
+    lines.append(f"verdict: {verdict.level} — {verdict.reasons[0]}")
     lines += [f"  caveat: {c}" for c in verdict.caveats if c not in verdict.reasons[:1]]
     exceptions = [
         f"failing {', '.join(verdict.failing_dimensions)}" if verdict.failing_dimensions else "",
