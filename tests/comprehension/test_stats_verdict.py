@@ -152,3 +152,44 @@ def test_eval_score_rounds_half_up(passed: int, graded: int, score: int) -> None
 )
 def test_model_family(executor: str, model: str | None, family: str | None) -> None:
     assert model_family(executor, model) == family
+
+
+def _record(case: int, role: str, passed: bool) -> dict[str, object]:
+    """A stored task record of one graded answer (C2, one behavior)."""
+    return {
+        "role": role,
+        "repeat": 0,
+        "comprehension": {
+            "case_id": str(case),
+            "dimension": "C2",
+            "concept_field": "mental_model",
+            "behaviors": [{"id": "b"}],
+            "derived_behaviors": [],
+            "graded": True,
+            "verdict": "PASS" if passed else "FAIL",
+            "behavior_pass_fraction": 1.0 if passed else 0.0,
+        },
+    }
+
+
+def test_knowmeter_report_overrides_reach_the_comprehension_verdict() -> None:
+    """``knowmeter report --min-pairs / --max-mde`` re-decide a comprehension run (they were
+    silently ignored: REDUNDANT stayed REDUNDANT however few pairs were asked for)."""
+    from knowmeter.comprehension import comprehension_section
+
+    run = {
+        "comprehension": {"skill": {}, "eval_file": {}, "notes": [], "grader_prompt_hash": "h", "graders": []},
+        "seed": 1,
+        "config": {"bootstrap_samples": 200},
+        "executor": {"name": "claude", "model": "claude-sonnet-4", "non_llm": False},
+    }
+    # 20 cases pass with the skill, 18 without: no difference, and enough cases to see one
+    records = [_record(n, "treatment", True) for n in range(1, 21)]
+    records += [_record(n, "control", n > 2) for n in range(1, 21)]
+    default = comprehension_section()(run, records)["comprehension"]
+    assert default["verdict"]["level"] == "REDUNDANT"
+    for overrides, reason in (({"min_pairs": 50}, "(< 50)"), ({"max_mde": 0.1}, "(> 0.1)")):
+        section = comprehension_section(overrides)(run, records)["comprehension"]
+        assert (section["verdict"]["level"], section["verdict"]["rule"]) == ("PROVISIONAL", "underpowered")
+        assert reason in section["verdict"]["reasons"][0]
+        assert {k: section["settings"][k] for k in overrides} == overrides

@@ -59,7 +59,8 @@ def case_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def comprehension_section(overrides: dict[str, Any] | None = None) -> Section:
-    """The section builder (``seed`` / ``bootstrap_samples`` overrides as in ``knowmeter report``)."""
+    """The section builder (``seed`` / ``bootstrap_samples`` / ``min_pairs`` / ``max_mde`` overrides
+    as in ``knowmeter report``)."""
     ov = {k: v for k, v in (overrides or {}).items() if v is not None}
 
     def build(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -67,6 +68,7 @@ def comprehension_section(overrides: dict[str, Any] | None = None) -> Section:
         cfg = StatsConfig(
             seed=int(ov.get("seed", run["seed"])),
             bootstrap_samples=int(ov.get("bootstrap_samples", run["config"]["bootstrap_samples"])),
+            **{k: ov[k] for k in ("min_pairs", "max_mde") if k in ov},
         )
         stats = comprehension_stats(graded_rows(records), cfg)
         executor = run["executor"]
