@@ -190,21 +190,25 @@ def chromium() -> str:
 class Browser:
     """A fresh browser context for one test, with its pages' console errors, requests and dialogs."""
 
-    def __init__(self, chromium: Any) -> None:
-        self.browser = chromium.new_context(viewport={"width": 1400, "height": 900})
+    def __init__(self, chromium: Any, *, width: int = 1400, mobile: bool = False) -> None:
+        self.browser = chromium.new_context(
+            viewport={"width": width, "height": 900}, is_mobile=mobile, has_touch=mobile
+        )
         self.errors: list[str] = []
         self.requests: list[str] = []
         self.dialogs: list[str] = []
 
-    def open(self, path: Path | str) -> Any:
-        """A page at ``path`` (a file, or a URL), once its script has run."""
+    def open(self, path: Path | str, *, scripted: bool = True) -> Any:
+        """A page at ``path`` (a file, or a URL), once its script has run (``scripted``; the health
+        page has no script)."""
         page = self.browser.new_page()
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         page.on("request", lambda r: self.requests.append(r.url))
         page.on("dialog", self._dismiss)
         page.goto(path.as_uri() if isinstance(path, Path) else path)
-        page.wait_for_selector("body[data-ready]", timeout=30_000)
+        if scripted:
+            page.wait_for_selector("body[data-ready]", timeout=30_000)
         return page
 
     def _dismiss(self, dialog: Any) -> None:
