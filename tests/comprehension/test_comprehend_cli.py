@@ -367,5 +367,13 @@ def test_a_run_the_budget_stopped_says_so_and_writes_no_state(project: Path) -> 
     assert f"outcome: {decision['headline']} · exit code 1" in r.stdout.splitlines()
     assert state.read_text() == before
     assert f"audit-state: {state}: not written: {decision['blockers'][0]['message']}" in r.stderr
+    # the eval's dimensions the budget left without an answer are unverified, not "not covered"
+    verdict = report["comprehension"]["verdict"]
+    graded = set(report["comprehension"]["dimensions"])
+    not_run = [f"C{i}" for i in range(1, 10) if f"C{i}" not in graded]
+    assert not_run and verdict["not_covered_dimensions"] == []
+    assert set(not_run) <= set(verdict["unverified_dimensions"])
+    assert f"dimensions of the eval with no answer stored (the run is incomplete): {', '.join(not_run)}" in r.stdout
+    assert f"unverified {', '.join(verdict['unverified_dimensions'])}" in r.stdout
     again = km_process("report", run.name, cwd=project)
     assert again.returncode == 1 and f"outcome: {decision['headline']} · exit code 1" in again.stdout

@@ -163,6 +163,7 @@ def comprehension_record(plan: ComprehensionPlan) -> dict[str, Any]:
         },
         "eval_file": {"path": str(files.path), "format": files.format},
         "cases": len(plan.inputs.cases),
+        "dimensions": sorted({c.dimension for c in plan.inputs.cases}, key=lambda d: int(d[1:])),
         "notes": list(plan.inputs.notes),
         "grader_prompt_hash": GRADER_TEMPLATE.hash,
         "graders": [

@@ -100,7 +100,11 @@ def comprehension_section(overrides: dict[str, Any] | None = None) -> Section:
                 "dimensions": stats["dimensions"],
                 "settings": stats["settings"],
                 "verdict": skill_verdict(
-                    stats, parties, reviews=reviews, broken_replies=sum(unusable_reply("judge") in u for u in ungraded)
+                    stats,
+                    parties,
+                    reviews=reviews,
+                    broken_replies=sum(unusable_reply("judge") in u for u in ungraded),
+                    eval_dimensions=info.get("dimensions"),  # runs stored before it was recorded: None
                 ),
                 "cases": cases,
                 "ungraded": ungraded,

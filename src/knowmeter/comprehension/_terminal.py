@@ -75,6 +75,7 @@ def summary_lines(report: Report) -> list[str]:
     lines += [f"  caveat: {c}" for c in verdict.caveats if c not in verdict.reasons[:1]]
     exceptions = [
         f"failing {', '.join(verdict.failing_dimensions)}" if verdict.failing_dimensions else "",
+        f"unverified {', '.join(verdict.unverified_dimensions)}" if verdict.unverified_dimensions else "",
         f"not covered {', '.join(verdict.not_covered_dimensions)}" if verdict.not_covered_dimensions else "",
     ]
     lines.append(f"  named exceptions: {'; '.join(e for e in exceptions if e) or 'none'}")

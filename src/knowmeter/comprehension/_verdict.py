@@ -72,7 +72,7 @@ class Parties:
     graders: tuple[tuple[str, str | None, bool], ...]  # (executor, model, is an LLM)
 
 
-def _caveats(stats: dict[str, Any], parties: Parties, reviews: int) -> list[str]:
+def _caveats(stats: dict[str, Any], parties: Parties, reviews: int, covered: list[str]) -> list[str]:
     out = []
     agent_family = model_family(parties.agent, parties.agent_model) if parties.agent_llm else None
     for name, model, llm in parties.graders:
@@ -86,9 +86,12 @@ def _caveats(stats: dict[str, Any], parties: Parties, reviews: int) -> list[str]
             out.append(f"grader {name} is not an LLM (a deterministic scripted grader)")
     if not parties.agent_llm:
         out.append(f"the agent {parties.agent} is not an LLM (a deterministic offline agent)")
-    missing = [d for d in ALL_DIMENSIONS if d not in stats["dimensions"]]
+    missing = [d for d in ALL_DIMENSIONS if d not in covered]
     if missing:
         out.append(f"dimensions not covered by the eval: {', '.join(missing)}")
+    not_run = [d for d in covered if d not in stats["dimensions"]]
+    if not_run:
+        out.append(f"dimensions of the eval with no answer stored (the run is incomplete): {', '.join(not_run)}")
     ungraded = stats["overall"]["with_skill"]["ungraded"] + stats["overall"]["baseline"]["ungraded"]
     if ungraded:
         out.append(f"{ungraded} grading(s) ungraded (see the cases)")
@@ -98,17 +101,25 @@ def _caveats(stats: dict[str, Any], parties: Parties, reviews: int) -> list[str]
 
 
 def skill_verdict(
-    stats: dict[str, Any], parties: Parties, *, reviews: int = 0, broken_replies: int = 0
+    stats: dict[str, Any],
+    parties: Parties,
+    *,
+    reviews: int = 0,
+    broken_replies: int = 0,
+    eval_dimensions: list[str] | None = None,
 ) -> dict[str, Any]:
     """The verdict block of the report (see the module doc for the rules). ``broken_replies``:
-    gradings left ungraded because the grader's reply broke the rules twice — bad input (exit 2)."""
+    gradings left ungraded because the grader's reply broke the rules twice — bad input (exit 2).
+    ``eval_dimensions``: the dimensions the eval file has cases for (default: those with stored
+    answers); one with none stored is unverified, not "not covered by the eval"."""
     overall = stats["overall"]
     skill, base, paired = overall["with_skill"], overall["baseline"], overall["paired"]
     dims = stats["dimensions"]
     failing = [d for d, b in dims.items() if b["with_skill"]["cases_passed"] < b["with_skill"]["cases_graded"]]
-    unverified = [d for d, b in dims.items() if b["with_skill"]["cases_graded"] == 0]
-    not_covered = [d for d in ALL_DIMENSIONS if d not in dims]
-    caveats = _caveats(stats, parties, reviews)
+    covered = list(dims) if eval_dimensions is None else sorted({*eval_dimensions, *dims}, key=lambda d: int(d[1:]))
+    unverified = [d for d in covered if d not in dims or dims[d]["with_skill"]["cases_graded"] == 0]
+    not_covered = [d for d in ALL_DIMENSIONS if d not in covered]
+    caveats = _caveats(stats, parties, reviews, covered)
     ungraded = skill["ungraded"] + base["ungraded"]
     if skill["cases_graded"] == 0 or paired["cases_paired"] == 0:
         level, rule = "UNVERIFIED", "nothing_graded"
@@ -116,7 +127,7 @@ def skill_verdict(
     elif failing:
         level, rule = "SHALLOW", "dimension_fails"
         reasons = [
-            f"with the skill the agent fails {len(failing)} of {len(dims) - len(unverified)} graded "
+            f"with the skill the agent fails {len(failing)} of {len(covered) - len(unverified)} graded "
             f"dimension(s): {', '.join(failing)}",
             *(
                 f"{d}: {dims[d]['with_skill']['cases_passed']}/{dims[d]['with_skill']['cases_graded']} case(s) "
