@@ -87,3 +87,16 @@ def test_hostile_comprehension_content_is_escaped(comprehension_run: Path) -> No
         assert payload not in page
         assert str(escape(payload)) in page
     assert page.count("<section") == page.count("</section>")
+
+
+def test_the_page_shows_one_exit_code_the_runs(comprehension_run: Path) -> None:
+    """A run the budget stopped exits 1 whatever its verdict: the page shows that code once and
+    no second one (the comprehension section showed the verdict's 0 under the header's 1); the
+    legend names code 2 (a grader reply that broke the rules twice)."""
+    report = json.loads((comprehension_run / "report.json").read_text())
+    report["comprehension"]["verdict"].update(level="PROVISIONAL", exit_code=0)
+    blocker = {"kind": "incomplete", "message": "14/18 tasks — stopped by the budget"}
+    report["decision"].update(outcome="INCOMPLETE", verdict="PROVISIONAL", exit_code=1, blockers=[blocker])
+    text = _text(render_html(Report.model_validate(report)))
+    assert re.findall(r"exit code (\d)", text) == ["1"]
+    assert "2 = a grader reply that broke the rules twice" in text

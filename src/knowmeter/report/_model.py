@@ -336,7 +336,10 @@ class ComprehensionVerdict(_M):
 
     level: ComprehensionLevel
     headline: str
-    exit_code: int = Field(description="0 for PASS or PROVISIONAL, else 1 (before the run's blockers).")
+    exit_code: int = Field(
+        description="0 for PASS or PROVISIONAL, 2 for UNVERIFIED by grader replies that broke the rules twice, "
+        "else 1 — before the run's blockers (the run's own is decision.exit_code)."
+    )
     rule: str
     reasons: list[str]
     caveats: list[str]
