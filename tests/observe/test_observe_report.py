@@ -417,3 +417,13 @@ def test_reported_cost_reaches_the_report_and_unknown_stays_unknown(shared_dir: 
     only_codex = observe([codex], workers=1)
     assert only_codex.overall is not None and only_codex.overall.cost_usd is None
     assert only_codex.to_dict()["overall"]["cost_usd"] is None  # the JSON shows unknown (null), never 0
+
+
+def test_bytes_count_the_subagent_transcripts_read(traces: Path) -> None:
+    """``trace_set.bytes`` is what was read: each session file with its subagent transcripts (the
+    fixtures' subagents are all read; the main files alone are a fraction)."""
+    ts = run(traces).trace_set
+    files = [p for p in traces.rglob("*.jsonl")]
+    assert any("subagents" in p.parts for p in files)
+    assert ts.files == sum("subagents" not in p.parts for p in files)
+    assert ts.bytes == sum(p.stat().st_size for p in files)

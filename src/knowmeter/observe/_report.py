@@ -110,7 +110,8 @@ class SkillHealth(Record):
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class TraceSet(Record):
-    """Which traces the report read and what was passed over (``skipped_files``: not read, with
+    """Which traces the report read and what was passed over (``files``: session files read;
+    ``bytes``: their size with their subagent transcripts'; ``skipped_files``: not read, with
     the reason; ``partly_read_files``: a run repeated or several runs in one file, with what was
     counted)."""
 

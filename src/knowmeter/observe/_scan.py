@@ -260,12 +260,14 @@ def _scan(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
     fmt = sniff(path)
     session = _Session(path, key, cfg)
     stamps = [file_stamp(path, st)]
+    size = st.st_size
     note: str | None = None
     if fmt is TraceFormat.CLAUDE_SESSION:
         reader, links = _scan_claude(session)
         note = _repeat_note(path, reader.meta.get("repeated_records"))
         files = subagent_files(path) if session.results else []
         for sub in files:
+            size += sub.stat().st_size
             stamp = session.add_subagent(sub, links)
             if stamp is not None:
                 stamps.append(f"{sub.relative_to(path.parent).as_posix()}:{stamp}")
@@ -281,7 +283,6 @@ def _scan(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
             )
     else:
         note = _scan_loaded(session, fmt)
-    size = st.st_size
     kept = session.finished()
     if not kept:
         return SessionResult(key, "no_segments", size=size, undated=session.undated, note=note)
