@@ -67,3 +67,22 @@ class SessionFile:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text("".join(json.dumps(r) + "\n" for r in self.lines), encoding="utf-8")
         return self.path
+
+
+CODEX = Path(__file__).resolve().parent / "fixtures" / "codex-sessions" / "2026" / "03" / "15"
+
+
+def two_segment_codex(folder: Path) -> Path:
+    """The Codex fixture session with an ``ls`` before its skill starts: two segments, so the
+    session's token total cannot be given to either (usage unknown for both)."""
+    source = next(CODEX.glob("rollout-*.jsonl"))
+    lines = source.read_text().splitlines(keepends=True)
+    call = (
+        '{"timestamp":"2026-03-15T12:00:00.500Z","type":"response_item","payload":{"type":"function_call",'
+        '"name":"exec_command","arguments":"{\\"cmd\\": \\"ls\\"}","call_id":"call_c0"}}\n'
+        '{"timestamp":"2026-03-15T12:00:00.600Z","type":"response_item","payload":{"type":"function_call_output",'
+        '"call_id":"call_c0","output":"Process exited with code 0\\nOutput:\\ndocs\\n"}}\n'
+    )
+    folder.mkdir()
+    (folder / source.name).write_text("".join(lines[:5]) + call + "".join(lines[5:]))
+    return folder

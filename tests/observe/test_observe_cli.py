@@ -12,6 +12,7 @@ from click.testing import CliRunner, Result
 
 from knowmeter.cli import cli
 from knowmeter.samples import WATERMARK_WARNING
+from tests.observe.observe_support import two_segment_codex
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -144,3 +145,16 @@ def test_html_write_that_fails_leaves_no_partial_file(shared_dir: Path, tmp_path
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith(f"knowmeter: error: --html {target}: could not")
     assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_unknown_tokens_are_a_question_mark_not_zero(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Codex session of two segments reports one token total: neither segment's usage is known."""
+    monkeypatch.setenv("COLUMNS", "200")
+    res = invoke(str(two_segment_codex(tmp_path / "codex")), "--workers", "1")
+    assert res.exit_code == 0, res.output
+    rows = {line.split("│")[1].strip(): line for line in res.output.splitlines() if line.startswith("│")}
+    assert set(rows) == {"imagegen", "(no skill)", "overall"}
+    for row in rows.values():
+        cells = [c.strip() for c in row.split("│")]
+        assert "?" in cells and "0 / 0" not in cells
+    assert "? = unknown: a Codex session with several segments reports one total" in res.output

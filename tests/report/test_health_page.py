@@ -12,6 +12,7 @@ from typing import Any
 from knowmeter.observe import make_window, observe
 from knowmeter.report.html import render_health_html
 from knowmeter.report.html._health import FILES_SHOWN
+from tests.observe.observe_support import two_segment_codex
 
 OBSERVE_FIXTURES = Path(__file__).resolve().parents[1] / "observe" / "fixtures"
 
@@ -26,32 +27,13 @@ def _rows(page: str) -> dict[str, str]:
     return {html.unescape(skill): _text(cells) for skill, cells in rows}
 
 
-CODEX = OBSERVE_FIXTURES / "codex-sessions" / "2026" / "03" / "15"
-
-
-def _two_segment_codex(folder: Path) -> Path:
-    """The Codex fixture session with an ``ls`` before its skill starts: two segments, so the
-    session's token total cannot be given to either (usage unknown for both)."""
-    source = next(CODEX.glob("rollout-*.jsonl"))
-    lines = source.read_text().splitlines(keepends=True)
-    call = (
-        '{"timestamp":"2026-03-15T12:00:00.500Z","type":"response_item","payload":{"type":"function_call",'
-        '"name":"exec_command","arguments":"{\\"cmd\\": \\"ls\\"}","call_id":"call_c0"}}\n'
-        '{"timestamp":"2026-03-15T12:00:00.600Z","type":"response_item","payload":{"type":"function_call_output",'
-        '"call_id":"call_c0","output":"Process exited with code 0\\nOutput:\\ndocs\\n"}}\n'
-    )
-    folder.mkdir()
-    (folder / source.name).write_text("".join(lines[:5]) + call + "".join(lines[5:]))
-    return folder
-
-
 def _health(shared_dir: Path, codex: Path = OBSERVE_FIXTURES / "codex-sessions", **kwargs: Any) -> dict[str, Any]:
     paths = [shared_dir / "reference" / "traces", OBSERVE_FIXTURES / "claude-projects", codex]
     return observe(paths, workers=1, **kwargs).to_dict()
 
 
 def test_every_skill_row_shows_the_json_figures(shared_dir: Path, tmp_path: Path) -> None:
-    health = _health(shared_dir, _two_segment_codex(tmp_path / "codex"), kb=OBSERVE_FIXTURES / "kb" / "docs" / "kb")
+    health = _health(shared_dir, two_segment_codex(tmp_path / "codex"), kb=OBSERVE_FIXTURES / "kb" / "docs" / "kb")
     rows = _rows(render_health_html(health))
     skills = [*health["skills"], health["overall"]]
     assert set(rows) == {s["skill"] for s in skills}

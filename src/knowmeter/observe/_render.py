@@ -51,8 +51,6 @@ def _row(h: SkillHealth, with_kb: bool, with_cost: bool) -> list[str]:
     by = g.signals_by_source
     signals = "/".join(str(by.get(s, 0)) for s in ("failed_search", "explicit_marker", "hedging", "repeated_failure"))
     gap = "–" if g.gap_rate is None else f"{g.gap_rate:.1%} ({g.samples_with_gap}/{g.executed})"
-    t = h.tokens
-    tokens = f"{_count(t.input_tokens + t.cache_read_tokens + t.cache_creation_tokens)} / {_count(t.output_tokens)}"
     row = [
         _safe(h.skill),
         f"{h.segments} ({h.sessions})",
@@ -65,7 +63,16 @@ def _row(h: SkillHealth, with_kb: bool, with_cost: bool) -> list[str]:
     if with_kb:
         c = h.coverage
         row.append("–" if c is None or c.rate is None else f"{c.rate:.0%} ({c.covered}/{c.total})")
-    return [*row, tokens, *([_cost(h)] if with_cost else []), h.confidence, _band(h)]
+    return [*row, _tokens(h), *([_cost(h)] if with_cost else []), h.confidence, _band(h)]
+
+
+def _tokens(h: SkillHealth) -> str:
+    """``2.7M / 23.5k`` (in / out); ``+?`` when some segments' usage is unknown; ``?`` when none is known."""
+    t = h.tokens
+    if h.segments and t.segments_without_usage == h.segments:
+        return "?"
+    known = f"{_count(t.input_tokens + t.cache_read_tokens + t.cache_creation_tokens)} / {_count(t.output_tokens)}"
+    return known + ("+?" if t.segments_without_usage else "")
 
 
 def _any_cost(report: HealthReport) -> bool:
@@ -167,8 +174,8 @@ def notes(report: HealthReport) -> list[str]:
         )
         out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
     out.append(
-        "tokens in = input + cache read + cache write; fs/em/hd/rf = failed search / explicit marker / "
-        "hedging / repeated failure signals"
+        "tokens in = input + cache read + cache write (? = unknown: a Codex session with several segments "
+        "reports one total); fs/em/hd/rf = failed search / explicit marker / hedging / repeated failure signals"
     )
     if _any_cost(report):
         out.append(
