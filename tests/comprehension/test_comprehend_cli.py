@@ -377,3 +377,17 @@ def test_a_run_the_budget_stopped_says_so_and_writes_no_state(project: Path) -> 
     assert f"unverified {', '.join(verdict['unverified_dimensions'])}" in r.stdout
     again = km_process("report", run.name, cwd=project)
     assert again.returncode == 1 and f"outcome: {decision['headline']} · exit code 1" in again.stdout
+
+
+def test_write_state_without_a_sidecar_is_refused_before_anything_runs(project: Path) -> None:
+    """No audit-state.json to update: one line, exit 2, and no task run (it was refused only after
+    the whole run, every agent and grader call paid for)."""
+    state = project / "skills" / "type-safety" / "audit-state.json"
+    state.unlink()
+    r = km(*ARGS, "--judge", "scripted-grader", "--write-state", cwd=project)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "knowmeter: error: skills/type-safety/audit-state.json: no audit-state"
+    )
+    assert not (project / ".knowmeter" / "runs").exists() and not state.exists()

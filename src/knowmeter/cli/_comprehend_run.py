@@ -44,12 +44,20 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     terminal = _Terminal()
     if opts.get("resume"):
         run_dir = find_run(Path(opts.get("output_dir") or defaults.OUTPUT_DIR), str(opts["resume"]))
-        if "comprehension" not in run_dir.read_run():
+        stored = run_dir.read_run().get("comprehension")
+        if stored is None:
             raise InputError(f"run {run_dir.id} is not a comprehension run; resume it with knowmeter eval --resume")
+        if opts.get("write_state"):
+            _sidecar(stored["skill"]["audit_state"], Path(stored["skill"]["path"]))
         report = resume(run_dir.path, listener=terminal, budget_usd=opts.get("budget_usd"))
     elif not opts.get("skill"):
         raise InputError("comprehend needs a SKILL (a SKILL.md or its folder), or --resume RUN")
     else:
+        if opts.get("write_state"):
+            from knowmeter.skillgraph import load_skill
+
+            skill = load_skill(Path(opts["skill"]))
+            _sidecar(skill.audit_state_path, skill.path)
         report = comprehend(
             str(opts["skill"]),
             evals=opts.get("evals"),
@@ -100,6 +108,15 @@ def run_comprehend(opts: dict[str, Any]) -> int:
             err=True,
         )
     return code  # the run's one decision (report.json's, and knowmeter report's)
+
+
+def _sidecar(audit_state: str | Path | None, skill: Path) -> None:
+    """--write-state needs the skill's audit-state.json: refused before any task runs (and is paid for)."""
+    if audit_state is None:
+        raise InputError(
+            f"{skill.parent / 'audit-state.json'}: no audit-state.json beside the SKILL.md; --write-state updates a "
+            "Skill Graph v8 sidecar and does not create one (run without --write-state, or add the file)"
+        )
 
 
 def _write_state(run_dir: RunDir, report: Report) -> None:
