@@ -12,7 +12,7 @@ from typing import Any
 from knowmeter.observe import make_window, observe
 from knowmeter.report.html import render_health_html
 from knowmeter.report.html._health import FILES_SHOWN
-from tests.observe.observe_support import two_segment_codex
+from tests.observe.observe_support import SessionFile, two_segment_codex
 
 OBSERVE_FIXTURES = Path(__file__).resolve().parents[1] / "observe" / "fixtures"
 
@@ -91,3 +91,20 @@ def test_a_folder_of_other_files_keeps_the_page_small(shared_dir: Path, tmp_path
     assert f"files skipped {FILES_SHOWN + 50} (not agent traces" in text
     assert "notes-0000.jsonl" in text and f"notes-{FILES_SHOWN + 49:04d}.jsonl" not in text
     assert "… and 50 more (all in --json)" in text
+
+
+def test_control_characters_in_trace_text_are_shown_as_their_code(tmp_path: Path) -> None:
+    """A NUL the HTML parser would drop ("nul·here" read as "nulhere") or an escape that shows as
+    nothing is shown as its code, in the row and in the signal inventory."""
+    name = "nul\x00here\x1b[31m"
+    s = SessionFile(tmp_path / "proj" / "c0000000-1111-4111-8111-111111111111.jsonl")
+    s.human("2026-03-10T10:00:00.000Z", "go")
+    s.call("2026-03-10T10:00:01.000Z", "t1", "Skill", {"skill": name})
+    s.result("2026-03-10T10:00:02.000Z", "t1", "Launching skill")
+    s.call("2026-03-10T10:00:03.000Z", "t2", "Grep", {"pattern": name})
+    s.result("2026-03-10T10:00:04.000Z", "t2", "No matches found")
+    s.write()
+    page = render_health_html(observe([tmp_path], workers=1).to_dict())
+    shown = "nul\u27e8U+0000\u27e9here\u27e8U+001B\u27e9[31m"
+    assert shown in _rows(page) and f'Grep "{shown}"' in _text(page)
+    assert "\x00" not in page and "\x1b" not in page

@@ -15,7 +15,7 @@ import pytest
 from knowmeter.report import Report
 from knowmeter.report.html import Series, line_chart, render_html
 from knowmeter.report.html._page import TEMPLATES
-from knowmeter.report.html._text import BIDI
+from knowmeter.report.html._text import HIDDEN
 from tests.report.report_support import latest_run
 from tests.report.test_html_static import Page
 from tests.support.cli import km_process
@@ -32,14 +32,14 @@ def test_bidi_controls_in_the_template_text_are_shown_as_their_code(review_run: 
     signal["sample_id"], signal["context"] = "gap\u202e-1", "Grep \u2066x\u2069 \u200f"
     page, text = _render(report)
     assert "gap\u27e8U+202E\u27e9-1" in text and "Grep \u27e8U+2066\u27e9x\u27e8U+2069\u27e9 \u27e8U+200F\u27e9" in text
-    assert not BIDI.search(" ".join(page.text))
+    assert not HIDDEN.search(" ".join(page.text))
     link = next(a for t, a in page.tags if t == "a" and "samplelink" in (a.get("class") or ""))
     assert link["href"] == "#sample=gap%E2%80%AE-1&repeat=1"  # the link keeps the real id
 
 
 def test_bidi_controls_in_chart_labels_are_shown_as_their_code() -> None:
     chart = line_chart([Series("treat\u202e", [("run \u2067", 1.0), ("b", 2.0)])], title="t\u200e", y_label="y")
-    assert not BIDI.search(chart)
+    assert not HIDDEN.search(chart)
     assert "treat\u27e8U+202E\u27e9" in chart and "run \u27e8U+2067\u27e9" in chart and "t\u27e8U+200E\u27e9" in chart
 
 
@@ -55,9 +55,9 @@ def test_a_chart_legend_has_one_line_per_series_inside_the_chart() -> None:
 
 def test_the_page_script_shows_the_same_characters() -> None:
     script = (TEMPLATES / "report.js").read_text(encoding="utf-8")
-    found = re.search(r"var BIDI = /(\[[^\]]+\])/g;", script)
+    found = re.search(r"var HIDDEN = /(\[[^\]]+\])/g;", script)
     assert found is not None
-    assert codecs.decode(found.group(1), "unicode_escape") == BIDI.pattern
+    assert codecs.decode(found.group(1), "unicode_escape") == HIDDEN.pattern
 
 
 @pytest.fixture(scope="module")

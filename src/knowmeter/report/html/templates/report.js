@@ -5,9 +5,10 @@
   var PAGE = 200;
   // the changed middle of two outputs is diffed when it has at most this many token pairs
   var DIFF_CELLS = 4000000;
-  // characters that reorder the text around them (bidi controls): shown as their code instead,
-  // so a page never shows words the data does not hold (the same set as _text.py's BIDI)
-  var BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+  // bidi controls (they reorder the text around them) and control characters other than tab,
+  // newline and carriage return (dropped or shown as nothing): shown as their code instead, so a
+  // page never shows words the data does not hold (the same set as _text.py's HIDDEN)
+  var HIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
   var data = JSON.parse(document.getElementById("km-data").textContent);
   var variants = data.variants, control = data.control, roles = data.roles;
   var treatment = control !== null && variants.length > 1 ? variants[1] : null;
@@ -18,7 +19,7 @@
   var sortDir = 0, shown = 0, current = [], pinned = null;
 
   function visible(s) {
-    return String(s).replace(BIDI, function (c) {
+    return String(s).replace(HIDDEN, function (c) {
       return "\u27e8U+" + ("000" + c.charCodeAt(0).toString(16).toUpperCase()).slice(-4) + "\u27e9";
     });
   }
