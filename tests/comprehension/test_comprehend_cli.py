@@ -64,6 +64,7 @@ def test_type_safety_worked_example_runs_end_to_end_offline(project: Path) -> No
     assert "agent: offline — deterministic offline agent, not an LLM" in out
     assert "grader: scripted-grader — deterministic scripted grader, not an LLM" in out
     assert "verdict: SHALLOW" in out and "named exceptions: failing C1" in out
+    assert "· 1 repeat(s) per case and arm × 1 grader call(s) per answer" in out.splitlines()[0]
     report = json.loads(next((project / ".knowmeter" / "runs").glob("*/report.json")).read_text())
     comp = report["comprehension"]
     assert list(comp["dimensions"]) == [f"C{i}" for i in range(1, 10)]

@@ -56,6 +56,8 @@ def test_comprehend_writes_report_html_with_the_verdict_statistics_and_cases(com
                 assert _text(htmllib.escape(behavior["evidence_quote"])) in text
     assert text.count("PASS") >= sum(g["verdict"] == "PASS" for c in comp["cases"] for g in c["with_skill"])
     assert "verbatim check failed" in text  # the offline agent copies the skill (C1)
+    config = report["run"]["config"]  # what every figure depends on
+    assert f"{config['repeat']} repeat(s) per case and arm × {config['judge_repeat']} grader call(s) per answer" in text
     # eval-only sections are left out; the exit code is explained for comprehension
     assert 'id="comparisons"' not in page and 'id="gaps"' not in page
     assert "0 = PASS or PROVISIONAL" in page
