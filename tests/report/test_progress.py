@@ -75,6 +75,16 @@ def test_while_the_budget_keeps_calls_one_at_a_time_the_line_says_so() -> None:
     assert " · running 1 · " in single.line()  # one at a time anyway: nothing to explain
 
 
+def test_a_judge_called_on_a_cached_answer_is_counted() -> None:
+    """The answer came from the cache (it cost nothing now) but the judge ran: its cost is
+    spent in this run, as run.budget counts it."""
+    out = io.StringIO()
+    p = Progress(2, 1, out, tty=False, interval=0.0, clock=Clock())
+    p.tick(_record(cached=True, cost=0.5, judge_cost=0.0004))
+    p.tick(_record(cached=True, cost=0.5, judge_cost=None))
+    assert p.line().endswith("cost $0.0004 known + 1 task(s) unknown")
+
+
 def test_terminal_bar_redraws_in_place_at_most_ten_times_a_second() -> None:
     clock, out = Clock(), io.StringIO()
     p = Progress(4, 2, out, tty=True, clock=clock)

@@ -56,14 +56,14 @@ class Progress:
         ex = record.get("exec") or {}
         if ex.get("error"):
             self.failed += 1
-        if not record.get("cached"):
-            costs = [ex.get("cost_usd")]
-            grade = record.get("grade")
-            if grade is not None and "judge_cost_usd" in grade:
-                costs.append(grade["judge_cost_usd"])
-            if any(c is None for c in costs):
-                self.cost_unknown_tasks += 1
-            self.cost_known += sum(float(c) for c in costs if c is not None)
+        # a cached answer cost nothing in this run; its judges' calls did (a cached reply is 0)
+        costs = [] if record.get("cached") else [ex.get("cost_usd")]
+        grade = record.get("grade")
+        if grade is not None and "judge_cost_usd" in grade:
+            costs.append(grade["judge_cost_usd"])
+        if any(c is None for c in costs):
+            self.cost_unknown_tasks += 1
+        self.cost_known += sum(float(c) for c in costs if c is not None)
         if self.stream is not None and self.clock() >= self.next_draw:
             self._draw()
 
