@@ -11,12 +11,13 @@ import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
-from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic_core import ErrorDetails
 
 from knowmeter import defaults
+from knowmeter._no_bool import annotation_types, refuse_bool_for_a_number
 from knowmeter._yaml import parse_yaml, read_user_text
 from knowmeter.errors import InputError
 
@@ -28,12 +29,7 @@ class _Strict(BaseModel):
     @classmethod
     def _no_bool_for_a_number(cls, v: Any, info: ValidationInfo) -> Any:
         """``repeat: true`` is refused like ``repeat: 2.5`` (pydantic would read true as 1)."""
-        if isinstance(v, bool) and info.field_name is not None:
-            types = _types(cls.model_fields[info.field_name].annotation)
-            if bool not in types and (int in types or float in types):
-                kind = "integer" if int in types else "number"
-                raise PydanticCustomError(f"{kind}_type", f"Input should be a valid {kind}")
-        return v
+        return refuse_bool_for_a_number(cls, v, info)
 
 
 class BudgetFile(_Strict):
@@ -145,14 +141,9 @@ def _located(loc: tuple[int | str, ...]) -> tuple[str, type[BaseModel]]:
             continue  # a union member's name
         shown.append(str(part))
         if field is not None and i < len(loc) - 1:
-            nested = [t for t in _types(field.annotation) if isinstance(t, type) and issubclass(t, BaseModel)]
+            nested = [t for t in annotation_types(field.annotation) if isinstance(t, type) and issubclass(t, BaseModel)]
             model = nested[0] if nested else model
     return ".".join(shown), model
-
-
-def _types(annotation: Any) -> list[Any]:
-    """``annotation`` and every type inside it (``list[X] | None`` → X among them)."""
-    return [annotation, *(t for arg in get_args(annotation) for t in _types(arg))]
 
 
 def unknown_key(loc: str, known: Iterable[str], *, block: str = "", what: str = "config key") -> str:

@@ -105,6 +105,22 @@ def test_common_keys() -> None:
         load([{"type": "contains", "value": "x", "weight": float("nan")}])
 
 
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"type": "contains", "value": "x", "weight": True}, "weight: Input should be a valid number"),
+        ({"type": "tools_count_max", "value": False}, "value: Input should be a valid integer"),
+        ({"type": "levenshtein_max", "reference": "abc", "threshold": True}, "Input should be a valid integer"),
+    ],
+)
+def test_true_or_false_where_a_number_belongs_is_refused(raw: dict[str, Any], message: str) -> None:
+    """As in eval.yaml and as samples.schema.json says: pydantic would read true as 1."""
+    with pytest.raises(InputError, match=message):
+        load([raw])
+    [a] = load([{"type": "contains", "value": "x", "not": True}])  # a flag still takes a bool
+    assert a.negate is True
+
+
 def test_weights_are_summed_not_counted() -> None:
     g = run(
         sample(),

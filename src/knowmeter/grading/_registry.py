@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from knowmeter._no_bool import refuse_bool_for_a_number
 from knowmeter.errors import InputError
 from knowmeter.executors import ExecResult
 from knowmeter.grading._catalog import BUILTIN_MODULES, DEFAULT_LAYER
@@ -72,6 +73,12 @@ class Assertion(BaseModel):
     description: str | None = None
 
     type_name: ClassVar[str] = ""
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_a_number(cls, v: Any, info: ValidationInfo) -> Any:
+        """``weight: true`` is refused like ``weight: x`` (pydantic would read true as 1)."""
+        return refuse_bool_for_a_number(cls, v, info)
 
     @property
     def layer(self) -> Layer:
