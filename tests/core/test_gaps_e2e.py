@@ -118,6 +118,20 @@ def test_gaps_and_sample_commands(fresh_demo: Path) -> None:
     assert again.returncode == 2 and "already exists" in again.stderr
 
 
+def test_gaps_and_sample_of_a_comprehension_run_say_it_has_no_gap_analysis(fresh_demo: Path) -> None:
+    """The demo's comprehension example is the latest run once its printed command ran: gaps and
+    drafts name the run's kind, not a variant None."""
+    import shlex
+
+    from knowmeter.cli._init import COMPREHENSION_DEMO
+
+    assert km("comprehend", *shlex.split(COMPREHENSION_DEMO), cwd=fresh_demo).returncode == 1
+    for args in (("gaps", "latest"), ("sample", "--from-gaps", "latest")):
+        r = km(*args, cwd=fresh_demo)
+        assert r.returncode == 2, r.stderr
+        assert "comprehension run: it has no gap analysis" in r.stderr and "None" not in r.stderr, r.stderr
+
+
 def test_gate_logic_unknown_rate_fails_and_first_run_has_nothing_to_regress() -> None:
     res = check_gates({"a": None, "b": 0.2}, {}, sample_set="s@1", max_gap_rate=0.3, regression=0.1)
     by = {(r.gate, r.variant): r for r in res}

@@ -3,11 +3,32 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from knowmeter.cli._errors import fail, guarded
 from knowmeter.cli._output import output_dir_option
+
+if TYPE_CHECKING:
+    from knowmeter.report import Report
+    from knowmeter.store import RunDir
+
+
+def gap_report(run_dir: RunDir) -> Report:
+    """The stored report of a run that has a gap analysis (``gaps`` and ``sample --from-gaps``
+    read it); one line and exit 2 for a run without report.json and for a comprehension run."""
+    from knowmeter.report import read_report
+
+    if not run_dir.report_file.exists():
+        fail(f"run {run_dir.id} has no report.json yet; run knowmeter report {run_dir.id} first")
+    report = read_report(run_dir.report_file, run_dir.id)
+    if report.comprehension is not None:
+        fail(
+            f"run {run_dir.id} is a comprehension run: it has no gap analysis; "
+            "name a run of knowmeter eval (knowmeter runs lists them)"
+        )
+    return report
 
 
 @click.command("gaps")
@@ -23,13 +44,10 @@ def gaps_cmd(run: str, variant: str | None, limit: int | None, output_dir: str, 
     a probe set (knowmeter probe) was run on the same variant, its gap rate is shown beside the
     human-written samples' — each under its own watermark, never merged."""
     from knowmeter.analysis import render_coverage, render_inventory
-    from knowmeter.report import read_report
     from knowmeter.store import find_run
 
     run_dir = find_run(Path(output_dir), run)
-    if not run_dir.report_file.exists():
-        fail(f"run {run_dir.id} has no report.json yet; run knowmeter report {run_dir.id} first")
-    report = read_report(run_dir.report_file, run_dir.id)
+    report = gap_report(run_dir)
     gaps = [g for g in (report.gaps.variants if report.gaps else []) if variant in (None, g.variant)]
     cov = [c for c in (report.coverage.variants if report.coverage else []) if variant in (None, c.variant)]
     if not gaps:

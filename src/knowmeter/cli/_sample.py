@@ -28,11 +28,11 @@ def sample_cmd(
     import anyio
 
     from knowmeter.analysis import draft_samples, refine_drafts, write_drafts_yaml
-    from knowmeter.report import read_report
+    from knowmeter.cli._gaps import gap_report
     from knowmeter.store import find_run
 
     run_dir = find_run(Path(output_dir), run)
-    report = read_report(run_dir.report_file, run_dir.id)
+    report = gap_report(run_dir)
     by_name = {g.variant: g for g in (report.gaps.variants if report.gaps else [])}
     cov_by_name = {c.variant: c for c in (report.coverage.variants if report.coverage else [])}
     if variant is None:
