@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +84,10 @@ def evaluate(
             raise TypeError("overrides apply to an eval.yaml; change the RunConfig itself instead")
         resolved = config
     else:
+        lists = {f.name for f in fields(Overrides) if str(f.type).startswith("list[")}
+        for name, value in overrides.items():
+            if isinstance(value, str) and name in lists:  # a str is a list of one-letter file names
+                raise TypeError(f"evaluate(): {name}= takes a list of them, e.g. {name}=[{value!r}]")
         path = Path.cwd() if config is None else Path(config)
         if path.is_dir():
             resolved = resolve_config(Overrides(**overrides), path)
