@@ -97,3 +97,22 @@ def test_folded_signals_are_reachable_by_keyboard_and_printed(browser: Browser, 
     page.emulate_media(media="print")
     assert all(folded.nth(i).is_visible() for i in range(folded.count()))
     assert not _scrolls_sideways(page)
+
+
+def test_print_is_landscape_and_no_table_is_clipped(browser: Browser, health_page: Path) -> None:
+    """Printed, the wide skill table is a table (not the narrow screen's scroll box, which prints
+    clipped) on a landscape page, and it fits the paper's width."""
+    import re
+
+    page = browser.open(health_page, scripted=False)
+    pdf = page.pdf(prefer_css_page_size=True)
+    box = re.search(rb"/MediaBox\s*\[0 0 ([0-9.]+) ([0-9.]+)\]", pdf)
+    assert box is not None and float(box.group(1)) > float(box.group(2))  # landscape
+    page.set_viewport_size({"width": 1027, "height": 900})  # A4 landscape less the default margins
+    page.emulate_media(media="print")
+    tables = page.evaluate(
+        "Array.from(document.querySelectorAll('table.grid')).map(t => "
+        "[getComputedStyle(t).display, t.getBoundingClientRect().right])"
+    )
+    assert tables and all(display == "table" and right <= 1027 for display, right in tables)
+    assert not _scrolls_sideways(page)
