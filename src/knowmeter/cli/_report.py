@@ -61,7 +61,10 @@ def report_cmd(
     directory) from its stored results, without re-running anything.
 
     Exit codes as for eval: 0 PROGRESS (or a passing SOLO) with every task run and every gate
-    passed; 1 any other outcome (an incomplete run included); 2 bad input. With --report-only 0."""
+    passed; 1 any other outcome (an incomplete run included); 2 bad input. A comprehension run's
+    as for comprehend: 0 PASS or PROVISIONAL, 2 grader replies that broke the rules twice
+    (UNVERIFIED). With --report-only 0. --threshold and --stability-limit do not apply to a
+    comprehension run."""
     from knowmeter.api import rescore
     from knowmeter.cli._output import console
     from knowmeter.report import render_terminal
