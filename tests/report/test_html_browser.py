@@ -130,3 +130,46 @@ def test_comprehension_page_in_the_browser(browser: Browser, comprehension_run: 
     assert page.locator("#sample-body tr.row").count() == 5  # one answer row per case: both arms side by side
     page.screenshot(path=str(ARTIFACTS / "comprehension.png"), full_page=True)
     assert browser.errors == [] and all(u.startswith("file:") for u in browser.requests)
+
+
+def test_hostile_comprehension_content_never_runs_and_fits_a_phone(
+    browser: Browser, comprehension_run: Path, tmp_path: Path
+) -> None:
+    """Every untrusted text the comprehension section shows (skill name, notes, reasons, caveats,
+    case ids, behavior ids, evidence quotes, rationales, overrides, ungraded reasons, n-grams)
+    carrying script, bidi overrides and an unbroken 5,000-character word: nothing runs, nothing
+    is fetched, and the page fits a 375 px screen with every case opened."""
+    import json
+
+    from knowmeter.report import Report
+    from knowmeter.report.html import render_html
+
+    payloads = [*HOSTILE, "abc \u202eevil\u202c def", "y" * 5000]
+    report = json.loads((comprehension_run / "report.json").read_text())
+    comp = report["comprehension"]
+    comp["skill"]["name"], comp["eval_file"]["path"] = payloads[0], payloads[1]
+    comp["notes"].append(payloads[2])
+    comp["verdict"]["reasons"].append(payloads[3])
+    comp["verdict"]["caveats"].append(payloads[4])
+    comp["ungraded"].append(payloads[5])
+    for case in comp["cases"]:
+        case["case_id"] = payloads[6]
+        for grading in case["with_skill"] + case["baseline"]:
+            grading["overlap_ngrams"] = [payloads[7], payloads[8]]
+            grading["ungraded_reason"] = payloads[0]
+            for behavior in grading["behaviors"]:
+                behavior.update(id=payloads[1], evidence_quote=payloads[8], rationale=payloads[5])
+                behavior.update(override=payloads[3], review=payloads[7])
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_html(Report.model_validate(report)), encoding="utf-8")
+    page = browser.open(page_file)
+    page.set_viewport_size({"width": 375, "height": 800})
+    for summary in page.locator("#comprehension summary").all():
+        summary.click()
+    page.wait_for_timeout(200)
+    page.screenshot(path=str(ARTIFACTS / "comprehension-hostile-375.png"), full_page=True)
+    assert page.evaluate("window.__pwned") is None
+    assert browser.dialogs == [] and browser.errors == [] and browser.requests == [page_file.as_uri()]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    text = page.locator("#comprehension").inner_text()
+    assert payloads[0] in text and "abc ⟨U+202E⟩evil⟨U+202C⟩ def" in text  # as text, the bidi override shown
