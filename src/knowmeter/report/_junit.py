@@ -1,5 +1,6 @@
 """JUnit XML for CI: one test case per sample × variant (× repeat) whose failure message lists
-the failed assertions (an execution error is an ``<error>``), and one test case for the run's
+the failed assertions — a comprehension run's, the failed behaviors of the graded answer, an
+ungraded one skipped — (an execution error is an ``<error>``), and one test case for the run's
 outcome (failed unless the decision passes, i.e. exit code 0) whose ``<system-out>`` holds the
 decision's ⚠ warnings."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 import re
 from xml.etree import ElementTree as ET
 
-from knowmeter.report._model import Report
+from knowmeter.report._model import ComprehensionGrading, Report
 from knowmeter.report._view import ReportView, TaskView
 
 #: characters XML 1.0 cannot hold at all (agent output may contain them)
@@ -19,7 +20,25 @@ def _x(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-def _case(suite: ET.Element, task: TaskView, repeats: bool) -> str:
+def _graded(case: ET.Element, grading: ComprehensionGrading) -> str:
+    """A comprehension answer's case: its graded verdict (an ungraded answer is skipped)."""
+    if not grading.graded:
+        ET.SubElement(case, "skipped", message=_x(f"ungraded: {grading.ungraded_reason}"[:500]))
+        return "skipped"
+    if grading.verdict == "PASS":
+        return "passed"
+    failed = [b for b in grading.behaviors if b.verdict != "PASS"]
+    lines = [f"{b.id}: {b.override or b.rationale or ''}" for b in failed]
+    ET.SubElement(
+        case,
+        "failure",
+        message=_x(f"{len(failed)} behavior(s) failed: {lines[0] if lines else ''}"[:500]),
+        type="comprehension",
+    ).text = _x("\n".join(lines))
+    return "failure"
+
+
+def _case(suite: ET.Element, task: TaskView, repeats: bool, grading: ComprehensionGrading | None) -> str:
     """Add the task's test case; returns "failure", "error", "skipped" or "passed"."""
     name = f"{task.sample_id} [repeat {task.repeat}]" if repeats else task.sample_id
     case = ET.SubElement(suite, "testcase", classname=_x(f"knowmeter.{task.variant}"), name=_x(name))
@@ -28,6 +47,8 @@ def _case(suite: ET.Element, task: TaskView, repeats: bool) -> str:
     if task.error:
         ET.SubElement(case, "error", message=_x(task.error[:500]), type="execution").text = _x(task.error)
         return "error"
+    if grading is not None:
+        return _graded(case, grading)
     failed = task.failed_assertions
     if failed:
         lines = [f"{a.get('type', '?')} [{a.get('layer', '?')}]: {a.get('message', '')}" for a in failed]
@@ -46,12 +67,21 @@ def junit_xml(report: Report) -> str:
     view = ReportView(report)
     repeats = any(t.repeat for t in view.tasks())  # the tasks are read again per pass, never all held
     root = ET.Element("testsuites", name=_x(f"knowmeter run {view.run_id}"))
+    arm = {v.name: "baseline" if v.role == "control" else "with_skill" for v in view.variants}
+    comp = report.comprehension  # a comprehension run: each answer's graded verdict, not assertions
+    gradings = {
+        (side, c.case_id, g.repeat): g
+        for c in (comp.cases if comp else [])
+        for side in ("baseline", "with_skill")
+        for g in getattr(c, side)
+    }
     for name in [v.name for v in view.variants]:
         suite = ET.SubElement(root, "testsuite", name=_x(f"knowmeter.{name}"))
         counts = {"failure": 0, "error": 0, "skipped": 0, "passed": 0}
         for task in view.tasks():
             if task.variant == name:
-                counts[_case(suite, task, repeats)] += 1
+                grading = gradings.get((arm[name], task.sample_id, task.repeat))
+                counts[_case(suite, task, repeats, grading)] += 1
         suite.set("tests", str(sum(counts.values())))
         suite.set("failures", str(counts["failure"]))
         suite.set("errors", str(counts["error"]))

@@ -1,9 +1,11 @@
 """A Markdown summary fit for a pull-request comment or ``$GITHUB_STEP_SUMMARY``: the outcome,
-the variant table, the paired comparisons and the gaps (with the sample-set watermark).
+the variant table, the paired comparisons and the gaps (with the sample-set watermark) — or a
+comprehension run's per-dimension figures and verdict.
 Every value is escaped for a table cell and for the HTML GitHub renders inside Markdown."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from knowmeter.report._model import Report
@@ -44,7 +46,8 @@ def markdown_summary(report: Report) -> str:
     out: list[str] = []
     o = view.outcome
     if o:
-        out += [f"## knowmeter: **{md(o.outcome)}**", "", md(o.headline), "", f"**{md(o.recommendation)}**", ""]
+        out += [f"## knowmeter: **{md(o.outcome)}**", "", md(o.headline), ""]
+        out += [f"**{md(o.recommendation)}**", ""] if o.recommendation else []
         out += [f"- ✗ {md(kind.replace('_', ' '))}: {md(message)}" for kind, message in o.blockers]
         out += [f"- ⚠ {md(w)}" for w in o.warnings]
         out += ["", f"exit code {_num(o.exit_code, 'd') if o.exit_code is not None else 'unknown'}", ""]
@@ -58,6 +61,8 @@ def markdown_summary(report: Report) -> str:
     ]
     if view.shard_note:
         out += [f"⚠ {md(view.shard_note)}", ""]
+    if view.comprehension is not None:  # no composite or assertions to show: the section's own figures
+        return "\n".join(out + _comprehension(view.comprehension)) + "\n"
     out += [
         "| variant | role | composite | pass rate | errors | cost known | cost unknown |",
         "|---|---|---|---|---|---|---|",
@@ -103,3 +108,42 @@ def markdown_summary(report: Report) -> str:
                 unc = (", ".join(md(u) for u in row.uncovered[:5]) or "none") + more
             out.append(f"| {md(g.variant)} | {_pct(g.gap_rate)} ({g.samples_with_gap}/{g.executed}) | {cov} | {unc} |")
     return "\n".join(out) + "\n"
+
+
+def _rate(arm: Mapping[str, Any]) -> str:
+    wilson = arm.get("wilson")
+    ci = f" [{wilson[0]:.2f}, {wilson[1]:.2f}]" if wilson else ""
+    return f"{arm['cases_passed']}/{arm['cases_graded']}{ci}" if arm["cases_graded"] else "unknown"
+
+
+def _comprehension(comp: Mapping[str, Any]) -> list[str]:
+    """A comprehension run's figures: per dimension and overall, each arm's cases passed (Wilson
+    interval), the paired difference and McNemar p (Holm across dimensions), and the verdict."""
+    v = comp["verdict"]
+    out = [
+        "| dim | baseline: cases passed | with skill: cases passed | Δ pass rate | McNemar p | Holm p |",
+        "|---|---|---|---|---|---|",
+    ]
+    blocks = [*comp["dimensions"].items(), ("all", comp["overall"])]
+    for dim, b in blocks:
+        p = b["paired"]
+        out.append(
+            f"| {md(dim)} | {_rate(b['baseline'])} | {_rate(b['with_skill'])} | "
+            f"{_num(p['difference_in_pass_rate'], '+.2f')} | {_num(p['mcnemar'].get('p_value'), '.3g')} | "
+            f"{_num(p.get('p_holm'), '.3g') if dim != 'all' else '—'} |"
+        )
+    named = [
+        f"{label} {', '.join(v[f'{key}_dimensions'])}"
+        for label, key in (("failing", "failing"), ("unverified", "unverified"), ("not covered", "not_covered"))
+        if v[f"{key}_dimensions"]
+    ]
+    score = "unknown" if v["eval_score"] is None else f"{v['eval_score']}/5"
+    out += [
+        "",
+        f"verdict **{md(v['level'])}** — {md(v['reasons'][0])}",
+        "",
+        *(f"- ⚠ {md(c)}" for c in v["caveats"]),
+        f"- named exceptions: {md('; '.join(named) or 'none')}",
+        f"- eval\\_score {score} · eval\\_failed\\_ids {md(', '.join(v['eval_failed_ids']) or 'none')}",
+    ]
+    return out
