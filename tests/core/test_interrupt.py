@@ -141,6 +141,10 @@ def test_runs_lists_a_running_and_a_killed_run_before_they_have_an_index_row(tmp
     assert not (demo / ".knowmeter" / "runs" / run.name / "report.json").exists()
     assert f"{run.name} · " in listed.stdout and f" · killed · INCOMPLETE · {stored}/46 tasks" in listed.stdout
     assert f"stopped before it finished: continue with knowmeter eval --resume {run.name}" in listed.stdout
+    assert km("report", run.name, cwd=demo).returncode == 1  # report.json and an index row: still killed
+    reported = km("runs", cwd=demo)
+    assert f" · killed · INCOMPLETE · {stored}/46 tasks" in reported.stdout, reported.stdout
+    assert f"stopped before it finished: continue with knowmeter eval --resume {run.name}" in reported.stdout
 
 
 def test_a_resume_after_kill_9_counts_what_the_killed_leg_spent(tmp_path: Path) -> None:

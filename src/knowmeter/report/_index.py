@@ -12,7 +12,7 @@ from typing import Any
 
 from knowmeter.report._model import Report, VariantOperations
 from knowmeter.report._read import read_report
-from knowmeter.store import open_index
+from knowmeter.store import RunDir, open_index
 
 
 def composite_layer_set(variant: VariantOperations) -> str | None:
@@ -45,7 +45,8 @@ def index_rows(report: Report, run_path: Path) -> tuple[dict[str, Any], list[dic
         "id": run.id,
         "created_at": run.created_at,
         "finished_at": run.finished_at,
-        "status": run.status,
+        # run.json still says running when its process was killed (kill -9): nobody holds its lock
+        "status": "killed" if run.status == "running" and not RunDir(run_path).executing else run.status,
         "dir": str(run_path.resolve()),
         "git_commit": run.git.commit,
         "git_dirty": None if run.git.dirty is None else int(run.git.dirty),
