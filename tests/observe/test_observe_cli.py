@@ -32,6 +32,7 @@ def test_table_with_watermark(traces: Path, kb_dir: Path, monkeypatch: pytest.Mo
     assert "coverage of" in out and "33% (1/3)" in out
     assert "most frequent failed searches:" in out and 'Grep "revenue_schema" ×1' in out
     assert "underpowered" in out and "red?" in out  # bands of skills under 5 segments are only indicative
+    assert "tool fail = failed calls / calls with a verdict (calls cancelled because a parallel" in out
     # no cost was reported: a note says so instead of a column of "?"
     assert "cost: unknown" in out and not any("┃" in line and "cost" in line for line in out.splitlines())
 

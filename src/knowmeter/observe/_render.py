@@ -174,6 +174,10 @@ def notes(report: HealthReport) -> list[str]:
         )
         out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
     out.append(
+        "tool fail = failed calls / calls with a verdict (calls cancelled because a parallel call failed, "
+        "and calls without a result, are left out)"
+    )
+    out.append(
         "tokens in = input + cache read + cache write (? = unknown: a Codex session with several segments "
         "reports one total); fs/em/hd/rf = failed search / explicit marker / hedging / repeated failure signals"
     )
