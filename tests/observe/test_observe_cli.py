@@ -159,3 +159,14 @@ def test_unknown_tokens_are_a_question_mark_not_zero(tmp_path: Path, monkeypatch
         cells = [c.strip() for c in row.split("│")]
         assert "?" in cells and "0 / 0" not in cells
     assert "? = unknown: a Codex session with several segments reports one total" in res.output
+
+
+def test_a_file_that_cannot_be_read_exits_2_with_one_line() -> None:
+    """A trace file named on the command line that cannot be read (here /proc/self/mem, whose first
+    page fails with EIO; a file without read permission fails with EACCES the same way)."""
+    mem = Path("/proc/self/mem")
+    if not mem.is_file():
+        pytest.skip("needs Linux's /proc")
+    res = invoke(str(mem))
+    assert res.exit_code == 2
+    assert res.output == f"knowmeter: error: {mem}: cannot read (Input/output error); check its permissions\n"

@@ -38,6 +38,16 @@ def _candidate_files(root: Path) -> list[tuple[Path, os.stat_result]]:
     return out
 
 
+def _found(root: Path) -> list[tuple[Path, str, os.stat_result]]:
+    """The candidate files a path given names, with their keys (see ``session_jobs``)."""
+    if not root.exists():
+        raise InputError(f"{root}: no such file or folder; pass {_WHAT}")
+    if root.is_file():
+        sniff(root)  # a file named on the command line must be a trace: say so now, in one line
+        return [(root, root.name, root.stat())]
+    return [(p, p.relative_to(root).as_posix(), st) for p, st in _candidate_files(root)]
+
+
 def session_jobs(paths: Sequence[Path]) -> list[tuple[Path, str]]:
     """``(file, key)`` for every candidate session file: a file given directly (it must be an agent
     trace), or every candidate file (``_candidate_files``) under a folder except subagent
@@ -47,13 +57,10 @@ def session_jobs(paths: Sequence[Path]) -> list[tuple[Path, str]]:
     jobs: list[tuple[Path, str]] = []
     seen: set[tuple[int, int]] = set()
     for root in paths:
-        if not root.exists():
-            raise InputError(f"{root}: no such file or folder; pass {_WHAT}")
-        if root.is_file():
-            sniff(root)  # a file named on the command line must be a trace: say so now, in one line
-            found = [(root, root.name, root.stat())]
-        else:
-            found = [(p, p.relative_to(root).as_posix(), st) for p, st in _candidate_files(root)]
+        try:
+            found = _found(root)
+        except OSError as exc:  # a file or folder this user may not read, a device that fails
+            raise InputError(f"{root}: cannot read ({exc.strerror or exc}); check its permissions") from None
         for path, key, st in found:
             identity = (st.st_dev, st.st_ino)
             if identity not in seen:
