@@ -170,3 +170,36 @@ def test_a_file_that_cannot_be_read_exits_2_with_one_line() -> None:
     res = invoke(str(mem))
     assert res.exit_code == 2
     assert res.output == f"knowmeter: error: {mem}: cannot read (Input/output error); check its permissions\n"
+
+
+def test_a_folder_that_cannot_be_listed_is_named_among_the_skipped(shared_dir: Path, tmp_path: Path) -> None:
+    """A subfolder this user may not list is one of the report's skipped entries, with the reason;
+    its sessions were left out in silence (the other folders are read all the same)."""
+    import os
+    import shutil
+
+    traces = shared_dir / "reference" / "traces"
+    readable, locked = tmp_path / "a", tmp_path / "b"
+    readable.mkdir()
+    locked.mkdir()
+    shutil.copy(traces / "claude-code-session-jsonl" / "a758b6ba-8d47-447c-bead-7f25794b7319.jsonl", readable)
+    shutil.copy(traces / "codex-exec-json" / "tielec_issue-391_01_requirements_review.jsonl", locked)
+    cmd = [sys.executable, "-m", "knowmeter", "observe", str(tmp_path), "--json", "--workers", "1"]
+    if os.geteuid() == 0:  # root lists any folder: run it without the capabilities that let it
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("as root, a folder is made unreadable with setpriv (util-linux), which is missing")
+        cmd = [setpriv, "--bounding-set", "-dac_override,-dac_read_search", "--", *cmd]
+    locked.chmod(0)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120)
+    finally:
+        locked.chmod(0o755)
+    if proc.stderr.startswith("setpriv:"):
+        pytest.skip(f"setpriv cannot drop capabilities here: {proc.stderr.strip()}")
+    assert proc.returncode == 0, proc.stderr
+    ts = json.loads(proc.stdout)["trace_set"]
+    assert ts["files"] == 1
+    assert ts["skipped_files"] == [
+        f"{locked}: cannot read the folder (Permission denied); the sessions in it are left out — check its permissions"
+    ]

@@ -17,13 +17,21 @@ _WHAT = "a Claude Code projects folder (~/.claude/projects), session .jsonl file
 _NOT_SESSIONS = frozenset({"subagents", "tool-results"})
 
 
-def _candidate_files(root: Path) -> list[tuple[Path, os.stat_result]]:
+def _candidate_files(root: Path, unreadable: list[str]) -> list[tuple[Path, os.stat_result]]:
     """Every file under ``root`` named like a trace (``TRACE_FILE_SUFFIXES``: ``*.jsonl``, but also
     ``agent_log_raw.txt`` …; the scan tells traces by content and reports the rest as skipped)
     outside subagent / tool-output folders, sorted, with its ``stat`` (one system call per file:
-    it tells a file from anything else and identifies it)."""
+    it tells a file from anything else and identifies it). A folder that cannot be listed is
+    added to ``unreadable`` (a line naming it), not passed over in silence."""
+
+    def note(exc: OSError) -> None:
+        unreadable.append(
+            f"{exc.filename}: cannot read the folder ({exc.strerror}); the sessions in it are left out — "
+            "check its permissions"
+        )
+
     out: list[tuple[Path, os.stat_result]] = []
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, dirnames, filenames in os.walk(root, onerror=note):
         dirnames[:] = [d for d in dirnames if d not in _NOT_SESSIONS]
         for name in filenames:
             if name.endswith(TRACE_FILE_SUFFIXES):
@@ -38,27 +46,29 @@ def _candidate_files(root: Path) -> list[tuple[Path, os.stat_result]]:
     return out
 
 
-def _found(root: Path) -> list[tuple[Path, str, os.stat_result]]:
+def _found(root: Path, unreadable: list[str]) -> list[tuple[Path, str, os.stat_result]]:
     """The candidate files a path given names, with their keys (see ``session_jobs``)."""
     if not root.exists():
         raise InputError(f"{root}: no such file or folder; pass {_WHAT}")
     if root.is_file():
         sniff(root)  # a file named on the command line must be a trace: say so now, in one line
         return [(root, root.name, root.stat())]
-    return [(p, p.relative_to(root).as_posix(), st) for p, st in _candidate_files(root)]
+    return [(p, p.relative_to(root).as_posix(), st) for p, st in _candidate_files(root, unreadable)]
 
 
-def session_jobs(paths: Sequence[Path]) -> list[tuple[Path, str]]:
+def session_jobs(paths: Sequence[Path], unreadable: list[str] | None = None) -> list[tuple[Path, str]]:
     """``(file, key)`` for every candidate session file: a file given directly (it must be an agent
     trace), or every candidate file (``_candidate_files``) under a folder except subagent
     transcripts (``…/subagents/…``, read with their session). ``key`` is the path relative to the
     folder given (the file's name for a file): what the watermark hashes, so a moved trace folder
-    keeps its fingerprint. A file reached twice (overlapping folders, links) is scanned once."""
+    keeps its fingerprint. A file reached twice (overlapping folders, links) is scanned once.
+    Folders that cannot be listed are named in ``unreadable`` when it is given."""
+    unreadable = [] if unreadable is None else unreadable
     jobs: list[tuple[Path, str]] = []
     seen: set[tuple[int, int]] = set()
     for root in paths:
         try:
-            found = _found(root)
+            found = _found(root, unreadable)
         except OSError as exc:  # a file or folder this user may not read, a device that fails
             raise InputError(f"{root}: cannot read ({exc.strerror or exc}); check its permissions") from None
         for path, key, st in found:
@@ -66,6 +76,8 @@ def session_jobs(paths: Sequence[Path]) -> list[tuple[Path, str]]:
             if identity not in seen:
                 seen.add(identity)
                 jobs.append((path, key))
+    if not jobs and unreadable:
+        raise InputError(unreadable[0])
     if not jobs:
         names = ", ".join(f"*{suffix}" for suffix in TRACE_FILE_SUFFIXES)
         raise InputError(f"{', '.join(map(str, paths))}: no session files found ({names}); pass {_WHAT}")

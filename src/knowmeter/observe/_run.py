@@ -130,7 +130,8 @@ def observe(
     wanted = frozenset(s.strip() for s in skills if s.strip()) if skills is not None else None
     if wanted is not None and not wanted:
         raise InputError("--skills: no skill name given; pass names separated by commas")
-    jobs = session_jobs(roots)
+    unreadable: list[str] = []
+    jobs = session_jobs(roots, unreadable)
     kb_files: list[KnowledgeFile] | None = None
     cfg = ScanConfig(window or TimeWindow(), wanted, None)
     if kb is not None:
@@ -139,6 +140,7 @@ def observe(
         kb_files, index = load_kb(Path(kb))
         cfg = ScanConfig(cfg.window, wanted, index)
     merger = Merger()
+    merger.skipped.extend(unreadable)
     for res in _results(jobs, cfg, workers, ray_address, backend=backend):
         merger.add(res)
     if merger.files == 0 and merger.mtime_skips == 0:
