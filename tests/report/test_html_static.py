@@ -7,6 +7,7 @@ import base64
 import hashlib
 import json
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from knowmeter.report._view import ReportView
 from knowmeter.report.html import render_html
 from knowmeter.report.html._payload import script_json
 from tests.report.report_support import HOSTILE
-from tests.support.cli import km_process
+from tests.support.cli import km, km_process
 
 
 class Page(HTMLParser):
@@ -103,6 +104,31 @@ def test_report_html_flag_writes_the_page_from_stored_results(demo_run: Path, tm
     assert r.returncode == 0, r.stderr
     assert f"html report: {target}" in r.stdout
     assert 'data-testid="verdict-pill"' in target.read_text()
+
+
+def test_report_rewrites_the_runs_page_with_the_report_json(demo_run: Path, tmp_path: Path) -> None:
+    """``knowmeter report`` with an override rewrites report.json; the run's report.html must not
+    keep showing the verdict it had before."""
+    store = tmp_path / "store"
+    shutil.copytree(demo_run.parents[1], store)
+    run = store / "runs" / demo_run.name
+
+    def pill() -> str:
+        html = (run / "report.html").read_text()
+        return re.findall(r'data-testid="verdict-pill">([^<]*)<', html)[0]
+
+    def outcome() -> str:
+        return str(json.loads((run / "report.json").read_text())["decision"]["outcome"])
+
+    before = pill()
+    assert before == outcome()
+    r = km("report", str(run), "--threshold", "5", "--report-only", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert outcome() != before and pill() == outcome()
+    assert f"html report: {run / 'report.html'}" in r.stdout
+    elsewhere = tmp_path / "copy.html"
+    km("report", str(run), "--html", str(elsewhere), "--report-only", cwd=tmp_path)
+    assert elsewhere.read_text() == (run / "report.html").read_text()  # both pages written, alike
 
 
 def _first_variant_row(html: str) -> str:

@@ -37,7 +37,8 @@ from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
     flag_value="",
     default=None,
     metavar="[FILE]",
-    help="Also write the self-contained HTML report (default: report.html in the run directory).",
+    help="Also write the self-contained HTML report to FILE (default: report.html in the run directory, "
+    "which is rewritten anyway when it exists).",
 )
 @ci_output_options
 @click.option("--report-only", is_flag=True, help="Always exit 0.")
@@ -93,7 +94,15 @@ def report_cmd(
         render_terminal(report, console())
     from knowmeter.report import write_outputs
 
-    html_file = None if html is None else Path(html) if html else run_dir.path / "report.html"
-    for what, path in write_outputs(report, html=html_file, junit=junit, markdown=markdown):
+    # the run's own report.html follows the report.json just rewritten (it would show the old
+    # verdict); --html FILE writes a copy there as well
+    run_page = run_dir.path / "report.html"
+    pages = [run_page] if html == "" or run_page.exists() else []
+    if html and Path(html).resolve() != run_page.resolve():
+        pages.append(Path(html))
+    written = write_outputs(report, html=pages[0] if pages else None, junit=junit, markdown=markdown)
+    for page in pages[1:]:
+        written += write_outputs(report, html=page)
+    for what, path in written:
         click.echo(f"{what}: {path}", err=as_json)
     sys.exit(EXIT_OK if report_only else report.decision.exit_code if report.decision else EXIT_NOT_PASSED)
