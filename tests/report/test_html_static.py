@@ -115,7 +115,7 @@ def test_report_rewrites_the_runs_page_with_the_report_json(demo_run: Path, tmp_
 
     def pill() -> str:
         html = (run / "report.html").read_text()
-        return re.findall(r'data-testid="verdict-pill">([^<]*)<', html)[0]
+        return str(re.findall(r'data-testid="verdict-pill">([^<]*)<', html)[0])
 
     def outcome() -> str:
         return str(json.loads((run / "report.json").read_text())["decision"]["outcome"])
@@ -125,7 +125,6 @@ def test_report_rewrites_the_runs_page_with_the_report_json(demo_run: Path, tmp_
     r = km("report", str(run), "--threshold", "5", "--report-only", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert outcome() != before and pill() == outcome()
-    assert f"html report: {run / 'report.html'}" in r.stdout
     elsewhere = tmp_path / "copy.html"
     km("report", str(run), "--html", str(elsewhere), "--report-only", cwd=tmp_path)
     assert elsewhere.read_text() == (run / "report.html").read_text()  # both pages written, alike

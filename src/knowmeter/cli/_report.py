@@ -94,15 +94,10 @@ def report_cmd(
         render_terminal(report, console())
     from knowmeter.report import write_outputs
 
-    # the run's own report.html follows the report.json just rewritten (it would show the old
-    # verdict); --html FILE writes a copy there as well
     run_page = run_dir.path / "report.html"
-    pages = [run_page] if html == "" or run_page.exists() else []
-    if html and Path(html).resolve() != run_page.resolve():
-        pages.append(Path(html))
-    written = write_outputs(report, html=pages[0] if pages else None, junit=junit, markdown=markdown)
-    for page in pages[1:]:
-        written += write_outputs(report, html=page)
-    for what, path in written:
+    asked = None if html is None else Path(html) if html else run_page
+    for what, path in write_outputs(report, html=asked, junit=junit, markdown=markdown):
         click.echo(f"{what}: {path}", err=as_json)
+    if run_page.exists() and (asked is None or asked.resolve() != run_page.resolve()):
+        write_outputs(report, html=run_page)  # the run's own page follows the report.json just rewritten
     sys.exit(EXIT_OK if report_only else report.decision.exit_code if report.decision else EXIT_NOT_PASSED)
