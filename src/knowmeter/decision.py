@@ -17,6 +17,7 @@ from pydantic import ConfigDict, Field, computed_field
 
 from knowmeter._stored import StoredModel
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
+from knowmeter.store import resume_command
 
 if TYPE_CHECKING:
     from knowmeter.report import Report, RunInfo, VariantOperations
@@ -112,19 +113,19 @@ def _not_measured(run: RunInfo, variants: list[VariantOperations]) -> Blocker | 
     )
 
 
-def _resume_command(run: RunInfo) -> str:
+def _resume_command(run: RunInfo, comprehension: bool) -> str:
     """How to finish the run; a run the budget stopped needs a larger total, since what it spent
     so far counts against the total of every leg."""
-    command = f"knowmeter eval --resume {run.id}"
+    command = resume_command(run.id, comprehension=comprehension)
     if run.status == "incomplete" and run.budget is not None and run.budget.tasks_not_started_for_budget:
         command += f" --budget-usd TOTAL (above the ${run.budget.spent_known_usd:.4f} spent so far)"
     return command
 
 
-def _incomplete(run: RunInfo) -> Blocker | None:
+def _incomplete(run: RunInfo, comprehension: bool) -> Blocker | None:
     if run.complete:
         return None
-    resume = _resume_command(run)
+    resume = _resume_command(run, comprehension)
     why = run.partial.reason if run.partial else f"the run ended {run.status}"
     if resume not in why:
         why += f"; finish it with {resume}"
@@ -168,16 +169,17 @@ def _judging(run: RunInfo, variants: list[VariantOperations]) -> tuple[Blocker |
     return None, warnings
 
 
-def _recommendation(blocker: Blocker, run: RunInfo) -> str:
+def _recommendation(blocker: Blocker, run: RunInfo, comprehension: bool) -> str:
+    again = f"run knowmeter {'comprehend' if comprehension else 'eval'} again"
     if blocker.kind == "not_measured":
-        return "FIX THE RUN — nothing was measured; fix the executor errors above and run knowmeter eval again."
+        return f"FIX THE RUN — nothing was measured; fix the executor errors above and {again}."
     if blocker.kind == "incomplete":
         return (
             f"NOT DECIDED — the run is incomplete ({run.tasks_done}/{run.tasks_total} tasks); "
-            f"finish it with {_resume_command(run)}."
+            f"finish it with {_resume_command(run, comprehension)}."
         )
     if blocker.kind == "judge_failed":
-        return "DO NOT SHIP YET — the configured judge never scored; fix it (see above) and run knowmeter eval again."
+        return f"DO NOT SHIP YET — the configured judge never scored; fix it (see above) and {again}."
     return f"DO NOT SHIP — a gate failed: {blocker.message}."
 
 
@@ -187,7 +189,8 @@ def decide(report: Report) -> Decision:
     # a comprehension run (knowmeter comprehend) carries its skill verdict in its own section
     verdict = report.verdict or (report.comprehension.verdict if report.comprehension else None)
     level = str(verdict.level) if verdict is not None else None
-    blockers = [b for b in (_not_measured(run, variants), _incomplete(run)) if b is not None]
+    comprehension = report.comprehension is not None
+    blockers = [b for b in (_not_measured(run, variants), _incomplete(run, comprehension)) if b is not None]
     judge_blocker, judge_warnings = _judging(run, variants)
     warnings = _budget_warnings(run)
     warnings += [f"results.jsonl: {problem}" for problem in run.results_problems or []]
@@ -227,7 +230,7 @@ def decide(report: Report) -> Decision:
         verdict=level,
         exit_code=EXIT_NOT_PASSED,
         headline=f"{outcome} · {first.message} ({shown})",
-        recommendation=_recommendation(first, run),
+        recommendation=_recommendation(first, run, comprehension),
         blockers=blockers,
         warnings=warnings,
     )

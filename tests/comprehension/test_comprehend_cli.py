@@ -378,6 +378,10 @@ def test_a_run_the_budget_stopped_says_so_and_writes_no_state(project: Path) -> 
     assert f"unverified {', '.join(verdict['unverified_dimensions'])}" in r.stdout
     again = km_process("report", run.name, cwd=project)
     assert again.returncode == 1 and f"outcome: {decision['headline']} · exit code 1" in again.stdout
+    # the advice names the command that resumes a comprehension run, and it finishes the run
+    assert f"finish it with knowmeter comprehend --resume {run.name} --budget-usd TOTAL" in decision["recommendation"]
+    finished = km("comprehend", "--resume", run.name, "--budget-usd", "10", cwd=project)
+    assert json.loads((run / "report.json").read_text())["run"]["status"] == "complete", finished.stderr
 
 
 def test_write_state_without_a_sidecar_is_refused_before_anything_runs(project: Path) -> None:

@@ -18,6 +18,18 @@ def _cost(r: Any) -> str:
     return cost + (f" (+{r['cost_unknown_tasks']} unknown)" if r["cost_unknown_tasks"] else "")
 
 
+def _resume(r: Any) -> str:
+    """How to continue a killed run: by ``comprehend`` when its run.json is a comprehension run's."""
+    from knowmeter.errors import InputError
+    from knowmeter.store import RunDir, resume_command
+
+    try:
+        comprehension = bool(r["dir"]) and "comprehension" in RunDir(Path(r["dir"])).read_run()
+    except InputError:  # run.json unreadable: resume itself names the problem
+        comprehension = False
+    return resume_command(r["id"], comprehension=comprehension)
+
+
 def short_time(iso: str | None) -> str:
     """``2026-11-23 16:45`` from a stored ISO timestamp (UTC); ``-`` when missing."""
     return iso[:16].replace("T", " ") if iso else "-"
@@ -71,4 +83,4 @@ def runs_cmd(output_dir: str, limit: int, as_json: bool) -> None:
         out.line(f"{r['executor'] or '-'} · sample set {r['sample_set_id'] or '-'} · cost {_cost(r)}", indent="  ")
         if r["status"] == "killed":
             where = "" if output_dir == defaults.OUTPUT_DIR else f" --output-dir {output_dir}"
-            out.line(f"stopped before it finished: continue with knowmeter eval --resume {r['id']}{where}", indent="  ")
+            out.line(f"stopped before it finished: continue with {_resume(r)}{where}", indent="  ")

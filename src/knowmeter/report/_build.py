@@ -19,7 +19,7 @@ from knowmeter.config import first_error
 from knowmeter.errors import InputError
 from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
 from knowmeter.report._summary import summarize_operations
-from knowmeter.store import RunDir, StoredTasks, atomic_file
+from knowmeter.store import RunDir, StoredTasks, atomic_file, resume_command
 
 #: An analysis section computed from the run record and its task records (comparison, verdict,
 #: gaps, …): returns report fields by name (``statistics``, ``gaps``, ``comprehension``, …). The
@@ -128,17 +128,18 @@ def partial_info(run: dict[str, Any], done: int, with_results: set[str], run_id:
     if status == "complete" and missing <= 0:
         return None
     refused = (run.get("budget") or {}).get("tasks_not_started_for_budget") or 0
+    resume = resume_command(run_id, comprehension="comprehension" in run)
     if status == "incomplete" and refused:
         reason = f"stopped by the budget: {refused} task(s) not started"
     elif status in ("running", None):
-        reason = f"the run did not finish (killed, or still running): knowmeter eval --resume {run_id}"
+        reason = f"the run did not finish (killed, or still running): {resume}"
     elif status == "complete":
         reason = (
             f"{missing} task(s) have no readable record in results.jsonl (see results_problems): "
-            f"knowmeter eval --resume {run_id} runs them again"
+            f"{resume} runs them again"
         )
     else:
-        reason = f"the run ended {status}: knowmeter eval --resume {run_id} runs the missing tasks"
+        reason = f"the run ended {status}: {resume} runs the missing tasks"
     return {
         "reason": reason,
         "tasks_missing": max(missing, 0),

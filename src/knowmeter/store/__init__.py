@@ -18,6 +18,7 @@ from knowmeter.store._runrecord import (
     check_schema_version,
     plan_hash,
     plan_parts,
+    resume_command,
     utc_timestamp,
 )
 from knowmeter.store._storedtasks import StoredTasks
@@ -55,6 +56,7 @@ __all__ = [
     "plan_hash",
     "plan_parts",
     "read_json",
+    "resume_command",
     "task_id",
     "upsert_run",
     "utc_timestamp",

@@ -20,6 +20,12 @@ def utc_timestamp() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def resume_command(run_id: str, *, comprehension: bool) -> str:
+    """The command that finishes a stored run: a comprehension run is resumed by ``comprehend``
+    (``eval --resume`` would run it too, but print an eval's summary)."""
+    return f"knowmeter {'comprehend' if comprehension else 'eval'} --resume {run_id}"
+
+
 #: The version of run.json (and of the results.jsonl lines beside it) this code writes and reads.
 #: 1: knowmeter 0.1.0, whose run.json lacks fields ``StoredRun`` requires; 2: checked on read.
 RUN_SCHEMA_VERSION = 2
