@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.cli import init_demo, km_process
+from tests.support.cli import init_demo, km_process, km_started
+from tests.support.held import HELD_AGENT
 
 pytestmark = pytest.mark.slow
 
@@ -380,7 +383,7 @@ def test_a_run_the_budget_stopped_says_so_and_writes_no_state(project: Path) -> 
     assert again.returncode == 1 and f"outcome: {decision['headline']} · exit code 1" in again.stdout
     # the advice names the command that resumes a comprehension run, and it finishes the run
     assert f"finish it with knowmeter comprehend --resume {run.name} --budget-usd TOTAL" in decision["recommendation"]
-    finished = km("comprehend", "--resume", run.name, "--budget-usd", "10", cwd=project)
+    finished = km("--resume", run.name, "--budget-usd", "10", cwd=project)
     assert json.loads((run / "report.json").read_text())["run"]["status"] == "complete", finished.stderr
 
 
@@ -396,3 +399,32 @@ def test_write_state_without_a_sidecar_is_refused_before_anything_runs(project: 
         "knowmeter: error: skills/type-safety/audit-state.json: no audit-state"
     )
     assert not (project / ".knowmeter" / "runs").exists() and not state.exists()
+
+
+def test_sigterm_keeps_the_answers_and_names_the_comprehend_resume(project: Path) -> None:
+    """A comprehension run stopped mid-way prints what is stored and the command that resumes it
+    (it printed only 'knowmeter: interrupted'), exits 143, and that command finishes it."""
+    (project / "agent.py").write_text(HELD_AGENT)
+    (project / "hold").touch()
+    agent = f"{sys.executable} {project / 'agent.py'}"
+    proc = km_started("comprehend", *ARGS, "--judge", "scripted-grader", "--executor", agent, "--concurrency", "1",
+                      cwd=project)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while (
+        not list(project.glob(".knowmeter/runs/*/results.jsonl"))
+        or len(next(project.glob(".knowmeter/runs/*/results.jsonl")).read_text().splitlines()) < 3
+    ):
+        assert time.monotonic() < deadline and proc.poll() is None, "the run never stored three tasks"
+        time.sleep(0.1)
+    run = next(project.glob(".knowmeter/runs/*"))
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    (project / "hold").unlink()
+    assert proc.returncode == 143, err
+    assert (
+        f"interrupted by SIGTERM: 3/20 tasks are stored; continue with: knowmeter comprehend --resume {run.name}" in err
+    )
+    assert "outcome: INCOMPLETE" in out and (run / "report.html").is_file()
+    finished = km("--resume", run.name, cwd=project)
+    assert finished.returncode in (0, 1), finished.stderr
+    assert json.loads((run / "report.json").read_text())["run"]["status"] == "complete"

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import init_demo, km, km_started
+from tests.support.held import HELD_AGENT
 
 pytestmark = pytest.mark.slow
 
@@ -75,20 +76,6 @@ def test_ctrl_c_keeps_the_tasks_prints_the_resume_command_and_exits_130(tmp_path
     assert "INCOMPLETE" not in done.stdout.splitlines()[0]
     listed = json.loads(km("runs", "--json", cwd=demo).stdout)[0]
     assert listed["status"] == "complete" and listed["tasks_done"] == 46
-
-
-# Answers at once (for $0.01) while the file "hold" beside it is absent, else waits for it to go:
-# the test holds the run mid-way, and lets a stalled agent finish (no orphan left) by deleting it.
-HELD_AGENT = """\
-import json, os, sys, time
-json.load(sys.stdin)
-here = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(here, "calls"), "a") as fh:
-    fh.write(".")
-while os.path.getsize(os.path.join(here, "calls")) > 3 and os.path.exists(os.path.join(here, "hold")):
-    time.sleep(0.05)
-print(json.dumps({"output": "Refunds are possible within 30 days of purchase.", "costUSD": 0.01}))
-"""
 
 
 def _held_run(demo: Path) -> tuple[subprocess.Popen[str], Path]:

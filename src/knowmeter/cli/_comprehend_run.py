@@ -10,10 +10,11 @@ import click
 from knowmeter import defaults
 from knowmeter.api import Listener, comprehend, resume
 from knowmeter.ask import unusable_reply
+from knowmeter.cli._output import interrupted_line
 from knowmeter.comprehension import state_update, summary_lines, write_state
-from knowmeter.errors import InputError
+from knowmeter.errors import InputError, RunInterrupted
 from knowmeter.evaluation import Prepared, parse_option_flags
-from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, stopped_exit_code
 from knowmeter.report import Report
 from knowmeter.store import RunDir, find_run
 
@@ -40,8 +41,34 @@ class _Terminal(Listener):
 
 
 def run_comprehend(opts: dict[str, Any]) -> int:
-    """Run (or resume) a comprehension measurement; returns the exit code."""
+    """Run (or resume) a comprehension measurement; returns the exit code (after Ctrl-C or
+    SIGTERM, ``EXIT_INTERRUPTED`` / ``EXIT_TERMINATED``: the finished tasks are kept and reported,
+    and the line that resumes the run is printed)."""
     terminal = _Terminal()
+    try:
+        report = _run(opts, terminal)
+    except RunInterrupted as stop:
+        _print(stop.report, terminal, opts)
+        click.echo(interrupted_line(stop, opts.get("output_dir"), comprehension=True), err=True)
+        return stopped_exit_code(stop)
+    run_dir = _print(report, terminal, opts)
+    if opts.get("write_state"):
+        _write_state(run_dir, report)
+    code = report.decision.exit_code if report.decision else EXIT_NOT_PASSED
+    broken = [
+        u for u in (report.comprehension.ungraded if report.comprehension else []) if unusable_reply("judge") in u
+    ]
+    if code == EXIT_INPUT and broken:  # bad input: one line naming the file and the first case
+        click.echo(
+            f"knowmeter: error: {run_dir.results_file}: {broken[0]}; {len(broken)} answer(s) in all: the run is "
+            "stored and the agent's answers are cached: run the same command again to re-grade",
+            err=True,
+        )
+    return code  # the run's one decision (report.json's, and knowmeter report's)
+
+
+def _run(opts: dict[str, Any], terminal: _Terminal) -> Report:
+    """The run made or resumed as the options say."""
     if opts.get("resume"):
         run_dir = find_run(Path(opts.get("output_dir") or defaults.OUTPUT_DIR), str(opts["resume"]))
         stored = run_dir.read_run().get("comprehension")
@@ -78,6 +105,11 @@ def run_comprehend(opts: dict[str, Any]) -> int:
             output_dir=opts.get("output_dir"),
             listener=terminal,
         )
+    return report
+
+
+def _print(report: Report, terminal: _Terminal, opts: dict[str, Any]) -> RunDir:
+    """report.html beside report.json, then the summary (or the JSON) on stdout; the run's folder."""
     assert terminal.run_dir is not None
     run_dir = terminal.run_dir
     from knowmeter.report import write_outputs
@@ -95,19 +127,7 @@ def run_comprehend(opts: dict[str, Any]) -> int:
         click.echo(f"report: {run_dir.report_file}")
         for what, path in written:
             click.echo(f"{what}: {path}")
-    if opts.get("write_state"):
-        _write_state(run_dir, report)
-    code = report.decision.exit_code if report.decision else EXIT_NOT_PASSED
-    broken = [
-        u for u in (report.comprehension.ungraded if report.comprehension else []) if unusable_reply("judge") in u
-    ]
-    if code == EXIT_INPUT and broken:  # bad input: one line naming the file and the first case
-        click.echo(
-            f"knowmeter: error: {run_dir.results_file}: {broken[0]}; {len(broken)} answer(s) in all: the run is "
-            "stored and the agent's answers are cached: run the same command again to re-grade",
-            err=True,
-        )
-    return code  # the run's one decision (report.json's, and knowmeter report's)
+    return run_dir
 
 
 def _sidecar(audit_state: str | Path | None, skill: Path) -> None:

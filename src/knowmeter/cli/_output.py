@@ -17,6 +17,8 @@ from knowmeter import defaults, jsonio
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from knowmeter.errors import RunInterrupted
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -123,3 +125,17 @@ def console(*, stderr: bool = False, markup: bool = False, piped_width: int = PI
     if width is None and not stream.isatty():
         width = piped_width
     return Console(file=stream, width=width, markup=markup, highlight=False, emoji=False)
+
+
+def interrupted_line(stop: RunInterrupted, output_dir: str | None, *, comprehension: bool) -> str:
+    """What an interrupted run's command prints last: what is stored and how to continue."""
+    import signal
+
+    from knowmeter.store import resume_command
+
+    command = resume_command(stop.run_id, comprehension=comprehension)
+    if output_dir:
+        command += f" --output-dir {output_dir}"
+    how = "" if stop.signum == signal.SIGINT else f" by {signal.Signals(stop.signum).name}"
+    run = stop.report.run
+    return f"interrupted{how}: {run.tasks_done}/{run.tasks_total} tasks are stored; continue with: {command}"

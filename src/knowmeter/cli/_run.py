@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from rich.console import Console
 from knowmeter import defaults
 from knowmeter.api import Listener, evaluate, resume
 from knowmeter.cli._output import console as make_console
+from knowmeter.cli._output import interrupted_line
 from knowmeter.cli._progress import Progress
 from knowmeter.errors import RunInterrupted
 from knowmeter.evaluation import Overrides, Prepared
@@ -136,16 +136,8 @@ def run_eval(opts: dict[str, Any]) -> int:
     except RunInterrupted as stop:
         report, run_dir = stop.report, terminal.stored()
         print_report(report, run_dir.report_file, _write_files(report, run_dir, opts), opts)
-        resume_cmd = f"knowmeter eval --resume {stop.run_id}"
-        if opts.get("output_dir"):
-            resume_cmd += f" --output-dir {opts['output_dir']}"
         err.quiet = False  # even --quiet says how to continue
-        how = "" if stop.signum == signal.SIGINT else f" by {signal.Signals(stop.signum).name}"
-        err.print(
-            f"interrupted{how}: {report.run.tasks_done}/{report.run.tasks_total} tasks are stored; "
-            f"continue with: {resume_cmd}",
-            soft_wrap=True,
-        )
+        err.print(interrupted_line(stop, opts.get("output_dir"), comprehension=False), soft_wrap=True)
         return stopped_exit_code(stop)
     run_dir = terminal.stored()
     written = _write_files(report, run_dir, opts)
