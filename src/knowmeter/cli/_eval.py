@@ -117,9 +117,10 @@ def eval_cmd(**opts: object) -> None:
     """Run every sample under every variant, grade, compare and print the verdict.
 
     The first line is the run's outcome: the verdict, or what stops the run from passing (NOT
-    MEASURED when most tasks errored, INCOMPLETE, JUDGE FAILED, GATE FAILED); the last line is
-    the recommendation for that outcome. Gap-rate gates apply to the treatments (to the only
-    variant of a run without a control), never to the control.
+    MEASURED when most tasks errored, INCOMPLETE, JUDGE FAILED, GATE FAILED); the summary's last
+    line is the recommendation for that outcome, followed by the paths of report.json and
+    report.html. Gap-rate gates apply to the treatments (to the only variant of a run without a
+    control), never to the control.
 
     Exit codes: 0 PROGRESS (or a passing SOLO) with every task run and every gate passed; 1 any
     other outcome; 2 bad input; 3 internal error (a bug: one line naming a log with the traceback);
