@@ -54,7 +54,9 @@ def test_hostile_file_is_one_line_exit_2(tmp_path: Path, name: str) -> None:
     [
         (["--samples", "folder.json"], "is a folder"),
         (["--seed", "-1"], "--seed"),
-        (["--budget-usd", "nan"], "budget_total_usd"),
+        (["--budget-usd", "nan"], "--budget-usd"),
+        (["--max-gap-rate", "nan"], "--max-gap-rate"),  # nan passes every bound: it failed the gate as 'max nan%'
+        (["--threshold", "nan"], "--threshold"),
     ],
 )
 def test_bad_flags_are_refused_before_anything_runs(tmp_path: Path, args: list[str], words: str) -> None:

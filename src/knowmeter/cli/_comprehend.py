@@ -10,7 +10,7 @@ import click
 
 from knowmeter import defaults
 from knowmeter.cli._errors import guarded
-from knowmeter.cli._output import budget_option, executor_option_flags
+from knowmeter.cli._output import NumberRange, budget_option, executor_option_flags
 
 
 @click.command("comprehend")
@@ -63,7 +63,7 @@ from knowmeter.cli._output import budget_option, executor_option_flags
     "baseline cannot read the skill from disk).",
 )
 @click.option("--concurrency", type=click.IntRange(1, 256), help=f"Tasks run at once (default {defaults.CONCURRENCY}).")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Per-task timeout in seconds.")
+@click.option("--timeout", "timeout_s", type=NumberRange(min=0.001), help="Per-task timeout in seconds.")
 @click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors.")
 @click.option("--no-cache", is_flag=True, default=False, help="Do not read or write the response cache.")
 @budget_option(

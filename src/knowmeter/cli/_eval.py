@@ -9,7 +9,7 @@ import click
 
 from knowmeter import defaults
 from knowmeter.cli._errors import guarded
-from knowmeter.cli._output import budget_option, ci_output_options, executor_option_flags
+from knowmeter.cli._output import NumberRange, budget_option, ci_output_options, executor_option_flags
 from knowmeter.cluster import BACKENDS
 from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 
@@ -31,7 +31,7 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 @click.option("--skill-dir", help=f"Where <name> variants are looked up (default: {defaults.SKILL_DIR}).")
 @click.option("--concurrency", type=click.IntRange(1, 256), help=f"Tasks run at once (default {defaults.CONCURRENCY}).")
 @click.option("--repeat", type=click.IntRange(1, 100), help="Real replicates per sample and variant.")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Per-task timeout in seconds.")
+@click.option("--timeout", "timeout_s", type=NumberRange(min=0.001), help="Per-task timeout in seconds.")
 @click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors (exponential backoff).")
 @click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the response cache.")
 @budget_option(
@@ -45,12 +45,12 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 @click.option("--no-length-debias", is_flag=True, default=False, help="Drop the judge's length-debias instruction.")
 @click.option(
     "--threshold",
-    type=click.FloatRange(1, 5),
+    type=NumberRange(1, 5),
     help=f"Layer gate: each present layer's mean ≥ this (default {defaults.LAYER_GATE}).",
 )
 @click.option(
     "--max-mde",
-    type=click.FloatRange(min=0, min_open=True),
+    type=NumberRange(min=0, min_open=True),
     help="No significant change and a minimum detectable effect above this many points → "
     f"UNDERPOWERED, not NOISE (default {defaults.MAX_MDE}).",
 )
@@ -61,7 +61,7 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 )
 @click.option(
     "--stability-limit",
-    type=click.FloatRange(0, 1, min_open=True),
+    type=NumberRange(0, 1, min_open=True),
     help="Warn when more than this share of the composite's variance is run-to-run "
     f"(default {defaults.STABILITY_LIMIT}).",
 )
@@ -70,12 +70,10 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
     type=click.IntRange(min=100),
     help=f"Bootstrap resamples (default {defaults.BOOTSTRAP_SAMPLES}).",
 )
-@click.option(
-    "--max-gap-rate", type=click.FloatRange(0, 1), help="Fail (exit 1) when a variant's gap rate exceeds this."
-)
+@click.option("--max-gap-rate", type=NumberRange(0, 1), help="Fail (exit 1) when a variant's gap rate exceeds this.")
 @click.option(
     "--gap-rate-regression",
-    type=click.FloatRange(0, 1),
+    type=NumberRange(0, 1),
     help="Fail when the gap rate rose by more than this since the last run on the same sample set.",
 )
 @click.option("--hedging-judge", help="executor:model for the hedging classifier (default: regex only).")

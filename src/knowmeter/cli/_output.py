@@ -23,6 +23,17 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class NumberRange(click.FloatRange):
+    """click's ``FloatRange`` that refuses nan: nan passes every bound (``--max-gap-rate nan`` was
+    taken, and failed the gate as 'max nan%')."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if number != number:
+            self.fail(f"{value!r} is not a number.", param, ctx)
+        return number
+
+
 def unwritable(path: Path) -> str | None:
     """Why a file cannot be written at ``path``, or None when it can (checked before any work: a
     run is never lost to a path its report cannot be written to). A missing folder is fine where
@@ -89,7 +100,7 @@ def budget_option(covers: str) -> Callable[[F], F]:
     """``--budget-usd``: ``covers`` says what it covers; how a budget binds is the same everywhere."""
     return click.option(
         "--budget-usd",
-        type=click.FloatRange(min=0),
+        type=NumberRange(min=0),
         help=f"{covers} A call starts only if it fits what is left; its cost is known only after it ran, so "
         "one can exceed the total: the output says so, and when calls report no cost (the budget cannot bind).",
     )

@@ -8,25 +8,25 @@ from pathlib import Path
 import click
 
 from knowmeter.cli._errors import guarded
-from knowmeter.cli._output import ci_output_options, output_dir_option
+from knowmeter.cli._output import NumberRange, ci_output_options, output_dir_option
 from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 
 
 @click.command("report")
 @click.argument("run", default="latest")
 @output_dir_option()
-@click.option("--threshold", type=click.FloatRange(1, 5), help="Layer gate override.")
+@click.option("--threshold", type=NumberRange(1, 5), help="Layer gate override.")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed override for the statistics.")
 @click.option("--bootstrap-samples", type=click.IntRange(min=100), help="Bootstrap resamples override.")
 @click.option(
     "--max-mde",
-    type=click.FloatRange(min=0, min_open=True),
+    type=NumberRange(min=0, min_open=True),
     help="Minimum detectable effect above which a null result is UNDERPOWERED (override).",
 )
 @click.option("--min-pairs", type=click.IntRange(min=2), help="Paired samples needed to be powered (override).")
 @click.option(
     "--stability-limit",
-    type=click.FloatRange(0, 1, min_open=True),
+    type=NumberRange(0, 1, min_open=True),
     help="Run-to-run variance share that triggers the stability warning (override).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report JSON to stdout.")
