@@ -192,8 +192,8 @@ class RunConfig(BaseModel):
     length_debias: bool = defaults.LENGTH_DEBIAS
     max_graded_output_chars: int = Field(default=defaults.MAX_GRADED_OUTPUT_CHARS, ge=1)
     knowledge_dirs: list[str] = Field(default_factory=list)
-    max_gap_rate: float | None = None
-    gap_rate_regression: float | None = None
+    max_gap_rate: float | None = Field(default=None, ge=0, le=1)
+    gap_rate_regression: float | None = Field(default=None, ge=0, le=1)
     layer_gate: float = Field(default=defaults.LAYER_GATE, ge=1, le=5)
     min_effect: float = Field(default=defaults.MIN_EFFECT, ge=0)
     max_mde: float = Field(default=defaults.MAX_MDE, gt=0)

@@ -53,6 +53,11 @@ def test_bad_input_raises_input_error_with_the_line_the_command_prints(tmp_path:
         knowmeter.evaluate(tmp_path, contol="baseline")
     with pytest.raises(TypeError, match=r"samples= takes a list of them, e\.g\. samples=\['x\.yaml'\]"):
         knowmeter.evaluate(tmp_path, samples="x.yaml")  # not the files 'x', '.', 'y', …
+    for rate in (float("nan"), 1.5):  # as gates.maxGapRate: a rate, never nan
+        with pytest.raises(knowmeter.InputError, match="invalid setting max_gap_rate"):
+            knowmeter.evaluate(tmp_path, control="baseline", max_gap_rate=rate)
+        with pytest.raises(knowmeter.InputError, match="invalid setting gap_rate_regression"):
+            knowmeter.evaluate(tmp_path, control="baseline", gap_rate_regression=rate)
     with pytest.raises(knowmeter.InputError, match=r"no runs in .*; run knowmeter eval first"):
         knowmeter.rescore("nope", output_dir=tmp_path / ".knowmeter")
     assert not (tmp_path / ".knowmeter" / "runs").exists()  # nothing ran
