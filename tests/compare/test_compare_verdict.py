@@ -296,6 +296,20 @@ def test_well_powered_null_is_noise() -> None:
     assert _verdict(obs) == (VerdictLevel.NOISE, "noise", 1)
 
 
+def test_identical_scores_are_noise_without_claiming_a_zero_detectable_change() -> None:
+    """Every sample scored the same under both variants (a deterministic agent, an unchanged
+    skill): the t-based minimum detectable effect is 0, and the rationale must not present 0 as
+    a change the run could detect."""
+    control = {layer: _base(30, k) for k, layer in enumerate(LAYERS3)}
+    analysis = analyze(_pair(control, control), control="control", config=FAST)
+    pair = analysis.verdict.pairs[0]
+    assert (analysis.verdict.level, pair.rule) == (VerdictLevel.NOISE, "noise")
+    assert analysis.comparisons[0].metrics["composite"].mde == 0
+    text = " ".join(analysis.verdict.rationale)
+    assert "every one of the 30 paired samples scored the same under both variants" in text
+    assert "was detectable" not in text
+
+
 def test_solo_passes_or_fails_on_the_gate() -> None:
     good = observations("only", {layer: _base(30, k) for k, layer in enumerate(LAYERS3)})
     verdict = analyze(good, config=FAST).verdict

@@ -284,6 +284,15 @@ def _no_signal(
     weak = _underpowered(comp, config)
     if weak:
         return VerdictLevel.UNDERPOWERED, [("underpowered", text) for text in weak]
+    if comp is not None and comp.sd_diff == 0 and comp.diff.estimate == 0:
+        # the t-based MDE is 0 here, which would claim any change is detectable: say what was seen
+        return VerdictLevel.NOISE, [
+            (
+                "noise",
+                f"every one of the {comp.n_samples} paired samples scored the same under both variants "
+                "(the per-sample differences have no variance)",
+            )
+        ]
     mde = _num(comp.mde if comp else None)
     return VerdictLevel.NOISE, [
         (
