@@ -82,6 +82,9 @@ def cli() -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    from knowmeter.cli._streams import survive_closed_pipes
+
+    survive_closed_pipes()  # a reader who stops early (| head) must not change the exit code
     try:
         cli.main(prog_name="knowmeter", standalone_mode=True)
     except KeyboardInterrupt:  # pragma: no cover - interactive only
