@@ -50,10 +50,11 @@ def _rebuilt(stream: io.TextIOWrapper) -> io.TextIOWrapper:
 
 def survive_closed_pipes() -> None:
     """Make ``sys.stdout`` and ``sys.stderr`` ignore a reader who closed the pipe (each left as
-    it is when it is not a text stream over a descriptor, e.g. under a test runner)."""
+    it is when it is not a text stream over a plain file descriptor: under a test runner, or a
+    Windows console, whose raw stream is not a ``FileIO``)."""
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
-        if not isinstance(stream, io.TextIOWrapper):
+        if not isinstance(stream, io.TextIOWrapper) or type(getattr(stream.buffer, "raw", None)) is not io.FileIO:
             continue
         try:
             setattr(sys, name, _rebuilt(stream))
