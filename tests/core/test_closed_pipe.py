@@ -18,14 +18,23 @@ ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}, "COLU
 
 
 def stored_decision(demo: Path) -> dict:  # type: ignore[type-arg]
-    """The decision in the newest run's report.json."""
-    newest = max((demo / ".knowmeter" / "runs").glob("*/report.json"), key=lambda p: p.parent.name)
-    return json.loads(newest.read_text())["decision"]  # type: ignore[no-any-return]
+    """The decision in the report.json of the newest run (``knowmeter runs`` lists it first)."""
+    newest = json.loads(km("runs", "--json", cwd=demo).stdout)[0]["id"]
+    return json.loads((demo / ".knowmeter" / "runs" / newest / "report.json").read_text())["decision"]  # type: ignore[no-any-return]
 
 
 def assert_no_traceback(stderr: str) -> None:
     for sign in ("Traceback", "Exception ignored", "BrokenPipeError", "Broken pipe", "internal error"):
         assert sign not in stderr, stderr
+
+
+def assert_progress_kept(demo: Path, code: int, stderr: str) -> None:
+    """The demo's eval decided PROGRESS, exited 0 as that decision says, and printed its progress
+    without a traceback."""
+    decision = stored_decision(demo)
+    assert (decision["outcome"], code) == ("PROGRESS", decision["exit_code"]) == ("PROGRESS", 0)
+    assert_no_traceback(stderr)
+    assert "46/46 tasks" in stderr
 
 
 def first_line_then_close(*args: str, cwd: Path, stderr: Path) -> tuple[str, int]:
@@ -64,20 +73,13 @@ def test_eval_json_read_one_line_then_closed_exits_with_the_stored_decision(demo
     # report.json (~280 kB) is far more than a pipe holds: the writes after the close fail for sure.
     line, code = first_line_then_close("eval", "--json", cwd=demo, stderr=tmp_path / "err")
     assert line == "{\n"
-    decision = stored_decision(demo)
-    assert (decision["outcome"], code) == ("PROGRESS", decision["exit_code"]) == ("PROGRESS", 0)
-    stderr = (tmp_path / "err").read_text()
-    assert_no_traceback(stderr)
-    assert "46/46 tasks" in stderr
+    assert_progress_kept(demo, code, (tmp_path / "err").read_text())
 
 
 @pytest.mark.slow
 def test_eval_summary_to_a_closed_pipe_exits_with_the_stored_decision(demo: Path) -> None:
     stderr, code = reader_gone_from_the_start("eval", cwd=demo, stream="stdout")
-    decision = stored_decision(demo)
-    assert (decision["outcome"], code) == ("PROGRESS", decision["exit_code"]) == ("PROGRESS", 0)
-    assert_no_traceback(stderr)
-    assert "46/46 tasks" in stderr
+    assert_progress_kept(demo, code, stderr)
 
 
 @pytest.mark.slow
