@@ -130,8 +130,11 @@ def test_eval_artifacts_and_eval_state(repo: Path, reshaped: Callable[[str], Pat
     (repo / "evals" / "debugging.json").unlink()
     (hit,) = [f for f in lint_paths([repo / "skills" / "debugging"]).findings]
     assert hit.rule == "eval-artifacts" and hit.line == 14
-    # documentation's eval file is evals/comprehension.json: found by skill_name, not by file name
-    assert lint_paths([repo / "skills" / "documentation"]).findings == []
+    # documentation's eval file is evals/comprehension.json: found by skill_name, not by file name,
+    # and brought along like one found by name (its own findings are the eval file's, not eval-artifacts)
+    documentation = lint_paths([repo / "skills" / "documentation"])
+    assert documentation.eval_files == [repo / "evals" / "comprehension.json"]
+    assert {f.path.name for f in documentation.findings} == {"comprehension.json"}
     v8 = reshaped("v8")
     state = v8.parent / "audit-state.json"
     data = json.loads(state.read_text())

@@ -17,8 +17,9 @@ from knowmeter.cli._output import NumberRange, budget_option, executor_option_fl
 @click.argument("skill", required=False)
 @click.option(
     "--evals",
-    help="The skill's eval file (default: found beside the skill: evals/comprehension.json, "
-    "evals/evals.json, examples/evals/<name>.json).",
+    help="The skill's eval file (default: found where skill lint finds it: <skill>/evals/comprehension.json, "
+    "<skill>/evals/evals.json, examples/evals/<name>.json or evals/<name>.json beside the skills/ folder, "
+    "then at the repository root, else a file there whose skill_name is the skill).",
 )
 @click.option(
     "--executor",

@@ -30,7 +30,8 @@ def lint_cmd(paths: tuple[Path, ...], as_json: bool, strict: bool) -> None:
     """Check SKILL.md files, skill folders, eval files, or folders holding them.
 
     A SKILL.md brings its eval files along (<skill>/evals/*.json, examples/evals/<name>.json,
-    evals/<name>.json); an eval file is checked against the SKILL.md its layout names, or the one
+    evals/<name>.json; examples/evals/ and evals/ beside the skills/ folder, then at the
+    repository root); an eval file is checked against the SKILL.md its layout names, or the one
     SKILL.md on the command line. One line per finding: file:line: severity [rule] message.
     Exit 0 clean, 1 on errors (or warnings with --strict), 2 when a file cannot be read.
     """

@@ -9,7 +9,15 @@ from pathlib import Path
 from knowmeter.comprehension._case import GraderCase, make_case
 from knowmeter.comprehension._criteria import RUBRIC_CRITERIA, Behavior
 from knowmeter.errors import InputError
-from knowmeter.skillgraph import CaseFile, ComprehensionCase, Skill, find_case_files, load_cases, load_skill
+from knowmeter.skillgraph import (
+    CaseFile,
+    ComprehensionCase,
+    Skill,
+    eval_folders,
+    find_case_files,
+    load_cases,
+    load_skill,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +54,9 @@ def load_inputs(skill_path: Path, evals: Path | None, *, n: int) -> Inputs:
     if evals is None:
         found = find_case_files(skill)
         if not found:
+            looked = ", ".join(f"{folder}/" for folder in eval_folders(skill))
             raise InputError(
-                f"{skill.path}: no eval file found for skill {skill.name!r} "
-                "(evals/comprehension.json, evals/evals.json, examples/evals/<name>.json); pass --evals"
+                f"{skill.path}: no eval file found for skill {skill.name!r} (looked in {looked}); pass --evals"
             )
         evals = found[0]
     case_file = load_cases(evals)

@@ -24,7 +24,7 @@ from knowmeter.skillgraph._finding import RULES, Finding, Severity
 from knowmeter.skillgraph._lint import LintResult, lint_paths
 from knowmeter.skillgraph._lint_cases import lint_cases
 from knowmeter.skillgraph._lint_skill import lint_skill
-from knowmeter.skillgraph._locate import find_case_files, find_skill_file
+from knowmeter.skillgraph._locate import eval_folders, find_case_files, find_skill_file
 from knowmeter.skillgraph._markdown import Section, slugs
 from knowmeter.skillgraph._skill import UNDERSTANDING_FIELDS, ConceptText, Shape, Skill, load_skill
 from knowmeter.skillgraph._truth import ResolvedTruthSource, TruthSource, resolve_truth_source
@@ -66,6 +66,7 @@ __all__ = [
     "SourceGrams",
     "Transfer",
     "TruthSource",
+    "eval_folders",
     "find_case_files",
     "find_skill_file",
     "lint_cases",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from knowmeter.skillgraph._cases import CaseFile, ComprehensionCase
 from knowmeter.skillgraph._finding import Finding
 from knowmeter.skillgraph._lint_text import transfer_findings
+from knowmeter.skillgraph._locate import skill_folders
 from knowmeter.skillgraph._skill import Skill
 from knowmeter.skillgraph._truth import resolve_truth_source
 
@@ -18,7 +19,9 @@ def lint_cases(cases: CaseFile, skill: Skill | None) -> list[Finding]:
         out += _truth_sources(cases, case)
     if skill is None:
         where = (
-            cases.repo_root / "skills" if cases.format == "examples-evals" else cases.path.parent.parent / "SKILL.md"
+            ", ".join(map(str, skill_folders(cases)))
+            if cases.format == "examples-evals"
+            else cases.path.parent.parent / "SKILL.md"
         )
         out.append(
             Finding(

@@ -5,13 +5,12 @@ and the marketplace-export flag."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from knowmeter.skillgraph._dimension import CONCEPT_FIELDS
 from knowmeter.skillgraph._finding import Finding
-from knowmeter.skillgraph._locate import find_case_files
+from knowmeter.skillgraph._locate import eval_folders, find_case_files
 from knowmeter.skillgraph._skill import UNDERSTANDING_FIELDS, Skill
 
 _MIN_SECTION_CHARS = 50  # Skill Graph warned below 50 non-whitespace characters
@@ -130,34 +129,18 @@ def _eval_bookkeeping(skill: Skill) -> list[Finding]:
                 s_where, s_line, "eval-state", f"eval_state: {state} needs eval_artifacts: present (got {artifacts!r})"
             )
         )
-    if artifacts == "present" and not _eval_files_naming(skill):
+    if artifacts == "present" and not find_case_files(skill):
+        looked = ", ".join(f"{folder}/" for folder in eval_folders(skill))
         out.append(
             Finding(
                 where,
                 line,
                 "eval-artifacts",
                 f"eval_artifacts: present but no eval file has skill_name {skill.name!r} (looked in "
-                "<skill>/evals/, examples/evals/, evals/); add one or set eval_artifacts: planned",
+                f"{looked}); add one or set eval_artifacts: planned",
             )
         )
     return out
-
-
-def _eval_files_naming(skill: Skill) -> list[Path]:
-    by_name = find_case_files(skill)
-    if by_name:
-        return by_name
-    folders = [skill.path.parent / "evals", skill.repo_root / "examples" / "evals", skill.repo_root / "evals"]
-    found = []
-    for folder in folders:
-        for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue  # a broken eval file is reported when it is linted itself
-            if isinstance(data, dict) and data.get("skill_name") == skill.name:
-                found.append(path)
-    return found
 
 
 def _json_key_line(path: Path, key: str) -> int | None:
