@@ -71,7 +71,8 @@ PRIMITIVES = textwrap.dedent("""
     from pathlib import Path
     from knowmeter.executors import ExecResult
     from knowmeter.runner import ResponseCache
-    from knowmeter.store import ResultsWriter, index_rows, open_index, upsert_run
+    from knowmeter.report import index_rows, read_report
+    from knowmeter.store import ResultsWriter, open_index, upsert_run
 
     n = int(sys.argv[1])
     record = json.loads(Path("record.json").read_text())
@@ -90,7 +91,7 @@ PRIMITIVES = textwrap.dedent("""
         cache.put(key, result)
     cache.close()
     cached = (time.perf_counter() - t0) / n
-    run, variants = index_rows(json.loads(Path("report.json").read_text()), Path("run"))
+    run, variants = index_rows(read_report(Path("report.json"), "bench"), Path("run"))
     t0 = time.perf_counter()
     runs = 200
     for i in range(runs):
