@@ -44,7 +44,7 @@ def build(samples: int, repeats: int, seed: int = 0) -> list[Observation]:
     for variant, effect in (("control", 0.0), ("treatment", 0.15)):
         for i in range(samples):
             for r in range(repeats):
-                layer = {
+                layer: dict[str, float] = {
                     name: float(np.clip(ability[i] + effect + rng.normal(0, 0.6), 1, 5)) for name in defaults.LAYERS
                 }
                 judges = {j: float(np.clip(layer["judge"] + rng.normal(0, 0.3), 1, 5)) for j in ("a", "b")}

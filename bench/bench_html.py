@@ -68,7 +68,7 @@ def template_load_s() -> tuple[float, float]:
     from knowmeter.report.html import _page
 
     with tempfile.TemporaryDirectory() as cache_dir:
-        _page._template_cache = lambda: _page._TemplateCache(cache_dir)  # type: ignore[assignment]
+        _page._template_cache = lambda: _page._TemplateCache(cache_dir)
         times = []
         for _ in range(2):
             _page.environment.cache_clear()  # as a new process starts
