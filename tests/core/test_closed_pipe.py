@@ -15,6 +15,8 @@ from tests.support.cli import KNOWMETER, init_demo, km
 
 #: As a user's shell runs it: stdout block-buffered when it is a pipe.
 ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}, "COLUMNS": "100"}
+#: As many CI images run it (PYTHONUNBUFFERED=1): stdout and stderr without a buffer.
+UNBUFFERED = {**ENV, "PYTHONUNBUFFERED": "1"}
 
 
 def stored_decision(demo: Path) -> dict:  # type: ignore[type-arg]
@@ -37,18 +39,18 @@ def assert_progress_kept(demo: Path, code: int, stderr: str) -> None:
     assert "46/46 tasks" in stderr
 
 
-def first_line_then_close(*args: str, cwd: Path, stderr: Path) -> tuple[str, int]:
+def first_line_then_close(*args: str, cwd: Path, stderr: Path, env: dict[str, str] = ENV) -> tuple[str, int]:
     """Run ``knowmeter ARGS``, read the first line of its stdout, close the pipe, wait: that line
     and the exit code (stderr goes to the file ``stderr``)."""
     with stderr.open("w") as err:
-        proc = subprocess.Popen([*KNOWMETER, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=err, text=True, env=ENV)
+        proc = subprocess.Popen([*KNOWMETER, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
         assert proc.stdout is not None
         line = proc.stdout.readline()
         proc.stdout.close()
         return line, proc.wait(timeout=300)
 
 
-def reader_gone_from_the_start(*args: str, cwd: Path, stream: str) -> tuple[str, int]:
+def reader_gone_from_the_start(*args: str, cwd: Path, stream: str, env: dict[str, str] = ENV) -> tuple[str, int]:
     """Run ``knowmeter ARGS`` with ``stream`` ("stdout" or "stderr") a pipe nobody reads (its read
     end closed before the command writes anything): the other stream's text and the exit code."""
     read_end, write_end = os.pipe()
@@ -56,7 +58,7 @@ def reader_gone_from_the_start(*args: str, cwd: Path, stream: str) -> tuple[str,
     try:
         out = write_end if stream == "stdout" else subprocess.PIPE
         err = write_end if stream == "stderr" else subprocess.PIPE
-        proc = subprocess.run([*KNOWMETER, *args], cwd=cwd, stdout=out, stderr=err, text=True, env=ENV, timeout=300)
+        proc = subprocess.run([*KNOWMETER, *args], cwd=cwd, stdout=out, stderr=err, text=True, env=env, timeout=300)
     finally:
         os.close(write_end)
     other = proc.stderr if stream == "stdout" else proc.stdout
@@ -68,23 +70,33 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return init_demo(tmp_path_factory.mktemp("pipe") / "demo")
 
 
+BUFFERING = pytest.mark.parametrize("env", [ENV, UNBUFFERED], ids=["buffered", "unbuffered"])
+
+
 @pytest.mark.slow
-def test_eval_json_read_one_line_then_closed_exits_with_the_stored_decision(demo: Path, tmp_path: Path) -> None:
+@BUFFERING
+def test_eval_json_read_one_line_then_closed_exits_with_the_stored_decision(
+    demo: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
     # report.json (~280 kB) is far more than a pipe holds: the writes after the close fail for sure.
-    line, code = first_line_then_close("eval", "--json", cwd=demo, stderr=tmp_path / "err")
+    line, code = first_line_then_close("eval", "--json", cwd=demo, stderr=tmp_path / "err", env=env)
     assert line == "{\n"
     assert_progress_kept(demo, code, (tmp_path / "err").read_text())
 
 
 @pytest.mark.slow
-def test_eval_summary_to_a_closed_pipe_exits_with_the_stored_decision(demo: Path) -> None:
-    stderr, code = reader_gone_from_the_start("eval", cwd=demo, stream="stdout")
+@BUFFERING
+def test_eval_summary_to_a_closed_pipe_exits_with_the_stored_decision(demo: Path, env: dict[str, str]) -> None:
+    stderr, code = reader_gone_from_the_start("eval", cwd=demo, stream="stdout", env=env)
     assert_progress_kept(demo, code, stderr)
 
 
 @pytest.mark.slow
-def test_eval_with_stderr_closed_still_prints_the_summary_and_exits_with_the_decision(demo: Path) -> None:
-    stdout, code = reader_gone_from_the_start("eval", cwd=demo, stream="stderr")
+@BUFFERING
+def test_eval_with_stderr_closed_still_prints_the_summary_and_exits_with_the_decision(
+    demo: Path, env: dict[str, str]
+) -> None:
+    stdout, code = reader_gone_from_the_start("eval", cwd=demo, stream="stderr", env=env)
     decision = stored_decision(demo)
     assert code == decision["exit_code"] == 0
     assert stdout.startswith("PROGRESS · ") and "SHIP — the treatment is significantly better" in stdout

@@ -36,11 +36,12 @@ class _ReaderGoneSafe(io.FileIO):
 
 def _rebuilt(stream: io.TextIOWrapper) -> io.TextIOWrapper:
     """``stream`` (flushed) with the same descriptor, encoding, errors and buffering, written
-    through ``_ReaderGoneSafe``."""
+    through ``_ReaderGoneSafe`` (directly when the stream had no buffer: ``python -u`` or
+    ``PYTHONUNBUFFERED``)."""
     stream.flush()
     raw = _ReaderGoneSafe(stream.fileno(), "w", closefd=False)
     return io.TextIOWrapper(
-        io.BufferedWriter(raw),
+        raw if type(stream.buffer) is io.FileIO else io.BufferedWriter(raw),
         encoding=stream.encoding,
         errors=stream.errors,
         line_buffering=stream.line_buffering,
@@ -54,7 +55,10 @@ def survive_closed_pipes() -> None:
     Windows console, whose raw stream is not a ``FileIO``)."""
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
-        if not isinstance(stream, io.TextIOWrapper) or type(getattr(stream.buffer, "raw", None)) is not io.FileIO:
+        if not isinstance(stream, io.TextIOWrapper):
+            continue
+        raw = stream.buffer if type(stream.buffer) is io.FileIO else getattr(stream.buffer, "raw", None)
+        if type(raw) is not io.FileIO:
             continue
         try:
             setattr(sys, name, _rebuilt(stream))
