@@ -26,9 +26,12 @@ LOCK_FILE = ".lock"
 
 
 def new_run_id(now: float | None = None) -> str:
-    """``YYYYMMDD-HHMMSS-<6 hex>``: sortable by time, unique within one second."""
-    t = time.gmtime(now if now is not None else time.time())
-    return time.strftime("%Y%m%d-%H%M%S", t) + "-" + secrets.token_hex(3)
+    """``YYYYMMDD-HHMMSS-<6 hex>``: the millisecond as 3 hex digits, then 3 random ones, so ids
+    sort in the order the runs started (``latest`` is the newest even within one second) and two
+    runs started in the same millisecond still differ."""
+    now = time.time() if now is None else now
+    millisecond = int(now % 1 * 1000)
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime(now)) + f"-{millisecond:03x}{secrets.randbelow(16**3):03x}"
 
 
 @contextmanager
