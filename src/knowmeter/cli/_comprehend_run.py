@@ -49,7 +49,7 @@ def run_comprehend(opts: dict[str, Any]) -> int:
         report = _run(opts, terminal)
     except RunInterrupted as stop:
         _print(stop.report, terminal, opts)
-        click.echo(interrupted_line(stop, opts.get("output_dir"), comprehension=True), err=True)
+        click.echo(interrupted_line(stop, opts.get("output_dir")), err=True)
         return stopped_exit_code(stop)
     run_dir = _print(report, terminal, opts)
     if opts.get("write_state"):

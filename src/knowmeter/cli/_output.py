@@ -138,13 +138,13 @@ def console(*, stderr: bool = False, markup: bool = False, piped_width: int = PI
     return Console(file=stream, width=width, markup=markup, highlight=False, emoji=False)
 
 
-def interrupted_line(stop: RunInterrupted, output_dir: str | None, *, comprehension: bool) -> str:
+def interrupted_line(stop: RunInterrupted, output_dir: str | None) -> str:
     """What an interrupted run's command prints last: what is stored and how to continue."""
     import signal
 
     from knowmeter.store import resume_command
 
-    command = resume_command(stop.run_id, comprehension=comprehension)
+    command = resume_command(stop.run_id, comprehension=stop.report.comprehension is not None)
     if output_dir:
         command += f" --output-dir {output_dir}"
     how = "" if stop.signum == signal.SIGINT else f" by {signal.Signals(stop.signum).name}"

@@ -137,7 +137,7 @@ def run_eval(opts: dict[str, Any]) -> int:
         report, run_dir = stop.report, terminal.stored()
         print_report(report, run_dir.report_file, _write_files(report, run_dir, opts), opts)
         err.quiet = False  # even --quiet says how to continue
-        err.print(interrupted_line(stop, opts.get("output_dir"), comprehension=False), soft_wrap=True)
+        err.print(interrupted_line(stop, opts.get("output_dir")), soft_wrap=True)
         return stopped_exit_code(stop)
     run_dir = terminal.stored()
     written = _write_files(report, run_dir, opts)
