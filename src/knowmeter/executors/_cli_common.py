@@ -22,6 +22,7 @@ import anyio
 from pydantic import Field
 
 from knowmeter import defaults
+from knowmeter.executors._api_errors import ApiFailure
 from knowmeter.executors._isolation import (
     ProcessOutcome,
     TaskSandbox,
@@ -32,7 +33,8 @@ from knowmeter.executors._isolation import (
 from knowmeter.executors._options import ExecutorOptions, options_hash
 from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, ExecutorUnavailable, SkillInstall
 from knowmeter.executors._registry import ExecutorSpec
-from knowmeter.executors._seal import install_root, seal_problem
+from knowmeter.executors._seal import needed_folders, seal_problem
+from knowmeter.traces import ErrorKind, ToolResultEvent, Trace
 
 #: Proxy variables every CLI executor passes through (the agent must reach its API).
 PROXY_ENV = (
@@ -69,6 +71,9 @@ class CliOptions(ExecutorOptions):
     keep_temp: bool = False
     #: run without sealing tasks from each other (``--unsealed``); only where bubblewrap cannot run
     unsealed: bool = False
+    #: host folders (or files) a sealed agent may read besides the system's and its own sandbox
+    #: (a tool's config, a shared dataset); read-only
+    seal_allow: list[Path] = Field(default_factory=list)
 
 
 def find_binary(name: str, configured: str | None, install_hint: str) -> Path:
@@ -241,6 +246,10 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
     async def interpret(self, request: ExecRequest, sandbox: TaskSandbox, outcome: ProcessOutcome) -> ExecResult:
         """Turn the finished process (and any session files in the sandbox) into an ExecResult."""
 
+    def pending_api_failure(self, outcome: ProcessOutcome) -> ApiFailure | None:
+        """The API error the CLI was still retrying when its timeout stopped it (None: none seen)."""
+        return None
+
     def timeout_for(self, request: ExecRequest) -> float:
         """Seconds the task may run: the option, else the task's timeout, else ``defaults.AGENT_TIMEOUT_S``."""
         return self.options.timeout_s or request.timeout_s or defaults.AGENT_TIMEOUT_S
@@ -256,7 +265,7 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
             workspace_ignore=opts.workspace_ignore,
             keep=opts.keep_temp,
             sealed=self.sealed,
-            expose=[install_root(self.binary)],
+            expose=[*needed_folders(self.binary), *opts.seal_allow],
         )
 
     async def run(self, request: ExecRequest) -> ExecResult:
@@ -278,11 +287,18 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
                 raise ExecutorError(f"{self.name}: could not start {self.binary}: {exc}") from exc
             result = await self.interpret(request, sandbox, outcome)
             result.trace.meta.update(delivered, sealed=self.sealed)
+            if result.error is None:
+                result.error = broken_tools(self.name, result.trace)
             if opts.keep_temp:
                 result.trace.meta["sandbox"] = str(sandbox.root)
         result.latency_ms = (time.perf_counter() - started) * 1000
         if outcome.timed_out:
-            result.error = f"{self.name} timed out after {timeout:g}s (process group killed)"
+            failure, note = self.pending_api_failure(outcome), f" (still retrying at the {timeout:g}s timeout)"
+            if failure is not None:
+                raise_if_retryable(self.name, failure, note)
+                result.error = failure.message(self.name) + note
+            else:
+                result.error = f"{self.name} timed out after {timeout:g}s (process group killed)"
             result.timed_out = True
         elif outcome.returncode != 0 and not outcome.stdout.strip():
             # no event at all: a crash or a start-up failure, worth a retry
@@ -302,6 +318,27 @@ def sealing(name: str, spec: ExecutorSpec, options: CliOptions) -> bool:
             "or run unsealed, where every task can read the others' files: --unsealed"
         )
     return True
+
+
+def broken_tools(name: str, trace: Trace) -> str | None:
+    """Why the agent's tools could not work (at least half of its tool calls failed because their
+    sandbox could not start them), or None. Such a task is an executor error: an environment
+    fault, never graded and never read as knowledge gaps."""
+    results = [r for r in trace.events if isinstance(r, ToolResultEvent)]
+    broken = [r for r in results if r.error_kind is ErrorKind.SANDBOX]
+    if not broken or len(broken) * 2 < len(results):
+        return None
+    first = " ".join(broken[0].output.split())[:200]
+    return (
+        f"{name}'s tools could not run in their sandbox: {len(broken)} of {len(results)} tool calls failed "
+        f"with '{first}' (an environment fault, not the agent's answer; see README 'What a sealed agent sees')"
+    )
+
+
+def raise_if_retryable(name: str, failure: ApiFailure, note: str = "") -> None:
+    """Raise ``ExecutorError`` (knowmeter's retry policy applies) for a failure worth retrying."""
+    if failure.retryable:
+        raise ExecutorError(failure.message(name) + note)
 
 
 def process_error(name: str, outcome: ProcessOutcome, reported: str | None) -> str | None:
