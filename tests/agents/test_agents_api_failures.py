@@ -86,9 +86,7 @@ def test_codex_failures_are_named(
         assert result.error is not None and result.error.startswith(expected), result.error
 
 
-def test_eval_retries_a_rate_limit_and_the_run_says_what_happened(
-    tmp_path: Path, mock_server: ServerFactory
-) -> None:
+def test_eval_retries_a_rate_limit_and_the_run_says_what_happened(tmp_path: Path, mock_server: ServerFactory) -> None:
     """End to end: knowmeter's --retry runs the task again (its requests reach the server again),
     and the stored error and the summary name the rate limit."""
     srv = mock_server(_failing(429))
