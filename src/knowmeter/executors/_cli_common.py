@@ -172,6 +172,7 @@ def delivery_meta(
         "workspace_root": str(sandbox.workspace),
         "artifact_delivery": artifact,
         "memory_delivered": [m for m in memory if (sandbox.workspace / m).is_file()],
+        "context_files": context_files(sandbox),
     }
     if skill_dir is not None:
         key = f".claude/skills/{skill_dir.name}"
@@ -180,6 +181,46 @@ def delivery_meta(
         if skill_dir.is_relative_to(sandbox.home):  # the agent may write it as ~/…
             meta["path_prefixes"]["~/" + skill_dir.relative_to(sandbox.home).as_posix()] = key
     return meta
+
+
+#: Files an agent CLI reads at start by convention (instructions, settings, MCP servers, skills),
+#: relative to the workspace (``work/``) or the private HOME (``home/``).
+_CONTEXT_FILES = {
+    "work": (
+        "CLAUDE.md",
+        "CLAUDE.local.md",
+        ".claude/CLAUDE.md",
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        "AGENTS.md",
+        "AGENTS.override.md",
+        ".mcp.json",
+        ".codex/config.toml",
+    ),
+    "home": (".claude/CLAUDE.md", ".claude/settings.json", ".claude.json", ".codex/AGENTS.md", ".codex/config.toml"),
+}
+_SKILL_DIRS = {
+    "work": (".claude/skills", ".agents/skills", ".codex/skills"),
+    "home": (".claude/skills", ".codex/skills"),
+}
+
+
+def context_files(sandbox: TaskSandbox) -> dict[str, str]:
+    """What the agent can load at start (``work/CLAUDE.md``, ``home/.claude/skills/x/SKILL.md`` …)
+    with each file's sha256[:8]: in a sealed task nothing outside the sandbox exists, so this is
+    everything; recorded in the trace so two arms' contexts can be compared."""
+    roots = {"work": sandbox.workspace, "home": sandbox.home}
+    found: dict[str, str] = {}
+    for label, root in roots.items():
+        names = [*_CONTEXT_FILES[label]]
+        for skills in _SKILL_DIRS[label]:
+            if (root / skills).is_dir():
+                names += sorted(p.relative_to(root).as_posix() for p in (root / skills).glob("*/SKILL.md"))
+        for name in names:
+            path = root / name
+            if path.is_file():
+                found[f"{label}/{name}"] = hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+    return found
 
 
 def artifact_text(request: ExecRequest) -> str | None:
