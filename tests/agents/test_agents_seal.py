@@ -250,3 +250,34 @@ def test_tools_their_sandbox_cannot_start_make_an_executor_error_not_a_graded_an
     assert result.error is not None and result.error.startswith(
         "codex's tools could not run in their sandbox: 2 of 2 tool calls failed with 'error building bubblewrap command"
     ), result.error
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+def test_seal_allow_opens_a_folder_read_only(
+    allowed: bool, tmp_path: Path, mock_server: ServerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Executor option ``seal_allow`` is how a user lets the agent read more of the host: the folder
+    appears read-only; without it the folder does not exist in the seal."""
+    import anyio
+
+    from knowmeter.executors import ExecRequest, ExecutorSpec, create_executor
+
+    data = tmp_path / "shared-data"
+    data.mkdir()
+    (data / "facts.txt").write_text(f"{FRUIT}\n")
+    (tmp_path / "ws").mkdir()
+    srv = mock_server(
+        {"steps": [{"shell": f"cat {data}/facts.txt; echo x > {data}/new.txt; echo done"}, {"text": "ok"}]}
+    )
+    options = executor_options(
+        "codex", srv, sandbox="danger-full-access", **({"seal_allow": [str(data)]} if allowed else {})
+    )
+    spec = ExecutorSpec("codex", executor_model("codex"), options)
+    request = ExecRequest(
+        task_id="s1::baseline::r0", sample_id="s1", prompt="facts?", system=None, workspace=tmp_path / "ws"
+    )
+    result = anyio.run(create_executor(spec).run, request)
+    assert result.error is None, result.error
+    (output,) = [e.output for e in result.trace.events if e.kind == "tool_result"]
+    assert (FRUIT in output) is allowed, output
+    assert ("Read-only file system" in output) is allowed and not (data / "new.txt").exists()

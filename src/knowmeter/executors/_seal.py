@@ -158,7 +158,9 @@ class Seal:
         shared = self.root.parent
         if shared == Path(shared.anchor):
             raise ValueError(f"cannot seal a sandbox made directly in {shared}: set TMPDIR to a folder")
-        args = ["bwrap", *_NAMESPACES, *_system_args()]
+        # the temporary root is empty (other tasks' sandboxes do not exist); then what the agent
+        # needs back, the secrets blanked, this task's sandbox, and the skeleton made read-only
+        args = ["bwrap", *_NAMESPACES, *_system_args(), "--tmpfs", str(shared)]
         exposed = sorted({p.resolve() for p in self.expose if p.exists()})
         for folder in exposed:
             if not _is_system(folder):
@@ -168,9 +170,7 @@ class Seal:
             p for p in self.hide if any(_under(p.resolve(), v) for v in visible)
         ]
         args += _blank_args(blank)
-        # the temporary root is empty (other tasks' sandboxes do not exist), then this task's sandbox;
-        # the skeleton around the mounts (/, the empty parent folders) is read-only
-        args += ["--tmpfs", str(shared), "--bind", str(self.root), str(self.root), "--remount-ro", "/"]
+        args += ["--bind", str(self.root), str(self.root), "--remount-ro", "/"]
         return [*args, "--chdir", str(cwd), "--", *command]
 
 
