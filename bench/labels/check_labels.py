@@ -54,12 +54,18 @@ def message_language(text: str) -> str:
     return "ja" if _JA.search(text) else "en"
 
 
+def stratum(entry: dict[str, Any]) -> str:
+    """Split stratum: language, and whether the log has a hedge / a failed search (rules §8)."""
+    hedge = any(not h.get("uncertain") for h in entry["hedging"])
+    return f"{entry['language']}/hedge={hedge}/failed={bool(entry['failed_searches'])}"
+
+
 def split_of(sources: list[tuple[str, str]]) -> dict[str, str]:
-    """Stratified fixed split: per language, sort by sha256 of the file name; first 2/3 dev."""
+    """Stratified fixed split: per stratum, sort by sha256 of the file name; first 2/3 dev."""
     out: dict[str, str] = {}
-    for lang in sorted({lang for _, lang in sources}):
+    for key in sorted({k for _, k in sources}):
         group = sorted(
-            (s for s, lang_ in sources if lang_ == lang),
+            (s for s, k in sources if k == key),
             key=lambda s: hashlib.sha256(Path(s).name.encode()).hexdigest(),
         )
         n_dev = round(2 * len(group) / 3)
@@ -157,7 +163,7 @@ def main() -> int:
     problems: list[str] = []
     for e in entries:
         problems += check_entry(e, args.root)
-    splits = split_of([(e["source"], e["language"]) for e in entries])
+    splits = split_of([(e["source"], stratum(e)) for e in entries])
     for e in entries:
         e["split"] = splits[e["source"]]
     for p in problems:
