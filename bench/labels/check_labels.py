@@ -146,7 +146,7 @@ def summary(entries: list[dict[str, Any]]) -> str:
                 f"| {sum(len(e['files_read']) for e in sel)} |" + (f" {msgs} msgs" if msgs is not None else "")
             )
     head = (
-        "| split | language | logs | tool calls | failed searches | distinct keys | repeated | "
+        "| split | language | logs | tool calls | failed searches | gap events | repeated | "
         "retried cmds | hedging (+uncertain) | markers | files read |\n|---|---|---|---|---|---|---|---|---|---|---|"
     )
     return head + "\n" + "\n".join(rows)
