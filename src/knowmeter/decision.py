@@ -74,6 +74,7 @@ class Decision(StoredModel):
     model_config = ConfigDict(frozen=True)
 
     outcome: Outcome
+    #: the verdict the outcome rests on; None when there is none (NOT MEASURED: nothing was measured)
     verdict: str | None
     exit_code: int
     headline: str
@@ -224,7 +225,9 @@ def decide(report: Report) -> Decision:
         )
     first = blockers[0]
     outcome = OUTCOMES[first.kind]
-    shown = "no verdict" if first.kind == "not_measured" or not level else f"verdict on what was measured: {level}"
+    # nothing measured: the comparison's level (UNDERPOWERED over no pairs) is no verdict at all
+    level = None if first.kind == "not_measured" else level
+    shown = f"verdict on what was measured: {level}" if level else "no verdict"
     return Decision(
         outcome=outcome,
         verdict=level,
