@@ -29,7 +29,14 @@ from knowmeter.config import (
     stored_config,
 )
 from knowmeter.errors import InputError
-from knowmeter.executors import Executor, ExecutorSpec, ExecutorUnavailable, UnknownExecutor, create_executor
+from knowmeter.executors import (
+    Executor,
+    ExecutorSpec,
+    ExecutorUnavailable,
+    UnknownExecutor,
+    command_given_in,
+    create_executor,
+)
 from knowmeter.grading import Assertion, JudgeSpec, judge_prompt_hash, load_assertions, metric_prompt_hashes
 from knowmeter.judges import build_judges
 from knowmeter.runner import (
@@ -163,12 +170,15 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
     if per_ms is not None:
         timeout_s = min(timeout_s, per_ms / 1000)
     hc = ef.hedgingClassifier
+    flag = ov.executor
+    if flag and Path.cwd().resolve() != base:  # a flag's relative paths name files in the shell's folder
+        flag = command_given_in(flag, Path.cwd())
     try:
         return RunConfig(
             base_dir=str(base),
             samples=list(samples),
             variants=variants,
-            executor=_first(ov.executor, exec_name, defaults.EXECUTOR),
+            executor=_first(flag, exec_name, defaults.EXECUTOR),
             executor_options={**(exec_opts if ov.executor is None else {}), **parse_option_flags(ov.executor_options)},
             model=_first(ov.model, ef.model, exec_model),
             concurrency=_first(ov.concurrency, ef.concurrency, defaults.CONCURRENCY),
@@ -224,7 +234,13 @@ class Prepared:
 
 def executor_spec(config: RunConfig) -> ExecutorSpec:
     """How the run's executor is built (what a Ray worker builds it from)."""
-    return ExecutorSpec(config.executor, config.model, dict(config.executor_options), unsealed=config.unsealed)
+    return ExecutorSpec(
+        config.executor,
+        config.model,
+        dict(config.executor_options),
+        unsealed=config.unsealed,
+        base_dir=config.base_dir,
+    )
 
 
 def _executor_from(config: RunConfig) -> Executor:
