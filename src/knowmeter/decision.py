@@ -1,8 +1,8 @@
 """The run's outcome, decided once: the comparison's verdict (``knowmeter.compare``, taken as it
 is) plus everything that stops a run from passing whatever its verdict says — nothing measured
-(most tasks errored), an incomplete run, a judge that never produced a score, a failed gate —
-and the warnings every summary shows (a budget exceeded or not enforceable, stored results not
-counted, judge and executor trouble).
+(most tasks errored, or most replies broke the agent protocol), an incomplete run, a judge that
+never produced a score, a failed gate — and the warnings every summary shows (a budget exceeded or
+not enforceable, stored results not counted, judge and executor trouble).
 
 ``eval``, ``report``, ``runs`` and the report's first and last lines all read this one object,
 so they cannot disagree: the first line is ``headline``, the last ``recommendation``, the exit
@@ -56,6 +56,12 @@ LABELS: dict[BlockerKind, str] = {k: v.lower() for k, v in OUTCOMES.items()}
 #: A run whose errored tasks are at least this share of its finished tasks measured the
 #: executor's failures, not the knowledge: it gets no verdict.
 NOT_MEASURED_SHARE = 0.5
+
+#: The executor warnings (``VariantOperations.exec_warnings``) of a reply that broke the agent
+#: protocol: what was graded is not the answer the agent meant (stdout that starts like JSON
+#: but does not parse, a reply without ``output``). From ``NOT_MEASURED_SHARE`` of the replies on,
+#: the run measured the broken protocol, not the knowledge.
+PROTOCOL_BREAKS = ("broken_envelope", "reply_output")
 
 
 class Blocker(StoredModel):
@@ -111,6 +117,21 @@ def _not_measured(run: RunInfo, variants: list[VariantOperations]) -> Blocker | 
         kind="not_measured",
         message=f"{errors} of {done} tasks errored — nothing about the knowledge "
         f"was measured: {_errors_line(variants)}",
+    )
+
+
+def _protocol_broken(variants: list[VariantOperations]) -> Blocker | None:
+    """Most replies (finished tasks without an error) broke the agent protocol."""
+    replies = sum(v.tasks - v.errors for v in variants)
+    breaks = [(v.name, w) for v in variants for k, w in v.exec_warnings.items() if k in PROTOCOL_BREAKS]
+    broken = sum(w.count for _, w in breaks)
+    if not replies or broken / replies < NOT_MEASURED_SHARE:
+        return None
+    name, first = breaks[0]
+    return Blocker(
+        kind="not_measured",
+        message=f"{broken} of {replies} replies broke the agent protocol — what was graded is not the "
+        f"agent's answer, so nothing about the knowledge was measured (first, {name}: {first.first})",
     )
 
 
@@ -173,7 +194,8 @@ def _judging(run: RunInfo, variants: list[VariantOperations]) -> tuple[Blocker |
 def _recommendation(blocker: Blocker, run: RunInfo, comprehension: bool) -> str:
     again = f"run knowmeter {'comprehend' if comprehension else 'eval'} again"
     if blocker.kind == "not_measured":
-        return f"FIX THE RUN — nothing was measured; fix the executor errors above and {again}."
+        what = "agent's replies" if "agent protocol" in blocker.message else "executor errors"
+        return f"FIX THE RUN — nothing was measured; fix the {what} above and {again}."
     if blocker.kind == "incomplete":
         return (
             f"NOT DECIDED — the run is incomplete ({run.tasks_done}/{run.tasks_total} tasks); "
@@ -191,7 +213,8 @@ def decide(report: Report) -> Decision:
     verdict = report.verdict or (report.comprehension.verdict if report.comprehension else None)
     level = str(verdict.level) if verdict is not None else None
     comprehension = report.comprehension is not None
-    blockers = [b for b in (_not_measured(run, variants), _incomplete(run, comprehension)) if b is not None]
+    measured = _not_measured(run, variants) or _protocol_broken(variants)
+    blockers = [b for b in (measured, _incomplete(run, comprehension)) if b is not None]
     judge_blocker, judge_warnings = _judging(run, variants)
     warnings = _budget_warnings(run)
     warnings += [f"results.jsonl: {problem}" for problem in run.results_problems or []]
