@@ -62,8 +62,8 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 @click.option(
     "--stability-limit",
     type=NumberRange(0, 1, min_open=True),
-    help="Warn when more than this share of the composite's variance is run-to-run "
-    f"(default {defaults.STABILITY_LIMIT}).",
+    help="Note (never a rule of the verdict) when more than this share of the composite's variance "
+    f"is run-to-run (default {defaults.STABILITY_LIMIT}).",
 )
 @click.option(
     "--bootstrap-samples",

@@ -27,7 +27,7 @@ from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 @click.option(
     "--stability-limit",
     type=NumberRange(0, 1, min_open=True),
-    help="Run-to-run variance share that triggers the stability warning (override).",
+    help="Run-to-run variance share that triggers the stability note (override).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report JSON to stdout.")
 @click.option(

@@ -297,9 +297,25 @@ def _no_signal(
     return VerdictLevel.NOISE, [
         (
             "noise",
-            f"the composite CI spans 0 although a change of {mde} points was detectable ({config.power:.0%} power)",
+            f"{_not_significant(comp)} although a change of {mde} points was detectable ({config.power:.0%} power)",
         )
     ]
+
+
+def _not_significant(comp: MetricComparison | None) -> str:
+    """Why the composite is not significant: significance needs both its CI to exclude 0 and its
+    (Holm-adjusted) permutation p below alpha, so name the one that did not hold."""
+    if comp is None:
+        return "no paired composite"
+    ci = comp.diff.interval(comp.decision_ci)
+    if ci.low is None or ci.high is None:
+        return "the composite's CI is unknown"
+    if ci.excludes_zero():
+        return (
+            f"the composite's CI [{_num(ci.low, '+.2f')}, {_num(ci.high, '+.2f')}] excludes 0 but its permutation "
+            f"test is not significant (adjusted p {_p(comp.p_adjusted)})"
+        )
+    return f"the composite's CI [{_num(ci.low, '+.2f')}, {_num(ci.high, '+.2f')}] spans 0"
 
 
 def _gate_move(g: LayerGate) -> str:
@@ -409,8 +425,8 @@ def _stability_line(name: str, s: VariantSummary) -> str:
     if st.repeat_share is None:
         return f"stability of {name}: no variance at all across {st.n} results from {st.n_samples} samples"
     warn = (
-        f" — WARNING: above the limit {st.limit:.0%}: most of the spread is run-to-run; the clustered CI "
-        "includes it, more repeats narrow it"
+        f" — note: above the limit {st.limit:.0%} (reported, never a rule of the verdict): most of the spread "
+        "is run-to-run; the clustered CI includes it, more repeats narrow it"
         if st.stable is False
         else f" (limit {st.limit:.0%})"
     )
