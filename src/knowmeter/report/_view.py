@@ -272,6 +272,20 @@ class ReportView:
         )
 
     @property
+    def spend(self) -> str | None:
+        """The run's known model spend by kind of call — the agent's and the judges' (and the
+        hedging classifier's, the grader's) — and their total, with the calls whose cost is
+        unknown; None when the run recorded no spend (a run from before it did)."""
+        budget = self._run.budget
+        if budget is None or not budget.calls:
+            return None
+        parts = []
+        for kind, c in budget.calls.items():
+            unknown = f" + {c.unknown_cost} call(s) unknown" if c.unknown_cost else ""
+            parts.append(f"{kind} ${c.spent_known_usd:.4f}{unknown}")
+        return f"spend (known): {' · '.join(parts)} · total ${budget.spent_known_usd:.4f}"
+
+    @property
     def executor_label(self) -> str:
         ex = self._run.executor
         model = f" · model {ex.model}" if ex.model else ""
