@@ -275,6 +275,24 @@ def test_a_large_minimum_detectable_effect_is_underpowered() -> None:
     assert any("minimum detectable effect" in line for line in analysis.verdict.rationale)
 
 
+def test_underpowered_advice_names_the_samples_that_make_the_run_decisive() -> None:
+    """Issue 30 point 10: the N to add is the one that brings the MDE to max_mde, not the N the
+    observed (noise) effect would need; a run of that size is then decided (NOISE, not again
+    UNDERPOWERED) on data of the same spread."""
+    obs = _shift_all(30, {layer: (0.05, 2.5) for layer in LAYERS3}, seed=3)
+    analysis = analyze(obs, control="control", config=FAST)
+    composite = analysis.comparisons[0].metrics["composite"]
+    ship = analysis.verdict.ship_recommendation
+    assert analysis.verdict.level == VerdictLevel.UNDERPOWERED, analysis.verdict.headline
+    n = int(ship.split("about ", 1)[1].split(" paired samples", 1)[0])
+    assert "(this run has 30)" in ship and "max_mde 0.5" in ship
+    assert composite.n_needed is not None and n != composite.n_needed
+    assert f"about N = {n} samples would bring it to 0.5" in analysis.verdict.headline
+    bigger = analyze(_shift_all(n, {layer: (0.0, 2.5) for layer in LAYERS3}, seed=4), control="control", config=FAST)
+    mde = bigger.comparisons[0].metrics["composite"].mde
+    assert mde is not None and mde <= FAST.max_mde * 1.15, (n, mde)
+
+
 @pytest.mark.slow
 def test_adding_repeats_does_not_flip_the_verdict_back_and_forth() -> None:
     # A/A with 4 repeats, judged on the first 1, 2, 3, 4 repeats: the saturation curve (low
