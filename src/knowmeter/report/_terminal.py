@@ -19,7 +19,7 @@ from knowmeter import defaults
 from knowmeter.decision import LABELS
 from knowmeter.printable import Printer
 from knowmeter.report._model import ProbeComparison, Report
-from knowmeter.report._view import ReportView
+from knowmeter.report._view import COMPOSITE_NOTE, ReportView
 from knowmeter.stats import BootstrapEstimate
 
 #: The paired-comparison table's columns: (header, width, right-aligned).
@@ -94,6 +94,7 @@ def render_terminal(report: Report, console: Console) -> None:
 def _render_variants(report: Report, out: Printer) -> None:
     out.blank()
     out.line("Variants")
+    out.line(COMPOSITE_NOTE, indent=_INDENT)
     for v in report.variants:
         means = v.layer_means
         cost_txt = _fmt(v.cost.known_usd, ".4f")

@@ -197,6 +197,16 @@ class SampleRow:
     tasks: dict[str, TaskView] = field(default_factory=dict)
 
 
+#: What the composite is and what it cannot be used for (composite-score spec §1, §3), shown
+#: beside every variant table
+COMPOSITE_NOTE = (
+    "composite = equal-weight mean of the layers present (fact and behavior: 1 + 4 × the weighted share "
+    "of their assertions passed; judge: its 1–5 score) — a signal for comparing variants on the same "
+    "samples, not an absolute score: the equal weights are arbitrary, the layers' scales differ, and "
+    "composites from different layer sets are not comparable"
+)
+
+
 class ReportView:
     """Read-only rows of a report for the renderers."""
 
