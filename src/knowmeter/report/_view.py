@@ -174,6 +174,7 @@ class TaskView:
     judge_error: str | None
     events: list[Json]
     gap_signals: list[Json]
+    layers: Json = field(default_factory=dict)
 
     @property
     def prompt(self) -> str | None:
@@ -535,4 +536,5 @@ def _task_view(rec: Json) -> TaskView:
         judge_error=_str(grade.get("judge_error")),
         events=[e for e in events if isinstance(e, Mapping)] if isinstance(events, list) else [],
         gap_signals=[s for s in signals if isinstance(s, Mapping)] if isinstance(signals, list) else [],
+        layers=dict(grade.get("layers") or {}),
     )
