@@ -171,19 +171,27 @@ def parse_script_stdout(stdout: str) -> ExecResult:
     return result
 
 
+#: A named file larger than this (an interpreter such as node) is keyed on its size and
+#: modification time instead of its content (bytes)
+HASH_MAX_BYTES = 32 << 20
+
+
 def files_digest(argv: list[str]) -> str | None:
     """sha256 (16 hex) of the content of every file the command names by path (its script, the
     program itself when given as a path), so that editing the agent changes its cache key; None
-    when it names none."""
+    when it names none. Where the project lies is no part of it."""
     digest, named = hashlib.sha256(), False
     for arg in argv:
         path = Path(arg)
-        if path.is_absolute() and path.is_file():
-            named = True
-            try:  # the content alone: where the project lies is no part of the key
-                digest.update(hashlib.sha256(path.read_bytes()).digest())
-            except OSError as exc:  # unreadable: the run fails on it; key on the error, never on stale content
-                digest.update(str(exc).encode())
+        if not (path.is_absolute() and path.is_file()):
+            continue
+        named = True
+        try:
+            st = path.stat()
+            data = path.read_bytes() if st.st_size <= HASH_MAX_BYTES else f"{st.st_size}:{st.st_mtime_ns}".encode()
+        except OSError as exc:  # unreadable: the run fails on it; key on the error, never on stale content
+            data = str(exc).encode()
+        digest.update(hashlib.sha256(data).digest())
     return digest.hexdigest()[:16] if named else None
 
 
