@@ -78,7 +78,7 @@ def markdown_summary(report: Report) -> str:
             f"| {md(v.name)} | {md(v.role)} | {_num(v.layer_means.get('composite'))} | {tasks} | "
             f"{_pct(v.assertion_pass_rate)} | {v.errors} | {cost} | {v.cost_unknown_tasks} tasks |"
         )
-    out += ["", f"<sub>{md(COMPOSITE_NOTE)}</sub>"]
+    out += ["", f"> {md(COMPOSITE_NOTE)}"]
     for c in view.comparisons:
         out += ["", f"### {md(c.treatment)} vs {md(c.control)}", ""]
         if not c.comparable and c.comparability_note:
