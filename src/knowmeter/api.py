@@ -357,10 +357,16 @@ def _start_notes(prepared: Prepared) -> list[str]:
             "executor offline: the built-in non-LLM demo agent (no model is called); choose an agent with "
             "--executor or executor: in eval.yaml"
         )
-    elif prepared.workspace_leak:
+    if prepared.workspace_leak:
+        who = (
+            "the offline agent searches and reads its workspace, so its answers depend on them (on how many "
+            "runs the store holds, too)"
+            if prepared.executor.name == "offline"
+            else "a script agent that reads files can see it"
+        )
         notes.append(
-            f"⚠ {prepared.workspace_leak}: a script agent that reads files can see it (agent CLIs are "
-            "refused this workspace); give the variants a cwd that holds only the knowledge base"
+            f"⚠ {prepared.workspace_leak}: {who} (agent CLIs are refused this workspace); give the variants a "
+            "cwd that holds only the knowledge base"
         )
     if executor_sealed(prepared.executor) is False:
         notes.append(
