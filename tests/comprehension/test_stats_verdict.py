@@ -88,7 +88,7 @@ def test_shallow_names_the_failing_dimensions() -> None:
     data = rows({"C1": [(False, False)], "C2": [(False, True)] * 5, "C8": [(False, True), (False, False)]})
     v = skill_verdict(comprehension_stats(data, CFG), LLM)
     assert v["level"] == "SHALLOW" and v["failing_dimensions"] == ["C1", "C8"]
-    assert v["eval_failed_ids"] == ["1", "8"] and v["eval_score"] == 4  # 6 of 8: 3.75
+    assert v["eval_failed_ids"] == ["1", "8"] and v["eval_score"] == 3.75  # 6 of 8
     assert v["reasons"][0] == "with the skill the agent fails 2 of 3 graded dimension(s): C1, C8"
 
 
@@ -111,7 +111,7 @@ def test_a_skill_that_makes_the_agent_worse_is_shallow_not_skipped() -> None:
     v = skill_verdict(comprehension_stats(harm, CFG), LLM)
     assert v["level"] == "SHALLOW" and v["rule"] == "dimension_fails" and v["failing_dimensions"] == ["C2"]
     assert v["headline"] == "SHALLOW · with the skill the agent fails 1 of 1 graded dimension(s): C2"
-    assert v["eval_score"] == 2 and v["eval_failed_ids"] == [str(i) for i in range(5, 13)]
+    assert v["eval_score"] == 1.67 and v["eval_failed_ids"] == [str(i) for i in range(5, 13)]
     assert v["exit_code"] == 1
 
 
@@ -129,10 +129,10 @@ def test_answers_left_ungraded_by_the_grader_keep_a_passing_skill_unverified() -
 
 @pytest.mark.parametrize(
     ("passed", "graded", "score"),
-    [(k, 10, s) for k, s in enumerate([0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5])] + [(3, 6, 3), (15, 30, 3), (1, 3, 2)],
+    [(k, 10, k / 2) for k in range(11)] + [(3, 6, 2.5), (15, 30, 2.5), (1, 3, 1.67), (2, 3, 3.33)],
 )
-def test_eval_score_rounds_half_up(passed: int, graded: int, score: int) -> None:
-    # round(5 × rate) half up: 1/10 → 0.5 → 1, 9/10 → 4.5 → 5, 3/6 → 2.5 → 3 (half-to-even gave 0, 4, 2)
+def test_eval_score_is_continuous_on_skill_graphs_scale(passed: int, graded: int, score: float) -> None:
+    # 5 × the pass rate on Skill Graph's 0.0–5.0 scale: 9/10 is 4.5, never a rounded 5/5
     data = rows({"C2": [(False, True)] * passed + [(False, False)] * (graded - passed)})
     assert skill_verdict(comprehension_stats(data, CFG), LLM)["eval_score"] == score
 

@@ -11,7 +11,7 @@ from knowmeter import defaults
 from knowmeter.api import Listener, comprehend, resume
 from knowmeter.ask import unusable_reply
 from knowmeter.cli._output import interrupted_line
-from knowmeter.comprehension import state_update, summary_lines, write_state
+from knowmeter.comprehension import grader_model, state_update, summary_lines, write_state
 from knowmeter.errors import InputError, RunInterrupted
 from knowmeter.evaluation import Prepared, parse_option_flags
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, stopped_exit_code
@@ -155,17 +155,22 @@ def _write_state(run_dir: RunDir, report: Report) -> None:
     if blockers:  # an incomplete run: its verdict rests on the tasks that happened to run
         click.echo(f"audit-state: {path}: not written: {blockers[0].message}", err=True)
         return
-    ex = report.run.executor
     update = state_update(
         comp.verdict,
         at=report.run.finished_at,
-        runner=f"knowmeter comprehend ({ex.name})",
-        model=ex.model,
+        runner=f"knowmeter comprehend ({report.run.executor.name})",
+        model=grader_model(comp.graders),
         receipt=run_dir.report_file,
+        skill_dir=path.parent,
     )
-    before = write_state(path, update)
+    before, problems = write_state(path, update)
+    score = update.get("eval_score")
     click.echo(
         f"audit-state: {path}: comprehension_verdict {before['comprehension_verdict']} → "
-        f"{update['comprehension_verdict']}, eval_score {update['eval_score']}",
+        f"{update['comprehension_verdict']}, eval_score {'unknown' if score is None else f'{score:g}'}",
         err=True,
     )
+    for problem in problems:  # the author's fields, kept as they are: named so Skill Graph's lint is no surprise
+        click.echo(
+            f"audit-state: {path}: warning: {problem} (a field --write-state does not own; fix it by hand)", err=True
+        )

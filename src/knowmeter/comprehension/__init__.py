@@ -39,7 +39,7 @@ from knowmeter.comprehension._run import (
 )
 from knowmeter.comprehension._scripted import ScriptedGrader, scripted_reply
 from knowmeter.comprehension._section import comprehension_section
-from knowmeter.comprehension._state import OWNED_FIELDS, state_update, write_state
+from knowmeter.comprehension._state import OWNED_FIELDS, grader_model, state_update, write_state
 from knowmeter.comprehension._stats import Graded, StatsConfig, comprehension_stats, graded_rows
 from knowmeter.comprehension._terminal import summary_lines
 from knowmeter.comprehension._verdict import LEVELS, Parties, model_family, skill_verdict
@@ -76,6 +76,7 @@ __all__ = [
     "comprehension_stats",
     "grade_answer",
     "graded_rows",
+    "grader_model",
     "hedge_words",
     "load_inputs",
     "make_case",

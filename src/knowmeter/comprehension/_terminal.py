@@ -81,7 +81,7 @@ def summary_lines(report: Report) -> list[str]:
     lines.append(f"  named exceptions: {'; '.join(e for e in exceptions if e) or 'none'}")
     score = verdict.eval_score
     lines.append(
-        f"  eval_score {'unknown' if score is None else f'{score}/5'} · eval_failed_ids "
+        f"  eval_score {'unknown' if score is None else f'{score:g}/5'} · eval_failed_ids "
         f"[{', '.join(verdict.eval_failed_ids)}]"
     )
     for case in comp.cases:

@@ -24,7 +24,8 @@ Rules, first match wins (``rule`` in the result names it):
      measurable outcome;
    - not significant and underpowered → ``PROVISIONAL``.
 
-``eval_score`` = 5 × the with-skill case pass rate rounded half up (0–5, None when unverified);
+``eval_score`` = 5 × the with-skill case pass rate, to two decimals (Skill Graph's continuous
+0.0–5.0 scale; None when unverified);
 ``eval_failed_ids`` = the with-skill arm's failed case ids.
 """
 
@@ -184,7 +185,7 @@ def skill_verdict(
         "unverified_dimensions": unverified,
         "not_covered_dimensions": not_covered,
         "passing_dimensions": [d for d in dims if d not in failing and d not in unverified],
-        # round half up, in integers (round() rounds half to even: 1/10 → 0, 9/10 → 4)
-        "eval_score": None if level == "UNVERIFIED" or not graded else (10 * passed + graded) // (2 * graded),
+        # Skill Graph's continuous 0.0–5.0 scale: 9 of 10 cases is 4.5, not a rounded 5
+        "eval_score": None if level == "UNVERIFIED" or not graded else round(5 * passed / graded, 2),
         "eval_failed_ids": skill["failed_cases"],
     }

@@ -26,6 +26,7 @@ from knowmeter.skillgraph._lint_cases import lint_cases
 from knowmeter.skillgraph._lint_skill import lint_skill
 from knowmeter.skillgraph._locate import eval_folders, find_case_files, find_skill_file
 from knowmeter.skillgraph._markdown import Section, slugs
+from knowmeter.skillgraph._schema import SchemaProblem, frontmatter_problems, sidecar_problems
 from knowmeter.skillgraph._skill import UNDERSTANDING_FIELDS, ConceptText, Shape, Skill, load_skill
 from knowmeter.skillgraph._truth import ResolvedTruthSource, TruthSource, resolve_truth_source
 from knowmeter.skillgraph._verbatim import (
@@ -58,6 +59,7 @@ __all__ = [
     "LintResult",
     "Overlap",
     "ResolvedTruthSource",
+    "SchemaProblem",
     "Section",
     "Severity",
     "Shape",
@@ -69,12 +71,14 @@ __all__ = [
     "eval_folders",
     "find_case_files",
     "find_skill_file",
+    "frontmatter_problems",
     "lint_cases",
     "lint_paths",
     "lint_skill",
     "load_cases",
     "load_skill",
     "resolve_truth_source",
+    "sidecar_problems",
     "slugs",
     "source_grams",
     "tokens",
