@@ -49,8 +49,9 @@ def load_inputs(skill_path: Path, evals: Path | None, *, n: int) -> Inputs:
     """Load and cross-check the skill and its eval file (found beside the skill when not given).
     ``InputError`` (one line: file, case, fix) for anything that cannot be graded as written."""
     skill = load_skill(skill_path)
-    if skill.marketplace_export:
-        raise InputError(f"{skill.path}: {skill.marketplace_reason}; grade the source SKILL.md, not the export")
+    unread = [f for f in skill.blank_fields if skill.concept_text(f) is None]
+    if unread:  # an export that lost these fields and has no body section to read them from
+        raise InputError(f"{skill.path}: {skill.marketplace_reason}")
     if evals is None:
         found = find_case_files(skill)
         if not found:
