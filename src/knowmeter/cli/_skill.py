@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
-from knowmeter.skillgraph import RULES
+from knowmeter.skillgraph import ROUTING_NOTE, RULES
 
 
 @click.group("skill")
@@ -48,6 +48,7 @@ def lint_cmd(paths: tuple[Path, ...], as_json: bool, strict: bool) -> None:
                 "skills": [str(p) for p in result.skills],
                 "eval_files": [str(p) for p in result.eval_files],
                 "unreadable": result.unreadable,
+                "routing_files": [str(p) for p in result.routing_files],
                 "findings": [f.to_dict() for f in result.findings],
             }
         )
@@ -59,6 +60,8 @@ def lint_cmd(paths: tuple[Path, ...], as_json: bool, strict: bool) -> None:
             f"{result.errors} error(s), {result.warnings} warning(s) in {len(result.skills)} skill(s) "
             f"and {len(result.eval_files)} eval file(s)"
         )
+    for routing in result.routing_files:
+        click.echo(f"knowmeter: note: {routing}: {ROUTING_NOTE}", err=True)
     for problem in result.unreadable:
         click.echo(f"knowmeter: error: {problem}", err=True)
     if result.unreadable:

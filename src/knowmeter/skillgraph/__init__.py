@@ -7,7 +7,15 @@ raises :class:`SkillFormatError` (a ``ValueError`` and an ``InputError``) with o
 file, line, case id, field and the fix. See each private module's docstring for the mapping rules.
 """
 
-from knowmeter.skillgraph._cases import CaseFile, CaseFormat, ComprehensionCase, ExpectedBehavior, load_cases
+from knowmeter.skillgraph._cases import (
+    ROUTING_NOTE,
+    ROUTING_SUFFIX,
+    CaseFile,
+    CaseFormat,
+    ComprehensionCase,
+    ExpectedBehavior,
+    load_cases,
+)
 from knowmeter.skillgraph._dimension import (
     CONCEPT_FIELDS,
     DO_NOT_USE_SECTION,
@@ -43,6 +51,8 @@ __all__ = [
     "DO_NOT_USE_SECTION",
     "LEGACY_DIMENSIONS",
     "METADATA_VALUES",
+    "ROUTING_NOTE",
+    "ROUTING_SUFFIX",
     "RULES",
     "STOPWORDS",
     "UNDERSTANDING_FIELDS",

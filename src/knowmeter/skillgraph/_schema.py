@@ -138,6 +138,20 @@ BUILTIN_FRONTMATTER_SCHEMA: dict[str, Any] = {
 }
 
 
+#: jsonschema validator → (Skill Graph's reason label, what the value must be)
+_REASONS = {
+    "const": ("const-fail", "must be {value!r}"),
+    "type": ("type-fail", "must be {value}"),
+    "format": ("format-fail", "must be a {value}"),
+    "pattern": ("pattern-fail", "does not match /{value}/"),
+    "minimum": ("minimum-fail", "must be >= {value}"),
+    "maximum": ("maximum-fail", "must be <= {value}"),
+    "oneOf": ("oneOf violation", "must match exactly one allowed shape"),
+    "anyOf": ("anyOf violation", "must match one of the allowed shapes"),
+    "enum": ("enum-fail", ""),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class SchemaProblem:
     """One schema violation: the dotted field, Skill Graph's reason label and the message."""
@@ -216,15 +230,8 @@ def _describe(error: Any, what: str) -> list[SchemaProblem]:
         ]
     got = json.dumps(error.instance, ensure_ascii=False)
     got = got if len(got) <= 60 else got[:59] + "…"
-    label, text = {
-        "enum": ("enum-fail", f"must be one of {', '.join(json.dumps(v) for v in error.validator_value)}"),
-        "const": ("const-fail", f"must be {json.dumps(error.validator_value)}"),
-        "type": ("type-fail", f"must be {error.validator_value}"),
-        "format": ("format-fail", f"must be a {error.validator_value}"),
-        "pattern": ("pattern-fail", f"does not match /{error.validator_value}/"),
-        "minimum": ("minimum-fail", f"must be >= {error.validator_value}"),
-        "maximum": ("maximum-fail", f"must be <= {error.validator_value}"),
-        "oneOf": ("oneOf violation", "must match exactly one allowed shape"),
-        "anyOf": ("anyOf violation", "must match one of the allowed shapes"),
-    }.get(kind, (f"{kind}-fail", error.message))
+    label, text = _REASONS.get(kind, (f"{kind}-fail", "{message}"))
+    text = text.format(value=error.validator_value, message=error.message)
+    if kind == "enum":
+        text = "must be one of " + ", ".join(json.dumps(v) for v in error.validator_value)
     return [SchemaProblem(field, label, f"{label}: `{field}` {text} (got {got})")]
