@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knowmeter.comprehension._case import GraderCase, make_case
-from knowmeter.comprehension._criteria import RUBRIC_CRITERIA, Behavior
+from knowmeter.comprehension._criteria import Behavior, rubric
 from knowmeter.errors import InputError
 from knowmeter.skillgraph import (
     CaseFile,
     ComprehensionCase,
     Skill,
+    application_kind,
+    application_text,
     eval_folders,
     find_case_files,
     load_cases,
@@ -30,7 +32,7 @@ class Inputs:
     notes: tuple[str, ...]
 
 
-def _behaviors(case: ComprehensionCase, dimension: str) -> tuple[Behavior, ...]:
+def _behaviors(case: ComprehensionCase, dimension: str, application: str | None) -> tuple[Behavior, ...]:
     """The file's expected behaviors (``expected_behaviors`` / ``expectations``); for a
     ``comprehension.json`` case without them, the rubric's criteria plus its ``expected_elements``
     (positive) and ``negative_expectation`` (negative); else nothing (the rubric's, derived)."""
@@ -42,7 +44,7 @@ def _behaviors(case: ComprehensionCase, dimension: str) -> tuple[Behavior, ...]:
     )
     if case.negative_expectation:
         extra += (Behavior("negative_expectation", "negative", case.negative_expectation),)
-    return (*RUBRIC_CRITERIA[dimension], *extra) if extra else ()
+    return (*rubric(dimension, application), *extra) if extra else ()
 
 
 def load_inputs(skill_path: Path, evals: Path | None, *, n: int) -> Inputs:
@@ -76,8 +78,15 @@ def load_inputs(skill_path: Path, evals: Path | None, *, n: int) -> Inputs:
             )
             continue
         dim = c.dimension.value
-        anchor = c.concept_field or c.dimension.concept_field
-        text = skill.concept_text(anchor) if anchor is not None else skill.grading_text(c.dimension)
+        application = application_kind(c)
+        field = c.concept_field or c.dimension.concept_field
+        anchor: str | None
+        if application is not None:  # an ownership / scenario case: not C8's Verification checklist
+            anchor, text = application_text(skill, application)
+        elif field is not None:
+            anchor, text = field, skill.concept_text(field)
+        else:
+            anchor, text = None, skill.grading_text(c.dimension)
         if text is None:
             notes.append(
                 f"case {c.id} ({dim}): the skill has no {anchor or '## ' + str(c.dimension.section)} "
@@ -90,11 +99,12 @@ def load_inputs(skill_path: Path, evals: Path | None, *, n: int) -> Inputs:
                 prompt=c.prompt,
                 concept_text=text or "",
                 body=skill.body,
-                behaviors=_behaviors(c, dim),
+                behaviors=_behaviors(c, dim, application),
                 concept_name=anchor,
                 expected_reasoning=c.expected_reasoning,
                 transfer=c.transfer,
                 n=n,
+                application=application,
             )
         )
     if not cases:

@@ -7,6 +7,7 @@ raises :class:`SkillFormatError` (a ``ValueError`` and an ``InputError``) with o
 file, line, case id, field and the fix. See each private module's docstring for the mapping rules.
 """
 
+from knowmeter.skillgraph._application import ApplicationKind, application_kind, application_text
 from knowmeter.skillgraph._cases import (
     ROUTING_NOTE,
     ROUTING_SUFFIX,
@@ -57,6 +58,7 @@ __all__ = [
     "STOPWORDS",
     "UNDERSTANDING_FIELDS",
     "VERIFICATION_SECTION",
+    "ApplicationKind",
     "BehaviorKind",
     "CaseFile",
     "CaseFormat",
@@ -78,6 +80,8 @@ __all__ = [
     "SourceGrams",
     "Transfer",
     "TruthSource",
+    "application_kind",
+    "application_text",
     "eval_folders",
     "find_case_files",
     "find_skill_file",
