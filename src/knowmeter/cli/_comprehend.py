@@ -86,13 +86,16 @@ def comprehend_cmd(**opts: Any) -> None:
     """Measure whether the agent understood SKILL (a SKILL.md or its folder): every case of its
     eval file runs without the skill (baseline) and with it, each answer is graded per expected
     behavior by the research's Appendix A grader after a deterministic verbatim-copy check, and
-    the paired difference gives the skill's verdict: PASS, PROVISIONAL, SHALLOW, REDUNDANT,
-    SKIPPED_BASELINE_HIGH or UNVERIFIED.
+    the paired difference gives the skill's verdict in Skill Graph's levels: PASS (confirmed by
+    two independent graders), PROVISIONAL (a real pass of lower confidence), SHALLOW, REDUNDANT,
+    SKIPPED_BASELINE_HIGH or UNVERIFIED (also: the run cannot tell the skill from the baseline);
+    NA when the skill has no eval file (nothing runs; --write-state records it). A *.routing.json
+    file is a routing eval: comprehend does not run it.
 
     Exit codes (the run's decision, as report.json and knowmeter report give it): 0 PASS or
     PROVISIONAL, 1 any other verdict — UNVERIFIED when a grader call failed on an answer —, 2 bad
-    input or a grader reply that broke the rules twice (UNVERIFIED; the run is stored and the
-    agent's answers are cached, so the same command re-grades).
+    input (NA included) or a grader reply that broke the rules twice (UNVERIFIED; the run is
+    stored and the agent's answers are cached, so the same command re-grades).
     """
     from knowmeter.cli._comprehend_run import run_comprehend
 

@@ -81,10 +81,18 @@ def _run(opts: dict[str, Any], terminal: _Terminal) -> Report:
         raise InputError("comprehend needs a SKILL (a SKILL.md or its folder), or --resume RUN")
     else:
         if opts.get("write_state"):
-            from knowmeter.skillgraph import load_skill
+            from knowmeter.skillgraph import find_case_files, load_skill
 
             skill = load_skill(Path(opts["skill"]))
             _sidecar(skill.audit_state_path, skill.path)
+            if not opts.get("evals") and not find_case_files(skill):  # nothing to measure: Skill Graph's NA
+                assert skill.audit_state_path is not None
+                before, _ = write_state(skill.audit_state_path, {"comprehension_verdict": "NA"})
+                click.echo(
+                    f"audit-state: {skill.audit_state_path}: comprehension_verdict "
+                    f"{before['comprehension_verdict']} → NA (the skill has no comprehension eval file)",
+                    err=True,
+                )
         report = comprehend(
             str(opts["skill"]),
             evals=opts.get("evals"),

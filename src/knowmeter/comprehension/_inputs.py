@@ -10,8 +10,10 @@ from knowmeter.comprehension._case import GraderCase, make_case
 from knowmeter.comprehension._criteria import Behavior, rubric
 from knowmeter.errors import InputError
 from knowmeter.skillgraph import (
+    ApplicationKind,
     CaseFile,
     ComprehensionCase,
+    Dimension,
     Skill,
     application_kind,
     application_text,
@@ -59,7 +61,8 @@ def load_inputs(skill_path: Path, evals: Path | None, *, n: int) -> Inputs:
         if not found:
             looked = ", ".join(f"{folder}/" for folder in eval_folders(skill))
             raise InputError(
-                f"{skill.path}: no eval file found for skill {skill.name!r} (looked in {looked}); pass --evals"
+                f"{skill.path}: no eval file found for skill {skill.name!r} (looked in {looked}): nothing to "
+                "measure — Skill Graph's comprehension_verdict NA (--write-state records it); pass --evals"
             )
         evals = found[0]
     case_file = load_cases(evals)
@@ -71,25 +74,28 @@ def load_inputs(skill_path: Path, evals: Path | None, *, n: int) -> Inputs:
         )
     cases, notes = [], []
     for c in case_file.cases:
-        if c.dimension is None:
+        application: ApplicationKind | None
+        if c.dimension is None and c.format == "evals-json":  # the A/B format: a task and its expectations
+            dim, application = Dimension.C8.value, "scenario"
+        elif c.dimension is None:
             notes.append(
                 f"case {c.id}: no comprehension dimension (no comprehension_dimension and no dimension "
                 "that maps to C1–C9): not graded"
             )
             continue
-        dim = c.dimension.value
-        application = application_kind(c)
-        field = c.concept_field or c.dimension.concept_field
+        else:
+            dim, application = c.dimension.value, application_kind(c)
+        field = c.concept_field or (c.dimension.concept_field if c.dimension else None)
         anchor: str | None
         if application is not None:  # an ownership / scenario case: not C8's Verification checklist
             anchor, text = application_text(skill, application)
         elif field is not None:
             anchor, text = field, skill.concept_text(field)
         else:
-            anchor, text = None, skill.grading_text(c.dimension)
+            anchor, text = None, skill.grading_text(Dimension(dim))
         if text is None:
             notes.append(
-                f"case {c.id} ({dim}): the skill has no {anchor or '## ' + str(c.dimension.section)} "
+                f"case {c.id} ({dim}): the skill has no {anchor or '## ' + str(Dimension(dim).section)} "
                 "text; the grader sees an empty concept field"
             )
         cases.append(

@@ -17,15 +17,22 @@ Rules, first match wins (``rule`` in the result names it):
    skill teaches.
 5. The with-skill agent passes every graded case:
    - the paired difference is significant (overall McNemar p < alpha) → ``PASS``, or
-     ``PROVISIONAL`` when a caveat holds: grader and agent of the same model family, a graded
-     dimension missing from the eval (C1–C9 not all covered), verdicts flagged for review, a
-     non-LLM agent or grader;
+     ``PROVISIONAL`` — Skill Graph's "real result of lower confidence than PASS" — when a caveat
+     holds: one grader model (Skill Graph's PASS is confirmed by two independent graders),
+     grader and agent of the same model family, a graded dimension missing from the eval (C1–C9
+     not all covered), verdicts flagged for review, a non-LLM agent or grader;
    - not significant and powered (see ``_stats``) → ``REDUNDANT``: loading the skill changes no
      measurable outcome;
-   - not significant and underpowered → ``PROVISIONAL``.
+   - not significant and underpowered → ``UNVERIFIED`` (rule ``cannot_tell``): the run cannot
+     tell the skill from the baseline, so nothing is verified — not a pass.
+
+``NA`` (Skill Graph: the skill has no comprehension eval file) is never a run's verdict: a skill
+without an eval file is not run (``comprehend`` says so, and ``--write-state`` records ``NA``).
+Exit codes: 0 for ``PASS`` and ``PROVISIONAL``; 2 for ``UNVERIFIED`` by grader replies that broke
+the rules twice; else 1.
 
 ``eval_score`` = 5 × the with-skill case pass rate, to two decimals (Skill Graph's continuous
-0.0–5.0 scale; None when unverified);
+0.0–5.0 scale; None when nothing was graded or answers were left ungraded);
 ``eval_failed_ids`` = the with-skill arm's failed case ids.
 """
 
@@ -40,7 +47,7 @@ from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 ALL_DIMENSIONS = tuple(f"C{i}" for i in range(1, 10))
 #: verdicts a ``comprehend`` run passes with (exit code 0 when the run is complete)
 PASSING = ("PASS", "PROVISIONAL")
-LEVELS = ("PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED")
+LEVELS = ("PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED", "NA")
 
 _FAMILIES = (
     ("anthropic", re.compile(r"claude|anthropic|opus|sonnet|haiku")),
@@ -87,6 +94,9 @@ def _caveats(stats: dict[str, Any], parties: Parties, reviews: int, covered: lis
             out.append(f"grader {name} is not an LLM (a deterministic scripted grader)")
     if not parties.agent_llm:
         out.append(f"the agent {parties.agent} is not an LLM (a deterministic offline agent)")
+    llm_graders = {(name, model) for name, model, llm in parties.graders if llm}
+    if len(llm_graders) == 1:
+        out.append("one grader: Skill Graph's PASS is confirmed by two independent graders (add a second --judge)")
     missing = [d for d in ALL_DIMENSIONS if d not in covered]
     if missing:
         out.append(f"dimensions not covered by the eval: {', '.join(missing)}")
@@ -155,11 +165,12 @@ def skill_verdict(
                 f"(McNemar p = {p:.3g})",
                 *caveats,
             ]
-        elif paired["underpowered"]:
-            level, rule = "PROVISIONAL", "underpowered"
+        elif paired["underpowered"]:  # no verified result: not a pass of lower confidence (Skill Graph's PROVISIONAL)
+            level, rule = "UNVERIFIED", "cannot_tell"
             reasons = [
                 "with the skill every graded case passes, but the run cannot tell it from the baseline: "
-                + "; ".join(paired["underpowered_reasons"]),
+                + "; ".join(paired["underpowered_reasons"])
+                + " — add cases (or repeats) until it can",
                 *caveats,
             ]
         else:
@@ -186,6 +197,7 @@ def skill_verdict(
         "not_covered_dimensions": not_covered,
         "passing_dimensions": [d for d in dims if d not in failing and d not in unverified],
         # Skill Graph's continuous 0.0–5.0 scale: 9 of 10 cases is 4.5, not a rounded 5
-        "eval_score": None if level == "UNVERIFIED" or not graded else round(5 * passed / graded, 2),
+        # (measured, so kept, when the run only cannot tell the skill from the baseline)
+        "eval_score": None if rule in ("nothing_graded", "ungraded") or not graded else round(5 * passed / graded, 2),
         "eval_failed_ids": skill["failed_cases"],
     }
