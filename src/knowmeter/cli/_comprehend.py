@@ -80,6 +80,25 @@ from knowmeter.cli._output import NumberRange, budget_option, executor_option_fl
     help="Record the verdict in the skill's audit-state.json (v8): "
     "comprehension_verdict, eval_score, eval_failed_ids, eval_last_run; every other field is kept.",
 )
+@click.option(
+    "--calibrate",
+    is_flag=True,
+    help="Before grading, grade anchor answers of known quality and check that each lands in its band "
+    "(see --anchors, --on-miscalibration).",
+)
+@click.option(
+    "--on-miscalibration",
+    type=click.Choice(["refuse", "flag"]),
+    default="refuse",
+    show_default=True,
+    help="When --calibrate finds an anchor outside its band: refuse to grade with that grader (exit 1), or "
+    "grade anyway and flag the run (a caveat: it cannot PASS).",
+)
+@click.option(
+    "--anchors",
+    type=click.Path(dir_okay=False),
+    help="The anchor file for --calibrate (default: <eval file stem>.anchors.json beside the eval file).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")
 @guarded
 def comprehend_cmd(**opts: Any) -> None:

@@ -45,8 +45,19 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     SIGTERM, ``EXIT_INTERRUPTED`` / ``EXIT_TERMINATED``: the finished tasks are kept and reported,
     and the line that resumes the run is printed)."""
     terminal = _Terminal()
+    flags: list[str] = []
+    if opts.get("calibrate"):
+        flag = _calibrate(opts)
+        if flag is not None and opts.get("on_miscalibration", "refuse") == "refuse":
+            click.echo(
+                f"knowmeter: {flag}: not grading with this grader (--on-miscalibration flag grades anyway and flags "
+                "the run)",
+                err=True,
+            )
+            return EXIT_NOT_PASSED
+        flags += [flag] if flag is not None else []
     try:
-        report = _run(opts, terminal)
+        report = _run(opts, terminal, flags)
     except RunInterrupted as stop:
         _print(stop.report, terminal, opts)
         click.echo(interrupted_line(stop, opts.get("output_dir")), err=True)
@@ -67,7 +78,26 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     return code  # the run's one decision (report.json's, and knowmeter report's)
 
 
-def _run(opts: dict[str, Any], terminal: _Terminal) -> Report:
+def _calibrate(opts: dict[str, Any]) -> str | None:
+    """Grade the anchors before anything runs; print how each landed; the run's flag when one missed."""
+    from knowmeter.comprehension import calibration_flag, calibration_summary, run_calibration
+
+    if opts.get("resume") or not opts.get("skill"):
+        raise InputError("--calibrate checks the grader before a new run: give SKILL (not --resume)")
+    results = run_calibration(
+        Path(opts["skill"]),
+        Path(opts["evals"]) if opts.get("evals") else None,
+        ngram=int(opts["ngram"]),
+        judges=list(opts["judges"]),
+        judge_repeat=int(opts["judge_repeat"]),
+        anchors=Path(opts["anchors"]) if opts.get("anchors") else None,
+    )
+    for line in calibration_summary(results, ", ".join(opts["judges"])):
+        click.echo(line, err=True)
+    return calibration_flag(results)
+
+
+def _run(opts: dict[str, Any], terminal: _Terminal, flags: list[str]) -> Report:
     """The run made or resumed as the options say."""
     if opts.get("resume"):
         run_dir = find_run(Path(opts.get("output_dir") or defaults.OUTPUT_DIR), str(opts["resume"]))
@@ -112,6 +142,7 @@ def _run(opts: dict[str, Any], terminal: _Terminal) -> Report:
             seed=opts.get("seed"),
             output_dir=opts.get("output_dir"),
             listener=terminal,
+            flags=flags,
         )
     return report
 

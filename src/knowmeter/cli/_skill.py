@@ -62,6 +62,8 @@ def lint_cmd(paths: tuple[Path, ...], as_json: bool, strict: bool) -> None:
         )
     for routing in result.routing_files:
         click.echo(f"knowmeter: note: {routing}: {ROUTING_NOTE}", err=True)
+    for anchors in result.anchor_files:
+        click.echo(f"knowmeter: note: {anchors}: anchor answers of comprehend --calibrate, not an eval file", err=True)
     for problem in result.unreadable:
         click.echo(f"knowmeter: error: {problem}", err=True)
     if result.unreadable:

@@ -11,6 +11,15 @@ Importing this package registers the ``scripted-grader`` executor (deterministic
 """
 
 from knowmeter.comprehension import _scripted as _scripted  # registers the scripted-grader executor
+from knowmeter.comprehension._calibrate import (
+    Anchor,
+    AnchorResult,
+    calibration_flag,
+    calibration_summary,
+    default_anchor_file,
+    load_anchors,
+    run_calibration,
+)
 from knowmeter.comprehension._case import GraderCase, make_case
 from knowmeter.comprehension._criteria import RUBRIC_CRITERIA, VERBATIM_BEHAVIOR, Behavior, case_behaviors
 from knowmeter.comprehension._grade import grade_answer
@@ -57,6 +66,8 @@ __all__ = [
     "SKILL_ARM",
     "STOPWORDS",
     "VERBATIM_BEHAVIOR",
+    "Anchor",
+    "AnchorResult",
     "Behavior",
     "BehaviorVerdict",
     "ComprehensionPlan",
@@ -71,13 +82,17 @@ __all__ = [
     "SourceGrams",
     "StatsConfig",
     "Target",
+    "calibration_flag",
+    "calibration_summary",
     "case_behaviors",
     "comprehension_section",
     "comprehension_stats",
+    "default_anchor_file",
     "grade_answer",
     "graded_rows",
     "grader_model",
     "hedge_words",
+    "load_anchors",
     "load_inputs",
     "make_case",
     "make_config",
@@ -88,6 +103,7 @@ __all__ = [
     "reask_prompt",
     "render_grader_prompt",
     "reprepare",
+    "run_calibration",
     "scripted_reply",
     "skill_verdict",
     "start_comprehension",

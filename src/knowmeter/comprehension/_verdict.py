@@ -118,11 +118,14 @@ def skill_verdict(
     reviews: int = 0,
     broken_replies: int = 0,
     eval_dimensions: list[str] | None = None,
+    flags: list[str] | None = None,
 ) -> dict[str, Any]:
     """The verdict block of the report (see the module doc for the rules). ``broken_replies``:
     gradings left ungraded because the grader's reply broke the rules twice — bad input (exit 2).
     ``eval_dimensions``: the dimensions the eval file has cases for (default: those with stored
-    answers); one with none stored is unverified, not "not covered by the eval"."""
+    answers); one with none stored is unverified, not "not covered by the eval". ``flags``: caveats
+    the run carries from before it started (a grader calibration that missed) — a run with one
+    cannot PASS."""
     overall = stats["overall"]
     skill, base, paired = overall["with_skill"], overall["baseline"], overall["paired"]
     dims = stats["dimensions"]
@@ -130,7 +133,7 @@ def skill_verdict(
     covered = list(dims) if eval_dimensions is None else sorted({*eval_dimensions, *dims}, key=lambda d: int(d[1:]))
     unverified = [d for d in covered if d not in dims or dims[d]["with_skill"]["cases_graded"] == 0]
     not_covered = [d for d in ALL_DIMENSIONS if d not in covered]
-    caveats = _caveats(stats, parties, reviews, covered)
+    caveats = [*(flags or []), *_caveats(stats, parties, reviews, covered)]
     ungraded = skill["ungraded"] + base["ungraded"]
     if skill["cases_graded"] == 0 or paired["cases_paired"] == 0:
         level, rule = "UNVERIFIED", "nothing_graded"

@@ -48,6 +48,7 @@ from knowmeter.skillgraph._verbatim import (
 )
 
 __all__ = [
+    "ANCHORS_SUFFIX",
     "CONCEPT_FIELDS",
     "DO_NOT_USE_SECTION",
     "LEGACY_DIMENSIONS",

@@ -40,6 +40,8 @@ from knowmeter.skillgraph._truth import TRUTH_SOURCE_FORMS, TruthSource
 
 CaseFormat = Literal["examples-evals", "comprehension-json", "evals-json"]
 ROUTING_SUFFIX = ".routing.json"
+#: ``comprehend --calibrate``'s anchor answers beside an eval file (not an eval file)
+ANCHORS_SUFFIX = ".anchors.json"
 ROUTING_NOTE = (
     "a Skill Graph routing eval (routing_cases: which skill a query should activate) — input of the skill "
     "activation evaluation, not a comprehension eval: skill lint does not check it and comprehend does not run it"
