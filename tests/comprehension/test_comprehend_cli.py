@@ -394,17 +394,37 @@ def test_a_run_the_budget_stopped_says_so_and_writes_no_state(project: Path) -> 
 
 
 def test_write_state_without_a_sidecar_is_refused_before_anything_runs(project: Path) -> None:
-    """No audit-state.json to update: one line, exit 2, and no task run (it was refused only after
-    the whole run, every agent and grader call paid for)."""
+    """A v8 skill with no audit-state.json to update: one line, exit 2, and no task run (it was
+    refused only after the whole run, every agent and grader call paid for)."""
     state = project / "skills" / "type-safety" / "audit-state.json"
     state.unlink()
+    skill = project / "skills" / "type-safety" / "SKILL.md"
+    skill.write_text(
+        skill.read_text().replace("schema_version: 4\n", "schema_version: 4\nsubject: quality-assurance\n", 1)
+    )
     r = km(*ARGS, "--judge", "scripted-grader", "--write-state", cwd=project)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
-        "knowmeter: error: skills/type-safety/audit-state.json: no audit-state"
+        "knowmeter: error: skills/type-safety/audit-state.json: no audit-state.json beside the SKILL.md of a v8 skill"
     )
     assert not (project / ".knowmeter" / "runs").exists() and not state.exists()
+
+
+def test_write_state_on_a_v4_skill_without_a_sidecar_writes_its_frontmatter(project: Path, skill_graph: Path) -> None:
+    """A v4 skill keeps its eval receipt in the frontmatter (Skill Graph v0.5.6): written there, and
+    the SKILL.md still validates against the v4 schema."""
+    import jsonschema
+    import yaml
+
+    (project / "skills" / "type-safety" / "audit-state.json").unlink()
+    r = km(*ARGS, "--judge", "scripted-grader", "--write-state", cwd=project)
+    assert r.returncode == 1, r.stderr  # SHALLOW
+    assert "eval_last_run written (v4 has no field for the verdict SHALLOW" in r.stderr
+    front = yaml.safe_load((project / "skills" / "type-safety" / "SKILL.md").read_text().split("---\n")[1])
+    schema = json.loads((skill_graph / "schemas" / "v0.5.6-skill.v4.schema.json").read_text())
+    jsonschema.validate(json.loads(json.dumps(front, default=str)), schema)
+    assert front["eval_last_run"]["status"] == "fail" and front["eval_last_run"]["receipt"].endswith("/report.json")
 
 
 def test_sigterm_keeps_the_answers_and_names_the_comprehend_resume(project: Path) -> None:

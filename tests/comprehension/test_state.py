@@ -114,3 +114,48 @@ def test_the_authors_own_broken_fields_are_kept_and_named(
     assert problems == ["additionalProperty: `application_verdict` is not declared in the audit-state schema"]
     errors = _errors(json.loads(path.read_text()), sidecar_schema)
     assert len(errors) == 1 and "application_verdict" in errors[0]
+
+
+@pytest.mark.parametrize(
+    ("shape", "schema_file"), [("v4", "v0.5.6-skill.v4.schema.json"), ("v6", "v0.5.6-skill.schema.json")]
+)
+def test_a_v4_or_v6_skill_gets_the_eval_fields_its_frontmatter_schema_has(
+    tmp_path: Path, skill_graph: Path, shape: str, schema_file: str
+) -> None:
+    """No sidecar: the receipt goes into the SKILL.md frontmatter, as far as that shape's schema
+    (Skill Graph v0.5.6) has fields for it; the written frontmatter validates against that schema
+    and every other line of the file is kept."""
+    import yaml
+
+    from knowmeter.comprehension import frontmatter_update, write_frontmatter_state
+    from knowmeter.skillgraph import load_skill
+
+    folder = tmp_path / "skills" / "type-safety"
+    folder.mkdir(parents=True)
+    original = (skill_graph / "skills" / "type-safety" / "SKILL.md").read_text()
+    if shape == "v6":
+        original = original.replace("schema_version: 4\n", "schema_version: 6\n", 1)
+    (folder / "SKILL.md").write_text(original)
+    skill = load_skill(folder)
+    assert skill.shape == shape
+    receipt = tmp_path / "report.json"
+    receipt.write_text("{}")
+    verdict = ComprehensionVerdict.model_validate(skill_verdict(_stats(9, 10, 2), PARTIES))
+    update = state_update(verdict, at=None, runner="r", model="openai:gpt-5", receipt=receipt, skill_dir=folder)
+    fields = frontmatter_update(skill, update)
+    assert list(fields) == (["eval_last_run"] if shape == "v4" else ["eval_score", "eval_failed_ids", "eval_last_run"])
+    write_frontmatter_state(skill, fields)
+    text = (folder / "SKILL.md").read_text()
+    front = yaml.safe_load(text.split("---\n")[1])
+    schema = json.loads((skill_graph / "schemas" / schema_file).read_text())
+    assert _errors(json.loads(json.dumps(front, default=str)), schema) == []
+    assert front["eval_last_run"]["status"] == "fail" and front["eval_last_run"]["receipt"] == "../../report.json"
+    if shape == "v6":
+        assert (front["eval_score"], front["eval_failed_ids"]) == (4.5, ["10"])
+    # only the written keys changed: the rest of the frontmatter and the whole body are kept
+    added = [line for line in text.splitlines() if line not in original.splitlines()]
+    assert [line.split(":")[0] for line in added] == list(fields)
+    assert text.endswith(original.split("---\n", 2)[2])
+    again = load_skill(folder)  # written twice: replaced in place, not duplicated
+    write_frontmatter_state(again, fields)
+    assert (folder / "SKILL.md").read_text().count("eval_last_run:") == 1

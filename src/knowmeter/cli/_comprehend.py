@@ -78,7 +78,9 @@ from knowmeter.cli._output import NumberRange, budget_option, executor_option_fl
     "--write-state",
     is_flag=True,
     help="Record the verdict in the skill's audit-state.json (v8): "
-    "comprehension_verdict, eval_score, eval_failed_ids, eval_last_run; every other field is kept.",
+    "comprehension_verdict, eval_score, eval_failed_ids, eval_last_run; every other field is kept. "
+    "A v4 / v6 skill without one: the eval fields its frontmatter schema has (eval_last_run; v6 also "
+    "eval_score, eval_failed_ids).",
 )
 @click.option(
     "--calibrate",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,6 +17,9 @@ from knowmeter.evaluation import Prepared, parse_option_flags
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, stopped_exit_code
 from knowmeter.report import Report
 from knowmeter.store import RunDir, find_run
+
+if TYPE_CHECKING:
+    from knowmeter.skillgraph import Skill
 
 
 class _Terminal(Listener):
@@ -105,18 +108,17 @@ def _run(opts: dict[str, Any], terminal: _Terminal, flags: list[str]) -> Report:
         if stored is None:
             raise InputError(f"run {run_dir.id} is not a comprehension run; resume it with knowmeter eval --resume")
         if opts.get("write_state"):
-            _sidecar(stored["skill"]["audit_state"], Path(stored["skill"]["path"]))
+            _state_home(Path(stored["skill"]["path"]))
         report = resume(run_dir.path, listener=terminal, budget_usd=opts.get("budget_usd"))
     elif not opts.get("skill"):
         raise InputError("comprehend needs a SKILL (a SKILL.md or its folder), or --resume RUN")
     else:
         if opts.get("write_state"):
-            from knowmeter.skillgraph import find_case_files, load_skill
+            from knowmeter.skillgraph import find_case_files
 
-            skill = load_skill(Path(opts["skill"]))
-            _sidecar(skill.audit_state_path, skill.path)
-            if not opts.get("evals") and not find_case_files(skill):  # nothing to measure: Skill Graph's NA
-                assert skill.audit_state_path is not None
+            skill = _state_home(Path(opts["skill"]))
+            no_evals = not opts.get("evals") and not find_case_files(skill)
+            if no_evals and skill.audit_state_path is not None:  # nothing to measure: Skill Graph's NA
                 before, _ = write_state(skill.audit_state_path, {"comprehension_verdict": "NA"})
                 click.echo(
                     f"audit-state: {skill.audit_state_path}: comprehension_verdict "
@@ -169,20 +171,28 @@ def _print(report: Report, terminal: _Terminal, opts: dict[str, Any]) -> RunDir:
     return run_dir
 
 
-def _sidecar(audit_state: str | Path | None, skill: Path) -> None:
-    """--write-state needs the skill's audit-state.json: refused before any task runs (and is paid for)."""
-    if audit_state is None:
+def _state_home(skill_path: Path) -> Skill:
+    """Where --write-state can record the run, checked before any task runs (and is paid for):
+    the v8 ``audit-state.json``, else a v4 / v6 source frontmatter; a v8 skill without its sidecar
+    and a marketplace export are refused."""
+    from knowmeter.skillgraph import load_skill
+
+    skill = load_skill(skill_path)
+    if skill.audit_state_path is None and (skill.shape == "v8" or skill.export is not None):
+        what = "a marketplace export" if skill.export is not None else "a v8 skill"
         raise InputError(
-            f"{skill.parent / 'audit-state.json'}: no audit-state.json beside the SKILL.md; --write-state updates a "
-            "Skill Graph v8 sidecar and does not create one (run without --write-state, or add the file)"
+            f"{skill.path.parent / 'audit-state.json'}: no audit-state.json beside the SKILL.md of {what}; "
+            "--write-state updates a Skill Graph sidecar and does not create one (run without --write-state, "
+            "or add the file)"
         )
+    return skill
 
 
 def _write_state(run_dir: RunDir, report: Report) -> None:
     comp = report.comprehension
     if comp is None:
         return
-    path = Path(comp.skill.audit_state or Path(comp.skill.path).parent / "audit-state.json")
+    path = Path(comp.skill.audit_state or comp.skill.path)
     if comp.ungraded:  # the grader failed: the run says nothing new about the skill
         click.echo(
             f"audit-state: {path}: not written: {len(comp.ungraded)} answer(s) left ungraded; "
@@ -202,6 +212,9 @@ def _write_state(run_dir: RunDir, report: Report) -> None:
         receipt=run_dir.report_file,
         skill_dir=path.parent,
     )
+    if comp.skill.audit_state is None:  # a v4 / v6 skill: the eval fields its frontmatter has
+        _write_frontmatter(path, update)
+        return
     before, problems = write_state(path, update)
     score = update.get("eval_score")
     click.echo(
@@ -213,3 +226,17 @@ def _write_state(run_dir: RunDir, report: Report) -> None:
         click.echo(
             f"audit-state: {path}: warning: {problem} (a field --write-state does not own; fix it by hand)", err=True
         )
+
+
+def _write_frontmatter(path: Path, update: dict[str, Any]) -> None:
+    from knowmeter.comprehension import frontmatter_update, write_frontmatter_state
+    from knowmeter.skillgraph import load_skill
+
+    skill = load_skill(path)
+    fields = frontmatter_update(skill, update)
+    write_frontmatter_state(skill, fields)
+    click.echo(
+        f"SKILL.md: {path}: {', '.join(fields)} written ({skill.shape} has no field for the verdict "
+        f"{update['comprehension_verdict']}: eval_last_run.receipt names the report that holds it)",
+        err=True,
+    )
