@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from knowmeter.cli import cli
-from knowmeter.skillgraph import sidecar_problems
+from knowmeter.skillgraph import lint_paths, sidecar_problems
 
 BODY = """
 # {title}
@@ -190,3 +190,30 @@ def test_a_repositorys_own_schema_is_used_when_it_has_one(tmp_path: Path, ref: P
     folder = _skill(tmp_path, "conformant", FRONT, SIDECAR)
     result = CliRunner().invoke(cli, ["skill", "lint", str(folder)])
     assert result.exit_code == 1 and "required-missing: `repo`" in result.output, result.output
+
+
+@pytest.mark.parametrize(
+    ("change", "rule", "severity", "reason"),
+    [
+        ({"name": "Bad_Name"}, "frontmatter-schema", "error", "must be lowercase identifier syntax"),
+        ({"description": "  "}, "frontmatter-schema", "error", "`description` must be non-empty"),
+        ({"scope": ""}, "frontmatter-schema", "error", "`scope` must be non-empty"),
+        ({"subjects": ["design", "backend-engineering"]}, "frontmatter-schema", "error", "`subjects[0]` must be"),
+        ({"compatibility": {"node": ">=18", "node_version": ">=20"}}, "frontmatter-schema", "error", "alias pair"),
+        ({"keywords": [f"k{i}" for i in range(11)]}, "keywords-cap", "warning", "has 11 entries; the v8 cap is 10"),
+    ],
+)
+def test_skill_lints_other_v8_checks(
+    tmp_path: Path, change: dict[str, Any], rule: str, severity: str, reason: str
+) -> None:
+    """The rest of skill-lint.js's own checks on a v8 source: the same verdict on the same file."""
+    # the folder is named as the skill, so only the changed field is wrong
+    folder = _skill(tmp_path, change.get("name", "conformant"), {**FRONT, **change}, SIDECAR)
+    (hit,) = [f for f in lint_paths([folder]).findings if f.rule == rule]
+    assert hit.severity == severity and reason in hit.message, hit.message
+
+
+def test_a_v8_folder_not_named_after_the_skill_is_an_error(tmp_path: Path) -> None:
+    folder = _skill(tmp_path, "conformant", FRONT, SIDECAR).rename(tmp_path / "skills" / "elsewhere")
+    (hit,) = lint_paths([folder]).findings
+    assert (hit.rule, hit.severity) == ("name-folder", "error")  # skill-lint.js fails it; a v4 skill only warns

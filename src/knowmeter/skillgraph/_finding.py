@@ -23,7 +23,8 @@ RULES: dict[str, tuple[Severity, str]] = {
     "empty-section": ("warning", "a body section has under 50 non-whitespace characters"),
     "eval-artifacts": ("error", "eval_artifacts: present but no eval file names the skill"),
     "eval-state": ("error", "eval_state passing/monitored without eval_artifacts: present"),
-    "name-folder": ("warning", "the skill's folder is not named after its 'name'"),
+    "name-folder": ("warning", "the skill's folder is not named after its 'name' (an error for a v8 source)"),
+    "keywords-cap": ("warning", "a v8 skill lists more than 10 keywords (the documented cap)"),
     "marketplace-export": ("warning", "understanding fields are the literal '|' of a marketplace export"),
     "skill-not-found": ("warning", "no SKILL.md found for an eval file; skill checks skipped"),
     "skill-name": ("error", "the eval file's skill_name is not the skill's name"),
@@ -44,17 +45,19 @@ RULES: dict[str, tuple[Severity, str]] = {
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One lint finding: where (file, 1-based line when known, case id), which rule, how bad, what."""
+    """One lint finding: where (file, 1-based line when known, case id), which rule, how bad, what.
+    ``level`` overrides the rule's severity where a shape's own tool rates it differently."""
 
     path: Path
     line: int | None
     rule: str
     message: str
     case_id: str | None = None
+    level: Severity | None = None
 
     @property
     def severity(self) -> Severity:
-        return RULES[self.rule][0]
+        return self.level or RULES[self.rule][0]
 
     def render(self, base: Path | None = None) -> str:
         """``file:line: severity [rule] message`` — one line; the file relative to ``base`` when

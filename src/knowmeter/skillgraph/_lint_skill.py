@@ -46,23 +46,28 @@ _V8_UNDERSTANDING = ("mental_model", "purpose", "concept_boundary", "analogy", "
 _VERDICTS = ("structural_verdict", "truth_verdict", "comprehension_verdict")
 _WORD = re.compile(r"\w{2,}")
 _HEADING = re.compile(r"#{1,6}\s")
+#: Skill Graph's identifier syntax for a skill's name
+_NAME = re.compile(r"^[a-z0-9]+(?:[-/:][a-z0-9]+)*$")
 
 
 def lint_skill(skill: Skill) -> list[Finding]:
     """The SKILL.md's own checks (frontmatter, sections, sidecar, eval artifacts)."""
     out: list[Finding] = []
-    if skill.path.name == "SKILL.md" and skill.path.parent.name != skill.name:
+    v8_source = skill.export is None and skill.shape == "v8"
+    last = re.split(r"[/:]", skill.name)[-1] if v8_source else skill.name  # v8 names may be namespaced
+    if skill.path.name == "SKILL.md" and skill.path.parent.name != last:
         out.append(
             Finding(
                 skill.path,
                 skill.key_lines.get("name"),
                 "name-folder",
                 f"folder {skill.path.parent.name!r} but name {skill.name!r}; rename one to match",
+                level="error" if v8_source else None,  # Skill Graph's lint fails a v8 skill on it
             )
         )
     if skill.marketplace_export:
         out.append(Finding(skill.path, 1, "marketplace-export", str(skill.marketplace_reason)))
-    if skill.export is None and skill.shape == "v8":
+    if v8_source:
         out += _v8_frontmatter(skill)
         out += _v8_sidecar(skill)
         out += _v8_sections(skill)
@@ -79,12 +84,30 @@ def _v8_frontmatter(skill: Skill) -> list[Finding]:
         Finding(skill.path, skill.key_lines.get(p.field.split(".")[0], 2), "frontmatter-schema", p.message)
         for p in frontmatter_problems(skill.frontmatter, skill.repo_root)
     ]
-    scope = skill.frontmatter.get("scope")
-    if isinstance(scope, str) and not scope.strip():
-        out.append(
-            Finding(skill.path, skill.key_lines.get("scope"), "frontmatter-schema", "`scope` must be non-empty: "
-                    "say what the skill teaches and what it does not")
-        )  # fmt: skip
+    fm = skill.frontmatter
+
+    def problem(key: str, message: str, rule: str = "frontmatter-schema") -> None:
+        out.append(Finding(skill.path, skill.key_lines.get(key), rule, message))
+
+    if not _NAME.match(skill.name):
+        problem(
+            "name", f"`name` {skill.name!r} must be lowercase identifier syntax (a-z, 0-9, '-', namespaces '/' ':')"
+        )
+    for key in ("description", "scope"):
+        if isinstance(fm.get(key), str) and not fm[key].strip():
+            problem(key, f"`{key}` must be non-empty")
+    subjects = fm.get("subjects")
+    if isinstance(fm.get("subject"), str) and isinstance(subjects, list) and subjects and subjects[0] != fm["subject"]:
+        problem("subjects", f"`subjects[0]` must be `subject` ({fm['subject']!r}, got {subjects[0]!r})")
+    compat = fm.get("compatibility")
+    for old, new in (("runtimes", "agent_runtimes"), ("node", "node_version")):
+        if isinstance(compat, dict) and old in compat and new in compat and compat[old] != compat[new]:
+            problem(
+                "compatibility", f"`compatibility.{old}` and `compatibility.{new}` differ; the alias pair must match"
+            )
+    keywords = fm.get("keywords")
+    if isinstance(keywords, list) and len(keywords) > 10:
+        problem("keywords", f"`keywords` has {len(keywords)} entries; the v8 cap is 10", rule="keywords-cap")
     return out
 
 
