@@ -116,3 +116,26 @@ def test_each_type_of_a_v056_export_and_source(tmp_path: Path, kind: str, sectio
     assert "required-section" not in rules(source)
     (source / "SKILL.md").write_text(f"---\nschema_version: 4\nname: x-{kind}\ntype: {kind}\ndescription: d\n---\n")
     assert len(rules(source)["required-section"]) == len(sections)
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        {"subject": "design"},
+        {"public": True},
+        {"subjects": ["design"]},
+        {"taxonomy_domain": "quality/types"},
+        {"project": [{"handle": "x"}]},
+        {"concept_boundary": "not pricing"},
+        {"relations": {"suppresses": ["other"]}},
+        {"schema_version": 8},
+    ],
+)
+def test_each_v8_marker_makes_a_skill_v8(tmp_path: Path, marker: dict[str, object]) -> None:
+    import yaml
+
+    folder = tmp_path / "skills" / "x"
+    folder.mkdir(parents=True)
+    front = yaml.safe_dump({"name": "x", "description": "d", **marker})
+    (folder / "SKILL.md").write_text(f"---\n{front}---\n# X\n")
+    assert load_skill(folder).shape == "v8"
