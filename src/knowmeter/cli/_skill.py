@@ -32,7 +32,10 @@ def lint_cmd(paths: tuple[Path, ...], as_json: bool, strict: bool) -> None:
     A SKILL.md brings its eval files along (<skill>/evals/*.json, examples/evals/<name>.json,
     evals/<name>.json; examples/evals/ and evals/ beside the skills/ folder, then at the
     repository root); an eval file is checked against the SKILL.md its layout names, or the one
-    SKILL.md on the command line. One line per finding: file:line: severity [rule] message.
+    SKILL.md on the command line. Each SKILL.md is checked by the rules of its shape (v4 / v6 /
+    v8 source, marketplace export) with Skill Graph's own reasons; *.routing.json (routing evals)
+    and *.anchors.json (comprehend --calibrate) are named and not checked. One line per finding:
+    file:line: severity [rule] message.
     Exit 0 clean, 1 on errors (or warnings with --strict), 2 when a file cannot be read.
     """
     from knowmeter.skillgraph import lint_paths
