@@ -109,3 +109,16 @@ def test_lint_leaves_the_anchor_file_beside_the_eval_file_alone(demo: Path) -> N
     assert result.unreadable == [] and [p.name for p in result.eval_files] == ["refund-policy.json"]
     named = lint_paths([demo / "evals" / "refund-policy.anchors.json"])
     assert named.unreadable == [] and named.anchor_files == [demo / "evals" / "refund-policy.anchors.json"]
+
+
+def test_a_calibrated_run_records_how_the_calibration_went(demo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    r = CliRunner().invoke(
+        cli, ["comprehend", str(demo / "skills" / "refund-policy"), "--judge", "scripted-grader", "--calibrate",
+              "--output-dir", str(out)],
+    )  # fmt: skip
+    assert r.exit_code in (0, 1), r.output
+    comp = json.loads(next(out.glob("runs/*/report.json")).read_text())["comprehension"]
+    assert "calibration: scripted-grader put all 6 anchor(s) in their bands" in comp["notes"]
+    assert not any(c.startswith("grader calibration") for c in comp["verdict"]["caveats"])
+    assert "note: calibration: scripted-grader put all 6 anchor(s) in their bands" in r.output

@@ -49,8 +49,10 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     and the line that resumes the run is printed)."""
     terminal = _Terminal()
     flags: list[str] = []
+    notes: list[str] = []
     if opts.get("calibrate"):
-        flag = _calibrate(opts)
+        headline, flag = _calibrate(opts)
+        notes.append(headline)
         if flag is not None and opts.get("on_miscalibration", "refuse") == "refuse":
             click.echo(
                 f"knowmeter: {flag}: not grading with this grader (--on-miscalibration flag grades anyway and flags "
@@ -60,7 +62,7 @@ def run_comprehend(opts: dict[str, Any]) -> int:
             return EXIT_NOT_PASSED
         flags += [flag] if flag is not None else []
     try:
-        report = _run(opts, terminal, flags)
+        report = _run(opts, terminal, flags, notes)
     except RunInterrupted as stop:
         _print(stop.report, terminal, opts)
         click.echo(interrupted_line(stop, opts.get("output_dir")), err=True)
@@ -81,8 +83,9 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     return code  # the run's one decision (report.json's, and knowmeter report's)
 
 
-def _calibrate(opts: dict[str, Any]) -> str | None:
-    """Grade the anchors before anything runs; print how each landed; the run's flag when one missed."""
+def _calibrate(opts: dict[str, Any]) -> tuple[str, str | None]:
+    """Grade the anchors before anything runs and print how each landed; the headline (the run
+    records it) and the run's flag when one missed."""
     from knowmeter.comprehension import calibration_flag, calibration_summary, run_calibration
 
     if opts.get("resume") or not opts.get("skill"):
@@ -95,12 +98,13 @@ def _calibrate(opts: dict[str, Any]) -> str | None:
         judge_repeat=int(opts["judge_repeat"]),
         anchors=Path(opts["anchors"]) if opts.get("anchors") else None,
     )
-    for line in calibration_summary(results, ", ".join(opts["judges"])):
+    lines = calibration_summary(results, ", ".join(opts["judges"]))
+    for line in lines:
         click.echo(line, err=True)
-    return calibration_flag(results)
+    return lines[0], calibration_flag(results)
 
 
-def _run(opts: dict[str, Any], terminal: _Terminal, flags: list[str]) -> Report:
+def _run(opts: dict[str, Any], terminal: _Terminal, flags: list[str], notes: list[str]) -> Report:
     """The run made or resumed as the options say."""
     if opts.get("resume"):
         run_dir = find_run(Path(opts.get("output_dir") or defaults.OUTPUT_DIR), str(opts["resume"]))
@@ -145,6 +149,7 @@ def _run(opts: dict[str, Any], terminal: _Terminal, flags: list[str]) -> Report:
             output_dir=opts.get("output_dir"),
             listener=terminal,
             flags=flags,
+            notes=notes,
         )
     return report
 
