@@ -177,13 +177,18 @@ def comprehend(
     seed: int | None = None,
     output_dir: str | Path | None = None,
     listener: Listener | None = None,
+    flags: Sequence[str] = (),
+    notes: Sequence[str] = (),
 ) -> Report:
     """Did the agent understand ``skill`` (a SKILL.md or its folder)? Every case of its eval file
     runs without the skill and with it; each answer is graded per expected behavior by
     ``judges`` (``executor:model``; ``scripted-grader`` is the offline stand-in); the agent is
     ``executor`` with ``model`` and ``executor_options`` (eval.yaml's ``executor.options``). Paths are
-    relative to ``base_dir`` (default: the current folder). The report's ``comprehension``
-    section holds the skill's verdict, its ``decision`` the outcome and exit code."""
+    relative to ``base_dir`` (default: the current folder). ``flags``: caveats the run carries
+    from before it started (``comprehend --calibrate``: the anchors the grader missed), ``notes``
+    lines it records (how the calibration went). The
+    report's ``comprehension`` section holds the skill's verdict, its ``decision`` the outcome and
+    exit code."""
     from knowmeter.comprehension import (
         GRADER_KIND,
         Target,
@@ -194,7 +199,14 @@ def comprehend(
     )
     from knowmeter.evaluation import run_budget
 
-    target = Target(str(skill), None if evals is None else str(evals), ngram, None if cwd is None else str(cwd))
+    target = Target(
+        str(skill),
+        None if evals is None else str(evals),
+        ngram,
+        None if cwd is None else str(cwd),
+        tuple(flags),
+        tuple(notes),
+    )
     config = make_config(
         base_dir=Path(base_dir) if base_dir is not None else Path.cwd(),
         target=target,
