@@ -80,14 +80,12 @@ def test_claude_session_venv_hunt_is_a_collapsed_failed_search_and_a_repeated_fa
     assert fs[0].target == "logging|traceback|rich|excepthook"
     assert fs[1].target == "/tmp/review-tool-venv/bin/python"
     rf = [s for s in gaps.signals if s.source == "repeated_failure"]
+    assert [(s.tool, s.target, s.turn) for s in rf] == [("Bash search", fs[1].target, fs[1].turn)]
     # before the hunt, `uv run python -c …` failed in turns 14, 15 and 16 (exit 1 twice, then a
-    # missing cd target): the same action failing again and again — genuine confusion, not a search
-    assert [(s.tool, s.target, s.turn) for s in rf] == [
-        ("Bash", "uv run && cat", 14),
-        ("Bash search", fs[1].target, fs[1].turn),
-    ]
-    assert "failed 3× in 3 turns (14–16" in rf[0].context
-    assert _by_source(gaps) == Counter({"failed_search": 2, "repeated_failure": 2})
+    # missing cd target): a retried command, reported apart — not a search, not in the gap rate
+    assert [(s.source, s.target, s.turn) for s in gaps.retried] == [("retried_command", "uv run && cat", 14)]
+    assert "failed 3× in 3 turns (14–16" in gaps.retried[0].context
+    assert _by_source(gaps) == Counter({"failed_search": 2, "repeated_failure": 1})
 
 
 def test_claude_stream_globs_and_permission_denials(shared_dir):

@@ -23,6 +23,12 @@ LIST_VERBS = frozenset({"ls", "tree", "stat", "file", "git ls-files"})
 #: Commands that print a file's content: a successful one is a knowledge-file access.
 READ_VERBS = frozenset({"cat", "head", "tail", "less", "more", "bat", "batcat", "nl", "sed"})
 SEARCH_VERBS = PATTERN_VERBS | LIST_VERBS | READ_VERBS
+#: Commands that only pass on, narrow or count what a search before them in a pipeline printed:
+#: a pipeline of a search and these is still that search (``find … | grep -v x | head``).
+FILTER_VERBS = frozenset(
+    {"grep", "egrep", "fgrep", "rg", "head", "tail", "sort", "uniq", "wc", "cut", "tr", "awk", "sed", "nl", "cat"}
+    | {"column", "less", "more", "tee", "xargs"}
+)
 
 # statements that neither search nor change what the command as a whole is about
 _NEUTRAL_VERBS = frozenset({"cd", "pushd", "popd", "echo", "printf", "true", "pwd", "set", "export", ":"})
@@ -96,9 +102,18 @@ class ShellCommand:
     stage (for reads of the form ``cat a | head``)."""
 
     text: str
-    heads: tuple[Statement, ...]
-    stages: tuple[Statement, ...]
+    pipelines: tuple[tuple[Statement, ...], ...]
     fallbacks: tuple[str, ...] = ()  # what ``|| echo …`` / ``|| printf …`` statements print
+
+    @property
+    def heads(self) -> tuple[Statement, ...]:
+        """The first stage of each pipeline."""
+        return tuple(p[0] for p in self.pipelines)
+
+    @property
+    def stages(self) -> tuple[Statement, ...]:
+        """Every stage of every pipeline, in order."""
+        return tuple(s for p in self.pipelines for s in p)
 
     def only_fallback(self, output: str) -> bool:
         """True when ``output`` is nothing but the text of ``|| echo …`` fallbacks: every search
@@ -112,25 +127,65 @@ class ShellCommand:
     def relevant(self) -> tuple[Statement, ...]:
         return tuple(s for s in self.heads if s.verb not in _NEUTRAL_VERBS)
 
+    def _relevant_pipelines(self) -> list[tuple[Statement, ...]]:
+        return [p for p in self.pipelines if p[0].verb not in _NEUTRAL_VERBS]
+
     @property
     def is_search(self) -> bool:
-        """True when every pipeline that does something is a search, list or read command."""
-        rel = self.relevant
-        return bool(rel) and all(_searches(s) for s in rel)
+        """True when every pipeline that does something is a search, list or read command
+        followed only by filters (``head file | python3 -c …`` is a Python script: when it
+        fails, the script failed, not the read)."""
+        rel = self._relevant_pipelines()
+        return bool(rel) and all(_searches(p[0]) and all(_filters(s) for s in p[1:]) for p in rel)
+
+    def failed_reader(self, output: str) -> Statement | None:
+        """The search stage whose own "no such file" error is in ``output`` (``cat x | python3``
+        printing ``cat: x: No such file or directory``): the stage that failed."""
+        for st in self.relevant:
+            if _searches(st) and re.search(
+                rf"^{re.escape(st.verb)}: .*(?:No such file|cannot access|cannot open)", output, re.M
+            ):
+                return st
+        return None
+
+    @property
+    def counts_only(self) -> bool:
+        """True when the command's output is a count (``… | wc -l``, ``grep -c``): "0" is empty."""
+        if len(self.pipelines) != 1:
+            return False
+        last = self.pipelines[0][-1]
+        return (last.verb == "wc" and not _operands(last)) or (
+            last.verb in PATTERN_VERBS and any(a == "-c" or a == "--count" for a in last.args)
+        )
 
     @property
     def quiet(self) -> bool:
         """True when empty output means nothing: some search's output does not reach the agent."""
         return any(s.quiet for s in self.relevant)
 
-    def target(self) -> tuple[str, str]:
+    def target(self, *, narrowest: bool = False, output: str = "") -> tuple[str, str]:
         """``(kind, value)`` of what the first search looked for: ``("pattern", …)`` or
-        ``("path", …)``; ``("command", text)`` when nothing better can be said."""
-        for st in self.relevant:
-            if st.verb in SEARCH_VERBS:
-                kind, value = _statement_target(st)
-                if value:
-                    return kind, st.path(value) if kind == "path" else value
+        ``("path", …)``; ``("command", text)`` when nothing better can be said. ``narrowest``:
+        when the pipeline printed nothing, the stage that filtered everything out — its last
+        ``grep PATTERN`` (``ls /usr/bin | grep python`` looked for ``python``). A command that
+        is no search but whose read failed (``failed_reader(output)``) looked for that file."""
+        reader = None if self.is_search else self.failed_reader(output)
+        if reader is not None:
+            kind, value = _statement_target(reader)
+            return kind, reader.path(value)
+        for pipeline in self._relevant_pipelines():
+            head = pipeline[0]
+            if head.verb not in SEARCH_VERBS:
+                continue
+            if narrowest:
+                for st in reversed(pipeline[1:]):
+                    if st.verb in PATTERN_VERBS and not _inverted(st):
+                        kind, value = _statement_target(st)
+                        if kind == "pattern" and value:
+                            return kind, value
+            kind, value = _statement_target(head)
+            if value:
+                return kind, head.path(value) if kind == "path" else value
         return "command", self.text.strip()
 
     def read_paths(self) -> list[str]:
@@ -155,6 +210,19 @@ def _searches(st: Statement) -> bool:
     return st.verb in PATTERN_VERBS or not st.quiet
 
 
+def _filters(st: Statement) -> bool:
+    """A pipeline stage that only passes on, narrows or counts its input (``xargs grep`` too)."""
+    if st.verb == "xargs":
+        inner = next((a for a in st.args if not a.startswith("-")), "")
+        return PurePosixPath(inner).name in SEARCH_VERBS
+    return st.verb in FILTER_VERBS and not (st.verb == "sed" and _sed_edits(st.args))
+
+
+def _inverted(st: Statement) -> bool:
+    """``grep -v``: a stage that removes lines rather than looking for them."""
+    return any(a in ("-v", "--invert-match") or _short_flags_with(a, "v") for a in st.args)
+
+
 def command_text(tool_input: dict[str, Any]) -> str:
     """The command line of a Bash-like tool call (Claude ``command``, Codex ``cmd`` or an argv list)."""
     raw = tool_input.get("command", tool_input.get("cmd", ""))
@@ -171,8 +239,7 @@ def parse_command(text: str) -> ShellCommand:
     """Parse a command line leniently (unbalanced quotes fall back to whitespace splitting).
     Redirection targets are dropped; a here-document's body is not parsed as commands."""
     text = _unwrap_shell(text)
-    heads: list[Statement] = []
-    stages: list[Statement] = []
+    pipelines: list[list[Statement]] = []
     fallbacks: list[str] = []
     current: list[str] = []
     after_pipe = after_or = False
@@ -186,9 +253,10 @@ def parse_command(text: str) -> ShellCommand:
         nonlocal cwd
         st = _statement(current, quiet, cwd)
         if st is not None:
-            stages.append(st)
-            if not after_pipe:
-                heads.append(st)
+            if after_pipe and pipelines:
+                pipelines[-1].append(st)
+            else:
+                pipelines.append([st])
             if st.verb == "cd" and not after_pipe:
                 cwd = _cd(cwd, st.args)
             elif after_or and st.verb in ("echo", "printf"):
@@ -221,7 +289,7 @@ def parse_command(text: str) -> ShellCommand:
             continue
         current.append(tok)
     flush()
-    return ShellCommand(text, tuple(heads), tuple(stages), tuple(f for f in fallbacks if f))
+    return ShellCommand(text, tuple(tuple(p) for p in pipelines), tuple(f for f in fallbacks if f))
 
 
 def _cd(cwd: str, args: tuple[str, ...]) -> str:

@@ -22,10 +22,10 @@ their results was seen) path searches under the same folder are similar too: fiv
 files of one missing folder are one mistake, not five (across turns, two files of one folder
 stay two gaps).
 
-Repeated failure: the same search class failing in at least 3 turns in a row (excluded outcomes
-skipped, a success resets) inside 3 consecutive turns. A batch is one attempt however many of
-its calls failed: the agent had not seen a failure yet, so it could not have retried. One signal
-per run.
+Repeated failure (spec §4.4): at least 3 failed calls of the same search class within 3
+consecutive turns of one agent, with no success of that class in between (excluded outcomes
+skipped). Parallel calls of one turn count one each: three Globs of one message that all miss
+are three failed queries of the same class. One signal per run.
 """
 
 from __future__ import annotations
@@ -119,13 +119,15 @@ def search_class(inv: ToolInvocation) -> str | None:
     tool = inv.call.tool
     if tool in ("Grep", "Glob", "LS", "Read", "WebSearch"):
         return tool
-    if tool == "Bash" and parse_command(command_text(inv.call.input)).is_search:
-        return "Bash search"
+    if tool == "Bash":
+        cmd = parse_command(command_text(inv.call.input))
+        if cmd.is_search or (inv.result is not None and cmd.failed_reader(inv.result.output) is not None):
+            return "Bash search"
     return None
 
 
-def _target(inv: ToolInvocation, cls: str, keyer: PathKeyer) -> tuple[Kind, str, str]:
-    """``(kind, display target, comparison key)`` of a search call."""
+def _target(inv: ToolInvocation, cls: str, keyer: PathKeyer, reason: str) -> tuple[Kind, str, str]:
+    """``(kind, display target, comparison key)`` of a search call that failed for ``reason``."""
     inp = inv.call.input
     if cls == "Grep":
         pat = str(inp.get("pattern", inp.get("query", "")))
@@ -142,9 +144,12 @@ def _target(inv: ToolInvocation, cls: str, keyer: PathKeyer) -> tuple[Kind, str,
         base = str(inp.get("path", "") or "")
         shown = f"{base.rstrip('/')}/{pat}" if base else pat
         literal = literal_prefix(shown)
+        if literal == shown.rstrip("/"):  # no wildcard: the pattern names one path
+            return "path", shown, keyer.key(shown, cwd)
         return "path", shown, f"{keyer.key(literal, cwd)}/{shown[len(literal) :].lstrip('/')}" if literal else shown
     cmd = parse_command(command_text(inp))
-    kind, value = cmd.target()
+    output = inv.result.output if inv.result is not None else ""
+    kind, value = cmd.target(narrowest=reason in ("empty", "fallback"), output=output)
     if kind == "path":
         return "path", value, keyer.key(value.rstrip("*?/") or value, cwd)
     return ("pattern" if kind == "pattern" else "command"), value, value
@@ -158,8 +163,12 @@ def _all_not_found_lines(text: str) -> bool:
 
 def _empty(inv: ToolInvocation, r: ToolResultEvent, cls: str) -> bool:
     """The search came back with nothing to show (never when its output was kept from the agent)."""
-    if cls == "Bash search" and parse_command(command_text(inv.call.input)).quiet:
-        return False
+    if cls == "Bash search":
+        cmd = parse_command(command_text(inv.call.input))
+        if cmd.quiet:
+            return False
+        if cmd.counts_only and r.output.strip() == "0":
+            return True  # ``grep -c x f`` / ``find … | wc -l`` counted nothing
     head = r.output.lstrip()[:64]  # what the stripped output starts with (no copy of a long output)
     return not head.rstrip() or head.lower().startswith(_EMPTY_TEXTS)
 
@@ -191,7 +200,7 @@ def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKe
         reason = "not_found"
     else:
         return _Outcome(inv, cls, "found", "")
-    tkind, target, key = _target(inv, cls, keyer)
+    tkind, target, key = _target(inv, cls, keyer, reason)
     if tkind == "path" and reason in ("not_found", "fallback") and mentioned(target, key, given):
         return _Outcome(inv, cls, "excluded", "given_path")
     return _Outcome(inv, cls, "gap", reason, tkind, target, key)
@@ -340,7 +349,7 @@ def _repeated(outcomes: list[_Outcome], sample_id: str) -> list[GapSignal]:
         if k in fired:
             continue
         window = [x for x in run if o.inv.call.turn - x.inv.call.turn < REPEAT_TURN_WINDOW]
-        if len({x.inv.call.turn for x in window}) >= REPEAT_MIN_FAILURES:  # attempts = turns
+        if len(window) >= REPEAT_MIN_FAILURES:
             fired.add(k)
             first = window[0]
             targets = "; ".join(dict.fromkeys(clip(x.target, 80) for x in window))
