@@ -397,7 +397,8 @@ def test_read_paths_of_a_command():
         "c.md",
         "d.md",
     ]
-    assert parse_command("grep x a.md | head -3").read_paths() == []
+    assert parse_command("grep x a.md | head -3").read_paths() == ["a.md"]  # its matching lines
+    assert parse_command("grep -l x a.md b.md; rg -c x c.md").read_paths() == []  # names, counts
     assert parse_command("cat a.md > copy.md").read_paths() == []
 
 

@@ -79,6 +79,18 @@ _SHELL_WRAPPER = re.compile(r"^\s*(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\s+-l?c\s+(?P
 _SEPARATORS = frozenset(";&|\n()")
 _QUIET_FLAGS = frozenset({"-q", "--quiet", "--silent"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_PWD = re.compile(r"^\$(?:PWD|\{PWD\})(?=/|$)")
+_VAR_PREFIX = re.compile(r"^\$(?:PWD|\{PWD\}|HOME|\{HOME\})(?=/|$)")
+#: Commands that print (part of) the files they are given: readers, and pattern searches given
+#: file operands (``grep PATTERN FILE`` shows the file's matching lines).
+_CONTENT_VERBS = READ_VERBS | frozenset({"awk", "gawk", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git grep"})
+# options after which a pattern search prints file names or counts, not content
+_NAMES_ONLY = frozenset({"-l", "-L", "-c", "--files-with-matches", "--files-without-match", "--count", "--files"})
+# ``open("x")`` / ``Path("x").read_text()`` in a ``python -c`` script
+_PY_READ = re.compile(
+    r"""\bopen\(\s*[rbf]?(['"])([^'"\n]+)\1(?:\s*,\s*(?:mode\s*=\s*)?['"]([^'"]*)['"])?"""
+    r"""|\bPath\(\s*[rbf]?(['"])([^'"\n]+)\4\s*\)\s*\.\s*(?:read_text|read_bytes|open)\b"""
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +104,12 @@ class Statement:
     cwd: str = ""  # where earlier ``cd``s in the command moved to ("" = where the command started)
 
     def path(self, arg: str) -> str:
-        """``arg`` as seen from where the command started (a ``cd`` before it applied)."""
-        return posixpath.join(self.cwd, arg) if self.cwd and arg and not arg.startswith(("/", "~")) else arg
+        """``arg`` as seen from where the command started (a ``cd`` before it applied;
+        ``$PWD/…`` is where the statement ran)."""
+        m = _PWD.match(arg)
+        if m:
+            arg = arg[m.end() :].lstrip("/") or "."
+        return posixpath.join(self.cwd, arg) if self.cwd and arg and not arg.startswith(("/", "~", "$")) else arg
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,16 +205,26 @@ class ShellCommand:
         return "command", self.text.strip()
 
     def read_paths(self) -> list[str]:
-        """Files whose content the command prints (``cat``/``head``/``sed -n`` … with file
-        arguments); a reader fed by a pipe reads nothing by itself."""
+        """Files whose content the command shows the agent: ``cat``/``head``/``tail``/``less``/
+        ``nl``/``sed -n``/``awk`` with file arguments, ``grep``/``rg PATTERN FILE`` (not ``-l``
+        or ``-c``: names and counts only), and ``open("f")`` / ``Path("f").read_text()`` in a
+        ``python -c`` script; a reader fed by a pipe reads nothing by itself."""
         out: list[str] = []
         for st in self.stages:
-            if st.verb not in READ_VERBS or st.quiet or (st.verb == "sed" and _sed_edits(st.args)):
+            if st.quiet:
+                continue
+            if st.verb.startswith("python"):
+                out.extend(st.path(p) for p in _python_reads(st.args))
+                continue
+            if st.verb not in _CONTENT_VERBS or (st.verb == "sed" and _sed_edits(st.args)):
+                continue
+            if st.verb in PATTERN_VERBS and any(a in _NAMES_ONLY or _short_flags_with(a, "l") for a in st.args):
                 continue
             operands = _operands(st)
-            if st.verb == "sed" and not any(a in ("-e", "-f") for a in st.args):
-                operands = operands[1:]  # the first operand is the sed script
-            out.extend(st.path(a) for a in operands)
+            scripted = st.verb in ("sed", "awk", "gawk") or st.verb in PATTERN_VERBS
+            if scripted and not any(a in ("-e", "-f", "--regexp", "--file") for a in st.args):
+                operands = operands[1:]  # the first operand is the script / the pattern
+            out.extend(st.path(a) for a in operands if _names_a_file(a))
         return out
 
 
@@ -208,6 +234,20 @@ def _searches(st: Statement) -> bool:
     if st.verb not in SEARCH_VERBS or (st.verb == "sed" and _sed_edits(st.args)):
         return False
     return st.verb in PATTERN_VERBS or not st.quiet
+
+
+def _names_a_file(arg: str) -> bool:
+    """An operand that names one file: not a folder (``.``, ``dir/``), a glob or a variable
+    other than ``$PWD`` / ``$HOME`` at its start (``$file`` in a loop: which file is unknown)."""
+    rest = _VAR_PREFIX.sub("", arg)
+    return not (arg in (".", "..") or arg.endswith("/") or "$" in rest or any(c in rest for c in "*?["))
+
+
+def _python_reads(args: tuple[str, ...]) -> list[str]:
+    """Literal paths a ``python -c SCRIPT`` opens for reading."""
+    script = next((args[j + 1] for j, a in enumerate(args[:-1]) if a == "-c"), "")
+    found = _PY_READ.finditer(script)
+    return [m.group(2) or m.group(5) for m in found if not set(m.group(3) or "") & set("wax")]
 
 
 def _filters(st: Statement) -> bool:
