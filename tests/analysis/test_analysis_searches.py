@@ -291,7 +291,7 @@ def test_three_failures_of_one_tool_class_within_three_turns_is_a_repeated_failu
     trace = tb().grep_empty("alpha", 2).grep_empty("beta", 3).grep_empty("gamma", 4).build()
     sigs = _signals(trace, "repeated_failure")[0]
     assert len(sigs) == 1
-    assert (sigs[0].weight, sigs[0].tool, sigs[0].turn) == (1.0, "Grep", 2)
+    assert (sigs[0].weight, sigs[0].tool, sigs[0].turn) == (1.0, "content search", 2)
     assert "3× in turns 2–4" in sigs[0].context
 
 
@@ -333,7 +333,7 @@ def test_one_repeated_failure_per_run_however_long(tb):
     assert len(_signals(b.build(), "repeated_failure")[0]) == 1
 
 
-def test_permission_denials_do_not_make_a_repeated_failure(tb):
+def test_denied_retries_are_failed_attempts_of_a_repeated_failure_but_no_failed_searches(tb):
     b = tb()
     for i in range(3):
         b.tool(
@@ -344,7 +344,8 @@ def test_permission_denials_do_not_make_a_repeated_failure(tb):
             kind=ErrorKind.PERMISSION_DENIED,
             turn=i + 1,
         )
-    assert _signals(b.build())[0] == []
+    signals = _signals(b.build())[0]
+    assert [(s.source, s.tool, len(s.calls)) for s in signals] == [("repeated_failure", "name search", 3)]
 
 
 # --- the shell parser behind "is this Bash call a search" ---------------------------------------

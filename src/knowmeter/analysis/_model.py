@@ -60,7 +60,9 @@ class GapSignal(Record):
     signals, the marker / hedging phrase matched; ``context`` is a short human-readable line
     (for text signals: the sentence). ``occurrences`` counts the similar consecutive failed
     searches collapsed into this one event. ``note`` is the agent's next sentence after a failed
-    search; ``window`` the sentences around a hedging match (what the classifier sees)."""
+    search; ``window`` the sentences around a hedging match (what the classifier sees).
+    ``calls`` are the ids of the tool calls behind a tool-level signal (the collapsed failures,
+    the failed calls of a repeated failure or retried command)."""
 
     sample_id: str
     repeat: int = 0
@@ -74,6 +76,7 @@ class GapSignal(Record):
     note: str | None = None
     window: str | None = None
     classifier_verdict: HedgingVerdict | None = None
+    calls: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         expected = SIGNAL_WEIGHTS[self.source]

@@ -96,4 +96,5 @@ def _signal(run: list[ToolInvocation], sample_id: str) -> GapSignal:
             f"{action} failed {len(run)}× in {len(turns)} turns ({turns[0]}–{turns[-1]}; {', '.join(kinds)}): {line}",
             300,
         ),
+        calls=tuple(x.call.id for x in run),
     )
