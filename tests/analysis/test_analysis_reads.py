@@ -81,3 +81,25 @@ def test_an_empty_grep_of_a_file_and_a_recursive_grep_are_not_reads(shared_dir):
     # `grep -rn … /…/*.md` (a glob: which files is unknown)
     trace = load_trace(shared_dir / "reference/traces-corpus/tielec/issue-461_07_documentation_execute__c6fa7991.txt")
     assert not any("*" in k for k in accessed_files(trace, trace.meta["cwd"]))
+
+
+def test_a_recursive_grep_reads_the_files_whose_lines_it_showed(shared_dir):
+    # 415_04 turn 2: `grep -r "scripts/ai-workflow" --exclude… . || echo …` printed matching lines of
+    # six files (each line prefixed ./path:); `.` itself is no file
+    trace = load_trace(shared_dir / "reference/traces-corpus/tielec/issue-415_04_implementation_execute__e54d4c83.txt")
+    access = accessed_files(trace, trace.meta["cwd"])
+    assert {
+        ".gitignore",
+        "run_tests_issue_322.sh",
+        "jenkins/jobs/pipeline/_seed/job-creator/folder-config.yaml",
+    } <= set(access)
+    assert "." not in access and len(access) == 7  # the six grep hits and README.md (Read)
+
+
+def test_a_content_grep_of_a_folder_reads_the_files_in_its_output(shared_dir):
+    # 411_00: Grep (output_mode content) in jenkins/ showed lines of README.md, folder-config.yaml and
+    # the Jenkinsfile: those are read; the folder jenkins/ is not a file
+    trace = load_trace(shared_dir / "reference/traces-corpus/tielec/issue-411_00_planning_execute__73a925de.txt")
+    access = accessed_files(trace, trace.meta["cwd"])
+    assert "jenkins/README.md" in access and "jenkins/jobs/pipeline/_seed/job-creator/folder-config.yaml" in access
+    assert "jenkins" not in access

@@ -23,6 +23,7 @@ LIST_VERBS = frozenset({"ls", "tree", "stat", "file", "git ls-files"})
 #: Commands that print a file's content: a successful one is a knowledge-file access.
 READ_VERBS = frozenset({"cat", "head", "tail", "less", "more", "bat", "batcat", "nl", "sed"})
 SEARCH_VERBS = PATTERN_VERBS | LIST_VERBS | READ_VERBS
+_NAME_VERBS = frozenset({"find", "fd", "fdfind", "locate"})
 #: Commands that only pass on, narrow or count what a search before them in a pipeline printed:
 #: a pipeline of a search and these is still that search (``find … | grep -v x | head``).
 FILTER_VERBS = frozenset(
@@ -224,8 +225,24 @@ class ShellCommand:
             scripted = st.verb in ("sed", "awk", "gawk") or st.verb in PATTERN_VERBS
             if scripted and not any(a in ("-e", "-f", "--regexp", "--file") for a in st.args):
                 operands = operands[1:]  # the first operand is the script / the pattern
+            if st.verb in PATTERN_VERBS and (
+                len(operands) > 1 or (_recursive(st) and not all(map(looks_like_file, operands)))
+            ):
+                continue  # its output names the files whose lines it showed: see ``grep_hits``
             out.extend(st.path(a) for a in operands if _names_a_file(a))
         return out
+
+    @property
+    def shows_matches(self) -> bool:
+        """True when a stage greps several files or folders and prints matching lines (each
+        prefixed by its file: ``grep_hits`` reads them back)."""
+        return any(
+            st.verb in PATTERN_VERBS
+            and st.verb not in _NAME_VERBS
+            and not st.quiet
+            and not any(a in _NAMES_ONLY or _short_flags_with(a, "l") for a in st.args)
+            for st in self.stages
+        )
 
 
 def _searches(st: Statement) -> bool:
@@ -234,6 +251,31 @@ def _searches(st: Statement) -> bool:
     if st.verb not in SEARCH_VERBS or (st.verb == "sed" and _sed_edits(st.args)):
         return False
     return st.verb in PATTERN_VERBS or not st.quiet
+
+
+def looks_like_file(path: str) -> bool:
+    """A path whose last part has an extension (a folder rarely does; ``.`` and ``dir/`` never)."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return not path.endswith("/") and "." in name.lstrip(".")
+
+
+def _recursive(st: Statement) -> bool:
+    """A grep that descends into folders (``-r``, or a searcher that recurses by default)."""
+    if st.verb in ("rg", "ag", "ack", "git grep"):
+        return True
+    return any(
+        a in ("-r", "-R", "--recursive") or _short_flags_with(a, "r") or _short_flags_with(a, "R") for a in st.args
+    )
+
+
+# ``path:12:text`` / ``./path:text`` — a grep output line and the file it comes from (a path
+# with a folder or an extension, no spaces)
+_HIT = re.compile(r"^((?:\.{1,2}/|/)?[\w.@+-]+(?:/[\w.@+-]+)+|[\w@+-][\w.@+-]*\.[A-Za-z0-9]{1,8}):(?:\d+:)?", re.M)
+
+
+def grep_hits(output: str) -> list[str]:
+    """The files named at the start of grep output lines (``a/b.md:3:…``), once each, in order."""
+    return list(dict.fromkeys(m.group(1) for m in _HIT.finditer(output)))
 
 
 def _names_a_file(arg: str) -> bool:

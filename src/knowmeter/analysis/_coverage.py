@@ -33,7 +33,7 @@ from typing import Literal
 
 from knowmeter import defaults
 from knowmeter._record import Count, Record
-from knowmeter.analysis._commands import command_text, parse_command
+from knowmeter.analysis._commands import command_text, grep_hits, looks_like_file, parse_command
 from knowmeter.analysis._paths import PathKeyer
 from knowmeter.traces import MessageEvent, ToolStatus, Trace
 from knowmeter.watermark import Watermark
@@ -252,13 +252,15 @@ def accessed_files(
             p = inp.get("file_path", inp.get("path", inp.get("absolute_path")))
             paths = [str(p)] if p else []
         elif inv.call.tool == "Grep" and inp.get("output_mode") == "content" and inv.result.output.strip():
-            # matching lines of the file it searched (the default mode shows file names only)
+            # matching lines of the files it searched (the default mode shows file names only):
+            # each line names its file, or there is one file, the path it was given
             p = inp.get("path")
-            paths = [str(p)] if p and not str(p).endswith("/") else []
+            paths = grep_hits(inv.result.output) or ([str(p)] if p and looks_like_file(str(p)) else [])
         elif inv.call.tool == "Bash" and inv.result.exit_code in (None, 0) and inv.result.output.strip():
             cmd = parse_command(command_text(inv.call.input))
             # ``cat f || echo missing`` printing only "missing" read nothing
-            paths = [] if cmd.only_fallback(inv.result.output) else cmd.read_paths()
+            if not cmd.only_fallback(inv.result.output):
+                paths = cmd.read_paths() + (grep_hits(inv.result.output) if cmd.shows_matches else [])
         keys = [keyer.key(p, inv.call.cwd) for p in paths]
         if inv.call.tool == "Skill" and inv.call.input.get("skill"):
             # invoking an installed skill loads its SKILL.md into the context
