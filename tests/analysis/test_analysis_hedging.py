@@ -154,7 +154,7 @@ def test_apply_drops_false_keeps_true_with_verdict_and_weight_half(tb, scripted)
         "It is likely the orders table, but I'm not sure. "
         "If you need it, you could probably add a cache. [unknown] owner."
     )
-    gaps = analyze_task(tb().say(text).grep_empty("revenue_schema").build(), sample_id="s1")
+    gaps = analyze_task(tb().say(text).grep_empty("revenue_schema").build(), sample_id="s1", hedging_recall="broad")
     assert gaps.hedging_mode == "regex-only"
     assert sum(s.source == "hedging" for s in gaps.signals) == 2
 

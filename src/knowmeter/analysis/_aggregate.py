@@ -52,6 +52,7 @@ class GapSummary(Record):
     soft_signal_note: str | None = None
     hedging_mode: Literal["regex-only", "regex+llm", "mixed"]
     hedging_dropped: int = 0
+    hedging_unjudged: int = 0
     excluded: dict[str, int] = dataclasses.field(default_factory=dict)
     signals: tuple[GapSignal, ...] = ()
     retried: tuple[GapSignal, ...] = ()
@@ -103,6 +104,7 @@ def aggregate_gaps(tasks: Iterable[TaskGaps], watermark: Watermark, *, variant: 
         soft_signal_note=SOFT_SIGNAL_NOTE if soft else None,
         hedging_mode="mixed" if len(modes) > 1 else modes.pop() if modes else "regex-only",
         hedging_dropped=sum(t.hedging_dropped for t in ok),
+        hedging_unjudged=sum(t.hedging_unjudged for t in ok),
         excluded=dict(sorted(excluded.items())),
         signals=tuple(sorted(signals, key=lambda s: (s.sample_id, s.repeat, s.turn, order(s.source)))),
         retried=tuple(sorted((s for t in ok for s in t.retried), key=lambda s: (s.sample_id, s.repeat, s.turn))),

@@ -94,6 +94,8 @@ class TaskGaps(Record):
     of the gap-rate denominator (counted separately). ``excluded`` counts tool failures that were
     deliberately *not* gaps, by reason (``permission_denied``, ``command_missing``, ``given_path``
     …). ``hedging_dropped`` counts regex candidates the classifier judged not uncertain.
+    ``hedging_unjudged`` counts sentences in a language the regex alone does not judge
+    (Japanese) that a classifier would have been asked about; they are no signals.
     ``retried`` holds the ``retried_command`` signals that were *not* counted as gaps (shown
     beside them; counted ones are in ``signals``)."""
 
@@ -105,6 +107,7 @@ class TaskGaps(Record):
     hedging_dropped: int = 0
     excluded: dict[str, int] = dataclasses.field(default_factory=dict)
     retried: tuple[GapSignal, ...] = ()
+    hedging_unjudged: int = 0
 
     @property
     def has_gap(self) -> bool:

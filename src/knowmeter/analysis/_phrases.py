@@ -46,8 +46,6 @@ HEDGING_ZH: tuple[str, ...] = (
     "有待核实",
     "猜测",
     "推测",
-    "可能是",
-    "很可能",
     "不清楚",
     "不太清楚",
     "不知道",
@@ -59,42 +57,20 @@ HEDGING_ZH: tuple[str, ...] = (
 HEDGING_EN: tuple[str, ...] = (
     r"I'?m not (?:sure|certain)",
     r"I am not (?:sure|certain)",
-    r"not (?:entirely |completely |fully )?sure",
-    r"not certain",
-    r"uncertain",
-    r"unsure",
+    r"I'?m unsure",
+    r"not (?:entirely |completely |fully |quite )?sure (?:whether|if|which|what|how|where|why|about|that)",
     r"insufficient (?:information|data|context)",
     r"not enough (?:information|data|context)",
-    r"lack(?:s|ing)? (?:of )?(?:information|documentation|details)",
-    r"need(?:s|ed)? to (?:be )?(?:verif(?:y|ied)|double-check(?:ed)?|confirm(?:ed)?)",
-    r"needs? verification",
-    r"should be (?:verified|confirmed|double-checked)",
-    r"needs? (?:confirmation|checking)",
-    r"(?:cannot|can't|could not|couldn't|unable to) (?:confirm|verify|determine|find|locate|tell)",
+    r"I (?:would |'d )?need to (?:verify|double-check|confirm)",
+    r"I (?:cannot|can't|could not|couldn't|was unable to|am unable to) (?:confirm|verify|determine|find|locate|tell)",
     r"I (?:don't|do not) know",
-    r"I (?:don't|do not) have (?:enough|sufficient|specific|the) "
-    r"(?:information|details|context)",
-    r"no (?:information|documentation|docs) (?:about|on|for)",
-    r"not documented",
-    r"undocumented",
-    r"(?:it'?s |it is |remains )?unclear",
-    r"likely",
+    r"I (?:don't|do not) have (?:enough|sufficient|specific|the) (?:information|details|context)",
     r"presumably",
-    r"probably",
     r"as far as I (?:know|can tell)",
     r"to (?:the best of )?my knowledge",
-    r"best guess",
+    r"(?:my )?best guess",
     r"I'?m guessing",
     r"if I recall",
-    # a claim about what is (not) the case, downgraded to a possibility: "the server might not be
-    # running", "maybe the issue is"; not the polite or exploratory "might want to", "might be relevant"
-    r"maybe",
-    r"might(?: not)?(?= (?!want|like|help|be (?:relevant|useful|helpful|worth|interesting|needed)))",
-    r"there (?:might|may|could) be",
-    r"(?:this|that|it) could mean",
-    r"(?:not|never) (?:been |yet )?(?:verified|confirmed|measured)",
-    r"unverified",
-    r"unconfirmed",
 )
 #: Broad recall, added only when an LLM second pass will filter it: softer phrasing that is as
 #: often polite or speculative as it is knowledge-level uncertainty.
@@ -124,7 +100,18 @@ HEDGING_JA: tuple[str, ...] = (
     "確認できていない",
     "不確か",
 )
-HEDGING_ZH_BROAD: tuple[str, ...] = ("也许", "或许", "大概", "似乎", "好像", "估计", "应该是", "看起来")
+HEDGING_ZH_BROAD: tuple[str, ...] = (
+    "可能是",
+    "很可能",
+    "也许",
+    "或许",
+    "大概",
+    "似乎",
+    "好像",
+    "估计",
+    "应该是",
+    "看起来",
+)
 HEDGING_JA_BROAD: tuple[str, ...] = (
     "でしょう",
     "だろう",
@@ -139,12 +126,36 @@ HEDGING_JA_BROAD: tuple[str, ...] = (
     "多分",
 )
 HEDGING_EN_BROAD: tuple[str, ...] = (
+    # the spec's "likely" and modal hedges: as often a debugging hypothesis or a review's remark
+    # as knowledge-level uncertainty, so only a classifier can tell
+    r"not (?:entirely |completely |fully )?sure",
+    r"not certain",
+    r"uncertain",
+    r"unsure",
+    r"lack(?:s|ing)? (?:of )?(?:information|documentation|details)",
+    r"need(?:s|ed)? to (?:be )?(?:verif(?:y|ied)|double-check(?:ed)?|confirm(?:ed)?)",
+    r"needs? verification",
+    r"should be (?:verified|confirmed|double-checked)",
+    r"(?:cannot|can't|could not|couldn't|unable to) (?:confirm|verify|determine|find|locate|tell)",
+    r"no (?:information|documentation|docs) (?:about|on|for)",
+    r"not documented",
+    r"undocumented",
+    r"(?:it'?s |it is |remains )?unclear",
+    r"likely",
+    r"probably",
+    r"maybe",
+    r"might(?: not)?(?= (?!want|like|help|be (?:relevant|useful|helpful|worth|interesting|needed)))",
+    r"there (?:might|may|could) be",
+    r"(?:this|that|it) could mean",
+    r"(?:not|never) (?:been |yet )?(?:verified|confirmed|measured)",
+    r"unverified",
+    r"unconfirmed",
     r"perhaps",
     r"possibly",
     r"might be",
     r"may be",
     r"could be",
-    r"I (?:think|believe|assume|guess|suspect)",
+    r"I (?:think|believe|guess|suspect)",  # not "I assume": a stated premise, not doubt
     r"it (?:seems|appears)",
     r"seems to",
     r"appears to",
@@ -281,13 +292,14 @@ def marker_signals(messages: list[AgentText], *, sample_id: str) -> list[GapSign
     return list(out.values())
 
 
-def _hedges(msg: AgentText, broad: bool) -> tuple[list[Sentence], dict[int, str]]:
-    """The message's sentences and, by sentence index, the first hedging phrase in its prose."""
+def _hedges(msg: AgentText, broad: bool, langs: frozenset[str]) -> tuple[list[Sentence], dict[int, str]]:
+    """The message's sentences and, by sentence index, the first hedging phrase in its prose
+    (only the nets of ``langs``: ``en``, ``zh``, ``ja``)."""
     en, zh, ja = _recall(broad)
     found = (
-        [(m, None) for m in en.finditer(msg.text)]
-        + [(m, False) for m in zh.finditer(msg.text)]
-        + [(m, True) for m in ja.finditer(msg.text)]
+        ([(m, None) for m in en.finditer(msg.text)] if "en" in langs else [])
+        + ([(m, False) for m in zh.finditer(msg.text)] if "zh" in langs else [])
+        + ([(m, True) for m in ja.finditer(msg.text)] if "ja" in langs else [])
     )
     if not found:
         return [], {}
@@ -305,13 +317,29 @@ def _hedges(msg: AgentText, broad: bool) -> tuple[list[Sentence], dict[int, str]
     return sents, {i: phrase for i, (_, phrase) in first.items()}
 
 
+_ALL = frozenset({"en", "zh", "ja"})
+#: Languages whose strict regex alone is trusted (regex-only mode). On the hand-labelled corpus
+#: the Japanese phrases fire mostly on reviews of documents and estimates ("記載されているが…
+#: 不明確", "実現可能性が高い"; precision 0.12 on its dev split): without a classifier they are
+#: not counted. The Chinese strict net is the spec's first-person phrases only (its modal
+#: "可能是" went to the broad net, like "likely").
+REGEX_LANGUAGES = frozenset({"en", "zh"})
+
+
+def unjudged_hedges(messages: list[AgentText]) -> int:
+    """Sentences the Japanese strict net matches: candidates the regex cannot judge, counted
+    (not signals) when no classifier runs."""
+    return sum(len(_hedges(msg, False, _ALL - REGEX_LANGUAGES)[1]) for msg in messages)
+
+
 def hedging_signals(messages: list[AgentText], *, sample_id: str, broad: bool = False) -> list[GapSignal]:
     """Regex recall: one hedging candidate per prose sentence with a hedging phrase (a sentence
     repeated verbatim is one candidate). ``context`` holds the sentence, ``window`` the
-    sentence with its neighbours. ``broad`` adds the soft phrases (for an LLM second pass)."""
+    sentence with its neighbours. ``broad`` adds the soft phrases and the Japanese net (for an
+    LLM second pass); without it Japanese sentences are not judged (``unjudged_hedges``)."""
     out: dict[str, GapSignal] = {}
     for msg in messages:
-        sents, found = _hedges(msg, broad)
+        sents, found = _hedges(msg, broad, _ALL if broad else REGEX_LANGUAGES)
         for i in sorted(found):
             s = sents[i]
             if s.text in out:

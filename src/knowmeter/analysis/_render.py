@@ -50,6 +50,11 @@ def render_inventory(summary: GapSummary, *, limit: int | None = None) -> str:
     mode = f"hedging: {summary.hedging_mode}"
     if summary.hedging_dropped:
         mode += f" ({summary.hedging_dropped} candidate(s) dropped by the classifier)"
+    if summary.hedging_unjudged:
+        mode += (
+            f" — {summary.hedging_unjudged} Japanese candidate sentence(s) not judged"
+            " (the regex cannot tell doubt from a review remark there; configure a hedging classifier)"
+        )
     out.append(mode)
     if summary.failed_executions:
         out.append(f"{summary.failed_executions} failed execution(s) left out of the denominator")

@@ -8,7 +8,7 @@ from typing import Literal
 
 from knowmeter.analysis._model import ORDER, TaskGaps
 from knowmeter.analysis._paths import PathKeyer
-from knowmeter.analysis._phrases import AgentText, hedging_signals, marker_signals
+from knowmeter.analysis._phrases import AgentText, hedging_signals, marker_signals, unjudged_hedges
 from knowmeter.analysis._retries import retry_signals
 from knowmeter.analysis._searches import search_signals
 from knowmeter.traces import Trace
@@ -42,7 +42,8 @@ def analyze_task(
     ``workspace_root`` (and the trace's ``meta["cwd"]``) make paths comparable. A task whose
     execution failed (``ok=False``) gets no signals: it is outside the gap-rate denominator.
     ``hedging_recall="broad"`` widens the hedging net; use it only when the result goes through
-    ``HedgingClassifier.apply`` (regex-only results should use the strict net).
+    ``HedgingClassifier.apply`` (regex-only results should use the strict net, which judges
+    no Japanese: its candidates are counted in ``hedging_unjudged``).
     ``count_retried_commands`` puts ``retried_command`` signals among the gap signals (they
     enter the gap rate); by default they are kept apart in ``TaskGaps.retried``."""
     if not ok:
@@ -66,5 +67,11 @@ def analyze_task(
         apart = tuple(replace(s, repeat=repeat) for s in apart)
     signals.sort(key=lambda s: (s.turn, ORDER.index(s.source)))
     return TaskGaps(
-        sample_id=sample_id, repeat=repeat, ok=True, signals=tuple(signals), excluded=excluded, retried=apart
+        sample_id=sample_id,
+        repeat=repeat,
+        ok=True,
+        signals=tuple(signals),
+        excluded=excluded,
+        retried=apart,
+        hedging_unjudged=unjudged_hedges(texts) if hedging_recall == "strict" else 0,
     )
