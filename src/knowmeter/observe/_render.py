@@ -165,6 +165,19 @@ def notes(report: HealthReport) -> list[str]:
         more = len(ts.skipped_files) - len(shown)
         out.append(f"{len(ts.skipped_files)} file(s) skipped (not agent traces or unreadable; --json lists all):")
         out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
+    if ts.orphan_subagents:
+        shown = ts.orphan_subagents[:_SKIPPED_SHOWN]
+        more = len(ts.orphan_subagents) - len(shown)
+        out.append(
+            f"{len(ts.orphan_subagents)} subagent transcript(s) whose session file is absent, analysed as "
+            "sessions of their own:"
+        )
+        out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
+    if ts.bad_lines:
+        shown = ts.bad_lines[:_SKIPPED_SHOWN]
+        more = len(ts.bad_lines) - len(shown)
+        out.append(f"{len(ts.bad_lines)} file(s) with corrupt or truncated lines (each passed over, the rest read):")
+        out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
     if ts.partly_read_files:
         shown = ts.partly_read_files[:_SKIPPED_SHOWN]
         more = len(ts.partly_read_files) - len(shown)

@@ -77,6 +77,8 @@ class SessionResult:
     segments: list[SegmentResult] = field(default_factory=list)
     error: str | None = None
     note: str | None = None  # the file was read in part: what was left out and why (``_runs``)
+    bad_lines: list[str] = field(default_factory=list)  # per file with corrupt / truncated lines: a line
+    orphan: bool = False  # a subagent transcript whose session file is absent, read as a session
 
 
 def pack_gaps(gaps: TaskGaps) -> bytes:
