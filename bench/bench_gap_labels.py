@@ -192,16 +192,21 @@ def score_log(label: dict[str, Any], trace: Trace | None, gaps: TaskGaps | None)
     }
 
 
-def _events(label: dict[str, Any], gaps: TaskGaps | None) -> tuple[int, int]:
-    """(labelled distinct dedup keys, knowmeter failed-search events) of one log."""
+def _events(label: dict[str, Any], gaps: TaskGaps | None) -> tuple[int, int, int]:
+    """(labelled distinct dedup keys, knowmeter failed-search events, hedging candidates the regex
+    left unjudged) of one log."""
     keys = {f.get("dedup_key") or f["call_id"] for f in label.get("failed_searches", [])}
-    ours = sum(1 for s in gaps.signals if s.source == "failed_search") if gaps is not None else 0
-    return len(keys), ours
+    if gaps is None:
+        return len(keys), 0, 0
+    return len(keys), sum(1 for s in gaps.signals if s.source == "failed_search"), gaps.hedging_unjudged
+
+
+Row = tuple[dict[str, Any], dict[str, Tally], tuple[int, int, int]]
 
 
 def analyse(
     labels: list[dict[str, Any]], shared: Path, classifier: Executor | None = None
-) -> tuple[list[tuple[dict[str, Any], dict[str, Tally], tuple[int, int]]], list[str]]:
+) -> tuple[list[Row], list[str]]:
     """Score every labelled log: ``[(label, tallies, (labelled events, our events))]`` and the
     logs knowmeter refused (one line each). With ``classifier``, hedging goes through the LLM
     second pass (broad regex recall, candidates judged by the classifier)."""
@@ -215,7 +220,8 @@ def analyse(
             trace = load_trace(shared / "reference" / label["source"])
         except InputError as exc:
             trace, gaps = None, None
-            refused.append(str(exc).splitlines()[0])
+            reason = str(exc).splitlines()[0].split(": ", 1)[-1]
+            refused.append(f"{label['source']}: {reason}")
         else:
             gaps = analyze_task(
                 trace,
@@ -228,7 +234,7 @@ def analyse(
     return rows, refused
 
 
-def _groups(rows: Iterable[tuple[dict[str, Any], dict[str, Tally], tuple[int, int]]]) -> dict[str, dict[str, Tally]]:
+def _groups(rows: Iterable[Row]) -> dict[str, dict[str, Tally]]:
     groups: dict[str, dict[str, Tally]] = {}
     for label, tallies, _ in rows:
         for g in ("all", f"split={label['split']}", f"lang={label.get('language', '?')}"):
@@ -238,7 +244,7 @@ def _groups(rows: Iterable[tuple[dict[str, Any], dict[str, Tally], tuple[int, in
     return groups
 
 
-def report(rows: list[Any], refused: list[str], *, title: str, quiet: bool = False) -> None:
+def report(rows: list[Row], refused: list[str], *, title: str, quiet: bool = False) -> None:
     """Print the table, the event counts and (unless ``quiet``) every false positive / negative."""
     print(f"== {title}: {len(rows)} labelled logs ({len(refused)} not readable by knowmeter)")
     print(f"{'signal':17} {'group':13} {'precision [95% CI] (tp/pred)':34} {'recall [95% CI] (tp/gold)':34}")
@@ -251,6 +257,9 @@ def report(rows: list[Any], refused: list[str], *, title: str, quiet: bool = Fal
     gold_events = sum(e[0] for *_, e in rows)
     our_events = sum(e[1] for *_, e in rows)
     print(f"failed-search events after dedup: labelled {gold_events} distinct dedup keys, knowmeter {our_events}")
+    unjudged = sum(e[2] for *_, e in rows)
+    if unjudged:
+        print(f"hedging: {unjudged} Japanese candidate sentence(s) not judged by the regex (no classifier): no signals")
     for line in refused:
         print(f"not read: {line}")
     if quiet:

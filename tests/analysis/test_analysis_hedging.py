@@ -176,3 +176,22 @@ def test_apply_leaves_failed_executions_alone(scripted):
     ex = scripted(_yes())
     assert anyio.run(HedgingClassifier(ex, cache={}).apply, gaps) is gaps
     assert ex.requests == []
+
+
+@pytest.mark.parametrize(
+    ("eval_yaml", "flag", "expected"),
+    [
+        ("judge: offline\n", None, "offline"),  # a run with a judge: the classifier is on by default
+        ("judge: offline\nhedgingClassifier: {enabled: false}\n", None, None),  # turned off
+        ("judge: offline\nhedgingClassifier: {judge: 'anthropic:haiku'}\n", None, "anthropic:haiku"),
+        ("judge: offline\n", "openai:mini", "openai:mini"),
+        ("", None, None),  # no judge, no classifier: regex only
+    ],
+)
+def test_the_classifier_is_the_default_whenever_the_run_has_a_judge(tmp_path, eval_yaml, flag, expected):
+    from knowmeter.evaluation import Overrides, resolve_config
+
+    (tmp_path / "s.yaml").write_text("- {sample_id: a, prompt: x}\n")
+    (tmp_path / "eval.yaml").write_text("samples: s.yaml\nexecutor: offline\n" + eval_yaml)
+    cfg = resolve_config(Overrides(control="baseline", hedging_judge=flag), tmp_path)
+    assert cfg.hedging_judge == expected
