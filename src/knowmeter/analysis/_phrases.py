@@ -292,32 +292,32 @@ def marker_signals(messages: list[AgentText], *, sample_id: str) -> list[GapSign
     return list(out.values())
 
 
-def _hedges(msg: AgentText, broad: bool, langs: frozenset[str]) -> tuple[list[Sentence], dict[int, str]]:
-    """The message's sentences and, by sentence index, the first hedging phrase in its prose
-    (only the nets of ``langs``: ``en``, ``zh``, ``ja``)."""
+def _hedges(msg: AgentText, broad: bool) -> tuple[list[Sentence], dict[int, dict[str, tuple[int, str]]]]:
+    """The message's sentences and, by sentence index, the first hedging phrase of each language
+    (``en``, ``zh``, ``ja``) in its prose: ``{lang: (offset, phrase)}``."""
     en, zh, ja = _recall(broad)
     found = (
-        ([(m, None) for m in en.finditer(msg.text)] if "en" in langs else [])
-        + ([(m, False) for m in zh.finditer(msg.text)] if "zh" in langs else [])
-        + ([(m, True) for m in ja.finditer(msg.text)] if "ja" in langs else [])
+        [(m, "en") for m in en.finditer(msg.text)]
+        + [(m, "zh") for m in zh.finditer(msg.text)]
+        + [(m, "ja") for m in ja.finditer(msg.text)]
     )
     if not found:
         return [], {}
     mask, sents = _prose(msg)
     starts = [s.start for s in sents]
-    first: dict[int, tuple[int, str]] = {}
-    for m, japanese in found:  # japanese: None for the English net
+    first: dict[int, dict[str, tuple[int, str]]] = {}
+    for m, lang in found:
         i = bisect.bisect_right(starts, m.start()) - 1
         if i < 0 or m.end() > sents[i].end or mask.hides(m.start(), m.end()):
             continue
-        if japanese is not None and japanese != bool(_KANA.search(sents[i].text)):
+        if lang != "en" and (lang == "ja") != bool(_KANA.search(sents[i].text)):
             continue  # a Chinese phrase in Japanese (other meanings), or a Japanese one outside it
-        if i not in first or m.start() < first[i][0]:
-            first[i] = (m.start(), msg.text[m.start() : m.end()])  # as written (the match may be lower-cased)
-    return sents, {i: phrase for i, (_, phrase) in first.items()}
+        by_lang = first.setdefault(i, {})
+        if lang not in by_lang or m.start() < by_lang[lang][0]:
+            by_lang[lang] = (m.start(), msg.text[m.start() : m.end()])  # as written (the match may be lower-cased)
+    return sents, first
 
 
-_ALL = frozenset({"en", "zh", "ja"})
 #: Languages whose strict regex alone is trusted (regex-only mode). On the hand-labelled corpus
 #: the Japanese phrases fire mostly on reviews of documents and estimates ("記載されているが…
 #: 不明確", "実現可能性が高い"; precision 0.12 on its dev split): without a classifier they are
@@ -326,21 +326,21 @@ _ALL = frozenset({"en", "zh", "ja"})
 REGEX_LANGUAGES = frozenset({"en", "zh"})
 
 
-def unjudged_hedges(messages: list[AgentText]) -> int:
-    """Sentences the Japanese strict net matches: candidates the regex cannot judge, counted
-    (not signals) when no classifier runs."""
-    return sum(len(_hedges(msg, False, _ALL - REGEX_LANGUAGES)[1]) for msg in messages)
-
-
-def hedging_signals(messages: list[AgentText], *, sample_id: str, broad: bool = False) -> list[GapSignal]:
+def hedging_scan(messages: list[AgentText], *, sample_id: str, broad: bool = False) -> tuple[list[GapSignal], int]:
     """Regex recall: one hedging candidate per prose sentence with a hedging phrase (a sentence
     repeated verbatim is one candidate). ``context`` holds the sentence, ``window`` the
-    sentence with its neighbours. ``broad`` adds the soft phrases and the Japanese net (for an
-    LLM second pass); without it Japanese sentences are not judged (``unjudged_hedges``)."""
+    sentence with its neighbours. ``broad`` adds the soft phrases and judges Japanese too (for
+    an LLM second pass); without it a sentence whose only phrases are Japanese is no signal but
+    is counted: the second value, the candidates the regex left unjudged."""
     out: dict[str, GapSignal] = {}
+    unjudged = 0
     for msg in messages:
-        sents, found = _hedges(msg, broad, _ALL if broad else REGEX_LANGUAGES)
+        sents, found = _hedges(msg, broad)
         for i in sorted(found):
+            usable = [v for lang, v in found[i].items() if broad or lang in REGEX_LANGUAGES]
+            if not usable:
+                unjudged += 1
+                continue
             s = sents[i]
             if s.text in out:
                 continue
@@ -349,8 +349,13 @@ def hedging_signals(messages: list[AgentText], *, sample_id: str, broad: bool = 
                 sample_id=sample_id,
                 turn=msg.turn,
                 source="hedging",
-                target=found[i],
+                target=min(usable)[1],
                 context=clip(s.text, 500),
                 window=clip(window, 900),
             )
-    return list(out.values())
+    return list(out.values()), unjudged
+
+
+def hedging_signals(messages: list[AgentText], *, sample_id: str, broad: bool = False) -> list[GapSignal]:
+    """The hedging candidates of ``hedging_scan`` (without the unjudged count)."""
+    return hedging_scan(messages, sample_id=sample_id, broad=broad)[0]

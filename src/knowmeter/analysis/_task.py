@@ -8,7 +8,7 @@ from typing import Literal
 
 from knowmeter.analysis._model import ORDER, TaskGaps
 from knowmeter.analysis._paths import PathKeyer
-from knowmeter.analysis._phrases import AgentText, hedging_signals, marker_signals, unjudged_hedges
+from knowmeter.analysis._phrases import AgentText, hedging_scan, marker_signals
 from knowmeter.analysis._retries import retry_signals
 from knowmeter.analysis._searches import search_signals
 from knowmeter.traces import Trace
@@ -55,11 +55,12 @@ def analyze_task(
     tool_signals, excluded = search_signals(trace, invocations, sample_id=sample_id, given=given, keyer=keyer)
     texts = agent_texts(trace, output_text)
     retried = retry_signals(invocations, sample_id=sample_id)
+    hedges, unjudged = hedging_scan(texts, sample_id=sample_id, broad=hedging_recall == "broad")
     signals = [
         *tool_signals,
         *(retried if count_retried_commands else ()),
         *marker_signals(texts, sample_id=sample_id),
-        *hedging_signals(texts, sample_id=sample_id, broad=hedging_recall == "broad"),
+        *hedges,
     ]
     apart = () if count_retried_commands else tuple(retried)
     if repeat:
@@ -73,5 +74,5 @@ def analyze_task(
         signals=tuple(signals),
         excluded=excluded,
         retried=apart,
-        hedging_unjudged=unjudged_hedges(texts) if hedging_recall == "strict" else 0,
+        hedging_unjudged=unjudged,
     )
