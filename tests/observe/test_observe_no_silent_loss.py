@@ -73,3 +73,15 @@ def test_corrupt_and_truncated_lines_are_counted_in_the_output(shared_dir: Path,
     out = " ".join(res.output.split())
     assert "1 file(s) with corrupt or truncated lines (each passed over, the rest read):" in out
     assert "2 corrupt or truncated line(s) passed over (the last one truncated)" in out
+
+
+def test_retried_commands_are_apart_unless_counted(shared_dir: Path) -> None:
+    # a758 turns 14–16: `uv run python -c …` failing three times — a retried command, not a gap
+    res = _observe(str(shared_dir / A758), "--json")
+    gaps = json.loads(res.output)["skills"][0]["gaps"]
+    assert [s["target"] for s in gaps["retried"]] == ["uv run && cat"]
+    assert "retried_command" not in gaps["signals_by_source"]
+    assert "1 retried command(s)" in " ".join(_observe(str(shared_dir / A758)).output.split())
+    counted = json.loads(_observe(str(shared_dir / A758), "--json", "--count-retried-commands").output)
+    gaps = counted["skills"][0]["gaps"]
+    assert gaps["signals_by_source"]["retried_command"] == 1 and gaps["retried"] == []

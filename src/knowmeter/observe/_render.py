@@ -178,6 +178,12 @@ def notes(report: HealthReport) -> list[str]:
         more = len(ts.bad_lines) - len(shown)
         out.append(f"{len(ts.bad_lines)} file(s) with corrupt or truncated lines (each passed over, the rest read):")
         out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
+    retried = sum(len(h.gaps.retried) for h in report.skills)
+    if retried:
+        out.append(
+            f"{retried} retried command(s) (the same non-search command failing in 3+ turns) listed apart in "
+            "--json, not in the gap rates (--count-retried-commands counts them)"
+        )
     if ts.partly_read_files:
         shown = ts.partly_read_files[:_SKIPPED_SHOWN]
         more = len(ts.partly_read_files) - len(shown)

@@ -142,7 +142,13 @@ class _Session:
     def _fold(self, res: SegmentResult, trace: Trace, prompt: str) -> None:
         """Add one trace's tool counts, gap signals and kb accesses to a segment result."""
         _count_tools(res, trace.events)
-        gaps = analyze_task(trace, sample_id=res.sample_id, prompt_text=prompt, workspace_root=self.cwd)
+        gaps = analyze_task(
+            trace,
+            sample_id=res.sample_id,
+            prompt_text=prompt,
+            workspace_root=self.cwd,
+            count_retried_commands=self.cfg.count_retried_commands,
+        )
         before = self.gaps.get(res.sample_id)
         self.gaps[res.sample_id] = gaps if before is None else _merge_gaps(before, gaps)
         if self.cfg.kb is not None:
@@ -222,7 +228,13 @@ def _merge_gaps(old: TaskGaps, new: TaskGaps) -> TaskGaps:
     excluded = dict(old.excluded)
     for k, v in new.excluded.items():
         excluded[k] = excluded.get(k, 0) + v
-    return replace(old, signals=(*old.signals, *new.signals), excluded=excluded)
+    return replace(
+        old,
+        signals=(*old.signals, *new.signals),
+        excluded=excluded,
+        retried=(*old.retried, *new.retried),
+        hedging_unjudged=old.hedging_unjudged + new.hedging_unjudged,
+    )
 
 
 def _add_usage(total: Usage | None, part: Any) -> Usage | None:
