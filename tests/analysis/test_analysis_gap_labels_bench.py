@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,7 @@ def _bench() -> ModuleType:
     return module
 
 
-def _labels() -> list[dict]:
+def _labels() -> list[dict[str, Any]]:
     return [json.loads(x) for x in SAMPLE.read_text(encoding="utf-8").splitlines()]
 
 
