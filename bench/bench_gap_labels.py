@@ -11,11 +11,12 @@ and explicit-marker quotes and the files read; anything not listed is a negative
   included), plus how many events the collapse leaves against the labels' distinct dedup keys;
 - repeated failure, retried command: per run (a signal and a labelled run match when they share
   a call);
-- hedging, explicit marker: per sentence (a signal's sentence and a labelled quote match when one
-  contains the other, whitespace ignored);
+- hedging, explicit marker: per agent message (the message holding a signal's sentence, the
+  message holding a labelled quote; whitespace ignored);
 - files read: per (log, file), paths keyed relative to the log's cwd.
 
-Precision and recall come with their counts and 95% Wilson intervals, for all logs, per split
+Units labelled ``uncertain`` (a careful reader could go either way) count neither way and are
+reported apart. Precision and recall come with their counts and 95% Wilson intervals, for all logs, per split
 (``dev``: looked at while tuning; ``heldout``: not) and per language, then every false positive
 and false negative. Logs knowmeter cannot read (Python-repr SDK logs) are listed apart, their
 labelled units counted as misses. ``--classifier-cmd CMD`` runs hedging through the spec §4.3
@@ -69,6 +70,7 @@ class Tally:
     tp_pred: int = 0
     gold: int = 0
     tp_gold: int = 0
+    unsure: int = 0  # labelled ``uncertain``: counted neither way
     false_pos: list[str] = field(default_factory=list)
     false_neg: list[str] = field(default_factory=list)
 
@@ -77,6 +79,7 @@ class Tally:
         self.tp_pred += other.tp_pred
         self.gold += other.gold
         self.tp_gold += other.tp_gold
+        self.unsure += other.unsure
         self.false_pos += other.false_pos
         self.false_neg += other.false_neg
 
@@ -96,11 +99,6 @@ def _rate(k: int, n: int) -> str:
 
 def _norm(text: str) -> str:
     return "".join(text.split()).lower()
-
-
-def _quotes_match(a: str, b: str) -> bool:
-    na, nb = _norm(a), _norm(b).rstrip("…")
-    return bool(na and nb) and (na in nb or nb in na)
 
 
 def _score_sets(pred: dict[str, str], gold: dict[str, str], where: str) -> Tally:
@@ -128,18 +126,26 @@ def _score_runs(pred: list[tuple[tuple[str, ...], str]], gold: list[tuple[list[s
     return t
 
 
-def _score_quotes(pred: list[str], gold: list[dict[str, Any]], where: str) -> Tally:
-    t = Tally(pred=len(pred), gold=len(gold))
+def _message_of(text: str, messages: list[str]) -> int | None:
+    """The index of the agent message holding ``text`` (whitespace ignored)."""
+    needle = _norm(text).rstrip("…")
+    return next((i for i, m in enumerate(messages) if needle and needle in _norm(m)), None)
+
+
+def _score_messages(pred: list[str], gold: list[dict[str, Any]], messages: list[str], where: str) -> Tally:
+    """Per agent message (the labels' unit: a message with several hedges is one positive): a
+    message is predicted when a signal's sentence is in it, labelled when a quote is; messages
+    holding an ``uncertain`` quote count neither way."""
+    unsure = {_message_of(g["quote"], messages) for g in gold if g.get("uncertain")}
+    wanted = {_message_of(g["quote"], messages): g["quote"] for g in gold if not g.get("uncertain")}
+    said: dict[int | None, str] = {}
     for sentence in pred:
-        if any(_quotes_match(sentence, g["quote"]) for g in gold):
-            t.tp_pred += 1
-        else:
-            t.false_pos.append(f"{where} {sentence[:160]!r}")
-    for g in gold:
-        if any(_quotes_match(sentence, g["quote"]) for sentence in pred):
-            t.tp_gold += 1
-        else:
-            t.false_neg.append(f"{where} msg {g.get('message')} {g['quote'][:160]!r}")
+        said.setdefault(_message_of(sentence, messages), sentence)
+    said = {i: q for i, q in said.items() if i not in unsure}
+    t = Tally(pred=len(said), gold=len(wanted), unsure=len(unsure - {None}))
+    t.tp_pred = t.tp_gold = len(said.keys() & wanted.keys())
+    t.false_pos = [f"{where} msg {i} {said[i][:160]!r}" for i in sorted(said.keys() - wanted.keys(), key=str)]
+    t.false_neg = [f"{where} msg {i} {wanted[i][:160]!r}" for i in sorted(wanted.keys() - said.keys(), key=str)]
     return t
 
 
@@ -165,15 +171,23 @@ def score_log(label: dict[str, Any], trace: Trace | None, gaps: TaskGaps | None)
             out[s].false_neg = [f"{where} (not read by knowmeter) {x}" for x in label.get(key, [])]
         return out
     sig = {s: [x for x in gaps.signals if x.source == s] for s in SIGNALS}
+    messages = [m.text for m in trace.messages("assistant")]
+    unsure_calls = {f["call_id"] for f in label.get("failed_searches", []) if f.get("uncertain")}
     retried = sig["retried_command"] + list(gaps.retried)
     keyer = PathKeyer(None, _cwd(trace))
     read = {k: k for k in accessed_files(trace, None, cwd=_cwd(trace))}
+    searches = _score_sets(
+        {c: s.target for s in sig["failed_search"] for c in s.calls if c not in unsure_calls},
+        {
+            f["call_id"]: f.get("target", "")
+            for f in label.get("failed_searches", [])
+            if f["call_id"] not in unsure_calls
+        },
+        where,
+    )
+    searches.unsure = len(unsure_calls)
     return {
-        "failed_search": _score_sets(
-            {c: s.target for s in sig["failed_search"] for c in s.calls},
-            {f["call_id"]: f.get("target", "") for f in label.get("failed_searches", [])},
-            where,
-        ),
+        "failed_search": searches,
         "repeated_failure": _score_runs(
             [(s.calls, s.context) for s in sig["repeated_failure"]],
             [(r["call_ids"], r.get("class", "")) for r in label.get("repeated_failures", [])],
@@ -184,9 +198,9 @@ def score_log(label: dict[str, Any], trace: Trace | None, gaps: TaskGaps | None)
             [(r["call_ids"], r.get("command", "")) for r in label.get("retried_commands", [])],
             where,
         ),
-        "hedging": _score_quotes([s.context for s in sig["hedging"]], label.get("hedging", []), where),
-        "explicit_marker": _score_quotes(
-            [s.context for s in sig["explicit_marker"]], label.get("explicit_markers", []), where
+        "hedging": _score_messages([s.context for s in sig["hedging"]], label.get("hedging", []), messages, where),
+        "explicit_marker": _score_messages(
+            [s.context for s in sig["explicit_marker"]], label.get("explicit_markers", []), messages, where
         ),
         "files_read": _score_sets(read, {keyer.key(p): p for p in label.get("files_read", [])}, where),
     }
@@ -252,8 +266,9 @@ def report(rows: list[Row], refused: list[str], *, title: str, quiet: bool = Fal
     for s in SIGNALS:
         for g in sorted(groups, key=lambda x: (x != "all", x)):
             t = groups[g][s]
-            if t.pred or t.gold:
-                print(f"{s:17} {g:13} {t.precision():34} {t.recall():34}")
+            if t.pred or t.gold or t.unsure:
+                unsure = f"  ({t.unsure} labelled uncertain, left out)" if t.unsure else ""
+                print(f"{s:17} {g:13} {t.precision():34} {t.recall():34}{unsure}")
     gold_events = sum(e[0] for *_, e in rows)
     our_events = sum(e[1] for *_, e in rows)
     print(f"failed-search events after dedup: labelled {gold_events} distinct dedup keys, knowmeter {our_events}")

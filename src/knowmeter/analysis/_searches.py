@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from knowmeter.analysis._commands import PATTERN_VERBS, command_text, parse_command
+from knowmeter.analysis._commands import PATTERN_VERBS, READ_VERBS, command_text, parse_command
 from knowmeter.analysis._model import GapSignal
 from knowmeter.analysis._paths import (
     PathKeyer,
@@ -204,9 +204,24 @@ def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKe
     else:
         return _Outcome(inv, cls, "found", "")
     tkind, target, key = _target(inv, cls, keyer, reason)
-    if tkind == "path" and reason in ("not_found", "fallback") and mentioned(target, key, given):
+    if (
+        tkind == "path"
+        and reason in ("not_found", "fallback")
+        and (mentioned(target, key, given) or _reads_a_mention(inv, cls, target))
+    ):
         return _Outcome(inv, cls, "excluded", "given_path")
     return _Outcome(inv, cls, "gap", reason, tkind, target, key)
+
+
+def _reads_a_mention(inv: ToolInvocation, cls: str, target: str) -> bool:
+    """A read of ``@path``: a prompt's file mention (``@docs/a.md``) used literally — the path is
+    the user's, not one the agent constructed (a listing probe of ``@dir`` is the agent's own)."""
+    if not target.startswith("@"):
+        return False
+    if cls == "Read":
+        return True
+    verb = next((st.verb for st in parse_command(command_text(inv.call.input)).relevant), "")
+    return cls == "Bash search" and verb in READ_VERBS
 
 
 def _terms(pattern: str) -> list[str]:
