@@ -234,7 +234,7 @@ def analyse(
             trace = load_trace(shared / "reference" / label["source"])
         except InputError as exc:
             trace, gaps = None, None
-            reason = str(exc).splitlines()[0].split(": ", 1)[-1]
+            reason = str(exc).splitlines()[0].split(": ", 1)[-1].split("; ")[0]
             refused.append(f"{label['source']}: {reason}")
         else:
             gaps = analyze_task(

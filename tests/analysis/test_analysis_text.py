@@ -271,3 +271,23 @@ def test_phrases_that_do_not_start_with_a_letter_fall_back_to_the_plain_alternat
     net = _en(("-ish", "likely"))
     assert [m.group() for m in net.finditer("likely -ish")] == ["likely"]  # \b before "-" never matches
     assert net.lowered.pattern == _plain(("-ish", "likely")).pattern
+
+
+def test_the_one_pass_prose_mask_agrees_with_the_line_by_line_one_on_real_messages(shared_dir) -> None:
+    # inline code and quotes are found over the whole text when "\n" is its only line break; a
+    # trailing U+2028 (a break str.splitlines knows) forces the line-by-line path on the same text
+    from pathlib import Path
+
+    from knowmeter.analysis._text import ProseMask
+    from knowmeter.traces import load_trace
+
+    corpus = Path(shared_dir) / "reference" / "traces-corpus" / "tielec"
+    texts = [
+        m.text
+        for name in ("issue-456_06_testing_review__5b4ba365.txt", "issue-445_02_design_review__256f23e8.txt")
+        for m in load_trace(corpus / name).messages("assistant")
+    ]
+    assert len(texts) >= 4
+    for text in [*texts, '| a | "b" |\n> "quoted"\n```\n`x`\n```\nplain "q" and `c`', "a\n----\nb 'c'"]:
+        fast, slow = ProseMask(text), ProseMask(text + "\u2028")
+        assert (fast._starts, fast._ends) == (slow._starts, slow._ends)
