@@ -237,9 +237,10 @@ def analyse(
             reason = str(exc).splitlines()[0].split(": ", 1)[-1].split("; ")[0]
             refused.append(f"{label['source']}: {reason}")
         else:
-            gaps = analyze_task(
+            gaps = analyze_task(  # as observe analyses a session: its cwd is the workspace
                 trace,
                 sample_id=label["source"],
+                workspace_root=_cwd(trace),
                 hedging_recall="broad" if judge is not None else "strict",
             )
             if judge is not None:
