@@ -85,3 +85,13 @@ def test_retried_commands_are_apart_unless_counted(shared_dir: Path) -> None:
     counted = json.loads(_observe(str(shared_dir / A758), "--json", "--count-retried-commands").output)
     gaps = counted["skills"][0]["gaps"]
     assert gaps["signals_by_source"]["retried_command"] == 1 and gaps["retried"] == []
+
+
+def test_japanese_hedging_candidates_are_said_not_judged(shared_dir: Path) -> None:
+    # 456_06 (a test-phase review in Japanese): its "…か不明" / "未確認" remarks on the reviewed
+    # report are candidates the regex cannot judge — said under the table, never counted
+    log = shared_dir / CORPUS / "issue-456_06_testing_review__5b4ba365.txt"
+    out = " ".join(_observe(str(log)).output.split())
+    assert "hedging: 5 Japanese candidate sentence(s) not judged" in out
+    report = json.loads(_observe(str(log), "--json").output)
+    assert report["skills"][0]["gaps"]["signals_by_source"]["hedging"] == 0

@@ -178,6 +178,12 @@ def notes(report: HealthReport) -> list[str]:
         more = len(ts.bad_lines) - len(shown)
         out.append(f"{len(ts.bad_lines)} file(s) with corrupt or truncated lines (each passed over, the rest read):")
         out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
+    unjudged = sum(h.gaps.hedging_unjudged for h in report.skills)
+    if unjudged:
+        out.append(
+            f"hedging: {unjudged} Japanese candidate sentence(s) not judged — the regex cannot tell doubt from a "
+            "review remark there, and observe runs no classifier; they are not counted"
+        )
     retried = sum(len(h.gaps.retried) for h in report.skills)
     if retried:
         out.append(
