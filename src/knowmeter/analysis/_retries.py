@@ -36,6 +36,7 @@ _NOT_COUNTED = frozenset(
         ErrorKind.USER_REJECTED,
         ErrorKind.TOOL_MISUSE,
         ErrorKind.API_ERROR,
+        ErrorKind.SANDBOX,
         ErrorKind.EMPTY_SEARCH,
     }
 )

@@ -58,6 +58,7 @@ NON_GAP_KINDS: frozenset[ErrorKind] = frozenset(
         ErrorKind.CANCELLED_SIBLING,
         ErrorKind.TOOL_MISUSE,
         ErrorKind.API_ERROR,
+        ErrorKind.SANDBOX,
         ErrorKind.TIMEOUT,
         ErrorKind.COMMAND_MISSING,
     }
