@@ -35,7 +35,8 @@ def test_reads_and_pipeline_failures_of_a_real_claude_run(
     claude_bin: Path, mock_server: ServerFactory, workspace: Path
 ) -> None:
     srv = mock_server(READS)
-    spec = ExecutorSpec("claude", None, executor_options("claude", srv, bin=str(claude_bin)))
+    # the CLI by its real path: the sealed sandbox binds its install folder, not a link to it
+    spec = ExecutorSpec("claude", None, executor_options("claude", srv, bin=str(claude_bin.resolve())))
     request = ExecRequest(
         task_id="s1::baseline::r0",
         sample_id="s1",
