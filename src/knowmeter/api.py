@@ -298,16 +298,25 @@ def observe_traces(
     workers: int | None = None,
     backend: str = defaults.BACKEND,
     ray_address: str | None = None,
+    count_retried_commands: bool = False,
 ) -> HealthReport:
     """Skill health from Claude Code / Codex usage traces under ``paths``: per skill its segments,
     failure and gap rates, coverage of ``kb`` and a health band. ``last`` (``7d``), ``since`` and
     ``until`` limit the segments by start time; ``skills`` keeps only those skills; ``workers``
-    processes (or ``backend="ray"`` tasks at ``ray_address``) share the files."""
+    processes (or ``backend="ray"`` tasks at ``ray_address``) share the files;
+    ``count_retried_commands`` puts retried commands among the gap signals."""
     from knowmeter.observe import make_window, observe
 
     window = make_window(last=last, since=since, until=until)
     return observe(
-        list(paths), window=window, skills=skills, kb=kb, workers=workers, backend=backend, ray_address=ray_address
+        list(paths),
+        window=window,
+        skills=skills,
+        kb=kb,
+        workers=workers,
+        backend=backend,
+        ray_address=ray_address,
+        count_retried_commands=count_retried_commands,
     )
 
 

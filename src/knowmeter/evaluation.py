@@ -211,7 +211,13 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
                 ov.stability_limit, gates.stabilityLimit if gates else None, defaults.STABILITY_LIMIT
             ),
             bootstrap_samples=_first(ov.bootstrap_samples, ef.bootstrapSamples, defaults.BOOTSTRAP_SAMPLES),
-            hedging_judge=_first(ov.hedging_judge, hc.judge if hc and hc.enabled else None),
+            # the spec §4.3 classifier is the default whenever the run has a judge: the first
+            # one, unless eval.yaml names another or turns it off (hedgingClassifier.enabled)
+            hedging_judge=_first(
+                ov.hedging_judge,
+                hc.judge if hc and hc.enabled else None,
+                judges[0] if judges and (hc is None or hc.enabled) else None,
+            ),
             hedging_max_candidates=hc.maxCandidates if hc else defaults.HEDGING_MAX_CANDIDATES,
             unsealed=bool(ov.unsealed),
             shard=str(Shard.parse(ov.shard)) if ov.shard is not None else None,

@@ -92,7 +92,9 @@ class _EvalCommand(click.Command):
     type=NumberRange(0, 1),
     help="Fail when the gap rate rose by more than this since the last run on the same sample set.",
 )
-@click.option("--hedging-judge", help="executor:model for the hedging classifier (default: regex only).")
+@click.option(
+    "--hedging-judge", help="executor:model for the hedging classifier (default: the first --judge, else regex only)."
+)
 @click.option(
     "--unsealed",
     is_flag=True,
