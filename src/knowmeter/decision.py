@@ -118,7 +118,8 @@ def _resume_command(run: RunInfo, comprehension: bool) -> str:
     so far counts against the total of every leg."""
     command = resume_command(run.id, comprehension=comprehension)
     if run.status == "incomplete" and run.budget is not None and run.budget.tasks_not_started_for_budget:
-        command += f" --budget-usd TOTAL (above the ${run.budget.spent_known_usd:.4f} spent so far)"
+        charged = run.budget.spent_known_usd + run.budget.in_flight_charged_usd  # calls a kill left in flight
+        command += f" --budget-usd TOTAL (above the ${charged:.4f} spent so far)"
     return command
 
 

@@ -105,7 +105,13 @@ def test_calls_in_flight_when_the_driver_is_killed_are_charged_so_resumes_never_
 
     spent = _spent(demo)
     assert sum(spent) <= TOTAL + 1e-9, f"${sum(spent):.2f} spent against a ${TOTAL} budget"
-    budget = json.loads((run / "report.json").read_text())["run"]["budget"]
+    report = json.loads((run / "report.json").read_text())
+    assert report["decision"]["warnings"] == [
+        f"budget ${TOTAL:g}: 5 call(s) in flight when a leg was killed were charged $0.3750 at their "
+        "reservation; their real cost is unknown"
+    ]
+    assert "--budget-usd TOTAL (above the $0.5750 spent so far)" in report["decision"]["headline"]
+    budget = report["run"]["budget"]
     assert budget["spent_known_usd"] == pytest.approx(4 * COST)
     assert (budget["in_flight_calls"], budget["in_flight_unknown_cost"]) == (5, 0)
     assert budget["in_flight_charged_usd"] == pytest.approx(5 * 1.5 * COST)

@@ -2,7 +2,10 @@
 a model call is charged before it starts (``reserve``), one when it ends (``settle``: its cost, or
 null when unknown), and one when a later leg charges a call that was in flight when its leg died
 (``charged``). A leg killed with ``kill -9`` leaves its calls in flight as reservations without a
-settle, so the next leg can count them. Append-only; a line cut short by a kill is skipped and said."""
+settle, so the next leg can count them. Append-only; a line cut short by a kill is skipped and said.
+
+A settle is flushed, not fsynced (an fsync costs milliseconds): a kill loses no flushed line, and
+a settle lost with the machine leaves its call charged at its reservation instead of its cost."""
 
 from __future__ import annotations
 
@@ -51,8 +54,9 @@ class LedgerState:
 
 
 class Ledger:
-    """Appends the budget's lines to ``budget.jsonl`` in ``run_path``, each one flushed and fsynced
-    before the call it describes goes on; the file is opened at the first line."""
+    """Appends the budget's lines to ``budget.jsonl`` in ``run_path``, each one flushed (a
+    reservation or a charge also fsynced) before the call it describes goes on; the file is opened
+    at the first line."""
 
     def __init__(self, run_path: Path) -> None:
         self.path = run_path / LEDGER_FILE
@@ -60,7 +64,7 @@ class Ledger:
 
     def reserve(self, key: str, kind: str, usd: float) -> None:
         """A call of ``kind`` is about to start with ``usd`` reserved for it."""
-        self._write({"reserve": key, "kind": kind, "usd": usd})
+        self._write({"reserve": key, "kind": kind, "usd": usd}, durable=True)
 
     def settle(self, key: str, cost_usd: float | None) -> None:
         """The call ``key`` ended, costing ``cost_usd`` (None: unknown)."""
@@ -68,17 +72,20 @@ class Ledger:
 
     def charged(self, call: Reservation, usd: float | None) -> None:
         """``call``, in flight when its leg died, is now charged ``usd`` (None: an unknown cost)."""
-        self._write({"charged": call.key, "kind": call.kind, "usd": usd})
+        self._write({"charged": call.key, "kind": call.kind, "usd": usd}, durable=True)
 
-    def _write(self, line: dict[str, Any]) -> None:
+    def _write(self, line: dict[str, Any], *, durable: bool = False) -> None:
         if self._fh is None:
             self._fh = self.path.open("a+b")
             size = self._fh.seek(0, os.SEEK_END)
-            if size and self._fh.seek(size - 1) >= 0 and self._fh.read(1) != b"\n":
-                self._fh.write(b"\n")  # end a line a kill cut short: it stays skipped, the next is whole
+            if size:
+                self._fh.seek(size - 1)
+                if self._fh.read(1) != b"\n":
+                    self._fh.write(b"\n")  # end a line a kill cut short: it stays skipped, the next is whole
         self._fh.write(json.dumps(line).encode() + b"\n")
         self._fh.flush()
-        os.fsync(self._fh.fileno())
+        if durable:
+            os.fsync(self._fh.fileno())
 
     def close(self) -> None:
         if self._fh is not None:
@@ -95,7 +102,7 @@ def read_ledger(run_path: Path) -> LedgerState:
     if not path.is_file():
         return state
     open_calls: defaultdict[str, deque[Reservation]] = defaultdict(deque)
-    tallies: defaultdict[str, list[Any]] = defaultdict(lambda: [0, 0, 0.0, None])
+    costs: defaultdict[str, list[float | None]] = defaultdict(list)  # of the settled calls, per kind
     for number, raw in enumerate(path.read_bytes().splitlines(), 1):
         line = _parse(raw)
         if line is None:
@@ -110,16 +117,15 @@ def read_ledger(run_path: Path) -> LedgerState:
         if "charged" in line:
             state.charged.append(usd)
         elif call is not None:
-            tally = tallies[call.kind]
-            if usd is None:
-                tally[1] += 1
-            else:
-                tally[0] += 1
-                tally[2] += usd
-                tally[3] = usd if tally[3] is None else max(tally[3], usd)
-    state.settled = {kind: StoredSpend(*tally) for kind, tally in tallies.items()}
+            costs[call.kind].append(usd)
+    state.settled = {kind: _spend(kind_costs) for kind, kind_costs in costs.items()}
     state.open = [call for calls in open_calls.values() for call in calls]
     return state
+
+
+def _spend(costs: list[float | None]) -> StoredSpend:
+    known = [cost for cost in costs if cost is not None]
+    return StoredSpend(len(known), len(costs) - len(known), sum(known), max(known, default=None))
 
 
 def _parse(raw: bytes) -> dict[str, Any] | None:
