@@ -120,3 +120,6 @@ def test_calls_in_flight_when_the_driver_is_killed_are_charged_so_resumes_never_
         "their real cost is unknown" in budget["note"]
     )
     assert budget["tasks_not_started_for_budget"] == 46 - 4
+    page = " ".join((run / "report.html").read_text().split())
+    assert "calls in flight when a leg was killed" in page
+    assert "5 charged $0.3750 at their reservation, their real cost unknown (0 not charged" in page

@@ -5,8 +5,11 @@ leg that charged them was killed too; a line cut short by a kill is skipped and 
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from knowmeter.runner import HEADROOM, LEDGER_FILE, Budget, Ledger, StoredSpend, budget_warnings, read_ledger
@@ -126,3 +129,38 @@ def test_calls_in_flight_count_against_the_total() -> None:
         budget = Budget(total_usd=0.2)
         budget.continue_from({**earlier, "in_flight_calls": 2, "in_flight_charged_usd": charged})
         assert (budget.try_reserve(key="t9") is not None) is fits
+
+
+def test_calls_reserved_together_wait_for_one_fsync_that_covers_their_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call starts only once its reservation is on disk; the fsync runs off the event loop and
+    one serves every call waiting at the time (8 calls reserved at once: not 8 fsyncs)."""
+    synced: list[int] = []  # lines on disk after each fsync
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        time.sleep(0.02)  # a slow disk
+        lines = len((tmp_path / LEDGER_FILE).read_bytes().splitlines())
+        real_fsync(fd)
+        synced.append(lines)
+
+    monkeypatch.setattr("knowmeter.runner._ledger.os.fsync", fsync)
+    budget = Budget(total_usd=1.0, per_task_usd=0.01, ledger=Ledger(tmp_path))
+    known = {"known_cost": 1, "unknown_cost": 0, "spent_known_usd": 0.01, "max_cost_usd": 0.01}
+    budget.continue_from({"calls": {"agent": known}, "spent_known_usd": 0.01})  # not learning: 8 at once
+    started: list[tuple[int, int]] = []  # (the call's line, lines on disk when it started)
+
+    async def call(i: int) -> None:
+        assert await budget.reserve("agent", f"t{i}") == 0.01
+        line = next(n for n, c in enumerate(read_ledger(tmp_path).open, 1) if c.key == f"t{i}")
+        started.append((line, max(synced, default=0)))
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            for i in range(8):
+                tg.start_soon(call, i)
+
+    anyio.run(main)
+    assert len(started) == 8 and all(line <= on_disk for line, on_disk in started)
+    assert 1 <= len(synced) < 8

@@ -121,7 +121,8 @@ class Budget:
 
     def try_reserve(self, kind: str = "agent", key: str = "") -> float | None:
         """Reserve room for one call (``key``: its name in the ledger, default its kind); returns
-        the amount reserved, or None when it doesn't fit."""
+        the amount reserved, or None when it doesn't fit. The call may start once ``on_disk``
+        returned."""
         if self.total_usd is None:
             self.in_flight += 1
             return 0.0
@@ -174,13 +175,22 @@ class Budget:
         await self._freed.wait()
 
     async def reserve(self, kind: str, key: str = "") -> float | None:
-        """Reserve room for one call, waiting while calls in flight may free some; None when the
-        call can never fit."""
+        """Reserve room for one call, waiting while calls in flight may free some (and, with a
+        ledger, until the reservation is on disk); None when the call can never fit."""
         while True:
             reserved = self.try_reserve(kind, key)
-            if reserved is not None or not self.waiting_possible:
+            if reserved is not None:
+                await self.on_disk()
                 return reserved
+            if not self.waiting_possible:
+                return None
             await self.wait_for_room()
+
+    async def on_disk(self) -> None:
+        """Wait until the reservations made so far are on disk (at once without a ledger): a call
+        starts only then, so a leg killed during it leaves it charged."""
+        if self.ledger is not None:
+            await self.ledger.on_disk()
 
     def continue_from(self, earlier: Mapping[str, Any]) -> None:
         """Count what earlier legs of the run spent (their ``to_dict`` record, from run.json)

@@ -152,6 +152,7 @@ async def execute_tasks(
             cached = result is not None
         try:
             if result is None:
+                await budget.on_disk()  # its reservation: a kill -9 during the call leaves it charged
                 result, attempts = await _run_with_retries(executor, request, settings, stats)
                 problem = invalid_cost(result.cost_usd)
                 if problem is not None:  # rejected as an executor error; what it spent is unknown

@@ -1,11 +1,14 @@
-"""The budget's ledger, ``budget.jsonl`` in the run directory: one line, flushed and fsynced, when
-a model call is charged before it starts (``reserve``), one when it ends (``settle``: its cost, or
-null when unknown), and one when a later leg charges a call that was in flight when its leg died
-(``charged``). A leg killed with ``kill -9`` leaves its calls in flight as reservations without a
-settle, so the next leg can count them. Append-only; a line cut short by a kill is skipped and said.
+"""The budget's ledger, ``budget.jsonl`` in the run directory: one line when a model call is
+charged before it starts (``reserve``; the call waits until it is on disk), one when it ends
+(``settle``: its cost, or null when unknown), and one when a later leg charges a call that was in
+flight when its leg died (``charged``). A leg killed with ``kill -9`` leaves its calls in flight as
+reservations without a settle, so the next leg can count them. Append-only; a line cut short by a
+kill is skipped and said.
 
-A settle is flushed, not fsynced (an fsync costs milliseconds): a kill loses no flushed line, and
-a settle lost with the machine leaves its call charged at its reservation instead of its cost."""
+Every line is flushed at once (a kill loses no flushed line); the fsync that makes reservations
+survive the machine runs in a worker thread, one for all the calls waiting on it, so the event loop
+never waits on the disk. A settle is not fsynced: one lost with the machine leaves its call charged
+at its reservation instead of its cost."""
 
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+
+import anyio
 
 LEDGER_FILE = "budget.jsonl"
 
@@ -54,17 +59,37 @@ class LedgerState:
 
 
 class Ledger:
-    """Appends the budget's lines to ``budget.jsonl`` in ``run_path``, each one flushed (a
-    reservation or a charge also fsynced) before the call it describes goes on; the file is opened
-    at the first line."""
+    """Appends the budget's lines to ``budget.jsonl`` in ``run_path``, each one flushed at once (a
+    charge also fsynced; a reservation once ``on_disk`` is awaited); the file is opened at the
+    first line."""
 
     def __init__(self, run_path: Path) -> None:
         self.path = run_path / LEDGER_FILE
         self._fh: IO[bytes] | None = None
+        self._written = 0  # lines written, and of them the first ones known to be on disk
+        self._synced = 0
+        self._syncing: anyio.Event | None = None
 
     def reserve(self, key: str, kind: str, usd: float) -> None:
-        """A call of ``kind`` is about to start with ``usd`` reserved for it."""
-        self._write({"reserve": key, "kind": kind, "usd": usd}, durable=True)
+        """A call of ``kind`` is about to start with ``usd`` reserved for it (``on_disk`` before it does)."""
+        self._write({"reserve": key, "kind": kind, "usd": usd})
+
+    async def on_disk(self) -> None:
+        """Wait until every line written so far is on disk: an fsync in a worker thread, shared by
+        the calls that wait for it at the same time."""
+        target = self._written
+        while self._synced < target and self._fh is not None:
+            if self._syncing is not None:
+                await self._syncing.wait()
+                continue
+            self._syncing = syncing = anyio.Event()
+            upto = self._written
+            try:
+                await anyio.to_thread.run_sync(os.fsync, self._fh.fileno())
+                self._synced = max(self._synced, upto)
+            finally:
+                self._syncing = None
+                syncing.set()
 
     def settle(self, key: str, cost_usd: float | None) -> None:
         """The call ``key`` ended, costing ``cost_usd`` (None: unknown)."""
@@ -84,8 +109,10 @@ class Ledger:
                     self._fh.write(b"\n")  # end a line a kill cut short: it stays skipped, the next is whole
         self._fh.write(json.dumps(line).encode() + b"\n")
         self._fh.flush()
+        self._written += 1
         if durable:
             os.fsync(self._fh.fileno())
+            self._synced = self._written
 
     def close(self) -> None:
         if self._fh is not None:
