@@ -94,6 +94,9 @@ def test_calls_in_flight_when_the_driver_is_killed_are_charged_so_resumes_never_
         (demo / "answer_first").write_text("7")
         _kill_when(demo, _leg(demo, "--resume", run.name), started=9, stored=4)
         assert len(_spent(demo)) == 9
+        with (run / "budget.jsonl").open("a") as fh:  # as if the kill had come mid-line
+            fh.write('{"reserve": "t-cut", "ki')
+        damaged = len((run / "budget.jsonl").read_text().splitlines())
 
         # leg 3: $0.20 stored + 5 × $0.075 charged = $0.575: no room for a $0.075 reservation
         (demo / "hold").unlink()
@@ -120,6 +123,8 @@ def test_calls_in_flight_when_the_driver_is_killed_are_charged_so_resumes_never_
         "their real cost is unknown" in budget["note"]
     )
     assert budget["tasks_not_started_for_budget"] == 46 - 4
+    # a reservation cut short was never on disk, so its call never started: named, not charged
+    assert f"budget.jsonl line {damaged} is damaged (cut short when a leg was killed?): not counted" in budget["note"]
     page = " ".join((run / "report.html").read_text().split())
     assert "calls in flight when a leg was killed" in page
     assert "5 charged $0.3750 at their reservation, their real cost unknown (0 not charged" in page
