@@ -211,8 +211,9 @@ class Budget:
             self.overshoot_usd = max(0.0, self.charged_usd - self.total_usd)
 
     def add_unrecorded(self, stored: Mapping[str, StoredSpend]) -> None:
-        """Count what the stored results hold beyond this budget's record (``continue_from``): a
-        leg killed before it recorded its spend (``kill -9``) left only its results."""
+        """Count what the stored results (or the ledger) hold beyond this budget's record
+        (``continue_from``): a leg killed before it recorded its spend (``kill -9``) left only
+        those; their highest cost of a kind sizes the next reservations of that kind."""
         for kind, spend in stored.items():
             calls = self.calls.setdefault(kind, _Calls())
             known, unknown = max(0, spend.known - calls.known), max(0, spend.unknown - calls.unknown)
