@@ -113,7 +113,11 @@ def test_calls_in_flight_when_the_driver_is_killed_are_charged_so_resumes_never_
         f"budget ${TOTAL:g}: 5 call(s) in flight when a leg was killed were charged $0.3750 at their "
         "reservation; their real cost is unknown"
     ]
-    assert "--budget-usd TOTAL (above the $0.5750 spent so far)" in report["decision"]["headline"]
+    # 46 tasks at the $0.05 each stored task cost, and the $0.375 the calls in flight were charged
+    assert (
+        "--budget-usd TOTAL (above the $0.5750 spent so far; at the known cost per task so far the whole run "
+        "needs about $2.6750)" in report["decision"]["headline"]
+    )
     budget = report["run"]["budget"]
     assert budget["spent_known_usd"] == pytest.approx(4 * COST)
     assert (budget["in_flight_calls"], budget["in_flight_unknown_cost"]) == (5, 0)

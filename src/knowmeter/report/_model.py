@@ -341,7 +341,7 @@ class DimensionBlock(ComprehensionBlock):
     paired: DimensionPaired
 
 
-ComprehensionLevel = Literal["PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED"]
+ComprehensionLevel = Literal["PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED", "NA"]
 
 
 class ComprehensionVerdict(_M):
@@ -360,7 +360,9 @@ class ComprehensionVerdict(_M):
     unverified_dimensions: list[str]
     not_covered_dimensions: list[str]
     passing_dimensions: list[str]
-    eval_score: int | None = Field(ge=0, le=5)
+    eval_score: float | None = Field(
+        ge=0, le=5, description="5 × the with-skill case pass rate (Skill Graph's 0.0–5.0 scale, not rounded)"
+    )
     eval_failed_ids: list[str]
 
 
