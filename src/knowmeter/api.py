@@ -402,8 +402,9 @@ def _continued_budget(
     prepared: Prepared, run_dir: RunDir, total_usd: float | None, judge_kind: str = "judge"
 ) -> Budget:
     """A resumed run's budget: its total (``total_usd`` when given, else its last leg's) less what
-    its earlier legs spent — their record in run.json, plus what the stored results hold beyond it
-    (a leg killed by ``kill -9`` recorded nothing). ``judge_kind`` as for ``run_budget``."""
+    its earlier legs spent — their record in run.json, plus what the stored results and the budget's
+    ledger hold beyond it (a leg killed by ``kill -9`` recorded nothing; its calls in flight are
+    charged at their reservation). ``judge_kind`` as for ``run_budget``."""
     from knowmeter.evaluation import run_budget
 
     budget = run_budget(prepared, judge_kind)
@@ -414,7 +415,7 @@ def _continued_budget(
         budget.total_usd = earlier["total_usd"]
     if earlier is not None:
         budget.continue_from(earlier)
-    budget.add_unrecorded(_stored_spend(run_dir, judge_kind))
+    budget.continue_after_kill(_stored_spend(run_dir, judge_kind), run_dir.path)
     return budget
 
 

@@ -141,10 +141,11 @@ def _resume_command(run: RunInfo, comprehension: bool) -> str:
     command = resume_command(run.id, comprehension=comprehension)
     budget = run.budget
     if run.status == "incomplete" and budget is not None and budget.tasks_not_started_for_budget:
-        command += f" --budget-usd TOTAL (above the ${budget.spent_known_usd:.4f} spent so far"
+        charged = budget.in_flight_charged_usd  # calls a kill -9 left in flight, charged at their reservation
+        command += f" --budget-usd TOTAL (above the ${budget.spent_known_usd + charged:.4f} spent so far"
         if run.tasks_done and run.tasks_total and budget.spent_known_usd > 0:
             # what the finished tasks cost on average (agent and judges), for every task of the plan
-            whole = budget.spent_known_usd / run.tasks_done * run.tasks_total
+            whole = budget.spent_known_usd / run.tasks_done * run.tasks_total + charged
             unknown = sum(c.unknown_cost for c in budget.calls.values())
             command += f"; at the known cost per task so far the whole run needs about ${whole:.4f}" + (
                 f", more for the {unknown} call(s) whose cost is unknown" if unknown else ""

@@ -44,6 +44,7 @@ from knowmeter.runner import (
     Budget,
     ExecutionSettings,
     ExecutionStats,
+    Ledger,
     OnRecord,
     PostProcess,
     ResponseCache,
@@ -519,6 +520,8 @@ async def execute(
         protected=protected_paths(prepared),
     )
     cache = None if cfg.no_cache else ResponseCache(cfg.output_path())
+    if budget.total_usd is not None:  # calls charged before they start, for a leg that outlives a kill -9
+        budget.ledger = Ledger(run_dir.path)
     try:
         with ResultsWriter(run_dir.results_file) as writer:
             executor = prepared.executor if backend is None else backend.place(prepared.executor, executor_spec(cfg))
@@ -535,4 +538,6 @@ async def execute(
     finally:
         if cache is not None:
             cache.close()
+        if budget.ledger is not None:
+            budget.ledger.close()
     return stats, budget
