@@ -1,0 +1,137 @@
+"""``knowmeter activation``: does the agent load the skill when it should, and only then?"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from knowmeter import defaults
+from knowmeter.cli._errors import guarded
+from knowmeter.cli._output import NumberRange, budget_option, executor_option_flags
+
+
+@click.command("activation")
+@click.argument("skill")
+@click.option(
+    "--cases",
+    "case_files",
+    multiple=True,
+    help="Case file (repeatable): plain YAML/JSON (prompt, should_trigger, distractors, expected_winner), "
+    "a Skill Graph SKILL.md (examples / anti_examples), a Skill Graph *.routing.json, or a skill-creator "
+    "trigger eval ([{query, should_trigger}]). Default: SKILL's own examples / anti_examples.",
+)
+@click.option("--against", help="B version of the skill (a SKILL.md or its folder, same name): A/B with a verdict.")
+@click.option("--description", help="B version = SKILL with this frontmatter description: A/B with a verdict.")
+@click.option(
+    "--skills-dir",
+    "skills_dirs",
+    multiple=True,
+    help="Folder holding <name>/SKILL.md for the distractors named in the cases (repeatable; "
+    "default: the folder holding SKILL's folder).",
+)
+@click.option(
+    "--distractor",
+    "distractors",
+    multiple=True,
+    help="Skill installed beside SKILL in every case that names no distractors of its own (a name found in "
+    "--skills-dir, or a path; repeatable).",
+)
+@click.option(
+    "--counts",
+    type=click.Choice(["either", "skill-tool", "read"]),
+    default="either",
+    show_default=True,
+    help="What counts as an activation: a Skill tool call naming the skill, a read of its SKILL.md, or either "
+    "(both are always recorded).",
+)
+@click.option(
+    "--split",
+    is_flag=True,
+    help="Also judge A/B on a seeded 60/40 split stratified by should_trigger; "
+    "the verdict comes from the held-out 40%.",
+)
+@click.option(
+    "--executor",
+    default=defaults.EXECUTOR,
+    show_default=True,
+    help="The agent: claude, claude-sdk, codex or offline (it loads a skill whose description matches the prompt).",
+)
+@click.option("--model", help="Model passed to the agent's executor.")
+@executor_option_flags
+@click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Trials per case and arm.")
+@click.option("--concurrency", type=click.IntRange(1, 256), help=f"Tasks run at once (default {defaults.CONCURRENCY}).")
+@click.option("--timeout", "timeout_s", type=NumberRange(min=0.001), help="Per-task timeout in seconds.")
+@click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors.")
+@click.option("--no-cache", is_flag=True, default=False, help="Do not read or write the response cache.")
+@budget_option("Total cost budget over every agent call.")
+@click.option("--seed", type=int, help="Seed of the statistics (and of --split).")
+@click.option(
+    "--output-dir", help=f"Where runs are stored (default: {defaults.OUTPUT_DIR}; runs go to <dir>/activation)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print activation.json to stdout instead of the summary.")
+@guarded
+def activation_cmd(**opts: Any) -> None:
+    """Measure whether the agent loads SKILL (a SKILL.md or its folder) when it should, and only
+    then. Every case runs --repeat times in a sealed workspace of its own holding only that case's
+    skills (SKILL and the case's distractors); activation is read from the whole trace. Prints
+    recall, false-activation rate, precision and F1 with intervals clustered by case, the cases
+    that failed and, for routing cases, top-1 accuracy. With --against or --description it runs
+    both versions paired by case and repeat and gives a verdict: PROGRESS, REGRESS, NOISE or
+    UNDERPOWERED.
+
+    Exit codes: 0 PROGRESS, or a one-version run that measured; 1 any other verdict or a run whose
+    tasks mostly failed (NOT MEASURED); 2 bad input.
+    """
+    from pathlib import Path
+
+    from knowmeter.activation import Target, run_activation, summary_lines
+    from knowmeter.evaluation import parse_option_flags
+
+    target = Target(
+        skill=opts["skill"],
+        case_files=tuple(opts["case_files"]),
+        against=opts.get("against"),
+        description=opts.get("description"),
+        skills_dirs=tuple(opts["skills_dirs"]),
+        distractors=tuple(opts["distractors"]),
+        counts=opts["counts"],
+        split=bool(opts.get("split")),
+    )
+    if target.against and target.description:
+        raise click.UsageError("give --against or --description, not both")
+
+    def started(plan: Any, run_dir: Any) -> None:
+        p = plan.prepared
+        click.echo(
+            f"run {run_dir.id}: {len(p.sample_set.samples)} case(s) × {len(p.variants)} version(s) × "
+            f"{p.config.repeat} repeat(s) = {len(p.tasks)} tasks ({p.executor.name})",
+            err=True,
+        )
+
+    run_dir, report = run_activation(
+        target,
+        base_dir=Path.cwd(),
+        executor=opts["executor"],
+        executor_options=parse_option_flags(list(opts.get("executor_options") or ())),
+        on_start=started,
+        model=opts.get("model"),
+        repeat=opts["repeat"],
+        concurrency=opts.get("concurrency"),
+        timeout_s=opts.get("timeout_s"),
+        retry=opts.get("retry"),
+        no_cache=opts.get("no_cache") or None,
+        budget_total_usd=opts.get("budget_usd"),
+        seed=opts.get("seed"),
+        output_dir=opts.get("output_dir"),
+    )
+    if opts.get("as_json"):
+        from knowmeter.cli._output import print_json
+
+        print_json(report.model_dump(mode="json"))
+    else:
+        for line in summary_lines(report):
+            click.echo(line)
+        click.echo(f"report: {run_dir.path / 'activation.json'}")
+    sys.exit(report.exit_code)

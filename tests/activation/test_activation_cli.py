@@ -1,0 +1,118 @@
+"""``knowmeter activation`` end to end with the offline agent on the real Skill Graph skills:
+figures with intervals, the A/B verdict and exit codes, activation.json against its schema,
+and one line for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from knowmeter.activation import ActivationReport, with_description
+from tests.support.cli import km
+
+
+def _report(out: Path) -> dict[str, Any]:
+    (path,) = out.glob("activation/*/activation.json")
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def test_real_skill_graph_skill_with_its_siblings_as_distractors(tmp_path: Path, sg_skills: Path) -> None:
+    r = km(
+        "activation",
+        str(sg_skills / "debugging"),
+        "--distractor",
+        "documentation",
+        "--distractor",
+        "a11y",
+        "--output-dir",
+        "out",
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("SOLO — activation of skill 'debugging': 7 case(s) × 3 repeat(s), offline")
+    assert "recall                 0.75 [" in r.stdout and "false-activation rate  0.00 [" in r.stdout
+    assert "✗ examples-2: should fire, fired 0/3" in r.stdout
+    data = _report(tmp_path / "out")
+    ActivationReport.model_validate(data)
+    arm = data["arms"][0]
+    assert (arm["recall"]["successes"], arm["recall"]["trials"], arm["recall"]["cases"]) == (9, 12, 4)
+    assert data["distractors"] == ["a11y", "documentation"] and data["counts"] == "either"
+    # each task saw only its own skills, delivered as skills; every trial is stored with how it fired
+    records = [json.loads(line) for line in next((tmp_path / "out").glob("activation/*/results.jsonl")).open()]
+    assert len(records) == 21 and all("activation" in rec for rec in records)
+    fired = [rec for rec in records if rec["activation"]["order"]]
+    assert fired and all(rec["activation"]["skill_tool"][rec["activation"]["order"][0]] for rec in fired)
+
+
+def test_description_ab_gives_a_verdict_and_its_exit_code(tmp_path: Path, sg_skills: Path) -> None:
+    cases = tmp_path / "cases.yaml"
+    positives = [f"my test {w} fails after the deploy" for w in ("suite", "build", "job", "run", "check", "step")]
+    negatives = [f"write a {w} guide for new readers" for w in ("setup", "style", "api", "usage", "deploy", "ops")]
+    cases.write_text(
+        "cases:\n"
+        + "".join(f"  - {{id: p{i}, prompt: '{p}', should_trigger: true}}\n" for i, p in enumerate(positives))
+        + "".join(f"  - {{id: n{i}, prompt: '{p}', should_trigger: false}}\n" for i, p in enumerate(negatives))
+    )
+    vague = "Use when behaviour is broken."
+    skill = tmp_path / "dbg"
+    skill.mkdir()
+    text = (sg_skills / "debugging" / "SKILL.md").read_text()
+    (skill / "SKILL.md").write_text(with_description(skill, text, vague))
+    better = "Use when a test fails after a deploy or build. Do NOT use for writing a guide for readers."
+    r = km(
+        "activation",
+        "dbg",
+        "--cases",
+        "cases.yaml",
+        "--description",
+        better,
+        "--repeat",
+        "2",
+        "--output-dir",
+        "out",
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("PROGRESS") and "recall +100.0 pts" in r.stdout
+    # the other way round it is a regression
+    (skill / "SKILL.md").write_text(with_description(skill, text, better))
+    r = km(
+        "activation",
+        "dbg",
+        "--cases",
+        "cases.yaml",
+        "--description",
+        vague,
+        "--repeat",
+        "2",
+        "--output-dir",
+        "out2",
+        cwd=tmp_path,
+    )
+    assert r.returncode == 1 and r.stdout.startswith("REGRESS")
+
+
+def test_schema_file_is_the_models_schema() -> None:
+    from knowmeter.activation._model import schema_path
+
+    assert json.loads(schema_path().read_text()) == ActivationReport.model_json_schema()
+
+
+def test_report_validates_against_the_published_schema(tmp_path: Path, sg_skills: Path) -> None:
+    from knowmeter.activation._model import schema_path
+
+    km("activation", str(sg_skills / "a11y"), "--output-dir", "out", cwd=tmp_path)
+    jsonschema.validate(_report(tmp_path / "out"), json.loads(schema_path().read_text()))
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, sg_skills: Path) -> None:
+    (tmp_path / "c.yaml").write_text("- {id: a, prompt: x, should_trigger: true, distractors: [nowhere]}\n")
+    r = km("activation", str(sg_skills / "a11y"), "--cases", "c.yaml", "--output-dir", "out", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "c.yaml: case 'a': distractor 'nowhere' not found" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = km("activation", str(sg_skills / "a11y"), "--executor", "openai", cwd=tmp_path)
+    assert r.returncode == 2 and "it has no skills mechanism to measure" in r.stderr
