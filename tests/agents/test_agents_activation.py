@@ -126,3 +126,30 @@ def test_description_ab_on_the_real_cli(tmp_path: Path, mock_server: ServerFacto
     assert report.verdict == "REGRESS" and report.exit_code == 1
     recall, false_act = report.comparisons[0].changes
     assert (recall.treatment_only, false_act.treatment_only) == (5, 5) and recall.mcnemar_p == pytest.approx(0.0625)
+
+
+def test_codex_loads_a_skill_by_reading_its_skill_md(tmp_path: Path, mock_server: ServerFactory) -> None:
+    # codex has no Skill tool: it is told where its skills are and reads the SKILL.md with a shell command
+    skills = tmp_path / "skills"
+    _skill(skills, SKILL, "Find fruit words in text files.")
+    cases = [
+        {"id": "p1", "prompt": "look at APRICOT-01", "should_trigger": True},
+        {"id": "n1", "prompt": "look at APRICOT-02", "should_trigger": False},
+    ]
+    (tmp_path / "cases.yaml").write_text(yaml.safe_dump(cases))
+    read = {"openai": [{"shell": f"cat .agents/skills/{SKILL}/SKILL.md"}, {"text": "done"}]}
+    srv = mock_server({"APRICOT-01": read, "": {"openai": [{"text": "done"}]}})
+    _, report = run_activation(
+        Target(skill=f"skills/{SKILL}", case_files=("cases.yaml",)),
+        base_dir=tmp_path,
+        executor="codex",
+        executor_options=executor_options("codex", srv, bin=str(agent_cli("codex").resolve())),
+        repeat=2,
+        concurrency=4,
+        output_dir=str(tmp_path / "out"),
+        timeout_s=120,
+    )
+    (arm,) = report.arms
+    assert arm.errors == 0
+    assert (arm.recall.successes, arm.recall.trials, arm.false_activation_rate.successes) == (2, 2, 0)
+    assert report.counts == "either" and not arm.confusion
