@@ -96,10 +96,12 @@ def test_description_ab_gives_a_verdict_and_its_exit_code(tmp_path: Path, sg_ski
     assert r.returncode == 1 and r.stdout.startswith("REGRESS")
 
 
-def test_schema_file_is_the_models_schema() -> None:
-    from knowmeter.activation._model import schema_path
+def test_schema_file_is_the_models_schema_and_docs_print_it(tmp_path: Path) -> None:
+    from knowmeter.schemas import as_text, shipped_text
 
-    assert json.loads(schema_path().read_text()) == ActivationReport.model_json_schema()
+    assert shipped_text("activation") == as_text(ActivationReport.model_json_schema())
+    r = km("docs", "--schema", "activation", cwd=tmp_path)
+    assert r.returncode == 0 and json.loads(r.stdout)["title"] == "ActivationReport"
 
 
 def test_report_validates_against_the_published_schema(tmp_path: Path, sg_skills: Path) -> None:

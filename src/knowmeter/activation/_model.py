@@ -1,5 +1,6 @@
 """The activation report (``activation.json`` in the run's folder): typed pydantic models with a
-published JSON Schema (``activation.schema.json`` beside this module). Unknown figures are None."""
+published JSON Schema (``activation.schema.json`` beside this module, ``knowmeter docs --schema
+activation``; regenerate with ``python -m knowmeter.activation._model``). Unknown figures are None."""
 
 from __future__ import annotations
 
@@ -130,3 +131,9 @@ class ActivationReport(_Model):
 def schema_path() -> Path:
     """The published JSON Schema of ``activation.json`` (``ActivationReport.model_json_schema()``)."""
     return Path(__file__).with_name("activation.schema.json")
+
+
+if __name__ == "__main__":
+    from knowmeter.schemas import as_text
+
+    schema_path().write_text(as_text(ActivationReport.model_json_schema()), encoding="utf-8")

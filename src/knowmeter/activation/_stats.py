@@ -21,8 +21,7 @@ import numpy as np
 
 from knowmeter import defaults
 from knowmeter.activation._model import ArmFigures, ConfusedCase, Rate
-from knowmeter.stats import wilson_clustered
-from knowmeter.stats._arrays import resample_counts
+from knowmeter.stats import resample_counts, wilson_clustered
 
 __all__ = ["Trial", "arm_figures", "clustered_rate"]
 
