@@ -118,3 +118,39 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, sg_skills: Path) -> No
     assert "c.yaml: case 'a': distractor 'nowhere' not found" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     r = km("activation", str(sg_skills / "a11y"), "--executor", "openai", cwd=tmp_path)
     assert r.returncode == 2 and "it has no skills mechanism to measure" in r.stderr
+
+
+def test_routing_cases_with_real_skill_graph_candidates(tmp_path: Path, sg_skills: Path) -> None:
+    def case(cid: str, trigger: str, candidates: list[str], winner: str, *keywords: str) -> dict[str, Any]:
+        query = {"triggers": [trigger], "keywords": list(keywords)}
+        return {"id": cid, "query": query, "candidates": candidates, "expected_winner": winner}
+
+    cases = [
+        case("fail-ci", "my tests pass locally but fail in CI", ["debugging", "documentation"], "debugging"),
+        case(
+            "readme",
+            "the README has drifted from the actual CLI flags",
+            ["debugging", "documentation"],
+            "documentation",
+        ),
+        case("modal", "this modal is keyboard-trapped, users cannot Escape", ["a11y", "debugging"], "a11y", "focus"),
+        case("nil-panic", "find the root cause of this nil panic", ["debugging", "a11y", "documentation"], "debugging"),
+        case("labels", "add labels to these form fields", ["a11y", "documentation"], "a11y"),
+    ]
+    (tmp_path / "router.routing.json").write_text(json.dumps({"kind": "routing_eval", "routing_cases": cases}))
+    r = km(
+        "activation",
+        str(sg_skills / "debugging"),
+        "--cases",
+        "router.routing.json",
+        "--output-dir",
+        "out",
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    arm = _report(tmp_path / "out")["arms"][0]
+    # the offline agent misses "root cause" (the description says "root-cause"): nothing is loaded there
+    assert (arm["recall"]["successes"], arm["recall"]["trials"]) == (3, 6)
+    assert (arm["routing_top1"]["successes"], arm["routing_top1"]["trials"], arm["routing_top1"]["cases"]) == (9, 12, 4)
+    assert [(c["case_id"], c["top1_misses"]) for c in arm["confusion"]] == [("nil-panic", 3)]
+    assert "note: 1 routing case(s) left out: 'debugging' is not among their candidates (labels)" in r.stdout

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from knowmeter.activation import detect_activations
+from knowmeter.errors import InputError
 from knowmeter.executors import SkillInstall
 from knowmeter.executors._offline import choose_skill, description_score
 from knowmeter.traces import MessageEvent, ToolCallEvent, Trace
@@ -50,3 +55,22 @@ def test_offline_agent_loads_the_best_matching_description_or_none() -> None:
     assert choose_skill("what is the weather", [debugging, docs]) is None
     # words after "Do NOT use" count against the skill
     assert description_score("refactor while the test is green", "Use when a test fails. Do NOT use for refactor") == 0
+
+
+def test_offline_skill_delivery_in_a_trace_and_a_bad_delivery_option(tmp_path: Path) -> None:
+    import anyio
+
+    from knowmeter.executors import ExecRequest, ExecutorSpec, create_executor
+
+    agent = create_executor(ExecutorSpec("offline", None, {"delivery": "skill"}))
+    debugging = _skill("debugging", "Use when a test is failing.")
+    docs = _skill("documentation", "Use when writing reference docs.")
+    request = ExecRequest(
+        "t", "s", "my test is failing", debugging.text, workspace=tmp_path, skill=debugging, extra_skills=(docs,)
+    )
+    result = anyio.run(agent.run, request)
+    assert detect_activations(result.trace, ["debugging", "documentation"]).order == ("debugging",)
+    request.prompt = "how is the weather"
+    assert detect_activations(anyio.run(agent.run, request).trace, ["debugging", "documentation"]).order == ()
+    with pytest.raises(InputError, match="option delivery must be system or skill"):
+        create_executor(ExecutorSpec("offline", None, {"delivery": "bogus"}))

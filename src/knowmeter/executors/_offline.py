@@ -32,6 +32,7 @@ from pathlib import Path
 import anyio
 
 from knowmeter import defaults
+from knowmeter.errors import InputError
 from knowmeter.executors._protocol import ExecRequest, ExecResult, SkillInstall
 from knowmeter.executors._registry import ExecutorSpec, register_executor
 from knowmeter.traces import (
@@ -116,7 +117,7 @@ class OfflineAgent:
 
     def __init__(self, model: str | None = None, max_sentences: int = 2, delivery: str = "system") -> None:
         if delivery not in ("system", "skill"):
-            raise ValueError(f"offline: option delivery must be system or skill, got {delivery!r}")
+            raise InputError(f"executor 'offline': option delivery must be system or skill, got {delivery!r}")
         self.model = model
         self.max_sentences = max_sentences
         self.delivery = delivery
