@@ -1,4 +1,5 @@
-"""``knowmeter activation`` with the real claude CLI against the scripted model: the model calls
+"""``knowmeter activation`` with the real claude CLI (directly and through the Claude Agent SDK)
+and codex against the scripted model: the model calls
 the Skill tool on some prompts and not on others, and calls it for a distractor on one; the
 measured recall, false activations and precision are exactly what was scripted, with four tasks
 at a time and no task seeing another case's skills."""
@@ -43,7 +44,12 @@ CASES = {
 }
 
 
-def test_measured_activation_is_what_the_model_was_scripted_to_do(tmp_path: Path, mock_server: ServerFactory) -> None:
+@pytest.mark.parametrize("executor", ["claude", "claude-sdk"])
+def test_measured_activation_is_what_the_model_was_scripted_to_do(
+    executor: str, tmp_path: Path, mock_server: ServerFactory
+) -> None:
+    if executor == "claude-sdk":
+        pytest.importorskip("claude_agent_sdk")
     skills = tmp_path / "skills"
     _skill(skills, SKILL, "Find fruit words in text files.")
     _skill(skills, DISTRACTOR, f"Find vegetable words ({DISTRACTOR_MARK}).")
@@ -57,9 +63,9 @@ def test_measured_activation_is_what_the_model_was_scripted_to_do(tmp_path: Path
     run_dir, report = run_activation(
         Target(skill=f"skills/{SKILL}", case_files=("cases.yaml",)),
         base_dir=tmp_path,
-        executor="claude",
+        executor=executor,
         # the CLI's real path: the seal binds the install it resolves to (node_modules may be a symlink)
-        executor_options=executor_options("claude", srv, bin=str(agent_cli("claude").resolve())),
+        executor_options=executor_options(executor, srv, bin=str(agent_cli("claude").resolve())),
         repeat=2,
         concurrency=4,
         output_dir=str(tmp_path / "out"),
