@@ -5,6 +5,7 @@ and one line for bad input."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from tests.support.cli import km
 
 
 def _report(out: Path) -> dict[str, Any]:
-    (path,) = out.glob("activation/*/activation.json")
+    (path,) = out.glob("activation/runs/*/activation.json")
     data: dict[str, Any] = json.loads(path.read_text())
     return data
 
@@ -42,7 +43,7 @@ def test_real_skill_graph_skill_with_its_siblings_as_distractors(tmp_path: Path,
     assert (arm["recall"]["successes"], arm["recall"]["trials"], arm["recall"]["cases"]) == (9, 12, 4)
     assert data["distractors"] == ["a11y", "documentation"] and data["counts"] == "either"
     # each task saw only its own skills, delivered as skills; every trial is stored with how it fired
-    records = [json.loads(line) for line in next((tmp_path / "out").glob("activation/*/results.jsonl")).open()]
+    records = [json.loads(line) for line in next((tmp_path / "out").glob("activation/runs/*/results.jsonl")).open()]
     assert len(records) == 21 and all("activation" in rec for rec in records)
     fired = [rec for rec in records if rec["activation"]["order"]]
     assert fired and all(rec["activation"]["skill_tool"][rec["activation"]["order"][0]] for rec in fired)
@@ -154,3 +155,25 @@ def test_routing_cases_with_real_skill_graph_candidates(tmp_path: Path, sg_skill
     assert (arm["routing_top1"]["successes"], arm["routing_top1"]["trials"], arm["routing_top1"]["cases"]) == (9, 12, 4)
     assert [(c["case_id"], c["top1_misses"]) for c in arm["confusion"]] == [("nil-panic", 3)]
     assert "note: 1 routing case(s) left out: 'debugging' is not among their candidates (labels)" in r.stdout
+
+
+def test_resume_runs_only_the_missing_tasks_and_refuses_changed_cases(tmp_path: Path, sg_skills: Path) -> None:
+    shutil.copytree(sg_skills / "a11y", tmp_path / "a11y")
+    first = km("activation", "a11y", "--output-dir", "out", "--json", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    (results,) = (tmp_path / "out").glob("activation/runs/*/results.jsonl")
+    lines = results.read_text().splitlines()
+    results.write_text("\n".join(lines[:7]) + "\n")  # as if killed after 7 of 18 tasks
+    r = km("activation", "--resume", "latest", "--output-dir", "out", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "11 of 18 tasks left" in r.stderr
+    assert len(results.read_text().splitlines()) == 18
+    again = json.loads(r.stdout)
+    before = json.loads(first.stdout)
+    assert again["arms"] == before["arms"] and again["run_id"] == before["run_id"]
+    skill_md = tmp_path / "a11y" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("examples:\n", "examples:\n  - a new prompt\n", 1))
+    r = km("activation", "--resume", "latest", "--output-dir", "out", cwd=tmp_path)
+    assert r.returncode == 2 and "the sample set changed since the run started" in r.stderr
+    r = km("activation", "--output-dir", "out", cwd=tmp_path)
+    assert r.returncode == 2 and "activation needs a SKILL" in r.stderr

@@ -11,7 +11,7 @@ two versions or descriptions) → ``activation_report`` (``activation.json``).
 from knowmeter.activation._cases import ActivationCase, CaseFile, load_activation_cases
 from knowmeter.activation._compare import MIN_CASES, compare_arms, split_cases, verdict
 from knowmeter.activation._detect import COUNTS, Counts, Detection, detect_activations
-from knowmeter.activation._main import run_activation
+from knowmeter.activation._main import ActivationInterrupted, activation_store, resume_activation, run_activation
 from knowmeter.activation._model import (
     SCHEMA_VERSION,
     ActivationReport,
@@ -43,6 +43,7 @@ __all__ = [
     "SKILL_EXECUTORS",
     "TREATMENT",
     "ActivationCase",
+    "ActivationInterrupted",
     "ActivationPlan",
     "ActivationReport",
     "ArmFigures",
@@ -56,12 +57,14 @@ __all__ = [
     "Target",
     "Trial",
     "activation_report",
+    "activation_store",
     "arm_figures",
     "clustered_rate",
     "compare_arms",
     "detect_activations",
     "load_activation_cases",
     "prepare_activation",
+    "resume_activation",
     "run_activation",
     "split_cases",
     "summary_lines",

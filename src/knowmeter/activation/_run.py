@@ -230,10 +230,10 @@ def make_config(
     )
 
 
-def start_activation(plan: ActivationPlan) -> RunDir:
-    """Create the run's folder (under ``<output>/activation``) and its ``run.json``."""
+def start_activation(plan: ActivationPlan, runs_root: Path) -> RunDir:
+    """Create the run's folder under ``runs_root`` and its ``run.json``."""
     prepared = plan.prepared
-    run_dir = RunDir.create(prepared.config.output_path() / "activation")
+    run_dir = RunDir.create(runs_root)
     record = run_record(prepared, run_dir.id)
     record["activation"] = {
         "target": plan.target.to_dict(),

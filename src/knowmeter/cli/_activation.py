@@ -13,7 +13,7 @@ from knowmeter.cli._output import NumberRange, budget_option, executor_option_fl
 
 
 @click.command("activation")
-@click.argument("skill")
+@click.argument("skill", required=False)
 @click.option(
     "--cases",
     "case_files",
@@ -60,7 +60,9 @@ from knowmeter.cli._output import NumberRange, budget_option, executor_option_fl
 )
 @click.option("--model", help="Model passed to the agent's executor.")
 @executor_option_flags
-@click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Trials per case and arm.")
+@click.option(
+    "--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Trials per case and version."
+)
 @click.option("--concurrency", type=click.IntRange(1, 256), help=f"Tasks run at once (default {defaults.CONCURRENCY}).")
 @click.option("--timeout", "timeout_s", type=NumberRange(min=0.001), help="Per-task timeout in seconds.")
 @click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors.")
@@ -68,7 +70,11 @@ from knowmeter.cli._output import NumberRange, budget_option, executor_option_fl
 @budget_option("Total cost budget over every agent call.")
 @click.option("--seed", type=int, help="Seed of the statistics (and of --split).")
 @click.option(
-    "--output-dir", help=f"Where runs are stored (default: {defaults.OUTPUT_DIR}; runs go to <dir>/activation)."
+    "--output-dir", help=f"Where runs are stored (default: {defaults.OUTPUT_DIR}; runs go to <dir>/activation/runs)."
+)
+@click.option(
+    "--resume",
+    help="Continue a killed activation run (its id, a prefix, latest or its folder): only its missing tasks run.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print activation.json to stdout instead of the summary.")
 @guarded
@@ -84,54 +90,6 @@ def activation_cmd(**opts: Any) -> None:
     Exit codes: 0 PROGRESS, or a one-version run that measured; 1 any other verdict or a run whose
     tasks mostly failed (NOT MEASURED); 2 bad input.
     """
-    from pathlib import Path
+    from knowmeter.cli._activation_run import run
 
-    from knowmeter.activation import Target, run_activation, summary_lines
-    from knowmeter.evaluation import parse_option_flags
-
-    target = Target(
-        skill=opts["skill"],
-        case_files=tuple(opts["case_files"]),
-        against=opts.get("against"),
-        description=opts.get("description"),
-        skills_dirs=tuple(opts["skills_dirs"]),
-        distractors=tuple(opts["distractors"]),
-        counts=opts["counts"],
-        split=bool(opts.get("split")),
-    )
-    if target.against and target.description:
-        raise click.UsageError("give --against or --description, not both")
-
-    def started(plan: Any, run_dir: Any) -> None:
-        p = plan.prepared
-        click.echo(
-            f"run {run_dir.id}: {len(p.sample_set.samples)} case(s) × {len(p.variants)} version(s) × "
-            f"{p.config.repeat} repeat(s) = {len(p.tasks)} tasks ({p.executor.name})",
-            err=True,
-        )
-
-    run_dir, report = run_activation(
-        target,
-        base_dir=Path.cwd(),
-        executor=opts["executor"],
-        executor_options=parse_option_flags(list(opts.get("executor_options") or ())),
-        on_start=started,
-        model=opts.get("model"),
-        repeat=opts["repeat"],
-        concurrency=opts.get("concurrency"),
-        timeout_s=opts.get("timeout_s"),
-        retry=opts.get("retry"),
-        no_cache=opts.get("no_cache") or None,
-        budget_total_usd=opts.get("budget_usd"),
-        seed=opts.get("seed"),
-        output_dir=opts.get("output_dir"),
-    )
-    if opts.get("as_json"):
-        from knowmeter.cli._output import print_json
-
-        print_json(report.model_dump(mode="json"))
-    else:
-        for line in summary_lines(report):
-            click.echo(line)
-        click.echo(f"report: {run_dir.path / 'activation.json'}")
-    sys.exit(report.exit_code)
+    sys.exit(run(opts))
