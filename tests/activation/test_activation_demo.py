@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
 
 from knowmeter.cli._init import ACTIVATION_DEMO
 from tests.support.cli import km
@@ -26,3 +29,26 @@ def test_demo_activation_example_runs_offline(tmp_path: Path) -> None:
     assert chargeback["loaded_instead"] == ["billing"]
     recall = report["comparisons"][0]["changes"][0]
     assert recall["significant"] and recall["low"] > 0
+
+
+def test_markdown_and_junit_of_the_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    summary = tmp_path / "step-summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    km("init", "demo", cwd=tmp_path)
+    args = ("--markdown", "s.md", "--junit", "j.xml")
+    r = km("activation", *shlex.split(ACTIVATION_DEMO), *args, cwd=tmp_path / "demo")
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "demo" / "s.md").read_text()
+    assert md.startswith("## knowmeter activation: PROGRESS — skill `refunds`")
+    assert "| recall | 0.17 | [0.03, 0.60] | 3/18 over 6 case(s) |" in md
+    assert "- ✗ `chargeback`: should fire, fired 0/3; loaded instead: billing" in md
+    assert summary.read_text() == md + "\n"
+    suite = ET.parse(tmp_path / "demo" / "j.xml").getroot()
+    cases = suite.findall("testcase")
+    assert len(cases) == 12 * 2 + 1 and suite.get("tests") == "25"
+    failed = sorted((c.get("classname"), c.get("name")) for c in cases if c.find("failure") is not None)
+    assert failed == [
+        ("activation.refunds.A", n)
+        for n in ("cancel-window", "chargeback", "charged-twice", "money-back", "unused-months")
+    ]
+    assert suite.get("failures") == "5" and cases[-1].get("name") == "outcome"

@@ -21,6 +21,7 @@ from knowmeter.activation._model import (
     PairedChange,
     Rate,
 )
+from knowmeter.activation._outputs import junit_xml, markdown_summary, write_ci_outputs
 from knowmeter.activation._report import ACTIVATION_FILE, activation_report
 from knowmeter.activation._run import (
     CONTROL,
@@ -62,7 +63,9 @@ __all__ = [
     "clustered_rate",
     "compare_arms",
     "detect_activations",
+    "junit_xml",
     "load_activation_cases",
+    "markdown_summary",
     "prepare_activation",
     "resume_activation",
     "run_activation",
@@ -70,4 +73,5 @@ __all__ = [
     "summary_lines",
     "verdict",
     "with_description",
+    "write_ci_outputs",
 ]

@@ -114,6 +114,7 @@ class ActivationReport(_Model):
     skill: str
     case_files: list[dict[str, str]]
     cases: int
+    case_ids: list[str]
     repeats: int
     counts: Literal["skill-tool", "read", "either"]
     executor: str

@@ -64,6 +64,7 @@ def activation_report(run_dir: RunDir, *, write: bool = True) -> ActivationRepor
         skill=skill,
         case_files=act["case_files"],
         cases=len(cases),
+        case_ids=list(cases),
         repeats=int(cfg.get("repeat", 1)),
         counts=act["target"]["counts"],
         executor=run["executor"]["name"],

@@ -9,7 +9,7 @@ import click
 
 from knowmeter import defaults
 from knowmeter.cli._errors import guarded
-from knowmeter.cli._output import NumberRange, budget_option, executor_option_flags
+from knowmeter.cli._output import NumberRange, budget_option, ci_output_options, executor_option_flags
 
 
 @click.command("activation")
@@ -77,6 +77,7 @@ from knowmeter.cli._output import NumberRange, budget_option, executor_option_fl
     help="Continue a killed activation run (its id, a prefix, latest or its folder): only its missing tasks run.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print activation.json to stdout instead of the summary.")
+@ci_output_options
 @guarded
 def activation_cmd(**opts: Any) -> None:
     """Measure whether the agent loads SKILL (a SKILL.md or its folder) when it should, and only

@@ -17,6 +17,7 @@ from knowmeter.activation import (
     resume_activation,
     run_activation,
     summary_lines,
+    write_ci_outputs,
 )
 from knowmeter.errors import InputError
 from knowmeter.evaluation import parse_option_flags
@@ -35,8 +36,9 @@ def _started(plan: ActivationPlan, run_dir: RunDir, left: int) -> None:
     )
 
 
-def _print(report: ActivationReport, run_dir: RunDir, as_json: bool) -> None:
-    if as_json:
+def _print(report: ActivationReport, run_dir: RunDir, opts: dict[str, Any]) -> None:
+    written = write_ci_outputs(report, junit=opts.get("junit"), markdown=opts.get("markdown"))
+    if opts.get("as_json"):
         from knowmeter.cli._output import print_json
 
         print_json(report.model_dump(mode="json"))
@@ -44,6 +46,8 @@ def _print(report: ActivationReport, run_dir: RunDir, as_json: bool) -> None:
     for line in summary_lines(report):
         click.echo(line)
     click.echo(f"report: {run_dir.path / 'activation.json'}")
+    for path in written:
+        click.echo(f"wrote: {path}")
 
 
 def _target(opts: dict[str, Any]) -> Target:
@@ -91,12 +95,12 @@ def run(opts: dict[str, Any]) -> int:
                 output_dir=opts.get("output_dir"),
             )
     except ActivationInterrupted as stop:
-        _print(stop.report, stop.run_dir, bool(opts.get("as_json")))
+        _print(stop.report, stop.run_dir, opts)
         how = "" if stop.signum == signal.SIGINT else f" by {signal.Signals(stop.signum).name}"
         again = f"knowmeter activation --resume {stop.run_dir.id}"
         if opts.get("output_dir"):
             again += f" --output-dir {opts['output_dir']}"
         click.echo(f"interrupted{how}: the finished tasks are stored; continue with: {again}", err=True)
         return stopped_exit_code(stop)
-    _print(report, run_dir, bool(opts.get("as_json")))
+    _print(report, run_dir, opts)
     return report.exit_code
