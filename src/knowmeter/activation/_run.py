@@ -214,6 +214,8 @@ def make_config(
             f"--executor {executor}: it has no skills mechanism to measure; activation runs on "
             f"{', '.join(SKILL_EXECUTORS)}"
         )
+    if executor == "codex" and target.counts == "skill-tool":
+        raise InputError("--counts skill-tool: codex has no Skill tool (it reads SKILL.md); use --counts read or either")
     options = {**executor_options}
     if options.setdefault("delivery", "skill") != "skill":
         raise InputError(f"--executor-option delivery={options['delivery']}: activation needs delivery=skill")
