@@ -10,6 +10,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
+from knowmeter.activation import ActivationReport
 from knowmeter.cli._init import ACTIVATION_DEMO
 from tests.support.cli import km
 
@@ -52,3 +53,18 @@ def test_markdown_and_junit_of_the_demo(tmp_path: Path, monkeypatch: pytest.Monk
         for n in ("cancel-window", "chargeback", "charged-twice", "money-back", "unused-months")
     ]
     assert suite.get("failures") == "5" and cases[-1].get("name") == "outcome"
+
+
+def test_html_page_is_self_contained_and_escapes_what_the_run_wrote(tmp_path: Path) -> None:
+    from knowmeter.activation._html import html_report
+
+    km("init", "demo", cwd=tmp_path)
+    r = km("activation", *shlex.split(ACTIVATION_DEMO), "--json", cwd=tmp_path / "demo")
+    report = ActivationReport.model_validate_json(r.stdout)
+    (page,) = (tmp_path / "demo").glob(".knowmeter/activation/runs/*/activation.html")
+    text = page.read_text()
+    assert text == html_report(report) and text.startswith("<!doctype html>")
+    assert "<script" not in text and "http" not in text and "<svg" in text
+    assert "[0.03, 0.60]" in text and "<code>chargeback</code>: should fire, fired 0/3; loaded instead: billing" in text
+    hostile = report.model_copy(update={"skill": "<script>alert(1)</script>", "notes": ["<img src=x>"]})
+    assert "<script>" not in html_report(hostile) and "&lt;img src=x&gt;" in html_report(hostile)

@@ -125,3 +125,13 @@ def test_split_is_stratified_seeded_and_disjoint() -> None:
     assert split == split_cases(cases, seed=7) and split != split_cases(cases, seed=8)
     assert sum(c.startswith("p") for c in split["tune"]) == 6 and sum(c.startswith("n") for c in split["tune"]) == 3
     assert not set(split["tune"]) & set(split["held-out"]) and len(split["tune"] + split["held-out"]) == 15
+
+
+def test_all_trials_agreeing_uses_the_cases_as_n_not_the_repeats() -> None:
+    # 6 cases × 3 repeats, never fired: the repeats may be copies of one another, so n = 6 cases
+    f = arm_figures("A", "s", _trials({f"n{i}": (False, [False] * 3) for i in range(6)}), b=200)
+    rate = f.false_activation_rate
+    assert (rate.successes, rate.trials, rate.cases, rate.design_effect) == (0, 18, 6, 3.0)
+    assert (rate.low, rate.high) == pytest.approx(wilson_interval(0, 6))
+    one = arm_figures("A", "s", _trials({f"p{i}": (True, [True] * 2) for i in range(5)}), b=200).recall
+    assert (one.low, one.high) == pytest.approx(wilson_interval(5, 5))

@@ -24,7 +24,8 @@ def _rate(r: Rate | None) -> tuple[str, str, str]:
     return f"{r.rate:.2f}", ci, f"{r.successes}/{r.trials} over {r.cases} case(s)"
 
 
-def _wrong(c: ConfusedCase) -> str:
+def wrong_line(c: ConfusedCase) -> str:
+    """How a case went wrong, in one line."""
     want = "should fire" if c.should_trigger else "should not fire"
     text = f"{want}, fired {c.activated}/{c.trials}"
     if c.loaded_instead:
@@ -46,7 +47,7 @@ def _arm_table(f: ArmFigures) -> list[str]:
     f1_ci = "" if f.f1_low is None or f.f1_high is None else f"[{f.f1_low:.2f}, {f.f1_high:.2f}]"
     lines.append(f"| F1 | {f1} | {f1_ci} | |")
     if f.confusion:
-        lines += ["", *(f"- ✗ `{c.case_id}`: {_wrong(c)}" for c in f.confusion)]
+        lines += ["", *(f"- ✗ `{c.case_id}`: {wrong_line(c)}" for c in f.confusion)]
     return lines
 
 
@@ -87,7 +88,7 @@ def junit_xml(report: ActivationReport) -> str:
                 continue
             kind = "error" if c.errors and c.errors == c.trials + c.errors else "failure"
             counts["errors" if kind == "error" else "failures"] += 1
-            ET.SubElement(case, kind, message=_NOT_XML.sub("\ufffd", _wrong(c))[:500], type="activation")
+            ET.SubElement(case, kind, message=_NOT_XML.sub("\ufffd", wrong_line(c))[:500], type="activation")
     counts["tests"] += 1
     outcome = ET.SubElement(suite, "testcase", classname=f"activation.{report.skill}", name="outcome")
     if report.exit_code != 0:

@@ -8,16 +8,18 @@ from typing import Any
 from knowmeter import defaults
 from knowmeter.activation._cases import ActivationCase
 from knowmeter.activation._compare import compare_arms, solo_reasons, split_cases, verdict
+from knowmeter.activation._html import html_report
 from knowmeter.activation._model import ActivationReport, ArmFigures
 from knowmeter.activation._run import CONTROL, TREATMENT, trials_of
 from knowmeter.activation._stats import arm_figures
 from knowmeter.decision import NOT_MEASURED_SHARE
 from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
-from knowmeter.store import RunDir, write_json_atomic
+from knowmeter.store import RunDir, atomic_file, write_json_atomic
 
-__all__ = ["ACTIVATION_FILE", "activation_report"]
+__all__ = ["ACTIVATION_FILE", "HTML_FILE", "activation_report"]
 
 ACTIVATION_FILE = "activation.json"
+HTML_FILE = "activation.html"
 
 
 def _cases(run: dict[str, Any]) -> dict[str, ActivationCase]:
@@ -80,4 +82,6 @@ def activation_report(run_dir: RunDir, *, write: bool = True) -> ActivationRepor
     )
     if write:
         write_json_atomic(run_dir.path / ACTIVATION_FILE, report.model_dump(mode="json"))
+        with atomic_file(run_dir.path / HTML_FILE) as fh:
+            fh.write(html_report(report).encode())
     return report

@@ -215,7 +215,9 @@ def make_config(
             f"{', '.join(SKILL_EXECUTORS)}"
         )
     if executor == "codex" and target.counts == "skill-tool":
-        raise InputError("--counts skill-tool: codex has no Skill tool (it reads SKILL.md); use --counts read or either")
+        raise InputError(
+            "--counts skill-tool: codex has no Skill tool (it reads SKILL.md); use --counts read or either"
+        )
     options = {**executor_options}
     if options.setdefault("delivery", "skill") != "skill":
         raise InputError(f"--executor-option delivery={options['delivery']}: activation needs delivery=skill")

@@ -21,7 +21,7 @@ import numpy as np
 
 from knowmeter import defaults
 from knowmeter.activation._model import ArmFigures, ConfusedCase, Rate
-from knowmeter.stats import resample_counts, wilson_clustered
+from knowmeter.stats import resample_counts, wilson_clustered, wilson_interval
 
 __all__ = ["Trial", "arm_figures", "clustered_rate"]
 
@@ -43,10 +43,25 @@ class Trial:
 
 
 def clustered_rate(successes: list[int], trials: list[int], level: float) -> Rate:
-    """A share over clusters with its clustered Wilson interval (None figures when no trial)."""
+    """A share over clusters with its clustered Wilson interval (None figures when no trial).
+
+    When every trial agrees (a share of 0 or 1) the spread between cases cannot be estimated; the
+    worst case is assumed — repeats perfectly correlated, so the effective n is the number of
+    cases (design effect n / cases) — rather than counting every repeat as independent."""
     cw = wilson_clustered(successes, trials, level) if sum(trials) else None
     if cw is None:
         return Rate(successes=0, trials=0, cases=0, rate=None, low=None, high=None, design_effect=None)
+    if cw.rate in (0.0, 1.0) and cw.n > cw.n_clusters:
+        low, high = wilson_interval(int(cw.rate) * cw.n_clusters, cw.n_clusters, level) or (None, None)
+        return Rate(
+            successes=cw.successes,
+            trials=cw.n,
+            cases=cw.n_clusters,
+            rate=cw.rate,
+            low=low,
+            high=high,
+            design_effect=cw.n / cw.n_clusters,
+        )
     return Rate(
         successes=cw.successes,
         trials=cw.n,

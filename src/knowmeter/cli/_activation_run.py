@@ -46,6 +46,7 @@ def _print(report: ActivationReport, run_dir: RunDir, opts: dict[str, Any]) -> N
     for line in summary_lines(report):
         click.echo(line)
     click.echo(f"report: {run_dir.path / 'activation.json'}")
+    click.echo(f"html: {run_dir.path / 'activation.html'}")
     for path in written:
         click.echo(f"wrote: {path}")
 
