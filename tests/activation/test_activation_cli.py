@@ -179,3 +179,18 @@ def test_resume_runs_only_the_missing_tasks_and_refuses_changed_cases(tmp_path: 
     assert r.returncode == 2 and "the sample set changed since the run started" in r.stderr
     r = km("activation", "--output-dir", "out", cwd=tmp_path)
     assert r.returncode == 2 and "activation needs a SKILL" in r.stderr
+
+
+def test_trends_compare_only_runs_on_the_same_cases(tmp_path: Path, sg_skills: Path) -> None:
+    skill = str(sg_skills / "debugging")
+    (tmp_path / "few.yaml").write_text("- {id: a, prompt: my test fails in CI, should_trigger: true}\n")
+    for extra in ((), ("--repeat", "1"), ("--cases", "few.yaml")):
+        assert km("activation", skill, *extra, "--output-dir", "out", cwd=tmp_path).returncode == 0
+    runs = sorted((tmp_path / "out" / "activation" / "runs").iterdir())
+    (runs[0] / "activation.json").write_text("{")  # damaged: skipped and counted
+    r = km("activation", "--trends", "--output-dir", "out", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    blocks = [line for line in r.stdout.splitlines() if line.startswith("skill ")]
+    assert len(blocks) == 2 and all("(1 run(s))" in b for b in blocks)
+    assert f"  {runs[1].name} A: recall 0.75 [" in r.stdout and f"  {runs[2].name} A: recall 1.00 [" in r.stdout
+    assert r.stdout.rstrip().endswith("1 run(s) without a readable activation.json were skipped")

@@ -34,6 +34,7 @@ from knowmeter.activation._run import (
 )
 from knowmeter.activation._stats import Trial, arm_figures, clustered_rate
 from knowmeter.activation._terminal import summary_lines
+from knowmeter.activation._trends import TrendPoint, activation_trends, trend_lines
 
 __all__ = [
     "ACTIVATION_FILE",
@@ -56,9 +57,11 @@ __all__ = [
     "PairedChange",
     "Rate",
     "Target",
+    "TrendPoint",
     "Trial",
     "activation_report",
     "activation_store",
+    "activation_trends",
     "arm_figures",
     "clustered_rate",
     "compare_arms",
@@ -71,6 +74,7 @@ __all__ = [
     "run_activation",
     "split_cases",
     "summary_lines",
+    "trend_lines",
     "verdict",
     "with_description",
     "write_ci_outputs",

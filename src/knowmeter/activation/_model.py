@@ -13,6 +13,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "ActivationReport",
     "ArmFigures",
+    "CaseSet",
     "Comparison",
     "ConfusedCase",
     "PairedChange",
@@ -106,12 +107,22 @@ class Comparison(_Model):
     changes: list[PairedChange]
 
 
+class CaseSet(_Model):
+    """The cases every figure depends on: their files, count and content hash (the watermark)."""
+
+    paths: list[str]
+    count: int
+    sha256: str
+
+
 class ActivationReport(_Model):
     """Everything an activation run measured, and its verdict."""
 
     schema_version: int = SCHEMA_VERSION
     run_id: str
+    created_at: str | None = None
     skill: str
+    case_set: CaseSet
     case_files: list[dict[str, str]]
     cases: int
     case_ids: list[str]

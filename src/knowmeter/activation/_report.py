@@ -9,7 +9,7 @@ from knowmeter import defaults
 from knowmeter.activation._cases import ActivationCase
 from knowmeter.activation._compare import compare_arms, solo_reasons, split_cases, verdict
 from knowmeter.activation._html import html_report
-from knowmeter.activation._model import ActivationReport, ArmFigures
+from knowmeter.activation._model import ActivationReport, ArmFigures, CaseSet
 from knowmeter.activation._run import CONTROL, TREATMENT, trials_of
 from knowmeter.activation._stats import arm_figures
 from knowmeter.decision import NOT_MEASURED_SHARE
@@ -63,7 +63,13 @@ def activation_report(run_dir: RunDir, *, write: bool = True) -> ActivationRepor
         reasons = solo_reasons(figures[0])
     report = ActivationReport(
         run_id=run_dir.id,
+        created_at=run.get("created_at"),
         skill=skill,
+        case_set=CaseSet(
+            paths=list(run["watermark"]["paths"]),
+            count=int(run["watermark"]["count"]),
+            sha256=run["watermark"]["sha256"],
+        ),
         case_files=act["case_files"],
         cases=len(cases),
         case_ids=list(cases),

@@ -76,6 +76,12 @@ from knowmeter.cli._output import NumberRange, budget_option, ci_output_options,
     "--resume",
     help="Continue a killed activation run (its id, a prefix, latest or its folder): only its missing tasks run.",
 )
+@click.option(
+    "--trends",
+    is_flag=True,
+    help="Print recall and false-activation rate across the stored activation runs of each skill and case set "
+    "(only runs on the same cases are compared), then exit.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print activation.json to stdout instead of the summary.")
 @ci_output_options
 @guarded

@@ -14,9 +14,11 @@ from knowmeter.activation import (
     ActivationPlan,
     ActivationReport,
     Target,
+    activation_store,
     resume_activation,
     run_activation,
     summary_lines,
+    trend_lines,
     write_ci_outputs,
 )
 from knowmeter.errors import InputError
@@ -72,6 +74,10 @@ def run(opts: dict[str, Any]) -> int:
     """Run (or resume) an activation measurement; print it; return the exit code. After Ctrl-C
     or SIGTERM the finished tasks are reported and the line that resumes the run is printed."""
     output_dir = opts.get("output_dir") or defaults.OUTPUT_DIR
+    if opts.get("trends"):
+        for line in trend_lines(activation_store(output_dir) / "runs"):
+            click.echo(line)
+        return 0
     options = parse_option_flags(list(opts.get("executor_options") or ()))
     try:
         if opts.get("resume"):
