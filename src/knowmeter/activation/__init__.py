@@ -11,6 +11,7 @@ two versions or descriptions) → ``activation_report`` (``activation.json``).
 from knowmeter.activation._cases import ActivationCase, CaseFile, load_activation_cases
 from knowmeter.activation._compare import MIN_CASES, compare_arms, split_cases, verdict
 from knowmeter.activation._detect import COUNTS, Counts, Detection, detect_activations
+from knowmeter.activation._html import html_report, runs_index_html
 from knowmeter.activation._main import ActivationInterrupted, activation_store, resume_activation, run_activation
 from knowmeter.activation._model import (
     SCHEMA_VERSION,
@@ -66,12 +67,14 @@ __all__ = [
     "clustered_rate",
     "compare_arms",
     "detect_activations",
+    "html_report",
     "junit_xml",
     "load_activation_cases",
     "markdown_summary",
     "prepare_activation",
     "resume_activation",
     "run_activation",
+    "runs_index_html",
     "split_cases",
     "summary_lines",
     "trend_lines",

@@ -8,7 +8,7 @@ from html import escape
 from knowmeter.activation._model import ActivationReport, ArmFigures, PairedChange, Rate
 from knowmeter.activation._outputs import wrong_line
 
-__all__ = ["html_report"]
+__all__ = ["html_report", "runs_index_html"]
 
 _STYLE = (
     "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:60em;color:#222}"
@@ -95,3 +95,35 @@ def html_report(report: ActivationReport) -> str:
         f"<!doctype html><html><head><meta charset=utf-8><title>activation {skill}</title>"
         f"<style>{_STYLE}</style></head><body>{head}{arms}{changes}<ul>{reasons}</ul></body></html>\n"
     )
+
+
+def runs_index_html(reports: list[ActivationReport], link: str = "/activation/") -> str:
+    """A page listing activation runs (newest first): verdict, skill, case set, recall and false
+    activations per version, each run linking to ``link + run_id``."""
+    rows = []
+    for r in reports:
+        figures = "; ".join(
+            f"{escape(f.arm)}: recall {_short(f.recall)}, false activations {_short(f.false_activation_rate)}"
+            for f in r.arms
+        )
+        run, cases = escape(r.run_id), f"{r.case_set.count} case(s) · {escape(r.case_set.sha256[:8])}"
+        rows.append(
+            f"<tr><td><a href='{link}{run}'>{run}</a></td><td class=v>{escape(r.verdict)}</td>"
+            f"<td><code>{escape(r.skill)}</code></td><td>{cases}</td><td>{figures}</td></tr>"
+        )
+    body = (
+        "<table><tr><th>run</th><th>verdict</th><th>skill</th><th>case set</th><th>figures</th></tr>"
+        + "".join(rows)
+        + "</table>"
+        if rows
+        else "<p>no activation runs in this store yet: run knowmeter activation</p>"
+    )
+    return (
+        f"<!doctype html><html><head><meta charset=utf-8><title>knowmeter activation runs</title>"
+        f"<style>{_STYLE}</style></head><body><p><a href='/'>Runs</a> · <a href='/trends'>Trends</a></p>"
+        f"<h1>Activation runs</h1>{body}</body></html>\n"
+    )
+
+
+def _short(r: Rate) -> str:
+    return "unknown" if r.rate is None else f"{r.rate:.2f}"
