@@ -157,3 +157,28 @@ def test_missing_file_and_skill_without_examples(tmp_path: Path) -> None:
     (tmp_path / "s" / "SKILL.md").write_text("---\nname: s\ndescription: d\n---\nbody\n")
     with pytest.raises(InputError, match=r"SKILL\.md: frontmatter: no examples or anti_examples to run"):
         load_activation_cases(tmp_path / "s", "s")
+
+
+def test_with_description_replaces_a_folded_description_and_keeps_the_rest(tmp_path: Path) -> None:
+    from knowmeter.activation import with_description
+
+    text = "---\nname: s\ndescription: >\n  old words\n  more old words\nversion: 1\n---\n# body\ndescription: not me\n"
+    new = with_description(tmp_path, text, 'Use when "quoted" things\\happen.')
+    fm = yaml.safe_load(new.split("---\n")[1])
+    assert fm == {"name": "s", "description": 'Use when "quoted" things\\happen.', "version": 1}
+    assert new.endswith("# body\ndescription: not me\n")
+    with pytest.raises(InputError, match="no frontmatter"):
+        with_description(tmp_path, "# no frontmatter\n", "x")
+
+
+def test_two_distractors_of_one_name_are_refused(tmp_path: Path, sg_skills: Path) -> None:
+    from tests.support.cli import km
+
+    for folder in ("one", "two"):
+        (tmp_path / folder / "documentation").mkdir(parents=True)
+        (tmp_path / folder / "documentation" / "SKILL.md").write_text("---\nname: documentation\ndescription: d\n---\n")
+    (tmp_path / "c.yaml").write_text(
+        "- {id: a, prompt: x, should_trigger: true, distractors: [one/documentation, two/documentation]}\n"
+    )
+    r = km("activation", str(sg_skills / "a11y"), "--cases", "c.yaml", "--output-dir", "out", cwd=tmp_path)
+    assert r.returncode == 2 and "c.yaml: case 'a': two distractors are named 'documentation'" in r.stderr

@@ -189,6 +189,10 @@ def prepare_activation(config: RunConfig, target: Target) -> ActivationPlan:
                     distractors[key], _ = _install(path)
                 if _frontmatter_name(path, distractors[key].text) == name:
                     raise InputError(f"{file.path}: case {case.case_id!r}: distractor {ref!r} is the skill under test")
+                if any(i.name == distractors[key].name for i in installs):
+                    raise InputError(
+                        f"{file.path}: case {case.case_id!r}: two distractors are named {distractors[key].name!r}"
+                    )
                 installs.append(distractors[key])
             plan_cases[sid] = case
             per_case[sid] = tuple(installs)
