@@ -179,7 +179,7 @@ def prepare_activation(config: RunConfig, target: Target) -> ActivationPlan:
             sid = _sample_id(case, file, len(files) > 1)
             if sid in plan_cases:
                 raise InputError(f"{file.path}: case {case.case_id!r}: id {sid!r} used twice; give it another id")
-            installs = []
+            installs: list[SkillInstall] = []
             if not case.distractors and target.distractors:
                 case = replace(case, distractors=target.distractors)
             for ref in case.distractors:
