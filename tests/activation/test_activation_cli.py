@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 
 from knowmeter.activation import ActivationReport, with_description
 from tests.support.cli import km
@@ -194,3 +195,13 @@ def test_trends_compare_only_runs_on_the_same_cases(tmp_path: Path, sg_skills: P
     assert len(blocks) == 2 and all("(1 run(s))" in b for b in blocks)
     assert f"  {runs[1].name} A: recall 0.75 [" in r.stdout and f"  {runs[2].name} A: recall 1.00 [" in r.stdout
     assert r.stdout.rstrip().endswith("1 run(s) without a readable activation.json were skipped")
+
+
+def test_python_api_is_the_command(tmp_path: Path, sg_skills: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import knowmeter
+
+    monkeypatch.chdir(tmp_path)
+    report = knowmeter.measure_activation(sg_skills / "a11y", output_dir="out")
+    assert report.verdict == "SOLO" and report.repeats == 3
+    assert (report.arms[0].recall.successes, report.arms[0].recall.trials) == (9, 12)
+    assert _report(tmp_path / "out") == report.model_dump(mode="json")
