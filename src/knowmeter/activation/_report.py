@@ -50,7 +50,7 @@ def activation_report(run_dir: RunDir, *, write: bool = True) -> ActivationRepor
     elif CONTROL in arms and TREATMENT in arms:
         pair = ((CONTROL, arms[CONTROL]), (TREATMENT, arms[TREATMENT]))
         comparisons.append(compare_arms("all", skill, *pair, **kw))  # type: ignore[arg-type]
-        judged = comparisons[0]
+        judged, note = comparisons[0], []
         if act["target"].get("split"):
             split = split_cases({sid: c.should_trigger for sid, c in cases.items()}, kw["seed"])
             for part in ("tune", "held-out"):
@@ -58,7 +58,9 @@ def activation_report(run_dir: RunDir, *, write: bool = True) -> ActivationRepor
                 sub = tuple((n, [t for t in ts if t.case_id in keep]) for n, ts in pair)
                 comparisons.append(compare_arms(part, skill, *sub, **kw))  # type: ignore[arg-type]
             judged = comparisons[-1]  # the verdict comes from the cases the description was not tuned on
+            note = [f"judged on the held-out {len(split['held-out'])} case(s) (--split):"]
         outcome, reasons, code = verdict(judged)
+        reasons = note + reasons
     elif figures:
         reasons = solo_reasons(figures[0])
     report = ActivationReport(
