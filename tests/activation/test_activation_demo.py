@@ -68,3 +68,17 @@ def test_html_page_is_self_contained_and_escapes_what_the_run_wrote(tmp_path: Pa
     assert "[0.03, 0.60]" in text and "<code>chargeback</code>: should fire, fired 0/3; loaded instead: billing" in text
     hostile = report.model_copy(update={"skill": "<script>alert(1)</script>", "notes": ["<img src=x>"]})
     assert "<script>" not in html_report(hostile) and "&lt;img src=x&gt;" in html_report(hostile)
+
+
+def test_split_judges_the_held_out_cases(tmp_path: Path) -> None:
+    km("init", "demo", cwd=tmp_path)
+    r = km("activation", *shlex.split(ACTIVATION_DEMO), "--split", "--json", cwd=tmp_path / "demo")
+    report = json.loads(r.stdout)
+    assert [c["part"] for c in report["comparisons"]] == ["all", "tune", "held-out"]
+    tune, held = report["split"]["tune"], report["split"]["held-out"]
+    assert len(tune) == 8 and len(held) == 4 and not set(tune) & set(held)
+    # 4 held-out cases (2 of each kind) cannot show a change: UNDERPOWERED, whatever the whole set says
+    assert report["verdict"] == "UNDERPOWERED" and r.returncode == 1
+    assert report["reasons"][0] == "judged on the held-out 4 case(s) (--split):"
+    held_out = report["comparisons"][2]["changes"][0]
+    assert held_out["cases"] == 2
