@@ -230,15 +230,16 @@ def test_unsealed_is_explicit_and_loud(tmp_path: Path, mock_server: ServerFactor
 def test_tools_their_sandbox_cannot_start_make_an_executor_error_not_a_graded_answer(
     tmp_path: Path, mock_server: ServerFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A seal without a writable /tmp (what knowmeter's seal was when TMPDIR was not /tmp) breaks
-    codex's own sandbox: every shell call fails with 'error building bubblewrap command'. The task
-    is then an executor error that says so — never graded, never read as failed searches."""
+    """A machine where the agent may not map users in a nested namespace (here: the seal run with
+    every capability dropped) breaks codex's own sandbox: every shell call fails with a bwrap
+    error, as every one did with 'error building bubblewrap command' when knowmeter's seal had no
+    writable /tmp. The task is then an executor error that says so — never graded, never read as
+    failed searches."""
     import anyio
 
     from knowmeter.executors import ExecRequest, ExecutorSpec, _seal, create_executor
 
-    monkeypatch.setattr(_seal, "_SCRATCH_DIRS", ())
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(_seal, "_LOCK", (*_seal._LOCK, "--cap-drop", "ALL"))
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws" / "fruits.txt").write_text(f"{FRUIT}\n")
     srv = mock_server({"steps": [{"shell": "cat fruits.txt"}, {"shell": "grep -rn kiwi ."}, {"text": "no kiwi"}]})
@@ -248,7 +249,7 @@ def test_tools_their_sandbox_cannot_start_make_an_executor_error_not_a_graded_an
     )
     result = anyio.run(create_executor(spec).run, request)
     assert result.error is not None and result.error.startswith(
-        "codex's tools could not run in their sandbox: 2 of 2 tool calls failed with 'error building bubblewrap command"
+        "codex's tools could not run in their sandbox: 2 of 2 tool calls failed with 'bwrap: "
     ), result.error
 
 
@@ -281,3 +282,32 @@ def test_seal_allow_opens_a_folder_read_only(
     (output,) = [e.output for e in result.trace.events if e.kind == "tool_result"]
     assert (FRUIT in output) is allowed, output
     assert ("Read-only file system" in output) is allowed and not (data / "new.txt").exists()
+
+
+def test_the_agent_has_no_privilege_to_undo_the_seal(tmp_path: Path) -> None:
+    """Root inside the seal is root of its own user namespace only: it cannot make a device node,
+    mount the host's devices, or unmount a folder to uncover what the seal left out (a protected
+    file inside an allowed folder, /etc/shadow): left-out paths are not covered, they are absent."""
+    from knowmeter.executors._seal import Seal
+
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    (allowed / "notes.txt").write_text("open\n")
+    (allowed / "answers.yaml").write_text(f"{ANSWER}\n")
+    root = tmp_path / "tmp" / "knowmeter-task"
+    (root / "work").mkdir(parents=True)
+    script = "; ".join(
+        [
+            "mknod /tmp/disk b 254 0 || echo NO-MKNOD",
+            "mkdir -p /tmp/dev && mount -t devtmpfs none /tmp/dev && ls /tmp/dev | head -3 || echo NO-DEVTMPFS",
+            f"umount {allowed} /etc /etc/shadow 2>&1",
+            f"cat {allowed}/notes.txt {allowed}/answers.yaml /etc/shadow 2>&1",
+            "grep -c Cap /proc/self/status",
+        ]
+    )
+    seal = Seal(root, hide=(allowed / "answers.yaml",), expose=(allowed,))
+    out = subprocess.run(
+        seal.argv(["sh", "-c", script], cwd=root / "work"), capture_output=True, text=True, timeout=60, check=False
+    ).stdout
+    assert "NO-MKNOD" in out and "NO-DEVTMPFS" in out, out
+    assert "open" in out and ANSWER not in out and "root:" not in out, out

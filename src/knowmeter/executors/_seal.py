@@ -29,6 +29,7 @@ why; the executors then refuse to start unless the user opted out of sealing (``
 from __future__ import annotations
 
 import functools
+import glob
 import os
 import shutil
 import subprocess
@@ -43,12 +44,25 @@ _PROBE_TIMEOUT_S = 30
 
 #: The host folders every sealed agent sees, read-only (those that exist on this machine).
 SYSTEM_DIRS: tuple[str, ...] = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/etc")
-#: Files and folders under the system folders that hold the host's secrets: blanked in the seal.
-_SYSTEM_SECRETS: tuple[str, ...] = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssl/private")
+#: Files and folders (globs) under the system folders that hold the host's secrets: blanked.
+_SYSTEM_SECRETS: tuple[str, ...] = (
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/shadow-",
+    "/etc/gshadow-",
+    "/etc/ssl/private",
+    "/etc/ssh/ssh_host_*",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+)
 #: Scratch folders every agent gets empty and writable (CLIs and their own sandboxes need them).
 _SCRATCH_DIRS: tuple[str, ...] = ("/tmp", "/var/tmp")
-#: The namespaces every seal starts from (the probe tries exactly these).
-_NAMESPACES = ("--die-with-parent", "--unshare-pid", "--unshare-ipc")
+#: The namespaces every seal starts from (the probe tries exactly these). Root inside is root of
+#: its own user namespace only: no device nodes, no mounts of the host's devices.
+_NAMESPACES = ("--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc")
+#: The agent runs one user namespace further in, so every mount of the seal is locked to the one
+#: beneath it: no blank can be unmounted to uncover what it covers (mount_namespaces(7)).
+_LOCK = ("bwrap", "--die-with-parent", "--unshare-user", "--dev-bind", "/", "/")
 
 
 def _system_args() -> list[str]:
@@ -71,9 +85,13 @@ def _system_args() -> list[str]:
     return args
 
 
+def _system_secrets() -> list[Path]:
+    return [Path(p) for pattern in _SYSTEM_SECRETS for p in glob.glob(pattern)]
+
+
 @functools.lru_cache(maxsize=4)
 def _probe(bwrap: str) -> str | None:
-    argv = [bwrap, *_NAMESPACES, *_system_args(), "--", "/bin/true"]
+    argv = [bwrap, *_NAMESPACES, *_system_args(), "--", *_LOCK, "--", "/bin/true"]
     try:
         proc = subprocess.run(
             argv, capture_output=True, text=True, timeout=_PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False
@@ -154,24 +172,27 @@ class Seal:
     expose: tuple[Path, ...] = ()
 
     def argv(self, command: Sequence[str], *, cwd: Path) -> list[str]:
-        """``command`` wrapped in ``bwrap`` with this seal, starting in ``cwd``."""
+        """``command`` wrapped in ``bwrap`` with this seal, starting in ``cwd``. A program given by
+        path is started by its real path (a symlink such as ``~/.local/bin/claude`` may lie in a
+        folder the seal does not hold)."""
+        if os.sep in command[0]:
+            command = [str(Path(command[0]).resolve()), *command[1:]]
         shared = self.root.parent
         if shared == Path(shared.anchor):
             raise ValueError(f"cannot seal a sandbox made directly in {shared}: set TMPDIR to a folder")
         # the temporary root is empty (other tasks' sandboxes do not exist); then what the agent
-        # needs back, the secrets blanked, this task's sandbox, and the skeleton made read-only
+        # needs back, the secrets and protected paths blanked, this task's sandbox, the skeleton
+        # read-only — and the agent one user namespace further in, where none of it can be undone
         args = ["bwrap", *_NAMESPACES, *_system_args(), "--tmpfs", str(shared)]
         exposed = sorted({p.resolve() for p in self.expose if p.exists()})
         for folder in exposed:
             if not _is_system(folder):
                 args += ["--ro-bind", str(folder), str(folder)]
         visible = [Path(d).resolve() for d in SYSTEM_DIRS if Path(d).exists()] + exposed
-        blank = [Path(s) for s in _SYSTEM_SECRETS] + [
-            p for p in self.hide if any(_under(p.resolve(), v) for v in visible)
-        ]
-        args += _blank_args(blank)
+        protected = [p for p in self.hide if any(_under(p.resolve(), v) for v in visible)]
+        args += _blank_args([*_system_secrets(), *protected])
         args += ["--bind", str(self.root), str(self.root), "--remount-ro", "/"]
-        return [*args, "--chdir", str(cwd), "--", *command]
+        return [*args, "--", *_LOCK, "--chdir", str(cwd), "--", *command]
 
 
 def _blank_args(paths: Iterable[Path]) -> list[str]:
@@ -180,8 +201,5 @@ def _blank_args(paths: Iterable[Path]) -> list[str]:
     for p in sorted({q.resolve() for q in paths if q.exists()}):
         if p == Path(p.anchor):
             continue
-        if p.is_dir():
-            args += ["--tmpfs", str(p)]
-        else:
-            args += ["--ro-bind", os.devnull, str(p)]
+        args += ["--tmpfs", str(p)] if p.is_dir() else ["--ro-bind", os.devnull, str(p)]
     return args

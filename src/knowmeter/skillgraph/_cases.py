@@ -39,6 +39,14 @@ from knowmeter.skillgraph._paths import find_repo_root
 from knowmeter.skillgraph._truth import TRUTH_SOURCE_FORMS, TruthSource
 
 CaseFormat = Literal["examples-evals", "comprehension-json", "evals-json"]
+ROUTING_SUFFIX = ".routing.json"
+#: ``comprehend --calibrate``'s anchor answers beside an eval file (not an eval file)
+ANCHORS_SUFFIX = ".anchors.json"
+ROUTING_NOTE = (
+    "a Skill Graph routing eval (routing_cases: which skill a query should activate) — input of the skill "
+    "activation evaluation, not a comprehension eval: skill lint does not check it and comprehend does not run it"
+)
+
 _EXTENSIONS = ("comprehension_dimension", "concept_field", "transfer", "expected_behaviors")
 _CASE_KEYS = frozenset(
     {
@@ -139,6 +147,8 @@ def load_cases(path: Path) -> CaseFile:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SkillFormatError(path, f"invalid JSON ({exc.msg}, column {exc.colno})", line=exc.lineno) from None
+    if path.name.endswith(ROUTING_SUFFIX) or (isinstance(data, dict) and "routing_cases" in data):
+        raise SkillFormatError(path, f"{ROUTING_NOTE}; pass the skill's comprehension eval file", line=1)
     if not isinstance(data, dict) or not isinstance(data.get("evals"), list):
         raise SkillFormatError(path, "an eval file is a JSON object with an 'evals' list of cases", line=1)
     raw_cases: list[Any] = data["evals"]
