@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from knowmeter.activation import Target, run_activation
-from tests.support.agents import agent_cli, executor_options
+from tests.support.agents import executor_options
 from tests.support.mock_model import ServerFactory
 
 pytestmark = [pytest.mark.agents, pytest.mark.slow]
@@ -64,8 +64,7 @@ def test_measured_activation_is_what_the_model_was_scripted_to_do(
         Target(skill=f"skills/{SKILL}", case_files=("cases.yaml",)),
         base_dir=tmp_path,
         executor=executor,
-        # the CLI's real path: the seal binds the install it resolves to (node_modules may be a symlink)
-        executor_options=executor_options(executor, srv, bin=str(agent_cli("claude").resolve())),
+        executor_options=executor_options(executor, srv),
         repeat=2,
         concurrency=4,
         output_dir=str(tmp_path / "out"),
@@ -120,7 +119,7 @@ def test_description_ab_on_the_real_cli(tmp_path: Path, mock_server: ServerFacto
         Target(skill=f"skills/{SKILL}", case_files=("cases.yaml",), description="Find fruit words (MANGO-B)."),
         base_dir=tmp_path,
         executor="claude",
-        executor_options=executor_options("claude", srv, bin=str(agent_cli("claude").resolve())),
+        executor_options=executor_options("claude", srv),
         repeat=1,
         concurrency=4,
         output_dir=str(tmp_path / "out"),
@@ -149,7 +148,7 @@ def test_codex_loads_a_skill_by_reading_its_skill_md(tmp_path: Path, mock_server
         Target(skill=f"skills/{SKILL}", case_files=("cases.yaml",)),
         base_dir=tmp_path,
         executor="codex",
-        executor_options=executor_options("codex", srv, bin=str(agent_cli("codex").resolve())),
+        executor_options=executor_options("codex", srv),
         repeat=2,
         concurrency=4,
         output_dir=str(tmp_path / "out"),
