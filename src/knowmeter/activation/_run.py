@@ -155,7 +155,7 @@ def prepare_activation(config: RunConfig, target: Target) -> ActivationPlan:
     files = [load_activation_cases(base / f, name) for f in target.case_files] or [
         load_activation_cases(_skill_md(skill_path), name)
     ]
-    workspace = config.output_path() / "activation-workspace"
+    workspace = config.output_path() / "activation" / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
     variants = [_variant(CONTROL, "control", control, target.skill, workspace)]
     if target.against is not None or target.description is not None:

@@ -87,8 +87,9 @@ from knowmeter.cli._output import NumberRange, budget_option, ci_output_options,
 @guarded
 def activation_cmd(**opts: Any) -> None:
     """Measure whether the agent loads SKILL (a SKILL.md or its folder) when it should, and only
-    then. Every case runs --repeat times in a sealed workspace of its own holding only that case's
-    skills (SKILL and the case's distractors); activation is read from the whole trace. Prints
+    then. Every case runs --repeat times with only that case's skills installed (SKILL and the
+    case's distractors; an agent CLI in a sealed workspace of its own); activation is read from
+    the whole trace. Prints
     recall, false-activation rate, precision and F1 with intervals clustered by case, the cases
     that failed and, for routing cases, top-1 accuracy. With --against or --description it runs
     both versions paired by case and repeat and gives a verdict: PROGRESS, REGRESS, NOISE or
