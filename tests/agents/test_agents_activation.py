@@ -158,3 +158,40 @@ def test_codex_loads_a_skill_by_reading_its_skill_md(tmp_path: Path, mock_server
     assert arm.errors == 0
     assert (arm.recall.successes, arm.recall.trials, arm.false_activation_rate.successes) == (2, 2, 0)
     assert report.counts == "either" and not arm.confusion
+
+
+def test_late_skill_calls_and_reads_count_as_configured(tmp_path: Path, mock_server: ServerFactory) -> None:
+    # skill-creator's run_eval stops at the first non-Skill tool call; here the whole trace is read
+    skills = tmp_path / "skills"
+    _skill(skills, SKILL, "Find fruit words in text files.")
+    cases = [
+        {"id": "late", "prompt": "look at APRICOT-01", "should_trigger": True},
+        {"id": "read", "prompt": "look at APRICOT-02", "should_trigger": True},
+    ]
+    (tmp_path / "cases.yaml").write_text(yaml.safe_dump(cases))
+    late = {"anthropic": [{"shell": "ls"}, {"tool": {"name": "Skill", "input": {"skill": SKILL}}}, {"text": "done"}]}
+    read = {
+        "anthropic": [
+            {"tool": {"name": "Grep", "input": {"pattern": "fruit"}}},
+            {"tool": {"name": "Read", "input": {"file_path": f"{{cwd}}/../home/.claude/skills/{SKILL}/SKILL.md"}}},
+            {"text": "done"},
+        ]
+    }
+    srv = mock_server({"APRICOT-01": late, "APRICOT-02": read, "": _calls(None)})
+    for counts, fired in (("either", 4), ("skill-tool", 2), ("read", 2)):
+        run_dir, report = run_activation(
+            Target(skill=f"skills/{SKILL}", case_files=("cases.yaml",), counts=counts),  # type: ignore[arg-type]
+            base_dir=tmp_path,
+            executor="claude",
+            executor_options=executor_options("claude", srv),
+            repeat=2,
+            concurrency=4,
+            output_dir=str(tmp_path / "out"),
+            timeout_s=120,
+        )
+        (arm,) = report.arms
+        assert arm.errors == 0 and arm.recall.successes == fired, (counts, arm.confusion)
+    # the read really loaded the installed skill (its text came back to the model)
+    records = [json.loads(x) for x in run_dir.results_file.read_text().splitlines()]
+    reads = [e for r in records if r["sample_id"] == "read" for e in r["exec"]["trace"]["events"]]
+    assert any(e["kind"] == "tool_result" and "Find fruit words" in str(e.get("output")) for e in reads)
