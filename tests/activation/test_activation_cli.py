@@ -122,6 +122,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, sg_skills: Path) -> No
     assert r.returncode == 2 and "it has no skills mechanism to measure" in r.stderr
     r = km("activation", str(sg_skills / "a11y"), "--executor", "codex", "--counts", "skill-tool", cwd=tmp_path)
     assert r.returncode == 2 and "codex has no Skill tool" in r.stderr
+    r = km("activation", str(sg_skills / "a11y"), "--executor", "claude", "-O", "tools=Read,Bash", cwd=tmp_path)
+    assert r.returncode == 2 and "-O tools=Read,Bash: without the Skill tool" in r.stderr
 
 
 def test_routing_cases_with_real_skill_graph_candidates(tmp_path: Path, sg_skills: Path) -> None:

@@ -223,6 +223,14 @@ def make_config(
             "--counts skill-tool: codex has no Skill tool (it reads SKILL.md); use --counts read or either"
         )
     options = {**executor_options}
+    tools = options.get("tools")
+    listed = [t.strip() for t in tools.split(",")] if isinstance(tools, str) else tools
+    no_skill_tool = isinstance(listed, list) and listed != ["default"] and "Skill" not in listed
+    if executor in ("claude", "claude-sdk") and no_skill_tool and target.counts != "read":
+        raise InputError(
+            f"-O tools={','.join(map(str, listed))}: without the Skill tool the agent cannot load a skill through "
+            "it; add Skill, or count reads of SKILL.md only (--counts read)"
+        )
     if options.setdefault("delivery", "skill") != "skill":
         raise InputError(f"--executor-option delivery={options['delivery']}: activation needs delivery=skill")
     specs = [VariantSpec(name=CONTROL, role="control", expression=target.skill)]
