@@ -224,11 +224,11 @@ def make_config(
         )
     options = {**executor_options}
     tools = options.get("tools")
-    listed = [t.strip() for t in tools.split(",")] if isinstance(tools, str) else tools
-    no_skill_tool = isinstance(listed, list) and listed != ["default"] and "Skill" not in listed
+    listed = [str(t).strip() for t in (tools.split(",") if isinstance(tools, str) else tools or ["default"])]
+    no_skill_tool = listed != ["default"] and "Skill" not in listed
     if executor in ("claude", "claude-sdk") and no_skill_tool and target.counts != "read":
         raise InputError(
-            f"-O tools={','.join(map(str, listed))}: without the Skill tool the agent cannot load a skill through "
+            f"-O tools={','.join(listed)}: without the Skill tool the agent cannot load a skill through "
             "it; add Skill, or count reads of SKILL.md only (--counts read)"
         )
     if options.setdefault("delivery", "skill") != "skill":
