@@ -207,3 +207,26 @@ def test_python_api_is_the_command(tmp_path: Path, sg_skills: Path, monkeypatch:
     assert report.verdict == "SOLO" and report.repeats == 3
     assert (report.arms[0].recall.successes, report.arms[0].recall.trials) == (9, 12)
     assert _report(tmp_path / "out") == report.model_dump(mode="json")
+
+
+def test_a_changed_label_or_distractor_is_a_new_case_set(tmp_path: Path, sg_skills: Path) -> None:
+    cases = tmp_path / "c.yaml"
+    shas = []
+    for text in (
+        "- {id: a, prompt: my test fails, should_trigger: true, distractors: [documentation]}\n",
+        "- {id: a, prompt: my test fails, should_trigger: false, distractors: [documentation]}\n",
+        "- {id: a, prompt: my test fails, should_trigger: false, distractors: [a11y]}\n",
+    ):
+        cases.write_text(text)
+        r = km(
+            "activation",
+            str(sg_skills / "debugging"),
+            "--cases",
+            "c.yaml",
+            "--json",
+            "--output-dir",
+            "out",
+            cwd=tmp_path,
+        )
+        shas.append(json.loads(r.stdout)["case_set"]["sha256"])
+    assert len(set(shas)) == 3

@@ -7,6 +7,7 @@ read at once for which skills were loaded (``detect_activations``) and stored wi
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -146,6 +147,18 @@ def _sample_id(case: ActivationCase, file: CaseFile, several: bool) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip("-.") or "case"
 
 
+def _case_set_hash(
+    samples: tuple[Sample, ...], cases: dict[str, ActivationCase], installs: dict[str, tuple[SkillInstall, ...]]
+) -> str:
+    """The hash every figure depends on: the prompts and, per case, what should fire and the text of
+    every distractor installed beside it (editing a label or a distractor makes a new case set)."""
+    h = hashlib.sha256(canonical_sample_bytes(samples))
+    for sid, case in cases.items():
+        labels = {"should_trigger": case.should_trigger, "expected_winner": case.expected_winner}
+        h.update(json.dumps([sid, labels, [s.text for s in installs[sid]]], sort_keys=True).encode())
+    return h.hexdigest()
+
+
 def prepare_activation(config: RunConfig, target: Target) -> ActivationPlan:
     """Load the skill, its B version, the cases and their distractors; plan the tasks."""
     base = config.base_path()
@@ -197,7 +210,7 @@ def prepare_activation(config: RunConfig, target: Target) -> ActivationPlan:
             plan_cases[sid] = case
             per_case[sid] = tuple(installs)
     samples = tuple(Sample(sample_id=sid, prompt=c.prompt) for sid, c in plan_cases.items())
-    digest = hashlib.sha256(canonical_sample_bytes(samples)).hexdigest()
+    digest = _case_set_hash(samples, plan_cases, per_case)
     sample_set = SampleSet(samples, Watermark(tuple(str(f.path) for f in files), len(samples), digest))
     tasks = [
         Task(sample, variant, r, workspace, skills=per_case[sample.sample_id])
