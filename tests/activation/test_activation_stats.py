@@ -119,6 +119,14 @@ def test_recall_rise_without_negative_cases_is_not_progress() -> None:
     assert verdict(comp)[0] == "UNDERPOWERED"
 
 
+def test_a_significant_gain_on_too_few_cases_is_underpowered() -> None:
+    # 3 cases, each fired by B only: the bootstrap interval is [1, 1], but 3 cases prove little
+    comp = _ab(3, 6, [False] * 3, [True] * 3, False, False)
+    assert comp.changes[0].significant
+    level, reasons, code = verdict(comp)
+    assert (level, code) == ("UNDERPOWERED", 1) and "should-trigger: 3 case(s) (fewer than 5)" in reasons
+
+
 def test_split_is_stratified_seeded_and_disjoint() -> None:
     cases = {f"p{i}": True for i in range(10)} | {f"n{i}": False for i in range(5)}
     split = split_cases(cases, seed=7)

@@ -6,9 +6,11 @@ of the mean paired difference excludes 0; McNemar's exact p is reported beside i
 
 - REGRESS — recall fell significantly, or false activations rose significantly;
 - PROGRESS — recall rose significantly without false activations rising significantly, or false
-  activations fell significantly without recall falling significantly (both sides measured);
-- UNDERPOWERED — no significant change, and a side has fewer than ``min_cases`` cases or an
-  interval wider than ±``max_mde`` (or none): the run could not have seen a real change;
+  activations fell significantly without recall falling significantly, with at least
+  ``min_cases`` cases of each kind (should and should not fire);
+- UNDERPOWERED — such a gain on fewer cases; or no significant change, and a side has fewer than
+  ``min_cases`` cases or an interval wider than ±``max_mde`` (or none): the run could not have
+  seen a real change;
 - NOISE — no significant change although the run could have seen one.
 
 ``split_cases`` makes an optional held-out split: 60/40 stratified by ``should_trigger``, seeded,
@@ -138,15 +140,16 @@ def verdict(
     lines = [_describe(recall), _describe(false_act)]
     if down["recall"] or up["false_activation_rate"]:
         return "REGRESS", lines, EXIT_NOT_PASSED
-    measured = recall.pairs > 0 and false_act.pairs > 0
-    if measured and (up["recall"] or down["false_activation_rate"]):
-        return "PROGRESS", lines, EXIT_OK
-    weak = [
+    few = [
         f"{name}: {c.cases} case(s) (fewer than {min_cases})"
         for name, c in (("should-trigger", recall), ("should-not-trigger", false_act))
         if c.cases < min_cases
     ]
-    weak += [
+    if up["recall"] or down["false_activation_rate"]:
+        if not few:
+            return "PROGRESS", lines, EXIT_OK
+        return "UNDERPOWERED", [*lines, "a gain on too few cases to call:", *few], EXIT_NOT_PASSED
+    weak = few + [
         f"{_name(c)}: interval wider than ±{max_mde:g} or unknown"
         for c in (recall, false_act)
         if c.low is None or c.high is None or (c.high - c.low) / 2 > max_mde
