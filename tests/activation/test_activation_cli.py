@@ -230,3 +230,15 @@ def test_a_changed_label_or_distractor_is_a_new_case_set(tmp_path: Path, sg_skil
         )
         shas.append(json.loads(r.stdout)["case_set"]["sha256"])
     assert len(set(shas)) == 3
+
+
+def test_report_rebuilds_from_stored_results_alone(tmp_path: Path, sg_skills: Path) -> None:
+    first = km("activation", str(sg_skills / "a11y"), "--output-dir", "out", "--json", cwd=tmp_path)
+    (run,) = (tmp_path / "out" / "activation" / "runs").iterdir()
+    (run / "activation.json").unlink()
+    (run / "activation.html").unlink()
+    r = km("activation", "--report", "latest", "--output-dir", "out", "--json", cwd=tmp_path)
+    assert r.returncode == 0 and json.loads(r.stdout) == json.loads(first.stdout)
+    assert (run / "activation.html").is_file()
+    r = km("activation", "--report", "nope", "--output-dir", "out", cwd=tmp_path)
+    assert r.returncode == 2 and "run 'nope' not found" in r.stderr

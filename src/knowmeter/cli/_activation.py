@@ -77,6 +77,13 @@ from knowmeter.cli._output import NumberRange, budget_option, ci_output_options,
     help="Continue a killed activation run (its id, a prefix, latest or its folder): only its missing tasks run.",
 )
 @click.option(
+    "--report",
+    "report_run",
+    metavar="RUN",
+    help="Rebuild a stored activation run's figures, verdict, activation.json and .html from its results alone "
+    "(nothing runs), and print them.",
+)
+@click.option(
     "--trends",
     is_flag=True,
     help="Print recall and false-activation rate across the stored activation runs of each skill and case set "

@@ -14,6 +14,7 @@ from knowmeter.activation import (
     ActivationPlan,
     ActivationReport,
     Target,
+    activation_report,
     activation_store,
     resume_activation,
     run_activation,
@@ -24,7 +25,7 @@ from knowmeter.activation import (
 from knowmeter.errors import InputError
 from knowmeter.evaluation import parse_option_flags
 from knowmeter.exit_codes import stopped_exit_code
-from knowmeter.store import RunDir
+from knowmeter.store import RunDir, find_run
 
 
 def _started(plan: ActivationPlan, run_dir: RunDir, left: int) -> None:
@@ -79,6 +80,13 @@ def run(opts: dict[str, Any]) -> int:
             click.echo(line)
         return 0
     options = parse_option_flags(list(opts.get("executor_options") or ()))
+    if opts.get("report_run"):
+        run_dir = find_run(activation_store(output_dir), str(opts["report_run"]))
+        if "activation" not in run_dir.read_run():
+            raise InputError(f"run {run_dir.id} is not an activation run")
+        report = activation_report(run_dir)
+        _print(report, run_dir, opts)
+        return report.exit_code
     try:
         if opts.get("resume"):
             run_dir, report = resume_activation(
