@@ -14,7 +14,17 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
-    from knowmeter.api import Listener, comprehend, evaluate, generate_probe_set, merge, observe_traces, rescore, resume
+    from knowmeter.api import (
+        Listener,
+        comprehend,
+        evaluate,
+        generate_probe_set,
+        measure_activation,
+        merge,
+        observe_traces,
+        rescore,
+        resume,
+    )
     from knowmeter.errors import InputError, RunInterrupted
     from knowmeter.report import Report
 
@@ -27,6 +37,7 @@ __all__ = [
     "comprehend",
     "evaluate",
     "generate_probe_set",
+    "measure_activation",
     "merge",
     "observe_traces",
     "rescore",

@@ -23,6 +23,7 @@ from knowmeter import defaults
 from knowmeter.errors import RunInterrupted
 
 if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report stack
+    from knowmeter.activation import ActivationReport
     from knowmeter.config import RunConfig
     from knowmeter.evaluation import Prepared
     from knowmeter.observe import HealthReport
@@ -236,6 +237,48 @@ def comprehend(
         )
 
     return _run(plan, listener or Listener(), resumed=False)
+
+
+def measure_activation(
+    skill: str | Path,
+    *,
+    cases: Sequence[str | Path] = (),
+    against: str | Path | None = None,
+    description: str | None = None,
+    distractors: Sequence[str] = (),
+    skills_dirs: Sequence[str | Path] = (),
+    counts: str = "either",
+    split: bool = False,
+    executor: str = defaults.EXECUTOR,
+    executor_options: Mapping[str, Any] | None = None,
+    base_dir: str | Path | None = None,
+    **settings: Any,
+) -> ActivationReport:
+    """Does the agent load ``skill`` when it should, and only then? Every case of ``cases`` (case
+    files; none: the skill's own examples / anti_examples) runs with only its skills installed;
+    with ``against`` (another version) or ``description`` (a new frontmatter description) both
+    versions run, paired, and the report carries the verdict. ``settings`` are run settings by
+    name (``repeat``, ``model``, ``concurrency``, ``timeout_s``, ``retry``, ``no_cache``,
+    ``budget_total_usd``, ``seed``, ``output_dir``). Paths are relative to ``base_dir`` (default:
+    the current folder). Ctrl-C raises ``knowmeter.activation.ActivationInterrupted``."""
+    from knowmeter.activation import Target, run_activation
+
+    target = Target(
+        skill=str(skill),
+        case_files=tuple(str(c) for c in cases),
+        against=None if against is None else str(against),
+        description=description,
+        skills_dirs=tuple(str(d) for d in skills_dirs),
+        distractors=tuple(distractors),
+        counts=counts,  # type: ignore[arg-type]
+        split=split,
+    )
+    settings.setdefault("repeat", 3)
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    _, report = run_activation(
+        target, base_dir=base, executor=executor, executor_options=dict(executor_options or {}), **settings
+    )
+    return report
 
 
 def rescore(

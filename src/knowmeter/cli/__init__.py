@@ -38,6 +38,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "comprehend_cmd",
         "Did the agent understand a skill? Rubric C1–C9, with vs without it.",
     ),
+    "activation": (
+        "_activation",
+        "activation_cmd",
+        "Does the agent load a skill when it should, and only then? Recall, false activations, A/B.",
+    ),
 }
 
 

@@ -14,6 +14,9 @@ COMPREHENSION_DEMO = (
     "comprehension/skills/refund-policy/SKILL.md --evals comprehension/evals/refund-policy.json --judge scripted-grader"
 )
 
+#: the activation example's command line (offline agent: it loads the skill whose description fits)
+ACTIVATION_DEMO = "activation/skills/refunds --cases activation/cases.yaml --against activation/refunds-v2"
+
 
 @click.command("init")
 @click.argument("directory", default=".", type=click.Path(path_type=Path))
@@ -29,9 +32,10 @@ def init_cmd(directory: Path, force: bool, blank: bool) -> None:
     """Scaffold a runnable demo in DIRECTORY: a knowledge base, two versions of a support
     skill, 23 samples and an eval.yaml that uses the offline agent. Then: knowmeter eval.
     Also a comprehension example (a Skill Graph–style skill and its C1–C9 eval file) for
-    knowmeter comprehend with the offline agent and the deterministic scripted grader. And
-    knowmeter probe writes competency questions from the knowledge base's headings, whose gap
-    rate the next eval shows beside the human samples'."""
+    knowmeter comprehend with the offline agent and the deterministic scripted grader. An
+    activation example (a refunds skill, two distractor skills, 12 cases and a sharper
+    description) for knowmeter activation. And knowmeter probe writes competency questions from
+    the knowledge base's headings, whose gap rate the next eval shows beside the human samples'."""
     from knowmeter.demo import scaffold
 
     written = scaffold(directory, force=force, blank=blank)
@@ -46,4 +50,5 @@ def init_cmd(directory: Path, force: bool, blank: bool) -> None:
         return
     click.echo(f"next: cd {directory} && knowmeter eval")
     click.echo(f"  and: cd {directory} && knowmeter comprehend {COMPREHENSION_DEMO}")
+    click.echo(f"  and: cd {directory} && knowmeter activation {ACTIVATION_DEMO}")
     click.echo(f"  and: cd {directory} && knowmeter probe && knowmeter eval --samples {defaults.PROBE_OUT}")

@@ -43,7 +43,7 @@ from knowmeter.executors._cli_common import (
     sealing,
     write_text,
 )
-from knowmeter.executors._isolation import ProcessOutcome, TaskSandbox, install_skill, skill_folder_name
+from knowmeter.executors._isolation import ProcessOutcome, TaskSandbox, install_skills, skill_folder_name
 from knowmeter.executors._options import parse_options
 from knowmeter.executors._protocol import ExecRequest, ExecResult
 from knowmeter.executors._registry import ExecutorSpec, register_executor
@@ -152,9 +152,9 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
         o = self.options
         text = artifact_text(request)
         if o.delivery == "skill":
-            if (skill := artifact_skill(request)) is not None:
-                skills_dir = self.skills_dir(sandbox)
-                await anyio.to_thread.run_sync(lambda: install_skill(skills_dir, skill))
+            skill, skills_dir = artifact_skill(request), self.skills_dir(sandbox)
+            if skill is not None or request.extra_skills:
+                await anyio.to_thread.run_sync(lambda: install_skills(skills_dir, skill, request.extra_skills))
             return []
         if o.system_prompt == "append":
             if text is None:

@@ -45,7 +45,7 @@ from knowmeter.executors._cli_common import (
     sealing,
     write_text,
 )
-from knowmeter.executors._isolation import ProcessOutcome, TaskSandbox, install_skill, skill_folder_name
+from knowmeter.executors._isolation import ProcessOutcome, TaskSandbox, install_skills, skill_folder_name
 from knowmeter.executors._options import parse_options
 from knowmeter.executors._protocol import ExecRequest, ExecResult
 from knowmeter.executors._registry import ExecutorSpec, register_executor
@@ -111,9 +111,9 @@ class CodexCliExecutor(CliAgentExecutor[CodexOptions]):
         o = self.options
         text = artifact_text(request)
         skill = artifact_skill(request)
-        if skill is not None and o.delivery == "skill":
-            skills_dir = self.skills_dir(sandbox)
-            await anyio.to_thread.run_sync(lambda: install_skill(skills_dir, skill, ensure_frontmatter=True))
+        if o.delivery == "skill":
+            skills_dir, extra = self.skills_dir(sandbox), request.extra_skills
+            await anyio.to_thread.run_sync(lambda: install_skills(skills_dir, skill, extra, ensure_frontmatter=True))
         elif text is not None:
             await write_text(sandbox.codex_home / "AGENTS.md", text)
         argv = [

@@ -52,6 +52,7 @@ __all__ = [
     "ProcessOutcome",
     "TaskSandbox",
     "install_skill",
+    "install_skills",
     "kill_sandbox_processes",
     "minimal_env",
     "run_process",
@@ -163,6 +164,21 @@ def install_skill(skills_dir: Path, skill: SkillInstall, *, ensure_frontmatter: 
     text = _with_frontmatter(dest.name, skill.text) if ensure_frontmatter else skill.text
     (dest / "SKILL.md").write_text(text, encoding="utf-8")
     return dest
+
+
+def install_skills(
+    skills_dir: Path, skill: SkillInstall | None, extra: Sequence[SkillInstall], *, ensure_frontmatter: bool = False
+) -> None:
+    """Install the variant's ``skill`` (if any) and the ``extra`` skills beside it (an activation
+    case's distractors). Two skills wanting one folder are refused: the agent would see only one.
+    Blocking: call in a thread."""
+    skills = [s for s in (skill, *extra) if s is not None]
+    folders = [skill_folder_name(s) for s in skills]
+    if len(set(folders)) != len(folders):
+        clash = next(f for f in folders if folders.count(f) > 1)
+        raise ValueError(f"two skills of one task install as {clash!r}; give them distinct frontmatter names")
+    for s in skills:
+        install_skill(skills_dir, s, ensure_frontmatter=ensure_frontmatter)
 
 
 def _copy_workspace(src: Path | None, dest: Path, *, keep_skills: bool, ignore: Sequence[str]) -> None:

@@ -15,6 +15,11 @@ coding agent over a knowledge folder:
 
 So its answers depend on the artifact: a skill that maps the user's words onto the right
 knowledge file makes it find answers that a thinner skill misses.
+
+With option ``delivery: skill`` the artifact is not given up front: the agent sees the skills'
+frontmatter ``description`` only (the variant's skill and ``request.extra_skills``), as Claude
+Code does, and loads the one whose description best matches the prompt — a ``Skill`` call in the
+trace — or none (see ``choose_skill``). So an activation run of the demo needs no model.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ from pathlib import Path
 import anyio
 
 from knowmeter import defaults
-from knowmeter.executors._protocol import ExecRequest, ExecResult
+from knowmeter.errors import InputError
+from knowmeter.executors._protocol import ExecRequest, ExecResult, SkillInstall
 from knowmeter.executors._registry import ExecutorSpec, register_executor
 from knowmeter.traces import (
     ErrorKind,
@@ -40,6 +46,9 @@ from knowmeter.traces import (
 )
 
 ALGORITHM_VERSION = "offline-agent/1"
+#: A description's words after one of these cues name where the skill must *not* be used.
+_NEGATIVE_CUE = re.compile(r"\b(?:do not|don't|never|not)\s+(?:use|for|when)\b", re.IGNORECASE)
+_DESCRIPTION = re.compile(r"^description:[ \t]*(.*)$", re.M)
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_\-]*[a-z0-9]|[\u4e00-\u9fff]{2,}", re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:md|txt|yaml|yml|json|rst))\b")
@@ -106,12 +115,15 @@ class OfflineAgent:
     name = "offline"
     non_llm = True
 
-    def __init__(self, model: str | None = None, max_sentences: int = 2) -> None:
+    def __init__(self, model: str | None = None, max_sentences: int = 2, delivery: str = "system") -> None:
+        if delivery not in ("system", "skill"):
+            raise InputError(f"executor 'offline': option delivery must be system or skill, got {delivery!r}")
         self.model = model
         self.max_sentences = max_sentences
+        self.delivery = delivery
 
     def identity(self) -> str:
-        return f"{ALGORITHM_VERSION}:sentences={self.max_sentences}"
+        return f"{ALGORITHM_VERSION}:sentences={self.max_sentences}:delivery={self.delivery}"
 
     async def run(self, request: ExecRequest) -> ExecResult:
         started = time.perf_counter()
@@ -128,6 +140,17 @@ class OfflineAgent:
         prompt_terms = query_terms(request.prompt)
         prompt_set = set(prompt_terms)
         artifact = _strip_frontmatter(request.system or "")
+        call_no = 0
+        if self.delivery == "skill":
+            installed = [sk for sk in (request.skill, *request.extra_skills) if sk is not None]
+            chosen = choose_skill(request.prompt, installed)
+            artifact = ""
+            if chosen is not None:
+                name = skill_name(chosen)
+                call_no = 1
+                trace.events.append(ToolCallEvent("offline_1", "Skill", {"skill": name}, 1, source_tool="Skill"))
+                trace.events.append(ToolResultEvent("offline_1", f"Launching skill: {name}", ToolStatus.SUCCESS, 1))
+                artifact = _strip_frontmatter(chosen.text)
 
         guidance = _best_guidance(artifact, prompt_set)
         expansion: set[str] = set()
@@ -139,9 +162,8 @@ class OfflineAgent:
                     pointed.append(path)
         expansion -= prompt_set
 
-        turn = 0
+        turn = call_no
         read_texts: dict[str, str] = {}
-        call_no = 0
 
         def call(tool: str, tool_input: dict[str, object]) -> str:
             nonlocal call_no
@@ -228,6 +250,42 @@ class OfflineAgent:
         return body + (f" (Sources: {', '.join(cited)}.)" if cited else "")
 
 
+def skill_name(skill: SkillInstall) -> str:
+    """The skill's frontmatter ``name``, else the install's name."""
+    head = skill.text.split("\n---", 1)[0] if skill.text.startswith("---") else ""
+    match = re.search(r"^name:[ \t]*(.+)$", head, re.M)
+    return match.group(1).strip().strip("\"'") if match else skill.name
+
+
+def skill_description(skill: SkillInstall) -> str:
+    """The skill's frontmatter ``description`` (one line, quotes dropped), else its first line."""
+    head = skill.text.split("\n---", 1)[0] if skill.text.startswith("---") else ""
+    match = _DESCRIPTION.search(head)
+    if match:
+        return match.group(1).strip().strip("\"'")
+    return next((ln.strip("# ") for ln in skill.text.splitlines() if ln.strip()), "")
+
+
+def description_score(prompt: str, description: str) -> int:
+    """How well ``description`` matches ``prompt``: the prompt's content words it names before a
+    "Do NOT use" cue, minus those it names after one."""
+    terms = set(query_terms(prompt))
+    cue = _NEGATIVE_CUE.search(description)
+    use, avoid = (description, "") if cue is None else (description[: cue.start()], description[cue.start() :])
+    return len(terms & set(query_terms(use))) - len(terms & set(query_terms(avoid)))
+
+
+def choose_skill(prompt: str, skills: list[SkillInstall]) -> SkillInstall | None:
+    """The skill to load for ``prompt``: the best ``description_score``, at least 1; a tie goes to
+    the shorter description (the more specific one), then to the name. None: no skill fits."""
+    scored = [(description_score(prompt, skill_description(s)), s) for s in skills]
+    best = [(score, s) for score, s in scored if score >= 1]
+    if not best:
+        return None
+    best.sort(key=lambda pair: (-pair[0], len(query_terms(skill_description(pair[1]))), skill_name(pair[1])))
+    return best[0][1]
+
+
 def _best_guidance(artifact: str, prompt_set: set[str]) -> list[str]:
     """The artifact lines that share the most terms with the prompt (all ties)."""
     scored = [(len(prompt_set & set(query_terms(line))), line) for line in _sentences_and_lines(artifact)]
@@ -282,4 +340,6 @@ def _corpus(root: Path) -> dict[str, str]:
 
 @register_executor("offline")
 def _make_offline(spec: ExecutorSpec) -> OfflineAgent:
-    return OfflineAgent(spec.model, int(spec.options.get("max_sentences", 2)))
+    return OfflineAgent(
+        spec.model, int(spec.options.get("max_sentences", 2)), str(spec.options.get("delivery", "system"))
+    )

@@ -27,6 +27,8 @@ class ExecRequest:
     directory the agent works in — a per-task copy when the runner isolates tasks. ``prompt``
     already includes the sample's context. ``protected`` are paths the agent must not see
     (every variant's artifact, the sample files, the run store): sealing executors hide them.
+    ``extra_skills`` are installed beside the variant's skill by executors that deliver it as a
+    skill (an activation case's distractors); other deliveries ignore them.
     """
 
     task_id: str
@@ -40,6 +42,7 @@ class ExecRequest:
     max_cost_usd: float | None = None
     env: dict[str, str] = field(default_factory=dict)
     protected: tuple[Path, ...] = ()
+    extra_skills: tuple[SkillInstall, ...] = ()
 
 
 @dataclass(slots=True)

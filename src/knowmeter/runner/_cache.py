@@ -38,10 +38,13 @@ def cache_key(
     context: str | None,
     workspace_fingerprint: str,
     repeat: int,
+    skills: list[str] | None = None,
 ) -> str:
     """The variant's name is part of the key: two arms with the same artifact (an A/A test) are
-    independent runs, never one answer served twice."""
-    payload = {
+    independent runs, never one answer served twice. ``skills`` are the texts of the skills
+    installed beside the variant's (absent from the key when there are none, so keys made before
+    they existed still match)."""
+    payload: dict[str, object] = {
         "executor": executor,
         "model": model,
         "variant": variant,
@@ -51,6 +54,8 @@ def cache_key(
         "cwd": workspace_fingerprint,
         "repeat": repeat,
     }
+    if skills:
+        payload["skills"] = skills
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 

@@ -65,6 +65,7 @@ def build_request(task: Task, settings: ExecutionSettings, budget: Budget) -> Ex
         timeout_s=settings.timeout_s,
         max_cost_usd=budget.per_task_usd,
         protected=settings.protected,
+        extra_skills=task.skills,
     )
 
 
@@ -147,6 +148,7 @@ async def execute_tasks(
                 context=task.sample.context,
                 workspace_fingerprint=fingerprint(task.workspace),
                 repeat=task.repeat,
+                skills=[s.text for s in task.skills],
             )
             result = cache.get(key)
             cached = result is not None

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from knowmeter import defaults
 from knowmeter.artifacts import Variant
+from knowmeter.executors import SkillInstall
 from knowmeter.samples import Sample
 from knowmeter.store import task_id
 
@@ -21,6 +22,8 @@ class Task:
     variant: Variant
     repeat: int
     workspace: Path
+    #: skills installed beside the variant's (an activation case's distractors); part of the cache key
+    skills: tuple[SkillInstall, ...] = field(default=(), compare=False)
 
     @property
     def id(self) -> str:

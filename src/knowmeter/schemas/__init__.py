@@ -16,6 +16,7 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "eval": ("knowmeter.schemas", "eval.schema.json"),
     "samples": ("knowmeter.schemas", "samples.schema.json"),
     "report": ("knowmeter.report", "report.schema.json"),
+    "activation": ("knowmeter.activation", "activation.schema.json"),
 }
 #: the schemas ``knowmeter init`` writes into a project (beside eval.yaml and the sample file)
 PROJECT_SCHEMAS = ("eval", "samples")

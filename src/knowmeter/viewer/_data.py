@@ -8,11 +8,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knowmeter import defaults
 from knowmeter.report import Report, read_report
 from knowmeter.store import INDEX_FILE, variant_history
+
+if TYPE_CHECKING:
+    from knowmeter.activation import ActivationReport
 
 
 class UnreadableIndex(Exception):
@@ -67,3 +70,16 @@ class Store:
         if path.parent.parent != runs_root or not path.is_file():
             return None
         return read_report(path, run_id)
+
+    def activation_reports(self) -> list[ActivationReport]:
+        """The readable ``activation.json`` of every activation run in the store, newest first."""
+        from knowmeter.activation import ActivationReport, activation_store
+
+        runs_root = activation_store(self.root) / "runs"
+        out = []
+        for folder in sorted(runs_root.iterdir(), reverse=True) if runs_root.is_dir() else []:
+            try:
+                out.append(ActivationReport.model_validate_json((folder / "activation.json").read_bytes()))
+            except (OSError, ValueError):
+                continue
+        return out

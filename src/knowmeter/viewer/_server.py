@@ -81,6 +81,8 @@ class Handler(BaseHTTPRequestHandler):
             return trends_page(store.history())
         if path.startswith("/run/"):
             return self._run_page(path.removeprefix("/run/"))
+        if path == "/activation" or path.startswith("/activation/"):
+            return self._activation_page(path.removeprefix("/activation").removeprefix("/"))
         if path == "/compare":
             try:
                 query = parse_qs(parts.query, strict_parsing=True, max_num_fields=4)
@@ -106,6 +108,18 @@ class Handler(BaseHTTPRequestHandler):
         from knowmeter.report.html import render_html
 
         return render_html(self._report(run_id), links=VIEWER_LINKS)
+
+    def _activation_page(self, run_id: str) -> str:
+        """The activation runs (``/activation``) or one run's page (``/activation/RUN``)."""
+        from knowmeter.activation import html_report, runs_index_html
+
+        reports = self.server.store.activation_reports()
+        if not run_id:
+            return runs_index_html(reports)
+        found = next((r for r in reports if r.run_id == run_id), None)
+        if found is None:
+            raise _Reply(HTTPStatus.NOT_FOUND, "no such activation run with a report in this store")
+        return html_report(found)
 
     def _serve(self, *, head: bool) -> None:
         try:
