@@ -12,31 +12,57 @@ import click
 from knowmeter.errors import InputError
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_INTERNAL, stopped_exit_code
 
+#: an error line longer than this is cut; the whole message goes to a log file the line names
+MAX_LINE_CHARS = 500
+
 
 def fail(message: str) -> NoReturn:
-    """Print ``knowmeter: error: <message>`` to stderr (made printable) and exit 2."""
+    """Print ``knowmeter: error: <message>`` to stderr (made printable, secrets scrubbed, cut to
+    ``MAX_LINE_CHARS`` with the whole message in a log file) and exit 2."""
+    from knowmeter._secrets import scrub
     from knowmeter.printable import printable
 
-    click.echo(f"knowmeter: error: {printable(message)}", err=True)
+    line = printable(scrub(message))
+    if len(line) > MAX_LINE_CHARS:
+        where = _log_file("error", scrub(message))
+        line = f"{line[:MAX_LINE_CHARS]}… ({f'the whole message is in {where}' if where else 'cut'})"
+    click.echo(f"knowmeter: error: {line}", err=True)
     sys.exit(EXIT_INPUT)
 
 
-def crash(exc: BaseException) -> NoReturn:
-    """An unexpected exception: write its traceback to a log file, print one line naming the
-    file, exit ``EXIT_INTERNAL`` (so CI tells a crash from a failed gate)."""
+def _log_file(kind: str, text: str) -> str | None:
+    """Write ``text`` to a new ``knowmeter-<kind>-<time>-*.log`` in the temp folder; its path, or
+    None when it cannot be written (a full disk)."""
     import tempfile
     import time
+
+    try:
+        fd, name = tempfile.mkstemp(prefix=f"knowmeter-{kind}-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".log")
+        with open(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError:
+        return None
+    return name
+
+
+def crash(exc: BaseException) -> NoReturn:
+    """An unexpected exception: write its traceback to a log file (secrets scrubbed), print one
+    line naming the file, exit ``EXIT_INTERNAL`` (so CI tells a crash from a failed gate). An
+    exception the machine caused (a full disk, a read-only folder) is one line saying what to
+    do, exit 2 (``knowmeter._faults``)."""
     import traceback
 
+    from knowmeter._faults import environment_fault
+    from knowmeter._secrets import scrub
+
+    fault = environment_fault(exc)
+    if fault is not None:
+        fail(fault)
+
     text = "".join(traceback.format_exception(exc))
-    try:
-        fd, name = tempfile.mkstemp(prefix=f"knowmeter-crash-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".log")
-        with open(fd, "w", encoding="utf-8") as fh:
-            fh.write(f"knowmeter {' '.join(sys.argv[1:])}\n{text}")
-        where = f"traceback in {name}"
-    except OSError:
-        where = "the traceback could not be written to a log file"
-    first = (str(exc).splitlines() or [""])[0][:200]
+    name = _log_file("crash", scrub(f"knowmeter {' '.join(sys.argv[1:])}\n{text}"))
+    where = f"traceback in {name}" if name else "the traceback could not be written to a log file"
+    first = scrub((str(exc).splitlines() or [""])[0][:200])
     click.echo(
         f"knowmeter: internal error: {type(exc).__name__}: {first} — this is a bug, please report it; {where}", err=True
     )

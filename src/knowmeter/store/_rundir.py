@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from knowmeter import jsonio
+from knowmeter._secrets import scrub_bytes
 from knowmeter.errors import InputError
 
 RUN_FILE = "run.json"
@@ -34,19 +35,43 @@ def new_run_id(now: float | None = None) -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime(now)) + f"-{millisecond:03x}{secrets.randbelow(16**3):03x}"
 
 
+class ScrubbedFile:
+    """A binary file whose every ``write`` has its secrets scrubbed first (``knowmeter._secrets``);
+    each write must be whole JSON tokens (a secret is never split between two writes)."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self._fh = fh
+
+    def write(self, data: bytes) -> int:
+        return self._fh.write(scrub_bytes(data))
+
+
 @contextmanager
-def atomic_file(path: Path) -> Iterator[IO[bytes]]:
-    """A file to write ``path``'s new content to: it replaces ``path`` (fsynced) when the block
-    ends without an error, so a reader never sees half a file."""
+def atomic_file(path: Path) -> Iterator[ScrubbedFile]:
+    """A file to write ``path``'s new content to (secrets scrubbed): it replaces ``path``
+    (fsynced) when the block ends without an error, so a reader never sees half a file."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with tmp.open("wb") as fh:
-            yield fh
+        with _naming(path), tmp.open("wb") as fh:
+            yield ScrubbedFile(fh)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        with _naming(path):
+            os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """An ``OSError`` without a file name (a write to a full disk) gets ``path`` as its name, so
+    the one line about it says which file (``knowmeter._faults``)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
 
 
 def write_json_atomic(path: Path, data: Any, *, indent: int | None = 2) -> None:
@@ -124,11 +149,13 @@ class ResultsWriter:
         self._fh: IO[bytes] = path.open("ab")
 
     def append(self, record: dict[str, Any]) -> None:
-        self._fh.write(jsonio.dumps(record) + b"\n")
-        self._fh.flush()
+        with _naming(self.path):
+            self._fh.write(scrub_bytes(jsonio.dumps(record)) + b"\n")
+            self._fh.flush()
 
     def close(self) -> None:
-        self._fh.close()
+        with _naming(self.path):
+            self._fh.close()
 
     def __enter__(self) -> ResultsWriter:
         return self

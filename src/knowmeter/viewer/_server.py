@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from knowmeter import defaults
+from knowmeter._secrets import scrub
 from knowmeter.errors import InputError
 from knowmeter.report import Report
 from knowmeter.viewer._data import Store, UnreadableIndex
@@ -53,7 +54,7 @@ class Handler(BaseHTTPRequestHandler):
         pass  # the terminal stays quiet; the page shows what went wrong
 
     def _send(self, status: HTTPStatus, body: str, *, head: bool = False) -> None:
-        data = body.encode("utf-8")
+        data = scrub(body).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
