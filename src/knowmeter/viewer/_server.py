@@ -1,12 +1,21 @@
-"""The viewer's HTTP server: ``ThreadingHTTPServer``, GET (and HEAD) only, fixed routes. A URL
-never names a file: a run is looked up by its exact id in the index. Requests whose Host is not
-the address served (a DNS-rebinding page) are refused when bound to loopback."""
+"""The viewer's HTTP server: GET (and HEAD) only, fixed routes. A URL never names a file: a run is
+looked up by its exact id in the index. Requests whose Host is not the address served (a
+DNS-rebinding page) are refused when bound to loopback.
+
+It holds under load: a fixed pool of ``WORKERS`` threads serves the connections, at most
+``MAX_CONNECTIONS`` are open at once (one more is answered 503 and closed at once), every
+socket times out after ``SOCKET_TIMEOUT_S`` without data (a client that sends half a request
+frees its worker), and the listen backlog is ``BACKLOG``. Pages carry their Content-Security-Policy
+and the other security headers as HTTP headers."""
 
 from __future__ import annotations
 
 import re
+import socket
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -14,6 +23,7 @@ from knowmeter import defaults
 from knowmeter._secrets import scrub
 from knowmeter.errors import InputError
 from knowmeter.report import Report
+from knowmeter.report.html import assets
 from knowmeter.viewer._data import Store, UnreadableIndex
 from knowmeter.viewer._pages import compare_page, error_page, runs_page, trends_page
 
@@ -31,13 +41,51 @@ class _Reply(Exception):
         self.message = message
 
 
-class ViewerServer(ThreadingHTTPServer):
-    daemon_threads = True
+#: threads serving requests; connections open at once (served or waiting for a thread)
+WORKERS = 16
+MAX_CONNECTIONS = 256
+#: seconds a socket may stay without data before the connection is dropped
+SOCKET_TIMEOUT_S = 10.0
+#: connections the OS queues before the server accepts them
+BACKLOG = 128
+_BUSY = b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
-    def __init__(self, address: tuple[str, int], store: Store) -> None:
+
+class ViewerServer(HTTPServer):
+    request_queue_size = BACKLOG
+
+    def __init__(self, address: tuple[str, int], store: Store, *, socket_timeout: float = SOCKET_TIMEOUT_S) -> None:
         super().__init__(address, Handler)
         self.store = store
         self.loopback = address[0] in LOOPBACK
+        self.socket_timeout = socket_timeout
+        self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="knowmeter-view")
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
+        """Hand the connection to the pool, or answer 503 when ``MAX_CONNECTIONS`` are open."""
+        if not self._slots.acquire(blocking=False):
+            try:
+                request.settimeout(0.5)
+                request.sendall(_BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        self._pool.submit(self._serve_one, request, client_address)
+
+    def _serve_one(self, request: socket.socket, client_address: object) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+            self._slots.release()
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     @property
     def url(self) -> str:
@@ -49,6 +97,10 @@ class Handler(BaseHTTPRequestHandler):
     server: ViewerServer
     server_version = "knowmeter-view"
     sys_version = ""
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.socket_timeout)  # a silent client frees its worker
 
     def log_message(self, format: str, *args: object) -> None:
         pass  # the terminal stays quiet; the page shows what went wrong
@@ -62,6 +114,10 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
         self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Content-Security-Policy", f"{assets()[2]}; frame-ancestors 'none'")
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+        self.send_header("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
         if status == HTTPStatus.METHOD_NOT_ALLOWED:
             self.send_header("Allow", "GET, HEAD")
         self.end_headers()
@@ -131,6 +187,12 @@ class Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _refuse
 
 
-def make_server(output_dir: Path, host: str = defaults.VIEWER_HOST, port: int = defaults.VIEWER_PORT) -> ViewerServer:
+def make_server(
+    output_dir: Path,
+    host: str = defaults.VIEWER_HOST,
+    port: int = defaults.VIEWER_PORT,
+    *,
+    socket_timeout: float = SOCKET_TIMEOUT_S,
+) -> ViewerServer:
     """A viewer over the runs in ``output_dir`` (not started: call ``serve_forever``)."""
-    return ViewerServer((host, port), Store(output_dir))
+    return ViewerServer((host, port), Store(output_dir), socket_timeout=socket_timeout)
