@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from pydantic_core import ErrorDetails
 
 from knowmeter import defaults
+from knowmeter._folders import system_folder
 from knowmeter._no_bool import annotation_types, refuse_bool_for_a_number
 from knowmeter._secrets import REDACTED as REDACTED
 from knowmeter._secrets import looks_secret, remember_named, scrub_value
@@ -207,6 +208,16 @@ class RunConfig(BaseModel):
     unsealed: bool = False
     #: ``I/N``: run only shard I of N of the plan (``--shard``; see ``knowmeter.runner.Shard``)
     shard: str | None = Field(default=None, pattern=r"^\d+/\d+$")
+
+    @field_validator("knowledge_dirs")
+    @classmethod
+    def _no_system_folder(cls, dirs: list[str], info: ValidationInfo) -> list[str]:
+        base = Path(str(info.data.get("base_dir") or "."))
+        for d in dirs:
+            real = system_folder(Path(d) if Path(d).is_absolute() else base / d)
+            if real is not None:
+                raise ValueError(f"{d!r} resolves to the system folder {real}; name the knowledge folder itself")
+        return dirs
 
     def model_post_init(self, context: Any, /) -> None:
         # from now on its secrets are scrubbed by value from everything written (knowmeter._secrets)
