@@ -55,12 +55,13 @@ class ViewerServer(HTTPServer):
     request_queue_size = BACKLOG
 
     def __init__(self, address: tuple[str, int], store: Store, *, socket_timeout: float = SOCKET_TIMEOUT_S) -> None:
+        # made first: a failed bind in HTTPServer.__init__ calls server_close
+        self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="knowmeter-view")
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         super().__init__(address, Handler)
         self.store = store
         self.loopback = address[0] in LOOPBACK
         self.socket_timeout = socket_timeout
-        self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="knowmeter-view")
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
 
     def process_request(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
         """Hand the connection to the pool, or answer 503 when ``MAX_CONNECTIONS`` are open."""
