@@ -1,4 +1,5 @@
-"""Faults of the machine rather than of knowmeter: a full disk, a read-only or forbidden folder.
+"""Faults of the machine rather than of knowmeter: a full disk, a read-only or forbidden folder
+(and a path the file system cannot take — too long, a NUL byte — from a name in the input).
 
 ``environment_fault`` finds one anywhere in an exception (an ``ExceptionGroup`` from a task
 group, a ``__cause__`` / ``__context__`` chain) and says in one line what the user can do; the
@@ -25,8 +26,13 @@ def environment_fault(exc: BaseException) -> str | None:
         if kind is None:
             continue
         path = getattr(cause, "filename", None)
-        where = f" ({path})" if path else ""
+        shown = str(path) if path and len(str(path)) <= 300 else f"{str(path)[:300]}…"
+        where = f" ({shown})" if path else ""
         then = _then(Path(str(path)) if path else None)
+        if kind == "too-long":
+            return f"a file name or path is too long{where}: use a shorter name"
+        if kind == "nul":
+            return "a file name or path holds a NUL character (\\0): remove it from the input"
         if kind == "full":
             return f"no space left on the device{where}: free space (or point --output-dir elsewhere), then {then}"
         return (
@@ -51,10 +57,14 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
 
 
 def _kind(exc: BaseException) -> str | None:
+    if isinstance(exc, ValueError) and str(exc) == "embedded null byte":  # os.stat of such a path
+        return "nul"
     if isinstance(exc, OSError) and exc.errno in _FULL:
         return "full"
     if isinstance(exc, OSError) and exc.errno in _READ_ONLY:
         return "read-only"
+    if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+        return "too-long"
     if isinstance(exc, sqlite3.OperationalError):
         text = str(exc).lower()
         if "disk is full" in text or "disk full" in text:
@@ -67,6 +77,10 @@ def _kind(exc: BaseException) -> str | None:
 def _then(path: Path | None) -> str:
     """What to run once the disk has room again (naming the run when ``path`` is in a run's folder)."""
     for folder in [path, *path.parents] if path is not None else []:
-        if (folder / "run.json").is_file() and folder.parent.name == "runs":
+        try:
+            in_run = folder.parent.name == "runs" and (folder / "run.json").is_file()
+        except OSError:  # the path itself is the fault (too long)
+            break
+        if in_run:
             return f"run the command again (a stopped eval continues with knowmeter eval --resume {folder.name})"
     return "run the command again (a stopped eval continues with knowmeter eval --resume latest)"

@@ -31,14 +31,16 @@ _WORDS = (
 )
 #: Option / variable names that hold secrets.
 SECRET_NAME = re.compile(rf"(?i){_WORDS}|(?:^|[-_])key$|^env$|^pass$")
-_LONG_NAME = rf"[\w.-]*(?:{_WORDS})[\w.-]*"  # a secret-looking name inside a longer text
-_VALUE = r"(?!-)[^\s\"'\\&;:,()\[\]{}<>]+"
+# a secret-looking name inside a longer text; every repeat is bounded so that a megabyte of text
+# without spaces costs linear time, not quadratic
+_LONG_NAME = rf"[\w.-]{{0,40}}?(?:{_WORDS})[\w.-]{{0,40}}"
+_VALUE = r"(?!-)[^\s\"'\\&;:,()\[\]{}<>]{1,4096}"
 _PATTERNS = re.compile(
     "|".join(
         (
-            r"(?P<url>\b[a-z][a-z0-9+.-]*://)(?P<userinfo>[^\s/@\"'\\<>]+)@",
-            r"(?P<scheme>\b(?:bearer|authorization:\s*basic)\s+)(?P<cred>[\w.~+/=-]{8,})",
-            rf"(?P<json>\"{_LONG_NAME}\"\s*:\s*\")(?P<jval>[^\"\\]+)(?=\")",
+            r"(?P<url>\b[a-z][a-z0-9+.-]{0,30}://)(?P<userinfo>[^\s/@\"'\\<>]{1,512})@",
+            r"(?P<scheme>\b(?:bearer|authorization:\s*basic)\s+)(?P<cred>[\w.~+/=-]{8,4096})",
+            rf"(?P<json>\"{_LONG_NAME}\"\s*:\s*\")(?P<jval>[^\"\\]{{1,4096}})(?=\")",
             rf"(?P<opt>(?<![\w-])--?(?:{_LONG_NAME}|key|pass)(?:\s*=\s*|\s+))(?P<oval>{_VALUE})",
             rf"(?P<pair>(?<![\w.-])(?:{_LONG_NAME}|key|pass)\s*=\s*)(?P<pval>{_VALUE})",
         )

@@ -17,17 +17,22 @@ MAX_LINE_CHARS = 500
 
 
 def fail(message: str) -> NoReturn:
-    """Print ``knowmeter: error: <message>`` to stderr (made printable, secrets scrubbed, cut to
-    ``MAX_LINE_CHARS`` with the whole message in a log file) and exit 2."""
+    """Print ``error_line(message)`` to stderr and exit 2."""
+    click.echo(error_line(message), err=True)
+    sys.exit(EXIT_INPUT)
+
+
+def error_line(message: str) -> str:
+    """``knowmeter: error: <message>``, made printable, secrets scrubbed, cut to ``MAX_LINE_CHARS``
+    with the whole message in a log file the line names."""
     from knowmeter._secrets import scrub
     from knowmeter.printable import printable
 
-    line = printable(scrub(message))
+    line = printable(scrub(message)).encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate
     if len(line) > MAX_LINE_CHARS:
         where = _log_file("error", scrub(message))
         line = f"{line[:MAX_LINE_CHARS]}… ({f'the whole message is in {where}' if where else 'cut'})"
-    click.echo(f"knowmeter: error: {line}", err=True)
-    sys.exit(EXIT_INPUT)
+    return f"knowmeter: error: {line}"
 
 
 def _log_file(kind: str, text: str) -> str | None:
@@ -74,10 +79,17 @@ def input_errors() -> Iterator[None]:
     """Turn ``InputError`` (and the library's other user errors) into one line + exit 2, and
     Ctrl-C into one line + exit 130, or 143 after SIGTERM (click alone would print ``Aborted!``
     and exit 1)."""
+    from knowmeter._faults import environment_fault
+
     try:
         yield
     except InputError as exc:
         fail(str(exc))
+    except Exception as exc:  # a full disk, a read-only folder, a path too long: one line too
+        fault = environment_fault(exc)
+        if fault is None:
+            raise
+        fail(fault)
     except KeyboardInterrupt as exc:
         click.echo("knowmeter: interrupted", err=True)
         sys.exit(stopped_exit_code(exc))
