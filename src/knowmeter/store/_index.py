@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -282,13 +283,22 @@ def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
     return rows
 
 
+_TASK_ID = re.compile(rb'^\{"task_id":"((?:[^"\\]|\\.)*)"')
+
+
 def _stored_tasks(results: Path) -> int:
-    """Complete lines in a results file (each one stored task; a line cut by a kill has no newline)."""
+    """Tasks with a complete line in a results file (a line cut by a kill has no newline; a task
+    stored twice — a duplicate line — counts once)."""
+    ids: set[bytes] = set()
     try:
         with results.open("rb") as fh:
-            return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+            for line in fh:
+                m = _TASK_ID.match(line)
+                if m and line.endswith(b"\n"):
+                    ids.add(m.group(1))
     except OSError:
         return 0
+    return len(ids)
 
 
 def variant_history(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import time
 from collections.abc import Iterator
@@ -88,7 +89,11 @@ def write_json_atomic(path: Path, data: Any, *, indent: int | None = 2) -> None:
 def read_json(path: Path) -> Any:
     """A stored JSON file; a missing, unreadable, non-UTF-8 or invalid one raises ``InputError``."""
     try:
-        return jsonio.loads(path.read_bytes())
+        raw = path.read_bytes()
+        data = jsonio.loads(raw)
+        if _LONG_DIGITS.search(raw) and _too_large(data):
+            raise InputError(f"{path}: holds an integer past 64 bits; the file was edited or damaged")
+        return data
     except FileNotFoundError:
         raise InputError(f"{path}: not found") from None
     except OSError as exc:
@@ -97,6 +102,24 @@ def read_json(path: Path) -> Any:
         where = f"line {exc.lineno}: " if isinstance(exc, json.JSONDecodeError) else ""
         msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc).splitlines()[0]
         raise InputError(f"{path}: {where}invalid JSON ({msg}); the file was edited or damaged") from None
+
+
+_LONG_DIGITS = re.compile(rb"\d{19}")
+
+
+def _too_large(data: Any) -> bool:
+    """Whether ``data`` holds an integer no stored field can take (past 64 bits: not writable
+    again, not a float)."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, int) and not -(2**63) <= node < 2**63:
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def iter_results(path: Path, *, strict: bool = False, problems: list[str] | None = None) -> Iterator[dict[str, Any]]:
@@ -139,23 +162,37 @@ def iter_results_at(
                 problems.append(f"line {number}: not a JSON object; not counted")
 
 
+#: results.jsonl is fsynced at most this often while a run appends to it, and when it is closed: a
+#: killed process loses nothing (every line is flushed at once), a power loss at most this long
+#: of a run's results (bench/bench_runner.py measures the cost)
+FSYNC_EVERY_S = 1.0
+
+
 class ResultsWriter:
     """Appends one JSON line per finished task and flushes it at once (strict JSON: a
-    non-finite number is stored as null)."""
+    non-finite number is stored as null); fsyncs every ``FSYNC_EVERY_S`` and on close."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         _cut_partial_last_line(path)
         self._fh: IO[bytes] = path.open("ab")
+        self._synced = time.monotonic()
 
     def append(self, record: dict[str, Any]) -> None:
         with _naming(self.path):
             self._fh.write(scrub_bytes(jsonio.dumps(record)) + b"\n")
             self._fh.flush()
+            if time.monotonic() - self._synced >= FSYNC_EVERY_S:
+                os.fsync(self._fh.fileno())
+                self._synced = time.monotonic()
 
     def close(self) -> None:
         with _naming(self.path):
-            self._fh.close()
+            try:
+                self._fh.flush()
+                os.fsync(self._fh.fileno())
+            finally:
+                self._fh.close()
 
     def __enter__(self) -> ResultsWriter:
         return self
