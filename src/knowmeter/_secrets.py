@@ -49,8 +49,8 @@ _PATTERNS = re.compile(
     ),
     re.IGNORECASE,
 )
-_TRIGGERS = (b"://", b"bearer", b"api", b"access", b"token", b"secret", b"pass", b"credential", b"auth", b"cookie")
-_TRIGGERS += (b"private", b"key")
+_TRIGGERS: tuple[bytes, ...] = (b"://", b"bearer", b"api", b"access", b"token", b"secret", b"pass", b"credential")
+_TRIGGERS += (b"auth", b"cookie", b"private", b"key")
 #: where the token an ``opt`` match is in starts: it is an option only when that token starts with -
 _TOKEN_START = re.compile(rb"\S{0,60}$")
 _REDACTED_B = REDACTED.encode()
