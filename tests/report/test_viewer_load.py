@@ -87,6 +87,26 @@ def test_security_headers_are_http_headers(tmp_path: Path) -> None:
     assert status == 200 and missing[0] == 404
     for h in (headers, missing[1]):
         csp = h["Content-Security-Policy"]
-        assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp and "connect-src 'none'" in csp
+        assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp and "form-action 'self'" in csp
         assert h["X-Content-Type-Options"] == "nosniff" and h["X-Frame-Options"] == "DENY"
         assert h["Referrer-Policy"] == "no-referrer" and h["Cross-Origin-Opener-Policy"] == "same-origin"
+
+
+def test_a_run_page_sends_its_own_policy_as_a_header(demo_run: Path) -> None:
+    """The report page runs its script (its hash is in the policy); the header is the page's own."""
+    import html
+    import json
+    import re
+
+    run_id = json.loads((demo_run / "report.json").read_text())["run"]["id"]
+    with served(demo_run.parents[1], timeout=2) as server:
+        conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
+        conn.request("GET", f"/run/{run_id}")
+        resp = conn.getresponse()
+        body = resp.read().decode()
+        conn.close()
+    meta = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', body)
+    assert resp.status == 200 and meta is not None
+    policy = html.unescape(meta.group(1))
+    assert resp.getheader("Content-Security-Policy") == f"{policy}; frame-ancestors 'none'"
+    assert "script-src 'sha256-" in policy

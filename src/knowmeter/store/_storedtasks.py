@@ -131,8 +131,9 @@ def _lacking(rec: dict[str, Any]) -> str | None:
 
 
 def incomplete(exc: ValidationError) -> bool:
-    """Whether a record failed only for fields it lacks (a damaged or cut record, not an edited value)."""
-    return all(err["type"] == "missing" for err in exc.errors())
+    """Whether a record failed only for top-level fields it lacks (a damaged or cut record; a
+    nested field missing or a value of the wrong type was edited)."""
+    return all(err["type"] == "missing" and len(err["loc"]) == 1 for err in exc.errors())
 
 
 def finished_task_ids(results_file: Path) -> set[str]:

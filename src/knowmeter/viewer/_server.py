@@ -25,7 +25,7 @@ from knowmeter.errors import InputError
 from knowmeter.report import Report
 from knowmeter.report.html import assets
 from knowmeter.viewer._data import Store, UnreadableIndex
-from knowmeter.viewer._pages import compare_page, error_page, runs_page, trends_page
+from knowmeter.viewer._pages import CSP, compare_page, error_page, runs_page, trends_page
 
 #: a run id as ``new_run_id`` makes them (also what the index holds)
 RUN_ID = re.compile(r"^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$")
@@ -106,7 +106,9 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass  # the terminal stays quiet; the page shows what went wrong
 
-    def _send(self, status: HTTPStatus, body: str, *, head: bool = False) -> None:
+    def _send(self, status: HTTPStatus, body: str, *, csp: str = CSP, head: bool = False) -> None:
+        """Send ``body`` with the security headers; ``csp`` is the page's own policy (as in its
+        ``<meta>``), sent as a header too, with ``frame-ancestors`` (which a ``<meta>`` cannot set)."""
         data = scrub(body).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -115,7 +117,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
         self.send_header("X-Frame-Options", "DENY")
-        self.send_header("Content-Security-Policy", f"{assets()[2]}; frame-ancestors 'none'")
+        self.send_header("Content-Security-Policy", f"{csp}; frame-ancestors 'none'")
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
         self.send_header("Cross-Origin-Resource-Policy", "same-origin")
         self.send_header("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
@@ -125,7 +127,8 @@ class Handler(BaseHTTPRequestHandler):
         if not head:
             self.wfile.write(data)
 
-    def _route(self) -> str:
+    def _route(self) -> tuple[str, str]:
+        """The page at the request's path and its Content-Security-Policy."""
         if self.server.loopback:
             host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]")
             if host not in LOOPBACK:
@@ -134,11 +137,11 @@ class Handler(BaseHTTPRequestHandler):
         path = parts.path
         store = self.server.store
         if path == "/":
-            return runs_page(store.runs())
+            return runs_page(store.runs()), CSP
         if path == "/trends":
-            return trends_page(store.history())
+            return trends_page(store.history()), CSP
         if path.startswith("/run/"):
-            return self._run_page(path.removeprefix("/run/"))
+            return self._run_page(path.removeprefix("/run/")), assets()[2]  # the report's, with its script
         if path == "/compare":
             try:
                 query = parse_qs(parts.query, strict_parsing=True, max_num_fields=4)
@@ -148,7 +151,7 @@ class Handler(BaseHTTPRequestHandler):
             if not all(ids):
                 raise _Reply(HTTPStatus.BAD_REQUEST, "compare needs two runs: /compare?a=RUN&b=RUN")
             a, b = (self._report(i) for i in ids)
-            return compare_page((ids[0], a), (ids[1], b))
+            return compare_page((ids[0], a), (ids[1], b)), CSP
         raise _Reply(HTTPStatus.NOT_FOUND, "no such page")
 
     def _report(self, run_id: str) -> Report:
@@ -167,14 +170,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def _serve(self, *, head: bool) -> None:
         try:
-            body = self._route()
+            body, csp = self._route()
         except _Reply as reply:
             self._send(reply.status, error_page(int(reply.status), reply.message), head=head)
         except UnreadableIndex as exc:
             status = HTTPStatus.SERVICE_UNAVAILABLE
             self._send(status, error_page(int(status), str(exc)), head=head)
         else:
-            self._send(HTTPStatus.OK, body, head=head)
+            self._send(HTTPStatus.OK, body, csp=csp, head=head)
 
     def do_GET(self) -> None:
         self._serve(head=False)
