@@ -48,3 +48,13 @@ def test_report_on_a_run_still_executing_is_refused(stored: tuple[Path, RunDir])
     assert r.returncode == 2 and "still being executed" in r.stderr and "--resume" not in r.stderr, r.stderr
     assert run.report_file.read_bytes() == before
     assert km("report", "latest", "--bootstrap-samples", "100", cwd=project).returncode == 0
+
+
+def test_stored_tasks_counts_distinct_complete_lines(tmp_path: Path) -> None:
+    from knowmeter.store._index import _stored_tasks
+
+    results = tmp_path / "results.jsonl"
+    results.write_bytes(
+        b'{"task_id":"a","x":1}\n{"task_id": "b"}\n{"x": 1, "task_id": "c"}\n{"task_id":"a"}\ngarbage\n{"task_id":"d"'
+    )
+    assert _stored_tasks(results) == 3  # a (twice), b, c; not the garbage nor the cut d

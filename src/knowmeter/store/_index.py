@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from knowmeter import defaults
+from knowmeter import defaults, jsonio
 from knowmeter._damaged import set_aside
 from knowmeter._faults import environment_fault
 from knowmeter._secrets import scrub_value
@@ -283,22 +283,34 @@ def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
     return rows
 
 
-_TASK_ID = re.compile(rb'^\{"task_id":"((?:[^"\\]|\\.)*)"')
+_TASK_ID = re.compile(rb'^\{\s*"task_id"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
 def _stored_tasks(results: Path) -> int:
     """Tasks with a complete line in a results file (a line cut by a kill has no newline; a task
-    stored twice — a duplicate line — counts once)."""
-    ids: set[bytes] = set()
+    stored twice — a duplicate line — counts once). The id is read from the line's start, where
+    knowmeter writes it; another line is parsed."""
+    ids: set[object] = set()
     try:
         with results.open("rb") as fh:
             for line in fh:
+                if not line.endswith(b"\n"):
+                    continue
                 m = _TASK_ID.match(line)
-                if m and line.endswith(b"\n"):
-                    ids.add(m.group(1))
+                ids.add(m.group(1) if m else _task_id_of(line))
     except OSError:
         return 0
+    ids.discard(None)
     return len(ids)
+
+
+def _task_id_of(line: bytes) -> bytes | None:
+    try:
+        record = jsonio.loads(line)
+    except ValueError:
+        return None
+    tid = record.get("task_id") if isinstance(record, dict) else None
+    return tid.encode() if isinstance(tid, str) else None
 
 
 def variant_history(
