@@ -59,6 +59,7 @@ def test_full_disk_then_resume(tmp_path: Path, small_fs: Path) -> None:
     listed = km_process("runs", "--output-dir", out, cwd=project)  # the index cannot be written
     assert listed.returncode == 0 and run_dir.name in listed.stdout, listed.stderr
     assert "internal error" not in listed.stderr
+    assert not list((small_fs / "out").glob("*.damaged"))  # a full disk is not a damaged index
 
     _remount(small_fs, "size=20m")  # space freed: the resume finishes the run
     resumed = km_process("eval", "--report-only", "--output-dir", out, "--resume", run_dir.name, cwd=project)
