@@ -105,6 +105,8 @@ def test_planted_secret_is_in_no_file_a_run_writes(tmp_path: Path) -> None:
     assert report.returncode in (0, 1), report.stderr
     assert SECRET not in (tmp_path / "again.html").read_text() + report.stdout + report.stderr
 
+    assert SECRET not in _viewer_pages(tmp_path / ".knowmeter", run_dir.name)
+
     # a resume needs the real command strings back: from eval.yaml, or one line saying so
     (run_dir / "results.jsonl").write_text("")
     refused = km("eval", "--resume", "latest", cwd=tmp_path)
@@ -118,6 +120,30 @@ def test_planted_secret_is_in_no_file_a_run_writes(tmp_path: Path) -> None:
     assert resumed.returncode in (0, 1) and "resuming run" in resumed.stderr, resumed.stderr
     assert SECRET.encode() not in (run_dir / "results.jsonl").read_bytes()
     assert "the answer is 42" in (run_dir / "results.jsonl").read_text()  # the real command ran
+
+
+def _viewer_pages(store: Path, run_id: str) -> str:
+    """The viewer's runs page and the run's page, as served."""
+    import http.client
+    import threading
+
+    from knowmeter.viewer import make_server
+
+    server = make_server(store, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    pages = []
+    try:
+        for path in ("/", f"/run/{run_id}"):
+            conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
+            conn.request("GET", path)
+            resp = conn.getresponse()
+            assert resp.status == 200, path
+            pages.append(resp.read().decode())
+            conn.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    return "".join(pages)
 
 
 def test_crash_log_keeps_no_secret(
