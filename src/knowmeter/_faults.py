@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 _FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
-_READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+_DENIED = frozenset({errno.EACCES, errno.EPERM})
 
 
 def environment_fault(exc: BaseException) -> str | None:
@@ -35,8 +35,13 @@ def environment_fault(exc: BaseException) -> str | None:
             return "a file name or path holds a NUL character (\\0): remove it from the input"
         if kind == "full":
             return f"no space left on the device{where}: free space (or point --output-dir elsewhere), then {then}"
+        if kind == "denied":
+            return (
+                f"permission denied{where}: make it readable and writable for you (or point --output-dir at a "
+                f"folder you can write), then {then}"
+            )
         return (
-            f"cannot write{where}: the folder is read-only or not yours; make it writable (or point "
+            f"cannot write{where}: the file system is read-only; make it writable (or point "
             f"--output-dir at a folder you can write), then {then}"
         )
     return None
@@ -61,16 +66,20 @@ def _kind(exc: BaseException) -> str | None:
         return "nul"
     if isinstance(exc, OSError) and exc.errno in _FULL:
         return "full"
-    if isinstance(exc, OSError) and exc.errno in _READ_ONLY:
+    if isinstance(exc, OSError) and exc.errno == errno.EROFS:
         return "read-only"
+    if isinstance(exc, OSError) and exc.errno in _DENIED:
+        return "denied"
     if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
         return "too-long"
     if isinstance(exc, sqlite3.OperationalError):
         text = str(exc).lower()
         if "disk is full" in text or "disk full" in text:
             return "full"
-        if "readonly database" in text or "unable to open database" in text or "disk i/o error" in text:
+        if "readonly database" in text:
             return "read-only"
+        if "unable to open database" in text:
+            return "denied"
     return None
 
 

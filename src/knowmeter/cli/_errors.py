@@ -43,7 +43,7 @@ def _log_file(kind: str, text: str) -> str | None:
 
     try:
         fd, name = tempfile.mkstemp(prefix=f"knowmeter-{kind}-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".log")
-        with open(fd, "w", encoding="utf-8") as fh:
+        with open(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(text)
     except OSError:
         return None
