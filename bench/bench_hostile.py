@@ -61,7 +61,7 @@ def case(kind: str, hostile: str, root: Path) -> list[str]:
         (root / "gold").mkdir()
         (root / "gold" / "metadata.yaml").write_text(GOLD_META)
         (root / "gold" / "annotations.yaml").write_text(put(GOLD_NOTES))
-        return ["gold", "validate", "gold"]
+        return ["gold", "validate", "--gold-dir", "gold"]
     if kind == "skill":
         (root / "evals").mkdir()
         (root / "evals" / "x.json").write_text(put(SKILL_EVALS))

@@ -155,12 +155,13 @@ def _busy_cpu() -> float:
 
 
 def run_observe(
-    root: Path, workers: int, *, sample_rss: bool
+    root: Path, workers: int, *, sample_rss: bool, folder: Path | None = None
 ) -> tuple[float, float, TreeRss | None, dict[str, object], float]:
-    """One ``knowmeter observe --json`` run: wall seconds, CPU seconds (all its processes), the RSS
-    sampler (when ``sample_rss``), the report, and the cores that other jobs kept busy meanwhile
-    (their load slows the wall clock first)."""
-    cmd = [sys.executable, "-m", "knowmeter", "observe", str(root / "projects"), "--json", "--workers", str(workers)]
+    """One ``knowmeter observe --json`` run over ``folder`` (default ``root/projects``): wall
+    seconds, CPU seconds (all its processes), the RSS sampler (when ``sample_rss``), the report,
+    and the cores that other jobs kept busy meanwhile (their load slows the wall clock first)."""
+    target = folder if folder is not None else root / "projects"
+    cmd = [sys.executable, "-m", "knowmeter", "observe", str(target), "--json", "--workers", str(workers)]
     cpu0 = _children_cpu()
     busy0 = _busy_cpu()
     t0 = time.perf_counter()

@@ -14,7 +14,11 @@ The eval's own execution window (run.json's ``wall_s``: the runner alone, withou
 planning and the report) is printed beside its whole wall time.
 Targets: wall ≤ 1.3 × spawn floor, peak RSS ≤ 150 MB, in-process ≥ 500 tasks/s.
 
-    python bench/bench_runner.py [--samples 2000] [--repeats 3]
+    python bench/bench_runner.py [--samples 2000] [--repeats 3] [--budget-usd 1000]
+
+``--budget-usd`` runs the eval with a budget total (never reached: the script reports $0), so the
+budget's ledger (``budget.jsonl``: a line fsynced before each call starts and one when it ends)
+is timed too.
 """
 
 from __future__ import annotations
@@ -100,8 +104,10 @@ EVAL = textwrap.dedent("""
 """)
 
 
-def eval_args(agent: Path) -> list[str]:
-    """The benchmark's ``knowmeter eval`` arguments: the 2 variants, ``agent``, concurrency 8, no cache."""
+def eval_args(agent: Path, budget_usd: float | None = None) -> list[str]:
+    """The benchmark's ``knowmeter eval`` arguments: the 2 variants, ``agent``, concurrency 8, no
+    cache, and the budget total ``budget_usd`` when given."""
+    budget = [] if budget_usd is None else ["--budget-usd", str(budget_usd)]
     return [
         "eval",
         "--samples",
@@ -116,10 +122,11 @@ def eval_args(agent: Path) -> list[str]:
         "8",
         "--no-cache",
         "--report-only",
+        *budget,
     ]
 
 
-def run_eval(root: Path, agent: Path) -> tuple[float, float, float, float]:
+def run_eval(root: Path, agent: Path, budget_usd: float | None) -> tuple[float, float, float, float]:
     """Wall seconds, peak RSS (MB), the eval process's own CPU seconds, and the wall seconds of
     its execution window (the runner alone: run.json's ``wall_s``, from the first task started
     to the last finished — no start-up, no report)."""
@@ -130,7 +137,7 @@ def run_eval(root: Path, agent: Path) -> tuple[float, float, float, float]:
             sys.executable,
             "-c",
             EVAL,
-            *eval_args(agent),
+            *eval_args(agent, budget_usd),
         ],
         cwd=root,
         check=True,
@@ -192,6 +199,7 @@ def main() -> None:
         default=3,
         help="rounds of (floor, lean floor, eval), interleaved; the fastest of each is reported",
     )
+    ap.add_argument("--budget-usd", type=float, default=None, help="run the eval with this budget total")
     args = ap.parse_args()
     tasks = args.samples * 2
     compile_bytecode()
@@ -206,7 +214,7 @@ def main() -> None:
         for _ in range(args.repeats):
             floors.append(asyncio.run(spawn_floor(agent, tasks, 8, lean=False)))
             leans.append(asyncio.run(spawn_floor(agent, tasks, 8, lean=True)))
-            evals.append(run_eval(root, agent))
+            evals.append(run_eval(root, agent, args.budget_usd))
         out = subprocess.run(
             [sys.executable, "-c", IN_PROCESS], cwd=root, check=True, capture_output=True, text=True
         ).stdout.split()
@@ -217,7 +225,8 @@ def main() -> None:
     window = min(e[3] for e in evals)
     rss = max(e[1] for e in evals)
     print(
-        f"workload: {args.samples} samples × 2 variants = {tasks} tasks, concurrency 8, script executor, no judge; "
+        f"workload: {args.samples} samples × 2 variants = {tasks} tasks, concurrency 8, script executor, no judge, "
+        f"{'no budget' if args.budget_usd is None else f'budget ${args.budget_usd:g}'}; "
         f"fastest of {args.repeats} interleaved rounds"
     )
     print(

@@ -177,13 +177,18 @@ def comprehend(
     seed: int | None = None,
     output_dir: str | Path | None = None,
     listener: Listener | None = None,
+    flags: Sequence[str] = (),
+    notes: Sequence[str] = (),
 ) -> Report:
     """Did the agent understand ``skill`` (a SKILL.md or its folder)? Every case of its eval file
     runs without the skill and with it; each answer is graded per expected behavior by
     ``judges`` (``executor:model``; ``scripted-grader`` is the offline stand-in); the agent is
     ``executor`` with ``model`` and ``executor_options`` (eval.yaml's ``executor.options``). Paths are
-    relative to ``base_dir`` (default: the current folder). The report's ``comprehension``
-    section holds the skill's verdict, its ``decision`` the outcome and exit code."""
+    relative to ``base_dir`` (default: the current folder). ``flags``: caveats the run carries
+    from before it started (``comprehend --calibrate``: the anchors the grader missed), ``notes``
+    lines it records (how the calibration went). The
+    report's ``comprehension`` section holds the skill's verdict, its ``decision`` the outcome and
+    exit code."""
     from knowmeter.comprehension import (
         GRADER_KIND,
         Target,
@@ -194,7 +199,14 @@ def comprehend(
     )
     from knowmeter.evaluation import run_budget
 
-    target = Target(str(skill), None if evals is None else str(evals), ngram, None if cwd is None else str(cwd))
+    target = Target(
+        str(skill),
+        None if evals is None else str(evals),
+        ngram,
+        None if cwd is None else str(cwd),
+        tuple(flags),
+        tuple(notes),
+    )
     config = make_config(
         base_dir=Path(base_dir) if base_dir is not None else Path.cwd(),
         target=target,
@@ -286,16 +298,25 @@ def observe_traces(
     workers: int | None = None,
     backend: str = defaults.BACKEND,
     ray_address: str | None = None,
+    count_retried_commands: bool = False,
 ) -> HealthReport:
     """Skill health from Claude Code / Codex usage traces under ``paths``: per skill its segments,
     failure and gap rates, coverage of ``kb`` and a health band. ``last`` (``7d``), ``since`` and
     ``until`` limit the segments by start time; ``skills`` keeps only those skills; ``workers``
-    processes (or ``backend="ray"`` tasks at ``ray_address``) share the files."""
+    processes (or ``backend="ray"`` tasks at ``ray_address``) share the files;
+    ``count_retried_commands`` puts retried commands among the gap signals."""
     from knowmeter.observe import make_window, observe
 
     window = make_window(last=last, since=since, until=until)
     return observe(
-        list(paths), window=window, skills=skills, kb=kb, workers=workers, backend=backend, ray_address=ray_address
+        list(paths),
+        window=window,
+        skills=skills,
+        kb=kb,
+        workers=workers,
+        backend=backend,
+        ray_address=ray_address,
+        count_retried_commands=count_retried_commands,
     )
 
 
@@ -357,10 +378,16 @@ def _start_notes(prepared: Prepared) -> list[str]:
             "executor offline: the built-in non-LLM demo agent (no model is called); choose an agent with "
             "--executor or executor: in eval.yaml"
         )
-    elif prepared.workspace_leak:
+    if prepared.workspace_leak:
+        who = (
+            "the offline agent searches and reads its workspace, so its answers depend on them (on how many "
+            "runs the store holds, too)"
+            if prepared.executor.name == "offline"
+            else "a script agent that reads files can see it"
+        )
         notes.append(
-            f"⚠ {prepared.workspace_leak}: a script agent that reads files can see it (agent CLIs are "
-            "refused this workspace); give the variants a cwd that holds only the knowledge base"
+            f"⚠ {prepared.workspace_leak}: {who} (agent CLIs are refused this workspace); give the variants a "
+            "cwd that holds only the knowledge base"
         )
     if executor_sealed(prepared.executor) is False:
         notes.append(
@@ -375,8 +402,9 @@ def _continued_budget(
     prepared: Prepared, run_dir: RunDir, total_usd: float | None, judge_kind: str = "judge"
 ) -> Budget:
     """A resumed run's budget: its total (``total_usd`` when given, else its last leg's) less what
-    its earlier legs spent — their record in run.json, plus what the stored results hold beyond it
-    (a leg killed by ``kill -9`` recorded nothing). ``judge_kind`` as for ``run_budget``."""
+    its earlier legs spent — their record in run.json, plus what the stored results and the budget's
+    ledger hold beyond it (a leg killed by ``kill -9`` recorded nothing; its calls in flight are
+    charged at their reservation). ``judge_kind`` as for ``run_budget``."""
     from knowmeter.evaluation import run_budget
 
     budget = run_budget(prepared, judge_kind)
@@ -387,7 +415,7 @@ def _continued_budget(
         budget.total_usd = earlier["total_usd"]
     if earlier is not None:
         budget.continue_from(earlier)
-    budget.add_unrecorded(_stored_spend(run_dir, judge_kind))
+    budget.continue_after_kill(_stored_spend(run_dir, judge_kind), run_dir.path)
     return budget
 
 

@@ -1,8 +1,8 @@
 """The run's outcome, decided once: the comparison's verdict (``knowmeter.compare``, taken as it
 is) plus everything that stops a run from passing whatever its verdict says — nothing measured
-(most tasks errored), an incomplete run, a judge that never produced a score, a failed gate —
-and the warnings every summary shows (a budget exceeded or not enforceable, stored results not
-counted, judge and executor trouble).
+(most tasks errored, or most replies broke the agent protocol), an incomplete run, a judge that
+never produced a score, a failed gate — and the warnings every summary shows (a budget exceeded or
+not enforceable, stored results not counted, judge and executor trouble).
 
 ``eval``, ``report``, ``runs`` and the report's first and last lines all read this one object,
 so they cannot disagree: the first line is ``headline``, the last ``recommendation``, the exit
@@ -57,6 +57,12 @@ LABELS: dict[BlockerKind, str] = {k: v.lower() for k, v in OUTCOMES.items()}
 #: executor's failures, not the knowledge: it gets no verdict.
 NOT_MEASURED_SHARE = 0.5
 
+#: The executor warnings (``VariantOperations.exec_warnings``) of a reply that broke the agent
+#: protocol: what was graded is not the answer the agent meant (stdout that starts like JSON
+#: but does not parse, a reply without ``output``). From ``NOT_MEASURED_SHARE`` of the replies on,
+#: the run measured the broken protocol, not the knowledge.
+PROTOCOL_BREAKS = ("broken_envelope", "reply_output")
+
 
 class Blocker(StoredModel):
     """A reason the run cannot pass, whatever its verdict."""
@@ -74,6 +80,7 @@ class Decision(StoredModel):
     model_config = ConfigDict(frozen=True)
 
     outcome: Outcome
+    #: the verdict the outcome rests on; None when there is none (NOT MEASURED: nothing was measured)
     verdict: str | None
     exit_code: int
     headline: str
@@ -113,12 +120,37 @@ def _not_measured(run: RunInfo, variants: list[VariantOperations]) -> Blocker | 
     )
 
 
+def _protocol_broken(variants: list[VariantOperations]) -> Blocker | None:
+    """Most replies (finished tasks without an error) broke the agent protocol."""
+    replies = sum(v.tasks - v.errors for v in variants)
+    breaks = [(v.name, w) for v in variants for k, w in v.exec_warnings.items() if k in PROTOCOL_BREAKS]
+    broken = sum(w.count for _, w in breaks)
+    if not replies or broken / replies < NOT_MEASURED_SHARE:
+        return None
+    name, first = breaks[0]
+    return Blocker(
+        kind="not_measured",
+        message=f"{broken} of {replies} replies broke the agent protocol — what was graded is not the "
+        f"agent's answer, so nothing about the knowledge was measured (first, {name}: {first.first})",
+    )
+
+
 def _resume_command(run: RunInfo, comprehension: bool) -> str:
     """How to finish the run; a run the budget stopped needs a larger total, since what it spent
     so far counts against the total of every leg."""
     command = resume_command(run.id, comprehension=comprehension)
-    if run.status == "incomplete" and run.budget is not None and run.budget.tasks_not_started_for_budget:
-        command += f" --budget-usd TOTAL (above the ${run.budget.spent_known_usd:.4f} spent so far)"
+    budget = run.budget
+    if run.status == "incomplete" and budget is not None and budget.tasks_not_started_for_budget:
+        charged = budget.in_flight_charged_usd  # calls a kill -9 left in flight, charged at their reservation
+        command += f" --budget-usd TOTAL (above the ${budget.spent_known_usd + charged:.4f} spent so far"
+        if run.tasks_done and run.tasks_total and budget.spent_known_usd > 0:
+            # what the finished tasks cost on average (agent and judges), for every task of the plan
+            whole = budget.spent_known_usd / run.tasks_done * run.tasks_total + charged
+            unknown = sum(c.unknown_cost for c in budget.calls.values())
+            command += f"; at the known cost per task so far the whole run needs about ${whole:.4f}" + (
+                f", more for the {unknown} call(s) whose cost is unknown" if unknown else ""
+            )
+        command += ")"
     return command
 
 
@@ -172,7 +204,8 @@ def _judging(run: RunInfo, variants: list[VariantOperations]) -> tuple[Blocker |
 def _recommendation(blocker: Blocker, run: RunInfo, comprehension: bool) -> str:
     again = f"run knowmeter {'comprehend' if comprehension else 'eval'} again"
     if blocker.kind == "not_measured":
-        return f"FIX THE RUN — nothing was measured; fix the executor errors above and {again}."
+        what = "agent's replies" if "agent protocol" in blocker.message else "executor errors"
+        return f"FIX THE RUN — nothing was measured; fix the {what} above and {again}."
     if blocker.kind == "incomplete":
         return (
             f"NOT DECIDED — the run is incomplete ({run.tasks_done}/{run.tasks_total} tasks); "
@@ -190,7 +223,8 @@ def decide(report: Report) -> Decision:
     verdict = report.verdict or (report.comprehension.verdict if report.comprehension else None)
     level = str(verdict.level) if verdict is not None else None
     comprehension = report.comprehension is not None
-    blockers = [b for b in (_not_measured(run, variants), _incomplete(run, comprehension)) if b is not None]
+    measured = _not_measured(run, variants) or _protocol_broken(variants)
+    blockers = [b for b in (measured, _incomplete(run, comprehension)) if b is not None]
     judge_blocker, judge_warnings = _judging(run, variants)
     warnings = _budget_warnings(run)
     warnings += [f"results.jsonl: {problem}" for problem in run.results_problems or []]
@@ -224,7 +258,9 @@ def decide(report: Report) -> Decision:
         )
     first = blockers[0]
     outcome = OUTCOMES[first.kind]
-    shown = "no verdict" if first.kind == "not_measured" or not level else f"verdict on what was measured: {level}"
+    # nothing measured: the comparison's level (UNDERPOWERED over no pairs) is no verdict at all
+    level = None if first.kind == "not_measured" else level
+    shown = f"verdict on what was measured: {level}" if level else "no verdict"
     return Decision(
         outcome=outcome,
         verdict=level,

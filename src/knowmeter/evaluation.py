@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -29,7 +29,14 @@ from knowmeter.config import (
     stored_config,
 )
 from knowmeter.errors import InputError
-from knowmeter.executors import Executor, ExecutorSpec, ExecutorUnavailable, UnknownExecutor, create_executor
+from knowmeter.executors import (
+    Executor,
+    ExecutorSpec,
+    ExecutorUnavailable,
+    UnknownExecutor,
+    command_given_in,
+    create_executor,
+)
 from knowmeter.grading import Assertion, JudgeSpec, judge_prompt_hash, load_assertions, metric_prompt_hashes
 from knowmeter.judges import build_judges
 from knowmeter.runner import (
@@ -37,6 +44,7 @@ from knowmeter.runner import (
     Budget,
     ExecutionSettings,
     ExecutionStats,
+    Ledger,
     OnRecord,
     PostProcess,
     ResponseCache,
@@ -116,15 +124,19 @@ def parse_option_flags(flags: list[str] | None) -> dict[str, Any]:
     return options
 
 
-def _file_cwd(expression: str, ef: EvalFile) -> str | None:
-    """The ``cwd`` eval.yaml gives a variant named on the command line: that of the eval.yaml
-    variant with this name or artifact, else the one ``cwd`` all its variants share."""
+def _flag_variant(expression: str, role: Literal["control", "treatment"], ef: EvalFile) -> VariantSpec:
+    """A variant named on the command line: eval.yaml's variant of that name (its artifact and
+    ``cwd``), else the expression itself, with the ``cwd`` of the eval.yaml variant with this
+    artifact, else the one ``cwd`` all its variants share."""
     listed = ef.variants or []
     for vf in listed:
-        if expression in (vf.name, vf.artifact):
-            return vf.cwd
+        if expression == vf.name:
+            return VariantSpec(name=vf.name, role=role, expression=vf.artifact, cwd=vf.cwd)
+    cwd = next((vf.cwd for vf in listed if expression == vf.artifact), None)
     cwds = {vf.cwd for vf in listed}
-    return cwds.pop() if len(cwds) == 1 else None
+    if cwd is None and len(cwds) == 1:
+        cwd = cwds.pop()
+    return VariantSpec(role=role, expression=expression, cwd=cwd)
 
 
 def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
@@ -146,8 +158,8 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
     if ov.control is not None or ov.treatments:
         variants = []
         if ov.control is not None:
-            variants.append(VariantSpec(role="control", expression=ov.control, cwd=_file_cwd(ov.control, ef)))
-        variants += [VariantSpec(role="treatment", expression=t, cwd=_file_cwd(t, ef)) for t in ov.treatments or []]
+            variants.append(_flag_variant(ov.control, "control", ef))
+        variants += [_flag_variant(t, "treatment", ef) for t in ov.treatments or []]
     elif ef.variants:
         variants = []
         for i, vf in enumerate(ef.variants):
@@ -171,12 +183,15 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
     if per_ms is not None:
         timeout_s = min(timeout_s, per_ms / 1000)
     hc = ef.hedgingClassifier
+    flag = ov.executor
+    if flag and Path.cwd().resolve() != base:  # a flag's relative paths name files in the shell's folder
+        flag = command_given_in(flag, Path.cwd())
     try:
         return RunConfig(
             base_dir=str(base),
             samples=list(samples),
             variants=variants,
-            executor=_first(ov.executor, exec_name, defaults.EXECUTOR),
+            executor=_first(flag, exec_name, defaults.EXECUTOR),
             executor_options={**(exec_opts if ov.executor is None else {}), **parse_option_flags(ov.executor_options)},
             model=_first(ov.model, ef.model, exec_model),
             concurrency=_first(ov.concurrency, ef.concurrency, defaults.CONCURRENCY),
@@ -205,7 +220,13 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
                 ov.stability_limit, gates.stabilityLimit if gates else None, defaults.STABILITY_LIMIT
             ),
             bootstrap_samples=_first(ov.bootstrap_samples, ef.bootstrapSamples, defaults.BOOTSTRAP_SAMPLES),
-            hedging_judge=_first(ov.hedging_judge, hc.judge if hc and hc.enabled else None),
+            # the spec §4.3 classifier is the default whenever the run has a judge: the first
+            # one, unless eval.yaml names another or turns it off (hedgingClassifier.enabled)
+            hedging_judge=_first(
+                ov.hedging_judge,
+                hc.judge if hc and hc.enabled else None,
+                judges[0] if judges and (hc is None or hc.enabled) else None,
+            ),
             hedging_max_candidates=hc.maxCandidates if hc else defaults.HEDGING_MAX_CANDIDATES,
             unsealed=bool(ov.unsealed),
             shard=str(Shard.parse(ov.shard)) if ov.shard is not None else None,
@@ -232,7 +253,13 @@ class Prepared:
 
 def executor_spec(config: RunConfig) -> ExecutorSpec:
     """How the run's executor is built (what a Ray worker builds it from)."""
-    return ExecutorSpec(config.executor, config.model, dict(config.executor_options), unsealed=config.unsealed)
+    return ExecutorSpec(
+        config.executor,
+        config.model,
+        dict(config.executor_options),
+        unsealed=config.unsealed,
+        base_dir=config.base_dir,
+    )
 
 
 def _executor_from(config: RunConfig) -> Executor:
@@ -309,20 +336,17 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def workspace_leak(tasks: list[Task], config: RunConfig, variants: list[Variant]) -> str | None:
-    """What an agent's workspace holds that it must not see — the sample file (the answer key),
-    the run store, or the artifact of a variant other than the one under test — as one line, or
-    None. ``prepare`` refuses it for the agent CLIs (claude, codex, claude-sdk); the offline and
-    script agents keep omk's default of working in the config's folder, so for a script agent it
-    is a warning printed before the run."""
+    """What agents' workspaces hold that they must not see — the sample file (the answer key),
+    the run store, or the artifact of a variant other than the one under test — as one line
+    naming every variant and everything it would see, or None. ``prepare`` refuses it for the
+    agent CLIs (claude, codex, claude-sdk); the offline and script agents keep omk's default of
+    working in the config's folder, so for them it is a warning printed before the run."""
     base = config.base_path()
     samples = [((base / s).resolve(), f"the sample file {s}") for s in config.samples]
     store = [(config.output_path().resolve(), f"the run store {config.output_dir}")]
-    seen: set[tuple[str, Path]] = set()
+    seen: dict[Path, dict[str, list[str]]] = {}  # workspace → what it holds → the variants that see it
     for task in tasks:
         ws = task.workspace.resolve()
-        if (task.variant.name, ws) in seen:
-            continue
-        seen.add((task.variant.name, ws))
         others = [
             (p.resolve(), f"variant {v.name!r}'s artifact {p}")
             for v in variants
@@ -331,11 +355,17 @@ def workspace_leak(tasks: list[Task], config: RunConfig, variants: list[Variant]
             if p is not None
         ]
         for path, what in [*samples, *store, *others]:
-            if _inside(path, ws):
-                return (
-                    f"variant {task.variant.name!r}: its workspace {ws} contains {what}, which the agent must not see"
-                )
-    return None
+            names = seen.setdefault(ws, {}).setdefault(what, [])
+            if _inside(path, ws) and task.variant.name not in names:
+                names.append(task.variant.name)
+    parts = []
+    for ws, held in seen.items():
+        names = list(dict.fromkeys(n for ns in held.values() for n in ns))
+        if names:
+            whats = " and ".join(w for w, ns in held.items() if ns)
+            who = f"variant {names[0]!r}: its" if len(names) == 1 else f"variants {', '.join(map(repr, names))}: their"
+            parts.append(f"{who} workspace {ws} contains {whats}")
+    return "; ".join(parts) + ", which the agent must not see" if parts else None
 
 
 def protected_paths(prepared: Prepared) -> tuple[Path, ...]:
@@ -400,8 +430,17 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
     return record
 
 
+#: A run store's own ``.gitignore``: git ignores the store — every run and every cached answer —
+#: without an entry in the project's
+STORE_GITIGNORE = "# written by knowmeter: the run store (runs, index, response cache) is not source\n*\n"
+
+
 def start_run(prepared: Prepared) -> RunDir:
-    run_dir = RunDir.create(prepared.config.output_path() / "runs")
+    store = prepared.config.output_path()
+    run_dir = RunDir.create(store / "runs")
+    ignore = store / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text(STORE_GITIGNORE, encoding="utf-8")
     write_json_atomic(run_dir.run_file, run_record(prepared, run_dir.id))
     return run_dir
 
@@ -489,6 +528,8 @@ async def execute(
         protected=protected_paths(prepared),
     )
     cache = None if cfg.no_cache else ResponseCache(cfg.output_path())
+    if budget.total_usd is not None:  # calls charged before they start, for a leg that outlives a kill -9
+        budget.ledger = Ledger(run_dir.path)
     try:
         with ResultsWriter(run_dir.results_file) as writer:
             executor = prepared.executor if backend is None else backend.place(prepared.executor, executor_spec(cfg))
@@ -505,4 +546,6 @@ async def execute(
     finally:
         if cache is not None:
             cache.close()
+        if budget.ledger is not None:
+            budget.ledger.close()
     return stats, budget

@@ -160,7 +160,9 @@ def script_reference() -> str:
         [
             "## The script protocol (`--executor 'python my_agent.py'`)",
             "",
-            "The command runs once per task in the task's workspace. It reads one JSON object on stdin, "
+            "The command runs once per task in the task's workspace; its relative paths (`./agent.py`, the "
+            "`agent.py` of `python agent.py`) name files in the folder it was given in — eval.yaml's for its "
+            "`executor`, the shell's for `--executor` — not in the workspace. It reads one JSON object on stdin, "
             '`{"model", "system", "prompt"}` (`system` is the variant\'s artifact text, null for the baseline), '
             "and prints one JSON object on stdout. Only `output` is needed; the rest is recorded when given "
             "(a missing cost is *unknown*, never 0). A non-zero exit is an error carrying the last line of stderr. "
@@ -217,7 +219,10 @@ def cache_reference() -> str:
             "",
             f"Successful agent answers are stored in `<output-dir>/{CACHE_FILE}` (default `{defaults.OUTPUT_DIR}/`) "
             "and "
-            f"served again when every part of the key is the same: {fields}. Errors are never cached; the repeat "
+            f"served again when every part of the key is the same: {fields}. For a script agent `executor` holds "
+            "its command and the content of every file the command names by path (its script; a file over "
+            "32 MiB, such as an interpreter, by its size and modification time), so an edited agent is asked "
+            "again, wherever it lies. Errors are never cached; the repeat "
             "index is in the key, so repeats are real replicates, and the variant name is too, so the two arms of "
             "an A/A test are independent. The summary says how many answers of each variant came from the cache "
             "(`… from the response cache`); a cached answer costs nothing in this run. `--no-cache` (or "

@@ -154,7 +154,7 @@ def test_apply_drops_false_keeps_true_with_verdict_and_weight_half(tb, scripted)
         "It is likely the orders table, but I'm not sure. "
         "If you need it, you could probably add a cache. [unknown] owner."
     )
-    gaps = analyze_task(tb().say(text).grep_empty("revenue_schema").build(), sample_id="s1")
+    gaps = analyze_task(tb().say(text).grep_empty("revenue_schema").build(), sample_id="s1", hedging_recall="broad")
     assert gaps.hedging_mode == "regex-only"
     assert sum(s.source == "hedging" for s in gaps.signals) == 2
 
@@ -176,3 +176,22 @@ def test_apply_leaves_failed_executions_alone(scripted):
     ex = scripted(_yes())
     assert anyio.run(HedgingClassifier(ex, cache={}).apply, gaps) is gaps
     assert ex.requests == []
+
+
+@pytest.mark.parametrize(
+    ("eval_yaml", "flag", "expected"),
+    [
+        ("judge: offline\n", None, "offline"),  # a run with a judge: the classifier is on by default
+        ("judge: offline\nhedgingClassifier: {enabled: false}\n", None, None),  # turned off
+        ("judge: offline\nhedgingClassifier: {judge: 'anthropic:haiku'}\n", None, "anthropic:haiku"),
+        ("judge: offline\n", "openai:mini", "openai:mini"),
+        ("", None, None),  # no judge, no classifier: regex only
+    ],
+)
+def test_the_classifier_is_the_default_whenever_the_run_has_a_judge(tmp_path, eval_yaml, flag, expected):
+    from knowmeter.evaluation import Overrides, resolve_config
+
+    (tmp_path / "s.yaml").write_text("- {sample_id: a, prompt: x}\n")
+    (tmp_path / "eval.yaml").write_text("samples: s.yaml\nexecutor: offline\n" + eval_yaml)
+    cfg = resolve_config(Overrides(control="baseline", hedging_judge=flag), tmp_path)
+    assert cfg.hedging_judge == expected

@@ -1,8 +1,10 @@
-"""The hedging nets against the hand-labelled set (``bench/bench_hedging_labels.py``).
+"""The hedging nets against the older hand-labelled sentence set (``bench/bench_hedging_labels.py``).
 
-Floors: precision ≥ 60 % on both splits — the gap-signal spec (§10) says to switch hedging off
-when more than 40 % of its signals are false; recall ≥ 75 % — one miss in the 7 dev hedges, three
-in the 14 held-out ones (measured: 86 % and 93 %; the nets on main before this work: 0 % and 7 %).
+That set counts debugging hypotheses ("the server might not be running") and estimates ("推定
+90%") as hedges; issue 28's corpus labels do not (knowledge-level doubt only), and the strict
+net follows them, so it finds none of that set's hedges. The set now checks the *broad* net, the
+recall stage in front of the LLM classifier: recall ≥ 75 % and precision ≥ 60 % on both splits
+(measured: dev 86 % / 100 %, heldout 93 % / 81 %).
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ def _bench() -> ModuleType:
 
 
 @pytest.mark.parametrize("split", ["dev", "heldout"])
-def test_strict_net_keeps_precision_and_recall_floors(shared_dir: Path, split: str) -> None:
-    score = _bench().score(False, shared_dir)[split]
+def test_broad_net_keeps_precision_and_recall_floors(shared_dir: Path, split: str) -> None:
+    score = _bench().score(True, shared_dir)[split]
     assert score.precision is not None and score.precision >= 0.60, score.wrong
     assert score.recall is not None and score.recall >= 0.75, score.wrong
 
@@ -43,7 +45,7 @@ def test_broad_net_finds_at_least_what_the_strict_one_finds(shared_dir: Path) ->
 
 
 def _hedged(text: str) -> list[str]:
-    return [s.target for s in hedging_signals([AgentText(text, 1)], sample_id="s")]
+    return [s.target for s in hedging_signals([AgentText(text, 1)], sample_id="s", broad=True)]
 
 
 def test_japanese_hedges_are_caught_only_in_japanese() -> None:
@@ -56,5 +58,7 @@ def test_modal_hedges_leave_polite_and_exploratory_might_alone() -> None:
     assert _hedged("The server might not be running.") == ["might not"]
     assert _hedged("My function might return None here.") == ["might"]
     assert _hedged("Maybe the issue is the proxy.") == ["Maybe"]
-    assert _hedged("Let me look for components that might be relevant.") == []
-    assert _hedged("You might want to add a test.") == []
+    strict = [
+        AgentText(t, 1) for t in ("Let me look for components that might be relevant.", "You might want to add a test.")
+    ]
+    assert hedging_signals(strict, sample_id="s") == []

@@ -1,4 +1,5 @@
-"""Repeated non-search failures (the spec's "genuine confusion", §4.4): fixtures cut from the real
+"""Retried commands (a non-search action failing again and again; its own signal, outside the
+gap rate unless asked for): fixtures cut from the real
 a758b6ba session (Claude Code 2.1.76) — its own Bash call and ``Exit code 1`` result lines, cloned
 with a commit that a pre-commit hook rejects."""
 
@@ -49,7 +50,7 @@ def _session(shared_dir: Path, steps: list[tuple[str, str, str | None]]) -> Trac
     return parse_claude_session(out)
 
 
-def test_a_commit_a_hook_rejects_six_times_is_one_repeated_failure(shared_dir: Path) -> None:
+def test_a_commit_a_hook_rejects_six_times_is_one_retried_command_outside_the_gap_rate(shared_dir: Path) -> None:
     commit = "git add -A && git commit -m 'Add crash log'"
     steps: list[tuple[str, str, str | None]] = []
     for _ in range(6):
@@ -59,11 +60,14 @@ def test_a_commit_a_hook_rejects_six_times_is_one_repeated_failure(shared_dir: P
     # the hook's "does not exist." is output of the check, not a path the command used
     assert len(results) == 6 and {e.error_kind for e in results} == {ErrorKind.NONZERO_EXIT}
     gaps = analyze_task(trace, sample_id="s")
-    [signal] = gaps.signals
-    assert (signal.source, signal.tool, signal.turn) == ("repeated_failure", "Bash", 1)
+    assert gaps.signals == () and not gaps.has_gap  # not a knowledge gap by default
+    [signal] = gaps.retried
+    assert (signal.source, signal.tool, signal.turn) == ("retried_command", "Bash", 1)
     assert signal.target == "git add && git commit"
     assert "failed 6× in 6 turns (1–11; nonzero_exit)" in signal.context
     assert "check docs links" in signal.context
+    counted = analyze_task(trace, sample_id="s", count_retried_commands=True)
+    assert counted.signals == (signal,) and counted.retried == () and counted.max_weight == 0.5
 
 
 def test_a_success_of_the_same_action_ends_the_run(shared_dir: Path) -> None:
@@ -76,4 +80,5 @@ def test_a_success_of_the_same_action_ends_the_run(shared_dir: Path) -> None:
         ("Bash", "pytest -x", "Exit code 1\nFAILED tests/test_a.py::test_x"),
         ("Bash", "pytest -x", "Exit code 127\n/bin/bash: line 1: pytest: command not found"),
     ]
-    assert analyze_task(_session(shared_dir, steps), sample_id="s").signals == ()
+    gaps = analyze_task(_session(shared_dir, steps), sample_id="s", count_retried_commands=True)
+    assert gaps.signals == () and gaps.retried == ()

@@ -291,7 +291,7 @@ def test_three_failures_of_one_tool_class_within_three_turns_is_a_repeated_failu
     trace = tb().grep_empty("alpha", 2).grep_empty("beta", 3).grep_empty("gamma", 4).build()
     sigs = _signals(trace, "repeated_failure")[0]
     assert len(sigs) == 1
-    assert (sigs[0].weight, sigs[0].tool, sigs[0].turn) == (1.0, "Grep", 2)
+    assert (sigs[0].weight, sigs[0].tool, sigs[0].turn) == (1.0, "content search", 2)
     assert "3× in turns 2–4" in sigs[0].context
 
 
@@ -300,11 +300,13 @@ def test_three_failures_spread_over_four_turns_are_not(tb):
     assert _signals(trace, "repeated_failure")[0] == []
 
 
-def test_parallel_failures_in_one_turn_are_one_attempt(tb):
+def test_parallel_failures_in_one_turn_count_one_each(tb):
+    # spec §4.4: >= 3 calls of one class within 3 consecutive turns, all failed — calls, not turns
     trace = tb().grep_empty("alpha", 5).grep_empty("beta", 5).grep_empty("gamma", 5).build()
+    [signal] = _signals(trace, "repeated_failure")[0]
+    assert "3× in turns 5–5" in signal.context
+    trace = tb().grep_empty("alpha", 5).grep_empty("beta", 5).build()
     assert _signals(trace, "repeated_failure")[0] == []
-    trace = tb().grep_empty("alpha", 5).grep_empty("beta", 5).grep_empty("gamma", 6).grep_empty("delta", 7).build()
-    assert len(_signals(trace, "repeated_failure")[0]) == 1  # failing again in each of three turns
 
 
 def test_a_success_of_the_same_class_resets_the_count(tb):
@@ -331,7 +333,7 @@ def test_one_repeated_failure_per_run_however_long(tb):
     assert len(_signals(b.build(), "repeated_failure")[0]) == 1
 
 
-def test_permission_denials_do_not_make_a_repeated_failure(tb):
+def test_denied_retries_are_failed_attempts_of_a_repeated_failure_but_no_failed_searches(tb):
     b = tb()
     for i in range(3):
         b.tool(
@@ -342,7 +344,8 @@ def test_permission_denials_do_not_make_a_repeated_failure(tb):
             kind=ErrorKind.PERMISSION_DENIED,
             turn=i + 1,
         )
-    assert _signals(b.build())[0] == []
+    signals = _signals(b.build())[0]
+    assert [(s.source, s.tool, len(s.calls)) for s in signals] == [("repeated_failure", "name search", 3)]
 
 
 # --- the shell parser behind "is this Bash call a search" ---------------------------------------
@@ -395,7 +398,8 @@ def test_read_paths_of_a_command():
         "c.md",
         "d.md",
     ]
-    assert parse_command("grep x a.md | head -3").read_paths() == []
+    assert parse_command("grep x a.md | head -3").read_paths() == ["a.md"]  # its matching lines
+    assert parse_command("grep -l x a.md b.md; rg -c x c.md").read_paths() == []  # names, counts
     assert parse_command("cat a.md > copy.md").read_paths() == []
 
 
@@ -435,10 +439,14 @@ def _missing_folder_reads(shared_dir, batches: list[int]):
     return parse_claude_session(out, agent_id="a2898e3")
 
 
-def test_five_parallel_reads_in_one_missing_folder_are_one_failed_search(shared_dir):
+def test_five_parallel_reads_in_one_missing_folder_are_one_failed_search_and_a_repeated_failure(shared_dir):
     trace = _missing_folder_reads(shared_dir, [1, 1, 1, 1, 1])
     gaps = analyze_task(trace, sample_id="s", workspace_root=trace.meta["cwd"])
-    assert [(s.source, s.occurrences) for s in gaps.signals] == [("failed_search", 5)]
+    # one event (collapsed), and five failed Reads in one turn are >= 3 failed calls of one class
+    assert [(s.source, s.occurrences) for s in gaps.signals] == [("failed_search", 5), ("repeated_failure", 1)]
+    trace = _missing_folder_reads(shared_dir, [1, 1])
+    gaps = analyze_task(trace, sample_id="s", workspace_root=trace.meta["cwd"])
+    assert [(s.source, s.occurrences) for s in gaps.signals] == [("failed_search", 2)]
 
 
 def test_the_same_folder_failing_in_three_turns_is_a_repeated_failure(shared_dir):

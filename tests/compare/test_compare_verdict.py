@@ -182,11 +182,14 @@ def test_unstable_repeats_are_a_warning_not_a_verdict_rule() -> None:
     assert stability is not None and stability.repeat_share is not None and stability.repeat_share > 0.5
     assert stability.stable is False and len(stability.per_sample_sd) == n
     assert (analysis.verdict.level, analysis.verdict.pairs[0].rule) == (VerdictLevel.PROGRESS, "clean_win")
-    assert any("WARNING: above the limit 50%" in line for line in analysis.verdict.rationale)
+    # issue 30 point 7: a note, not a "warning" beside PROGRESS's "no warning fired"
+    assert any("note: above the limit 50% (reported, never a rule" in line for line in analysis.verdict.rationale)
+    assert "no warning fired" in analysis.verdict.ship_recommendation
+    assert not any("WARNING" in line.upper() for line in analysis.verdict.rationale if line.startswith("stability"))
     strict = analyze(
         _pair(control, treatment), control="control", config=FAST.model_copy(update={"stability_limit": 1.0})
     )
-    assert not any("WARNING" in line for line in strict.verdict.rationale)
+    assert not any("above the limit" in line for line in strict.verdict.rationale)
 
 
 def test_significant_win_on_few_pairs_is_cautious_not_yet_powered() -> None:
@@ -272,6 +275,24 @@ def test_a_large_minimum_detectable_effect_is_underpowered() -> None:
     assert any("minimum detectable effect" in line for line in analysis.verdict.rationale)
 
 
+def test_underpowered_advice_names_the_samples_that_make_the_run_decisive() -> None:
+    """Issue 30 point 10: the N to add is the one that brings the MDE to max_mde, not the N the
+    observed (noise) effect would need; a run of that size is then decided (NOISE, not again
+    UNDERPOWERED) on data of the same spread."""
+    obs = _shift_all(30, {layer: (0.05, 2.5) for layer in LAYERS3}, seed=3)
+    analysis = analyze(obs, control="control", config=FAST)
+    composite = analysis.comparisons[0].metrics["composite"]
+    ship = analysis.verdict.ship_recommendation
+    assert analysis.verdict.level == VerdictLevel.UNDERPOWERED, analysis.verdict.headline
+    n = int(ship.split("about ", 1)[1].split(" paired samples", 1)[0])
+    assert "(this run has 30)" in ship and "max_mde 0.5" in ship
+    assert composite.n_needed is not None and n != composite.n_needed
+    assert f"about N = {n} samples would bring it to 0.5" in analysis.verdict.headline
+    bigger = analyze(_shift_all(n, {layer: (0.0, 2.5) for layer in LAYERS3}, seed=4), control="control", config=FAST)
+    mde = bigger.comparisons[0].metrics["composite"].mde
+    assert mde is not None and mde <= FAST.max_mde * 1.15, (n, mde)
+
+
 @pytest.mark.slow
 def test_adding_repeats_does_not_flip_the_verdict_back_and_forth() -> None:
     # A/A with 4 repeats, judged on the first 1, 2, 3, 4 repeats: the saturation curve (low
@@ -294,6 +315,19 @@ def test_adding_repeats_does_not_flip_the_verdict_back_and_forth() -> None:
 def test_well_powered_null_is_noise() -> None:
     obs = _shift_all(200, {layer: (0.0, 0.3) for layer in LAYERS3})
     assert _verdict(obs) == (VerdictLevel.NOISE, "noise", 1)
+
+
+def test_noise_names_the_test_that_was_not_significant() -> None:
+    """Issue 30 point 7: a composite CI that excludes 0 with a permutation p above alpha is not
+    significant; the NOISE text says so instead of claiming the CI spans 0."""
+    obs = _shift_all(60, {layer: (0.08, 0.3) for layer in LAYERS3}, seed=52)
+    verdict = analyze(obs, control="control", config=FAST).verdict
+    ci = verdict.pairs[0].headline.split("[", 1)[1].split("]", 1)[0]
+    assert verdict.level == VerdictLevel.NOISE and not ci.startswith("-")  # the printed CI excludes 0
+    assert "spans 0" not in verdict.headline
+    assert f"CI [{ci}] excludes 0 but its permutation test is not significant (adjusted p 0.06" in verdict.headline
+    null = analyze(_shift_all(200, {layer: (0.0, 0.3) for layer in LAYERS3}), control="control", config=FAST)
+    assert "] spans 0 although a change of" in null.verdict.headline
 
 
 def test_identical_scores_are_noise_without_claiming_a_zero_detectable_change() -> None:

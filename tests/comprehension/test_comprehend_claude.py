@@ -99,8 +99,13 @@ def test_claude_cli_answers_both_arms_and_is_graded(tmp_path: Path, monkeypatch:
             catch_exceptions=False,
         )
         bodies = srv.bodies_text()
-    assert ran.exit_code == 0, ran.stderr
+    # one case cannot tell the skill from the baseline: UNVERIFIED (rule cannot_tell), exit 1
+    assert ran.exit_code == 1, ran.stderr
     report = json.loads(ran.stdout)
+    assert (report["comprehension"]["verdict"]["level"], report["comprehension"]["verdict"]["rule"]) == (
+        "UNVERIFIED",
+        "cannot_tell",
+    )
     tasks = {t["variant"]: t for t in report["tasks"]}
     assert {v: t["exec"]["error"] for v, t in tasks.items()} == {"baseline": None, "with-skill": None}
     assert tasks["with-skill"]["exec"]["output"].strip() == WITH_SKILL

@@ -173,9 +173,15 @@ def test_write_state_updates_only_the_fields_it_owns(project: Path) -> None:
     # every other field kept
     assert {k: v for k, v in after.items() if k not in owned} == {k: v for k, v in before.items() if k not in owned}
     assert list(after)[: len(before)] == list(before)  # in its order
-    assert after["comprehension_verdict"] == "SHALLOW" and 1 in after["eval_failed_ids"]
-    assert after["eval_last_run"]["status"] == "fail" and len(after["eval_last_run"]["receipt_hash"]) == 64
+    assert after["comprehension_verdict"] == "SHALLOW" and "1" in after["eval_failed_ids"]
+    run = after["eval_last_run"]
+    assert run["status"] == "fail" and len(run["receipt_hash"]) == 64
+    assert "model" not in run  # the scripted grader is no LLM; the agent's model is not the grader's
+    assert run["receipt"].startswith("../../.knowmeter/runs/") and run["receipt"].endswith("/report.json")
+    assert after["eval_score"] == 0.5  # 1 of 10 cases pass with the skill: 5 × 0.1
     assert "audit-state:" in r.stderr
+    # the reference sidecar's own application_verdict (no longer in the schema) is kept, and named
+    assert "warning: additionalProperty: `application_verdict`" in r.stderr
 
 
 def test_unusable_grader_replies_leave_the_skill_unverified_and_keep_the_run(project: Path) -> None:
@@ -269,7 +275,7 @@ def test_unanswered_cases_fail_in_both_arms_and_every_exit_code_agrees(tmp_path:
     comp = report["comprehension"]
     verdict = comp["verdict"]
     # 8 of 12 answered right with the skill: SHALLOW, not PROVISIONAL with eval_score 5 and no failed id
-    assert (verdict["level"], verdict["eval_score"]) == ("SHALLOW", 3), verdict
+    assert (verdict["level"], verdict["eval_score"]) == ("SHALLOW", 3.33), verdict
     assert verdict["eval_failed_ids"] == ["9", "10", "11", "12"] and comp["ungraded"] == []
     assert comp["overall"]["with_skill"]["cases_graded"] == 12
     assert r.returncode == report["decision"]["exit_code"] == 1, r.stderr
@@ -292,8 +298,8 @@ def test_unanswered_cases_fail_in_both_arms_and_every_exit_code_agrees(tmp_path:
     unanswered = [rec for rec in records if "no answer" in json.dumps(rec["comprehension"]["behavior_verdicts"])]
     assert len(unanswered) == 5 and all(rec["comprehension"]["calls"] == [] for rec in unanswered)
     state = json.loads((skill / "audit-state.json").read_text())
-    assert state["comprehension_verdict"] == "SHALLOW" and state["eval_failed_ids"] == [9, 10, 11, 12]
-    assert state["eval_score"] == 3 and state["skill"] == "refund-policy"
+    assert state["comprehension_verdict"] == "SHALLOW" and state["eval_failed_ids"] == ["9", "10", "11", "12"]
+    assert state["eval_score"] == 3.33 and state["skill"] == "refund-policy"
 
 
 @pytest.mark.parametrize(
@@ -388,17 +394,37 @@ def test_a_run_the_budget_stopped_says_so_and_writes_no_state(project: Path) -> 
 
 
 def test_write_state_without_a_sidecar_is_refused_before_anything_runs(project: Path) -> None:
-    """No audit-state.json to update: one line, exit 2, and no task run (it was refused only after
-    the whole run, every agent and grader call paid for)."""
+    """A v8 skill with no audit-state.json to update: one line, exit 2, and no task run (it was
+    refused only after the whole run, every agent and grader call paid for)."""
     state = project / "skills" / "type-safety" / "audit-state.json"
     state.unlink()
+    skill = project / "skills" / "type-safety" / "SKILL.md"
+    skill.write_text(
+        skill.read_text().replace("schema_version: 4\n", "schema_version: 4\nsubject: quality-assurance\n", 1)
+    )
     r = km(*ARGS, "--judge", "scripted-grader", "--write-state", cwd=project)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
-        "knowmeter: error: skills/type-safety/audit-state.json: no audit-state"
+        "knowmeter: error: skills/type-safety/audit-state.json: no audit-state.json beside the SKILL.md of a v8 skill"
     )
     assert not (project / ".knowmeter" / "runs").exists() and not state.exists()
+
+
+def test_write_state_on_a_v4_skill_without_a_sidecar_writes_its_frontmatter(project: Path, skill_graph: Path) -> None:
+    """A v4 skill keeps its eval receipt in the frontmatter (Skill Graph v0.5.6): written there, and
+    the SKILL.md still validates against the v4 schema."""
+    import jsonschema
+    import yaml
+
+    (project / "skills" / "type-safety" / "audit-state.json").unlink()
+    r = km(*ARGS, "--judge", "scripted-grader", "--write-state", cwd=project)
+    assert r.returncode == 1, r.stderr  # SHALLOW
+    assert "eval_last_run written (v4 has no field for the verdict SHALLOW" in r.stderr
+    front = yaml.safe_load((project / "skills" / "type-safety" / "SKILL.md").read_text().split("---\n")[1])
+    schema = json.loads((skill_graph / "schemas" / "v0.5.6-skill.v4.schema.json").read_text())
+    jsonschema.validate(json.loads(json.dumps(front, default=str)), schema)
+    assert front["eval_last_run"]["status"] == "fail" and front["eval_last_run"]["receipt"].endswith("/report.json")
 
 
 def test_sigterm_keeps_the_answers_and_names_the_comprehend_resume(project: Path) -> None:

@@ -10,7 +10,8 @@ from scipy import stats as sps
 from knowmeter.comprehension import Graded, Parties, StatsConfig, comprehension_stats, model_family, skill_verdict
 
 CFG = StatsConfig(bootstrap_samples=2000, seed=3)
-LLM = Parties("claude", "claude-sonnet-4", True, (("openai:gpt-5", "gpt-5", True),))
+#: an LLM agent and two independent LLM graders (Skill Graph's PASS is confirmed by two)
+LLM = Parties("claude", "claude-sonnet-4", True, (("openai:gpt-5", "gpt-5", True), ("gemini", "gemini-2.5-pro", True)))
 
 
 def rows(spec: Mapping[str, Sequence[tuple[bool | None, bool | None]]], repeat: int = 0) -> list[Graded]:
@@ -82,13 +83,18 @@ def test_pass_needs_every_dimension_and_a_significant_difference() -> None:
     partial = rows({d: [(False, True)] * 3 for d in ALL9[:6]})
     v = skill_verdict(comprehension_stats(partial, CFG), LLM)
     assert v["level"] == "PROVISIONAL" and v["not_covered_dimensions"] == ["C7", "C8", "C9"]
+    # Skill Graph's PROVISIONAL: a real pass by a single grader model, not yet confirmed by a second
+    one = Parties("claude", "claude-sonnet-4", True, (("openai:gpt-5", "gpt-5", True),))
+    v = skill_verdict(comprehension_stats(data, CFG), one)
+    assert (v["level"], v["exit_code"]) == ("PROVISIONAL", 0)
+    assert any(c.startswith("one grader: Skill Graph's PASS is confirmed by two") for c in v["caveats"])
 
 
 def test_shallow_names_the_failing_dimensions() -> None:
     data = rows({"C1": [(False, False)], "C2": [(False, True)] * 5, "C8": [(False, True), (False, False)]})
     v = skill_verdict(comprehension_stats(data, CFG), LLM)
     assert v["level"] == "SHALLOW" and v["failing_dimensions"] == ["C1", "C8"]
-    assert v["eval_failed_ids"] == ["1", "8"] and v["eval_score"] == 4  # 6 of 8: 3.75
+    assert v["eval_failed_ids"] == ["1", "8"] and v["eval_score"] == 3.75  # 6 of 8
     assert v["reasons"][0] == "with the skill the agent fails 2 of 3 graded dimension(s): C1, C8"
 
 
@@ -99,9 +105,11 @@ def test_baseline_high_redundant_and_underpowered() -> None:
     redundant = rows({d: [(True, True)] * 3 + [(False, True)] * (1 if d == "C1" else 0) for d in ALL9})
     v = skill_verdict(comprehension_stats(redundant, CFG), LLM)
     assert v["level"] == "REDUNDANT", v
+    # a run that cannot tell the skill from the baseline verifies nothing: not a (provisional) pass
     few = rows({"C1": [(False, True)], "C2": [(True, True)]})
     v = skill_verdict(comprehension_stats(few, CFG), LLM)
-    assert v["level"] == "PROVISIONAL" and v["rule"] == "underpowered"
+    assert (v["level"], v["rule"], v["exit_code"]) == ("UNVERIFIED", "cannot_tell", 1)
+    assert "cannot tell it from the baseline" in v["reasons"][0] and v["eval_score"] == 5.0
 
 
 def test_a_skill_that_makes_the_agent_worse_is_shallow_not_skipped() -> None:
@@ -111,7 +119,7 @@ def test_a_skill_that_makes_the_agent_worse_is_shallow_not_skipped() -> None:
     v = skill_verdict(comprehension_stats(harm, CFG), LLM)
     assert v["level"] == "SHALLOW" and v["rule"] == "dimension_fails" and v["failing_dimensions"] == ["C2"]
     assert v["headline"] == "SHALLOW · with the skill the agent fails 1 of 1 graded dimension(s): C2"
-    assert v["eval_score"] == 2 and v["eval_failed_ids"] == [str(i) for i in range(5, 13)]
+    assert v["eval_score"] == 1.67 and v["eval_failed_ids"] == [str(i) for i in range(5, 13)]
     assert v["exit_code"] == 1
 
 
@@ -129,10 +137,10 @@ def test_answers_left_ungraded_by_the_grader_keep_a_passing_skill_unverified() -
 
 @pytest.mark.parametrize(
     ("passed", "graded", "score"),
-    [(k, 10, s) for k, s in enumerate([0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5])] + [(3, 6, 3), (15, 30, 3), (1, 3, 2)],
+    [(k, 10, k / 2) for k in range(11)] + [(3, 6, 2.5), (15, 30, 2.5), (1, 3, 1.67), (2, 3, 3.33)],
 )
-def test_eval_score_rounds_half_up(passed: int, graded: int, score: int) -> None:
-    # round(5 × rate) half up: 1/10 → 0.5 → 1, 9/10 → 4.5 → 5, 3/6 → 2.5 → 3 (half-to-even gave 0, 4, 2)
+def test_eval_score_is_continuous_on_skill_graphs_scale(passed: int, graded: int, score: float) -> None:
+    # 5 × the pass rate on Skill Graph's 0.0–5.0 scale: 9/10 is 4.5, never a rounded 5/5
     data = rows({"C2": [(False, True)] * passed + [(False, False)] * (graded - passed)})
     assert skill_verdict(comprehension_stats(data, CFG), LLM)["eval_score"] == score
 
@@ -190,6 +198,6 @@ def test_knowmeter_report_overrides_reach_the_comprehension_verdict() -> None:
     assert default["verdict"]["level"] == "REDUNDANT"
     for overrides, reason in (({"min_pairs": 50}, "(< 50)"), ({"max_mde": 0.1}, "(> 0.1)")):
         section = comprehension_section(overrides)(run, records)["comprehension"]
-        assert (section["verdict"]["level"], section["verdict"]["rule"]) == ("PROVISIONAL", "underpowered")
+        assert (section["verdict"]["level"], section["verdict"]["rule"]) == ("UNVERIFIED", "cannot_tell")
         assert reason in section["verdict"]["reasons"][0]
         assert {k: section["settings"][k] for k in overrides} == overrides

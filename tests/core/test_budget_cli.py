@@ -73,6 +73,9 @@ def test_an_exceeded_budget_is_said_everywhere_and_a_resume_keeps_one_budget(pro
     assert report["decision"]["outcome"] == "INCOMPLETE"
     advice = f"knowmeter eval --resume {run} --budget-usd TOTAL (above the ${budget['spent_known_usd']:.4f}"
     assert advice in " ".join(first.stdout.split())
+    # issue 30 point 11: and an estimate of the total the whole run needs
+    whole = budget["spent_known_usd"] / report["run"]["tasks_done"] * report["run"]["tasks_total"]
+    assert f"the whole run needs about ${whole:.4f})" in " ".join(first.stdout.split())
     outcome_case = ET.parse(project / "j.xml").getroot().find(".//testcase[@classname='knowmeter.outcome']")
     assert outcome_case is not None and exceeded in (outcome_case.findtext("system-out") or "")
     again = km("report", run, "--markdown", "m.md", cwd=project)

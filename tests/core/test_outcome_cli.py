@@ -185,3 +185,21 @@ def test_a_broken_json_envelope_is_graded_as_text_with_a_warning_and_a_script_is
     report = json.loads(run(demo, "report", "latest", "--json").stdout)
     assert report["variants"][0]["exec_warnings"]["broken_envelope"]["count"] == 23
     assert report["tasks"][0]["exec"]["output"].startswith('{"output": "Refunds')
+    # issue 30 point 5: every reply broke the protocol — no confident NOISE, the run is to be fixed
+    assert r.exit_code == EXIT_NOT_PASSED and "NO CALL" not in text and "NOISE" not in r.stdout.splitlines()[0]
+    assert text.startswith("NOT MEASURED · 46 of 46 replies broke the agent protocol"), text[:300]
+    assert paragraphs(r.stdout)[-1].startswith("FIX THE RUN — nothing was measured; fix the agent's replies above")
+    assert (report["decision"]["outcome"], report["decision"]["verdict"]) == ("NOT MEASURED", None)
+
+
+@pytest.mark.slow
+def test_a_few_broken_replies_stay_a_warning(demo: Path) -> None:
+    (demo / "agent.py").write_text(
+        BROKEN_ENVELOPE.replace("json.load(sys.stdin)", "req = json.load(sys.stdin)").replace(
+            "print(", 'print(\'{"output": "Refunds within 30 days."}\') if "money" not in req["prompt"] else print('
+        )
+    )
+    r = run(demo, "eval", "--executor", f"{sys.executable} {demo / 'agent.py'}", "--json")
+    decision = json.loads(r.stdout)["decision"]
+    assert decision["outcome"] != "NOT MEASURED" and decision["verdict"] is not None
+    assert any("not valid JSON" in w for w in decision["warnings"])

@@ -31,9 +31,22 @@ def test_script_agent_working_beside_the_samples_is_warned(tmp_path: Path) -> No
     text = " ".join(r.stderr.split())  # the console wraps long lines
     assert text.count("must not see") == 1, r.stderr
     assert (
-        "contains the sample file eval-samples.json, which the agent must not see: a script agent that reads "
-        "files can see it" in text
+        "variant 'base': its workspace "
+        f"{tmp_path.resolve()} contains the sample file eval-samples.json and the run store .knowmeter, which "
+        "the agent must not see: a script agent that reads files can see it" in text
     )
+
+
+def test_every_variant_is_named_and_the_offline_agent_is_warned_too(tmp_path: Path) -> None:
+    """Issue 30 point 11: the warning named only the first variant, and none for the offline agent,
+    whose answers then depend on the run store's content (how many runs it holds)."""
+    _project(tmp_path, "")
+    with (tmp_path / "eval.yaml").open("a") as f:
+        f.write("  - name: other\n    artifact: baseline\n")
+    r = km("eval", "--report-only", "--executor", "offline", cwd=tmp_path)
+    text = " ".join(r.stderr.split())
+    assert "variants 'base', 'other': their workspace" in text, r.stderr
+    assert "the offline agent searches and reads its workspace, so its answers depend on them" in text
 
 
 @pytest.mark.slow

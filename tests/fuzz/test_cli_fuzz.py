@@ -252,7 +252,7 @@ def test_gold_sets(tmp_path: Path, which: str) -> None:
         tmp_path,
         gold / which,
         f"gold/{which}",
-        lambda f: ["gold", "validate", str(f.parent)],
+        lambda f: ["gold", "validate", "--gold-dir", str(f.parent)],
         ("yaml",),
         structural=150,
         raw=50,

@@ -31,7 +31,7 @@ def test_a_gold_score_past_any_float(tmp_path: Path) -> None:
     gold.mkdir()
     (gold / "metadata.yaml").write_text("metadata: {annotator: me, version: '1', scale: {min: 1, max: 5}}\n")
     (gold / "annotations.yaml").write_text(f"annotations:\n  - {{sample_id: a, score: {10**400}}}\n")
-    r = km("gold", "validate", str(gold), cwd=tmp_path)
+    r = km("gold", "validate", "--gold-dir", str(gold), cwd=tmp_path)
     assert r.returncode == 2
     line = _one_error_line(r.stderr)  # the 401 digits cut the line: the whole of it is in a log file
     assert "sample 'a': score" in line and "the whole message is in " in line

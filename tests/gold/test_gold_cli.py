@@ -54,7 +54,7 @@ def test_init_and_validate(tmp_path: Path, shared_dir: Path) -> None:
     result = runner.invoke(cli, ["gold", "init", str(samples), "--gold-dir", str(target), "--annotator", "alice"])
     assert result.exit_code == 0, result.output
     assert "10 samples to annotate" in result.output
-    result = runner.invoke(cli, ["gold", "validate", str(target)])
+    result = runner.invoke(cli, ["gold", "validate", "--gold-dir", str(target)])
     assert result.exit_code == 2
     assert "score is empty" in result.stderr and result.stderr.startswith("knowmeter: error: ")
     again = runner.invoke(cli, ["gold", "init", str(samples), "--gold-dir", str(target), "--annotator", "bob"])
@@ -79,7 +79,7 @@ def test_init_and_validate(tmp_path: Path, shared_dir: Path) -> None:
 
 
 def test_validate_reference_set(gold_dir: Path) -> None:
-    result = CliRunner().invoke(cli, ["gold", "validate", str(gold_dir)])
+    result = CliRunner().invoke(cli, ["gold", "validate", "--gold-dir", str(gold_dir)])
     assert result.exit_code == 0
     assert "OK · 10 annotations · annotator claude-opus-4-7-1m · scale 1–5" in result.output
 
@@ -173,3 +173,22 @@ def test_compare_input_errors(
     assert result.exit_code == 2
     assert match in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert not (run / "gold.json").exists()  # nothing stored
+
+
+def test_every_subcommand_takes_the_folder_one_way(
+    tmp_path: Path, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 30 point 11: init, validate and compare all take --gold-dir, default ./gold."""
+    monkeypatch.chdir(tmp_path)
+    samples = shared_dir / "reference" / "omk" / "gold-dataset" / "eval-samples.yaml"
+    runner = CliRunner()
+    made = runner.invoke(cli, ["gold", "init", str(samples), "--annotator", "alice"])
+    assert made.exit_code == 0 and (tmp_path / "gold" / "annotations.yaml").is_file(), made.output
+    assert "knowmeter gold validate --gold-dir gold" in made.output
+    shutil.rmtree(tmp_path / "gold")
+    shutil.copytree(shared_dir / "reference" / "omk" / "gold-dataset" / "gold", tmp_path / "gold")
+    checked = runner.invoke(cli, ["gold", "validate"])
+    assert checked.exit_code == 0 and checked.output.startswith("gold: OK"), checked.output
+    for command in ("init", "validate", "compare"):
+        help_text = runner.invoke(cli, ["gold", command, "--help"]).output
+        assert "--gold-dir" in help_text and "[default: gold]" in " ".join(help_text.split()), command

@@ -368,8 +368,8 @@ def test_a_file_reached_twice_is_one_job_and_odd_entries_are_skipped(traces: Pat
 
 
 def test_traces_not_named_jsonl_are_read_by_content_and_the_rest_is_named(shared_dir: Path, tmp_path: Path) -> None:
-    """An orchestrator's ``agent_log_raw.txt`` holding Claude's stream-json is a trace; a ``.txt``
-    of Python reprs and a prompt file are not — they are listed as skipped, by name."""
+    """An orchestrator's ``agent_log_raw.txt`` holding Claude's stream-json is a trace, and so is a
+    ``.txt`` of Python reprs of SDK messages; a prompt file is not — it is listed as skipped, by name."""
     from knowmeter.observe import notes
 
     ref = shared_dir / "reference" / "traces"
@@ -382,14 +382,13 @@ def test_traces_not_named_jsonl_are_read_by_content_and_the_rest_is_named(shared
         (ref / "claude-agent-sdk-python-repr" / "tielec_issue-304_05_testing_execute.txt").read_bytes()
     )
     report = observe([tmp_path], workers=1)
-    assert report.trace_set.files == 1 and report.overall is not None
-    assert report.overall.tool_calls == 20  # PROVENANCE.md: 20 tool calls in this stream
+    assert report.trace_set.files == 2 and report.overall is not None
+    assert report.overall.tool_calls == 20 + 17  # PROVENANCE.md: 20 tool calls in the stream, 17 in the reprs
     skipped = report.trace_set.skipped_files
-    assert len(skipped) == 2
+    assert len(skipped) == 1
     assert any("prompt.txt" in s and "not an agent trace" in s for s in skipped)
-    assert any("old_agent_log_raw.txt" in s and "repr()" in s for s in skipped)
     lines = notes(report)
-    assert "2 file(s) skipped" in "\n".join(lines) and any("prompt.txt" in line for line in lines)
+    assert "1 file(s) skipped" in "\n".join(lines) and any("prompt.txt" in line for line in lines)
 
 
 def test_reported_cost_reaches_the_report_and_unknown_stays_unknown(shared_dir: Path, tmp_path: Path) -> None:

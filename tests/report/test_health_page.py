@@ -64,7 +64,7 @@ def test_the_page_says_what_the_figures_depend_on(shared_dir: Path) -> None:
     text = _text(render_health_html(_health(shared_dir)))
     assert "window all time (no --last, --since or --until)" in text and "since unknown" not in text
     assert "skills all" in text and "knowledge folder not given" in text
-    assert "files skipped 1 (not agent traces, or unreadable)" in text
+    assert "files skipped 0 (not agent traces, or unreadable)" in text
     assert "tokens in = input + cache read + cache write" in text
     assert "calls cancelled because a parallel call failed, and calls without a result, are left out" in text
 

@@ -69,15 +69,28 @@ def reshaped(tmp_path: Path, ref: Path, type_safety_parts: tuple[dict[str, Any],
             packed_concept = {**concept, "mental_model": "|", "purpose": "|"}
             packed = {"comprehension_state": "present", "mental_model": "|", "concept": json.dumps(packed_concept)}
             data = {**base, "metadata": {"metadata": json.dumps(packed)}}
-        elif shape == "market-head":
+        elif shape in ("market-head", "market-head-concept"):
+            # the v8 exporter's layout (FORMATS.md §1.5): the protocol as a metadata map of strings,
+            # multi-line understanding fields as the literal '|', the prose only in the body
             data = {
                 **base,
-                "mental_model": "|",
-                "purpose": concept["purpose"],
-                "boundary": "|",
-                "analogy": "passport check",
-                "misconception": "|",
+                "license": "MIT",
+                "metadata": {
+                    "subject": "quality-assurance",
+                    "public": "true",
+                    "scope": "types as a quality property",
+                    "mental_model": "|",
+                    "purpose": concept["purpose"],
+                    "concept_boundary": "|",
+                    "analogy": "passport check",
+                    "misconception": "|",
+                    "skill_graph_canonical_skill": "skills/quality-assurance/type-safety/SKILL.md",
+                },
             }
+            if shape == "market-head-concept":  # the body as that exporter writes it
+                prose = "\n\n".join(concept[k].strip() for k in ("mental_model", "boundary", "misconception"))
+                text = body.replace("## Coverage", f"## Concept of the skill\n\n{prose}\n\n## Coverage", 1)
+                return write_skill(folder, data, text.replace("## Philosophy\n", "## Philosophy of the skill\n", 1))
         else:
             raise AssertionError(shape)
         return write_skill(folder, data, body)

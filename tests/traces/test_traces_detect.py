@@ -35,13 +35,36 @@ def test_detect_format(line: str, fmt: TraceFormat | None) -> None:
     assert detect_format(line) is fmt
 
 
-def test_python_repr_log_is_refused_with_one_line(ref_traces: Path) -> None:
-    path = ref_traces / REPR_LOG
-    with pytest.raises(InputError) as err:
-        load_trace(path)
-    msg = str(err.value)
-    assert msg.startswith(f"{path}: line 1: not an agent trace (looks like Python repr() of Claude SDK objects)")
-    assert "log the JSON stream instead" in msg and "\n" not in msg
+def test_python_repr_log_is_read_without_evaluating_it(ref_traces: Path) -> None:
+    """A log of Claude SDK messages written with str() (FORMATS.md §1): every tool call, result,
+    text and the result's cost, as the same messages in stream-json would give."""
+    trace = load_trace(ref_traces / REPR_LOG)
+    assert trace.meta["format"] == "claude-sdk-repr" and trace.meta["bad_lines"] == 0
+    assert trace.meta["session_id"] == "6dedeaee-9535-4610-8b39-537003b86efe" and trace.meta["cwd"] == "/workspace"
+    calls = trace.invocations()
+    assert len(calls) == 17 and all(c.result is not None for c in calls)
+    assert calls[2].call.tool == "Read" and calls[2].call.input == {
+        "file_path": "/workspace/scripts/ai-workflow/pytest.ini"
+    }
+    assert trace.meta["cost_usd"] == pytest.approx(0.81092855) and trace.meta["num_turns"] == 49
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "AssistantMessage(content=[TextBlock(text=__import__('os').system('touch /tmp/pwned'))], model='m')",
+        "AssistantMessage(content=[TextBlock(text='a' + 'b')], model='m')",
+        "AssistantMessage(content=[TextBlock(text='unterminated)], model='m')",
+        "AssistantMessage(" * 5000,
+    ],
+)
+def test_a_repr_line_that_is_not_literal_sdk_data_is_a_damaged_line(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "log.txt"
+    path.write_text("AssistantMessage(content=[TextBlock(text='hello')], model='m')\n" + line + "\n")
+    trace = load_trace(path)
+    assert trace.meta["bad_lines"] == 1
+    assert [m.text for m in trace.messages("assistant")] == ["hello"]
+    assert not Path("/tmp/pwned").exists()
 
 
 @pytest.mark.parametrize(
@@ -98,13 +121,17 @@ def test_iter_sessions_over_a_mixed_folder(tmp_path: Path, ref_traces: Path, cap
     skipped: list[Path] = []
     sessions = list(iter_sessions(tmp_path, skipped=skipped))
     assert sorted(s.main.source for s in sessions) == sorted(
-        ["codex-exec-json", "claude-session-jsonl", "claude-session-jsonl", "claude-stream-json", "codex-exec-json"]
+        [
+            "codex-exec-json",
+            "claude-session-jsonl",
+            "claude-session-jsonl",
+            "claude-stream-json",
+            "codex-exec-json",
+            "claude-sdk-repr",
+        ]
     )
-    # candidates are told by content: the .txt Python-repr log and the note are named, not dropped
-    assert skipped == [
-        tmp_path / "notes.jsonl",
-        tmp_path / "traces" / "claude-agent-sdk-python-repr" / "tielec_issue-304_05_testing_execute.txt",
-    ]
+    # candidates are told by content (the .txt Python-repr log is read); the note is named, not dropped
+    assert skipped == [tmp_path / "notes.jsonl"]
     [a758] = [s for s in sessions if s.session_id.startswith("a758")]
     assert [t.meta["agent_id"] for t in a758.subagents] == ["a1"]
     assert len(list(iter_sessions(tmp_path / "exec.jsonl"))) == 1

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from knowmeter._record import Count, Record
-from knowmeter.analysis._model import SOURCES, GapSignal, SignalSource, TaskGaps
+from knowmeter.analysis._model import ORDER, RETRIED_COMMAND, SOURCES, GapSignal, SignalSource, TaskGaps
 from knowmeter.watermark import Watermark
 
 Confidence = Literal["underpowered", "low", "high"]
@@ -34,7 +34,9 @@ class GapSummary(Record):
     ``executed`` counts tasks (sample × repeat) that ran; ``failed_executions`` those that did
     not (outside the denominator). ``samples`` counts distinct executed sample ids and sets the
     confidence tier. Rates are None when nothing executed. ``hedging_mode`` is ``mixed`` when
-    only some tasks went through the classifier. The watermark is required."""
+    only some tasks went through the classifier. The watermark is required. ``retried`` lists
+    the retried-command signals kept out of the rates (``signals_by_source`` has a
+    ``retried_command`` entry only when some were counted)."""
 
     watermark: Watermark
     variant: str | None = None
@@ -50,8 +52,10 @@ class GapSummary(Record):
     soft_signal_note: str | None = None
     hedging_mode: Literal["regex-only", "regex+llm", "mixed"]
     hedging_dropped: int = 0
+    hedging_unjudged: int = 0
     excluded: dict[str, int] = dataclasses.field(default_factory=dict)
     signals: tuple[GapSignal, ...] = ()
+    retried: tuple[GapSignal, ...] = ()
 
     def headline(self) -> str:
         """``gap rate 41.7% (5/12) · weighted 33.3% · confidence low``."""
@@ -83,7 +87,8 @@ def aggregate_gaps(tasks: Iterable[TaskGaps], watermark: Watermark, *, variant: 
         for k, v in t.excluded.items():
             excluded[k] = excluded.get(k, 0) + v
     samples = len({t.sample_id for t in ok})
-    order = SOURCES.index
+    order = ORDER.index
+    sources = SOURCES + ((RETRIED_COMMAND,) if any(s.source == RETRIED_COMMAND for s in signals) else ())
     return GapSummary(
         watermark=watermark,
         variant=variant,
@@ -93,12 +98,14 @@ def aggregate_gaps(tasks: Iterable[TaskGaps], watermark: Watermark, *, variant: 
         samples_with_gap=len(with_gap),
         gap_rate=gap_rate,
         weighted_gap_rate=weighted,
-        signals_by_source={src: sum(1 for s in signals if s.source == src) for src in SOURCES},
-        samples_by_source={src: sum(1 for t in ok if any(s.source == src for s in t.signals)) for src in SOURCES},
+        signals_by_source={src: sum(1 for s in signals if s.source == src) for src in sources},
+        samples_by_source={src: sum(1 for t in ok if any(s.source == src for s in t.signals)) for src in sources},
         confidence=confidence_tier(samples),
         soft_signal_note=SOFT_SIGNAL_NOTE if soft else None,
         hedging_mode="mixed" if len(modes) > 1 else modes.pop() if modes else "regex-only",
         hedging_dropped=sum(t.hedging_dropped for t in ok),
+        hedging_unjudged=sum(t.hedging_unjudged for t in ok),
         excluded=dict(sorted(excluded.items())),
         signals=tuple(sorted(signals, key=lambda s: (s.sample_id, s.repeat, s.turn, order(s.source)))),
+        retried=tuple(sorted((s for t in ok for s in t.retried), key=lambda s: (s.sample_id, s.repeat, s.turn))),
     )

@@ -23,6 +23,13 @@ LIST_VERBS = frozenset({"ls", "tree", "stat", "file", "git ls-files"})
 #: Commands that print a file's content: a successful one is a knowledge-file access.
 READ_VERBS = frozenset({"cat", "head", "tail", "less", "more", "bat", "batcat", "nl", "sed"})
 SEARCH_VERBS = PATTERN_VERBS | LIST_VERBS | READ_VERBS
+_NAME_VERBS = frozenset({"find", "fd", "fdfind", "locate"})
+#: Commands that only pass on, narrow or count what a search before them in a pipeline printed:
+#: a pipeline of a search and these is still that search (``find … | grep -v x | head``).
+FILTER_VERBS = frozenset(
+    {"grep", "egrep", "fgrep", "rg", "head", "tail", "sort", "uniq", "wc", "cut", "tr", "awk", "sed", "nl", "cat"}
+    | {"column", "less", "more", "tee", "xargs"}
+)
 
 # statements that neither search nor change what the command as a whole is about
 _NEUTRAL_VERBS = frozenset({"cd", "pushd", "popd", "echo", "printf", "true", "pwd", "set", "export", ":"})
@@ -73,6 +80,18 @@ _SHELL_WRAPPER = re.compile(r"^\s*(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\s+-l?c\s+(?P
 _SEPARATORS = frozenset(";&|\n()")
 _QUIET_FLAGS = frozenset({"-q", "--quiet", "--silent"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_PWD = re.compile(r"^\$(?:PWD|\{PWD\})(?=/|$)")
+_VAR_PREFIX = re.compile(r"^\$(?:PWD|\{PWD\}|HOME|\{HOME\})(?=/|$)")
+#: Commands that print (part of) the files they are given: readers, and pattern searches given
+#: file operands (``grep PATTERN FILE`` shows the file's matching lines).
+_CONTENT_VERBS = READ_VERBS | frozenset({"awk", "gawk", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git grep"})
+# options after which a pattern search prints file names or counts, not content
+_NAMES_ONLY = frozenset({"-l", "-L", "-c", "--files-with-matches", "--files-without-match", "--count", "--files"})
+# ``open("x")`` / ``Path("x").read_text()`` in a ``python -c`` script
+_PY_READ = re.compile(
+    r"""\bopen\(\s*[rbf]?(['"])([^'"\n]+)\1(?:\s*,\s*(?:mode\s*=\s*)?['"]([^'"]*)['"])?"""
+    r"""|\bPath\(\s*[rbf]?(['"])([^'"\n]+)\4\s*\)\s*\.\s*(?:read_text|read_bytes|open)\b"""
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +105,12 @@ class Statement:
     cwd: str = ""  # where earlier ``cd``s in the command moved to ("" = where the command started)
 
     def path(self, arg: str) -> str:
-        """``arg`` as seen from where the command started (a ``cd`` before it applied)."""
-        return posixpath.join(self.cwd, arg) if self.cwd and arg and not arg.startswith(("/", "~")) else arg
+        """``arg`` as seen from where the command started (a ``cd`` before it applied;
+        ``$PWD/…`` is where the statement ran)."""
+        m = _PWD.match(arg)
+        if m:
+            arg = arg[m.end() :].lstrip("/") or "."
+        return posixpath.join(self.cwd, arg) if self.cwd and arg and not arg.startswith(("/", "~", "$")) else arg
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,9 +119,18 @@ class ShellCommand:
     stage (for reads of the form ``cat a | head``)."""
 
     text: str
-    heads: tuple[Statement, ...]
-    stages: tuple[Statement, ...]
+    pipelines: tuple[tuple[Statement, ...], ...]
     fallbacks: tuple[str, ...] = ()  # what ``|| echo …`` / ``|| printf …`` statements print
+
+    @property
+    def heads(self) -> tuple[Statement, ...]:
+        """The first stage of each pipeline."""
+        return tuple(p[0] for p in self.pipelines)
+
+    @property
+    def stages(self) -> tuple[Statement, ...]:
+        """Every stage of every pipeline, in order."""
+        return tuple(s for p in self.pipelines for s in p)
 
     def only_fallback(self, output: str) -> bool:
         """True when ``output`` is nothing but the text of ``|| echo …`` fallbacks: every search
@@ -112,39 +144,105 @@ class ShellCommand:
     def relevant(self) -> tuple[Statement, ...]:
         return tuple(s for s in self.heads if s.verb not in _NEUTRAL_VERBS)
 
+    def _relevant_pipelines(self) -> list[tuple[Statement, ...]]:
+        return [p for p in self.pipelines if p[0].verb not in _NEUTRAL_VERBS]
+
     @property
     def is_search(self) -> bool:
-        """True when every pipeline that does something is a search, list or read command."""
-        rel = self.relevant
-        return bool(rel) and all(_searches(s) for s in rel)
+        """True when every pipeline that does something is a search, list or read command
+        followed only by filters (``head file | python3 -c …`` is a Python script: when it
+        fails, the script failed, not the read)."""
+        rel = self._relevant_pipelines()
+        return bool(rel) and all(_searches(p[0]) and all(_filters(s) for s in p[1:]) for p in rel)
+
+    def failed_reader(self, output: str) -> Statement | None:
+        """The search stage whose own "no such file" error is in ``output`` (``cat x | python3``
+        printing ``cat: x: No such file or directory``): the stage that failed."""
+        for st in self.relevant:
+            if _searches(st) and re.search(
+                rf"^{re.escape(st.verb)}: .*(?:No such file|cannot access|cannot open)", output, re.M
+            ):
+                return st
+        return None
+
+    @property
+    def counts_only(self) -> bool:
+        """True when the command's output is a count (``… | wc -l``, ``grep -c``): "0" is empty."""
+        if len(self.pipelines) != 1:
+            return False
+        last = self.pipelines[0][-1]
+        return (last.verb == "wc" and not _operands(last)) or (
+            last.verb in PATTERN_VERBS and any(a == "-c" or a == "--count" for a in last.args)
+        )
 
     @property
     def quiet(self) -> bool:
         """True when empty output means nothing: some search's output does not reach the agent."""
         return any(s.quiet for s in self.relevant)
 
-    def target(self) -> tuple[str, str]:
+    def target(self, *, narrowest: bool = False, output: str = "") -> tuple[str, str]:
         """``(kind, value)`` of what the first search looked for: ``("pattern", …)`` or
-        ``("path", …)``; ``("command", text)`` when nothing better can be said."""
-        for st in self.relevant:
-            if st.verb in SEARCH_VERBS:
-                kind, value = _statement_target(st)
-                if value:
-                    return kind, st.path(value) if kind == "path" else value
+        ``("path", …)``; ``("command", text)`` when nothing better can be said. ``narrowest``:
+        when the pipeline printed nothing, the stage that filtered everything out — its last
+        ``grep PATTERN`` (``ls /usr/bin | grep python`` looked for ``python``). A command that
+        is no search but whose read failed (``failed_reader(output)``) looked for that file."""
+        reader = None if self.is_search else self.failed_reader(output)
+        if reader is not None:
+            kind, value = _statement_target(reader)
+            return kind, reader.path(value)
+        for pipeline in self._relevant_pipelines():
+            head = pipeline[0]
+            if head.verb not in SEARCH_VERBS:
+                continue
+            if narrowest:
+                for st in reversed(pipeline[1:]):
+                    if st.verb in PATTERN_VERBS and not _inverted(st):
+                        kind, value = _statement_target(st)
+                        if kind == "pattern" and value:
+                            return kind, value
+            kind, value = _statement_target(head)
+            if value:
+                return kind, head.path(value) if kind == "path" else value
         return "command", self.text.strip()
 
     def read_paths(self) -> list[str]:
-        """Files whose content the command prints (``cat``/``head``/``sed -n`` … with file
-        arguments); a reader fed by a pipe reads nothing by itself."""
+        """Files whose content the command shows the agent: ``cat``/``head``/``tail``/``less``/
+        ``nl``/``sed -n``/``awk`` with file arguments, ``grep``/``rg PATTERN FILE`` (not ``-l``
+        or ``-c``: names and counts only), and ``open("f")`` / ``Path("f").read_text()`` in a
+        ``python -c`` script; a reader fed by a pipe reads nothing by itself."""
         out: list[str] = []
         for st in self.stages:
-            if st.verb not in READ_VERBS or st.quiet or (st.verb == "sed" and _sed_edits(st.args)):
+            if st.quiet:
+                continue
+            if st.verb.startswith("python"):
+                out.extend(st.path(p) for p in _python_reads(st.args))
+                continue
+            if st.verb not in _CONTENT_VERBS or (st.verb == "sed" and _sed_edits(st.args)):
+                continue
+            if st.verb in PATTERN_VERBS and any(a in _NAMES_ONLY or _short_flags_with(a, "l") for a in st.args):
                 continue
             operands = _operands(st)
-            if st.verb == "sed" and not any(a in ("-e", "-f") for a in st.args):
-                operands = operands[1:]  # the first operand is the sed script
-            out.extend(st.path(a) for a in operands)
+            scripted = st.verb in ("sed", "awk", "gawk") or st.verb in PATTERN_VERBS
+            if scripted and not any(a in ("-e", "-f", "--regexp", "--file") for a in st.args):
+                operands = operands[1:]  # the first operand is the script / the pattern
+            if st.verb in PATTERN_VERBS and (
+                len(operands) > 1 or (_recursive(st) and not all(map(looks_like_file, operands)))
+            ):
+                continue  # its output names the files whose lines it showed: see ``grep_hits``
+            out.extend(st.path(a) for a in operands if _names_a_file(a))
         return out
+
+    @property
+    def shows_matches(self) -> bool:
+        """True when a stage greps several files or folders and prints matching lines (each
+        prefixed by its file: ``grep_hits`` reads them back)."""
+        return any(
+            st.verb in PATTERN_VERBS
+            and st.verb not in _NAME_VERBS
+            and not st.quiet
+            and not any(a in _NAMES_ONLY or _short_flags_with(a, "l") for a in st.args)
+            for st in self.stages
+        )
 
 
 def _searches(st: Statement) -> bool:
@@ -153,6 +251,58 @@ def _searches(st: Statement) -> bool:
     if st.verb not in SEARCH_VERBS or (st.verb == "sed" and _sed_edits(st.args)):
         return False
     return st.verb in PATTERN_VERBS or not st.quiet
+
+
+def looks_like_file(path: str) -> bool:
+    """A path whose last part has an extension (a folder rarely does; ``.`` and ``dir/`` never)."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return not path.endswith("/") and "." in name.lstrip(".")
+
+
+def _recursive(st: Statement) -> bool:
+    """A grep that descends into folders (``-r``, or a searcher that recurses by default)."""
+    if st.verb in ("rg", "ag", "ack", "git grep"):
+        return True
+    return any(
+        a in ("-r", "-R", "--recursive") or _short_flags_with(a, "r") or _short_flags_with(a, "R") for a in st.args
+    )
+
+
+# ``path:12:text`` / ``./path:text`` — a grep output line and the file it comes from (a path
+# with a folder or an extension, no spaces)
+_HIT = re.compile(r"^((?:\.{1,2}/|/)?[\w.@+-]+(?:/[\w.@+-]+)+|[\w@+-][\w.@+-]*\.[A-Za-z0-9]{1,8}):(?:\d+:)?", re.M)
+
+
+def grep_hits(output: str) -> list[str]:
+    """The files named at the start of grep output lines (``a/b.md:3:…``), once each, in order."""
+    return list(dict.fromkeys(m.group(1) for m in _HIT.finditer(output)))
+
+
+def _names_a_file(arg: str) -> bool:
+    """An operand that names one file: not a folder (``.``, ``dir/``), a glob or a variable
+    other than ``$PWD`` / ``$HOME`` at its start (``$file`` in a loop: which file is unknown)."""
+    rest = _VAR_PREFIX.sub("", arg)
+    return not (arg in (".", "..") or arg.endswith("/") or "$" in rest or any(c in rest for c in "*?["))
+
+
+def _python_reads(args: tuple[str, ...]) -> list[str]:
+    """Literal paths a ``python -c SCRIPT`` opens for reading."""
+    script = next((args[j + 1] for j, a in enumerate(args[:-1]) if a == "-c"), "")
+    found = _PY_READ.finditer(script)
+    return [m.group(2) or m.group(5) for m in found if not set(m.group(3) or "") & set("wax")]
+
+
+def _filters(st: Statement) -> bool:
+    """A pipeline stage that only passes on, narrows or counts its input (``xargs grep`` too)."""
+    if st.verb == "xargs":
+        inner = next((a for a in st.args if not a.startswith("-")), "")
+        return PurePosixPath(inner).name in SEARCH_VERBS
+    return st.verb in FILTER_VERBS and not (st.verb == "sed" and _sed_edits(st.args))
+
+
+def _inverted(st: Statement) -> bool:
+    """``grep -v``: a stage that removes lines rather than looking for them."""
+    return any(a in ("-v", "--invert-match") or _short_flags_with(a, "v") for a in st.args)
 
 
 def command_text(tool_input: dict[str, Any]) -> str:
@@ -171,8 +321,7 @@ def parse_command(text: str) -> ShellCommand:
     """Parse a command line leniently (unbalanced quotes fall back to whitespace splitting).
     Redirection targets are dropped; a here-document's body is not parsed as commands."""
     text = _unwrap_shell(text)
-    heads: list[Statement] = []
-    stages: list[Statement] = []
+    pipelines: list[list[Statement]] = []
     fallbacks: list[str] = []
     current: list[str] = []
     after_pipe = after_or = False
@@ -186,9 +335,10 @@ def parse_command(text: str) -> ShellCommand:
         nonlocal cwd
         st = _statement(current, quiet, cwd)
         if st is not None:
-            stages.append(st)
-            if not after_pipe:
-                heads.append(st)
+            if after_pipe and pipelines:
+                pipelines[-1].append(st)
+            else:
+                pipelines.append([st])
             if st.verb == "cd" and not after_pipe:
                 cwd = _cd(cwd, st.args)
             elif after_or and st.verb in ("echo", "printf"):
@@ -221,7 +371,7 @@ def parse_command(text: str) -> ShellCommand:
             continue
         current.append(tok)
     flush()
-    return ShellCommand(text, tuple(heads), tuple(stages), tuple(f for f in fallbacks if f))
+    return ShellCommand(text, tuple(tuple(p) for p in pipelines), tuple(f for f in fallbacks if f))
 
 
 def _cd(cwd: str, args: tuple[str, ...]) -> str:

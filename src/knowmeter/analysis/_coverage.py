@@ -6,14 +6,17 @@ mentions — kept only when they exist), everything under ``.claude/knowledge/``
 ``CLAUDE.md`` / ``.claude/CLAUDE.md`` / ``AGENTS.md`` of its working directory, and any
 ``knowledge_dirs`` given.
 
-A file counts as **accessed** when the agent printed its content — a successful ``Read``, or a
-successful Bash ``cat`` / ``head`` / ``tail`` / ``sed -n`` / ``less`` / ``more`` / ``bat`` /
-``nl`` with the file as an argument (not redirected to a file) — when it invoked an installed
-skill (``Skill`` loads ``.claude/skills/<name>/SKILL.md``), or when the file was **injected**
-into the context (the artifact delivered as system prompt, ``CLAUDE.md`` auto-loaded, Codex's
-``# AGENTS.md instructions`` message, Claude's ``Contents of …/CLAUDE.md`` reminder). A grep
-hit or a listing that merely names the file is not an access: the agent saw a line or a name,
-not the knowledge.
+A file counts as **accessed** when the agent printed its content — a successful ``Read``, a
+``Grep`` in ``content`` mode given the file as its path, or a successful Bash ``cat`` / ``head``
+/ ``tail`` / ``sed -n`` / ``awk`` / ``less`` / ``more`` / ``bat`` / ``nl`` / ``grep`` or ``rg
+PATTERN FILE`` (not ``-l`` / ``-c``) with the file as an argument, or a ``python -c`` script
+that ``open``s it (not redirected to a file; ``$PWD``, ``~`` and ``$HOME`` expanded, see
+``_paths``) — when it invoked an installed skill (``Skill`` loads
+``.claude/skills/<name>/SKILL.md``), or when the file was **injected** into the context (the
+artifact delivered as system prompt, ``CLAUDE.md`` auto-loaded, Codex's ``# AGENTS.md
+instructions`` message, Claude's ``Contents of …/CLAUDE.md`` reminder). A recursive grep hit, a
+``Glob`` or a listing that merely names the file is not an access: the agent saw a name, not
+the knowledge.
 
 Matching is by exact key (see ``_paths``): the path relative to the workspace root, so a run in
 a temporary copy matches the original, and ``a/notes.md`` is never matched by ``b/notes.md``.
@@ -30,7 +33,7 @@ from typing import Literal
 
 from knowmeter import defaults
 from knowmeter._record import Count, Record
-from knowmeter.analysis._commands import command_text, parse_command
+from knowmeter.analysis._commands import command_text, grep_hits, looks_like_file, parse_command
 from knowmeter.analysis._dirs import walk_knowledge_dir
 from knowmeter.analysis._paths import PathKeyer
 from knowmeter.traces import MessageEvent, ToolStatus, Trace
@@ -245,14 +248,20 @@ def accessed_files(
         if inv.result is None or inv.result.status != ToolStatus.SUCCESS:
             continue
         paths: list[str] = []
+        inp = inv.call.input
         if inv.call.tool == "Read":
-            inp = inv.call.input
             p = inp.get("file_path", inp.get("path", inp.get("absolute_path")))
             paths = [str(p)] if p else []
-        elif inv.call.tool == "Bash" and inv.result.exit_code in (None, 0):
+        elif inv.call.tool == "Grep" and inp.get("output_mode") == "content" and inv.result.output.strip():
+            # matching lines of the files it searched (the default mode shows file names only):
+            # each line names its file, or there is one file, the path it was given
+            p = inp.get("path")
+            paths = grep_hits(inv.result.output) or ([str(p)] if p and looks_like_file(str(p)) else [])
+        elif inv.call.tool == "Bash" and inv.result.exit_code in (None, 0) and inv.result.output.strip():
             cmd = parse_command(command_text(inv.call.input))
             # ``cat f || echo missing`` printing only "missing" read nothing
-            paths = [] if cmd.only_fallback(inv.result.output) else cmd.read_paths()
+            if not cmd.only_fallback(inv.result.output):
+                paths = cmd.read_paths() + (grep_hits(inv.result.output) if cmd.shows_matches else [])
         keys = [keyer.key(p, inv.call.cwd) for p in paths]
         if inv.call.tool == "Skill" and inv.call.input.get("skill"):
             # invoking an installed skill loads its SKILL.md into the context

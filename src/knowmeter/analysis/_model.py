@@ -11,17 +11,27 @@ from typing import Annotated, Literal
 
 from knowmeter._record import AtLeast, AtMost, Record
 
-SignalSource = Literal["failed_search", "explicit_marker", "hedging", "repeated_failure"]
+SignalSource = Literal["failed_search", "explicit_marker", "hedging", "repeated_failure", "retried_command"]
 
 #: The four sources of gap-signal spec §4, in the order reports list them.
 SOURCES: tuple[SignalSource, ...] = ("failed_search", "explicit_marker", "hedging", "repeated_failure")
 
-#: Spec §5 weights: hard tool-level evidence 1.0, the agent's own words 0.5.
+#: Not a spec source: the same non-search command (a test run, a commit) failing in 3+ turns.
+#: Reported beside the gap signals; it enters the gap rate only when the user asks
+#: (``analyze_task(count_retried_commands=True)``, ``knowmeter observe --count-retried-commands``).
+RETRIED_COMMAND: SignalSource = "retried_command"
+
+#: Every source in the order reports list them.
+ORDER: tuple[SignalSource, ...] = (*SOURCES, RETRIED_COMMAND)
+
+#: Spec §5 weights: hard tool-level evidence 1.0, the agent's own words 0.5. A retried command
+#: (when counted) is 0.5: a failing test loop is indirect evidence, not a missed lookup.
 SIGNAL_WEIGHTS: dict[SignalSource, float] = {
     "failed_search": 1.0,
     "repeated_failure": 1.0,
     "explicit_marker": 0.5,
     "hedging": 0.5,
+    "retried_command": 0.5,
 }
 
 #: How a task's hedging signals were decided: regex recall only, or regex recall + LLM second pass.
@@ -50,7 +60,9 @@ class GapSignal(Record):
     signals, the marker / hedging phrase matched; ``context`` is a short human-readable line
     (for text signals: the sentence). ``occurrences`` counts the similar consecutive failed
     searches collapsed into this one event. ``note`` is the agent's next sentence after a failed
-    search; ``window`` the sentences around a hedging match (what the classifier sees)."""
+    search; ``window`` the sentences around a hedging match (what the classifier sees).
+    ``calls`` are the ids of the tool calls behind a tool-level signal (the collapsed failures,
+    the failed calls of a repeated failure or retried command)."""
 
     sample_id: str
     repeat: int = 0
@@ -64,6 +76,7 @@ class GapSignal(Record):
     note: str | None = None
     window: str | None = None
     classifier_verdict: HedgingVerdict | None = None
+    calls: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         expected = SIGNAL_WEIGHTS[self.source]
@@ -80,7 +93,11 @@ class TaskGaps(Record):
     ``ok`` is False when the execution itself failed: such a task has no signals and is left out
     of the gap-rate denominator (counted separately). ``excluded`` counts tool failures that were
     deliberately *not* gaps, by reason (``permission_denied``, ``command_missing``, ``given_path``
-    …). ``hedging_dropped`` counts regex candidates the classifier judged not uncertain."""
+    …). ``hedging_dropped`` counts regex candidates the classifier judged not uncertain.
+    ``hedging_unjudged`` counts sentences in a language the regex alone does not judge
+    (Japanese) that a classifier would have been asked about; they are no signals.
+    ``retried`` holds the ``retried_command`` signals that were *not* counted as gaps (shown
+    beside them; counted ones are in ``signals``)."""
 
     sample_id: str
     repeat: int = 0
@@ -89,6 +106,8 @@ class TaskGaps(Record):
     hedging_mode: HedgingMode = "regex-only"
     hedging_dropped: int = 0
     excluded: dict[str, int] = dataclasses.field(default_factory=dict)
+    retried: tuple[GapSignal, ...] = ()
+    hedging_unjudged: int = 0
 
     @property
     def has_gap(self) -> bool:

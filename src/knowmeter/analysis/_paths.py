@@ -10,21 +10,36 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os.path
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
+
+_HOME_VAR = re.compile(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)")
+_PWD_VAR = re.compile(r"^\$(?:PWD|\{PWD\})(?=/|$)")
+# a home folder at the start of an absolute path: where ``~`` most likely points
+_HOME_OF = re.compile(r"^(/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
 
 
 class PathKeyer:
     """Turns the paths one task's agent used into keys relative to its workspace root.
 
     ``prefixes`` maps other absolute folders of the task's sandbox to the key prefix they stand
-    for (an executor's installed skill ``<sandbox>/home/.claude/skills/x`` → ``.claude/skills/x``)."""
+    for (an executor's installed skill ``<sandbox>/home/.claude/skills/x`` → ``.claude/skills/x``).
+    ``$PWD/…`` is resolved against the call's cwd; ``~/…`` and ``$HOME/…`` against ``home``, by
+    default the home folder the cwd or workspace lies in (``/home/<user>``, ``/Users/<user>``,
+    ``/root``), else they stay as written."""
 
     def __init__(
-        self, workspace_root: Path | str | None, cwd: str | None = None, prefixes: Mapping[str, str] | None = None
+        self,
+        workspace_root: Path | str | None,
+        cwd: str | None = None,
+        prefixes: Mapping[str, str] | None = None,
+        home: str | None = None,
     ) -> None:
         self._roots = list(_root_forms(str(workspace_root))) if workspace_root is not None else []
         self._cwd = _norm(cwd) if cwd else (self._roots[-1] if self._roots else None)
+        guess = _HOME_OF.match(self._cwd or "") or _HOME_OF.match(self._roots[-1] if self._roots else "")
+        self._home = home or (guess.group(1) if guess else None)
         self._prefixes = sorted(
             ((_norm(k), v.strip("/")) for k, v in (prefixes or {}).items()), key=lambda kv: len(kv[0]), reverse=True
         )
@@ -35,10 +50,17 @@ class PathKeyer:
         p = raw.strip().strip("'\"")
         if p.startswith("file://"):
             p = p[len("file://") :]
+        p = _HOME_VAR.sub("~", p)
+        if _PWD_VAR.match(p):
+            p = _PWD_VAR.sub("", p).lstrip("/") or "."
         if p.startswith("~") and self._prefixes:  # ``~/…``: only a prefix given in that form can place it
             mapped = self._mapped(_norm(p))
             if mapped is not None:
                 return mapped
+        if p == "~" or p.startswith("~/"):
+            if not self._home:
+                return _norm(p)  # whose home is unknown: kept as written
+            p = self._home + p[1:]
         if not p.startswith("/"):
             base = _norm(cwd) if cwd else self._cwd
             if base is None:

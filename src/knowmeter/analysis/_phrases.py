@@ -46,8 +46,6 @@ HEDGING_ZH: tuple[str, ...] = (
     "有待核实",
     "猜测",
     "推测",
-    "可能是",
-    "很可能",
     "不清楚",
     "不太清楚",
     "不知道",
@@ -59,42 +57,20 @@ HEDGING_ZH: tuple[str, ...] = (
 HEDGING_EN: tuple[str, ...] = (
     r"I'?m not (?:sure|certain)",
     r"I am not (?:sure|certain)",
-    r"not (?:entirely |completely |fully )?sure",
-    r"not certain",
-    r"uncertain",
-    r"unsure",
+    r"I'?m unsure",
+    r"not (?:entirely |completely |fully |quite )?sure (?:whether|if|which|what|how|where|why|about|that)",
     r"insufficient (?:information|data|context)",
     r"not enough (?:information|data|context)",
-    r"lack(?:s|ing)? (?:of )?(?:information|documentation|details)",
-    r"need(?:s|ed)? to (?:be )?(?:verif(?:y|ied)|double-check(?:ed)?|confirm(?:ed)?)",
-    r"needs? verification",
-    r"should be (?:verified|confirmed|double-checked)",
-    r"needs? (?:confirmation|checking)",
-    r"(?:cannot|can't|could not|couldn't|unable to) (?:confirm|verify|determine|find|locate|tell)",
+    r"I (?:would |'d )?need to (?:verify|double-check|confirm)",
+    r"I (?:cannot|can't|could not|couldn't|was unable to|am unable to) (?:confirm|verify|determine|find|locate|tell)",
     r"I (?:don't|do not) know",
-    r"I (?:don't|do not) have (?:enough|sufficient|specific|the) "
-    r"(?:information|details|context)",
-    r"no (?:information|documentation|docs) (?:about|on|for)",
-    r"not documented",
-    r"undocumented",
-    r"(?:it'?s |it is |remains )?unclear",
-    r"likely",
+    r"I (?:don't|do not) have (?:enough|sufficient|specific|the) (?:information|details|context)",
     r"presumably",
-    r"probably",
     r"as far as I (?:know|can tell)",
     r"to (?:the best of )?my knowledge",
-    r"best guess",
+    r"(?:my )?best guess",
     r"I'?m guessing",
     r"if I recall",
-    # a claim about what is (not) the case, downgraded to a possibility: "the server might not be
-    # running", "maybe the issue is"; not the polite or exploratory "might want to", "might be relevant"
-    r"maybe",
-    r"might(?: not)?(?= (?!want|like|help|be (?:relevant|useful|helpful|worth|interesting|needed)))",
-    r"there (?:might|may|could) be",
-    r"(?:this|that|it) could mean",
-    r"(?:not|never) (?:been |yet )?(?:verified|confirmed|measured)",
-    r"unverified",
-    r"unconfirmed",
 )
 #: Broad recall, added only when an LLM second pass will filter it: softer phrasing that is as
 #: often polite or speculative as it is knowledge-level uncertainty.
@@ -124,7 +100,18 @@ HEDGING_JA: tuple[str, ...] = (
     "確認できていない",
     "不確か",
 )
-HEDGING_ZH_BROAD: tuple[str, ...] = ("也许", "或许", "大概", "似乎", "好像", "估计", "应该是", "看起来")
+HEDGING_ZH_BROAD: tuple[str, ...] = (
+    "可能是",
+    "很可能",
+    "也许",
+    "或许",
+    "大概",
+    "似乎",
+    "好像",
+    "估计",
+    "应该是",
+    "看起来",
+)
 HEDGING_JA_BROAD: tuple[str, ...] = (
     "でしょう",
     "だろう",
@@ -139,12 +126,36 @@ HEDGING_JA_BROAD: tuple[str, ...] = (
     "多分",
 )
 HEDGING_EN_BROAD: tuple[str, ...] = (
+    # the spec's "likely" and modal hedges: as often a debugging hypothesis or a review's remark
+    # as knowledge-level uncertainty, so only a classifier can tell
+    r"not (?:entirely |completely |fully )?sure",
+    r"not certain",
+    r"uncertain",
+    r"unsure",
+    r"lack(?:s|ing)? (?:of )?(?:information|documentation|details)",
+    r"need(?:s|ed)? to (?:be )?(?:verif(?:y|ied)|double-check(?:ed)?|confirm(?:ed)?)",
+    r"needs? verification",
+    r"should be (?:verified|confirmed|double-checked)",
+    r"(?:cannot|can't|could not|couldn't|unable to) (?:confirm|verify|determine|find|locate|tell)",
+    r"no (?:information|documentation|docs) (?:about|on|for)",
+    r"not documented",
+    r"undocumented",
+    r"(?:it'?s |it is |remains )?unclear",
+    r"likely",
+    r"probably",
+    r"maybe",
+    r"might(?: not)?(?= (?!want|like|help|be (?:relevant|useful|helpful|worth|interesting|needed)))",
+    r"there (?:might|may|could) be",
+    r"(?:this|that|it) could mean",
+    r"(?:not|never) (?:been |yet )?(?:verified|confirmed|measured)",
+    r"unverified",
+    r"unconfirmed",
     r"perhaps",
     r"possibly",
     r"might be",
     r"may be",
     r"could be",
-    r"I (?:think|believe|assume|guess|suspect)",
+    r"I (?:think|believe|guess|suspect)",  # not "I assume": a stated premise, not doubt
     r"it (?:seems|appears)",
     r"seems to",
     r"appears to",
@@ -281,38 +292,55 @@ def marker_signals(messages: list[AgentText], *, sample_id: str) -> list[GapSign
     return list(out.values())
 
 
-def _hedges(msg: AgentText, broad: bool) -> tuple[list[Sentence], dict[int, str]]:
-    """The message's sentences and, by sentence index, the first hedging phrase in its prose."""
+def _hedges(msg: AgentText, broad: bool) -> tuple[list[Sentence], dict[int, dict[str, tuple[int, str]]]]:
+    """The message's sentences and, by sentence index, the first hedging phrase of each language
+    (``en``, ``zh``, ``ja``) in its prose: ``{lang: (offset, phrase)}``."""
     en, zh, ja = _recall(broad)
     found = (
-        [(m, None) for m in en.finditer(msg.text)]
-        + [(m, False) for m in zh.finditer(msg.text)]
-        + [(m, True) for m in ja.finditer(msg.text)]
+        [(m, "en") for m in en.finditer(msg.text)]
+        + [(m, "zh") for m in zh.finditer(msg.text)]
+        + [(m, "ja") for m in ja.finditer(msg.text)]
     )
     if not found:
         return [], {}
     mask, sents = _prose(msg)
     starts = [s.start for s in sents]
-    first: dict[int, tuple[int, str]] = {}
-    for m, japanese in found:  # japanese: None for the English net
+    first: dict[int, dict[str, tuple[int, str]]] = {}
+    for m, lang in found:
         i = bisect.bisect_right(starts, m.start()) - 1
         if i < 0 or m.end() > sents[i].end or mask.hides(m.start(), m.end()):
             continue
-        if japanese is not None and japanese != bool(_KANA.search(sents[i].text)):
+        if lang != "en" and (lang == "ja") != bool(_KANA.search(sents[i].text)):
             continue  # a Chinese phrase in Japanese (other meanings), or a Japanese one outside it
-        if i not in first or m.start() < first[i][0]:
-            first[i] = (m.start(), msg.text[m.start() : m.end()])  # as written (the match may be lower-cased)
-    return sents, {i: phrase for i, (_, phrase) in first.items()}
+        by_lang = first.setdefault(i, {})
+        if lang not in by_lang or m.start() < by_lang[lang][0]:
+            by_lang[lang] = (m.start(), msg.text[m.start() : m.end()])  # as written (the match may be lower-cased)
+    return sents, first
 
 
-def hedging_signals(messages: list[AgentText], *, sample_id: str, broad: bool = False) -> list[GapSignal]:
+#: Languages whose strict regex alone is trusted (regex-only mode). On the hand-labelled corpus
+#: the Japanese phrases fire mostly on reviews of documents and estimates ("記載されているが…
+#: 不明確", "実現可能性が高い"; precision 0.12 on its dev split): without a classifier they are
+#: not counted. The Chinese strict net is the spec's first-person phrases only (its modal
+#: "可能是" went to the broad net, like "likely").
+REGEX_LANGUAGES = frozenset({"en", "zh"})
+
+
+def hedging_scan(messages: list[AgentText], *, sample_id: str, broad: bool = False) -> tuple[list[GapSignal], int]:
     """Regex recall: one hedging candidate per prose sentence with a hedging phrase (a sentence
     repeated verbatim is one candidate). ``context`` holds the sentence, ``window`` the
-    sentence with its neighbours. ``broad`` adds the soft phrases (for an LLM second pass)."""
+    sentence with its neighbours. ``broad`` adds the soft phrases and judges Japanese too (for
+    an LLM second pass); without it a sentence whose only phrases are Japanese is no signal but
+    is counted: the second value, the candidates the regex left unjudged."""
     out: dict[str, GapSignal] = {}
+    unjudged = 0
     for msg in messages:
         sents, found = _hedges(msg, broad)
         for i in sorted(found):
+            usable = [v for lang, v in found[i].items() if broad or lang in REGEX_LANGUAGES]
+            if not usable:
+                unjudged += 1
+                continue
             s = sents[i]
             if s.text in out:
                 continue
@@ -321,8 +349,13 @@ def hedging_signals(messages: list[AgentText], *, sample_id: str, broad: bool = 
                 sample_id=sample_id,
                 turn=msg.turn,
                 source="hedging",
-                target=found[i],
+                target=min(usable)[1],
                 context=clip(s.text, 500),
                 window=clip(window, 900),
             )
-    return list(out.values())
+    return list(out.values()), unjudged
+
+
+def hedging_signals(messages: list[AgentText], *, sample_id: str, broad: bool = False) -> list[GapSignal]:
+    """The hedging candidates of ``hedging_scan`` (without the unjudged count)."""
+    return hedging_scan(messages, sample_id=sample_id, broad=broad)[0]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from knowmeter.analysis._aggregate import GapSummary
 from knowmeter.analysis._coverage import Coverage
-from knowmeter.analysis._model import SOURCES, GapSignal
+from knowmeter.analysis._model import GapSignal
 from knowmeter.printable import printable
 
 SOURCE_LABELS = {
@@ -15,6 +15,7 @@ SOURCE_LABELS = {
     "explicit_marker": "explicit marker",
     "hedging": "hedging",
     "repeated_failure": "repeated failure",
+    "retried_command": "retried command",
 }
 
 
@@ -24,7 +25,7 @@ def _signal_block(s: GapSignal) -> list[str]:
     if s.occurrences > 1:
         head += f" ×{s.occurrences}"
     lines = [head]
-    if s.source in ("failed_search", "repeated_failure"):
+    if s.source in ("failed_search", "repeated_failure", "retried_command"):
         lines.append(f"  {s.context}")
         if s.note:
             lines.append(f"  agent then said: {s.note}")
@@ -44,11 +45,16 @@ def render_inventory(summary: GapSummary, *, limit: int | None = None) -> str:
     note, then every signal (the first ``limit`` when given)."""
     title = "Knowledge-gap inventory" + (f" — {summary.variant}" if summary.variant else "")
     out = [title, *summary.lines()]
-    by = " · ".join(f"{SOURCE_LABELS[src]} {summary.signals_by_source.get(src, 0)}" for src in SOURCES)
+    by = " · ".join(f"{SOURCE_LABELS[src]} {n}" for src, n in summary.signals_by_source.items())
     out.append(f"by source: {by}")
     mode = f"hedging: {summary.hedging_mode}"
     if summary.hedging_dropped:
         mode += f" ({summary.hedging_dropped} candidate(s) dropped by the classifier)"
+    if summary.hedging_unjudged:
+        mode += (
+            f" — {summary.hedging_unjudged} Japanese candidate sentence(s) not judged"
+            " (the regex cannot tell doubt from a review remark there; configure a hedging classifier)"
+        )
     out.append(mode)
     if summary.failed_executions:
         out.append(f"{summary.failed_executions} failed execution(s) left out of the denominator")
@@ -63,6 +69,9 @@ def render_inventory(summary: GapSummary, *, limit: int | None = None) -> str:
         out += ["", *_signal_block(s)]
     if len(shown) < len(summary.signals):
         out += ["", f"… {len(summary.signals) - len(shown)} more signal(s)"]
+    if summary.retried:
+        out += ["", f"Retried commands ({len(summary.retried)}; not in the gap rate — a failing test or commit loop):"]
+        out += [f"  Sample {s.sample_id} / turn {s.turn}: {s.context}" for s in summary.retried]
     return "\n".join(map(printable, out))
 
 

@@ -1,8 +1,7 @@
-"""Repeated non-search failures: the spec's "genuine confusion" (§4.4) outside searches.
-
-The same action failing again and again — a commit a hook rejects six times, one build command
-failing in every turn — shows an agent that does not know what the action needs, just as
-repeated failed searches do; it is reported as a ``repeated_failure`` signal.
+"""Retried commands: the same non-search action failing again and again (a commit a hook
+rejects six times, a test run failing in every turn). Not a gap source of the spec — its
+repeated failure (§4.4) is about searches — so it is its own signal, ``retried_command``,
+reported beside the gap signals and counted in the gap rate only when the user asks.
 
 Rule: calls that are not searches (``search_class`` is None) are keyed by agent, tool and, for
 Bash, the command's *action*: its programs other than ``cd`` / ``echo`` …, each with its
@@ -37,6 +36,7 @@ _NOT_COUNTED = frozenset(
         ErrorKind.USER_REJECTED,
         ErrorKind.TOOL_MISUSE,
         ErrorKind.API_ERROR,
+        ErrorKind.SANDBOX,
         ErrorKind.EMPTY_SEARCH,
     }
 )
@@ -58,7 +58,7 @@ def action_key(inv: ToolInvocation) -> str:
 
 
 def retry_signals(invocations: Sequence[ToolInvocation], *, sample_id: str) -> list[GapSignal]:
-    """One ``repeated_failure`` signal per run of a non-search action that failed in 3+ turns
+    """One ``retried_command`` signal per run of a non-search action that failed in 3+ turns
     (``invocations``: a trace's ``Trace.invocations()``)."""
     runs: dict[tuple[str | None, str], list[ToolInvocation]] = {}
     finished: list[list[ToolInvocation]] = []
@@ -90,11 +90,12 @@ def _signal(run: list[ToolInvocation], sample_id: str) -> GapSignal:
     return GapSignal(
         sample_id=sample_id,
         turn=first.call.turn,
-        source="repeated_failure",
+        source="retried_command",
         tool=first.call.tool,
         target=action.removeprefix("Bash "),
         context=clip(
             f"{action} failed {len(run)}× in {len(turns)} turns ({turns[0]}–{turns[-1]}; {', '.join(kinds)}): {line}",
             300,
         ),
+        calls=tuple(x.call.id for x in run),
     )

@@ -22,10 +22,12 @@ their results was seen) path searches under the same folder are similar too: fiv
 files of one missing folder are one mistake, not five (across turns, two files of one folder
 stay two gaps).
 
-Repeated failure: the same search class failing in at least 3 turns in a row (excluded outcomes
-skipped, a success resets) inside 3 consecutive turns. A batch is one attempt however many of
-its calls failed: the agent had not seen a failure yet, so it could not have retried. One signal
-per run.
+Repeated failure (spec §4.4): 3 consecutive turns of one agent holding at least 3 calls of the
+same class of search (``search_kind``: content search, name search, path lookup — a Glob and a
+``find`` are both name searches), every one of them failed or denied (a denied retry is a
+failed attempt; cancelled siblings and tool misuse are no attempt). Parallel calls of one turn
+count one each: three name searches of one message that all miss are a repeated failure; a
+success anywhere in the window spoils it. Overlapping windows are one signal.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from knowmeter.analysis._commands import command_text, parse_command
+from knowmeter.analysis._commands import PATTERN_VERBS, READ_VERBS, command_text, parse_command
 from knowmeter.analysis._model import GapSignal
 from knowmeter.analysis._paths import (
     PathKeyer,
@@ -56,6 +58,7 @@ NON_GAP_KINDS: frozenset[ErrorKind] = frozenset(
         ErrorKind.CANCELLED_SIBLING,
         ErrorKind.TOOL_MISUSE,
         ErrorKind.API_ERROR,
+        ErrorKind.SANDBOX,
         ErrorKind.TIMEOUT,
         ErrorKind.COMMAND_MISSING,
     }
@@ -96,6 +99,7 @@ _QUERY_STOPWORDS = frozenset(
         "with",
     }
 )
+_DENIED = frozenset({ErrorKind.PERMISSION_DENIED.value, ErrorKind.USER_REJECTED.value})
 REPEAT_MIN_FAILURES = 3
 REPEAT_TURN_WINDOW = 3
 
@@ -119,13 +123,15 @@ def search_class(inv: ToolInvocation) -> str | None:
     tool = inv.call.tool
     if tool in ("Grep", "Glob", "LS", "Read", "WebSearch"):
         return tool
-    if tool == "Bash" and parse_command(command_text(inv.call.input)).is_search:
-        return "Bash search"
+    if tool == "Bash":
+        cmd = parse_command(command_text(inv.call.input))
+        if cmd.is_search or (inv.result is not None and cmd.failed_reader(inv.result.output) is not None):
+            return "Bash search"
     return None
 
 
-def _target(inv: ToolInvocation, cls: str, keyer: PathKeyer) -> tuple[Kind, str, str]:
-    """``(kind, display target, comparison key)`` of a search call."""
+def _target(inv: ToolInvocation, cls: str, keyer: PathKeyer, reason: str) -> tuple[Kind, str, str]:
+    """``(kind, display target, comparison key)`` of a search call that failed for ``reason``."""
     inp = inv.call.input
     if cls == "Grep":
         pat = str(inp.get("pattern", inp.get("query", "")))
@@ -142,9 +148,12 @@ def _target(inv: ToolInvocation, cls: str, keyer: PathKeyer) -> tuple[Kind, str,
         base = str(inp.get("path", "") or "")
         shown = f"{base.rstrip('/')}/{pat}" if base else pat
         literal = literal_prefix(shown)
+        if literal == shown.rstrip("/"):  # no wildcard: the pattern names one path
+            return "path", shown, keyer.key(shown, cwd)
         return "path", shown, f"{keyer.key(literal, cwd)}/{shown[len(literal) :].lstrip('/')}" if literal else shown
     cmd = parse_command(command_text(inp))
-    kind, value = cmd.target()
+    output = inv.result.output if inv.result is not None else ""
+    kind, value = cmd.target(narrowest=reason in ("empty", "fallback"), output=output)
     if kind == "path":
         return "path", value, keyer.key(value.rstrip("*?/") or value, cwd)
     return ("pattern" if kind == "pattern" else "command"), value, value
@@ -158,8 +167,12 @@ def _all_not_found_lines(text: str) -> bool:
 
 def _empty(inv: ToolInvocation, r: ToolResultEvent, cls: str) -> bool:
     """The search came back with nothing to show (never when its output was kept from the agent)."""
-    if cls == "Bash search" and parse_command(command_text(inv.call.input)).quiet:
-        return False
+    if cls == "Bash search":
+        cmd = parse_command(command_text(inv.call.input))
+        if cmd.quiet:
+            return False
+        if cmd.counts_only and r.output.strip() == "0":
+            return True  # ``grep -c x f`` / ``find … | wc -l`` counted nothing
     head = r.output.lstrip()[:64]  # what the stripped output starts with (no copy of a long output)
     return not head.rstrip() or head.lower().startswith(_EMPTY_TEXTS)
 
@@ -191,10 +204,25 @@ def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKe
         reason = "not_found"
     else:
         return _Outcome(inv, cls, "found", "")
-    tkind, target, key = _target(inv, cls, keyer)
-    if tkind == "path" and reason in ("not_found", "fallback") and mentioned(target, key, given):
+    tkind, target, key = _target(inv, cls, keyer, reason)
+    if (
+        tkind == "path"
+        and reason in ("not_found", "fallback")
+        and (mentioned(target, key, given) or _reads_a_mention(inv, cls, target))
+    ):
         return _Outcome(inv, cls, "excluded", "given_path")
     return _Outcome(inv, cls, "gap", reason, tkind, target, key)
+
+
+def _reads_a_mention(inv: ToolInvocation, cls: str, target: str) -> bool:
+    """A read of ``@path``: a prompt's file mention (``@docs/a.md``) used literally — the path is
+    the user's, not one the agent constructed (a listing probe of ``@dir`` is the agent's own)."""
+    if not target.startswith("@"):
+        return False
+    if cls == "Read":
+        return True
+    verb = next((st.verb for st in parse_command(command_text(inv.call.input)).relevant), "")
+    return cls == "Bash search" and verb in READ_VERBS
 
 
 def _terms(pattern: str) -> list[str]:
@@ -304,7 +332,9 @@ def _failed_searches(
         prev = last.get(agent)
         if prev is not None and similar(prev[1], o):
             idx = prev[0]
-            signals[idx] = replace(signals[idx], occurrences=signals[idx].occurrences + 1)
+            signals[idx] = replace(
+                signals[idx], occurrences=signals[idx].occurrences + 1, calls=(*signals[idx].calls, o.inv.call.id)
+            )
             last[agent] = (idx, o)
             continue
         pos = result_pos.get(o.inv.call.id, len(trace.events) - 1)
@@ -317,42 +347,80 @@ def _failed_searches(
                 target=clip(o.target, 300),
                 context=_describe(o),
                 note=_next_words(trace, pos, agent),
+                calls=(o.inv.call.id,),
             )
         )
         last[agent] = (len(signals) - 1, o)
     return signals
 
 
+#: What a search looks for, the "class of search" of the repeated-failure rule: file contents by
+#: pattern, file names by pattern, or a given path.
+_NAME_VERBS = frozenset({"find", "fd", "fdfind", "locate"})
+
+
+def search_kind(o: _Outcome) -> str:
+    """``content search`` (Grep, grep/rg …), ``name search`` (Glob, find …), ``path lookup``
+    (Read, LS, ls/cat/head …) or ``web search``."""
+    if o.cls == "WebSearch":
+        return "web search"
+    if o.cls == "Bash search":
+        verb = next((st.verb for st in parse_command(command_text(o.inv.call.input)).relevant), "")
+        return "name search" if verb in _NAME_VERBS else "content search" if verb in PATTERN_VERBS else "path lookup"
+    return {"Grep": "content search", "Glob": "name search"}.get(o.cls, "path lookup")
+
+
+def _attempt_failed(o: _Outcome) -> bool | None:
+    """True for a failed search or a denied one (the agent tried and got nothing), False for a
+    success, None for outcomes that are no attempt (cancelled sibling, tool misuse, API error …)."""
+    if o.kind == "gap" or (o.kind == "excluded" and o.reason in _DENIED):
+        return True
+    return False if o.kind == "found" else None
+
+
 def _repeated(outcomes: list[_Outcome], sample_id: str) -> list[GapSignal]:
-    signals: list[GapSignal] = []
-    runs: dict[tuple[str | None, str], list[_Outcome]] = {}
-    fired: set[tuple[str | None, str]] = set()
+    """Spec §4.4 per agent and class of search: a window of 3 consecutive turns holding at least
+    3 calls of the class, every one failed (a success anywhere in the window, parallel calls
+    included, spoils it). Overlapping windows are one signal."""
+    by_class: dict[tuple[str | None, str], list[tuple[_Outcome, bool]]] = {}
     for o in outcomes:
-        if o.kind == "excluded":
-            continue
-        k = (o.inv.call.agent_id, o.cls)
-        if o.kind == "found":
-            runs[k] = []
-            fired.discard(k)
-            continue
-        run = runs.setdefault(k, [])
-        run.append(o)
-        if k in fired:
-            continue
-        window = [x for x in run if o.inv.call.turn - x.inv.call.turn < REPEAT_TURN_WINDOW]
-        if len({x.inv.call.turn for x in window}) >= REPEAT_MIN_FAILURES:  # attempts = turns
-            fired.add(k)
-            first = window[0]
-            targets = "; ".join(dict.fromkeys(clip(x.target, 80) for x in window))
-            turns = f"{first.inv.call.turn}–{o.inv.call.turn}"
-            signals.append(
-                GapSignal(
-                    sample_id=sample_id,
-                    turn=first.inv.call.turn,
-                    source="repeated_failure",
-                    tool=o.cls,
-                    target=clip(first.target, 300),
-                    context=clip(f"{o.cls} failed {len(window)}× in turns {turns}: {targets}", 300),
-                )
-            )
-    return signals
+        failed = _attempt_failed(o)
+        if failed is not None:
+            by_class.setdefault((o.inv.call.agent_id, search_kind(o)), []).append((o, failed))
+    signals: list[GapSignal] = []
+    for (_, kind), attempts in by_class.items():
+        runs: list[list[_Outcome]] = []
+        turns = {o.inv.call.turn for o, _ in attempts}
+        for start in sorted({t - d for t in turns for d in range(REPEAT_TURN_WINDOW)}):
+            window = [(o, f) for o, f in attempts if start <= o.inv.call.turn < start + REPEAT_TURN_WINDOW]
+            if len(window) < REPEAT_MIN_FAILURES or not all(f for _, f in window):
+                continue
+            if runs and any(o is runs[-1][-1] or o in runs[-1] for o, _ in window):
+                runs[-1].extend(o for o, _ in window if o not in runs[-1])
+            else:
+                runs.append([o for o, _ in window])
+        signals.extend(_repeat_signal(run, kind, sample_id) for run in runs)
+    return sorted(signals, key=lambda s: s.turn)
+
+
+def _what(o: _Outcome) -> str:
+    """What a call looked for: its target, or for a denied call its command / input."""
+    if o.target:
+        return o.target
+    inp = o.inv.call.input
+    return command_text(inp) if o.cls == "Bash search" else str(next(iter(inp.values()), ""))
+
+
+def _repeat_signal(run: list[_Outcome], kind: str, sample_id: str) -> GapSignal:
+    first, last = run[0], run[-1]
+    targets = "; ".join(dict.fromkeys(clip(_what(x), 80) for x in run))
+    turns = f"{first.inv.call.turn}–{last.inv.call.turn}"
+    return GapSignal(
+        sample_id=sample_id,
+        turn=first.inv.call.turn,
+        source="repeated_failure",
+        tool=kind,
+        target=clip(_what(first), 300),
+        context=clip(f"{kind} failed {len(run)}× in turns {turns}: {targets}", 300),
+        calls=tuple(x.inv.call.id for x in run),
+    )

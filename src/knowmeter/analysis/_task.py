@@ -6,9 +6,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from knowmeter.analysis._model import SOURCES, TaskGaps
+from knowmeter.analysis._model import ORDER, TaskGaps
 from knowmeter.analysis._paths import PathKeyer
-from knowmeter.analysis._phrases import AgentText, hedging_signals, marker_signals
+from knowmeter.analysis._phrases import AgentText, hedging_scan, marker_signals
 from knowmeter.analysis._retries import retry_signals
 from knowmeter.analysis._searches import search_signals
 from knowmeter.traces import Trace
@@ -33,6 +33,7 @@ def analyze_task(
     workspace_root: Path | str | None = None,
     output_text: str | None = None,
     hedging_recall: Literal["strict", "broad"] = "strict",
+    count_retried_commands: bool = False,
 ) -> TaskGaps:
     """Gap signals of one task (spec §4), hedging regex-only (see ``HedgingClassifier.apply``).
 
@@ -41,7 +42,10 @@ def analyze_task(
     ``workspace_root`` (and the trace's ``meta["cwd"]``) make paths comparable. A task whose
     execution failed (``ok=False``) gets no signals: it is outside the gap-rate denominator.
     ``hedging_recall="broad"`` widens the hedging net; use it only when the result goes through
-    ``HedgingClassifier.apply`` (regex-only results should use the strict net)."""
+    ``HedgingClassifier.apply`` (regex-only results should use the strict net, which judges
+    no Japanese: its candidates are counted in ``hedging_unjudged``).
+    ``count_retried_commands`` puts ``retried_command`` signals among the gap signals (they
+    enter the gap rate); by default they are kept apart in ``TaskGaps.retried``."""
     if not ok:
         return TaskGaps(sample_id=sample_id, repeat=repeat, ok=False)
     cwd = trace.meta.get("cwd")
@@ -50,13 +54,25 @@ def analyze_task(
     invocations = trace.invocations()
     tool_signals, excluded = search_signals(trace, invocations, sample_id=sample_id, given=given, keyer=keyer)
     texts = agent_texts(trace, output_text)
+    retried = retry_signals(invocations, sample_id=sample_id)
+    hedges, unjudged = hedging_scan(texts, sample_id=sample_id, broad=hedging_recall == "broad")
     signals = [
         *tool_signals,
-        *retry_signals(invocations, sample_id=sample_id),
+        *(retried if count_retried_commands else ()),
         *marker_signals(texts, sample_id=sample_id),
-        *hedging_signals(texts, sample_id=sample_id, broad=hedging_recall == "broad"),
+        *hedges,
     ]
+    apart = () if count_retried_commands else tuple(retried)
     if repeat:
         signals = [replace(s, repeat=repeat) for s in signals]
-    signals.sort(key=lambda s: (s.turn, SOURCES.index(s.source)))
-    return TaskGaps(sample_id=sample_id, repeat=repeat, ok=True, signals=tuple(signals), excluded=excluded)
+        apart = tuple(replace(s, repeat=repeat) for s in apart)
+    signals.sort(key=lambda s: (s.turn, ORDER.index(s.source)))
+    return TaskGaps(
+        sample_id=sample_id,
+        repeat=repeat,
+        ok=True,
+        signals=tuple(signals),
+        excluded=excluded,
+        retried=apart,
+        hedging_unjudged=unjudged,
+    )

@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "report": ("_report", "report_cmd", "Re-render and re-decide a stored run without re-running it."),
     "merge": ("_merge", "merge_cmd", "Merge the shards of one plan (eval --shard I/N) into one run and report."),
     "runs": ("_runs", "runs_cmd", "List stored runs."),
+    "show": ("_show", "show_cmd", "One sample of a run: each answer, its assertions, scores, judges and trace."),
     "gaps": ("_gaps", "gaps_cmd", "Show the knowledge-gap inventory of a run."),
     "trends": ("_trends", "trends_cmd", "Gap rate, coverage and composite across runs of one sample set."),
     "probe": (

@@ -78,7 +78,28 @@ from knowmeter.cli._output import NumberRange, budget_option, executor_option_fl
     "--write-state",
     is_flag=True,
     help="Record the verdict in the skill's audit-state.json (v8): "
-    "comprehension_verdict, eval_score, eval_failed_ids, eval_last_run; every other field is kept.",
+    "comprehension_verdict, eval_score, eval_failed_ids, eval_last_run; every other field is kept. "
+    "A v4 / v6 skill without one: the eval fields its frontmatter schema has (eval_last_run; v6 also "
+    "eval_score, eval_failed_ids).",
+)
+@click.option(
+    "--calibrate",
+    is_flag=True,
+    help="Before grading, grade anchor answers of known quality and check that each lands in its band "
+    "(see --anchors, --on-miscalibration).",
+)
+@click.option(
+    "--on-miscalibration",
+    type=click.Choice(["refuse", "flag"]),
+    default="refuse",
+    show_default=True,
+    help="When --calibrate finds an anchor outside its band: refuse to grade with that grader (exit 1), or "
+    "grade anyway and flag the run (a caveat: it cannot PASS).",
+)
+@click.option(
+    "--anchors",
+    type=click.Path(dir_okay=False),
+    help="The anchor file for --calibrate (default: <eval file stem>.anchors.json beside the eval file).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")
 @guarded
@@ -86,13 +107,16 @@ def comprehend_cmd(**opts: Any) -> None:
     """Measure whether the agent understood SKILL (a SKILL.md or its folder): every case of its
     eval file runs without the skill (baseline) and with it, each answer is graded per expected
     behavior by the research's Appendix A grader after a deterministic verbatim-copy check, and
-    the paired difference gives the skill's verdict: PASS, PROVISIONAL, SHALLOW, REDUNDANT,
-    SKIPPED_BASELINE_HIGH or UNVERIFIED.
+    the paired difference gives the skill's verdict in Skill Graph's levels: PASS (confirmed by
+    two independent graders), PROVISIONAL (a real pass of lower confidence), SHALLOW, REDUNDANT,
+    SKIPPED_BASELINE_HIGH or UNVERIFIED (also: the run cannot tell the skill from the baseline);
+    NA when the skill has no eval file (nothing runs; --write-state records it). A *.routing.json
+    file is a routing eval: comprehend does not run it.
 
     Exit codes (the run's decision, as report.json and knowmeter report give it): 0 PASS or
     PROVISIONAL, 1 any other verdict — UNVERIFIED when a grader call failed on an answer —, 2 bad
-    input or a grader reply that broke the rules twice (UNVERIFIED; the run is stored and the
-    agent's answers are cached, so the same command re-grades).
+    input (NA included) or a grader reply that broke the rules twice (UNVERIFIED; the run is
+    stored and the agent's answers are cached, so the same command re-grades).
     """
     from knowmeter.cli._comprehend_run import run_comprehend
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -11,12 +11,15 @@ from knowmeter import defaults
 from knowmeter.api import Listener, comprehend, resume
 from knowmeter.ask import unusable_reply
 from knowmeter.cli._output import interrupted_line
-from knowmeter.comprehension import state_update, summary_lines, write_state
+from knowmeter.comprehension import grader_model, state_update, summary_lines, write_state
 from knowmeter.errors import InputError, RunInterrupted
 from knowmeter.evaluation import Prepared, parse_option_flags
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, stopped_exit_code
 from knowmeter.report import Report
 from knowmeter.store import RunDir, find_run
+
+if TYPE_CHECKING:
+    from knowmeter.skillgraph import Skill
 
 
 class _Terminal(Listener):
@@ -45,8 +48,21 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     SIGTERM, ``EXIT_INTERRUPTED`` / ``EXIT_TERMINATED``: the finished tasks are kept and reported,
     and the line that resumes the run is printed)."""
     terminal = _Terminal()
+    flags: list[str] = []
+    notes: list[str] = []
+    if opts.get("calibrate"):
+        headline, flag = _calibrate(opts)
+        notes.append(headline)
+        if flag is not None and opts.get("on_miscalibration", "refuse") == "refuse":
+            click.echo(
+                f"knowmeter: {flag}: not grading with this grader (--on-miscalibration flag grades anyway and flags "
+                "the run)",
+                err=True,
+            )
+            return EXIT_NOT_PASSED
+        flags += [flag] if flag is not None else []
     try:
-        report = _run(opts, terminal)
+        report = _run(opts, terminal, flags, notes)
     except RunInterrupted as stop:
         _print(stop.report, terminal, opts)
         click.echo(interrupted_line(stop, opts.get("output_dir")), err=True)
@@ -67,7 +83,28 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     return code  # the run's one decision (report.json's, and knowmeter report's)
 
 
-def _run(opts: dict[str, Any], terminal: _Terminal) -> Report:
+def _calibrate(opts: dict[str, Any]) -> tuple[str, str | None]:
+    """Grade the anchors before anything runs and print how each landed; the headline (the run
+    records it) and the run's flag when one missed."""
+    from knowmeter.comprehension import calibration_flag, calibration_summary, run_calibration
+
+    if opts.get("resume") or not opts.get("skill"):
+        raise InputError("--calibrate checks the grader before a new run: give SKILL (not --resume)")
+    results = run_calibration(
+        Path(opts["skill"]),
+        Path(opts["evals"]) if opts.get("evals") else None,
+        ngram=int(opts["ngram"]),
+        judges=list(opts["judges"]),
+        judge_repeat=int(opts["judge_repeat"]),
+        anchors=Path(opts["anchors"]) if opts.get("anchors") else None,
+    )
+    lines = calibration_summary(results, ", ".join(opts["judges"]))
+    for line in lines:
+        click.echo(line, err=True)
+    return lines[0], calibration_flag(results)
+
+
+def _run(opts: dict[str, Any], terminal: _Terminal, flags: list[str], notes: list[str]) -> Report:
     """The run made or resumed as the options say."""
     if opts.get("resume"):
         run_dir = find_run(Path(opts.get("output_dir") or defaults.OUTPUT_DIR), str(opts["resume"]))
@@ -75,16 +112,23 @@ def _run(opts: dict[str, Any], terminal: _Terminal) -> Report:
         if stored is None:
             raise InputError(f"run {run_dir.id} is not a comprehension run; resume it with knowmeter eval --resume")
         if opts.get("write_state"):
-            _sidecar(stored["skill"]["audit_state"], Path(stored["skill"]["path"]))
+            _state_home(Path(stored["skill"]["path"]))
         report = resume(run_dir.path, listener=terminal, budget_usd=opts.get("budget_usd"))
     elif not opts.get("skill"):
         raise InputError("comprehend needs a SKILL (a SKILL.md or its folder), or --resume RUN")
     else:
         if opts.get("write_state"):
-            from knowmeter.skillgraph import load_skill
+            from knowmeter.skillgraph import find_case_files
 
-            skill = load_skill(Path(opts["skill"]))
-            _sidecar(skill.audit_state_path, skill.path)
+            skill = _state_home(Path(opts["skill"]))
+            no_evals = not opts.get("evals") and not find_case_files(skill)
+            if no_evals and skill.audit_state_path is not None:  # nothing to measure: Skill Graph's NA
+                before, _ = write_state(skill.audit_state_path, {"comprehension_verdict": "NA"})
+                click.echo(
+                    f"audit-state: {skill.audit_state_path}: comprehension_verdict "
+                    f"{before['comprehension_verdict']} → NA (the skill has no comprehension eval file)",
+                    err=True,
+                )
         report = comprehend(
             str(opts["skill"]),
             evals=opts.get("evals"),
@@ -104,6 +148,8 @@ def _run(opts: dict[str, Any], terminal: _Terminal) -> Report:
             seed=opts.get("seed"),
             output_dir=opts.get("output_dir"),
             listener=terminal,
+            flags=flags,
+            notes=notes,
         )
     return report
 
@@ -130,20 +176,28 @@ def _print(report: Report, terminal: _Terminal, opts: dict[str, Any]) -> RunDir:
     return run_dir
 
 
-def _sidecar(audit_state: str | Path | None, skill: Path) -> None:
-    """--write-state needs the skill's audit-state.json: refused before any task runs (and is paid for)."""
-    if audit_state is None:
+def _state_home(skill_path: Path) -> Skill:
+    """Where --write-state can record the run, checked before any task runs (and is paid for):
+    the v8 ``audit-state.json``, else a v4 / v6 source frontmatter; a v8 skill without its sidecar
+    and a marketplace export are refused."""
+    from knowmeter.skillgraph import load_skill
+
+    skill = load_skill(skill_path)
+    if skill.audit_state_path is None and (skill.shape == "v8" or skill.export is not None):
+        what = "a marketplace export" if skill.export is not None else "a v8 skill"
         raise InputError(
-            f"{skill.parent / 'audit-state.json'}: no audit-state.json beside the SKILL.md; --write-state updates a "
-            "Skill Graph v8 sidecar and does not create one (run without --write-state, or add the file)"
+            f"{skill.path.parent / 'audit-state.json'}: no audit-state.json beside the SKILL.md of {what}; "
+            "--write-state updates a Skill Graph sidecar and does not create one (run without --write-state, "
+            "or add the file)"
         )
+    return skill
 
 
 def _write_state(run_dir: RunDir, report: Report) -> None:
     comp = report.comprehension
     if comp is None:
         return
-    path = Path(comp.skill.audit_state or Path(comp.skill.path).parent / "audit-state.json")
+    path = Path(comp.skill.audit_state or comp.skill.path)
     if comp.ungraded:  # the grader failed: the run says nothing new about the skill
         click.echo(
             f"audit-state: {path}: not written: {len(comp.ungraded)} answer(s) left ungraded; "
@@ -155,17 +209,39 @@ def _write_state(run_dir: RunDir, report: Report) -> None:
     if blockers:  # an incomplete run: its verdict rests on the tasks that happened to run
         click.echo(f"audit-state: {path}: not written: {blockers[0].message}", err=True)
         return
-    ex = report.run.executor
     update = state_update(
         comp.verdict,
         at=report.run.finished_at,
-        runner=f"knowmeter comprehend ({ex.name})",
-        model=ex.model,
+        runner=f"knowmeter comprehend ({report.run.executor.name})",
+        model=grader_model(comp.graders),
         receipt=run_dir.report_file,
+        skill_dir=path.parent,
     )
-    before = write_state(path, update)
+    if comp.skill.audit_state is None:  # a v4 / v6 skill: the eval fields its frontmatter has
+        _write_frontmatter(path, update)
+        return
+    before, problems = write_state(path, update)
+    score = update.get("eval_score")
     click.echo(
         f"audit-state: {path}: comprehension_verdict {before['comprehension_verdict']} → "
-        f"{update['comprehension_verdict']}, eval_score {update['eval_score']}",
+        f"{update['comprehension_verdict']}, eval_score {'unknown' if score is None else f'{score:g}'}",
+        err=True,
+    )
+    for problem in problems:  # the author's fields, kept as they are: named so Skill Graph's lint is no surprise
+        click.echo(
+            f"audit-state: {path}: warning: {problem} (a field --write-state does not own; fix it by hand)", err=True
+        )
+
+
+def _write_frontmatter(path: Path, update: dict[str, Any]) -> None:
+    from knowmeter.comprehension import frontmatter_update, write_frontmatter_state
+    from knowmeter.skillgraph import load_skill
+
+    skill = load_skill(path)
+    fields = frontmatter_update(skill, update)
+    write_frontmatter_state(skill, fields)
+    click.echo(
+        f"SKILL.md: {path}: {', '.join(fields)} written ({skill.shape} has no field for the verdict "
+        f"{update['comprehension_verdict']}: eval_last_run.receipt names the report that holds it)",
         err=True,
     )

@@ -14,7 +14,23 @@ from knowmeter.cluster import BACKENDS
 from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 
 
-@click.command("eval")
+class _EvalCommand(click.Command):
+    """``eval`` takes its files as options: a file given as an argument gets the option to use."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            if "unexpected extra argument" not in exc.message:
+                raise
+            raise click.UsageError(
+                f"{exc.message}: eval takes no file argument — pass eval.yaml with --config FILE "
+                "and a sample file with --samples FILE",
+                ctx,
+            ) from None
+
+
+@click.command("eval", cls=_EvalCommand)
 @click.option(
     "--config", "config", type=click.Path(path_type=Path), help="eval.yaml (default: ./eval.yaml if present)."
 )
@@ -62,8 +78,8 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 @click.option(
     "--stability-limit",
     type=NumberRange(0, 1, min_open=True),
-    help="Warn when more than this share of the composite's variance is run-to-run "
-    f"(default {defaults.STABILITY_LIMIT}).",
+    help="Note (never a rule of the verdict) when more than this share of the composite's variance "
+    f"is run-to-run (default {defaults.STABILITY_LIMIT}).",
 )
 @click.option(
     "--bootstrap-samples",
@@ -76,7 +92,9 @@ from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
     type=NumberRange(0, 1),
     help="Fail when the gap rate rose by more than this since the last run on the same sample set.",
 )
-@click.option("--hedging-judge", help="executor:model for the hedging classifier (default: regex only).")
+@click.option(
+    "--hedging-judge", help="executor:model for the hedging classifier (default: the first --judge, else regex only)."
+)
 @click.option(
     "--unsealed",
     is_flag=True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +26,16 @@ def gold_group() -> None:
     """
 
 
+def gold_dir_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--gold-dir DIR`` (default ``gold``): how every gold subcommand takes its folder."""
+    return click.option(
+        "--gold-dir", type=click.Path(path_type=Path), default=Path("gold"), show_default=True, help=what
+    )
+
+
 @gold_group.command("init")
 @click.argument("samples", type=click.Path(path_type=Path))
-@click.option(
-    "--gold-dir",
-    "-o",
-    type=click.Path(path_type=Path),
-    default=Path("gold"),
-    show_default=True,
-    help="Directory to write metadata.yaml and annotations.yaml into.",
-)
+@gold_dir_option("The gold directory to write metadata.yaml and annotations.yaml into.")
 @click.option("--annotator", required=True, help="Who annotates (a person, or a model that is not a judge).")
 @click.option("--scale-min", type=float, default=1.0, show_default=True, help="Lowest allowed score.")
 @click.option("--scale-max", type=float, default=5.0, show_default=True, help="Highest allowed score.")
@@ -55,12 +56,12 @@ def init_cmd(samples: Path, gold_dir: Path, annotator: str, scale_min: float, sc
         written = init_gold(ids, gold_dir, annotator=annotator, scale=scale, force=force)
     click.echo(
         f"wrote {', '.join(map(str, written))}: {len(ids)} samples to annotate "
-        f"(scores {scale_min:g}–{scale_max:g}); then run `knowmeter gold validate {gold_dir}`"
+        f"(scores {scale_min:g}–{scale_max:g}); then run `knowmeter gold validate --gold-dir {gold_dir}`"
     )
 
 
 @gold_group.command("validate")
-@click.argument("gold_dir", type=click.Path(path_type=Path))
+@gold_dir_option("The gold directory to check.")
 def validate_cmd(gold_dir: Path) -> None:
     """Check a gold directory: readable YAML, known keys, every score inside the declared scale."""
     from knowmeter.gold import load_gold
@@ -76,7 +77,7 @@ def validate_cmd(gold_dir: Path) -> None:
 
 @gold_group.command("compare")
 @click.argument("run")
-@click.option("--gold-dir", required=True, type=click.Path(path_type=Path), help="The gold directory.")
+@gold_dir_option("The gold directory.")
 @output_dir_option(type=click.Path(path_type=Path))
 @click.option("--variant", help="Compare only this variant (default: every variant in the run).")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")

@@ -31,6 +31,7 @@ def merge_cmd(
     as_json: bool,
     junit: Path | None,
     markdown: Path | None,
+    csv: Path | None,
     report_only: bool,
 ) -> None:
     """Merge the runs of every shard of one plan (knowmeter eval --shard I/N) into one run of the
@@ -59,7 +60,7 @@ def merge_cmd(
     store = into if into is not None else Path(output_dir)
     report = merge(runs, output_dir=output_dir, into=store, listener=Notes())
     run_dir = store / "runs" / report.run.id
-    written = write_outputs(report, html=run_dir / "report.html", junit=junit, markdown=markdown)
+    written = write_outputs(report, html=run_dir / "report.html", junit=junit, markdown=markdown, csv=csv)
     err.print(
         f"merged {len(runs)} shards into run {report.run.id}: {report.run.tasks_done}/{report.run.tasks_total} tasks",
         soft_wrap=True,

@@ -65,6 +65,12 @@ from knowmeter.errors import InputError
     help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT; default "
     "RAY_ADDRESS, else a local Ray instance on 127.0.0.1).",
 )
+@click.option(
+    "--count-retried-commands",
+    is_flag=True,
+    help="Count retried commands (the same test run or commit failing in 3+ turns) as gap signals; by "
+    "default they are listed apart and stay out of the gap rates.",
+)
 @guarded
 def observe_cmd(
     paths: tuple[Path, ...],
@@ -78,6 +84,7 @@ def observe_cmd(
     workers: int | None,
     backend: str,
     ray_address: str | None,
+    count_retried_commands: bool,
 ) -> None:
     """Skill health from real usage traces under PATH… (a Claude Code projects folder such as
     ~/.claude/projects, session .jsonl files with their subagents, Codex session folders).
@@ -112,6 +119,7 @@ def observe_cmd(
         workers=workers,
         backend=backend,
         ray_address=ray_address,
+        count_retried_commands=count_retried_commands,
     )
     if html is not None:
         from knowmeter.report import write_text

@@ -60,7 +60,15 @@ def _writable(ctx: click.Context, param: click.Parameter, value: Path | None) ->
 
 
 def ci_output_options(command: F) -> F:
-    """``--junit FILE`` and ``--markdown FILE``, as ``eval``, ``report`` and ``merge`` take them."""
+    """``--junit FILE``, ``--markdown FILE`` and ``--csv FILE``, as ``eval``, ``report`` and
+    ``merge`` take them."""
+    command = click.option(
+        "--csv",
+        type=click.Path(path_type=Path, dir_okay=False),
+        callback=_writable,
+        help="Also write the per-sample results as CSV: a row per sample × variant × repeat (scores, "
+        "assertions, gap signals, cost, latency, output; unknown values are empty cells).",
+    )(command)
     command = click.option(
         "--markdown",
         type=click.Path(path_type=Path, dir_okay=False),

@@ -1,18 +1,28 @@
 """Live progress of ``eval`` on stderr: a redrawn bar on a terminal, a plain line every
 ``interval`` seconds otherwise, nothing with ``--quiet``. ``tick`` runs once per finished task
-in the runner's event loop, so it only adds numbers and redraws at most ten times a second."""
+in the runner's event loop, so it only adds numbers and redraws at most ten times a second.
+
+The bar's line fits the terminal's width (read at each redraw): a line that wrapped would leave a
+stale row on every redraw, since a redraw clears only the row the cursor is on."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 #: a terminal bar is redrawn at most this often (seconds)
 REDRAW_S = 0.1
 #: without a terminal, one line this often (seconds)
 LINE_INTERVAL_S = 10.0
 BAR_WIDTH = 24
+#: a narrower bar is left out (the counts say it all)
+MIN_BAR_WIDTH = 6
+Style = Literal["full", "compact", "short"]
+#: the status line's forms, longest first
+STYLES: tuple[Style, ...] = ("full", "compact", "short")
 
 
 def _clock(seconds: float) -> str:
@@ -67,33 +77,59 @@ class Progress:
         if self.stream is not None and self.clock() >= self.next_draw:
             self._draw()
 
-    def line(self) -> str:
+    def line(self, style: Style = "full") -> str:
         """The status as text: done/total, running (or done / stopped once the tasks stopped),
-        failures, elapsed, ETA, cost."""
+        failures, elapsed, ETA, cost; ``compact`` in fewer words, ``short`` without what is
+        running and the elapsed time (for a narrow terminal)."""
         elapsed = self.clock() - self.started
         left = self.total - self.done
+        eta = "" if self.stopped else f"ETA {_clock(elapsed / self.done * left) if self.done else 'unknown'}"
         if self.stopped:
             state = "done" if left <= 0 else f"stopped, {left} not run"
+        elif self.concurrency > 1 and self.one_at_a_time():
+            state = "1 at a time (budget)" if style != "full" else "running 1 (budget: one at a time)"
         else:
-            eta = _clock(elapsed / self.done * left) if self.done else "unknown"
-            state = (
-                "running 1 (budget: one at a time)"
-                if self.concurrency > 1 and self.one_at_a_time()
-                else f"running {min(self.concurrency, left)}"
-            )
-        cost = f"cost ${self.cost_known:.4f} known"
-        if self.cost_unknown_tasks:
-            cost += f" + {self.cost_unknown_tasks} task(s) unknown"
-        timing = f"{_clock(elapsed)} elapsed" + ("" if self.stopped else f" · ETA {eta}")
-        return f"{self.done}/{self.total} tasks · {state} · failed {self.failed} · {timing} · {cost}"
+            state = f"running {min(self.concurrency, left)}"
+        unknown = self.cost_unknown_tasks
+        if style == "full":
+            timing = f"{_clock(elapsed)} elapsed" + (f" · {eta}" if eta else "")
+            cost = f"cost ${self.cost_known:.4f} known" + (f" + {unknown} task(s) unknown" if unknown else "")
+            return f"{self.done}/{self.total} tasks · {state} · failed {self.failed} · {timing} · {cost}"
+        cost = f"${self.cost_known:.4f}" + (f" + {unknown} unknown" if unknown else "")
+        parts = [f"{self.done}/{self.total}", state, f"{self.failed} failed", _clock(elapsed), eta, cost]
+        if style == "short":  # what runs matters only while the budget holds calls back
+            state = "1 at a time" if state.startswith("1 at a time") else state if self.stopped else ""
+            parts = [parts[0], state, parts[2], eta, cost]
+        return " · ".join(p for p in parts if p)
+
+    def bar_line(self, columns: int) -> str:
+        """The bar and the status in at most ``columns - 1`` characters (the last column stays
+        free: a terminal that wraps there would add a row): the longest status that leaves room
+        for a bar of at least ``MIN_BAR_WIDTH``, else the shortest alone, cut with … when even
+        that is too wide."""
+        room = columns - 1
+        text = ""
+        for style in STYLES:
+            text = self.line(style)
+            width = min(BAR_WIDTH, room - len(text) - 1)
+            if width >= MIN_BAR_WIDTH:
+                filled = width * self.done // self.total if self.total else width
+                return "█" * filled + "░" * (width - filled) + " " + text
+        return text if len(text) <= room else text[: max(room - 1, 0)] + "…"
+
+    def _columns(self) -> int:
+        """The stream's terminal width now (it may have been resized); COLUMNS or 80 when unknown."""
+        try:
+            columns = os.get_terminal_size(self.stream.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, OSError, ValueError):
+            columns = 0
+        return columns or shutil.get_terminal_size().columns
 
     def _draw(self) -> None:
         assert self.stream is not None
         self.next_draw = self.clock() + self.interval
         if self.tty:
-            filled = BAR_WIDTH * self.done // self.total if self.total else BAR_WIDTH
-            bar = "█" * filled + "░" * (BAR_WIDTH - filled)
-            self.stream.write(f"\r\x1b[2K{bar} {self.line()}")
+            self.stream.write(f"\r\x1b[2K{self.bar_line(self._columns())}")
         else:
             self.stream.write(self.line() + "\n")
         self.stream.flush()

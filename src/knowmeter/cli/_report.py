@@ -27,7 +27,7 @@ from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 @click.option(
     "--stability-limit",
     type=NumberRange(0, 1, min_open=True),
-    help="Run-to-run variance share that triggers the stability warning (override).",
+    help="Run-to-run variance share that triggers the stability note (override).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report JSON to stdout.")
 @click.option(
@@ -56,6 +56,7 @@ def report_cmd(
     html: str | None,
     junit: Path | None,
     markdown: Path | None,
+    csv: Path | None,
     report_only: bool,
 ) -> None:
     """Recompute the comparison, verdict and outcome of RUN (an id, a prefix, 'latest' or a run
@@ -96,7 +97,7 @@ def report_cmd(
 
     run_page = run_dir.path / "report.html"
     asked = None if html is None else Path(html) if html else run_page
-    for what, path in write_outputs(report, html=asked, junit=junit, markdown=markdown):
+    for what, path in write_outputs(report, html=asked, junit=junit, markdown=markdown, csv=csv):
         click.echo(f"{what}: {path}", err=as_json)
     if run_page.exists() and (asked is None or asked.resolve() != run_page.resolve()):
         write_outputs(report, html=run_page)  # the run's own page follows the report.json just rewritten

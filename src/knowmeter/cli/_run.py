@@ -147,11 +147,15 @@ def run_eval(opts: dict[str, Any]) -> int:
 
 
 def _write_files(report: Report, run_dir: RunDir, opts: dict[str, Any]) -> list[tuple[str, Path]]:
-    """report.html beside report.json, and the --junit / --markdown files when asked for."""
+    """report.html beside report.json, and the --junit / --markdown / --csv files when asked for."""
     from knowmeter.report import write_outputs
 
     return write_outputs(
-        report, html=run_dir.path / "report.html", junit=opts.get("junit"), markdown=opts.get("markdown")
+        report,
+        html=run_dir.path / "report.html",
+        junit=opts.get("junit"),
+        markdown=opts.get("markdown"),
+        csv=opts.get("csv"),
     )
 
 

@@ -9,7 +9,7 @@ import click
 
 from knowmeter.cli._errors import error_line, guarded
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
-from knowmeter.skillgraph import RULES
+from knowmeter.skillgraph import ROUTING_NOTE, RULES
 
 
 @click.group("skill")
@@ -34,7 +34,10 @@ def lint_cmd(paths: tuple[Path, ...], as_json: bool, strict: bool) -> None:
     A SKILL.md brings its eval files along (<skill>/evals/*.json, examples/evals/<name>.json,
     evals/<name>.json; examples/evals/ and evals/ beside the skills/ folder, then at the
     repository root); an eval file is checked against the SKILL.md its layout names, or the one
-    SKILL.md on the command line. One line per finding: file:line: severity [rule] message.
+    SKILL.md on the command line. Each SKILL.md is checked by the rules of its shape (v4 / v6 /
+    v8 source, marketplace export) with Skill Graph's own reasons; *.routing.json (routing evals)
+    and *.anchors.json (comprehend --calibrate) are named and not checked. One line per finding:
+    file:line: severity [rule] message.
     Exit 0 clean, 1 on errors (or warnings with --strict), 2 when a file cannot be read.
     """
     from knowmeter.skillgraph import lint_paths
@@ -50,6 +53,7 @@ def lint_cmd(paths: tuple[Path, ...], as_json: bool, strict: bool) -> None:
                 "skills": [str(p) for p in result.skills],
                 "eval_files": [str(p) for p in result.eval_files],
                 "unreadable": result.unreadable,
+                "routing_files": [str(p) for p in result.routing_files],
                 "findings": [f.to_dict() for f in result.findings],
             }
         )
@@ -61,6 +65,10 @@ def lint_cmd(paths: tuple[Path, ...], as_json: bool, strict: bool) -> None:
             f"{result.errors} error(s), {result.warnings} warning(s) in {len(result.skills)} skill(s) "
             f"and {len(result.eval_files)} eval file(s)"
         )
+    for routing in result.routing_files:
+        click.echo(f"knowmeter: note: {routing}: {ROUTING_NOTE}", err=True)
+    for anchors in result.anchor_files:
+        click.echo(f"knowmeter: note: {anchors}: anchor answers of comprehend --calibrate, not an eval file", err=True)
     for problem in result.unreadable:
         click.echo(error_line(problem), err=True)
     if result.unreadable:

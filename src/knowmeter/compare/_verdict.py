@@ -49,6 +49,7 @@ from knowmeter.compare._results import (
     Verdict,
     VerdictLevel,
 )
+from knowmeter.stats import n_for_effect
 
 _WORST_FIRST = (
     VerdictLevel.REGRESS,
@@ -67,8 +68,8 @@ _SHIP = {
     "fix it and re-run.",
     VerdictLevel.NOISE: "NO CALL — the difference is not separable from noise although the run could have "
     "detected a meaningful change; the change does not matter at this size.",
-    VerdictLevel.UNDERPOWERED: "INSUFFICIENT DATA — too little paired signal to decide; add samples (see N needed) "
-    "or repeats and re-run.",
+    VerdictLevel.UNDERPOWERED: "INSUFFICIENT DATA — too little paired signal to decide; add samples or repeats "
+    "and re-run.",
 }
 
 
@@ -95,13 +96,40 @@ def decide_verdict(
     rationale = list(worst.rationale)
     if len(pairs) > 1:
         rationale += [f"{p.level.value}: {p.treatment} vs {p.control} — {p.headline.split(': ', 1)[-1]}" for p in pairs]
+    ship = _SHIP[level]
+    if level == VerdictLevel.UNDERPOWERED:
+        ship = _more_data(comparisons, config)
     return Verdict(
         level=level,
         headline=worst.headline,
         rationale=rationale,
-        ship_recommendation=_SHIP[level],
+        ship_recommendation=ship,
         exit_code=0 if level == VerdictLevel.PROGRESS else 1,
         pairs=pairs,
+    )
+
+
+def _n_decisive(comp: MetricComparison | None, config: CompareConfig) -> int | None:
+    """Paired samples (at this run's repeats) that bring the minimum detectable effect down to
+    ``max_mde`` — and to at least ``min_pairs`` — so the next run is decisive; None when the
+    spread of the per-sample differences is unknown."""
+    if comp is None or comp.sd_diff is None:
+        return None
+    n = n_for_effect(config.max_mde, comp.sd_diff, alpha=config.alpha, power=config.power)
+    return None if n is None else max(n, config.min_pairs)
+
+
+def _more_data(comparisons: Sequence[PairComparison], config: CompareConfig) -> str:
+    """UNDERPOWERED's recommendation, with the samples that would make the run decisive."""
+    needed = [_n_decisive(pc.metrics.get("composite"), config) for pc in comparisons]
+    have = max((pc.metrics["composite"].n_samples for pc in comparisons if "composite" in pc.metrics), default=0)
+    if not needed or any(n is None for n in needed):
+        return _SHIP[VerdictLevel.UNDERPOWERED]
+    n = max(n for n in needed if n is not None)
+    return (
+        f"INSUFFICIENT DATA — too little paired signal to decide; about {n} paired samples (this run has {have}) "
+        f"would bring the minimum detectable effect to max_mde {config.max_mde:g} — add samples, or repeats, "
+        "and re-run."
     )
 
 
@@ -297,9 +325,25 @@ def _no_signal(
     return VerdictLevel.NOISE, [
         (
             "noise",
-            f"the composite CI spans 0 although a change of {mde} points was detectable ({config.power:.0%} power)",
+            f"{_not_significant(comp)} although a change of {mde} points was detectable ({config.power:.0%} power)",
         )
     ]
+
+
+def _not_significant(comp: MetricComparison | None) -> str:
+    """Why the composite is not significant: significance needs both its CI to exclude 0 and its
+    (Holm-adjusted) permutation p below alpha, so name the one that did not hold."""
+    if comp is None:
+        return "no paired composite"
+    ci = comp.diff.interval(comp.decision_ci)
+    if ci.low is None or ci.high is None:
+        return "the composite's CI is unknown"
+    if ci.excludes_zero():
+        return (
+            f"the composite's CI [{_num(ci.low, '+.2f')}, {_num(ci.high, '+.2f')}] excludes 0 but its permutation "
+            f"test is not significant (adjusted p {_p(comp.p_adjusted)})"
+        )
+    return f"the composite's CI [{_num(ci.low, '+.2f')}, {_num(ci.high, '+.2f')}] spans 0"
 
 
 def _gate_move(g: LayerGate) -> str:
@@ -321,7 +365,12 @@ def _underpowered(comp: MetricComparison | None, config: CompareConfig) -> list[
     elif comp.mde > config.max_mde:
         out.append(
             f"the minimum detectable effect at {config.power:.0%} power is {comp.mde:.2f} points "
-            f"(> {config.max_mde})" + (f"; the observed effect would need N = {comp.n_needed}" if comp.n_needed else "")
+            f"(> {config.max_mde}); about N = {_n_decisive(comp, config)} samples would bring it to {config.max_mde:g}"
+            + (
+                f" (the observed effect, {_num(comp.diff.estimate, '+.2f')}, would need N = {comp.n_needed})"
+                if comp.n_needed
+                else ""
+            )
         )
     return out
 
@@ -409,8 +458,8 @@ def _stability_line(name: str, s: VariantSummary) -> str:
     if st.repeat_share is None:
         return f"stability of {name}: no variance at all across {st.n} results from {st.n_samples} samples"
     warn = (
-        f" — WARNING: above the limit {st.limit:.0%}: most of the spread is run-to-run; the clustered CI "
-        "includes it, more repeats narrow it"
+        f" — note: above the limit {st.limit:.0%} (reported, never a rule of the verdict): most of the spread "
+        "is run-to-run; the clustered CI includes it, more repeats narrow it"
         if st.stable is False
         else f" (limit {st.limit:.0%})"
     )

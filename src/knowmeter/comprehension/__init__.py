@@ -11,6 +11,15 @@ Importing this package registers the ``scripted-grader`` executor (deterministic
 """
 
 from knowmeter.comprehension import _scripted as _scripted  # registers the scripted-grader executor
+from knowmeter.comprehension._calibrate import (
+    Anchor,
+    AnchorResult,
+    calibration_flag,
+    calibration_summary,
+    default_anchor_file,
+    load_anchors,
+    run_calibration,
+)
 from knowmeter.comprehension._case import GraderCase, make_case
 from knowmeter.comprehension._criteria import RUBRIC_CRITERIA, VERBATIM_BEHAVIOR, Behavior, case_behaviors
 from knowmeter.comprehension._grade import grade_answer
@@ -39,7 +48,8 @@ from knowmeter.comprehension._run import (
 )
 from knowmeter.comprehension._scripted import ScriptedGrader, scripted_reply
 from knowmeter.comprehension._section import comprehension_section
-from knowmeter.comprehension._state import OWNED_FIELDS, state_update, write_state
+from knowmeter.comprehension._state import OWNED_FIELDS, grader_model, state_update, write_state
+from knowmeter.comprehension._state_frontmatter import FRONTMATTER_FIELDS, frontmatter_update, write_frontmatter_state
 from knowmeter.comprehension._stats import Graded, StatsConfig, comprehension_stats, graded_rows
 from knowmeter.comprehension._terminal import summary_lines
 from knowmeter.comprehension._verdict import LEVELS, Parties, model_family, skill_verdict
@@ -48,6 +58,7 @@ from knowmeter.skillgraph import STOPWORDS, Overlap, SourceGrams, tokens, verbat
 __all__ = [
     "BASELINE_ARM",
     "FAIL_HEDGES",
+    "FRONTMATTER_FIELDS",
     "GRADER_KIND",
     "GRADER_TEMPLATE",
     "LEVELS",
@@ -57,6 +68,8 @@ __all__ = [
     "SKILL_ARM",
     "STOPWORDS",
     "VERBATIM_BEHAVIOR",
+    "Anchor",
+    "AnchorResult",
     "Behavior",
     "BehaviorVerdict",
     "ComprehensionPlan",
@@ -71,12 +84,18 @@ __all__ = [
     "SourceGrams",
     "StatsConfig",
     "Target",
+    "calibration_flag",
+    "calibration_summary",
     "case_behaviors",
     "comprehension_section",
     "comprehension_stats",
+    "default_anchor_file",
+    "frontmatter_update",
     "grade_answer",
     "graded_rows",
+    "grader_model",
     "hedge_words",
+    "load_anchors",
     "load_inputs",
     "make_case",
     "make_config",
@@ -87,6 +106,7 @@ __all__ = [
     "reask_prompt",
     "render_grader_prompt",
     "reprepare",
+    "run_calibration",
     "scripted_reply",
     "skill_verdict",
     "start_comprehension",
@@ -94,5 +114,6 @@ __all__ = [
     "summary_lines",
     "tokens",
     "verbatim_overlap",
+    "write_frontmatter_state",
     "write_state",
 ]

@@ -30,6 +30,7 @@ class GraderCase:
     expected_reasoning: str | None = None
     transfer: str | None = None
     n: int = defaults.VERBATIM_NGRAM
+    application: str | None = None
     _grams: SourceGrams | None = field(default=None, compare=False, repr=False)
 
     def overlap(self, answer: str) -> Overlap:
@@ -50,6 +51,7 @@ class GraderCase:
             "behaviors": [b.to_dict() for b in self.behaviors],
             "derived_behaviors": [b.id for b in self.behaviors if b.derived],
             "verbatim_behavior": self.verbatim_behavior,
+            "application": self.application,
         }
 
 
@@ -65,12 +67,25 @@ def make_case(
     expected_reasoning: str | None = None,
     transfer: str | None = None,
     n: int = defaults.VERBATIM_NGRAM,
+    application: str | None = None,
 ) -> GraderCase:
     """A case with its graded behaviors settled (rubric criteria when none are given; C1 always
-    has a verbatim behavior); ``concept_name`` defaults to the dimension's field or section."""
+    has a verbatim behavior; an ``application`` case its kind's criteria); ``concept_name``
+    defaults to the dimension's field or section."""
     dim = Dimension(dimension)  # a ValueError for anything but C1…C9
-    graded, verbatim = case_behaviors(dimension, behaviors)
+    graded, verbatim = case_behaviors(dimension, behaviors, application)
     name = concept_name or dim.concept_field or f"## {dim.section}"
     return GraderCase(
-        case_id, dimension, name, prompt, concept_text, body, graded, verbatim, expected_reasoning, transfer, n
+        case_id,
+        dimension,
+        name,
+        prompt,
+        concept_text,
+        body,
+        graded,
+        verbatim,
+        expected_reasoning,
+        transfer,
+        n,
+        application,
     )

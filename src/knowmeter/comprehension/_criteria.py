@@ -1,5 +1,9 @@
 """The four pass criteria of each rubric dimension (research §5.2–5.10), which become a case's
-behaviors when its eval file lists none, and the verbatim behavior every C1 case has."""
+behaviors when its eval file lists none, and the verbatim behavior every C1 case has; and the
+criteria of Skill Graph's ``application`` cases (``knowmeter.skillgraph.application_kind``):
+an *ownership* case is passed by naming the skill that owns the task and why, a *scenario* case
+by applying the skill's governing rule to the scenario — not by C8's checklist items applied to
+an artifact the prompt does not have."""
 
 from __future__ import annotations
 
@@ -171,6 +175,54 @@ RUBRIC_CRITERIA: dict[str, tuple[Behavior, ...]] = {
     ),
 }
 
+#: Criteria of the two kinds of ``application`` case (graded under C8 in the statistics).
+APPLICATION_CRITERIA: dict[str, tuple[Behavior, ...]] = {
+    "ownership": (
+        _b(
+            "names_owner_skill",
+            "positive",
+            "Names the skill that owns the task: this skill, or the sibling its Do NOT Use When table, boundary "
+            "or relations give the task to.",
+        ),
+        _b(
+            "explains_why_it_owns",
+            "positive",
+            "Says why that skill owns it: the scope, layer or boundary that decides, not just the name.",
+        ),
+        _b(
+            "no_wrong_owner",
+            "negative",
+            "Does not give the task to a skill that does not own it, nor keep it for this skill when a "
+            "sibling owns it.",
+        ),
+        _b(
+            "no_work_in_wrong_voice",
+            "negative",
+            "Does not do the task's work in the voice of a skill that does not own it before handing it off.",
+        ),
+    ),
+    "scenario": (
+        _b(
+            "identifies_governing_rule",
+            "positive",
+            "Identifies the rule, section or step of the skill that governs the scenario.",
+        ),
+        _b(
+            "applies_to_specifics",
+            "positive",
+            "Applies that rule to the scenario's specifics (its names, values, steps), not a generic restatement.",
+        ),
+        _b("reaches_prescribed_action", "positive", "Reaches the action or fix the skill prescribes for this case."),
+        _b("no_invented_rule", "negative", "Does not invent rules, steps or claims the skill does not have."),
+    ),
+}
+
+
+def rubric(dimension: str, application: str | None = None) -> tuple[Behavior, ...]:
+    """The criteria a case without behaviors is graded on: its application kind's, else its dimension's."""
+    return APPLICATION_CRITERIA[application] if application else RUBRIC_CRITERIA[dimension]
+
+
 #: The skill's text as an object: the skill (SKILL.md), its body, definition or concept field.
 _SKILL_TEXT = r"(?:(?:the|its|this)\s+)?(?:skill\.md|skill(?:'s|’s)?|body|definition|concept(?:\s+field|\.\w+)?)"
 #: What is copied: its text / wording / …, text / sentences / … from the skill, or the skill itself.
@@ -193,14 +245,17 @@ def is_verbatim_behavior(behavior: Behavior) -> bool:
     )
 
 
-def case_behaviors(dimension: str, given: tuple[Behavior, ...]) -> tuple[tuple[Behavior, ...], str | None]:
+def case_behaviors(
+    dimension: str, given: tuple[Behavior, ...], application: str | None = None
+) -> tuple[tuple[Behavior, ...], str | None]:
     """The behaviors a case is graded on and the id of its verbatim behavior (None if it has none).
 
-    A case without behaviors gets its dimension's four rubric criteria (``derived``). A C1 case
+    A case without behaviors gets its dimension's four rubric criteria, or its ``application``
+    kind's (``derived``). A C1 case
     always has a verbatim behavior (§5.2: a verbatim span is a hard fail): when the file's list has
     none, the rubric's is added, marked derived.
     """
-    behaviors = given or RUBRIC_CRITERIA[dimension]
+    behaviors = given or rubric(dimension, application)
     verbatim = next((b.id for b in behaviors if is_verbatim_behavior(b)), None)
     if dimension == "C1" and verbatim is None:
         behaviors = (*behaviors, VERBATIM_BEHAVIOR)

@@ -40,16 +40,26 @@ SKILL_ARM = "with-skill"
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """What is measured: the skill file, its eval file (None: found beside it), n, and the
-    folder the agent works in (None: an empty one)."""
+    """What is measured: the skill file, its eval file (None: found beside it), n, the folder the
+    agent works in (None: an empty one), and what the run carries from before it started: its
+    ``flags`` (caveats: a grader calibration that missed) and ``notes`` (how the calibration went)."""
 
     skill: str
     evals: str | None
     ngram: int
     cwd: str | None = None
+    flags: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"skill": self.skill, "evals": self.evals, "ngram": self.ngram, "cwd": self.cwd}
+        return {
+            "skill": self.skill,
+            "evals": self.evals,
+            "ngram": self.ngram,
+            "cwd": self.cwd,
+            "flags": list(self.flags),
+            "notes": list(self.notes),
+        }
 
 
 @dataclass
@@ -164,7 +174,8 @@ def comprehension_record(plan: ComprehensionPlan) -> dict[str, Any]:
         "eval_file": {"path": str(files.path), "format": files.format},
         "cases": len(plan.inputs.cases),
         "dimensions": sorted({c.dimension for c in plan.inputs.cases}, key=lambda d: int(d[1:])),
-        "notes": list(plan.inputs.notes),
+        "notes": [*plan.inputs.notes, *plan.target.notes],
+        "flags": list(plan.target.flags),
         "grader_prompt_hash": GRADER_TEMPLATE.hash,
         "graders": [
             {"name": j.name, "executor": j.executor.name, "model": j.model, "non_llm": j.executor.non_llm}
@@ -190,7 +201,14 @@ def reprepare(record: dict[str, Any]) -> ComprehensionPlan:
     source = Path(str(record.get("run_id"))) / "run.json"
     return prepare_comprehension(
         restore_secrets(stored_config(record.get("config"), source), str(source)),  # redacted when stored
-        Target(target["skill"], target["evals"], int(target["ngram"]), target.get("cwd")),
+        Target(
+            target["skill"],
+            target["evals"],
+            int(target["ngram"]),
+            target.get("cwd"),
+            tuple(target.get("flags", ())),
+            tuple(target.get("notes", ())),
+        ),
     )
 
 

@@ -105,6 +105,7 @@ def comprehension_section(overrides: dict[str, Any] | None = None) -> Section:
                     reviews=reviews,
                     broken_replies=sum(unusable_reply("judge") in u for u in ungraded),
                     eval_dimensions=info.get("dimensions"),  # runs stored before it was recorded: None
+                    flags=info.get("flags") or [],
                 ),
                 "cases": cases,
                 "ungraded": ungraded,

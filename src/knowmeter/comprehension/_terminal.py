@@ -1,7 +1,9 @@
 """The terminal summary of a comprehension report: who answered and graded (non-LLM parties
 labelled as such), per-dimension pass rates per arm with Wilson intervals, the paired difference,
 the run's outcome when something blocks it (an incomplete run), the verdict with its named
-exceptions, and each case's failed behaviors and ungraded reasons."""
+exceptions, and each case's failed behaviors and ungraded reasons. A run in which nothing was
+measured (most tasks errored: NOT MEASURED) gets no table, verdict, eval_score or case FAIL —
+its outcome, why, and what to do."""
 
 from __future__ import annotations
 
@@ -39,6 +41,20 @@ def summary_lines(report: Report) -> list[str]:
         *(f"grader: {_party(g.name, g.model, g.non_llm, 'scripted grader')}" for g in comp.graders),
         f"grader prompt {comp.grader_prompt_hash} · arms: baseline (no skill) vs with-skill (SKILL.md)",
         "",
+    ]
+    decision = report.decision
+    unmeasured = [b for b in decision.blockers if b.kind == "not_measured"] if decision is not None else []
+    if decision is not None and unmeasured:  # no figure, verdict or case FAIL: they would grade the errors
+        return [
+            *lines,
+            f"outcome: {decision.outcome} · exit code {decision.exit_code}",
+            f"  {unmeasured[0].message}",
+            "  no verdict, no eval_score: nothing about the skill was measured (the answers are errors, "
+            "not the agent's understanding)",
+            f"recommendation: {decision.recommendation}",
+            *(f"  note: {n}" for n in comp.notes),
+        ]
+    lines += [
         f"{'dim':<4} {'name':<27} {'baseline':<20} {'with skill':<20} {'Δ pass':>7} {'McNemar p':>10} {'Holm':>6}",
     ]
     names = comp.dimension_names
@@ -68,7 +84,6 @@ def summary_lines(report: Report) -> list[str]:
         + (f" · minimum detectable difference {paired.mde:.2f}" if paired.mde is not None else ""),
         "",
     ]
-    decision = report.decision
     if decision is not None and decision.blockers:  # the run's outcome is not the verdict's
         lines.append(f"outcome: {decision.headline} · exit code {decision.exit_code}")
     lines.append(f"verdict: {verdict.level} — {verdict.reasons[0]}")
@@ -81,7 +96,7 @@ def summary_lines(report: Report) -> list[str]:
     lines.append(f"  named exceptions: {'; '.join(e for e in exceptions if e) or 'none'}")
     score = verdict.eval_score
     lines.append(
-        f"  eval_score {'unknown' if score is None else f'{score}/5'} · eval_failed_ids "
+        f"  eval_score {'unknown' if score is None else f'{score:g}/5'} · eval_failed_ids "
         f"[{', '.join(verdict.eval_failed_ids)}]"
     )
     for case in comp.cases:
@@ -94,4 +109,6 @@ def summary_lines(report: Report) -> list[str]:
                 )
     lines += [f"  ungraded: {u}" for u in comp.ungraded]
     lines += [f"  note: {n}" for n in comp.notes]
+    if decision is not None and decision.blockers:
+        lines.append(f"recommendation: {decision.recommendation}")
     return lines

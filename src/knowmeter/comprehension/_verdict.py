@@ -17,14 +17,22 @@ Rules, first match wins (``rule`` in the result names it):
    skill teaches.
 5. The with-skill agent passes every graded case:
    - the paired difference is significant (overall McNemar p < alpha) → ``PASS``, or
-     ``PROVISIONAL`` when a caveat holds: grader and agent of the same model family, a graded
-     dimension missing from the eval (C1–C9 not all covered), verdicts flagged for review, a
-     non-LLM agent or grader;
+     ``PROVISIONAL`` — Skill Graph's "real result of lower confidence than PASS" — when a caveat
+     holds: one grader model (Skill Graph's PASS is confirmed by two independent graders),
+     grader and agent of the same model family, a graded dimension missing from the eval (C1–C9
+     not all covered), verdicts flagged for review, a non-LLM agent or grader;
    - not significant and powered (see ``_stats``) → ``REDUNDANT``: loading the skill changes no
      measurable outcome;
-   - not significant and underpowered → ``PROVISIONAL``.
+   - not significant and underpowered → ``UNVERIFIED`` (rule ``cannot_tell``): the run cannot
+     tell the skill from the baseline, so nothing is verified — not a pass.
 
-``eval_score`` = 5 × the with-skill case pass rate rounded half up (0–5, None when unverified);
+``NA`` (Skill Graph: the skill has no comprehension eval file) is never a run's verdict: a skill
+without an eval file is not run (``comprehend`` says so, and ``--write-state`` records ``NA``).
+Exit codes: 0 for ``PASS`` and ``PROVISIONAL``; 2 for ``UNVERIFIED`` by grader replies that broke
+the rules twice; else 1.
+
+``eval_score`` = 5 × the with-skill case pass rate, to two decimals (Skill Graph's continuous
+0.0–5.0 scale; None when nothing was graded or answers were left ungraded);
 ``eval_failed_ids`` = the with-skill arm's failed case ids.
 """
 
@@ -39,7 +47,7 @@ from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 ALL_DIMENSIONS = tuple(f"C{i}" for i in range(1, 10))
 #: verdicts a ``comprehend`` run passes with (exit code 0 when the run is complete)
 PASSING = ("PASS", "PROVISIONAL")
-LEVELS = ("PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED")
+LEVELS = ("PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED", "NA")
 
 _FAMILIES = (
     ("anthropic", re.compile(r"claude|anthropic|opus|sonnet|haiku")),
@@ -86,6 +94,9 @@ def _caveats(stats: dict[str, Any], parties: Parties, reviews: int, covered: lis
             out.append(f"grader {name} is not an LLM (a deterministic scripted grader)")
     if not parties.agent_llm:
         out.append(f"the agent {parties.agent} is not an LLM (a deterministic offline agent)")
+    llm_graders = {(name, model) for name, model, llm in parties.graders if llm}
+    if len(llm_graders) == 1:
+        out.append("one grader: Skill Graph's PASS is confirmed by two independent graders (add a second --judge)")
     missing = [d for d in ALL_DIMENSIONS if d not in covered]
     if missing:
         out.append(f"dimensions not covered by the eval: {', '.join(missing)}")
@@ -107,11 +118,14 @@ def skill_verdict(
     reviews: int = 0,
     broken_replies: int = 0,
     eval_dimensions: list[str] | None = None,
+    flags: list[str] | None = None,
 ) -> dict[str, Any]:
     """The verdict block of the report (see the module doc for the rules). ``broken_replies``:
     gradings left ungraded because the grader's reply broke the rules twice — bad input (exit 2).
     ``eval_dimensions``: the dimensions the eval file has cases for (default: those with stored
-    answers); one with none stored is unverified, not "not covered by the eval"."""
+    answers); one with none stored is unverified, not "not covered by the eval". ``flags``: caveats
+    the run carries from before it started (a grader calibration that missed) — a run with one
+    cannot PASS."""
     overall = stats["overall"]
     skill, base, paired = overall["with_skill"], overall["baseline"], overall["paired"]
     dims = stats["dimensions"]
@@ -119,7 +133,7 @@ def skill_verdict(
     covered = list(dims) if eval_dimensions is None else sorted({*eval_dimensions, *dims}, key=lambda d: int(d[1:]))
     unverified = [d for d in covered if d not in dims or dims[d]["with_skill"]["cases_graded"] == 0]
     not_covered = [d for d in ALL_DIMENSIONS if d not in covered]
-    caveats = _caveats(stats, parties, reviews, covered)
+    caveats = [*(flags or []), *_caveats(stats, parties, reviews, covered)]
     ungraded = skill["ungraded"] + base["ungraded"]
     if skill["cases_graded"] == 0 or paired["cases_paired"] == 0:
         level, rule = "UNVERIFIED", "nothing_graded"
@@ -154,11 +168,12 @@ def skill_verdict(
                 f"(McNemar p = {p:.3g})",
                 *caveats,
             ]
-        elif paired["underpowered"]:
-            level, rule = "PROVISIONAL", "underpowered"
+        elif paired["underpowered"]:  # no verified result: not a pass of lower confidence (Skill Graph's PROVISIONAL)
+            level, rule = "UNVERIFIED", "cannot_tell"
             reasons = [
                 "with the skill every graded case passes, but the run cannot tell it from the baseline: "
-                + "; ".join(paired["underpowered_reasons"]),
+                + "; ".join(paired["underpowered_reasons"])
+                + " — add cases (or repeats) until it can",
                 *caveats,
             ]
         else:
@@ -184,7 +199,8 @@ def skill_verdict(
         "unverified_dimensions": unverified,
         "not_covered_dimensions": not_covered,
         "passing_dimensions": [d for d in dims if d not in failing and d not in unverified],
-        # round half up, in integers (round() rounds half to even: 1/10 → 0, 9/10 → 4)
-        "eval_score": None if level == "UNVERIFIED" or not graded else (10 * passed + graded) // (2 * graded),
+        # Skill Graph's continuous 0.0–5.0 scale: 9 of 10 cases is 4.5, not a rounded 5
+        # (measured, so kept, when the run only cannot tell the skill from the baseline)
+        "eval_score": None if rule in ("nothing_graded", "ungraded") or not graded else round(5 * passed / graded, 2),
         "eval_failed_ids": skill["failed_cases"],
     }

@@ -1,5 +1,6 @@
-"""The offline demo scaffolded by ``knowmeter init``: the template, plus the JSON Schemas of
-eval.yaml and sample files that its files name in their ``yaml-language-server`` line."""
+"""The projects ``knowmeter init`` scaffolds — the offline demo (``template/``), or a blank
+starter for one's own skill (``blank/``, ``init --blank``) — plus the JSON Schemas of eval.yaml
+and sample files that their files name in their ``yaml-language-server`` line."""
 
 from __future__ import annotations
 
@@ -21,12 +22,13 @@ def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
     return out
 
 
-def scaffold(directory: Path, *, force: bool = False) -> list[Path]:
-    """Copy the demo template and the eval / sample-file schemas into ``directory``; refuses to
-    overwrite unless ``force``."""
+def scaffold(directory: Path, *, force: bool = False, blank: bool = False) -> list[Path]:
+    """Copy the demo template (the blank starter with ``blank``) and the eval / sample-file
+    schemas into ``directory``; refuses to overwrite unless ``force``."""
     from knowmeter.schemas import PROJECT_SCHEMAS, SCHEMAS, shipped_text
 
-    files = [(rel, node.read_bytes()) for rel, node in _walk(resources.files("knowmeter.demo") / "template")]
+    source = resources.files("knowmeter.demo") / ("blank" if blank else "template")
+    files = [(rel, node.read_bytes()) for rel, node in _walk(source)]
     files += [(SCHEMAS[name][1], shipped_text(name).encode()) for name in PROJECT_SCHEMAS]
     targets = [(directory / rel, content) for rel, content in files]
     clashes = [str(t) for t, _ in targets if t.exists()]

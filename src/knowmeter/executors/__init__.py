@@ -11,6 +11,7 @@ from knowmeter.executors._protocol import (
 from knowmeter.executors._registry import (
     ExecutorSpec,
     UnknownExecutor,
+    command_given_in,
     create_executor,
     executor_names,
     register_executor,
@@ -26,6 +27,7 @@ __all__ = [
     "ExecutorUnavailable",
     "SkillInstall",
     "UnknownExecutor",
+    "command_given_in",
     "create_executor",
     "executor_names",
     "register_executor",

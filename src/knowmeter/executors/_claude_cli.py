@@ -30,6 +30,7 @@ from typing import Any, Literal
 import anyio
 from pydantic import Field, field_validator
 
+from knowmeter.executors._api_errors import ApiFailure, api_failure, claude_api_retries
 from knowmeter.executors._cli_common import (
     CliAgentExecutor,
     CliOptions,
@@ -38,12 +39,13 @@ from knowmeter.executors._cli_common import (
     delivery_meta,
     find_binary,
     process_error,
+    raise_if_retryable,
     sealing,
     write_text,
 )
 from knowmeter.executors._isolation import ProcessOutcome, TaskSandbox, install_skill, skill_folder_name
 from knowmeter.executors._options import parse_options
-from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError
+from knowmeter.executors._protocol import ExecRequest, ExecResult
 from knowmeter.executors._registry import ExecutorSpec, register_executor
 from knowmeter.traces import parse_claude_stream, usage_from
 
@@ -67,8 +69,6 @@ CLAUDE_OFFLINE_ENV = {
     "DISABLE_ERROR_REPORTING": "1",
     "DISABLE_AUTOUPDATER": "1",
 }
-#: API statuses that Claude Code already retried and that are worth a later retry of the task.
-RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 #: The memory files Claude Code loads from the workspace (with the ``project`` setting source).
 MEMORY_FILES = ("CLAUDE.md", ".claude/CLAUDE.md")
 EMPTY_MCP = '{"mcpServers":{}}'
@@ -98,6 +98,9 @@ class ClaudeOptions(CliOptions):
     base_url: str | None = None
     api_key: str | None = None
     max_budget_usd: float | None = Field(default=None, gt=0)
+    #: how often Claude Code itself retries a failed API request (``CLAUDE_CODE_MAX_RETRIES``; its
+    #: own default is 10, minutes of back-off); knowmeter's ``--retry`` applies after these
+    max_retries: int = Field(default=2, ge=0)
 
     _split_tools = field_validator("tools", "allowed_tools", "disallowed_tools", mode="before")(_tool_list)
 
@@ -109,7 +112,7 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
     default_pass_env = CLAUDE_PASS_ENV
 
     def base_env(self) -> dict[str, str]:
-        env = dict(CLAUDE_OFFLINE_ENV)
+        env = {**CLAUDE_OFFLINE_ENV, "CLAUDE_CODE_MAX_RETRIES": str(self.options.max_retries)}
         if self.options.base_url:
             env["ANTHROPIC_BASE_URL"] = self.options.base_url
         if self.options.api_key:
@@ -213,9 +216,13 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
     def stream_result(self, records: Iterable[str | Mapping[str, Any]], error: str | None = None) -> ExecResult:
         """An ExecResult from Claude stream-json records (lines or the SDK's message dicts);
         ``error`` is a process-level error used when the stream reports none."""
+        records = list(records)
         trace, summary = parse_claude_stream(records)
-        if summary.api_error_status in RETRYABLE_STATUS:
-            raise ExecutorError(f"{self.name}: API error {summary.api_error_status}: {summary.error}")
+        retries, _, _ = claude_api_retries(records)
+        failure = api_failure(summary.api_error_status, retries=retries, detail=summary.error or "")
+        if failure is not None:
+            raise_if_retryable(self.name, failure)
+            error = failure.message(self.name)
         trace.meta.update(executor=self.name, delivery=self.options.delivery)
         return ExecResult(
             output=summary.output,
@@ -224,8 +231,13 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
             cost_usd=summary.cost_usd,
             duration_api_ms=summary.duration_api_ms,
             num_turns=summary.num_turns,
-            error=summary.error or error,
+            error=error if failure is not None else summary.error or error,
         )
+
+    def pending_api_failure(self, outcome: ProcessOutcome) -> ApiFailure | None:
+        """The API error Claude Code was still retrying when it was stopped (its ``api_retry`` events)."""
+        retries, status, error = claude_api_retries(outcome.stdout.decode("utf-8", "replace").splitlines())
+        return api_failure(status, retries=retries, detail=error)
 
     async def interpret(self, request: ExecRequest, sandbox: TaskSandbox, outcome: ProcessOutcome) -> ExecResult:
         lines = outcome.stdout.decode("utf-8", "replace").splitlines()

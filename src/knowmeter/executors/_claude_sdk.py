@@ -24,8 +24,9 @@ from typing import Any
 import anyio
 
 from knowmeter.errors import InputError
+from knowmeter.executors._api_errors import api_failure, claude_api_retries
 from knowmeter.executors._claude_cli import ClaudeCliExecutor, ClaudeOptions
-from knowmeter.executors._cli_common import find_binary, sealing, write_text
+from knowmeter.executors._cli_common import broken_tools, find_binary, raise_if_retryable, sealing, write_text
 from knowmeter.executors._isolation import TaskSandbox
 from knowmeter.executors._model_api import import_sdk
 from knowmeter.executors._options import parse_options
@@ -173,8 +174,17 @@ class ClaudeSdkExecutor(ClaudeCliExecutor):
         result.trace.meta.update(delivered, sealed=self.sealed)
         result.latency_ms = (time.perf_counter() - started) * 1000
         if scope.cancelled_caught:
-            result.error = f"{self.name} timed out after {timeout:g}s"
+            retries, status, word = claude_api_retries(records)
+            failure, note = (
+                api_failure(status, retries=retries, detail=word),
+                f" (still retrying at the {timeout:g}s timeout)",
+            )
+            if failure is not None:
+                raise_if_retryable(self.name, failure, note)
+            result.error = failure.message(self.name) + note if failure else f"{self.name} timed out after {timeout:g}s"
             result.timed_out = True
+        elif result.error is None:
+            result.error = broken_tools(self.name, result.trace)
         return result
 
 

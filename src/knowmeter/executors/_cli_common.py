@@ -22,6 +22,7 @@ import anyio
 from pydantic import Field
 
 from knowmeter import defaults
+from knowmeter.executors._api_errors import ApiFailure
 from knowmeter.executors._isolation import (
     ProcessOutcome,
     TaskSandbox,
@@ -32,7 +33,8 @@ from knowmeter.executors._isolation import (
 from knowmeter.executors._options import ExecutorOptions, options_hash
 from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, ExecutorUnavailable, SkillInstall
 from knowmeter.executors._registry import ExecutorSpec
-from knowmeter.executors._seal import install_root, seal_problem
+from knowmeter.executors._seal import needed_folders, seal_problem
+from knowmeter.traces import ErrorKind, ToolResultEvent, Trace
 
 #: Proxy variables every CLI executor passes through (the agent must reach its API).
 PROXY_ENV = (
@@ -69,6 +71,9 @@ class CliOptions(ExecutorOptions):
     keep_temp: bool = False
     #: run without sealing tasks from each other (``--unsealed``); only where bubblewrap cannot run
     unsealed: bool = False
+    #: host folders (or files) a sealed agent may read besides the system's and its own sandbox
+    #: (a tool's config, a shared dataset); read-only
+    seal_allow: list[Path] = Field(default_factory=list)
 
 
 def find_binary(name: str, configured: str | None, install_hint: str) -> Path:
@@ -167,6 +172,7 @@ def delivery_meta(
         "workspace_root": str(sandbox.workspace),
         "artifact_delivery": artifact,
         "memory_delivered": [m for m in memory if (sandbox.workspace / m).is_file()],
+        "context_files": context_files(sandbox),
     }
     if skill_dir is not None:
         key = f".claude/skills/{skill_dir.name}"
@@ -175,6 +181,46 @@ def delivery_meta(
         if skill_dir.is_relative_to(sandbox.home):  # the agent may write it as ~/…
             meta["path_prefixes"]["~/" + skill_dir.relative_to(sandbox.home).as_posix()] = key
     return meta
+
+
+#: Files an agent CLI reads at start by convention (instructions, settings, MCP servers, skills),
+#: relative to the workspace (``work/``) or the private HOME (``home/``).
+_CONTEXT_FILES = {
+    "work": (
+        "CLAUDE.md",
+        "CLAUDE.local.md",
+        ".claude/CLAUDE.md",
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        "AGENTS.md",
+        "AGENTS.override.md",
+        ".mcp.json",
+        ".codex/config.toml",
+    ),
+    "home": (".claude/CLAUDE.md", ".claude/settings.json", ".claude.json", ".codex/AGENTS.md", ".codex/config.toml"),
+}
+_SKILL_DIRS = {
+    "work": (".claude/skills", ".agents/skills", ".codex/skills"),
+    "home": (".claude/skills", ".codex/skills"),
+}
+
+
+def context_files(sandbox: TaskSandbox) -> dict[str, str]:
+    """What the agent can load at start (``work/CLAUDE.md``, ``home/.claude/skills/x/SKILL.md`` …)
+    with each file's sha256[:8]: in a sealed task nothing outside the sandbox exists, so this is
+    everything; recorded in the trace so two arms' contexts can be compared."""
+    roots = {"work": sandbox.workspace, "home": sandbox.home}
+    found: dict[str, str] = {}
+    for label, root in roots.items():
+        names = [*_CONTEXT_FILES[label]]
+        for skills in _SKILL_DIRS[label]:
+            if (root / skills).is_dir():
+                names += sorted(p.relative_to(root).as_posix() for p in (root / skills).glob("*/SKILL.md"))
+        for name in names:
+            path = root / name
+            if path.is_file():
+                found[f"{label}/{name}"] = hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+    return found
 
 
 def artifact_text(request: ExecRequest) -> str | None:
@@ -241,6 +287,10 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
     async def interpret(self, request: ExecRequest, sandbox: TaskSandbox, outcome: ProcessOutcome) -> ExecResult:
         """Turn the finished process (and any session files in the sandbox) into an ExecResult."""
 
+    def pending_api_failure(self, outcome: ProcessOutcome) -> ApiFailure | None:
+        """The API error the CLI was still retrying when its timeout stopped it (None: none seen)."""
+        return None
+
     def timeout_for(self, request: ExecRequest) -> float:
         """Seconds the task may run: the option, else the task's timeout, else ``defaults.AGENT_TIMEOUT_S``."""
         return self.options.timeout_s or request.timeout_s or defaults.AGENT_TIMEOUT_S
@@ -256,7 +306,7 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
             workspace_ignore=opts.workspace_ignore,
             keep=opts.keep_temp,
             sealed=self.sealed,
-            expose=[install_root(self.binary)],
+            expose=[*needed_folders(self.binary), *opts.seal_allow],
         )
 
     async def run(self, request: ExecRequest) -> ExecResult:
@@ -278,11 +328,18 @@ class CliAgentExecutor(ABC, Generic[CliOptionsT]):
                 raise ExecutorError(f"{self.name}: could not start {self.binary}: {exc}") from exc
             result = await self.interpret(request, sandbox, outcome)
             result.trace.meta.update(delivered, sealed=self.sealed)
+            if result.error is None:
+                result.error = broken_tools(self.name, result.trace)
             if opts.keep_temp:
                 result.trace.meta["sandbox"] = str(sandbox.root)
         result.latency_ms = (time.perf_counter() - started) * 1000
         if outcome.timed_out:
-            result.error = f"{self.name} timed out after {timeout:g}s (process group killed)"
+            failure, note = self.pending_api_failure(outcome), f" (still retrying at the {timeout:g}s timeout)"
+            if failure is not None:
+                raise_if_retryable(self.name, failure, note)
+                result.error = failure.message(self.name) + note
+            else:
+                result.error = f"{self.name} timed out after {timeout:g}s (process group killed)"
             result.timed_out = True
         elif outcome.returncode != 0 and not outcome.stdout.strip():
             # no event at all: a crash or a start-up failure, worth a retry
@@ -302,6 +359,27 @@ def sealing(name: str, spec: ExecutorSpec, options: CliOptions) -> bool:
             "or run unsealed, where every task can read the others' files: --unsealed"
         )
     return True
+
+
+def broken_tools(name: str, trace: Trace) -> str | None:
+    """Why the agent's tools could not work (at least half of its tool calls failed because their
+    sandbox could not start them), or None. Such a task is an executor error: an environment
+    fault, never graded and never read as knowledge gaps."""
+    results = [r for r in trace.events if isinstance(r, ToolResultEvent)]
+    broken = [r for r in results if r.error_kind is ErrorKind.SANDBOX]
+    if not broken or len(broken) * 2 < len(results):
+        return None
+    first = " ".join(broken[0].output.split())[:200]
+    return (
+        f"{name}'s tools could not run in their sandbox: {len(broken)} of {len(results)} tool calls failed "
+        f"with '{first}' (an environment fault, not the agent's answer; see README 'What a sealed agent sees')"
+    )
+
+
+def raise_if_retryable(name: str, failure: ApiFailure, note: str = "") -> None:
+    """Raise ``ExecutorError`` (knowmeter's retry policy applies) for a failure worth retrying."""
+    if failure.retryable:
+        raise ExecutorError(failure.message(name) + note)
 
 
 def process_error(name: str, outcome: ProcessOutcome, reported: str | None) -> str | None:

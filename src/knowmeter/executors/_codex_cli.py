@@ -32,6 +32,7 @@ from typing import Any, Literal
 import anyio
 from pydantic import Field
 
+from knowmeter.executors._api_errors import api_failure, status_in_text
 from knowmeter.executors._cli_common import (
     CliAgentExecutor,
     CliOptions,
@@ -40,6 +41,7 @@ from knowmeter.executors._cli_common import (
     delivery_meta,
     find_binary,
     process_error,
+    raise_if_retryable,
     sealing,
     write_text,
 )
@@ -159,13 +161,18 @@ class CodexCliExecutor(CliAgentExecutor[CodexOptions]):
         if len(rollouts) == 1:
             trace = merge_codex(trace, rollouts[0])
         trace.meta.update(executor=self.name, delivery=self.options.delivery, rollouts=len(rollouts))
+        error = process_error(self.name, outcome, summary.error)
+        failure = api_failure(status_in_text(summary.error or ""), detail=summary.error or "")
+        if failure is not None:
+            raise_if_retryable(self.name, failure)
+            error = failure.message(self.name)
         return ExecResult(
             output=summary.output,
             trace=trace,
             usage=usage_from(summary.usage),
             cost_usd=None,
             num_turns=trace.turns or summary.num_turns,
-            error=process_error(self.name, outcome, summary.error),
+            error=error,
         )
 
 

@@ -18,9 +18,10 @@ so a group kill cannot reach them. Every process of a task therefore carries
 ``KNOWMETER_SANDBOX=<task root>`` in its environment, and leaving the sandbox kills whatever
 still carries it (Linux ``/proc``; elsewhere only the process group is killed).
 
-With a ``Seal`` (``_seal``) the agent's command runs in a mount namespace of its own, where the
-other tasks' sandboxes, the variants' artifacts, the samples and the run store do not exist and
-nothing outside its sandbox can be written (``TaskSandbox.command``).
+With a ``Seal`` (``_seal``) the agent's command runs in a mount namespace of its own that holds
+only the system's programs, the agent's install and its own sandbox: the other tasks'
+sandboxes, the project, the variants' artifacts, the samples, the run store and the user's home
+do not exist there, and nothing outside its sandbox can be written (``TaskSandbox.command``).
 """
 
 from __future__ import annotations
@@ -199,8 +200,9 @@ async def task_sandbox(
     ``keep``. Read whatever session files you need inside the ``async with`` block.
 
     The environment is ``minimal_env`` plus ``extra_env`` plus ``request.env`` (last wins).
-    ``sealed`` adds a ``Seal`` hiding ``request.protected`` (and every other sandbox), with the
-    folders in ``expose`` (the agent's install) readable."""
+    ``sealed`` adds a default-deny ``Seal``: the agent sees the system, the folders in ``expose``
+    (its install, folders the user allows) read-only, and its own sandbox; ``request.protected``
+    is blanked should it lie inside one of those."""
     prefix = "knowmeter-" + _SAFE_NAME.sub("-", request.task_id)[:40] + "-"
     root = Path(await anyio.to_thread.run_sync(lambda: tempfile.mkdtemp(prefix=prefix, dir=tmp_root)))
     try:

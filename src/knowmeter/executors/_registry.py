@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from knowmeter.executors._protocol import Executor
@@ -15,12 +17,15 @@ from knowmeter.executors._protocol import Executor
 class ExecutorSpec:
     """How to build an executor: a registry name (or a command) plus options. ``unsealed`` is the
     user's explicit consent to run agent CLIs without sealing tasks from each other
-    (``--unsealed``); executors that do not seal ignore it."""
+    (``--unsealed``); executors that do not seal ignore it. ``base_dir`` is the folder a command
+    was given in (eval.yaml's, or the shell's for a flag): its relative paths name files there,
+    not in the task's workspace where it runs (None: the current folder)."""
 
     name: str
     model: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
     unsealed: bool = False
+    base_dir: str | None = None
 
 
 Factory = Callable[[ExecutorSpec], Executor]
@@ -60,6 +65,31 @@ def executor_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def resolve_argv(argv: list[str], folder: Path) -> list[str]:
+    """``argv`` with its relative paths made absolute against ``folder``, where the command was
+    given: the program when it is a path (``./agent.py``, ``bin/agent``) and each argument that
+    names a file there (``python agent.py``). The command runs in the task's workspace, where a
+    relative path would name another file, or none."""
+    out = []
+    for i, arg in enumerate(argv):
+        relative = not arg.startswith("-") and not Path(arg).is_absolute()
+        if relative and (("/" in arg) if i == 0 else (folder / arg).is_file()):
+            arg = os.path.abspath(folder / arg)
+        out.append(arg)
+    return out
+
+
+def command_given_in(command: str, folder: Path) -> str:
+    """``command`` (a registry name or a command line) with its relative paths made absolute
+    against ``folder`` (``resolve_argv``); a registry name is returned as it is."""
+    _load_builtins()
+    if command in _REGISTRY:
+        return command
+    argv = shlex.split(command)
+    resolved = resolve_argv(argv, folder)
+    return command if resolved == argv else shlex.join(resolved)
+
+
 class UnknownExecutor(ValueError):
     """The name is neither registered nor a command on PATH."""
 
@@ -73,11 +103,9 @@ def create_executor(spec: ExecutorSpec) -> Executor:
         return factory(spec)
     argv = shlex.split(spec.name)
     if argv and (shutil.which(argv[0]) is not None or "/" in argv[0]):
-        if "/" in argv[0] and shutil.which(argv[0]) is None:
-            raise UnknownExecutor(f"executor command not found or not executable: {argv[0]}")
         options = dict(spec.options)
         options["command"] = spec.name
-        return _REGISTRY["script"](ExecutorSpec("script", spec.model, options))
+        return _REGISTRY["script"](ExecutorSpec("script", spec.model, options, base_dir=spec.base_dir))
     raise UnknownExecutor(
         f"unknown executor {spec.name!r}: not a registered executor ({', '.join(executor_names())}) "
         "and not a command on PATH"

@@ -7,6 +7,7 @@ the output text. A non-zero exit is an error carrying stderr.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -18,7 +19,7 @@ from typing import IO, Any
 
 from knowmeter import jsonio
 from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError
-from knowmeter.executors._registry import ExecutorSpec, register_executor
+from knowmeter.executors._registry import ExecutorSpec, UnknownExecutor, register_executor, resolve_argv
 from knowmeter.executors._spawn import run_command
 from knowmeter.traces import (
     MessageEvent,
@@ -170,12 +171,37 @@ def parse_script_stdout(stdout: str) -> ExecResult:
     return result
 
 
+#: A named file larger than this (an interpreter such as node) is keyed on its size and
+#: modification time instead of its content (bytes)
+HASH_MAX_BYTES = 32 << 20
+
+
+def files_digest(argv: list[str]) -> str | None:
+    """sha256 (16 hex) of the content of every file the command names by path (its script, the
+    program itself when given as a path), so that editing the agent changes its cache key; None
+    when it names none. Where the project lies is no part of it."""
+    digest, named = hashlib.sha256(), False
+    for arg in argv:
+        path = Path(arg)
+        if not (path.is_absolute() and path.is_file()):
+            continue
+        named = True
+        try:
+            st = path.stat()
+            data = path.read_bytes() if st.st_size <= HASH_MAX_BYTES else f"{st.st_size}:{st.st_mtime_ns}".encode()
+        except OSError as exc:  # unreadable: the run fails on it; key on the error, never on stale content
+            data = str(exc).encode()
+        digest.update(hashlib.sha256(data).digest())
+    return digest.hexdigest()[:16] if named else None
+
+
 #: A pooled stderr file is emptied once it holds more than this (bytes).
 _STDERR_KEEP = 1 << 20
 
 
 class ScriptExecutor:
-    """Runs ``command`` once per task (in the task's workspace) with the protocol above.
+    """Runs ``command`` once per task (in the task's workspace) with the protocol above; its
+    relative paths are files in ``folder`` (``resolve_argv``).
 
     The command is started by ``run_command`` (the cheapest way to run thousands of short
     commands, see ``_spawn``). stderr goes to a pooled temporary file rather than a pipe: it is
@@ -185,15 +211,23 @@ class ScriptExecutor:
     name = "script"
     non_llm = False
 
-    def __init__(self, command: str, model: str | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        command: str,
+        model: str | None = None,
+        env: dict[str, str] | None = None,
+        folder: Path | None = None,
+    ) -> None:
         self.command = command
-        self.argv = shlex.split(command)
+        self.argv = resolve_argv(shlex.split(command), folder or Path.cwd())
         self.model = model
         self.env = env or {}
         self._stderr_pool: list[IO[bytes]] = []
+        self._files = files_digest(self.argv)
 
     def identity(self) -> str:
-        return f"script:{self.command}"
+        """The command as given (not where the project lies) and the content of the files it names."""
+        return f"script:{self.command}" + (f" files:{self._files}" if self._files else "")
 
     async def run(self, request: ExecRequest) -> ExecResult:
         payload = jsonio.dumps(
@@ -237,4 +271,9 @@ def _make_script(spec: ExecutorSpec) -> ScriptExecutor:
             "executor 'script' needs a command: --executor 'python my_agent.py' or "
             "executor: {name: script, command: ...} in eval.yaml"
         )
-    return ScriptExecutor(str(command), spec.model, dict(spec.options.get("env") or {}))
+    folder = Path(spec.base_dir) if spec.base_dir else Path.cwd()
+    executor = ScriptExecutor(str(command), spec.model, dict(spec.options.get("env") or {}), folder)
+    program = executor.argv[0] if executor.argv else ""
+    if "/" in program and not (os.path.isfile(program) and os.access(program, os.X_OK)):
+        raise UnknownExecutor(f"executor command not found or not executable: {program}")
+    return executor

@@ -1,28 +1,35 @@
-"""Sealing a task's agent from every other task: a mount namespace (bubblewrap) per agent process.
+"""Sealing a task's agent: a mount namespace (bubblewrap) per agent process, default deny.
 
-Inside the seal the agent sees the machine read-only, except
+Inside the seal the agent's file system is built from nothing. It holds only
 
-- the folder every task's sandbox is made in (the temporary root) is an empty, private tmpfs:
-  the other tasks' sandboxes (their workspaces, HOMEs, system prompts) do not exist there, and
-  whatever the agent writes outside its own sandbox lands in that tmpfs and is gone when the
-  process ends;
-- the paths the run protects (every variant's artifact as configured, the sample files, the run
-  store) are hidden the same way: the agent gets only the copy of its own artifact that the
-  executor installed;
-- its own sandbox (workspace, HOME, TMPDIR) is bound back read-write at the same path, so the
-  paths in its trace are the real ones;
-- the agent CLI's own install is bound back read-only when it lies in a hidden folder;
-- a private ``/proc`` (its own PID namespace) and ``/dev``, so ``/proc/<pid>/cwd`` of another
-  task's agent cannot be followed.
+- the system's programs and libraries, read-only: ``/usr``, ``/bin``, ``/sbin``, ``/lib*``,
+  ``/opt`` and ``/etc`` — with the host's secrets in ``/etc`` (``shadow``, ``gshadow``, SSH host
+  keys, ``ssl/private``) blanked — and ``/sys`` read-only;
+- the agent CLI's own install (its ``node_modules``, or the folder of its binary) and the
+  interpreter a script CLI starts with (``#!/usr/bin/env node``), read-only;
+- folders the user allows (executor option ``seal_allow``), read-only;
+- its own sandbox (workspace copy, private HOME, TMPDIR), read-write, at its real path so the paths
+  in its trace are the real ones; nothing else of the folder the sandboxes are made in;
+- a private, empty, writable ``/tmp`` and ``/var/tmp`` (gone with the process), ``/dev`` with the
+  basic devices, and a private ``/proc`` (its own PID namespace), so ``/proc/<pid>/cwd`` or
+  ``environ`` of any other process cannot be followed.
 
-The network is shared (the agent must reach its model API). Where bubblewrap is missing or
-cannot create namespaces, ``seal_problem`` says why; the executors then refuse to start unless
-the user opted out of sealing (``unsealed``).
+Nothing else of the host exists there: not the project (its ``.git``, its other folders, the
+sample files, the run store, the other variants' artifacts), not the user's home, not the other
+tasks' sandboxes — wherever TMPDIR and the project live. Paths the run protects that lie inside
+a folder the agent is given (a sample file under ``/opt``, say) are blanked as well. Parent folders
+of the sandbox exist only as empty directories, so no ``CLAUDE.md`` / ``AGENTS.md`` above the
+workspace can be found by a CLI walking up from its working directory.
+
+The network is shared (the agent must reach its model API; ``/etc/resolv.conf`` is followed when
+it is a link). Where bubblewrap is missing or cannot create namespaces, ``seal_problem`` says
+why; the executors then refuse to start unless the user opted out of sealing (``unsealed``).
 """
 
 from __future__ import annotations
 
 import functools
+import glob
 import os
 import shutil
 import subprocess
@@ -30,30 +37,61 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["INSTALL_HINT", "Seal", "install_root", "seal_problem"]
+__all__ = ["INSTALL_HINT", "SYSTEM_DIRS", "Seal", "install_root", "needed_folders", "seal_problem"]
 
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install -y bubblewrap)"
 _PROBE_TIMEOUT_S = 30
 
-
-#: The namespaces and mounts every seal starts from (the probe tries exactly these).
-_NAMESPACES = (
-    "--die-with-parent",
-    "--unshare-pid",
-    "--unshare-ipc",
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
+#: The host folders every sealed agent sees, read-only (those that exist on this machine).
+SYSTEM_DIRS: tuple[str, ...] = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/etc")
+#: Files and folders (globs) under the system folders that hold the host's secrets: blanked.
+_SYSTEM_SECRETS: tuple[str, ...] = (
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/shadow-",
+    "/etc/gshadow-",
+    "/etc/ssl/private",
+    "/etc/ssh/ssh_host_*",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
 )
+#: Scratch folders every agent gets empty and writable (CLIs and their own sandboxes need them).
+_SCRATCH_DIRS: tuple[str, ...] = ("/tmp", "/var/tmp")
+#: The namespaces every seal starts from (the probe tries exactly these). Root inside is root of
+#: its own user namespace only: no device nodes, no mounts of the host's devices.
+_NAMESPACES = ("--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc")
+#: The agent runs one user namespace further in, so every mount of the seal is locked to the one
+#: beneath it: no blank can be unmounted to uncover what it covers (mount_namespaces(7)).
+_LOCK = ("bwrap", "--die-with-parent", "--unshare-user", "--dev-bind", "/", "/")
+
+
+def _system_args() -> list[str]:
+    """The read-only system part of the seal's file system (links kept as links)."""
+    args: list[str] = []
+    for name in SYSTEM_DIRS:
+        path = Path(name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            args += ["--ro-bind", name, name]
+    resolv = Path("/etc/resolv.conf")
+    if resolv.is_symlink() and resolv.exists():  # e.g. /run/systemd/resolve/stub-resolv.conf
+        target = resolv.resolve()
+        if not any(_under(target, Path(d)) for d in SYSTEM_DIRS):
+            args += ["--ro-bind", str(target), str(target)]
+    args += ["--ro-bind-try", "/sys", "/sys", "--dev", "/dev", "--proc", "/proc"]
+    for scratch in _SCRATCH_DIRS:
+        args += ["--tmpfs", scratch]
+    return args
+
+
+def _system_secrets() -> list[Path]:
+    return [Path(p) for pattern in _SYSTEM_SECRETS for p in glob.glob(pattern)]
 
 
 @functools.lru_cache(maxsize=4)
 def _probe(bwrap: str) -> str | None:
-    argv = [bwrap, *_NAMESPACES, "--tmpfs", "/tmp", "--", "/bin/true"]
+    argv = [bwrap, *_NAMESPACES, *_system_args(), "--", *_LOCK, "--", "/bin/true"]
     try:
         proc = subprocess.run(
             argv, capture_output=True, text=True, timeout=_PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False
@@ -84,42 +122,84 @@ def install_root(binary: Path) -> Path:
     return real.parent
 
 
+def _interpreter(script: Path, path_env: str) -> Path | None:
+    """The program a ``#!`` script starts with (``#!/usr/bin/env node`` → ``node`` on PATH)."""
+    try:
+        with script.open("rb") as fh:
+            first = fh.readline(512)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words:
+        return None
+    if Path(words[0]).name == "env":
+        names = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+        found = shutil.which(names[0], path=path_env) if names else None
+        return Path(found) if found else None
+    return Path(words[0])
+
+
+def needed_folders(binary: Path, path_env: str | None = None) -> list[Path]:
+    """What a sealed agent needs of the host besides the system folders: the CLI's install and,
+    for a script CLI, its interpreter's install (``node`` from nvm, say)."""
+    folders = [install_root(binary)]
+    interpreter = _interpreter(binary.resolve(), path_env if path_env is not None else os.environ.get("PATH", ""))
+    if interpreter is not None:
+        real = interpreter.resolve()
+        # node under ~/.nvm/versions/node/vX/bin/node needs vX/lib as well
+        folders.append(real.parent.parent if real.parent.name == "bin" else real.parent)
+    return folders
+
+
 def _under(path: Path, folder: Path) -> bool:
     return path == folder or path.is_relative_to(folder)
 
 
+def _is_system(path: Path) -> bool:
+    return any(_under(path, Path(d).resolve()) for d in SYSTEM_DIRS if Path(d).exists())
+
+
 @dataclass(frozen=True, slots=True)
 class Seal:
-    """How to seal one task: its sandbox ``root``, the temporary root the sandboxes are made in,
-    paths to hide and folders the agent needs back (read-only)."""
+    """How to seal one task: its sandbox ``root`` (made in the run's temporary root), paths to
+    blank if they lie in a visible folder (``hide``), and host folders the agent needs back
+    read-only (``expose``)."""
 
     root: Path
     hide: tuple[Path, ...] = ()
     expose: tuple[Path, ...] = ()
 
     def argv(self, command: Sequence[str], *, cwd: Path) -> list[str]:
-        """``command`` wrapped in ``bwrap`` with this seal, starting in ``cwd``."""
+        """``command`` wrapped in ``bwrap`` with this seal, starting in ``cwd``. A program given by
+        path is started by its real path (a symlink such as ``~/.local/bin/claude`` may lie in a
+        folder the seal does not hold)."""
+        if os.sep in command[0]:
+            command = [str(Path(command[0]).resolve()), *command[1:]]
         shared = self.root.parent
         if shared == Path(shared.anchor):
             raise ValueError(f"cannot seal a sandbox made directly in {shared}: set TMPDIR to a folder")
-        args = ["bwrap", *_NAMESPACES, "--tmpfs", str(shared)]
-        args += _hide_args(p for p in self.hide if not _under(p.resolve(), shared))  # (already hidden)
-        for folder in self.expose:
-            real = folder.resolve()
-            if any(_under(real, h.resolve()) for h in (shared, *self.hide)):
-                args += ["--ro-bind", str(real), str(real)]
-        args += ["--bind", str(self.root), str(self.root), "--chdir", str(cwd), "--", *command]
-        return args
+        # the temporary root is empty (other tasks' sandboxes do not exist); then what the agent
+        # needs back, the secrets and protected paths blanked, this task's sandbox, the skeleton
+        # read-only — and the agent one user namespace further in, where none of it can be undone
+        args = ["bwrap", *_NAMESPACES, *_system_args(), "--tmpfs", str(shared)]
+        exposed = sorted({p.resolve() for p in self.expose if p.exists()})
+        for folder in exposed:
+            if not _is_system(folder):
+                args += ["--ro-bind", str(folder), str(folder)]
+        visible = [Path(d).resolve() for d in SYSTEM_DIRS if Path(d).exists()] + exposed
+        protected = [p for p in self.hide if any(_under(p.resolve(), v) for v in visible)]
+        args += _blank_args([*_system_secrets(), *protected])
+        args += ["--bind", str(self.root), str(self.root), "--remount-ro", "/"]
+        return [*args, "--", *_LOCK, "--chdir", str(cwd), "--", *command]
 
 
-def _hide_args(paths: Iterable[Path]) -> list[str]:
+def _blank_args(paths: Iterable[Path]) -> list[str]:
     """An empty tmpfs over each existing folder, /dev/null over each existing file."""
     args: list[str] = []
-    for p in sorted({q.resolve() for q in paths}):
+    for p in sorted({q.resolve() for q in paths if q.exists()}):
         if p == Path(p.anchor):
             continue
-        if p.is_dir():
-            args += ["--tmpfs", str(p)]
-        elif p.exists():
-            args += ["--ro-bind", os.devnull, str(p)]
+        args += ["--tmpfs", str(p)] if p.is_dir() else ["--ro-bind", os.devnull, str(p)]
     return args

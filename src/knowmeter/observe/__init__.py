@@ -18,6 +18,13 @@ How the traces are read (each rule is documented in the module that applies it):
   reports, else its prompt, else the segment running when the subagent started). A subagent whose
   ``subagents/agent-<id>.jsonl`` is missing is read from the main file's ``agent_progress``
   records instead (joined through their ``Task`` call), never both.
+- **No file lost in silence** (``_files``, ``_scan``): a path given that is empty, foreign or
+  unreadable is one skipped line (an error only when nothing at all was read); a
+  ``<session>/subagents`` folder whose session file is absent is read as sessions of its own and
+  listed (``trace_set.orphan_subagents``); corrupt or truncated lines are passed over and counted
+  per file (``trace_set.bad_lines``).
+- **Retried commands** (the same non-search command failing in 3+ turns) are listed apart and
+  stay out of the gap rates unless ``count_retried_commands`` (``--count-retried-commands``).
 - **One run per file** (``_runs``): a stream-json / Codex exec file holding a run twice is
   counted once, one holding several runs counts the first; the report lists such files (and
   session files whose records repeat: counted once) under ``trace_set.partly_read_files``.

@@ -13,14 +13,17 @@ from knowmeter.traces import TRACE_FILE_SUFFIXES, sniff
 _WHAT = "a Claude Code projects folder (~/.claude/projects), session .jsonl files, or a Codex sessions folder"
 
 
-#: Folders beside a Claude session file that hold no sessions of their own.
-_NOT_SESSIONS = frozenset({"subagents", "tool-results"})
+def _session_file_in(session_file: str, root: Path) -> bool:
+    """The session file a ``subagents`` folder belongs to is there, among the files under ``root``."""
+    return os.path.isfile(session_file) and Path(session_file).is_relative_to(root)
 
 
 def _candidate_files(root: Path, unreadable: list[str]) -> list[tuple[Path, os.stat_result]]:
     """Every file under ``root`` named like a trace (``TRACE_FILE_SUFFIXES``: ``*.jsonl``, but also
     ``agent_log_raw.txt`` …; the scan tells traces by content and reports the rest as skipped)
-    outside subagent / tool-output folders, sorted, with its ``stat`` (one system call per file:
+    outside tool-output folders and the subagent folders of a session file that is there (those
+    are read with it; an *orphan* ``<session>/subagents`` folder, whose session file is absent,
+    is listed: its transcripts are sessions of their own), sorted, with its ``stat`` (one system call per file:
     it tells a file from anything else and identifies it). A folder that cannot be listed is
     added to ``unreadable`` (a line naming it), not passed over in silence."""
 
@@ -32,7 +35,10 @@ def _candidate_files(root: Path, unreadable: list[str]) -> list[tuple[Path, os.s
 
     out: list[tuple[Path, os.stat_result]] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=note):
-        dirnames[:] = [d for d in dirnames if d not in _NOT_SESSIONS]
+        if os.path.basename(dirpath) == "subagents" and _session_file_in(os.path.dirname(dirpath) + ".jsonl", root):
+            dirnames[:] = []
+            continue  # read with their session
+        dirnames[:] = [d for d in dirnames if d != "tool-results"]
         for name in filenames:
             if name.endswith(TRACE_FILE_SUFFIXES):
                 path = os.path.join(dirpath, name)
@@ -51,9 +57,20 @@ def _found(root: Path, unreadable: list[str]) -> list[tuple[Path, str, os.stat_r
     if not root.exists():
         raise InputError(f"{root}: no such file or folder; pass {_WHAT}")
     if root.is_file():
-        sniff(root)  # a file named on the command line must be a trace: say so now, in one line
-        return [(root, root.name, root.stat())]
+        try:  # a file named on the command line that is no trace is skipped with one line
+            sniff(root)
+            return [(root, root.name, root.stat())]
+        except InputError as exc:
+            unreadable.append(str(exc).splitlines()[0])
+        except OSError as exc:
+            unreadable.append(f"{root}: cannot read ({exc.strerror or exc}); check its permissions")
+        return []
     return [(p, p.relative_to(root).as_posix(), st) for p, st in _candidate_files(root, unreadable)]
+
+
+def is_orphan_subagent(key: str) -> bool:
+    """A job key (see ``session_jobs``) of a subagent transcript whose session file is absent."""
+    return "subagents" in Path(key).parts[:-1]
 
 
 def session_jobs(paths: Sequence[Path], unreadable: list[str] | None = None) -> list[tuple[Path, str]]:
@@ -62,7 +79,9 @@ def session_jobs(paths: Sequence[Path], unreadable: list[str] | None = None) -> 
     transcripts (``…/subagents/…``, read with their session). ``key`` is the path relative to the
     folder given (the file's name for a file): what the watermark hashes, so a moved trace folder
     keeps its fingerprint. A file reached twice (overlapping folders, links) is scanned once.
-    Folders that cannot be listed are named in ``unreadable`` when it is given."""
+    Folders that cannot be listed, and files given directly that are empty, foreign or unreadable,
+    are named in ``unreadable`` (one line each) when it is given; ``InputError`` (the first such
+    line) only when nothing is left to read."""
     unreadable = [] if unreadable is None else unreadable
     jobs: list[tuple[Path, str]] = []
     seen: set[tuple[int, int]] = set()

@@ -78,10 +78,15 @@ class Merger:
         self.files = self.bytes = self.sessions = self.mtime_skips = self.undated = 0
         self.skipped: list[str] = []
         self.notes: list[str] = []
+        self.bad_lines: list[str] = []
+        self.orphans: list[str] = []
 
     def add(self, res: SessionResult) -> None:
         if res.note is not None:
             self.notes.append(res.note)
+        self.bad_lines.extend(res.bad_lines)
+        if res.orphan and res.status == "ok":
+            self.orphans.append(res.key)
         if res.status == "skipped":
             self.skipped.append(res.error or res.key)
             return

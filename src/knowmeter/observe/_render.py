@@ -168,6 +168,31 @@ def notes(report: HealthReport) -> list[str]:
         more = len(ts.skipped_files) - len(shown)
         out.append(f"{len(ts.skipped_files)} file(s) skipped (not agent traces or unreadable; --json lists all):")
         out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
+    if ts.orphan_subagents:
+        shown = ts.orphan_subagents[:_SKIPPED_SHOWN]
+        more = len(ts.orphan_subagents) - len(shown)
+        out.append(
+            f"{len(ts.orphan_subagents)} subagent transcript(s) whose session file is absent, analysed as "
+            "sessions of their own:"
+        )
+        out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
+    if ts.bad_lines:
+        shown = ts.bad_lines[:_SKIPPED_SHOWN]
+        more = len(ts.bad_lines) - len(shown)
+        out.append(f"{len(ts.bad_lines)} file(s) with corrupt or truncated lines (each passed over, the rest read):")
+        out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
+    unjudged = sum(h.gaps.hedging_unjudged for h in report.skills)
+    if unjudged:
+        out.append(
+            f"hedging: {unjudged} Japanese candidate sentence(s) not judged — the regex cannot tell doubt from a "
+            "review remark there, and observe runs no classifier; they are not counted"
+        )
+    retried = sum(len(h.gaps.retried) for h in report.skills)
+    if retried:
+        out.append(
+            f"{retried} retried command(s) (the same non-search command failing in 3+ turns) listed apart in "
+            "--json, not in the gap rates (--count-retried-commands counts them)"
+        )
     if ts.partly_read_files:
         shown = ts.partly_read_files[:_SKIPPED_SHOWN]
         more = len(ts.partly_read_files) - len(shown)

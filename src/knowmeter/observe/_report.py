@@ -113,7 +113,9 @@ class TraceSet(Record):
     """Which traces the report read and what was passed over (``files``: session files read;
     ``bytes``: their size with their subagent transcripts'; ``skipped_files``: not read, with
     the reason; ``partly_read_files``: a run repeated or several runs in one file, with what was
-    counted)."""
+    counted; ``bad_lines``: per file, the corrupt or truncated lines passed over;
+    ``orphan_subagents``: subagent transcripts whose session file is absent, analysed as sessions
+    of their own)."""
 
     paths: list[str]
     files: int
@@ -122,6 +124,8 @@ class TraceSet(Record):
     segments: int
     skipped_files: list[str]
     partly_read_files: list[str]
+    bad_lines: list[str] = dataclasses.field(default_factory=list)
+    orphan_subagents: list[str] = dataclasses.field(default_factory=list)
     skipped_by_mtime: int
     undated_sessions: int
     window: dict[str, str | None]
@@ -198,6 +202,8 @@ def build_report(
         segments=m.overall.segments,
         skipped_files=sorted(m.skipped),
         partly_read_files=sorted(m.notes),
+        bad_lines=sorted(m.bad_lines),
+        orphan_subagents=sorted(m.orphans),
         skipped_by_mtime=m.mtime_skips,
         undated_sessions=m.undated,
         window=window,

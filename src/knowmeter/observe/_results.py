@@ -32,11 +32,13 @@ Status = Literal["ok", "no_segments", "skipped_mtime", "skipped"]
 
 @dataclass(frozen=True, slots=True)
 class ScanConfig:
-    """What every worker needs: the window, the skill filter, the kb index."""
+    """What every worker needs: the window, the skill filter, the kb index, and whether retried
+    commands count as gap signals."""
 
     window: TimeWindow = field(default_factory=TimeWindow)
     skills: frozenset[str] | None = None
     kb: KbIndex | None = None
+    count_retried_commands: bool = False
 
     def wants_skill(self, skill: str | None) -> bool:
         """Without ``--skills`` every segment counts (no-skill ones too); with it, only those skills."""
@@ -77,6 +79,8 @@ class SessionResult:
     segments: list[SegmentResult] = field(default_factory=list)
     error: str | None = None
     note: str | None = None  # the file was read in part: what was left out and why (``_runs``)
+    bad_lines: list[str] = field(default_factory=list)  # per file with corrupt / truncated lines: a line
+    orphan: bool = False  # a subagent transcript whose session file is absent, read as a session
 
 
 def pack_gaps(gaps: TaskGaps) -> bytes:

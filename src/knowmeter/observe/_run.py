@@ -107,6 +107,7 @@ def observe(
     workers: int | None = None,
     backend: str = defaults.BACKEND,
     ray_address: str | None = None,
+    count_retried_commands: bool = False,
 ) -> HealthReport:
     """Skill health over the Claude Code / Codex session traces under ``paths``.
 
@@ -114,7 +115,9 @@ def observe(
     the ``(no skill)`` row); ``kb`` adds coverage of that folder's files; ``workers`` processes
     share the files (default: every core); ``backend="ray"`` scans them as Ray tasks on the cluster at
     ``ray_address`` (default ``RAY_ADDRESS``, else a local Ray instance), ``workers`` then sizing the
-    chunks as that many local processes would (default: the cluster's CPUs). Raises ``InputError``
+    chunks as that many local processes would (default: the cluster's CPUs).
+    ``count_retried_commands`` counts retried commands (a failing test or commit loop) as gap
+    signals; by default they are listed apart, outside the gap rates. Raises ``InputError``
     for a path that does not exist, a file named directly that is not an agent trace, or folders
     without any agent session."""
     roots = [Path(p).expanduser() for p in paths]
@@ -133,12 +136,12 @@ def observe(
     unreadable: list[str] = []
     jobs = session_jobs(roots, unreadable)
     kb_files: list[KnowledgeFile] | None = None
-    cfg = ScanConfig(window or TimeWindow(), wanted, None)
+    cfg = ScanConfig(window or TimeWindow(), wanted, None, count_retried_commands)
     if kb is not None:
         from knowmeter.observe._kb import load_kb
 
         kb_files, index = load_kb(Path(kb))
-        cfg = ScanConfig(cfg.window, wanted, index)
+        cfg = ScanConfig(cfg.window, wanted, index, count_retried_commands)
     merger = Merger()
     merger.skipped.extend(unreadable)
     for res in _results(jobs, cfg, workers, ray_address, backend=backend):

@@ -21,6 +21,7 @@ from typing import Any
 
 from knowmeter.analysis import TaskGaps, analyze_task
 from knowmeter.errors import InputError
+from knowmeter.observe._files import is_orphan_subagent
 from knowmeter.observe._results import (
     MTIME_SLACK,
     NO_SKILL,
@@ -78,6 +79,7 @@ class _Session:
     def __init__(self, path: Path, key: str, cfg: ScanConfig) -> None:
         self.path, self.key, self.cfg = path, key, cfg
         self.stem = path.stem
+        self.bad_lines: list[str] = []
         self.cwd: str | None = None
         self.started: datetime | None = None
         self.started_text: str | None = None  # as the trace wrote it
@@ -87,6 +89,13 @@ class _Session:
         self.gaps: dict[str, TaskGaps] = {}
         self.undated = False
         self.segments_seen = 0  # kept segments of the whole session, in the window or not
+
+    def note_bad_lines(self, path: Path, meta: dict[str, Any]) -> None:
+        """One line for a file whose reader passed over corrupt or truncated lines (counted)."""
+        bad = meta.get("bad_lines")
+        if isinstance(bad, int) and bad > 0:
+            last = " (the last one truncated)" if meta.get("truncated_last_line") else ""
+            self.bad_lines.append(f"{path}: {bad} corrupt or truncated line(s) passed over{last}")
 
     # -- segments ---------------------------------------------------------------------------
     def start(self, text: object) -> None:
@@ -133,7 +142,13 @@ class _Session:
     def _fold(self, res: SegmentResult, trace: Trace, prompt: str) -> None:
         """Add one trace's tool counts, gap signals and kb accesses to a segment result."""
         _count_tools(res, trace.events)
-        gaps = analyze_task(trace, sample_id=res.sample_id, prompt_text=prompt, workspace_root=self.cwd)
+        gaps = analyze_task(
+            trace,
+            sample_id=res.sample_id,
+            prompt_text=prompt,
+            workspace_root=self.cwd,
+            count_retried_commands=self.cfg.count_retried_commands,
+        )
         before = self.gaps.get(res.sample_id)
         self.gaps[res.sample_id] = gaps if before is None else _merge_gaps(before, gaps)
         if self.cfg.kb is not None:
@@ -170,6 +185,7 @@ class _Session:
         if index is not None and index not in self.results:
             return None  # spawned by a segment the filters left out: not even read
         trace = parse_claude_session(read_lines(path), agent_id=agent, compaction=compaction)
+        self.note_bad_lines(path, trace.meta)
         return file_stamp(path) if self.join_subagent(trace, agent, links, index) else None
 
     def join_subagent(self, trace: Trace, agent: str | None, links: Links, index: int | None = None) -> bool:
@@ -212,7 +228,13 @@ def _merge_gaps(old: TaskGaps, new: TaskGaps) -> TaskGaps:
     excluded = dict(old.excluded)
     for k, v in new.excluded.items():
         excluded[k] = excluded.get(k, 0) + v
-    return replace(old, signals=(*old.signals, *new.signals), excluded=excluded)
+    return replace(
+        old,
+        signals=(*old.signals, *new.signals),
+        excluded=excluded,
+        retried=(*old.retried, *new.retried),
+        hedging_unjudged=old.hedging_unjudged + new.hedging_unjudged,
+    )
 
 
 def _add_usage(total: Usage | None, part: Any) -> Usage | None:
@@ -284,10 +306,21 @@ def _scan(path: Path, key: str, cfg: ScanConfig) -> SessionResult:
     else:
         note = _scan_loaded(session, fmt)
     kept = session.finished()
+    bad, orphan = session.bad_lines, is_orphan_subagent(key)
     if not kept:
-        return SessionResult(key, "no_segments", size=size, undated=session.undated, note=note)
+        return SessionResult(key, "no_segments", size=size, undated=session.undated, note=note, bad_lines=bad)
     fp = hashlib.sha256("\n".join([*stamps, *(r.sample_id for r in kept)]).encode()).hexdigest()
-    return SessionResult(key, "ok", size=size, fingerprint=fp, undated=session.undated, segments=kept, note=note)
+    return SessionResult(
+        key,
+        "ok",
+        size=size,
+        fingerprint=fp,
+        undated=session.undated,
+        segments=kept,
+        note=note,
+        bad_lines=bad,
+        orphan=orphan,
+    )
 
 
 def _repeat_note(path: Path, repeated: object) -> str | None:
@@ -317,6 +350,7 @@ def _scan_claude(session: _Session) -> tuple[ClaudeSessionReader, Links]:
     for seg in segmenter.finish():
         session.take(seg)
     session.attribute_cost(meta.get("cost_usd"))  # a ``cost-state`` record's session total
+    session.note_bad_lines(session.path, meta)
     return reader, segmenter.links
 
 
@@ -325,6 +359,7 @@ def _scan_loaded(session: _Session, fmt: TraceFormat) -> str | None:
     was read."""
     trace, note = load_first_run(session.path, fmt) if fmt in ONE_RUN_FORMATS else (load_trace(session.path), None)
     session.cwd = trace.meta.get("cwd") if isinstance(trace.meta.get("cwd"), str) else None
+    session.note_bad_lines(session.path, trace.meta)
     started = trace.meta.get("started_at")
     session.start(started)
     for e in trace.events:

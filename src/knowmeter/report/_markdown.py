@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from knowmeter.report._model import Report
-from knowmeter.report._view import ReportView
+from knowmeter.report._view import COMPOSITE_NOTE, ReportView
 
 _ESCAPES = (
     ("\\", "\\\\"),
@@ -63,16 +63,22 @@ def markdown_summary(report: Report) -> str:
         out += [f"⚠ {md(view.shard_note)}", ""]
     if view.comprehension is not None:  # no composite or assertions to show: the section's own figures
         return "\n".join(out + _comprehension(view.comprehension)) + "\n"
+    if view.spend:
+        out += [md(view.spend), ""]
     out += [
-        "| variant | role | composite | pass rate | errors | cost known | cost unknown |",
-        "|---|---|---|---|---|---|---|",
+        "| variant | role | composite | tasks passing every assertion | assertions passed (weighted) | errors "
+        "| agent cost known | agent cost unknown |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for v in view.variants:
         cost = "unknown" if v.cost_known_usd is None else f"${v.cost_known_usd:.4f}"
+        passed, n = v.pass_rate_counts
+        tasks = f"{_pct(v.pass_rate)} ({passed}/{n})" if v.pass_rate is not None else "unknown"
         out.append(
-            f"| {md(v.name)} | {md(v.role)} | {_num(v.layer_means.get('composite'))} | {_pct(v.pass_rate)} | "
-            f"{v.errors} | {cost} | {v.cost_unknown_tasks} tasks |"
+            f"| {md(v.name)} | {md(v.role)} | {_num(v.layer_means.get('composite'))} | {tasks} | "
+            f"{_pct(v.assertion_pass_rate)} | {v.errors} | {cost} | {v.cost_unknown_tasks} tasks |"
         )
+    out += ["", f"> {md(COMPOSITE_NOTE)}"]
     for c in view.comparisons:
         out += ["", f"### {md(c.treatment)} vs {md(c.control)}", ""]
         if not c.comparable and c.comparability_note:

@@ -91,6 +91,19 @@ class BudgetStatus(_M):
         description="Calls the budget ran one at a time because a cost it needed to size their "
         "reservation was not known yet (every call, when the executor never reports its cost).",
     )
+    in_flight_calls: int = Field(
+        default=0, ge=0, description="Calls in flight when a leg of the run was killed, charged by a later leg."
+    )
+    in_flight_charged_usd: float = Field(
+        default=0.0,
+        ge=0,
+        description="What those calls were charged: their reservations (their real cost is unknown).",
+    )
+    in_flight_unknown_cost: int = Field(
+        default=0,
+        ge=0,
+        description="Of those calls, the ones charged nothing: no reservation and no known cost of their kind.",
+    )
     overshoot_usd: float | None
     note: str | None
 
@@ -328,7 +341,7 @@ class DimensionBlock(ComprehensionBlock):
     paired: DimensionPaired
 
 
-ComprehensionLevel = Literal["PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED"]
+ComprehensionLevel = Literal["PASS", "PROVISIONAL", "SHALLOW", "REDUNDANT", "SKIPPED_BASELINE_HIGH", "UNVERIFIED", "NA"]
 
 
 class ComprehensionVerdict(_M):
@@ -347,7 +360,9 @@ class ComprehensionVerdict(_M):
     unverified_dimensions: list[str]
     not_covered_dimensions: list[str]
     passing_dimensions: list[str]
-    eval_score: int | None = Field(ge=0, le=5)
+    eval_score: float | None = Field(
+        ge=0, le=5, description="5 × the with-skill case pass rate (Skill Graph's 0.0–5.0 scale, not rounded)"
+    )
     eval_failed_ids: list[str]
 
 

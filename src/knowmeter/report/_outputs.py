@@ -1,5 +1,6 @@
 """Writing a report's derived files — report.html, JUnit XML, the Markdown summary (also
-appended to ``$GITHUB_STEP_SUMMARY`` when that is set) — for ``eval`` and ``report`` alike."""
+appended to ``$GITHUB_STEP_SUMMARY`` when that is set), the per-sample CSV — for ``eval`` and
+``report`` alike."""
 
 from __future__ import annotations
 
@@ -29,7 +30,12 @@ def write_text(path: Path, text: str) -> Path:
 
 
 def write_outputs(
-    report: Report, *, html: Path | None = None, junit: Path | None = None, markdown: Path | None = None
+    report: Report,
+    *,
+    html: Path | None = None,
+    junit: Path | None = None,
+    markdown: Path | None = None,
+    csv: Path | None = None,
 ) -> list[tuple[str, Path]]:
     """Write the requested files; returns (what, path) for each one written."""
     written: list[tuple[str, Path]] = []
@@ -53,11 +59,15 @@ def write_outputs(
             with open(summary, "a", encoding="utf-8") as fh:
                 fh.write(scrub(text) + "\n")
             written.append(("step summary", Path(summary)))
+    if csv is not None:
+        from knowmeter.report._csv import results_csv
+
+        _write_asked(written, "csv", csv, results_csv(report))
     return written
 
 
 def _write_asked(written: list[tuple[str, Path]], what: str, path: Path, text: str) -> None:
-    """Write a file the user asked for (``--junit`` / ``--markdown``); when it cannot be written
+    """Write a file the user asked for (``--junit`` / ``--markdown`` / ``--csv``); when it cannot be written
     (the disk filled since the command checked the path), one line says so and the command goes
     on: the run is stored and its outcome and exit code stand."""
     try:

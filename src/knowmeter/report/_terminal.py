@@ -19,7 +19,7 @@ from knowmeter import defaults
 from knowmeter.decision import LABELS
 from knowmeter.printable import Printer
 from knowmeter.report._model import ProbeComparison, Report
-from knowmeter.report._view import ReportView
+from knowmeter.report._view import COMPOSITE_NOTE, ReportView
 from knowmeter.stats import BootstrapEstimate
 
 #: The paired-comparison table's columns: (header, width, right-aligned).
@@ -65,7 +65,10 @@ def render_terminal(report: Report, console: Console) -> None:
         f"run {run.id} · {ex.name} ({ex.label}){model} · {run.tasks_done}/{run.tasks_total} tasks · seed {run.seed}"
     )
     out.line(f"sample set {', '.join(wm.paths)} · {wm.count} samples · {wm.short}")
-    if shard_note := ReportView(report).shard_note:
+    view = ReportView(report)
+    if view.spend:
+        out.line(view.spend)
+    if shard_note := view.shard_note:
         out.line(shard_note)
     blockers = decision.blockers if decision else []
     for b in blockers[1:]:
@@ -91,6 +94,7 @@ def render_terminal(report: Report, console: Console) -> None:
 def _render_variants(report: Report, out: Printer) -> None:
     out.blank()
     out.line("Variants")
+    out.line(COMPOSITE_NOTE, indent=_INDENT)
     for v in report.variants:
         means = v.layer_means
         cost_txt = _fmt(v.cost.known_usd, ".4f")
@@ -105,11 +109,8 @@ def _render_variants(report: Report, out: Printer) -> None:
         out.line(f"composite {_fmt(means.get('composite'))} · {layers}", indent=_INDENT)
         sets = ", ".join(f"{k} {n}" for k, n in v.layer_sets.items())
         latency = _fmt(v.latency_ms.p50, ".0f") + " ms" if v.latency_ms else "unknown"
-        out.line(
-            f"scored from {sets or 'nothing'} · assertions passed {percent(v.assertion_pass_rate)} · "
-            f"cost {cost_txt} · latency p50 {latency}",
-            indent=_INDENT,
-        )
+        out.line(f"scored from {sets or 'nothing'} · agent cost {cost_txt} · latency p50 {latency}", indent=_INDENT)
+        out.line(f"{_pass_rates(report, v.name, v.assertion_pass_rate)}", indent=_INDENT)
         if v.outputs_truncated:
             limit = report.run.config.get("max_graded_output_chars")
             out.line(
@@ -117,6 +118,15 @@ def _render_variants(report: Report, out: Printer) -> None:
                 "judged on their first characters only (stored whole)",
                 indent=_INDENT,
             )
+
+
+def _pass_rates(report: Report, variant: str, assertion_rate: float | None) -> str:
+    """The two pass rates, each named for what it counts: the weighted share of all assertions
+    that passed, and the tasks whose every assertion passed (the Markdown's and HTML's pass rate)."""
+    stats = report.statistics.variants.get(variant) if report.statistics else None
+    pr = stats.pass_rate if stats else None
+    tasks = f"{pr.passed}/{pr.n} ({percent(pr.rate)})" if pr and pr.n else "unknown"
+    return f"assertions passed {percent(assertion_rate)} (weighted) · tasks passing every assertion {tasks}"
 
 
 def _render_failures(report: Report, out: Printer) -> None:

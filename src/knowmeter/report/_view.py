@@ -174,6 +174,7 @@ class TaskView:
     judge_error: str | None
     events: list[Json]
     gap_signals: list[Json]
+    layers: Json = field(default_factory=dict)
 
     @property
     def prompt(self) -> str | None:
@@ -195,6 +196,16 @@ class SampleRow:
     sample_id: str
     repeat: int
     tasks: dict[str, TaskView] = field(default_factory=dict)
+
+
+#: What the composite is and what it cannot be used for (composite-score spec §1, §3), shown
+#: beside every variant table
+COMPOSITE_NOTE = (
+    "composite = equal-weight mean of the layers present (fact and behavior: 1 + 4 × the weighted share "
+    "of their assertions passed; judge: its 1–5 score) — a signal for comparing variants on the same "
+    "samples, not an absolute score: the equal weights are arbitrary, the layers' scales differ, and "
+    "composites from different layer sets are not comparable"
+)
 
 
 class ReportView:
@@ -270,6 +281,20 @@ class ReportView:
             f"shard {shard.index}/{shard.count}: {self.tasks_total} of the plan's {shard.plan_tasks} tasks — "
             "these figures cover this shard's samples only; knowmeter merge combines the shards"
         )
+
+    @property
+    def spend(self) -> str | None:
+        """The run's known model spend by kind of call — the agent's and the judges' (and the
+        hedging classifier's, the grader's) — and their total, with the calls whose cost is
+        unknown; None when the run recorded no spend (a run from before it did)."""
+        budget = self._run.budget
+        if budget is None or not budget.calls:
+            return None
+        parts = []
+        for kind, c in budget.calls.items():
+            unknown = f" + {c.unknown_cost} call(s) unknown" if c.unknown_cost else ""
+            parts.append(f"{kind} ${c.spent_known_usd:.4f}{unknown}")
+        return f"spend (known): {' · '.join(parts)} · total ${budget.spent_known_usd:.4f}"
 
     @property
     def executor_label(self) -> str:
@@ -511,4 +536,5 @@ def _task_view(rec: Json) -> TaskView:
         judge_error=_str(grade.get("judge_error")),
         events=[e for e in events if isinstance(e, Mapping)] if isinstance(events, list) else [],
         gap_signals=[s for s in signals if isinstance(s, Mapping)] if isinstance(signals, list) else [],
+        layers=dict(grade.get("layers") or {}),
     )

@@ -1,15 +1,7 @@
 """Planning and executing tasks: concurrency, timeouts, retries, cache, budget."""
 
 from knowmeter.runner._backend import Backend, LocalBackend, open_backend
-from knowmeter.runner._budget import (
-    HEADROOM,
-    Budget,
-    BudgetExhausted,
-    MeteredExecutor,
-    StoredSpend,
-    budget_warnings,
-    invalid_cost,
-)
+from knowmeter.runner._budget import HEADROOM, Budget, BudgetExhausted, MeteredExecutor, budget_warnings, invalid_cost
 from knowmeter.runner._cache import BLOB_MIN_CHARS, CACHE_FILE, ResponseCache, cache_key
 from knowmeter.runner._execute import (
     ExecutionSettings,
@@ -20,6 +12,7 @@ from knowmeter.runner._execute import (
     execute_tasks,
 )
 from knowmeter.runner._interrupt import RunStopped, until_interrupted
+from knowmeter.runner._ledger import LEDGER_FILE, Ledger, LedgerState, Reservation, StoredSpend, read_ledger
 from knowmeter.runner._plan import (
     Task,
     directory_fingerprint,
@@ -34,15 +27,19 @@ __all__ = [
     "BLOB_MIN_CHARS",
     "CACHE_FILE",
     "HEADROOM",
+    "LEDGER_FILE",
     "Backend",
     "Budget",
     "BudgetExhausted",
     "ExecutionSettings",
     "ExecutionStats",
+    "Ledger",
+    "LedgerState",
     "LocalBackend",
     "MeteredExecutor",
     "OnRecord",
     "PostProcess",
+    "Reservation",
     "ResponseCache",
     "RunStopped",
     "Shard",
@@ -57,6 +54,7 @@ __all__ = [
     "invalid_cost",
     "open_backend",
     "plan_tasks",
+    "read_ledger",
     "shard_tasks",
     "task_id",
     "until_interrupted",

@@ -1,18 +1,22 @@
 """Cost budget over every model call of a run (agent, judges, graders, hedging classifier), over
 every leg of a resumed run: a call starts only when its reservation fits in what is left, unknown
 costs are counted as unknown, invalid costs are rejected. A call's cost is known only after it
-ran, so one that cost more than was reserved for it can exceed the total: that is recorded."""
+ran, so one that cost more than was reserved for it can exceed the total: that is recorded. With a
+total, every reservation and settlement is written to the run's ledger before the call goes on, so
+a leg killed with calls in flight leaves them for the next leg to charge."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
 
 from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError
+from knowmeter.runner._ledger import LEDGER_FILE, Ledger, StoredSpend, read_ledger
 
 #: A reservation is this many times the highest cost seen so far (for calls of the same kind),
 #: so costs that rise during a run still stay under the total.
@@ -30,16 +34,6 @@ def invalid_cost(cost: float | None) -> str | None:
     if isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost) or cost < 0:
         return f"the executor reported cost {cost!r}: a cost must be a finite number >= 0"
     return None
-
-
-@dataclass(frozen=True)
-class StoredSpend:
-    """What a run's stored results say one kind of call spent: calls (or tasks, for kinds that
-    store one total per task) with a known and an unknown cost, and the known spend."""
-
-    known: int = 0
-    unknown: int = 0
-    spent_usd: float = 0.0
 
 
 @dataclass
@@ -62,7 +56,10 @@ class Budget:
     when one is set). Kinds in ``free`` (a non-LLM agent or judge) are known to cost nothing: never
     learned, never refused for lack of money. A call whose cost the executor did not report counts
     as *unknown*: it is not added as 0, and the report says the budget could not account for it. A
-    call that cost more than was reserved for it is recorded as an overshoot.
+    call that cost more than was reserved for it is recorded as an overshoot. With ``ledger`` set,
+    each reservation is written down before its call starts and settled when it ends (``key``
+    names the call), so calls a killed leg left in flight are charged by the next one
+    (``continue_after_kill``).
     """
 
     total_usd: float | None = None
@@ -85,7 +82,21 @@ class Budget:
     #: spend (and calls) a killed leg never recorded, read back from the stored results
     unrecorded_usd: float = 0.0
     unrecorded_calls: int = 0
+    #: calls in flight when a leg was killed, charged by a later leg: how many, the sum charged,
+    #: and how many of them at an unknown cost (no reservation, no known cost of their kind)
+    in_flight_calls: int = 0
+    in_flight_usd: float = 0.0
+    in_flight_unknown: int = 0
+    ledger: Ledger | None = None
+    #: lines of the ledger that could not be read
+    ledger_problems: list[str] = field(default_factory=list)
     _freed: anyio.Event | None = None
+
+    @property
+    def charged_usd(self) -> float:
+        """What counts against the total: the known spend and the charges for calls in flight
+        when a leg was killed."""
+        return self.spent_usd + self.in_flight_usd
 
     def _seen(self, kind: str) -> float | None:
         calls = self.calls.get(kind)
@@ -108,8 +119,10 @@ class Budget:
         the run makes is not known yet."""
         return self.total_usd is not None and not self.exhausted and self._learning()
 
-    def try_reserve(self, kind: str = "agent") -> float | None:
-        """Reserve room for one call; returns the amount reserved, or None when it doesn't fit."""
+    def try_reserve(self, kind: str = "agent", key: str = "") -> float | None:
+        """Reserve room for one call (``key``: its name in the ledger, default its kind); returns
+        the amount reserved, or None when it doesn't fit. The call may start once ``on_disk``
+        returned."""
         if self.total_usd is None:
             self.in_flight += 1
             return 0.0
@@ -117,18 +130,23 @@ class Budget:
             return None
         estimate = self._estimate(kind)
         learning = self._learning(kind)
-        if learning and (self.in_flight > 0 or self.spent_usd >= self.total_usd):
+        if learning and (self.in_flight > 0 or self.charged_usd >= self.total_usd):
             return None
         estimate = estimate or 0.0
-        if self.spent_usd + self.reserved_usd + estimate > self.total_usd + 1e-12:
+        if self.charged_usd + self.reserved_usd + estimate > self.total_usd + 1e-12:
             return None
+        if self.ledger is not None:
+            self.ledger.reserve(key or kind, kind, estimate)
         self.one_at_a_time += learning
         self.reserved_usd += estimate
         self.in_flight += 1
         return estimate
 
-    def settle(self, reserved: float, cost_usd: float | None, kind: str = "agent") -> None:
-        """Release a reservation and book the call's actual cost (``None``: unknown)."""
+    def settle(self, reserved: float, cost_usd: float | None, kind: str = "agent", key: str = "") -> None:
+        """Release a reservation and book the call's actual cost (``None``: unknown); ``key`` as
+        for ``try_reserve``."""
+        if self.ledger is not None:
+            self.ledger.settle(key or kind, cost_usd)
         self.reserved_usd -= reserved
         self.in_flight -= 1
         calls = self.calls.setdefault(kind, _Calls())
@@ -138,8 +156,8 @@ class Budget:
             calls.known += 1
             calls.spent_usd += cost_usd
             self.spent_usd += cost_usd
-            if self.total_usd is not None and cost_usd > reserved and self.spent_usd > self.total_usd:
-                self.overshoot_usd = self.spent_usd - self.total_usd
+            if self.total_usd is not None and cost_usd > reserved and self.charged_usd > self.total_usd:
+                self.overshoot_usd = self.charged_usd - self.total_usd
             calls.max_seen_usd = cost_usd if calls.max_seen_usd is None else max(calls.max_seen_usd, cost_usd)
         if self._freed is not None:
             self._freed.set()
@@ -156,14 +174,23 @@ class Budget:
             self._freed = anyio.Event()
         await self._freed.wait()
 
-    async def reserve(self, kind: str) -> float | None:
-        """Reserve room for one call, waiting while calls in flight may free some; None when the
-        call can never fit."""
+    async def reserve(self, kind: str, key: str = "") -> float | None:
+        """Reserve room for one call, waiting while calls in flight may free some (and, with a
+        ledger, until the reservation is on disk); None when the call can never fit."""
         while True:
-            reserved = self.try_reserve(kind)
-            if reserved is not None or not self.waiting_possible:
+            reserved = self.try_reserve(kind, key)
+            if reserved is not None:
+                await self.on_disk()
                 return reserved
+            if not self.waiting_possible:
+                return None
             await self.wait_for_room()
+
+    async def on_disk(self) -> None:
+        """Wait until the reservations made so far are on disk (at once without a ledger): a call
+        starts only then, so a leg killed during it leaves it charged."""
+        if self.ledger is not None:
+            await self.ledger.on_disk()
 
     def continue_from(self, earlier: Mapping[str, Any]) -> None:
         """Count what earlier legs of the run spent (their ``to_dict`` record, from run.json)
@@ -177,12 +204,16 @@ class Budget:
             calls.max_seen_usd = spent.get("max_cost_usd")
         self.spent_usd += earlier["spent_known_usd"]
         self.one_at_a_time += earlier.get("calls_one_at_a_time") or 0
+        self.in_flight_calls += earlier.get("in_flight_calls") or 0
+        self.in_flight_usd += earlier.get("in_flight_charged_usd") or 0.0
+        self.in_flight_unknown += earlier.get("in_flight_unknown_cost") or 0
         if earlier.get("overshoot_usd") and self.total_usd is not None:
-            self.overshoot_usd = max(0.0, self.spent_usd - self.total_usd)
+            self.overshoot_usd = max(0.0, self.charged_usd - self.total_usd)
 
     def add_unrecorded(self, stored: Mapping[str, StoredSpend]) -> None:
-        """Count what the stored results hold beyond this budget's record (``continue_from``): a
-        leg killed before it recorded its spend (``kill -9``) left only its results."""
+        """Count what the stored results (or the ledger) hold beyond this budget's record
+        (``continue_from``): a leg killed before it recorded its spend (``kill -9``) left only
+        those; their highest cost of a kind sizes the next reservations of that kind."""
         for kind, spend in stored.items():
             calls = self.calls.setdefault(kind, _Calls())
             known, unknown = max(0, spend.known - calls.known), max(0, spend.unknown - calls.unknown)
@@ -190,9 +221,44 @@ class Budget:
             calls.known += known
             calls.unknown += unknown
             calls.spent_usd += spent
+            if spend.max_usd is not None:
+                calls.max_seen_usd = max(calls.max_seen_usd or 0.0, spend.max_usd)
             self.spent_usd += spent
             self.unrecorded_usd += spent
             self.unrecorded_calls += known + unknown
+
+    def continue_after_kill(self, stored: Mapping[str, StoredSpend], run_path: Path) -> None:
+        """Count what legs killed before they recorded their spend left behind (after
+        ``continue_from``): per kind, what the stored results (``stored``) or the run's ledger
+        say, whichever says more (the ledger also holds calls stored nowhere else: the hedging
+        classifier's, those of a task killed while graded); the charges a killed leg made for calls
+        in flight; and the calls still open in the ledger — in flight when their leg died —, each
+        charged at its reservation (at ``HEADROOM`` × the highest known cost of its kind when it
+        had none; at an unknown cost when none is known), the charge written to the ledger."""
+        state = read_ledger(run_path)
+        self.ledger_problems = state.problems
+        kinds = {*stored, *state.settled}
+        self.add_unrecorded({kind: _most(stored.get(kind), state.settled.get(kind)) for kind in kinds})
+        for usd in state.charged[self.in_flight_calls :]:  # a later leg's record holds the earlier ones
+            self._charge_in_flight(usd)
+        if not state.open:
+            return
+        ledger = Ledger(run_path)
+        try:
+            for call in state.open:
+                seen = self._seen(call.kind)
+                usd = call.usd or (None if seen is None else seen * HEADROOM)
+                ledger.charged(call, usd)
+                self._charge_in_flight(usd)
+        finally:
+            ledger.close()
+
+    def _charge_in_flight(self, usd: float | None) -> None:
+        self.in_flight_calls += 1
+        if usd is None:
+            self.in_flight_unknown += 1
+        else:
+            self.in_flight_usd += usd
 
     def to_dict(self) -> dict[str, object]:
         agent = self.calls.get("agent", _Calls())
@@ -201,9 +267,22 @@ class Budget:
         if self.unrecorded_usd or self.unrecorded_calls:
             notes.append(
                 f"a leg killed before it recorded its spend: ${self.unrecorded_usd:.6f} over "
-                f"{self.unrecorded_calls} call(s) read back from results.jsonl (calls that store no cost "
-                "there, such as the hedging classifier's, are not counted)"
+                f"{self.unrecorded_calls} call(s) read back from results.jsonl and {LEDGER_FILE} (kept when a "
+                "total is set; without it, calls that store no cost in results.jsonl, such as the hedging "
+                "classifier's, are not counted)"
             )
+        if self.in_flight_calls:
+            notes.append(
+                f"{self.in_flight_calls} call(s) were in flight when a leg was killed: charged at their "
+                f"reservation ${self.in_flight_usd:.6f}; their real cost is unknown"
+                + (
+                    f" ({self.in_flight_unknown} of them had no reservation and no cost of their kind was known: "
+                    "counted as unknown, not charged)"
+                    if self.in_flight_unknown
+                    else ""
+                )
+            )
+        notes.extend(f"{problem}: not counted" for problem in self.ledger_problems)
         if unknown:
             notes.append(f"{unknown} model call(s) reported no cost: their spend is unknown and not counted")
         if self.overshoot_usd:
@@ -227,6 +306,9 @@ class Budget:
                 for kind, c in sorted(self.calls.items())
             },
             "calls_one_at_a_time": self.one_at_a_time,
+            "in_flight_calls": self.in_flight_calls,
+            "in_flight_charged_usd": round(self.in_flight_usd, 6),
+            "in_flight_unknown_cost": self.in_flight_unknown,
             "overshoot_usd": round(self.overshoot_usd, 6) if self.overshoot_usd else None,
             "note": "; ".join(notes) or None,
         }
@@ -244,6 +326,13 @@ def budget_warnings(record: Mapping[str, Any], concurrency: int | None = None) -
         warnings.append(
             f"{total} exceeded: ${record['spent_known_usd']:.4f} spent (a call's cost is known only after it ran, "
             "and one cost more than was reserved for it)"
+        )
+    if record.get("in_flight_calls"):
+        unknown_in_flight = record.get("in_flight_unknown_cost") or 0
+        warnings.append(
+            f"{total}: {record['in_flight_calls']} call(s) in flight when a leg was killed were charged "
+            f"${record.get('in_flight_charged_usd') or 0.0:.4f} at their reservation; their real cost is unknown"
+            + (f" ({unknown_in_flight} not charged: no cost of their kind was known)" if unknown_in_flight else "")
         )
     kinds = record.get("calls") or {}
     calls = sum(c["known_cost"] + c["unknown_cost"] for c in kinds.values())
@@ -277,12 +366,15 @@ class MeteredExecutor:
         self.kind = kind
         self.name = inner.name
         self.non_llm = inner.non_llm
+        self._calls = 0
 
     def identity(self) -> str:
         return self.inner.identity()
 
     async def run(self, request: ExecRequest) -> ExecResult:
-        reserved = await self.budget.reserve(self.kind)
+        self._calls += 1
+        key = f"{self.kind}:{request.task_id}:{self._calls}"
+        reserved = await self.budget.reserve(self.kind, key)
         if reserved is None:
             self.budget.exhausted = True
             total = self.budget.total_usd
@@ -299,4 +391,13 @@ class MeteredExecutor:
                 cost = result.cost_usd
             return result
         finally:
-            self.budget.settle(reserved, cost, self.kind)
+            self.budget.settle(reserved, cost, self.kind, key)
+
+
+def _most(a: StoredSpend | None, b: StoredSpend | None) -> StoredSpend:
+    """Per figure, the larger of two accounts of one kind's spend (either may be missing)."""
+    a, b = a or StoredSpend(), b or StoredSpend()
+    highs = [m for m in (a.max_usd, b.max_usd) if m is not None]
+    return StoredSpend(
+        max(a.known, b.known), max(a.unknown, b.unknown), max(a.spent_usd, b.spent_usd), max(highs, default=None)
+    )

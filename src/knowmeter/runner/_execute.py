@@ -152,6 +152,7 @@ async def execute_tasks(
             cached = result is not None
         try:
             if result is None:
+                await budget.on_disk()  # its reservation: a kill -9 during the call leaves it charged
                 result, attempts = await _run_with_retries(executor, request, settings, stats)
                 problem = invalid_cost(result.cost_usd)
                 if problem is not None:  # rejected as an executor error; what it spent is unknown
@@ -168,7 +169,7 @@ async def execute_tasks(
         except Exception as exc:  # an executor bug must not kill the run: record it on the task
             result = ExecResult("", Trace(source=executor.name), error=f"{type(exc).__name__}: {exc}")
         finally:
-            budget.settle(reserved, 0.0 if cached else None if result is None else result.cost_usd)
+            budget.settle(reserved, 0.0 if cached else None if result is None else result.cost_usd, key=task.id)
         record: dict[str, Any] = {
             "task_id": task.id,
             "sample_id": task.sample.sample_id,
@@ -194,7 +195,7 @@ async def execute_tasks(
         nonlocal next_index
         while next_index < len(tasks):
             task = tasks[next_index]
-            reserved = budget.try_reserve()
+            reserved = budget.try_reserve(key=task.id)
             if reserved is None:
                 if budget.waiting_possible:
                     await budget.wait_for_room()

@@ -26,7 +26,7 @@ _WORKER_EXECUTORS: dict[str, Executor] = {}
 
 
 def _spec_key(spec: ExecutorSpec) -> str:
-    return json.dumps([spec.name, spec.model, spec.options, spec.unsealed], sort_keys=True, default=str)
+    return json.dumps([spec.name, spec.model, spec.options, spec.unsealed, spec.base_dir], sort_keys=True, default=str)
 
 
 def run_on_worker(spec: ExecutorSpec, request: ExecRequest) -> ExecResult:

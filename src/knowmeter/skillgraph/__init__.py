@@ -7,7 +7,16 @@ raises :class:`SkillFormatError` (a ``ValueError`` and an ``InputError``) with o
 file, line, case id, field and the fix. See each private module's docstring for the mapping rules.
 """
 
-from knowmeter.skillgraph._cases import CaseFile, CaseFormat, ComprehensionCase, ExpectedBehavior, load_cases
+from knowmeter.skillgraph._application import ApplicationKind, application_kind, application_text
+from knowmeter.skillgraph._cases import (
+    ROUTING_NOTE,
+    ROUTING_SUFFIX,
+    CaseFile,
+    CaseFormat,
+    ComprehensionCase,
+    ExpectedBehavior,
+    load_cases,
+)
 from knowmeter.skillgraph._dimension import (
     CONCEPT_FIELDS,
     DO_NOT_USE_SECTION,
@@ -26,6 +35,7 @@ from knowmeter.skillgraph._lint_cases import lint_cases
 from knowmeter.skillgraph._lint_skill import lint_skill
 from knowmeter.skillgraph._locate import eval_folders, find_case_files, find_skill_file
 from knowmeter.skillgraph._markdown import Section, slugs
+from knowmeter.skillgraph._schema import SchemaProblem, frontmatter_problems, sidecar_problems
 from knowmeter.skillgraph._skill import UNDERSTANDING_FIELDS, ConceptText, Shape, Skill, load_skill
 from knowmeter.skillgraph._truth import ResolvedTruthSource, TruthSource, resolve_truth_source
 from knowmeter.skillgraph._verbatim import (
@@ -38,14 +48,18 @@ from knowmeter.skillgraph._verbatim import (
 )
 
 __all__ = [
+    "ANCHORS_SUFFIX",
     "CONCEPT_FIELDS",
     "DO_NOT_USE_SECTION",
     "LEGACY_DIMENSIONS",
     "METADATA_VALUES",
+    "ROUTING_NOTE",
+    "ROUTING_SUFFIX",
     "RULES",
     "STOPWORDS",
     "UNDERSTANDING_FIELDS",
     "VERIFICATION_SECTION",
+    "ApplicationKind",
     "BehaviorKind",
     "CaseFile",
     "CaseFormat",
@@ -58,6 +72,7 @@ __all__ = [
     "LintResult",
     "Overlap",
     "ResolvedTruthSource",
+    "SchemaProblem",
     "Section",
     "Severity",
     "Shape",
@@ -66,15 +81,19 @@ __all__ = [
     "SourceGrams",
     "Transfer",
     "TruthSource",
+    "application_kind",
+    "application_text",
     "eval_folders",
     "find_case_files",
     "find_skill_file",
+    "frontmatter_problems",
     "lint_cases",
     "lint_paths",
     "lint_skill",
     "load_cases",
     "load_skill",
     "resolve_truth_source",
+    "sidecar_problems",
     "slugs",
     "source_grams",
     "tokens",

@@ -40,6 +40,14 @@ from knowmeter.skillgraph._paths import find_repo_root
 from knowmeter.skillgraph._truth import TRUTH_SOURCE_FORMS, TruthSource
 
 CaseFormat = Literal["examples-evals", "comprehension-json", "evals-json"]
+ROUTING_SUFFIX = ".routing.json"
+#: ``comprehend --calibrate``'s anchor answers beside an eval file (not an eval file)
+ANCHORS_SUFFIX = ".anchors.json"
+ROUTING_NOTE = (
+    "a Skill Graph routing eval (routing_cases: which skill a query should activate) — input of the skill "
+    "activation evaluation, not a comprehension eval: skill lint does not check it and comprehend does not run it"
+)
+
 _EXTENSIONS = ("comprehension_dimension", "concept_field", "transfer", "expected_behaviors")
 _CASE_KEYS = frozenset(
     {
@@ -143,6 +151,8 @@ def load_cases(path: Path) -> CaseFile:
     except (RecursionError, ValueError) as exc:  # nested too deeply, a number past the digit limit
         what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
         raise SkillFormatError(path, f"cannot read the JSON ({what}); an eval file is a few levels deep") from None
+    if path.name.endswith(ROUTING_SUFFIX) or (isinstance(data, dict) and "routing_cases" in data):
+        raise SkillFormatError(path, f"{ROUTING_NOTE}; pass the skill's comprehension eval file", line=1)
     if not isinstance(data, dict) or not isinstance(data.get("evals"), list):
         raise SkillFormatError(path, "an eval file is a JSON object with an 'evals' list of cases", line=1)
     raw_cases: list[Any] = data["evals"]

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knowmeter.skillgraph._cases import load_cases
+from knowmeter.skillgraph._cases import ANCHORS_SUFFIX, ROUTING_SUFFIX, load_cases
 from knowmeter.skillgraph._errors import SkillFormatError
 from knowmeter.skillgraph._finding import Finding
 from knowmeter.skillgraph._lint_cases import lint_cases
@@ -32,6 +32,10 @@ class LintResult:
     skills: list[Path] = field(default_factory=list)
     eval_files: list[Path] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
+    #: ``*.routing.json`` files met: routing evals, named and left to the skill activation evaluation
+    routing_files: list[Path] = field(default_factory=list)
+    #: ``*.anchors.json`` given by name: comprehend --calibrate's anchors, not checked here
+    anchor_files: list[Path] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -90,8 +94,13 @@ def _collect(paths: list[Path], result: LintResult) -> tuple[list[Path], list[Pa
                 continue
             skills += sorted(path.rglob("SKILL.md"))
             evals += [p for p in sorted(path.rglob("*.json")) if _looks_like_eval_file(p)]
+            result.routing_files += sorted(path.rglob(f"*{ROUTING_SUFFIX}"))
         elif not path.exists():
             result.unreadable.append(f"{path}: no such file or folder")
+        elif path.name.endswith(ROUTING_SUFFIX):
+            result.routing_files.append(path)
+        elif path.name.endswith(ANCHORS_SUFFIX):
+            result.anchor_files.append(path)
         elif path.suffix.lower() == ".md":
             skills.append(path)
         elif path.suffix.lower() == ".json" and path.name != "audit-state.json":
@@ -104,4 +113,8 @@ def _collect(paths: list[Path], result: LintResult) -> tuple[list[Path], list[Pa
 
 def _looks_like_eval_file(path: Path) -> bool:
     """Eval files under a folder: ``*/evals/*.json`` except routing artifacts and sidecars."""
-    return path.parent.name == "evals" and not path.name.endswith(".routing.json") and path.name != "audit-state.json"
+    return (
+        path.parent.name == "evals"
+        and not path.name.endswith((ROUTING_SUFFIX, ANCHORS_SUFFIX))
+        and path.name != "audit-state.json"
+    )

@@ -4,6 +4,7 @@ research's transfer checks (``_lint_text``)."""
 
 from __future__ import annotations
 
+from knowmeter.skillgraph._application import application_kind, application_text
 from knowmeter.skillgraph._cases import CaseFile, ComprehensionCase
 from knowmeter.skillgraph._finding import Finding
 from knowmeter.skillgraph._lint_text import transfer_findings
@@ -122,6 +123,10 @@ def _missing_source(case: ComprehensionCase, skill: Skill) -> str | None:
     dim = case.dimension
     if dim is None:
         return None
+    kind = application_kind(case)
+    if kind is not None:  # graded on its own criteria, against what it asks for
+        name, text = application_text(skill, kind)
+        return None if text is not None else f"an application ({kind}) case grades against {name}"
     if dim.concept_field is not None:
         name = case.concept_field or dim.concept_field
         return None if skill.concept_text(name) is not None else f"{dim.value} grades concept field {name!r}"

@@ -10,15 +10,26 @@ Where each concept field comes from (the first that has text wins, ``FORMATS.md`
 * the nested ``concept.<field>`` block (v4, and v6 back-compat);
 * for ``definition`` in v6 / v8 only: ``description`` (v6: "definition is covered by
   description");
-* the JSON packed into ``metadata.metadata`` of a marketplace export.
+* the ``metadata`` map of a marketplace export (``metadata.mental_model``, … — the v8 exporter),
+  or the JSON packed into ``metadata.metadata`` (the v0.5.6 exporter).
 
 A field whose text is the literal ``"|"`` (the marketplace exporter's loss of every multi-line
-field) is never used: the skill is flagged ``marketplace_export`` with the reason.
+field) is never used: its text is read from the body section ``## Concept of the skill`` — the
+line labelled for the field (``**Mental model:** …``) when the section has such labels, else the
+whole section — and the skill is flagged ``marketplace_export`` with the reason.
+
+The shape: v8 when the file or its export ``metadata`` carries a v8 marker (``subject``,
+``subjects``, ``public``, ``taxonomy_domain``, ``project``, ``concept_boundary``,
+``relations.suppresses``, ``schema_version`` ≥ 8) or an ``audit-state.json`` lies beside it; v6
+for flat understanding fields or ``schema_version`` 5–7; else v4. ``export`` names the
+marketplace export format (``"v0.5.6"`` packed JSON, ``"v8"`` metadata map) or is ``None`` for a
+source SKILL.md; ``archetype`` is ``type`` / ``archetype`` (v4 / v6; default ``capability``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -44,6 +55,21 @@ _FLAT_KEYS: dict[ConceptField, tuple[str, ...]] = {
     "misconception": ("misconception",),
 }
 _EXPORT_MARK = "|"
+#: keys only the v8 frontmatter (or its export's metadata) has
+_V8_MARKERS = ("subject", "subjects", "public", "taxonomy_domain", "project", "concept_boundary")
+#: ``**Label:**`` lines of a ``## Concept of the skill`` section → the concept field they hold
+_BODY_LABELS: dict[str, ConceptField] = {
+    "what it is": "definition",
+    "mental model": "mental_model",
+    "why it exists": "purpose",
+    "what it is not": "boundary",
+    "adjacent concepts": "taxonomy",
+    "one-line analogy": "analogy",
+    "analogy": "analogy",
+    "common misconception": "misconception",
+}
+CONCEPT_SECTION = "Concept of the skill"
+ExportFormat = Literal["v0.5.6", "v8"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +107,10 @@ class Skill:
     marketplace_export: bool
     marketplace_reason: str | None
     key_lines: dict[str, int]
+    export: ExportFormat | None = None
+    archetype: str = "capability"
+    #: fields the export holds as the literal '|' (their text, when any, came from the body)
+    blank_fields: tuple[ConceptField, ...] = ()
 
     def section(self, title: str) -> Section | None:
         """The first body section with this heading (case-insensitive), or ``None``."""
@@ -144,6 +174,8 @@ def load_skill(path: Path) -> Skill:
         raise SkillFormatError(path, "frontmatter has no 'name'; add name: <skill-name>", line=2)
     audit_path = path.parent / AUDIT_STATE_FILE
     audit = _read_audit_state(audit_path) if audit_path.is_file() else None
+    export = _export_format(data)
+    sections = parse_sections(split.body, split.body_line)
     concept, exported = _concept_fields(data, key_lines, path)
     shape = _shape(data, audit is not None)
     if shape != "v4" and "definition" not in concept and isinstance(data.get("description"), str):
@@ -153,10 +185,18 @@ def load_skill(path: Path) -> Skill:
             concept["definition"] = ConceptText(desc, "description", line, line)
     reason = None
     if exported:
+        from_body = _body_concept(sections, exported)
+        concept.update(from_body)
+        missing = [f for f in exported if f not in from_body]
         reason = (
-            f"marketplace export: {', '.join(exported)} hold the literal '|' (the exporter drops multi-line "
-            "fields); their prose is only in the body ('## Concept of the skill'). Grade the source SKILL.md"
+            f"marketplace export: {', '.join(exported)} hold the literal '|' (the exporter drops multi-line fields); "
+            + (
+                f"read from the body section '## {CONCEPT_SECTION}' instead"
+                if not missing
+                else f"there is no '## {CONCEPT_SECTION}' section to read them from: grade the source SKILL.md"
+            )
         )
+    kind = data.get("type", data.get("archetype")) or _packed(data).get("type") or "capability"
     return Skill(
         path=path,
         repo_root=find_repo_root(path),
@@ -167,38 +207,83 @@ def load_skill(path: Path) -> Skill:
         concept=concept,
         body=split.body,
         body_line=split.body_line,
-        sections=parse_sections(split.body, split.body_line),
+        sections=sections,
         audit_state=audit,
         audit_state_path=audit_path if audit is not None else None,
         marketplace_export=bool(exported),
         marketplace_reason=reason,
         key_lines=key_lines,
+        export=export,
+        archetype=str(kind),
+        blank_fields=tuple(exported),
     )
 
 
 def _shape(data: dict[str, Any], has_sidecar: bool) -> Shape:
-    version = data.get("schema_version")
-    number = version if isinstance(version, int) else None
-    if "concept_boundary" in data or has_sidecar or (number is not None and number >= 8):
+    meta = data.get("metadata")
+    exported = meta if isinstance(meta, dict) else {}
+    packed = _packed(data)
+    version = data.get("schema_version", packed.get("schema_version"))
+    number = int(version) if isinstance(version, int) or (isinstance(version, str) and version.isdigit()) else None
+    relations = data.get("relations")
+    suppresses = isinstance(relations, dict) and "suppresses" in relations
+    marked = any(k in data or k in exported for k in _V8_MARKERS)
+    if marked or suppresses or has_sidecar or (number is not None and number >= 8):
         return "v8"
-    flat = any(field in data for field in UNDERSTANDING_FIELDS)
+    flat = any(field in data or field in packed for field in UNDERSTANDING_FIELDS)
     if flat or (number is not None and 5 <= number <= 7):
         return "v6"
     return "v4"
 
 
+def _export_format(data: dict[str, Any]) -> ExportFormat | None:
+    """Which marketplace exporter wrote the file: v0.5.6 packs the protocol into the JSON string
+    ``metadata.metadata``; the v8 exporter writes a ``metadata`` map of strings with the v8 keys."""
+    meta = data.get("metadata")
+    if not isinstance(meta, dict):
+        return None
+    if isinstance(meta.get("metadata"), str):
+        return "v0.5.6"
+    if any(k in meta for k in _V8_MARKERS) or any(str(k).startswith("skill_graph_") for k in meta):
+        return "v8"
+    return None
+
+
+def _body_concept(sections: tuple[Section, ...], fields: list[ConceptField]) -> dict[ConceptField, ConceptText]:
+    """``fields`` read from the body's ``## Concept of the skill``: the labelled line of each
+    (``**Mental model:** …``), else — a section without labels — the whole section for each."""
+    sec = next((s for s in sections if s.level == 2 and s.title.lower() == CONCEPT_SECTION.lower()), None)
+    if sec is None or not sec.text.strip():
+        return {}
+    labelled: dict[ConceptField, str] = {}
+    for line in sec.text.splitlines():
+        match = re.match(r"\s*\*\*([^*:]+):\*\*\s*(.+)", line)
+        if match and match.group(1).strip().lower() in _BODY_LABELS:
+            labelled.setdefault(_BODY_LABELS[match.group(1).strip().lower()], match.group(2).strip())
+    key = f"## {CONCEPT_SECTION}"
+    out: dict[ConceptField, ConceptText] = {}
+    for field in fields:
+        text = labelled.get(field) if labelled else sec.text.strip()
+        if text:
+            out[field] = ConceptText(text, key, sec.line, sec.end_line)
+    return out
+
+
 def _concept_fields(
     data: dict[str, Any], key_lines: dict[str, int], path: Path
-) -> tuple[dict[ConceptField, ConceptText], list[str]]:
+) -> tuple[dict[ConceptField, ConceptText], list[ConceptField]]:
     """The usable concept fields and the names of those exported as the literal '|'."""
     nested = data.get("concept")
     packed = _packed_metadata(data)
+    meta = data.get("metadata")
+    mapped = meta if isinstance(meta, dict) else {}
     out: dict[ConceptField, ConceptText] = {}
-    exported: list[str] = []
+    exported: list[ConceptField] = []
     for field in CONCEPT_FIELDS:
         candidates: list[tuple[str, Any]] = [(key, data.get(key)) for key in _FLAT_KEYS[field]]
         if isinstance(nested, dict):
             candidates.append((f"concept.{field}", nested.get(field)))
+        candidates += [(f"metadata.{key}", mapped.get(key)) for key in _FLAT_KEYS[field]]
         candidates += [(f"metadata.metadata {key}", value) for key, value in packed.get(field, [])]
         for key, value in candidates:
             if value is None:
@@ -220,8 +305,8 @@ def _concept_fields(
     return out, [f for f in exported if f not in out]
 
 
-def _packed_metadata(data: dict[str, Any]) -> dict[str, list[tuple[str, Any]]]:
-    """Concept fields packed as JSON into ``metadata.metadata`` (v0.5.6 marketplace exports)."""
+def _packed(data: dict[str, Any]) -> dict[str, Any]:
+    """The protocol fields a v0.5.6 marketplace export packed as JSON into ``metadata.metadata``."""
     meta = data.get("metadata")
     raw = meta.get("metadata") if isinstance(meta, dict) else None
     if not isinstance(raw, str):
@@ -230,7 +315,13 @@ def _packed_metadata(data: dict[str, Any]) -> dict[str, list[tuple[str, Any]]]:
         packed = json.loads(raw)
     except json.JSONDecodeError:
         return {}
-    if not isinstance(packed, dict):
+    return packed if isinstance(packed, dict) else {}
+
+
+def _packed_metadata(data: dict[str, Any]) -> dict[str, list[tuple[str, Any]]]:
+    """Concept fields packed as JSON into ``metadata.metadata`` (v0.5.6 marketplace exports)."""
+    packed = _packed(data)
+    if not packed:
         return {}
     concept = packed.get("concept")
     if isinstance(concept, str):

@@ -1,8 +1,10 @@
 """Which agent trace format a file is in, and loading any supported trace file or folder.
 
-The format is decided by the first non-empty line that is a JSON object (FORMATS.md §0).
-Python ``repr()`` logs of SDK objects, Gemini streams, legacy Codex protocol streams and other
-files are refused with a one-line ``InputError`` that says what to do instead.
+The format is decided by the first non-empty line that is a JSON object (FORMATS.md §0), or,
+for a log of Claude Agent SDK messages written with ``str()``, by its first line
+(``SystemMessage(…)``, ``AssistantMessage(…)``: read by ``_claude_repr``). Gemini streams,
+legacy Codex protocol streams and other files are refused with a one-line ``InputError`` that
+says what to do instead.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from knowmeter.errors import InputError
+from knowmeter.traces._claude_repr import parse_claude_repr
 from knowmeter.traces._claude_session import load_claude_session, read_claude_session_file
 from knowmeter.traces._claude_stream import parse_claude_stream
 from knowmeter.traces._codex_exec import parse_codex_exec
@@ -30,9 +33,13 @@ class TraceFormat(StrEnum):
     CLAUDE_SESSION = "claude-session-jsonl"
     CODEX_EXEC = "codex-exec-json"
     CODEX_ROLLOUT = "codex-rollout"
+    CLAUDE_SDK_REPR = "claude-sdk-repr"
 
 
-SUPPORTED = "Claude Code stream-json or session JSONL, Codex exec --json or session rollout JSONL"
+SUPPORTED = (
+    "Claude Code stream-json or session JSONL, Codex exec --json or session rollout JSONL, "
+    "or a log of Claude Agent SDK messages written with str()"
+)
 
 _CLAUDE_STREAM_TYPES = frozenset({"system", "assistant", "user", "result", "stream_event"})
 _CLAUDE_SESSION_TYPES = frozenset(
@@ -125,11 +132,7 @@ def _sniff_open(path: Path, fh: IO[str]) -> TraceFormat:
         raise InputError(f"{path}: empty file; not an agent trace ({SUPPORTED})")
     lineno, text = first
     if _PY_REPR.match(text):
-        raise InputError(
-            f"{path}: line {lineno}: not an agent trace (looks like Python repr() of Claude SDK "
-            "objects); log the JSON stream instead (claude -p --output-format stream-json "
-            "--verbose, or json.dumps of each raw message)"
-        )
+        return TraceFormat.CLAUDE_SDK_REPR
     raise InputError(f"{path}: line {lineno}: not an agent trace (not JSON lines); expected {SUPPORTED}")
 
 
@@ -153,8 +156,13 @@ def load_trace(path: Path) -> Trace:
         return read_claude_session_file(path)
     if fmt is TraceFormat.CODEX_ROLLOUT:
         return read_codex_rollout_file(path)
+    parse = {
+        TraceFormat.CLAUDE_STREAM: parse_claude_stream,
+        TraceFormat.CLAUDE_SDK_REPR: parse_claude_repr,
+        TraceFormat.CODEX_EXEC: parse_codex_exec,
+    }[fmt]
     with open(path, encoding="utf-8-sig", errors="replace") as fh:
-        trace = parse_claude_stream(fh)[0] if fmt is TraceFormat.CLAUDE_STREAM else parse_codex_exec(fh)[0]
+        trace = parse(fh)[0]
     trace.meta["path"] = str(path)
     return trace
 

@@ -45,6 +45,7 @@ class ErrorKind(StrEnum):
     CANCELLED_SIBLING = "cancelled_sibling"
     TOOL_MISUSE = "tool_misuse"  # e.g. edit before read, unknown tool, bad arguments
     API_ERROR = "api_error"
+    SANDBOX = "sandbox"  # the tool could not start in its sandbox (e.g. codex's bubblewrap): an environment fault
     TIMEOUT = "timeout"
     OTHER = "other"
 

@@ -70,6 +70,11 @@ _MISUSE = _Caseless(
     r"|exceeds maximum allowed|eisdir|apply_patch verification failed|unsupported call|unknown tool"
 )
 _API_ERROR = _Caseless(r"^api error\b")
+# the tool's own sandbox could not start it (codex 0.169's bubblewrap, bwrap's own errors)
+_SANDBOX = _Caseless(
+    r"^error building bubblewrap command|^bwrap: |^failed to (?:spawn|start|create) (?:the )?sandbox"
+    r"|^sandbox (?:setup|initiali[sz]ation) failed|codex-linux-sandbox"
+)
 _TIMEOUT = _Caseless(r"\btimed out\b|\btimeout exceeded\b")
 _NOT_FOUND = _Caseless(
     r"file does not exist|directory does not exist|path does not exist|no such file or directory"
@@ -243,6 +248,8 @@ def _harness_kind(head: str, folded: str | None, *, failed: bool) -> ErrorKind |
     source has no flag) only the unambiguous harness wordings count. ``folded`` is ``_fold(head)``."""
     if _CANCELLED.search(head, folded):
         return ErrorKind.CANCELLED_SIBLING if head.startswith("Sibling") else ErrorKind.USER_REJECTED
+    if failed and _SANDBOX.search(head, folded):
+        return ErrorKind.SANDBOX
     if _PERMISSION.search(head, folded):
         return ErrorKind.PERMISSION_DENIED
     if _USER_REJECTED.search(head, folded):

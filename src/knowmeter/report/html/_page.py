@@ -68,6 +68,15 @@ def budget_rows(budget: Mapping[str, Any]) -> list[tuple[str, str]]:
                 f"{fmt(calls.get('unknown_cost'))} with an unknown cost",
             )
         )
+    if budget.get("in_flight_calls"):
+        rows.append(
+            (
+                "calls in flight when a leg was killed",
+                f"{fmt(budget['in_flight_calls'])} charged {usd(budget.get('in_flight_charged_usd'))} at their "
+                f"reservation, their real cost unknown ({fmt(budget.get('in_flight_unknown_cost'))} not charged: "
+                "no cost of their kind was known)",
+            )
+        )
     rows.append(("overshoot", "none" if budget.get("overshoot_usd") is None else usd(budget["overshoot_usd"])))
     if budget.get("note"):
         rows.append(("note", str(budget["note"])))

@@ -1,0 +1,65 @@
+"""``bench/bench_gap_labels.py`` scores knowmeter against hand labels of real logs: per call, run,
+quote and file, with Wilson intervals; with a classifier, hedging goes through the LLM pass (here
+a scripted classifier in its place — the real figures need a model: see the README)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_gap_labels.py"
+SAMPLE = Path(__file__).resolve().parent / "fixtures" / "gap_labels_sample.jsonl"
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_gap_labels", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _labels() -> list[dict[str, Any]]:
+    return [json.loads(x) for x in SAMPLE.read_text(encoding="utf-8").splitlines()]
+
+
+def test_wilson_interval():
+    bench = _bench()
+    assert bench.wilson(0, 0) is None
+    lo, hi = bench.wilson(9, 10)
+    assert lo == pytest.approx(0.596, abs=1e-3) and hi == pytest.approx(0.982, abs=1e-3)
+
+
+def test_signals_scored_against_the_sample_labels(shared_dir: Path):
+    bench = _bench()
+    rows, refused = bench.analyse(_labels(), shared_dir)
+    assert refused == []
+    all_ = bench._groups(rows)["all"]
+    fs, rf, files = all_["failed_search"], all_["repeated_failure"], all_["files_read"]
+    assert (fs.tp_pred, fs.pred, fs.tp_gold, fs.gold) == (3, 3, 3, 3)
+    assert (rf.tp_pred, rf.pred, rf.tp_gold, rf.gold) == (1, 1, 1, 1)
+    assert (files.tp_pred, files.pred, files.tp_gold, files.gold) == (4, 4, 4, 4)
+    # regex-only: the Japanese hedge is not judged (and so missed); nothing is claimed either
+    hedging = all_["hedging"]
+    assert (hedging.pred, hedging.tp_gold, hedging.gold) == (0, 0, 1)
+    assert rows[1][2][2] == 5  # 456_06: five Japanese candidate sentences left unjudged
+
+
+def test_a_classifier_filters_the_broad_net(shared_dir: Path, scripted):
+    # a scripted stand-in for the spec §4.3 model: uncertain only for a conjecture about a fact
+    def judge(request):
+        passage = request.prompt.split("<<<BEGIN PASSAGE")[1].split("<<<END PASSAGE")[0]
+        doubt = "可能性がある" in passage and "現状" in passage
+        return json.dumps({"isUncertainty": doubt, "confidence": 0.9, "reason": "scripted"})
+
+    bench = _bench()
+    rows, _ = bench.analyse(_labels(), shared_dir, classifier=scripted(judge))
+    hedging = bench._groups(rows)["all"]["hedging"]
+    assert (hedging.tp_pred, hedging.pred, hedging.tp_gold, hedging.gold) == (1, 1, 1, 1)
