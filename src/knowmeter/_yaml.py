@@ -6,11 +6,13 @@ PyYAML is imported on first use (runs from JSON / JSONL files never load it)."""
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from knowmeter.errors import InputError
+from knowmeter.jsonio import without_lone_surrogates
 
 #: Deepest nesting of lists / mappings a user file may have.
 MAX_DEPTH = 100
@@ -60,11 +62,17 @@ def check_shape(data: Any, path: Path | str, *, max_depth: int = MAX_DEPTH, max_
         stack.extend((c, depth + 1, False) for c in children if isinstance(c, dict | list) and id(c) not in sizes)
 
 
+#: ``[[[[…`` / ``{{{{…`` opening more levels than ``MAX_DEPTH`` in a row
+_DEEP_FLOW = re.compile(rf"(?:[\[{{]\s*){{{MAX_DEPTH + 1}}}")
+
+
 def parse_yaml(text: str, path: Path) -> Any:
     """``yaml.safe_load(text)``, checked by ``check_shape``; any problem raises ``InputError``
     naming ``path``."""
     import yaml
 
+    if _DEEP_FLOW.search(text):  # refused before the (pure-Python, slow) parser walks it
+        raise InputError(f"{path}: nested deeper than {MAX_DEPTH} levels; flatten the data")
     try:
         data = yaml.load(text, Loader=_loader())  # a SafeLoader that refuses duplicate keys
     except _DuplicateKey as exc:
@@ -81,7 +89,7 @@ def parse_yaml(text: str, path: Path) -> Any:
             f"{path}: invalid YAML value ({str(exc).splitlines()[0][:200]}); remove the !!tag or fix its value"
         ) from None
     check_shape(data, path, max_values=MAX_EXPANDED)
-    return data
+    return without_lone_surrogates(data)  # a "\ud800" escape is no text (and not writable as UTF-8)
 
 
 class _DuplicateKey(Exception):
@@ -138,5 +146,7 @@ def parse_json(text: str | bytes, path: Path | str, where: str = "") -> Any:
         raise InputError(f"{path}: {at}nested too deeply to read; flatten the data") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: {at}not UTF-8 text ({exc.reason}); save it as UTF-8") from None
+    except ValueError as exc:  # a number past Python's digit limit
+        raise InputError(f"{path}: {at}cannot read a value ({str(exc).split(';')[0][:200]})") from None
     check_shape(data, f"{path}: {where}" if where else path)
-    return data
+    return without_lone_surrogates(data)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
@@ -17,7 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from pydantic_core import ErrorDetails
 
 from knowmeter import defaults
+from knowmeter._folders import system_folder
 from knowmeter._no_bool import annotation_types, refuse_bool_for_a_number
+from knowmeter._secrets import REDACTED as REDACTED
+from knowmeter._secrets import looks_secret, remember_named, scrub_value
 from knowmeter._yaml import parse_yaml, read_user_text
 from knowmeter.errors import InputError
 
@@ -207,6 +209,27 @@ class RunConfig(BaseModel):
     #: ``I/N``: run only shard I of N of the plan (``--shard``; see ``knowmeter.runner.Shard``)
     shard: str | None = Field(default=None, pattern=r"^\d+/\d+$")
 
+    @field_validator("knowledge_dirs")
+    @classmethod
+    def _no_system_folder(cls, dirs: list[str], info: ValidationInfo) -> list[str]:
+        base = Path(str(info.data.get("base_dir") or "."))
+        for d in dirs:
+            real = system_folder(Path(d) if Path(d).is_absolute() else base / d)
+            if real is not None:
+                raise ValueError(f"{d!r} resolves to the system folder {real}; name the knowledge folder itself")
+        return dirs
+
+    def model_post_init(self, context: Any, /) -> None:
+        # from now on its secrets are scrubbed by value from everything written (knowmeter._secrets)
+        remember_named(
+            {
+                "executor_options": self.executor_options,
+                "judges": self.judges,
+                "hedging_judge": self.hedging_judge,
+                "executor": self.executor,
+            }
+        )
+
     def base_path(self) -> Path:
         return Path(self.base_dir)
 
@@ -233,43 +256,65 @@ def stored_config(data: Any, source: Path | str) -> RunConfig:
         raise InputError(f"{source}: config.{first_error(exc)}; the file was edited or damaged") from None
 
 
-#: Option names that hold secrets: their values are never written to run.json / report.json.
-SECRET_NAME = re.compile(r"(?i)api[-_]?key|token(?!s)|secret|passw(or)?d|credential|auth|cookie|private[-_]?key|^env$")
-REDACTED = "[redacted]"
-
-
 def redact_secrets(value: Any) -> Any:
-    """``value`` with every mapping entry whose name looks secret (``api_key``, ``env``,
-    ``*token*``, …) replaced by ``REDACTED`` (a mapping's values each, so its keys stay visible)."""
+    """``value`` with every mapping entry whose name looks secret (``api_key``, ``key``, ``env``,
+    ``*token*``, …) replaced by ``REDACTED`` (a mapping's values each, so its keys stay visible),
+    and every secret found by value in its strings (``knowmeter._secrets.scrub``: a URL's
+    userinfo, ``--token X`` in a command string, a remembered value)."""
+    remember_named(value)
+    return scrub_value(_redact_named(value))
+
+
+def _redact_named(value: Any) -> Any:
     if isinstance(value, dict):
         return {
             k: (
                 ({kk: REDACTED for kk in v} if isinstance(v, dict) else REDACTED)
-                if isinstance(k, str) and SECRET_NAME.search(k) and v is not None
-                else redact_secrets(v)
+                if looks_secret(k) and v is not None
+                else _redact_named(v)
             )
             for k, v in value.items()
         }
     if isinstance(value, list):
-        return [redact_secrets(v) for v in value]
+        return [_redact_named(v) for v in value]
     return value
 
 
 def restore_secrets(config: RunConfig, source: str) -> RunConfig:
-    """A stored config whose executor options were redacted gets them back from the project's
-    ``eval.yaml`` (a resume needs the real key); ``InputError`` when it no longer has them."""
-    if REDACTED not in json.dumps(config.executor_options):
+    """A stored config whose executor, executor options or judges were redacted gets them back
+    from the project's ``eval.yaml`` (a resume needs the real key); ``InputError`` when it no
+    longer has them."""
+    texts = [config.executor, *config.judges, config.hedging_judge or ""]
+    if REDACTED not in json.dumps([config.executor_options, texts]):
         return config
     path = find_config(config.base_path())
     ef = load_eval_file(path) if path is not None else EvalFile()
+    where = path or "eval.yaml"
     current = ef.executor.options if isinstance(ef.executor, ExecutorFile) else {}
+    remember_named({"executor_options": current})
     options = dict(config.executor_options)
     for key, value in options.items():
         if REDACTED in json.dumps(value):
             if key not in current:
                 raise InputError(
                     f"{source}: executor option {key!r} was redacted when the run was stored and "
-                    f"{path or 'eval.yaml'} no longer sets it; put it back to resume"
+                    f"{where} no longer sets it; put it back to resume"
                 )
             options[key] = current[key]
-    return config.model_copy(update={"executor_options": options})
+    named = [ef.judge] if isinstance(ef.judge, str) else list(ef.judge or [])
+    named.append(ef.executor.name if isinstance(ef.executor, ExecutorFile) else str(ef.executor or ""))
+    remember_named({"judges": named})
+    by_stored = {redact_secrets(text): text for text in named}
+    for text in texts:
+        if REDACTED in text and text not in by_stored:
+            raise InputError(
+                f"{source}: {text!r} was redacted when the run was stored and {where} no longer names it "
+                "(executor: / judge:); put it back to resume"
+            )
+    update: dict[str, Any] = {
+        "executor_options": options,
+        "executor": by_stored.get(config.executor, config.executor),
+        "judges": [by_stored.get(j, j) for j in config.judges],
+        "hedging_judge": by_stored.get(config.hedging_judge or "", config.hedging_judge),
+    }
+    return config.model_copy(update=update)

@@ -56,7 +56,15 @@ from knowmeter.runner import (
     workspace_problem,
 )
 from knowmeter.samples import SampleSet, find_sample_file, id_name_problem, load_samples, sample_set_info
-from knowmeter.store import RUN_SCHEMA_VERSION, ResultsWriter, RunDir, plan_hash, utc_timestamp, write_json_atomic
+from knowmeter.store import (
+    RUN_SCHEMA_VERSION,
+    ResultsWriter,
+    RunDir,
+    finished_task_ids,
+    plan_hash,
+    utc_timestamp,
+    write_json_atomic,
+)
 
 
 @dataclass
@@ -479,7 +487,7 @@ def resume_run(
                 f"run {run_dir.id}: variant {v.name!r} changed since the run started; "
                 "start a new run instead of resuming"
             )
-    done = {r["task_id"] for r in run_dir.results()}
+    done = finished_task_ids(run_dir.results_file)
     return prepared, [t for t in prepared.tasks if t.id not in done]
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from knowmeter.analysis import HedgingClassifier, accessed_files, analyze_task
 from knowmeter.config import RunConfig
 from knowmeter.decision import decide
+from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared
 from knowmeter.executors import ExecResult
 from knowmeter.gates import check_gates, evolution_nudges
@@ -114,7 +115,13 @@ def rebuild_report(
     min_pairs: int | None = None,
     stability_limit: float | None = None,
 ) -> Report:
-    """Recompute report.json from stored results (``knowmeter report``), with overrides."""
+    """Recompute report.json from stored results (``knowmeter report``), with overrides; refused
+    (``InputError``) while a process executes the run (it writes the report when it ends)."""
+    if run_dir.executing:
+        raise InputError(
+            f"run {run_dir.id} is still being executed by another knowmeter process; its report is written "
+            "when it finishes: wait for it (knowmeter runs shows it running), then run this again"
+        )
     overrides = {
         "threshold": threshold,
         "seed": seed,

@@ -454,3 +454,24 @@ def test_sigterm_keeps_the_answers_and_names_the_comprehend_resume(project: Path
     finished = km("--resume", run.name, cwd=project)
     assert finished.returncode in (0, 1), finished.stderr
     assert json.loads((run / "report.json").read_text())["run"]["status"] == "complete"
+
+
+def test_a_secret_in_the_agent_command_is_not_stored_and_resume_takes_it_back(project: Path) -> None:
+    secret = "sk-comprehend-5d1f2a9b7c"
+    (project / "agent.py").write_text(
+        "import json, sys\njson.load(sys.stdin)\n"
+        "sys.exit(3) if '--token' not in sys.argv or sys.argv[-1] == '[redacted]' else None\n"
+        'print(json.dumps({"output": "Answer: use unknown", "costUSD": 0.0}))\n'
+    )
+    command = f"{sys.executable} {project / 'agent.py'} --token {secret}"
+    (project / "eval.yaml").write_text(f"executor: '{command}'\n")  # where a resume takes it back from
+    first = km(*ARGS, "--executor", command, "--judge", "scripted-grader", cwd=project)
+    assert first.returncode == 1, first.stderr
+    run = next((project / ".knowmeter" / "runs").iterdir())
+    assert secret not in (run / "run.json").read_text() + (run / "results.jsonl").read_text()
+    results = run / "results.jsonl"
+    results.write_text("".join(results.read_text().splitlines(keepends=True)[:12]))
+    r = km("--resume", run.name, "--judge", "scripted-grader", cwd=project)
+    assert r.returncode == 1 and "8 of 20 tasks left" in r.stderr, r.stderr
+    stored = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(stored) == 20 and not any(rec["exec"].get("error") for rec in stored)  # the real command ran

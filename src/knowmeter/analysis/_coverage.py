@@ -34,6 +34,7 @@ from typing import Literal
 from knowmeter import defaults
 from knowmeter._record import Count, Record
 from knowmeter.analysis._commands import command_text, grep_hits, looks_like_file, parse_command
+from knowmeter.analysis._dirs import walk_knowledge_dir
 from knowmeter.analysis._paths import PathKeyer
 from knowmeter.traces import MessageEvent, ToolStatus, Trace
 from knowmeter.watermark import Watermark
@@ -188,7 +189,7 @@ def knowledge_files(
             found.extend(_Found(r, "referenced") for r in _references(text, bases, root))
     for d in knowledge_dirs:
         d_path = Path(d) if Path(d).is_absolute() else root / d
-        found.extend(_Found(f, "knowledge_dir") for f in _walk(d_path))
+        found.extend(_Found(f, "knowledge_dir") for f in walk_knowledge_dir(d_path))
     found.extend(_Found(f, "claude_knowledge") for f in _walk(root / ".claude" / "knowledge"))
     found.extend(_Found(root / m, "memory", (), memory_in_context) for m in MEMORY_FILES if (root / m).is_file())
     return _dedupe(found, root)

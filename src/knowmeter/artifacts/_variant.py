@@ -156,6 +156,22 @@ def _resolve_git(expr: str, skill_dir: Path, base_dir: Path, cache_dir: Path) ->
     )
 
 
+#: the longest variant expression (a path) taken; the longest path the OS takes is 4096 bytes
+MAX_EXPRESSION_BYTES = 4096
+
+
+def _check_length(expr: str) -> None:
+    """``InputError`` for an expression no file system could hold (a path or name too long)."""
+    size = len(expr.encode("utf-8", "surrogatepass"))
+    longest = max((len(part.encode("utf-8", "surrogatepass")) for part in expr.split("/")), default=0)
+    if size > MAX_EXPRESSION_BYTES or longest > 255:
+        shown = expr[:40] + "…"
+        raise InputError(
+            f"variant {shown!r} ({size:,} bytes) is too long for a path or skill name (at most "
+            f"{MAX_EXPRESSION_BYTES} bytes, 255 per name); name a file, a skill folder or baseline"
+        )
+
+
 def resolve_variant(
     expression: str,
     *,
@@ -169,6 +185,7 @@ def resolve_variant(
     """Resolve one variant expression (see module docstring). ``base_dir`` is where relative
     paths are resolved (the config file's folder or the current directory)."""
     expr = expression.strip()
+    _check_length(expr)
     if expr == "baseline":
         return Variant(name or "baseline", role, BASELINE, expr, cwd)
     if expr.startswith("git:"):

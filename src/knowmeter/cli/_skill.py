@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from knowmeter.cli._errors import error_line, guarded
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
 from knowmeter.skillgraph import ROUTING_NOTE, RULES
 
@@ -26,6 +27,7 @@ def _rules_epilog() -> str:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
+@guarded
 def lint_cmd(paths: tuple[Path, ...], as_json: bool, strict: bool) -> None:
     """Check SKILL.md files, skill folders, eval files, or folders holding them.
 
@@ -68,7 +70,7 @@ def lint_cmd(paths: tuple[Path, ...], as_json: bool, strict: bool) -> None:
     for anchors in result.anchor_files:
         click.echo(f"knowmeter: note: {anchors}: anchor answers of comprehend --calibrate, not an eval file", err=True)
     for problem in result.unreadable:
-        click.echo(f"knowmeter: error: {problem}", err=True)
+        click.echo(error_line(problem), err=True)
     if result.unreadable:
         sys.exit(EXIT_INPUT)
     sys.exit(EXIT_NOT_PASSED if result.errors or (strict and result.warnings) else EXIT_OK)

@@ -23,7 +23,7 @@ from knowmeter.comprehension._case import GraderCase
 from knowmeter.comprehension._grade import grade_answer, unanswered
 from knowmeter.comprehension._inputs import Inputs, load_inputs
 from knowmeter.comprehension._prompt import GRADER_TEMPLATE
-from knowmeter.config import RunConfig, VariantSpec, stored_config
+from knowmeter.config import RunConfig, VariantSpec, restore_secrets, stored_config
 from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared, _executor_from, run_record
 from knowmeter.executors import ExecResult
@@ -198,8 +198,9 @@ def start_comprehension(plan: ComprehensionPlan) -> RunDir:
 def reprepare(record: dict[str, Any]) -> ComprehensionPlan:
     """The plan of a stored comprehension run (for ``--resume``)."""
     target = record["comprehension"]["target"]
+    source = Path(str(record.get("run_id"))) / "run.json"
     return prepare_comprehension(
-        stored_config(record.get("config"), Path(str(record.get("run_id"))) / "run.json"),
+        restore_secrets(stored_config(record.get("config"), source), str(source)),  # redacted when stored
         Target(
             target["skill"],
             target["evals"],

@@ -49,6 +49,14 @@ def load_metadata(directory: Path) -> GoldMetadata:
         raise InputError(f"{path}: metadata.{_first_error(exc)}; fix the metadata block") from None
 
 
+def _finite(number: float) -> bool:
+    """Whether ``number`` is finite as a float (an integer too big for one is not)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
+
+
 def _annotation(path: Path, index: int, entry: Any, scale: GoldScale) -> GoldAnnotation:
     if not isinstance(entry, dict):
         raise InputError(f"{path}: annotation #{index + 1}: expected a mapping with sample_id and score")
@@ -62,7 +70,7 @@ def _annotation(path: Path, index: int, entry: Any, scale: GoldScale) -> GoldAnn
     score = entry.get("score")
     if score is None:
         raise InputError(f"{path}: {where}: score is empty; fill in a score from {scale.min:g} to {scale.max:g}")
-    if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+    if isinstance(score, bool) or not isinstance(score, int | float) or not _finite(score):
         raise InputError(f"{path}: {where}: score {score!r} is not a number; use {scale.min:g}–{scale.max:g}")
     if not scale.min <= score <= scale.max:
         raise InputError(

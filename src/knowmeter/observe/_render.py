@@ -5,6 +5,7 @@ spec §5) — so a red from one segment does not read like a red from fifty."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,8 @@ def _pct(rate: float | None) -> str:
 
 
 def _count(n: int) -> str:
+    if n >= 10**15:  # beyond any real count (an edited trace): its order of magnitude
+        return f"~1e{int(math.log10(n))}"
     if n >= 1_000_000:
         return f"{n / 1e6:.1f}M"
     return f"{n / 1e3:.1f}k" if n >= 10_000 else str(n)

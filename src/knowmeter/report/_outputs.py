@@ -16,10 +16,12 @@ log = logging.getLogger("knowmeter")
 def write_text(path: Path, text: str) -> Path:
     """Write ``text`` atomically (a reader never sees half a file; a write that fails leaves no
     partial file behind)."""
+    from knowmeter._secrets import scrub
+
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_text(scrub(text), encoding="utf-8")
         tmp.replace(path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -52,8 +54,10 @@ def write_outputs(
         _write_asked(written, "markdown", markdown, text)
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
+            from knowmeter._secrets import scrub
+
             with open(summary, "a", encoding="utf-8") as fh:
-                fh.write(text + "\n")
+                fh.write(scrub(text) + "\n")
             written.append(("step summary", Path(summary)))
     if csv is not None:
         from knowmeter.report._csv import results_csv

@@ -18,6 +18,7 @@ from typing import Any
 
 from knowmeter import defaults
 from knowmeter._damaged import set_aside
+from knowmeter._secrets import scrub_value
 from knowmeter.executors import ExecResult
 
 log = logging.getLogger("knowmeter")
@@ -102,7 +103,7 @@ class ResponseCache:
             self._in_tx = True
         self._conn.execute(
             "INSERT OR REPLACE INTO responses (key, result, created_at) VALUES (?, ?, ?)",
-            (key, json.dumps(self._shrink(result.to_dict()), ensure_ascii=False), time.time()),
+            (key, json.dumps(self._shrink(scrub_value(result.to_dict())), ensure_ascii=False), time.time()),
         )
         self._pending += 1
         if self._pending >= self._commit_every:

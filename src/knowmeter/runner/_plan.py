@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from knowmeter import defaults
+from knowmeter._folders import system_folder
 from knowmeter.artifacts import Variant
 from knowmeter.executors import SkillInstall
 from knowmeter.samples import Sample
@@ -55,37 +56,13 @@ def workspace_for(sample: Sample, variant: Variant, base_dir: Path) -> Path:
 #: A workspace may hold at most this many files / bytes (it is fingerprinted for the cache key).
 MAX_WORKSPACE_FILES = 20_000
 MAX_WORKSPACE_BYTES = 1 << 30
-#: Folders an agent's workspace may never be (nor be inside, for the first three).
-SYSTEM_FOLDERS = (
-    "/proc",
-    "/sys",
-    "/dev",
-    "/",
-    "/usr",
-    "/etc",
-    "/bin",
-    "/sbin",
-    "/lib",
-    "/lib64",
-    "/boot",
-    "/var",
-    "/opt",
-    "/root",
-    "/home",
-    "/tmp",
-    "/run",
-    "/srv",
-    "/mnt",
-    "/media",
-    "/snap",
-)
 
 
 def workspace_problem(root: Path) -> str | None:
     """Why ``root`` cannot be an agent's workspace (a system folder; more files or bytes than the
     fingerprint limits), or None. Symlinks and ``..`` are resolved first."""
     real = root.resolve()
-    if str(real) in SYSTEM_FOLDERS or any(real.is_relative_to(p) for p in SYSTEM_FOLDERS[:3]):
+    if system_folder(real) is not None:
         return f"resolves to the system folder {real}; point cwd at a project folder"
     files = size = 0
     stack = [real]

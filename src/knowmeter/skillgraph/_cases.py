@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from knowmeter.jsonio import without_lone_surrogates
 from knowmeter.skillgraph._dimension import (
     CONCEPT_FIELDS,
     LEGACY_DIMENSIONS,
@@ -144,9 +145,12 @@ def load_cases(path: Path) -> CaseFile:
     except UnicodeDecodeError as exc:
         raise SkillFormatError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
     try:
-        data = json.loads(text)
+        data = without_lone_surrogates(json.loads(text))
     except json.JSONDecodeError as exc:
         raise SkillFormatError(path, f"invalid JSON ({exc.msg}, column {exc.colno})", line=exc.lineno) from None
+    except (RecursionError, ValueError) as exc:  # nested too deeply, a number past the digit limit
+        what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+        raise SkillFormatError(path, f"cannot read the JSON ({what}); an eval file is a few levels deep") from None
     if path.name.endswith(ROUTING_SUFFIX) or (isinstance(data, dict) and "routing_cases" in data):
         raise SkillFormatError(path, f"{ROUTING_NOTE}; pass the skill's comprehension eval file", line=1)
     if not isinstance(data, dict) or not isinstance(data.get("evals"), list):

@@ -21,7 +21,7 @@ from knowmeter.store._runrecord import (
     resume_command,
     utc_timestamp,
 )
-from knowmeter.store._storedtasks import StoredTasks
+from knowmeter.store._storedtasks import StoredTasks, finished_task_ids
 from knowmeter.store._taskrecord import (
     AnalysisRecord,
     AssertionRecord,
@@ -48,6 +48,7 @@ __all__ = [
     "atomic_file",
     "check_schema_version",
     "find_run",
+    "finished_task_ids",
     "iter_results",
     "list_runs",
     "merge_shards",

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from knowmeter import defaults
+from knowmeter import defaults, jsonio
 from knowmeter._damaged import set_aside
+from knowmeter._faults import environment_fault
+from knowmeter._secrets import scrub_value
 from knowmeter.errors import InputError
 from knowmeter.store._rundir import RESULTS_FILE, RUN_FILE, RunDir, read_json
 
@@ -129,29 +132,50 @@ def open_index(output_dir: Path, *, rows_of: RowsOf | None = None) -> Iterator[s
     database, truncated, tables missing) is moved aside and rebuilt from the run directories
     with ``rows_of`` (a run directory → its rows; ``knowmeter.report.open_run_index`` passes
     the stored report's): it is only an index."""
-    output_dir.mkdir(parents=True, exist_ok=True)
     path = output_dir / INDEX_FILE
     try:
+        output_dir.mkdir(parents=True, exist_ok=True)
         conn, fresh = _connect(path)
         if fresh and (output_dir / "runs").is_dir():  # deleted or emptied: index what is there
             _rebuild(conn, output_dir / "runs", rows_of)
-    except sqlite3.DatabaseError as exc:
-        damaged = set_aside(path)
-        conn, _ = _connect(path)
-        n = _rebuild(conn, output_dir / "runs", rows_of)
-        log.warning(
-            "knowmeter: %s was damaged (%s): moved to %s and rebuilt from %d run director%s",
-            path,
-            exc,
-            damaged.name,
-            n,
-            "y" if n == 1 else "ies",
-        )
+    except (OSError, sqlite3.DatabaseError) as exc:
+        if environment_fault(exc) is not None:  # a full disk, a read-only folder: go on without it
+            conn = _in_memory(output_dir / "runs", rows_of)
+            log.warning("knowmeter: %s cannot be written (%s); its runs are read from their folders", path, exc)
+        elif isinstance(exc, sqlite3.DatabaseError):
+            conn = _set_aside_and_rebuild(path, output_dir / "runs", rows_of, exc)
+        else:
+            raise
     try:
         yield conn
         conn.commit()
     finally:
         conn.close()
+
+
+def _set_aside_and_rebuild(path: Path, runs_root: Path, rows_of: RowsOf | None, exc: Exception) -> sqlite3.Connection:
+    """A damaged index moved aside and built again from the run directories (said in a warning)."""
+    damaged = set_aside(path)
+    conn, _ = _connect(path)
+    n = _rebuild(conn, runs_root, rows_of)
+    log.warning(
+        "knowmeter: %s was damaged (%s): moved to %s and rebuilt from %d run director%s",
+        path,
+        exc,
+        damaged.name,
+        n,
+        "y" if n == 1 else "ies",
+    )
+    return conn
+
+
+def _in_memory(runs_root: Path, rows_of: RowsOf | None) -> sqlite3.Connection:
+    """An index in memory, built from the run directories (the one on disk cannot be written)."""
+    conn = sqlite3.connect(":memory:")
+    conn.row_factory = sqlite3.Row
+    _migrate(conn)
+    _rebuild(conn, runs_root, rows_of)
+    return conn
 
 
 def _connect(path: Path) -> tuple[sqlite3.Connection, bool]:
@@ -202,7 +226,9 @@ def _migrate(conn: sqlite3.Connection) -> bool:
 
 
 def upsert_run(conn: sqlite3.Connection, run: dict[str, Any], variants: list[dict[str, Any]]) -> None:
-    """Insert or replace a run row and its per-variant rows."""
+    """Insert or replace a run row and its per-variant rows (secrets scrubbed from their text)."""
+    run = scrub_value(run)
+    variants = scrub_value(variants)
     cols = ", ".join(run)
     marks = ", ".join(f":{k}" for k in run)
     conn.execute(f"INSERT OR REPLACE INTO runs ({cols}) VALUES ({marks})", run)
@@ -257,13 +283,34 @@ def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
     return rows
 
 
+_TASK_ID = re.compile(rb'^\{\s*"task_id"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
 def _stored_tasks(results: Path) -> int:
-    """Complete lines in a results file (each one stored task; a line cut by a kill has no newline)."""
+    """Tasks with a complete line in a results file (a line cut by a kill has no newline; a task
+    stored twice — a duplicate line — counts once). The id is read from the line's start, where
+    knowmeter writes it; another line is parsed."""
+    ids: set[object] = set()
     try:
         with results.open("rb") as fh:
-            return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+            for line in fh:
+                if not line.endswith(b"\n"):
+                    continue
+                m = _TASK_ID.match(line)
+                ids.add(m.group(1) if m else _task_id_of(line))
     except OSError:
         return 0
+    ids.discard(None)
+    return len(ids)
+
+
+def _task_id_of(line: bytes) -> bytes | None:
+    try:
+        record = jsonio.loads(line)
+    except ValueError:
+        return None
+    tid = record.get("task_id") if isinstance(record, dict) else None
+    return tid.encode() if isinstance(tid, str) else None
 
 
 def variant_history(

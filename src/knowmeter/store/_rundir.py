@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import time
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from knowmeter import jsonio
+from knowmeter._secrets import scrub_bytes
 from knowmeter.errors import InputError
 
 RUN_FILE = "run.json"
@@ -34,19 +36,43 @@ def new_run_id(now: float | None = None) -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime(now)) + f"-{millisecond:03x}{secrets.randbelow(16**3):03x}"
 
 
+class ScrubbedFile:
+    """A binary file whose every ``write`` has its secrets scrubbed first (``knowmeter._secrets``);
+    each write must be whole JSON tokens (a secret is never split between two writes)."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self._fh = fh
+
+    def write(self, data: bytes) -> int:
+        return self._fh.write(scrub_bytes(data))
+
+
 @contextmanager
-def atomic_file(path: Path) -> Iterator[IO[bytes]]:
-    """A file to write ``path``'s new content to: it replaces ``path`` (fsynced) when the block
-    ends without an error, so a reader never sees half a file."""
+def atomic_file(path: Path) -> Iterator[ScrubbedFile]:
+    """A file to write ``path``'s new content to (secrets scrubbed): it replaces ``path``
+    (fsynced) when the block ends without an error, so a reader never sees half a file."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with tmp.open("wb") as fh:
-            yield fh
+        with _naming(path), tmp.open("wb") as fh:
+            yield ScrubbedFile(fh)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        with _naming(path):
+            os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """An ``OSError`` without a file name (a write to a full disk) gets ``path`` as its name, so
+    the one line about it says which file (``knowmeter._faults``)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
 
 
 def write_json_atomic(path: Path, data: Any, *, indent: int | None = 2) -> None:
@@ -63,7 +89,11 @@ def write_json_atomic(path: Path, data: Any, *, indent: int | None = 2) -> None:
 def read_json(path: Path) -> Any:
     """A stored JSON file; a missing, unreadable, non-UTF-8 or invalid one raises ``InputError``."""
     try:
-        return jsonio.loads(path.read_bytes())
+        raw = path.read_bytes()
+        data = jsonio.loads(raw)
+        if _LONG_DIGITS.search(raw) and _too_large(data):
+            raise InputError(f"{path}: holds an integer past 64 bits; the file was edited or damaged")
+        return data
     except FileNotFoundError:
         raise InputError(f"{path}: not found") from None
     except OSError as exc:
@@ -72,6 +102,24 @@ def read_json(path: Path) -> Any:
         where = f"line {exc.lineno}: " if isinstance(exc, json.JSONDecodeError) else ""
         msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc).splitlines()[0]
         raise InputError(f"{path}: {where}invalid JSON ({msg}); the file was edited or damaged") from None
+
+
+_LONG_DIGITS = re.compile(rb"\d{19}")
+
+
+def _too_large(data: Any) -> bool:
+    """Whether ``data`` holds an integer no stored field can take (past 64 bits: not writable
+    again, not a float)."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, int) and not -(2**63) <= node < 2**63:
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def iter_results(path: Path, *, strict: bool = False, problems: list[str] | None = None) -> Iterator[dict[str, Any]]:
@@ -114,21 +162,37 @@ def iter_results_at(
                 problems.append(f"line {number}: not a JSON object; not counted")
 
 
+#: results.jsonl is fsynced at most this often while a run appends to it, and when it is closed: a
+#: killed process loses nothing (every line is flushed at once), a power loss at most this long
+#: of a run's results (bench/bench_runner.py measures the cost)
+FSYNC_EVERY_S = 1.0
+
+
 class ResultsWriter:
     """Appends one JSON line per finished task and flushes it at once (strict JSON: a
-    non-finite number is stored as null)."""
+    non-finite number is stored as null); fsyncs every ``FSYNC_EVERY_S`` and on close."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         _cut_partial_last_line(path)
         self._fh: IO[bytes] = path.open("ab")
+        self._synced = time.monotonic()
 
     def append(self, record: dict[str, Any]) -> None:
-        self._fh.write(jsonio.dumps(record) + b"\n")
-        self._fh.flush()
+        with _naming(self.path):
+            self._fh.write(scrub_bytes(jsonio.dumps(record)) + b"\n")
+            self._fh.flush()
+            if time.monotonic() - self._synced >= FSYNC_EVERY_S:
+                os.fsync(self._fh.fileno())
+                self._synced = time.monotonic()
 
     def close(self) -> None:
-        self._fh.close()
+        with _naming(self.path):
+            try:
+                self._fh.flush()
+                os.fsync(self._fh.fileno())
+            finally:
+                self._fh.close()
 
     def __enter__(self) -> ResultsWriter:
         return self

@@ -70,7 +70,9 @@ class StoredTasks(Sequence[TaskRecord]):
         samples: set[str] = set()
         keyed: list[tuple[int, str, str, int]] = []
         for n, (offset, rec) in enumerate(iter_results_at(results_file, problems=self.problems), start=1):
-            task = _checked(results_file, rec, n, plan)
+            task = _checked(results_file, rec, n, plan, self.problems)
+            if task is None:
+                continue
             seen[task.task_id] = seen.get(task.task_id, 0) + 1
             if seen[task.task_id] == 1:
                 keyed.append((task.repeat, task.sample_id, task.variant, offset))
@@ -116,6 +118,39 @@ class StoredTasks(Sequence[TaskRecord]):
                 yield _read_at(fh, at)
 
 
+#: fields every record has (``grade`` may be null, but a record without it was cut or damaged)
+_ALWAYS = ("grade",)
+
+
+def _lacking(rec: dict[str, Any]) -> str | None:
+    """``<field>: missing`` for the first field a record lacks at its top level, else None."""
+    for name in (*(n for n, f in TaskRecord.model_fields.items() if f.is_required()), *_ALWAYS):
+        if name not in rec:
+            return f"{name}: missing"
+    return None
+
+
+def incomplete(exc: ValidationError) -> bool:
+    """Whether a record failed only for top-level fields it lacks (a damaged or cut record; a
+    nested field missing or a value of the wrong type was edited)."""
+    return all(err["type"] == "missing" and len(err["loc"]) == 1 for err in exc.errors())
+
+
+def finished_task_ids(results_file: Path) -> set[str]:
+    """The ids of the tasks ``results_file`` holds a complete record of (what a resume need not run
+    again): a line that is cut off, not JSON or lacks a field does not count."""
+    done = set()
+    for _, rec in iter_results_at(results_file):
+        if _lacking(rec):
+            continue
+        try:
+            done.add(TaskRecord.model_validate(rec).task_id)
+        except ValidationError as exc:
+            if not incomplete(exc) and isinstance(rec.get("task_id"), str):
+                done.add(rec["task_id"])  # an edited value: the report names it, a rerun would not fix it
+    return done
+
+
 def _read_at(fh: IO[bytes], offset: int) -> dict[str, Any]:
     fh.seek(offset)
     rec: dict[str, Any] = jsonio.loads(fh.readline())
@@ -125,14 +160,21 @@ def _read_at(fh: IO[bytes], offset: int) -> dict[str, Any]:
 _FIX = "the results file was edited or damaged: restore it or run knowmeter eval again"
 
 
-def _checked(path: Path, rec: dict[str, Any], n: int, plan: _Plan) -> TaskRecord:
-    """The record as a ``TaskRecord`` of the plan; one line naming the task and field when it
-    does not fit."""
+def _checked(path: Path, rec: dict[str, Any], n: int, plan: _Plan, problems: list[str]) -> TaskRecord | None:
+    """The record as a ``TaskRecord`` of the plan; None (said in ``problems``) for an incomplete
+    record — a field missing: its task is missing, and a resume runs it again; one line naming
+    the task and field when it does not fit otherwise."""
     where = f"task {rec['task_id']!r}" if isinstance(rec.get("task_id"), str) else f"record {n}"
+    lacks = _lacking(rec)
     try:
         task = TaskRecord.model_validate(rec)
     except ValidationError as exc:
-        raise InputError(f"{path}: {where}: {first_error(exc)}; {_FIX}") from None
+        if not incomplete(exc):
+            raise InputError(f"{path}: {where}: {first_error(exc)}; {_FIX}") from None
+        lacks = lacks or first_error(exc)
+    if lacks:
+        problems.append(f"record {n} ({where}): incomplete ({lacks}); not counted, a --resume runs it again")
+        return None
     problem = plan.problem(task)
     if problem:
         raise InputError(f"{path}: {where}: {problem}; {_FIX}")

@@ -19,10 +19,23 @@ Score = Annotated[float, Field(ge=1, le=5, allow_inf_nan=False)]
 Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
+class TraceMetaRecord(_Open):
+    """A trace's metadata: the warnings the operations summary counts are typed."""
+
+    warnings: list[dict[str, Any]] | None = None
+
+
+class TraceRecord(_Open):
+    """A trace as stored: its events stay free; its metadata is a mapping the readers look into."""
+
+    meta: TraceMetaRecord | None = None
+
+
 class ExecRecord(_Open):
     """What the agent run gave (the fields the report reads are typed; the rest is free)."""
 
     error: str | None = None
+    trace: TraceRecord | None = None
     timed_out: bool = False
     cost_usd: Amount | None = None
     latency_ms: Amount | None = None

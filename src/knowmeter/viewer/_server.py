@@ -1,20 +1,31 @@
-"""The viewer's HTTP server: ``ThreadingHTTPServer``, GET (and HEAD) only, fixed routes. A URL
-never names a file: a run is looked up by its exact id in the index. Requests whose Host is not
-the address served (a DNS-rebinding page) are refused when bound to loopback."""
+"""The viewer's HTTP server: GET (and HEAD) only, fixed routes. A URL never names a file: a run is
+looked up by its exact id in the index. Requests whose Host is not the address served (a
+DNS-rebinding page) are refused when bound to loopback.
+
+It holds under load: a fixed pool of ``WORKERS`` threads serves the connections, at most
+``MAX_CONNECTIONS`` are open at once (one more is answered 503 and closed at once), every
+socket times out after ``SOCKET_TIMEOUT_S`` without data (a client that sends half a request
+frees its worker), and the listen backlog is ``BACKLOG``. Pages carry their Content-Security-Policy
+and the other security headers as HTTP headers."""
 
 from __future__ import annotations
 
 import re
+import socket
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from knowmeter import defaults
+from knowmeter._secrets import scrub
 from knowmeter.errors import InputError
 from knowmeter.report import Report
+from knowmeter.report.html import assets
 from knowmeter.viewer._data import Store, UnreadableIndex
-from knowmeter.viewer._pages import compare_page, error_page, runs_page, trends_page
+from knowmeter.viewer._pages import CSP, compare_page, error_page, runs_page, trends_page
 
 #: a run id as ``new_run_id`` makes them (also what the index holds)
 RUN_ID = re.compile(r"^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$")
@@ -30,13 +41,52 @@ class _Reply(Exception):
         self.message = message
 
 
-class ViewerServer(ThreadingHTTPServer):
-    daemon_threads = True
+#: threads serving requests; connections open at once (served or waiting for a thread)
+WORKERS = 16
+MAX_CONNECTIONS = 256
+#: seconds a socket may stay without data before the connection is dropped
+SOCKET_TIMEOUT_S = 10.0
+#: connections the OS queues before the server accepts them
+BACKLOG = 128
+_BUSY = b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
-    def __init__(self, address: tuple[str, int], store: Store) -> None:
+
+class ViewerServer(HTTPServer):
+    request_queue_size = BACKLOG
+
+    def __init__(self, address: tuple[str, int], store: Store, *, socket_timeout: float = SOCKET_TIMEOUT_S) -> None:
+        # made first: a failed bind in HTTPServer.__init__ calls server_close
+        self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="knowmeter-view")
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         super().__init__(address, Handler)
         self.store = store
         self.loopback = address[0] in LOOPBACK
+        self.socket_timeout = socket_timeout
+
+    def process_request(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
+        """Hand the connection to the pool, or answer 503 when ``MAX_CONNECTIONS`` are open."""
+        if not self._slots.acquire(blocking=False):
+            try:
+                request.settimeout(0.5)
+                request.sendall(_BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        self._pool.submit(self._serve_one, request, client_address)
+
+    def _serve_one(self, request: socket.socket, client_address: object) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+            self._slots.release()
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     @property
     def url(self) -> str:
@@ -49,11 +99,17 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "knowmeter-view"
     sys_version = ""
 
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.socket_timeout)  # a silent client frees its worker
+
     def log_message(self, format: str, *args: object) -> None:
         pass  # the terminal stays quiet; the page shows what went wrong
 
-    def _send(self, status: HTTPStatus, body: str, *, head: bool = False) -> None:
-        data = body.encode("utf-8")
+    def _send(self, status: HTTPStatus, body: str, *, csp: str = CSP, head: bool = False) -> None:
+        """Send ``body`` with the security headers; ``csp`` is the page's own policy (as in its
+        ``<meta>``), sent as a header too, with ``frame-ancestors`` (which a ``<meta>`` cannot set)."""
+        data = scrub(body).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
@@ -61,13 +117,18 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
         self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Content-Security-Policy", f"{csp}; frame-ancestors 'none'")
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+        self.send_header("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
         if status == HTTPStatus.METHOD_NOT_ALLOWED:
             self.send_header("Allow", "GET, HEAD")
         self.end_headers()
         if not head:
             self.wfile.write(data)
 
-    def _route(self) -> str:
+    def _route(self) -> tuple[str, str]:
+        """The page at the request's path and its Content-Security-Policy."""
         if self.server.loopback:
             host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]")
             if host not in LOOPBACK:
@@ -76,13 +137,13 @@ class Handler(BaseHTTPRequestHandler):
         path = parts.path
         store = self.server.store
         if path == "/":
-            return runs_page(store.runs())
+            return runs_page(store.runs()), CSP
         if path == "/trends":
-            return trends_page(store.history())
+            return trends_page(store.history()), CSP
         if path.startswith("/run/"):
-            return self._run_page(path.removeprefix("/run/"))
+            return self._run_page(path.removeprefix("/run/")), assets()[2]  # the report's, with its script
         if path == "/activation" or path.startswith("/activation/"):
-            return self._activation_page(path.removeprefix("/activation").removeprefix("/"))
+            return self._activation_page(path.removeprefix("/activation").removeprefix("/")), CSP
         if path == "/compare":
             try:
                 query = parse_qs(parts.query, strict_parsing=True, max_num_fields=4)
@@ -92,7 +153,7 @@ class Handler(BaseHTTPRequestHandler):
             if not all(ids):
                 raise _Reply(HTTPStatus.BAD_REQUEST, "compare needs two runs: /compare?a=RUN&b=RUN")
             a, b = (self._report(i) for i in ids)
-            return compare_page((ids[0], a), (ids[1], b))
+            return compare_page((ids[0], a), (ids[1], b)), CSP
         raise _Reply(HTTPStatus.NOT_FOUND, "no such page")
 
     def _report(self, run_id: str) -> Report:
@@ -123,14 +184,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def _serve(self, *, head: bool) -> None:
         try:
-            body = self._route()
+            body, csp = self._route()
         except _Reply as reply:
             self._send(reply.status, error_page(int(reply.status), reply.message), head=head)
         except UnreadableIndex as exc:
             status = HTTPStatus.SERVICE_UNAVAILABLE
             self._send(status, error_page(int(status), str(exc)), head=head)
         else:
-            self._send(HTTPStatus.OK, body, head=head)
+            self._send(HTTPStatus.OK, body, csp=csp, head=head)
 
     def do_GET(self) -> None:
         self._serve(head=False)
@@ -144,6 +205,12 @@ class Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _refuse
 
 
-def make_server(output_dir: Path, host: str = defaults.VIEWER_HOST, port: int = defaults.VIEWER_PORT) -> ViewerServer:
+def make_server(
+    output_dir: Path,
+    host: str = defaults.VIEWER_HOST,
+    port: int = defaults.VIEWER_PORT,
+    *,
+    socket_timeout: float = SOCKET_TIMEOUT_S,
+) -> ViewerServer:
     """A viewer over the runs in ``output_dir`` (not started: call ``serve_forever``)."""
-    return ViewerServer((host, port), Store(output_dir))
+    return ViewerServer((host, port), Store(output_dir), socket_timeout=socket_timeout)

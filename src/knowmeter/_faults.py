@@ -1,0 +1,95 @@
+"""Faults of the machine rather than of knowmeter: a full disk, a read-only or forbidden folder
+(and a path the file system cannot take — too long, a NUL byte — from a name in the input).
+
+``environment_fault`` finds one anywhere in an exception (an ``ExceptionGroup`` from a task
+group, a ``__cause__`` / ``__context__`` chain) and says in one line what the user can do; the
+commands then exit 2 instead of reporting a bug. What was written stays (results are appended
+task by task), so a stopped ``eval`` continues with ``--resume``.
+"""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+_DENIED = frozenset({errno.EACCES, errno.EPERM})
+
+
+def environment_fault(exc: BaseException) -> str | None:
+    """One line for an exception caused by a full disk or a folder that cannot be written (the
+    first such cause found in ``exc``), or None when it is something else."""
+    for cause in _causes(exc):
+        kind = _kind(cause)
+        if kind is None:
+            continue
+        path = getattr(cause, "filename", None)
+        shown = str(path) if path and len(str(path)) <= 300 else f"{str(path)[:300]}…"
+        where = f" ({shown})" if path else ""
+        then = _then(Path(str(path)) if path else None)
+        if kind == "too-long":
+            return f"a file name or path is too long{where}: use a shorter name"
+        if kind == "nul":
+            return "a file name or path holds a NUL character (\\0): remove it from the input"
+        if kind == "full":
+            return f"no space left on the device{where}: free space (or point --output-dir elsewhere), then {then}"
+        if kind == "denied":
+            return (
+                f"permission denied{where}: make it readable and writable for you (or point --output-dir at a "
+                f"folder you can write), then {then}"
+            )
+        return (
+            f"cannot write{where}: the file system is read-only; make it writable (or point "
+            f"--output-dir at a folder you can write), then {then}"
+        )
+    return None
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    todo = [exc]
+    while todo:
+        e = todo.pop(0)
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        yield e
+        if isinstance(e, BaseExceptionGroup):
+            todo.extend(e.exceptions)
+        todo.extend(x for x in (e.__cause__, e.__context__) if x is not None)
+
+
+def _kind(exc: BaseException) -> str | None:
+    if isinstance(exc, ValueError) and str(exc) == "embedded null byte":  # os.stat of such a path
+        return "nul"
+    if isinstance(exc, OSError) and exc.errno in _FULL:
+        return "full"
+    if isinstance(exc, OSError) and exc.errno == errno.EROFS:
+        return "read-only"
+    if isinstance(exc, OSError) and exc.errno in _DENIED:
+        return "denied"
+    if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+        return "too-long"
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc).lower()
+        if "disk is full" in text or "disk full" in text:
+            return "full"
+        if "readonly database" in text:
+            return "read-only"
+        if "unable to open database" in text:
+            return "denied"
+    return None
+
+
+def _then(path: Path | None) -> str:
+    """What to run once the disk has room again (naming the run when ``path`` is in a run's folder)."""
+    for folder in [path, *path.parents] if path is not None else []:
+        try:
+            in_run = folder.parent.name == "runs" and (folder / "run.json").is_file()
+        except OSError:  # the path itself is the fault (too long)
+            break
+        if in_run:
+            return f"run the command again (a stopped eval continues with knowmeter eval --resume {folder.name})"
+    return "run the command again (a stopped eval continues with knowmeter eval --resume latest)"

@@ -1,0 +1,63 @@
+"""Which exceptions are faults of the machine, and the one line each gets (``knowmeter._faults``),
+and the error line itself: cut at a readable length, the whole message (a lone surrogate
+included) in a log file."""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from knowmeter._faults import environment_fault
+from knowmeter.cli._errors import MAX_LINE_CHARS, error_line
+
+
+def test_a_full_disk_inside_a_task_group_names_the_run_to_resume(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "20260101-000000-abcdef"
+    run.mkdir(parents=True)
+    (run / "run.json").write_text("{}")
+    full = OSError(errno.ENOSPC, "No space left on device", str(run / "results.jsonl"))
+    group = ExceptionGroup("unhandled errors in a TaskGroup", [RuntimeError("x"), full])
+    line = environment_fault(group)
+    assert line is not None and "no space left" in line and "--resume 20260101-000000-abcdef" in line
+
+
+@pytest.mark.parametrize(
+    ("exc", "words"),
+    [
+        (OSError(errno.EROFS, "Read-only file system", "/x/report.json"), "read-only"),
+        (OSError(errno.EACCES, "Permission denied", "/x/.lock"), "permission denied"),
+        (OSError(errno.ENAMETOOLONG, "File name too long", "a" * 5000), "too long"),
+        (ValueError("embedded null byte"), "NUL"),
+        (sqlite3.OperationalError("database or disk is full"), "no space left"),
+        (sqlite3.OperationalError("attempt to write a readonly database"), "read-only"),
+    ],
+)
+def test_machine_faults_get_one_line(exc: BaseException, words: str) -> None:
+    line = environment_fault(exc)
+    assert line is not None and words in line and "\n" not in line and len(line) < 600
+
+
+def test_a_fault_behind_another_error_is_found_and_a_bug_is_not_a_fault() -> None:
+    try:
+        try:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        except OSError:
+            raise sqlite3.OperationalError("cannot commit - no transaction is active") from None
+    except sqlite3.OperationalError as exc:
+        hidden = exc
+    hidden.__context__ = OSError(errno.ENOSPC, "No space left on device")
+    assert "no space left" in (environment_fault(hidden) or "")
+    assert environment_fault(KeyError("x")) is None and environment_fault(ValueError("bad")) is None
+
+
+def test_a_long_error_line_is_cut_and_kept_whole_in_a_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    message = "bad value " + "\ud800" + "y" * 10_000 + " END"
+    line = error_line(message)
+    assert line.startswith("knowmeter: error: bad value \\ud800") and len(line) < MAX_LINE_CHARS + 200
+    (log,) = tmp_path.glob("knowmeter-error-*.log")
+    assert str(log) in line and log.read_text().endswith(" END")
