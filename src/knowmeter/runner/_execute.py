@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -158,14 +158,7 @@ async def execute_tasks(
                 result, attempts = await _run_with_retries(executor, request, settings, stats)
                 problem = invalid_cost(result.cost_usd)
                 if problem is not None:  # rejected as an executor error; what it spent is unknown
-                    result = ExecResult(
-                        result.output,
-                        result.trace,
-                        result.usage,
-                        None,
-                        result.latency_ms,
-                        error=f"executor error: {problem}",
-                    )
+                    result = replace(result, cost_usd=None, error=f"executor error: {problem}")
                 if cache is not None and key is not None:
                     cache.put(key, result)
         except Exception as exc:  # an executor bug must not kill the run: record it on the task
