@@ -369,15 +369,20 @@ def workspace_leak(tasks: list[Task], config: RunConfig, variants: list[Variant]
 
 
 def protected_paths(prepared: Prepared) -> tuple[Path, ...]:
-    """What no agent may see: every variant's artifact as configured, the sample files and the
-    run store (sealing executors hide them; each task gets only its own artifact, installed)."""
+    """What no agent may see: every variant's artifact as configured, the sample files, the run
+    store and the project's folder (eval.yaml's, and its git repository's). The seal shows an
+    agent none of them anyway; it blanks these where they lie inside a folder it does show (a
+    project in /opt, a folder the user allowed). Each task gets only its own artifact, installed."""
     cfg = prepared.config
     base = cfg.base_path()
     artifacts = [v.artifact.root or v.artifact.path for v in prepared.variants]
+    repository = _provenance.git_toplevel(base)
     paths = [
         *(p for p in artifacts if p is not None),
         *((base / s).resolve() for s in cfg.samples),
         cfg.output_path().resolve(),
+        base.resolve(),
+        *([repository] if repository is not None else []),
     ]
     return tuple(dict.fromkeys(paths))
 
