@@ -56,6 +56,9 @@ def _overrides(opts: dict[str, Any]) -> Overrides:
         unsealed=True if opts.get("unsealed") else None,
         executor_options=list(opts.get("executor_options") or ()) or None,
         shard=opts.get("shard"),
+        max_errors=opts.get("max_errors"),
+        limit=opts.get("limit"),
+        sample_ids=list(opts.get("sample_ids") or ()) or None,
     )
 
 
@@ -127,6 +130,7 @@ def run_eval(opts: dict[str, Any]) -> int:
                 backend=backend,
                 ray_address=ray_address,
                 budget_usd=opts.get("budget_usd"),
+                max_errors=opts.get("max_errors"),
             )
         else:
             overrides = vars(_overrides(opts))

@@ -61,6 +61,8 @@ def markdown_summary(report: Report) -> str:
     ]
     if view.shard_note:
         out += [f"⚠ {md(view.shard_note)}", ""]
+    if view.subset_note:
+        out += [f"⚠ {md(view.subset_note)}", ""]
     if view.comprehension is not None:  # no composite or assertions to show: the section's own figures
         return "\n".join(out + _comprehension(view.comprehension)) + "\n"
     if view.spend:

@@ -125,6 +125,15 @@ class SampleSetInfo(_M):
     kb_sha256: list[str] = Field(description="Hashes of the knowledge bases the probe questions were made from.")
 
 
+class SubsetInfo(_M):
+    """The part of the sample set a debugging run ran (eval --limit N / --sample ID)."""
+
+    samples: int = Field(ge=0, description="Samples run.")
+    of: int = Field(ge=0, description="Samples in the sample files.")
+    sample_ids: list[str] = Field(description="The --sample ids asked for (empty: none).")
+    limit: int | None = Field(description="The --limit asked for (None: none).")
+
+
 class ShardInfo(_M):
     """Which shard of which plan a run is."""
 
@@ -174,6 +183,11 @@ class RunInfo(_M):
         default=None,
         description="Set for a run of one shard of a plan (eval --shard I/N). knowmeter merge "
         "combines the shards into one run.",
+    )
+    subset: SubsetInfo | None = Field(
+        default=None,
+        description="Set for a run of part of the sample set (eval --limit / --sample): its figures "
+        "and watermark are the subset's, never the whole set's.",
     )
 
     @property

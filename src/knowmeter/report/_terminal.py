@@ -70,6 +70,8 @@ def render_terminal(report: Report, console: Console) -> None:
         out.line(view.spend)
     if shard_note := view.shard_note:
         out.line(shard_note)
+    if subset_note := view.subset_note:
+        out.line(subset_note)
     blockers = decision.blockers if decision else []
     for b in blockers[1:]:
         out.line(f"{LABELS[b.kind]}: {b.message}", indent="✗ ")

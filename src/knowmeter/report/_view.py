@@ -283,6 +283,24 @@ class ReportView:
         )
 
     @property
+    def subset_note(self) -> str | None:
+        """For a run of part of the sample set (``eval --limit`` / ``--sample``): that it is a
+        subset; None for any other run."""
+        sub = self._run.subset
+        if sub is None:
+            return None
+        how = " and ".join(
+            [
+                *([f"--sample {', '.join(sub.sample_ids)}"] if sub.sample_ids else []),
+                *([f"--limit {sub.limit}"] if sub.limit is not None else []),
+            ]
+        )
+        return (
+            f"SUBSET: {sub.samples} of the {sub.of} samples ({how}) — a debugging run, not a run of the whole "
+            "sample set; its watermark is the subset's"
+        )
+
+    @property
     def spend(self) -> str | None:
         """The run's known model spend by kind of call — the agent's and the judges' (and the
         hedging classifier's, the grader's) — and their total, with the calls whose cost is

@@ -13,6 +13,7 @@ import anyio
 
 from knowmeter import defaults
 from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError, SkillInstall
+from knowmeter.runner._breaker import ErrorBreaker
 from knowmeter.runner._budget import Budget, invalid_cost
 from knowmeter.runner._cache import ResponseCache, cache_key
 from knowmeter.runner._plan import Task, directory_fingerprint
@@ -37,6 +38,8 @@ class ExecutionSettings:
     use_cache: bool = True
     #: paths no agent may see (every variant's artifact, the sample files, the run store)
     protected: tuple[Path, ...] = ()
+    #: stop starting tasks when the first this many finished tasks failed the same way (0: never)
+    max_errors: int = defaults.MAX_ERRORS
 
 
 @dataclass
@@ -47,6 +50,10 @@ class ExecutionStats:
     retries: int = 0
     not_started: list[str] = field(default_factory=list)
     wall_s: float = 0.0
+    #: why the run stopped starting tasks after its first ones failed the same way (None: it did not)
+    halted: str | None = None
+    #: the tasks not started because of it
+    halted_tasks: list[str] = field(default_factory=list)
 
 
 def build_request(task: Task, settings: ExecutionSettings, budget: Budget) -> ExecRequest:
@@ -125,6 +132,7 @@ async def execute_tasks(
     started = time.perf_counter()
     fingerprints: dict[Path, str] = {}
     next_index = 0
+    breaker = ErrorBreaker(settings.max_errors)
 
     def fingerprint(path: Path) -> str:
         if path not in fingerprints:
@@ -190,12 +198,19 @@ async def execute_tasks(
         stats.done += 1
         stats.errors += result.error is not None
         stats.cached += cached
+        sid, variant = task.sample.sample_id, task.variant.name
+        if breaker.observe(result.error, sample_id=sid, variant=variant, timed_out=result.timed_out):
+            stats.halted = breaker.reason()
         if on_record is not None:
             on_record(record)
 
     async def worker() -> None:
         nonlocal next_index
         while next_index < len(tasks):
+            if breaker.tripped:
+                stats.halted_tasks.extend(t.id for t in tasks[next_index:])
+                next_index = len(tasks)
+                return
             task = tasks[next_index]
             reserved = budget.try_reserve(key=task.id)
             if reserved is None:
