@@ -20,6 +20,7 @@ from knowmeter.compare import (
     CompareConfig,
     MethodologyAudit,
     PairComparison,
+    ResourceComparison,
     Verdict,
 )
 from knowmeter.compare import (
@@ -510,6 +511,7 @@ class Report(_M):
     OPTIONAL_SECTIONS: ClassVar[tuple[str, ...]] = (
         "statistics",
         "comparisons",
+        "resources",
         "verdict",
         "audit",
         "gaps",
@@ -527,6 +529,11 @@ class Report(_M):
     variants: list[VariantOperations]
     statistics: Statistics | None = None
     comparisons: list[PairComparison] | None = None
+    resources: list[ResourceComparison] | None = Field(
+        default=None,
+        description="Per treatment, the paired difference from the control in cost per task, latency and tokens "
+        "(tasks both arms finished; an unknown value is left out and counted, never 0).",
+    )
     verdict: Verdict | None = Field(default=None, description="The comparison's verdict (an eval run).")
     audit: MethodologyAudit | None = None
     gaps: GapsSection | None = None

@@ -283,6 +283,20 @@ class ReportView:
         )
 
     @property
+    def tradeoffs(self) -> list[str]:
+        """Per treatment: its score change and what it costs in cost per task, latency and tokens."""
+        from knowmeter.report._tradeoff import tradeoff_lines
+
+        return tradeoff_lines(self._r.resources, self._r.comparisons)
+
+    @property
+    def tradeoff_header(self) -> str:
+        """What the trade-off lines' figures are."""
+        from knowmeter.report._tradeoff import TRADEOFF_HEADER
+
+        return TRADEOFF_HEADER
+
+    @property
     def subset_note(self) -> str | None:
         """For a run of part of the sample set (``eval --limit`` / ``--sample``): that it is a
         subset; None for any other run."""
