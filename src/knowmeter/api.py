@@ -25,6 +25,7 @@ from knowmeter.errors import RunInterrupted
 if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report stack
     from knowmeter.activation import ActivationReport
     from knowmeter.config import RunConfig
+    from knowmeter.dryrun import DryRun
     from knowmeter.evaluation import Prepared
     from knowmeter.observe import HealthReport
     from knowmeter.probe import ProbeResult
@@ -32,7 +33,17 @@ if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report
     from knowmeter.runner import Backend, Budget, PostProcess, StoredSpend, Task
     from knowmeter.store import RunDir
 
-__all__ = ["Listener", "comprehend", "evaluate", "generate_probe_set", "merge", "observe_traces", "rescore", "resume"]
+__all__ = [
+    "Listener",
+    "comprehend",
+    "dry_run",
+    "evaluate",
+    "generate_probe_set",
+    "merge",
+    "observe_traces",
+    "rescore",
+    "resume",
+]
 
 
 class Listener:
@@ -101,6 +112,38 @@ def evaluate(
         return _Plan(prepared, start_run(prepared), prepared.tasks, backend=placed, notes=_start_notes(prepared))
 
     return _run(plan, listener or Listener(), resumed=False)
+
+
+def dry_run(config: str | Path | None = None, /, **overrides: Any) -> DryRun:
+    """What ``evaluate(config, **overrides)`` would do — its plan, an estimated cost and wall time
+    with a range, and what it could detect — without running, spending or storing anything
+    (``knowmeter.dryrun`` says where each figure comes from)."""
+    from knowmeter.dryrun import plan_dry_run
+    from knowmeter.evaluation import Overrides, prepare, resolve_config
+    from knowmeter.runner import CACHE_FILE, ResponseCache, directory_fingerprint, task_cache_key
+
+    path = Path.cwd() if config is None else Path(config)
+    base = path if path.is_dir() else path.parent
+    resolved = resolve_config(Overrides(**overrides, config=None if path.is_dir() else path), base)
+    prepared = prepare(resolved)
+    cached: int | None = None
+    if not resolved.no_cache:
+        cached = 0
+        if (resolved.output_path() / CACHE_FILE).is_file():
+            cache = ResponseCache(resolved.output_path())
+            prints: dict[Path, str] = {}
+
+            def fingerprint(p: Path) -> str:
+                return prints.setdefault(p, directory_fingerprint(p))
+
+            try:
+                identity = prepared.executor.identity()
+                cached = sum(
+                    cache.has(task_cache_key(t, identity, resolved.model, fingerprint)) for t in prepared.tasks
+                )
+            finally:
+                cache.close()
+    return plan_dry_run(prepared, cached)
 
 
 def resume(

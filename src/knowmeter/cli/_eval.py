@@ -145,6 +145,14 @@ class _EvalCommand(click.Command):
     help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT; default "
     "RAY_ADDRESS, else a local Ray instance on 127.0.0.1).",
 )
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the plan (tasks by variant and repeat, agent, judges), its estimated cost and wall time "
+    "with a range (from stored runs of the same agent, model, judges and sample set; else the prompts' "
+    "size at list price for a model API; else unknown), and the minimum detectable effect at the "
+    "planned samples with the samples --max-mde needs; run, spend and store nothing. With --json: the plan as JSON.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")
 @ci_output_options
 @click.option("--quiet", "-q", is_flag=True, help="Print only the outcome line (no progress, no summary).")

@@ -15,7 +15,7 @@ from knowmeter import defaults
 from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError, SkillInstall
 from knowmeter.runner._breaker import ErrorBreaker
 from knowmeter.runner._budget import Budget, invalid_cost
-from knowmeter.runner._cache import ResponseCache, cache_key
+from knowmeter.runner._cache import ResponseCache, task_cache_key
 from knowmeter.runner._plan import Task, directory_fingerprint
 from knowmeter.store import ResultsWriter, utc_timestamp
 from knowmeter.traces import Trace
@@ -147,17 +147,7 @@ async def execute_tasks(
         cached = False
         t0 = utc_timestamp()
         if cache is not None:
-            key = cache_key(
-                executor=executor.identity(),
-                model=settings.model,
-                variant=task.variant.name,
-                artifact_hash=task.variant.artifact.hash,
-                prompt=task.sample.prompt,
-                context=task.sample.context,
-                workspace_fingerprint=fingerprint(task.workspace),
-                repeat=task.repeat,
-                skills=[s.text for s in task.skills],
-            )
+            key = task_cache_key(task, executor.identity(), settings.model, fingerprint)
             result = cache.get(key)
             cached = result is not None
         try:
