@@ -6,7 +6,8 @@ Cost and wall time come, in this order, from
 1. the stored runs of the same executor (identity and model), judges and sample set (watermark):
    the tasks' known cost (agent + judges) and duration, resampled (seeded bootstrap over the
    stored tasks) to a 95% range of the planned run's total, widened to hold each stored run's own
-   figure; tasks with an answer in the response cache cost nothing and take no time;
+   figure; the wall time from their wall time per round of concurrent tasks (±``WALL_SPREAD``);
+   tasks with an answer in the response cache cost nothing and take no time;
 2. else, for a model API agent (``openai`` / ``anthropic``) whose model is in the price table, the
    prompt's and artifact's characters as tokens (3–5 characters a token) and 50–1000 output
    tokens a task, at list price — the agent only;
@@ -22,7 +23,6 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,8 @@ from knowmeter.stats import minimum_detectable_effect, n_for_effect
 #: Characters a token, lowest and highest (English and code text), and output tokens a task.
 CHARS_PER_TOKEN = (3.0, 5.0)
 OUTPUT_TOKENS = (50, 1000)
+#: How much a wall time may differ from a stored run's, either way.
+WALL_SPREAD = 0.5
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,8 @@ def _usd(value: float) -> str:
 
 
 def _duration(seconds: float) -> str:
+    if seconds < 10:
+        return f"{seconds:.1f}s"
     seconds = round(seconds)
     if seconds < 60:
         return f"{seconds}s"
@@ -178,8 +182,9 @@ def _runs(prepared: Prepared) -> list[tuple[Path, dict[str, Any]]]:
     return [(p, r) for p, r in found if isinstance(r, dict) and "comprehension" not in r]
 
 
-def _matching_runs(prepared: Prepared) -> list[tuple[str, list[dict[str, Any]]]]:
-    """Finished runs of the same executor, model, judges and sample set: (id, their task records)."""
+def _matching_runs(prepared: Prepared) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
+    """Finished runs of the same executor, model, judges and sample set: (id, run.json, their
+    tasks that did not error)."""
     cfg = prepared.config
     judges = [{"name": j.name, "executor": j.executor.name, "model": j.model} for j in prepared.judges]
     out = []
@@ -195,7 +200,7 @@ def _matching_runs(prepared: Prepared) -> list[tuple[str, list[dict[str, Any]]]]
         if same:
             records = _records(path / "results.jsonl")
             if records:
-                out.append((str(run.get("run_id", path.name)), records))
+                out.append((str(run.get("run_id", path.name)), run, records))
     return out
 
 
@@ -219,71 +224,68 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _task_figures(rec: dict[str, Any]) -> tuple[float | None, float | None, float | None]:
-    """A stored task's agent cost (of its answer, cached or not), judge cost and duration (None
-    for an answer from the cache: it took no agent time)."""
+def _task_figures(rec: dict[str, Any]) -> tuple[float | None, float | None]:
+    """A stored task's agent cost (of its answer, cached or not) and its judges' cost."""
     agent = _number((rec.get("exec") or {}).get("cost_usd"))
-    grade = rec.get("grade") or {}
-    judge = _number(grade.get("judge_cost_usd", 0.0))
-    seconds = None
-    if not rec.get("cached"):
-        try:
-            start = datetime.fromisoformat(str(rec["started_at"]).replace("Z", "+00:00"))
-            end = datetime.fromisoformat(str(rec["finished_at"]).replace("Z", "+00:00"))
-            seconds = max((end - start).total_seconds(), 0.0)
-        except (KeyError, ValueError):
-            seconds = None
-    return agent, judge, seconds
+    judge = _number((rec.get("grade") or {}).get("judge_cost_usd", 0.0))
+    return agent, judge
 
 
 def _from_stored(
-    stored: list[tuple[str, list[dict[str, Any]]]], paid: int, tasks: int, concurrency: int, seed: int
+    stored: list[tuple[str, dict[str, Any], list[dict[str, Any]]]], paid: int, tasks: int, concurrency: int, seed: int
 ) -> tuple[Estimate | None, Estimate | None]:
     """Cost (``paid`` agent calls, judges on every task) and wall time from stored runs."""
     if not stored:
         return None, None
-    ids = ", ".join(run_id for run_id, _ in stored[:3]) + (" …" if len(stored) > 3 else "")
-    rows = [(run_id, *_task_figures(rec)) for run_id, records in stored for rec in records]
-    known = np.array([(a, j) for _, a, j, _ in rows if a is not None and j is not None], dtype=np.float64)
-    secs = np.array([s for *_, s in rows if s is not None], dtype=np.float64)
+    ids = ", ".join(run_id for run_id, _, _ in stored[:3]) + (" …" if len(stored) > 3 else "")
     source = f"from {len(stored)} stored run(s) of the same agent, model, judges and sample set ({ids})"
-    rng = np.random.default_rng(seed)
+    per_run = []
+    known_all = []
+    for _, _, records in stored:
+        known = [f for f in map(_task_figures, records) if f[0] is not None and f[1] is not None]
+        known_all += known
+        if known:
+            per_run.append(paid * float(np.mean([a for a, _ in known])) + tasks * float(np.mean([j for _, j in known])))
     cost = Estimate(None, None, None, f"the stored run(s) ({ids}) have no known cost")
-    if known.size:
-        agent, judge = known[:, 0], known[:, 1]
-        idx = rng.integers(0, len(known), size=(defaults.BOOTSTRAP_SAMPLES, len(known)))
-        totals = paid * agent[idx].mean(axis=1) + tasks * judge[idx].mean(axis=1)
-        point = paid * float(agent.mean()) + tasks * float(judge.mean())
-        per_run = [
-            paid * float(np.mean(a)) + tasks * float(np.mean(j))
-            for run_id, _ in stored
-            for a, j in [_known_of(rows, run_id)]
-            if a
-        ]
+    if known_all:
+        arr = np.array(known_all, dtype=np.float64)
+        idx = np.random.default_rng(seed).integers(0, len(arr), size=(defaults.BOOTSTRAP_SAMPLES, len(arr)))
+        totals = paid * arr[idx, 0].mean(axis=1) + tasks * arr[idx, 1].mean(axis=1)
+        point = paid * float(arr[:, 0].mean()) + tasks * float(arr[:, 1].mean())
         low = min(float(np.quantile(totals, 0.025)), *per_run)
         high = max(float(np.quantile(totals, 0.975)), *per_run)
-        unknown = len(rows) - len(known)
+        unknown = sum(len(records) for _, _, records in stored) - len(known_all)
         more = f"; {unknown} stored task(s) of unknown cost not counted" if unknown else ""
-        cost = Estimate(point, low, high, f"{source}, {len(known)} tasks of known cost, 95% bootstrap range{more}")
-    wall = Estimate(None, None, None, "no stored task ran uncached")
-    if secs.size and paid:
-        idx = rng.integers(0, secs.size, size=(defaults.BOOTSTRAP_SAMPLES, secs.size))
-        waves = math.ceil(paid / concurrency)
-        totals = waves * secs[idx].mean(axis=1)
-        wall = Estimate(
-            waves * float(secs.mean()),
-            float(np.quantile(totals, 0.025)),
-            float(np.quantile(totals, 0.975)),
-            f"{source}: {secs.mean():.1f}s a task (agent and grading)",
-        )
-    elif not paid:
-        wall = Estimate(0.0, 0.0, 0.0, "every task's answer is in the cache")
-    return cost, wall
+        cost = Estimate(point, low, high, f"{source}, {len(arr)} tasks of known cost, 95% bootstrap range{more}")
+    return cost, _wall(stored, paid, concurrency, source)
 
 
-def _known_of(rows: list[tuple[str, Any, Any, Any]], run_id: str) -> tuple[list[float], list[float]]:
-    pairs = [(a, j) for r, a, j, _ in rows if r == run_id and a is not None and j is not None]
-    return [a for a, _ in pairs], [j for _, j in pairs]
+def _wall(
+    stored: list[tuple[str, dict[str, Any], list[dict[str, Any]]]], paid: int, concurrency: int, source: str
+) -> Estimate:
+    """The time the tasks take: each stored run's wall time per round of ``concurrency`` tasks it
+    ran uncached, times the planned rounds; the range holds every stored run's figure and
+    ``WALL_SPREAD`` either side (machine load and the agent's latency vary between runs by more
+    than one stored run can tell)."""
+    if not paid:
+        return Estimate(0.0, 0.0, 0.0, "every task's answer is in the cache")
+    rounds = math.ceil(paid / concurrency)
+    per_round = []
+    for _, run, records in stored:
+        wall, conc = _number(run.get("wall_s")), (run.get("config") or {}).get("concurrency")
+        ran = sum(1 for rec in records if not rec.get("cached"))
+        if wall is not None and isinstance(conc, int) and conc > 0 and ran:
+            per_round.append(wall / math.ceil(ran / conc))
+    if not per_round:
+        return Estimate(None, None, None, "no stored run of the same agent, model, judges and sample set ran uncached")
+    point = rounds * float(np.mean(per_round))
+    return Estimate(
+        point,
+        rounds * min(per_round) * (1 - WALL_SPREAD),
+        rounds * max(per_round) * (1 + WALL_SPREAD),
+        f"{source}: the tasks' execution and grading (starting up and the report add a second or two), "
+        f"±{WALL_SPREAD:.0%} for load",
+    )
 
 
 def _from_prices(prepared: Prepared, paid: int) -> tuple[Estimate, Estimate]:
