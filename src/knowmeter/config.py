@@ -208,6 +208,11 @@ class RunConfig(BaseModel):
     unsealed: bool = False
     #: ``I/N``: run only shard I of N of the plan (``--shard``; see ``knowmeter.runner.Shard``)
     shard: str | None = Field(default=None, pattern=r"^\d+/\d+$")
+    #: stop starting tasks when the first this many finished tasks failed the same way (0: never)
+    max_errors: int = Field(default=defaults.MAX_ERRORS, ge=0)
+    #: run only these samples (``--sample``, in the file's order) and / or only the first ``limit``
+    sample_ids: list[str] = Field(default_factory=list)
+    limit: int | None = Field(default=None, ge=1)
 
     @field_validator("knowledge_dirs")
     @classmethod

@@ -8,6 +8,8 @@ that orchestrates: ``resolve_config`` → ``prepare`` → ``start_run`` / ``resu
 
 from __future__ import annotations
 
+import difflib
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +57,14 @@ from knowmeter.runner import (
     shard_tasks,
     workspace_problem,
 )
-from knowmeter.samples import SampleSet, find_sample_file, id_name_problem, load_samples, sample_set_info
+from knowmeter.samples import (
+    SampleSet,
+    canonical_sample_bytes,
+    find_sample_file,
+    id_name_problem,
+    load_samples,
+    sample_set_info,
+)
 from knowmeter.store import (
     RUN_SCHEMA_VERSION,
     ResultsWriter,
@@ -65,6 +74,7 @@ from knowmeter.store import (
     utc_timestamp,
     write_json_atomic,
 )
+from knowmeter.watermark import Watermark
 
 
 @dataclass
@@ -102,6 +112,11 @@ class Overrides:
     executor_options: list[str] | None = None
     #: ``I/N``: run only this shard of the plan
     shard: str | None = None
+    #: stop when the first N finished tasks failed the same way (0: never)
+    max_errors: int | None = None
+    #: run only the first ``limit`` samples / only these sample ids (a subset, for debugging)
+    limit: int | None = None
+    sample_ids: list[str] | None = None
 
 
 def _first(*values: Any) -> Any:
@@ -230,6 +245,9 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             hedging_max_candidates=hc.maxCandidates if hc else defaults.HEDGING_MAX_CANDIDATES,
             unsealed=bool(ov.unsealed),
             shard=str(Shard.parse(ov.shard)) if ov.shard is not None else None,
+            max_errors=_first(ov.max_errors, defaults.MAX_ERRORS),
+            sample_ids=list(ov.sample_ids or []),
+            limit=ov.limit,
         )
     except ValidationError as exc:
         raise InputError(f"invalid setting {first_error(exc)}; fix the flag or eval.yaml") from None
@@ -249,6 +267,7 @@ class Prepared:
     workspace_leak: str | None = None  # what a script agent's workspace exposes (see workspace_leak)
     shard: Shard | None = None  # the part of the plan ``tasks`` is (None: the whole plan)
     plan_tasks: int = 0  # tasks in the whole plan (= len(tasks) unless sharded)
+    full_samples: int = 0  # samples in the sample files (more than ``sample_set``'s for a --limit / --sample run)
 
 
 def executor_spec(config: RunConfig) -> ExecutorSpec:
@@ -272,7 +291,8 @@ def _executor_from(config: RunConfig) -> Executor:
 def prepare(config: RunConfig) -> Prepared:
     """Load samples, resolve variants and the executor, plan the tasks."""
     base = config.base_path()
-    sample_set = load_samples([base / p for p in config.samples], display_paths=config.samples)
+    full = load_samples([base / p for p in config.samples], display_paths=config.samples)
+    sample_set = subset(full, config)
     cache_dir = config.output_path() / "artifacts"
     variants: list[Variant] = []
     for spec in config.variants:
@@ -321,7 +341,34 @@ def prepare(config: RunConfig) -> Prepared:
             f"{leak}; give the variants a cwd that holds only the knowledge base "
             "(eval.yaml variants[].cwd or the sample's cwd)"
         )
-    return Prepared(config, sample_set, variants, executor, tasks, assertions, judges, leak, shard, planned)
+    return Prepared(
+        config, sample_set, variants, executor, tasks, assertions, judges, leak, shard, planned, len(full.samples)
+    )
+
+
+def subset(full: SampleSet, config: RunConfig) -> SampleSet:
+    """The samples a ``--sample`` / ``--limit`` run runs (``full`` when neither is given): its
+    watermark is the subset's own — its hash, its count, and file names marked ``[subset K of N]``
+    — so a subset run is never compared or trended as a run of the whole set."""
+    if not config.sample_ids and config.limit is None:
+        return full
+    kept = list(full.samples)
+    if config.sample_ids:
+        known = full.by_id()
+        for sid in config.sample_ids:
+            if sid not in known:
+                near = difflib.get_close_matches(sid, list(known), n=1)
+                hint = f" (did you mean {near[0]!r}?)" if near else ""
+                raise InputError(f"--sample {sid!r}: no sample with this id in {', '.join(config.samples)}{hint}")
+        wanted = set(config.sample_ids)
+        kept = [s for s in kept if s.sample_id in wanted]
+    if config.limit is not None:
+        kept = kept[: config.limit]
+    if len(kept) == len(full.samples):
+        return full
+    marked = tuple(f"{p} [subset {len(kept)} of {full.watermark.count}]" for p in full.watermark.paths)
+    digest = hashlib.sha256(canonical_sample_bytes(kept)).hexdigest()
+    return SampleSet(tuple(kept), Watermark(marked, len(kept), digest), full.requires)
 
 
 def executor_sealed(executor: Executor) -> bool | None:
@@ -425,6 +472,13 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
         "judges": [{"name": j.name, "executor": j.executor.name, "model": j.model} for j in prepared.judges],
         "prompt_hashes": {"judge": judge_prompt_hash(cfg.length_debias), **metric_prompt_hashes()},
     }
+    if cfg.sample_ids or cfg.limit is not None:
+        record["subset"] = {
+            "samples": len(prepared.sample_set.samples),
+            "of": prepared.full_samples,
+            "sample_ids": list(cfg.sample_ids),
+            "limit": cfg.limit,
+        }
     if prepared.shard is not None:
         record["shard"] = {
             "index": prepared.shard.index,
@@ -531,6 +585,7 @@ async def execute(
         model=cfg.model,
         use_cache=not cfg.no_cache,
         protected=protected_paths(prepared),
+        max_errors=cfg.max_errors,
     )
     cache = None if cfg.no_cache else ResponseCache(cfg.output_path())
     if budget.total_usd is not None:  # calls charged before they start, for a leg that outlives a kill -9
