@@ -290,7 +290,7 @@ def _wall(
 
 def _from_prices(prepared: Prepared, paid: int) -> tuple[Estimate, Estimate]:
     """Cost from the planned prompts' size and the price table (model API agents only)."""
-    from knowmeter.executors._prices import PRICES_AS_OF, price_for
+    from knowmeter.executors import PRICES_AS_OF, price_for
 
     wall = Estimate(None, None, None, "no stored run of the same agent, model, judges and sample set")
     judges_free = all(j.executor.non_llm for j in prepared.judges)

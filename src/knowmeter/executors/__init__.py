@@ -1,5 +1,6 @@
 """Executors: the agents under test (and judges), behind one async protocol and a registry."""
 
+from knowmeter.executors._prices import PRICES_AS_OF, price_for
 from knowmeter.executors._protocol import (
     ExecRequest,
     ExecResult,
@@ -19,6 +20,7 @@ from knowmeter.executors._registry import (
 from knowmeter.executors._spawn import use_pidfd_child_watcher
 
 __all__ = [
+    "PRICES_AS_OF",
     "ExecRequest",
     "ExecResult",
     "Executor",
@@ -30,6 +32,7 @@ __all__ = [
     "command_given_in",
     "create_executor",
     "executor_names",
+    "price_for",
     "register_executor",
     "use_pidfd_child_watcher",
 ]

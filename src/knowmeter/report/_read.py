@@ -40,6 +40,11 @@ def read_report(path: Path, run_id: str) -> Report:
         raise InputError(
             f"{path}: {first_error(exc)}; the file was edited or damaged: rebuild it with {rebuild}"
         ) from None
+    except RecursionError:  # a value nested thousands deep where the schema has none
+        raise InputError(
+            f"{path}: a value is nested too deeply for a report; the file was edited or damaged: "
+            f"rebuild it with {rebuild}"
+        ) from None
 
 
 def _load(path: Path) -> tuple[Any, bool]:
