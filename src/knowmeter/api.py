@@ -14,7 +14,7 @@ during a run raises ``RunInterrupted`` after the finished tasks are stored and r
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report
     from knowmeter.observe import HealthReport
     from knowmeter.probe import ProbeResult
     from knowmeter.report import Report
-    from knowmeter.runner import Backend, Budget, PostProcess, StoredSpend, Task
+    from knowmeter.runner import Backend, Budget, ExecutionStats, PostProcess, StoredSpend, Task
     from knowmeter.store import RunDir
 
 __all__ = ["Listener", "comprehend", "evaluate", "generate_probe_set", "merge", "observe_traces", "rescore", "resume"]
@@ -551,6 +551,7 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
     from knowmeter.evaluation import execute, run_budget
     from knowmeter.pipeline import make_post_process
     from knowmeter.runner import RunStopped, until_interrupted
+    from knowmeter.sequential import run_looks
 
     made = plan()
     made.run_dir.lock()  # a no-op when resume already holds it
@@ -563,18 +564,23 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
             made.post_process(budget) if made.post_process is not None else make_post_process(made.prepared, budget)
         )
         listener.executing(budget)
+
+        def batch(tasks: list[Task]) -> Awaitable[tuple[ExecutionStats, Budget]]:
+            return execute(
+                made.prepared,
+                made.run_dir,
+                tasks,
+                post_process=process,
+                on_record=listener.record,
+                budget=budget,
+                backend=made.backend,
+            )
+
+        looks = made.prepared.config.sequential and not resumed  # a resumed run runs what is missing
         try:
             stats, budget = anyio.run(
                 lambda: until_interrupted(
-                    lambda: execute(
-                        made.prepared,
-                        made.run_dir,
-                        made.tasks,
-                        post_process=process,
-                        on_record=listener.record,
-                        budget=budget,
-                        backend=made.backend,
-                    )
+                    lambda: run_looks(made.prepared, made.run_dir, batch) if looks else batch(made.tasks)
                 )
             )
         except KeyboardInterrupt as stop:  # RunStopped names its signal; any other is a Ctrl-C

@@ -93,6 +93,7 @@ class EvalFile(_Strict):
     gates: GatesFile | None = None
     hedgingClassifier: HedgingClassifierFile | None = None
     bootstrapSamples: int | None = Field(default=None, ge=100)
+    sequential: bool | None = None
 
     @property
     def sample_files(self) -> list[str]:
@@ -208,6 +209,8 @@ class RunConfig(BaseModel):
     unsealed: bool = False
     #: ``I/N``: run only shard I of N of the plan (``--shard``; see ``knowmeter.runner.Shard``)
     shard: str | None = Field(default=None, pattern=r"^\d+/\d+$")
+    #: run the samples in batches and stop when the answer is clear (``--sequential``)
+    sequential: bool = False
 
     @field_validator("knowledge_dirs")
     @classmethod

@@ -102,6 +102,7 @@ class Overrides:
     executor_options: list[str] | None = None
     #: ``I/N``: run only this shard of the plan
     shard: str | None = None
+    sequential: bool | None = None
 
 
 def _first(*values: Any) -> Any:
@@ -183,6 +184,12 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
     if per_ms is not None:
         timeout_s = min(timeout_s, per_ms / 1000)
     hc = ef.hedgingClassifier
+    sequential = bool(_first(ov.sequential, ef.sequential, False))
+    if sequential and (ov.shard is not None or len(variants) < 2):
+        raise InputError(
+            "--sequential needs a control and a treatment and the whole plan (no --shard): its looks "
+            "compare the arms over all the samples run so far"
+        )
     flag = ov.executor
     if flag and Path.cwd().resolve() != base:  # a flag's relative paths name files in the shell's folder
         flag = command_given_in(flag, Path.cwd())
@@ -230,6 +237,7 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             hedging_max_candidates=hc.maxCandidates if hc else defaults.HEDGING_MAX_CANDIDATES,
             unsealed=bool(ov.unsealed),
             shard=str(Shard.parse(ov.shard)) if ov.shard is not None else None,
+            sequential=sequential,
         )
     except ValidationError as exc:
         raise InputError(f"invalid setting {first_error(exc)}; fix the flag or eval.yaml") from None

@@ -56,6 +56,7 @@ def _overrides(opts: dict[str, Any]) -> Overrides:
         unsealed=True if opts.get("unsealed") else None,
         executor_options=list(opts.get("executor_options") or ()) or None,
         shard=opts.get("shard"),
+        sequential=True if opts.get("sequential") else None,
     )
 
 

@@ -32,6 +32,7 @@ from knowmeter.compare._results import (
     Verdict,
     VerdictLevel,
 )
+from knowmeter.compare._sequential import Look, PairLook, SequentialRecord, look_samples, take_look
 from knowmeter.compare._summary import summarize_variant
 from knowmeter.compare._verdict import decide_verdict
 
@@ -45,17 +46,20 @@ __all__ = [
     "JudgeAgreement",
     "JudgePairAgreement",
     "LayerGate",
+    "Look",
     "McNemarTest",
     "MethodologyAudit",
     "MetricComparison",
     "Observation",
     "PairComparison",
+    "PairLook",
     "PairVerdict",
     "PassRate",
     "PermutationTest",
     "RepeatStability",
     "Saturation",
     "SaturationPoint",
+    "SequentialRecord",
     "VariantSummary",
     "Verdict",
     "VerdictLevel",
@@ -63,6 +67,8 @@ __all__ = [
     "compare_all",
     "compare_pair",
     "decide_verdict",
+    "look_samples",
     "methodology_audit",
     "summarize_variant",
+    "take_look",
 ]

@@ -84,6 +84,7 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
             "judges": run.get("judges", []),
             "prompt_hashes": run.get("prompt_hashes", {}),
             "shard": run.get("shard"),
+            "sequential": run.get("sequential"),
         },
         "variants": variants,
     }

@@ -20,6 +20,7 @@ from knowmeter.compare import (
     CompareConfig,
     MethodologyAudit,
     PairComparison,
+    SequentialRecord,
     Verdict,
 )
 from knowmeter.compare import (
@@ -174,6 +175,10 @@ class RunInfo(_M):
         default=None,
         description="Set for a run of one shard of a plan (eval --shard I/N). knowmeter merge "
         "combines the shards into one run.",
+    )
+    sequential: SequentialRecord | None = Field(
+        default=None,
+        description="Set for eval --sequential: the design, each look and where and why the run stopped.",
     )
 
     @property

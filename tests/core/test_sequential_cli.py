@@ -1,0 +1,62 @@
+"""``eval --sequential`` on the offline demo: the run stops early with PROGRESS, says where and
+why, stores what it ran as a complete run, and ``report`` re-decides it at the stopping level."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from knowmeter.cli import cli
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_OK
+from knowmeter.store import iter_results
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), env={"COLUMNS": "200"}, catch_exceptions=False)
+
+
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    assert run("init", "d").exit_code == 0
+    monkeypatch.chdir(tmp_path / "d")
+    return tmp_path / "d"
+
+
+@pytest.mark.slow
+def test_the_demo_stops_early_with_progress_and_says_so(demo: Path) -> None:
+    r = run("eval", "--sequential")
+    assert r.exit_code == EXIT_OK, r.output
+    first = " ".join(r.stdout.split("\n\n")[0].split())  # the outcome line, unwrapped
+    assert first.startswith("PROGRESS · support-expert vs support-basic")
+    assert "sequential: stopped early after 20 of 23 samples" in first
+    assert "sequential: stopped at look 1 of 2 after 20 of 23 samples: the answer is clear" in " ".join(
+        r.stdout.split()
+    )
+    (run_dir,) = (demo / ".knowmeter" / "runs").iterdir()
+    record = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    assert record["status"] == "complete" and record["tasks_total"] == 40  # 20 samples × 2 variants
+    assert len(list(iter_results(run_dir / "results.jsonl"))) == 40
+    assert record["sequential"]["stopped"] == "efficacy" and record["sequential"]["planned_samples"] == 23
+    report = json.loads((run_dir / "report.json").read_text(encoding="utf-8"))
+    level = record["sequential"]["looks"][0]["nominal_alpha"]
+    assert report["statistics"]["config"]["sequential_alpha"] == level
+    assert report["run"]["sequential"]["reason"] == record["sequential"]["reason"]
+    again = run("report", "latest")
+    assert again.exit_code == EXIT_OK and " ".join(again.stdout.split("\n\n")[0].split()) == first
+    # the samples run are the seed's random order, not the file's first 20
+    ran = {rec["sample_id"] for rec in iter_results(run_dir / "results.jsonl")}
+    in_file = [
+        s["sample_id"] for s in yaml.safe_load((demo / "eval-samples.yaml").read_text(encoding="utf-8"))["samples"]
+    ]
+    assert len(ran) == 20 and ran != set(in_file[:20])
+
+
+def test_sequential_refuses_a_shard(demo: Path) -> None:
+    r = run("eval", "--sequential", "--shard", "1/2")
+    assert r.exit_code == EXIT_INPUT
+    assert "--sequential needs a control and a treatment and the whole plan (no --shard)" in r.output
