@@ -76,7 +76,8 @@ def evaluate(
     (``local``, or ``ray`` at ``ray_address``). Raises ``InputError`` for bad input and
     ``RunInterrupted`` on Ctrl-C or SIGTERM."""
     from knowmeter.config import RunConfig
-    from knowmeter.evaluation import Overrides, prepare, resolve_config, start_run
+    from knowmeter.evaluation import Overrides, prepare, resolve_config
+    from knowmeter.reuse import start_reusing
 
     if "config" in overrides:
         raise TypeError("evaluate(): pass the eval.yaml as the first argument, not config=")
@@ -98,7 +99,8 @@ def evaluate(
     def plan() -> _Plan:
         prepared = prepare(resolved)
         placed = _backend(backend, ray_address)  # before the run is stored: an unreachable cluster leaves no empty run
-        return _Plan(prepared, start_run(prepared), prepared.tasks, backend=placed, notes=_start_notes(prepared))
+        run_dir, tasks = start_reusing(prepared)  # without the control's tasks when --control-run stands in
+        return _Plan(prepared, run_dir, tasks, backend=placed, notes=_start_notes(prepared))
 
     return _run(plan, listener or Listener(), resumed=False)
 

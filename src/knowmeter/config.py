@@ -94,6 +94,7 @@ class EvalFile(_Strict):
     hedgingClassifier: HedgingClassifierFile | None = None
     bootstrapSamples: int | None = Field(default=None, ge=100)
     sequential: bool | None = None
+    controlRun: str | None = None
 
     @property
     def sample_files(self) -> list[str]:
@@ -211,6 +212,8 @@ class RunConfig(BaseModel):
     shard: str | None = Field(default=None, pattern=r"^\d+/\d+$")
     #: run the samples in batches and stop when the answer is clear (``--sequential``)
     sequential: bool = False
+    #: a stored run whose control results stand in for this run's control (``--control-run``)
+    control_run: str | None = None
 
     @field_validator("knowledge_dirs")
     @classmethod

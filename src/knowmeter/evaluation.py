@@ -103,6 +103,7 @@ class Overrides:
     #: ``I/N``: run only this shard of the plan
     shard: str | None = None
     sequential: bool | None = None
+    control_run: str | None = None
 
 
 def _first(*values: Any) -> Any:
@@ -190,6 +191,9 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             "--sequential needs a control and a treatment and the whole plan (no --shard): its looks "
             "compare the arms over all the samples run so far"
         )
+    control_run = _first(ov.control_run, ef.controlRun)
+    if control_run is not None and (sequential or ov.shard is not None):
+        raise InputError("--control-run cannot be combined with --sequential or --shard yet: run the treatment whole")
     flag = ov.executor
     if flag and Path.cwd().resolve() != base:  # a flag's relative paths name files in the shell's folder
         flag = command_given_in(flag, Path.cwd())
@@ -238,6 +242,7 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             unsealed=bool(ov.unsealed),
             shard=str(Shard.parse(ov.shard)) if ov.shard is not None else None,
             sequential=sequential,
+            control_run=control_run,
         )
     except ValidationError as exc:
         raise InputError(f"invalid setting {first_error(exc)}; fix the flag or eval.yaml") from None

@@ -117,6 +117,13 @@ class _EvalCommand(click.Command):
     "clear (or the planned samples cannot reach max_mde): group-sequential looks with "
     "O'Brien–Fleming alpha spending, every fifth of the samples from --min-pairs on.",
 )
+@click.option(
+    "--control-run",
+    metavar="RUN",
+    help="Take the control arm's results from stored run RUN instead of running it again; refused, "
+    "naming the fields, unless its samples, control artifact, executor and version, model and "
+    "answer-changing settings are the same.",
+)
 @click.option("--resume", "resume", help="Continue a killed run: execute only its missing tasks.")
 @click.option(
     "--backend",

@@ -57,6 +57,7 @@ def _overrides(opts: dict[str, Any]) -> Overrides:
         executor_options=list(opts.get("executor_options") or ()) or None,
         shard=opts.get("shard"),
         sequential=True if opts.get("sequential") else None,
+        control_run=opts.get("control_run"),
     )
 
 

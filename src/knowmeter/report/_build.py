@@ -85,6 +85,7 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
             "prompt_hashes": run.get("prompt_hashes", {}),
             "shard": run.get("shard"),
             "sequential": run.get("sequential"),
+            "control_reused": run.get("control_reused"),
         },
         "variants": variants,
     }

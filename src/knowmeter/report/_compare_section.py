@@ -108,6 +108,17 @@ def _with_stop(verdict: Verdict, sequential: dict[str, Any] | None) -> Verdict:
     )
 
 
+def _with_reuse(verdict: Verdict, reused: dict[str, Any] | None) -> Verdict:
+    """The verdict of a run with a reused control says where the control came from."""
+    if not reused:
+        return verdict
+    line = (
+        f"control reused: {reused['tasks']} control result(s) from run {reused['run']} (made "
+        f"{reused['created_at']}), not run again; paired with this run's treatment by sample and repeat"
+    )
+    return verdict.model_copy(update={"rationale": [line, *verdict.rationale]})
+
+
 def comparison_section(overrides: dict[str, Any] | None = None, gold: StoredGold | None = None) -> SectionBuilder:
     """A ``SectionBuilder`` adding ``statistics``, ``comparisons``, ``verdict`` and ``audit``
     (its human-aligned badge from ``gold``, the run's stored gold comparison)."""
@@ -122,7 +133,7 @@ def comparison_section(overrides: dict[str, Any] | None = None, gold: StoredGold
                 variants=analysis.summaries,
             ),
             "comparisons": analysis.comparisons,
-            "verdict": _with_stop(analysis.verdict, run.get("sequential")),
+            "verdict": _with_reuse(_with_stop(analysis.verdict, run.get("sequential")), run.get("control_reused")),
             "audit": analysis.audit,
         }
 

@@ -135,6 +135,12 @@ class ShardInfo(_M):
     plan_tasks: int = Field(ge=0, description="Tasks of the whole plan (all shards).")
 
 
+class ControlReused(_M):
+    run: str = Field(description="The run the control arm's results were taken from.")
+    created_at: str = Field(description="When that run was made.")
+    tasks: int = Field(ge=0, description="Control tasks reused.")
+
+
 class RunInfo(_M):
     """Run metadata: provenance, settings, watermark, budget, timings."""
 
@@ -179,6 +185,10 @@ class RunInfo(_M):
     sequential: SequentialRecord | None = Field(
         default=None,
         description="Set for eval --sequential: the design, each look and where and why the run stopped.",
+    )
+    control_reused: ControlReused | None = Field(
+        default=None,
+        description="Set for eval --control-run: the stored run whose control results this run reused.",
     )
 
     @property
