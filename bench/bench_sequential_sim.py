@@ -4,7 +4,7 @@ The datasets are bench_verdict_sim's (same score shapes, latent difficulty, repe
 treatment shifts). Each dataset is decided twice on the same samples:
 
 - **fixed**: all n samples, ``compare_all`` + ``decide_verdict`` at alpha 0.05 (today's ``eval``);
-- **sequential**: the looks of ``eval --sequential`` (``look_samples``: every n/10 samples from
+- **sequential**: the looks of ``eval --sequential`` (``look_samples``: every n/5 samples from
   min_pairs on), ``take_look`` at each until it stops; the verdict at the stop from
   ``compare_all`` + ``decide_verdict`` with the stopping look's nominal level
   (``sequential_alpha``) — the path ``knowmeter report`` takes for a stopped run.
