@@ -578,11 +578,15 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
                 backend=made.backend,
             )
 
-        looks = made.prepared.config.sequential and not resumed  # a resumed run runs what is missing
+        looks = made.prepared.config.sequential
         try:
             stats, budget = anyio.run(
                 lambda: until_interrupted(
-                    lambda: run_looks(made.prepared, made.run_dir, batch) if looks else batch(made.tasks)
+                    lambda: (
+                        run_looks(made.prepared, made.run_dir, batch, made.tasks, listener.note)
+                        if looks
+                        else batch(made.tasks)
+                    )
                 )
             )
         except KeyboardInterrupt as stop:  # RunStopped names its signal; any other is a Ctrl-C

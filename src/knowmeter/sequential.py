@@ -60,17 +60,29 @@ def _look(prepared: Prepared, run_dir: RunDir, record: SequentialRecord) -> None
     write_json_atomic(run_dir.run_file, run)
 
 
-async def run_looks(prepared: Prepared, run_dir: RunDir, run_batch: RunBatch) -> tuple[ExecutionStats, Budget]:
-    """Run the batches of ``prepared`` with ``run_batch``, looking after each; stops early when a
-    look says so (or the budget stopped tasks) and returns the summed statistics."""
+async def run_looks(
+    prepared: Prepared,
+    run_dir: RunDir,
+    run_batch: RunBatch,
+    todo: list[Task],
+    note: Callable[[str], None] = lambda line: None,
+) -> tuple[ExecutionStats, Budget]:
+    """Run the tasks ``todo`` batch by batch with ``run_batch``, looking after each batch, and stop
+    early when a look says so (or the budget stopped tasks); returns the summed statistics. A
+    resumed run continues its stored looks: it runs what is missing of the first batch not yet
+    looked at, and looks on from there. ``note`` hears where and why the run stopped."""
     import anyio
 
     record, batches = sequential_batches(prepared)
+    stored = run_dir.read_run().get("sequential")
+    if stored is not None:
+        record = SequentialRecord.model_validate(stored)
+    waiting = {t.id for t in todo}
     total = ExecutionStats()
-    ran = 0
+    ran = sum(len(tasks) for tasks in batches[: len(record.looks)])
     budget: Budget | None = None
-    for tasks in batches:
-        stats, budget = await run_batch(tasks)
+    for tasks in [] if record.stopped else batches[len(record.looks) :]:
+        stats, budget = await run_batch([t for t in tasks if t.id in waiting])
         for name in ("done", "errors", "cached", "retries", "wall_s"):
             setattr(total, name, getattr(total, name) + getattr(stats, name))
         total.not_started += stats.not_started
@@ -84,5 +96,7 @@ async def run_looks(prepared: Prepared, run_dir: RunDir, run_batch: RunBatch) ->
         run = run_dir.read_run()
         run["tasks_total"] = ran
         write_json_atomic(run_dir.run_file, run)
-    assert budget is not None
+        note(f"sequential: {record.reason}")
+    if budget is None:  # every batch was looked at before: nothing ran
+        _, budget = await run_batch([])
     return total, budget

@@ -60,3 +60,26 @@ def test_sequential_refuses_a_shard(demo: Path) -> None:
     r = run("eval", "--sequential", "--shard", "1/2")
     assert r.exit_code == EXIT_INPUT
     assert "--sequential needs a control and a treatment and the whole plan (no --shard)" in r.output
+
+
+@pytest.mark.slow
+def test_a_killed_sequential_run_resumes_its_looks(demo: Path) -> None:
+    """Kill it during its last batch (the batch's last tasks and its look lost): --resume runs
+    only those tasks, takes that look again and stops where the whole run stopped."""
+    assert run("eval", "-q", "--sequential", "--min-pairs", "5").exit_code == EXIT_OK
+    (run_dir,) = (demo / ".knowmeter" / "runs").iterdir()
+    whole = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    assert whole["sequential"]["look_samples"] == [5, 10, 15, 20, 23] and whole["sequential"]["stopped"] == "efficacy"
+    lines = (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (run_dir / "results.jsonl").write_text("".join(lines[:-4]), encoding="utf-8")
+    killed = dict(whole, status="interrupted", tasks_total=46)
+    killed["sequential"] = dict(whole["sequential"], looks=whole["sequential"]["looks"][:-1], stopped=None, reason=None)
+    (run_dir / "run.json").write_text(json.dumps(killed), encoding="utf-8")
+    r = run("eval", "--resume", run_dir.name)
+    assert r.exit_code == EXIT_OK, r.output
+    resumed = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    assert resumed["sequential"] == whole["sequential"] and resumed["tasks_total"] == whole["tasks_total"]
+    again = (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(again) == len(lines)  # only the 4 lost tasks ran again
+    assert {json.loads(x)["task_id"] for x in again} == {json.loads(x)["task_id"] for x in lines}
+    assert "sequential: stopped at look" in " ".join(r.output.split())
