@@ -83,3 +83,23 @@ def test_a_killed_sequential_run_resumes_its_looks(demo: Path) -> None:
     assert len(again) == len(lines)  # only the 4 lost tasks ran again
     assert {json.loads(x)["task_id"] for x in again} == {json.loads(x)["task_id"] for x in lines}
     assert "sequential: stopped at look" in " ".join(r.output.split())
+
+
+def test_each_batch_holds_every_variant_and_repeat_of_its_samples(demo: Path) -> None:
+    from knowmeter.evaluation import Overrides, prepare, resolve_config
+    from knowmeter.sequential import sequential_batches
+
+    prepared = prepare(resolve_config(Overrides(repeat=2, min_pairs=5, sequential=True), demo))
+    record, batches = sequential_batches(prepared)
+    assert record.look_samples == [5, 10, 15, 20, 23]
+    assert [len(b) for b in batches] == [20, 20, 20, 20, 12]  # samples × 2 variants × 2 repeats
+    assert sorted(t.id for b in batches for t in b) == sorted(t.id for t in prepared.tasks)
+    for batch in batches:
+        samples = {t.sample.sample_id for t in batch}
+        assert {(t.sample.sample_id, t.variant.name, t.repeat) for t in batch} == {
+            (s, v.name, r) for s in samples for v in prepared.variants for r in (0, 1)
+        }
+    _, again = sequential_batches(prepare(resolve_config(Overrides(repeat=2, min_pairs=5, sequential=True), demo)))
+    assert [[t.id for t in b] for b in again] == [[t.id for t in b] for b in batches]  # fixed by the seed
+    other = prepare(resolve_config(Overrides(repeat=2, min_pairs=5, sequential=True, seed=7), demo))
+    assert [t.id for t in sequential_batches(other)[1][0]] != [t.id for t in batches[0]]  # the seed's order
