@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from knowmeter.api import (
         Listener,
         comprehend,
+        dry_run,
         evaluate,
         generate_probe_set,
         measure_activation,
@@ -35,6 +36,7 @@ __all__ = [
     "RunInterrupted",
     "__version__",
     "comprehend",
+    "dry_run",
     "evaluate",
     "generate_probe_set",
     "measure_activation",

@@ -30,6 +30,13 @@ def git_state(directory: Path) -> dict[str, Any]:
     return {"commit": commit.strip(), "dirty": bool(status and status.strip()) if status is not None else None}
 
 
+def git_toplevel(directory: Path) -> Path | None:
+    """The working tree holding ``directory``: the nearest folder at or above it with a ``.git``
+    (a folder, or a worktree's file); None outside git."""
+    start = directory.resolve()
+    return next((d for d in (start, *start.parents) if (d / ".git").exists()), None)
+
+
 def versions() -> dict[str, str]:
     """The versions a run records: knowmeter's (``knowmeter.__version__``, the one place it is
     written: pyproject.toml reads it too), Python's and the platform."""

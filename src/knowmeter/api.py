@@ -25,6 +25,7 @@ from knowmeter.errors import RunInterrupted
 if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report stack
     from knowmeter.activation import ActivationReport
     from knowmeter.config import RunConfig
+    from knowmeter.dryrun import DryRun
     from knowmeter.evaluation import Prepared
     from knowmeter.observe import HealthReport
     from knowmeter.probe import ProbeResult
@@ -32,7 +33,17 @@ if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report
     from knowmeter.runner import Backend, Budget, ExecutionStats, PostProcess, StoredSpend, Task
     from knowmeter.store import RunDir
 
-__all__ = ["Listener", "comprehend", "evaluate", "generate_probe_set", "merge", "observe_traces", "rescore", "resume"]
+__all__ = [
+    "Listener",
+    "comprehend",
+    "dry_run",
+    "evaluate",
+    "generate_probe_set",
+    "merge",
+    "observe_traces",
+    "rescore",
+    "resume",
+]
 
 
 class Listener:
@@ -105,6 +116,38 @@ def evaluate(
     return _run(plan, listener or Listener(), resumed=False)
 
 
+def dry_run(config: str | Path | None = None, /, **overrides: Any) -> DryRun:
+    """What ``evaluate(config, **overrides)`` would do — its plan, an estimated cost and wall time
+    with a range, and what it could detect — without running, spending or storing anything
+    (``knowmeter.dryrun`` says where each figure comes from)."""
+    from knowmeter.dryrun import plan_dry_run
+    from knowmeter.evaluation import Overrides, prepare, resolve_config
+    from knowmeter.runner import CACHE_FILE, ResponseCache, directory_fingerprint, task_cache_key
+
+    path = Path.cwd() if config is None else Path(config)
+    base = path if path.is_dir() else path.parent
+    resolved = resolve_config(Overrides(**overrides, config=None if path.is_dir() else path), base)
+    prepared = prepare(resolved)
+    cached: int | None = None
+    if not resolved.no_cache:
+        cached = 0
+        if (resolved.output_path() / CACHE_FILE).is_file():
+            cache = ResponseCache(resolved.output_path())
+            prints: dict[Path, str] = {}
+
+            def fingerprint(p: Path) -> str:
+                return prints.setdefault(p, directory_fingerprint(p))
+
+            try:
+                identity = prepared.executor.identity()
+                cached = sum(
+                    cache.has(task_cache_key(t, identity, resolved.model, fingerprint)) for t in prepared.tasks
+                )
+            finally:
+                cache.close()
+    return plan_dry_run(prepared, cached)
+
+
 def resume(
     run: str | Path,
     *,
@@ -113,12 +156,14 @@ def resume(
     backend: str = defaults.BACKEND,
     ray_address: str | None = None,
     budget_usd: float | None = None,
+    max_errors: int | None = None,
 ) -> Report:
-    """Continue a killed or interrupted run (an id, a unique prefix, ``latest`` or a run folder in
+    """Continue a killed, interrupted or halted run (an id, a unique prefix, ``latest`` or a run folder in
     ``output_dir``, default ``knowmeter.defaults.OUTPUT_DIR``): execute only its missing tasks, then decide as
     ``evaluate`` (or ``comprehend``, for a comprehension run) does. Refuses a run whose samples or
     artifacts changed since it started. The run keeps one budget: what its earlier legs spent
-    counts against its total, which ``budget_usd`` replaces (to finish a run the budget stopped)."""
+    counts against its total, which ``budget_usd`` replaces (to finish a run the budget stopped);
+    ``max_errors`` replaces the run's (see ``evaluate``)."""
     from knowmeter.evaluation import resume_run
 
     run_dir = _find(run, output_dir)
@@ -129,6 +174,8 @@ def resume(
         def plan() -> _Plan:
             if not comprehension:
                 prepared, tasks = resume_run(run_dir)
+                if max_errors is not None:
+                    prepared.config = prepared.config.model_copy(update={"max_errors": max_errors})
                 return _Plan(
                     prepared,
                     run_dir,
@@ -489,6 +536,31 @@ def _stored_spend(run_dir: RunDir, judge_kind: str) -> dict[str, StoredSpend]:
     return {kind: StoredSpend(*tally) for kind, tally in tallies.items() if tally[0] or tally[1]}
 
 
+def halt_note(run_id: str, reason: str, not_started: int, comprehension: bool = False) -> str:
+    """What the user reads when a run stopped because its first tasks failed the same way."""
+    from knowmeter.store import resume_command
+
+    return (
+        f"stopped: {reason}; {not_started} task(s) not started (nothing spent on them). Fix the cause, "
+        f"then finish the run with {resume_command(run_id, comprehension=comprehension)} (--max-errors 0 never stops)"
+    )
+
+
+def _record_halt(run_dir: RunDir, reason: str | None, not_started: int) -> None:
+    """Store in run.json why this leg stopped early (or that it did not: a resumed leg that ran
+    to the end clears an earlier leg's reason)."""
+    from knowmeter.store import write_json_atomic
+
+    record = run_dir.read_run()
+    if reason is None and "halted" not in record:
+        return
+    if reason is None:
+        del record["halted"]
+    else:
+        record["halted"] = {"reason": reason, "tasks_not_started": not_started}
+    write_json_atomic(run_dir.run_file, record)
+
+
 def _find(run: str | Path, output_dir: str | Path | None) -> RunDir:
     from knowmeter.store import find_run
 
@@ -518,8 +590,8 @@ class _Plan:
 
 @dataclass(frozen=True)
 class _Executed:
-    """How a run's execution ended: ``complete``, ``incomplete`` (the budget stopped tasks) or
-    ``interrupted`` (Ctrl-C or SIGTERM: ``signum``)."""
+    """How a run's execution ended: ``complete``, ``incomplete`` (the budget stopped tasks),
+    ``halted`` (its first tasks all failed the same way) or ``interrupted`` (Ctrl-C or SIGTERM: ``signum``)."""
 
     run_dir: RunDir
     status: str
@@ -596,6 +668,11 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
         listener.executed()
         if stats.not_started:
             listener.note(f"budget: {len(stats.not_started)} task(s) not started — the budget would have been exceeded")
+        _record_halt(made.run_dir, stats.halted, len(stats.halted_tasks))
+        if stats.halted is not None:
+            comprehension = "comprehension" in made.run_dir.read_run()
+            listener.note(halt_note(made.run_dir.id, stats.halted, len(stats.halted_tasks), comprehension))
+            return _Executed(made.run_dir, "halted", stats.wall_s, budget.to_dict())
         status = "complete" if not stats.not_started else "incomplete"
         return _Executed(made.run_dir, status, stats.wall_s, budget.to_dict())
     except BaseException:

@@ -214,6 +214,11 @@ class RunConfig(BaseModel):
     sequential: bool = False
     #: a stored run whose control results stand in for this run's control (``--control-run``)
     control_run: str | None = None
+    #: stop starting tasks when the first this many finished tasks failed the same way (0: never)
+    max_errors: int = Field(default=defaults.MAX_ERRORS, ge=0)
+    #: run only these samples (``--sample``, in the file's order) and / or only the first ``limit``
+    sample_ids: list[str] = Field(default_factory=list)
+    limit: int | None = Field(default=None, ge=1)
 
     @field_validator("knowledge_dirs")
     @classmethod

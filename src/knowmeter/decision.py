@@ -205,6 +205,8 @@ def _recommendation(blocker: Blocker, run: RunInfo, comprehension: bool) -> str:
     again = f"run knowmeter {'comprehend' if comprehension else 'eval'} again"
     if blocker.kind == "not_measured":
         what = "agent's replies" if "agent protocol" in blocker.message else "executor errors"
+        if run.status == "halted":
+            again = f"finish the run with {_resume_command(run, comprehension)}"
         return f"FIX THE RUN — nothing was measured; fix the {what} above and {again}."
     if blocker.kind == "incomplete":
         return (

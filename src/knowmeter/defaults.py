@@ -47,6 +47,8 @@ TIMEOUT_S = 300.0
 AGENT_TIMEOUT_S = 600.0
 #: Retries of a task whose executor failed.
 RETRY = 2
+#: Stop a run when its first this many finished tasks all failed the same way (0: never).
+MAX_ERRORS = 5
 #: Real replicates per sample and variant.
 REPEAT = 1
 #: Judge calls per judge, dimension and task.

@@ -8,6 +8,8 @@ that orchestrates: ``resolve_config`` → ``prepare`` → ``start_run`` / ``resu
 
 from __future__ import annotations
 
+import difflib
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +57,14 @@ from knowmeter.runner import (
     shard_tasks,
     workspace_problem,
 )
-from knowmeter.samples import SampleSet, find_sample_file, id_name_problem, load_samples, sample_set_info
+from knowmeter.samples import (
+    SampleSet,
+    canonical_sample_bytes,
+    find_sample_file,
+    id_name_problem,
+    load_samples,
+    sample_set_info,
+)
 from knowmeter.store import (
     RUN_SCHEMA_VERSION,
     ResultsWriter,
@@ -65,6 +74,7 @@ from knowmeter.store import (
     utc_timestamp,
     write_json_atomic,
 )
+from knowmeter.watermark import Watermark
 
 
 @dataclass
@@ -104,6 +114,11 @@ class Overrides:
     shard: str | None = None
     sequential: bool | None = None
     control_run: str | None = None
+    #: stop when the first N finished tasks failed the same way (0: never)
+    max_errors: int | None = None
+    #: run only the first ``limit`` samples / only these sample ids (a subset, for debugging)
+    limit: int | None = None
+    sample_ids: list[str] | None = None
 
 
 def _first(*values: Any) -> Any:
@@ -243,6 +258,9 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             shard=str(Shard.parse(ov.shard)) if ov.shard is not None else None,
             sequential=sequential,
             control_run=control_run,
+            max_errors=_first(ov.max_errors, defaults.MAX_ERRORS),
+            sample_ids=list(ov.sample_ids or []),
+            limit=ov.limit,
         )
     except ValidationError as exc:
         raise InputError(f"invalid setting {first_error(exc)}; fix the flag or eval.yaml") from None
@@ -262,6 +280,7 @@ class Prepared:
     workspace_leak: str | None = None  # what a script agent's workspace exposes (see workspace_leak)
     shard: Shard | None = None  # the part of the plan ``tasks`` is (None: the whole plan)
     plan_tasks: int = 0  # tasks in the whole plan (= len(tasks) unless sharded)
+    full_samples: int = 0  # samples in the sample files (more than ``sample_set``'s for a --limit / --sample run)
 
 
 def executor_spec(config: RunConfig) -> ExecutorSpec:
@@ -285,7 +304,8 @@ def _executor_from(config: RunConfig) -> Executor:
 def prepare(config: RunConfig) -> Prepared:
     """Load samples, resolve variants and the executor, plan the tasks."""
     base = config.base_path()
-    sample_set = load_samples([base / p for p in config.samples], display_paths=config.samples)
+    full = load_samples([base / p for p in config.samples], display_paths=config.samples)
+    sample_set = subset(full, config)
     cache_dir = config.output_path() / "artifacts"
     variants: list[Variant] = []
     for spec in config.variants:
@@ -334,7 +354,34 @@ def prepare(config: RunConfig) -> Prepared:
             f"{leak}; give the variants a cwd that holds only the knowledge base "
             "(eval.yaml variants[].cwd or the sample's cwd)"
         )
-    return Prepared(config, sample_set, variants, executor, tasks, assertions, judges, leak, shard, planned)
+    return Prepared(
+        config, sample_set, variants, executor, tasks, assertions, judges, leak, shard, planned, len(full.samples)
+    )
+
+
+def subset(full: SampleSet, config: RunConfig) -> SampleSet:
+    """The samples a ``--sample`` / ``--limit`` run runs (``full`` when neither is given): its
+    watermark is the subset's own — its hash, its count, and file names marked ``[subset K of N]``
+    — so a subset run is never compared or trended as a run of the whole set."""
+    if not config.sample_ids and config.limit is None:
+        return full
+    kept = list(full.samples)
+    if config.sample_ids:
+        known = full.by_id()
+        for sid in config.sample_ids:
+            if sid not in known:
+                near = difflib.get_close_matches(sid, list(known), n=1)
+                hint = f" (did you mean {near[0]!r}?)" if near else ""
+                raise InputError(f"--sample {sid!r}: no sample with this id in {', '.join(config.samples)}{hint}")
+        wanted = set(config.sample_ids)
+        kept = [s for s in kept if s.sample_id in wanted]
+    if config.limit is not None:
+        kept = kept[: config.limit]
+    if len(kept) == len(full.samples):
+        return full
+    marked = tuple(f"{p} [subset {len(kept)} of {full.watermark.count}]" for p in full.watermark.paths)
+    digest = hashlib.sha256(canonical_sample_bytes(kept)).hexdigest()
+    return SampleSet(tuple(kept), Watermark(marked, len(kept), digest), full.requires)
 
 
 def executor_sealed(executor: Executor) -> bool | None:
@@ -382,15 +429,20 @@ def workspace_leak(tasks: list[Task], config: RunConfig, variants: list[Variant]
 
 
 def protected_paths(prepared: Prepared) -> tuple[Path, ...]:
-    """What no agent may see: every variant's artifact as configured, the sample files and the
-    run store (sealing executors hide them; each task gets only its own artifact, installed)."""
+    """What no agent may see: every variant's artifact as configured, the sample files, the run
+    store and the project's folder (eval.yaml's, and its git repository's). The seal shows an
+    agent none of them anyway; it blanks these where they lie inside a folder it does show (a
+    project in /opt, a folder the user allowed). Each task gets only its own artifact, installed."""
     cfg = prepared.config
     base = cfg.base_path()
     artifacts = [v.artifact.root or v.artifact.path for v in prepared.variants]
+    repository = _provenance.git_toplevel(base)
     paths = [
         *(p for p in artifacts if p is not None),
         *((base / s).resolve() for s in cfg.samples),
         cfg.output_path().resolve(),
+        base.resolve(),
+        *([repository] if repository is not None else []),
     ]
     return tuple(dict.fromkeys(paths))
 
@@ -433,6 +485,13 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
         "judges": [{"name": j.name, "executor": j.executor.name, "model": j.model} for j in prepared.judges],
         "prompt_hashes": {"judge": judge_prompt_hash(cfg.length_debias), **metric_prompt_hashes()},
     }
+    if cfg.sample_ids or cfg.limit is not None:
+        record["subset"] = {
+            "samples": len(prepared.sample_set.samples),
+            "of": prepared.full_samples,
+            "sample_ids": list(cfg.sample_ids),
+            "limit": cfg.limit,
+        }
     if prepared.shard is not None:
         record["shard"] = {
             "index": prepared.shard.index,
@@ -539,6 +598,7 @@ async def execute(
         model=cfg.model,
         use_cache=not cfg.no_cache,
         protected=protected_paths(prepared),
+        max_errors=cfg.max_errors,
     )
     cache = None if cfg.no_cache else ResponseCache(cfg.output_path())
     if budget.total_usd is not None:  # calls charged before they start, for a leg that outlives a kill -9

@@ -27,6 +27,7 @@ from knowmeter.report import (
     gaps_section,
     index_rows,
     open_run_index,
+    resources_section,
     write_report,
 )
 from knowmeter.runner import Budget, MeteredExecutor, PostProcess, Task
@@ -162,7 +163,7 @@ def report_sections(
         from knowmeter.comprehension import comprehension_section
 
         return [comprehension_section(overrides)]
-    return [comparison_section(overrides, gold), gaps_section]
+    return [comparison_section(overrides, gold), gaps_section, resources_section(overrides)]
 
 
 def apply_gates(report: Report, store: Path | None) -> None:

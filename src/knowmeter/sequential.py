@@ -68,7 +68,7 @@ async def run_looks(
     note: Callable[[str], None] = lambda line: None,
 ) -> tuple[ExecutionStats, Budget]:
     """Run the tasks ``todo`` batch by batch with ``run_batch``, looking after each batch, and stop
-    early when a look says so (or the budget stopped tasks); returns the summed statistics. A
+    early when a look says so (or the budget or ``--max-errors`` stopped tasks); returns the summed statistics. A
     resumed run continues its stored looks: it runs what is missing of the first batch not yet
     looked at, and looks on from there. ``note`` hears where and why the run stopped."""
     import anyio
@@ -86,8 +86,9 @@ async def run_looks(
         for name in ("done", "errors", "cached", "retries", "wall_s"):
             setattr(total, name, getattr(total, name) + getattr(stats, name))
         total.not_started += stats.not_started
+        total.halted, total.halted_tasks = stats.halted, total.halted_tasks + stats.halted_tasks
         ran += len(tasks)
-        if stats.not_started:
+        if stats.not_started or stats.halted is not None:
             break
         await anyio.to_thread.run_sync(_look, prepared, run_dir, record)
         if record.stopped is not None:

@@ -311,3 +311,30 @@ def test_the_agent_has_no_privilege_to_undo_the_seal(tmp_path: Path) -> None:
     ).stdout
     assert "NO-MKNOD" in out and "NO-DEVTMPFS" in out, out
     assert "open" in out and ANSWER not in out and "root:" not in out, out
+
+
+def test_a_project_inside_a_system_folder_is_blanked_but_its_cli_install_is_not(tmp_path: Path) -> None:
+    """Default deny shows /opt, /usr … read-only; a project that lives there (/opt/app, say) must
+    still not be readable — eval passes it among the protected paths — while a CLI installed
+    inside it (its node_modules) is bound back."""
+    from knowmeter.executors._seal import Seal
+
+    if not os.access("/opt", os.W_OK):
+        pytest.skip("needs a writable /opt to place a project there")
+    project = Path(tempfile.mkdtemp(prefix="knowmeter-seal-test-", dir="/opt"))
+    try:
+        (project / ".git").mkdir()
+        (project / ".git" / "HEAD").write_text(f"ref: {ANSWER}\n")
+        (project / "node_modules" / "cli").mkdir(parents=True)
+        (project / "node_modules" / "cli" / "run.sh").write_text("echo cli-runs\n")
+        root = tmp_path / "tmp" / "knowmeter-task"
+        (root / "work").mkdir(parents=True)
+        seal = Seal(root, hide=(project,), expose=(project / "node_modules",))
+        script = f"ls /opt | head -3; cat {project}/.git/HEAD; sh {project}/node_modules/cli/run.sh"
+        out = subprocess.run(
+            seal.argv(["sh", "-c", script], cwd=root / "work"), capture_output=True, text=True, timeout=60, check=False
+        )
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
+    assert "cli-runs" in out.stdout and out.stdout.splitlines()[0], out  # /opt is there, the CLI runs
+    assert ANSWER not in out.stdout and "No such file" in out.stderr, out

@@ -47,7 +47,7 @@ class CostAgent:
     async def run(self, request: ExecRequest) -> ExecResult:
         for _ in range(next(self.yields, 0)):
             await anyio.sleep(0)
-        return ExecResult("ok", Trace(), cost_usd=next(self.costs, 0.0))
+        return ExecResult("ok", Trace(), cost_usd=next(self.costs, 0.0), num_turns=3, duration_api_ms=120.0)
 
 
 def _run(tmp_path: Path, tasks, agent, budget: Budget, judge=None, concurrency: int = 4):
@@ -139,6 +139,7 @@ def test_invalid_costs_are_executor_errors(tmp_path: Path, bad: float) -> None:
     assert len(records) == 6 and stats.errors == 1  # the run goes on
     err = [r for r in records if r["exec"]["error"]]
     assert "a cost must be a finite number >= 0" in err[0]["exec"]["error"] and err[0]["exec"]["cost_usd"] is None
+    assert (err[0]["exec"]["num_turns"], err[0]["exec"]["duration_api_ms"]) == (3, 120.0)  # the rest is kept
     assert budget.spent_usd == pytest.approx(0.05) and budget.to_dict()["tasks_with_unknown_cost"] == 1
     judge = MeteredExecutor(CostAgent([bad], []), budget, "judge")
     with pytest.raises(ExecutorError, match="finite number"):

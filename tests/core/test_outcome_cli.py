@@ -100,7 +100,7 @@ def test_judge_on_samples_without_a_rubric_is_not_a_silent_no_op(demo: Path) -> 
 
 @pytest.mark.slow
 def test_every_task_errored_says_nothing_was_measured(demo: Path) -> None:
-    r = run(demo, "eval", "--executor", f"{sys.executable} no_such_agent.py", "--retry", "0")
+    r = run(demo, "eval", "--executor", f"{sys.executable} no_such_agent.py", "--retry", "0", "--max-errors", "0")
     assert r.exit_code == EXIT_NOT_PASSED
     first = r.stdout.split("\n\n")[0]
     assert flat(first).startswith(

@@ -5,6 +5,7 @@ two numbers; the judges' spend is shown beside the agent's, not left out of the 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -37,7 +38,11 @@ def test_summary_and_markdown_show_both_pass_rates_and_the_judge_spend(tmp_path:
     markdown = (project / "pr.md").read_text()
     assert "| tasks passing every assertion | assertions passed (weighted) |" in markdown
     assert f"| {100 * basic['rate']:.1f}% ({tasks}) | {100 * weighted:.1f}% |" in markdown
-    # 46 judge calls at $0.0002: the agent (offline) cost nothing, the run did not
-    spend = "spend (known): agent $0.0000 · judge $0.0092 · total $0.0092"
-    assert spend in r.stdout and spend in markdown
+    # 46 judge calls at $0.0002: the agent (offline) cost nothing, the run did not; the same judge
+    # is the hedging classifier (on by default with a judge), whose calls are shown as their own kind
+    (spend,) = [line for line in r.stdout.splitlines() if line.startswith("spend (known): ")]
+    assert spend.startswith("spend (known): agent $0.0000 · ") and " · judge $0.0092" in spend
+    parts = re.findall(r"(\w+) \$(\d+\.\d{4})", spend.removeprefix("spend (known): "))
+    assert parts[-1][0] == "total" and sum(float(v) for _, v in parts[:-1]) == pytest.approx(float(parts[-1][1]))
+    assert spend in markdown
     assert "agent cost known" in markdown and "| cost known |" not in markdown

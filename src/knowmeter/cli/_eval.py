@@ -124,7 +124,28 @@ class _EvalCommand(click.Command):
     "naming the fields, unless its samples, control artifact, executor and version, model and "
     "answer-changing settings are the same.",
 )
-@click.option("--resume", "resume", help="Continue a killed run: execute only its missing tasks.")
+@click.option("--resume", "resume", help="Continue a killed, interrupted or stopped run: run only its missing tasks.")
+@click.option(
+    "--max-errors",
+    type=click.IntRange(min=0),
+    help="Stop starting tasks when the first N finished tasks all failed the same way (one error "
+    "class: the error's first line without its ids, numbers, quoted strings and paths) — a missing key, "
+    "an unknown model, an agent CLI not installed; what finished is kept and --resume RUN finishes the "
+    f"run. One success disarms it; 0 never stops (default {defaults.MAX_ERRORS}).",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    help="Debugging: run only the first N samples (after --sample). The report and the sample-set "
+    "watermark mark the run as a subset, so it is never compared or trended as a full run.",
+)
+@click.option(
+    "--sample",
+    "sample_ids",
+    multiple=True,
+    metavar="ID",
+    help="Debugging: run only this sample (repeatable); a subset run, as --limit.",
+)
 @click.option(
     "--backend",
     type=click.Choice(BACKENDS),
@@ -138,6 +159,14 @@ class _EvalCommand(click.Command):
     metavar="ADDR",
     help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT; default "
     "RAY_ADDRESS, else a local Ray instance on 127.0.0.1).",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the plan (tasks by variant and repeat, agent, judges), its estimated cost and wall time "
+    "with a range (from stored runs of the same agent, model, judges and sample set; else the prompts' "
+    "size at list price for a model API; else unknown), and the minimum detectable effect at the "
+    "planned samples with the samples --max-mde needs; run, spend and store nothing. With --json: the plan as JSON.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")
 @ci_output_options

@@ -58,6 +58,9 @@ def _overrides(opts: dict[str, Any]) -> Overrides:
         shard=opts.get("shard"),
         sequential=True if opts.get("sequential") else None,
         control_run=opts.get("control_run"),
+        max_errors=opts.get("max_errors"),
+        limit=opts.get("limit"),
+        sample_ids=list(opts.get("sample_ids") or ()) or None,
     )
 
 
@@ -115,6 +118,8 @@ def run_eval(opts: dict[str, Any]) -> int:
     """Run (or resume) an evaluation; returns the exit code of the run's decision, or
     ``EXIT_INTERRUPTED`` after Ctrl-C and ``EXIT_TERMINATED`` after SIGTERM (the finished tasks
     are kept and reported)."""
+    if opts.get("dry_run"):
+        return _dry_run(opts)
     err = make_console(stderr=True)
     err.quiet = bool(opts.get("quiet"))
     terminal = _Terminal(err, err.quiet)
@@ -129,6 +134,7 @@ def run_eval(opts: dict[str, Any]) -> int:
                 backend=backend,
                 ray_address=ray_address,
                 budget_usd=opts.get("budget_usd"),
+                max_errors=opts.get("max_errors"),
             )
         else:
             overrides = vars(_overrides(opts))
@@ -146,6 +152,26 @@ def run_eval(opts: dict[str, Any]) -> int:
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
     print_report(report, run_dir.report_file, written, opts)
     return report.decision.exit_code if report.decision else EXIT_NOT_PASSED
+
+
+def _dry_run(opts: dict[str, Any]) -> int:
+    """``eval --dry-run``: print the plan and its estimates; nothing runs."""
+    from knowmeter.api import dry_run
+    from knowmeter.errors import InputError
+
+    if opts.get("resume"):
+        raise InputError("--dry-run plans a new run; to see what a stored run still needs, use knowmeter runs")
+    overrides = vars(_overrides(opts))
+    config = overrides.pop("config")
+    plan = dry_run(*([config] if config is not None else []), **overrides)
+    if opts.get("as_json"):
+        from knowmeter.cli._output import print_json
+
+        print_json(plan.to_dict())
+    else:
+        for line in plan.lines():
+            click.echo(printable(line))
+    return 0
 
 
 def _write_files(report: Report, run_dir: RunDir, opts: dict[str, Any]) -> list[tuple[str, Path]]:

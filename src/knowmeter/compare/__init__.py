@@ -10,6 +10,7 @@ from knowmeter.compare._analyze import analyze
 from knowmeter.compare._audit import methodology_audit
 from knowmeter.compare._inputs import METRICS, CompareConfig, Observation
 from knowmeter.compare._pair import compare_all, compare_pair
+from knowmeter.compare._resources import RESOURCES, ResourceComparison, ResourceDiff, ResourceUse, compare_resources
 from knowmeter.compare._results import (
     Analysis,
     AuditCheck,
@@ -38,6 +39,7 @@ from knowmeter.compare._verdict import decide_verdict
 
 __all__ = [
     "METRICS",
+    "RESOURCES",
     "Analysis",
     "AuditCheck",
     "AuditStatus",
@@ -57,6 +59,9 @@ __all__ = [
     "PassRate",
     "PermutationTest",
     "RepeatStability",
+    "ResourceComparison",
+    "ResourceDiff",
+    "ResourceUse",
     "Saturation",
     "SaturationPoint",
     "SequentialRecord",
@@ -66,6 +71,7 @@ __all__ = [
     "analyze",
     "compare_all",
     "compare_pair",
+    "compare_resources",
     "decide_verdict",
     "look_samples",
     "methodology_audit",

@@ -180,17 +180,20 @@ class Seal:
         shared = self.root.parent
         if shared == Path(shared.anchor):
             raise ValueError(f"cannot seal a sandbox made directly in {shared}: set TMPDIR to a folder")
-        # the temporary root is empty (other tasks' sandboxes do not exist); then what the agent
-        # needs back, the secrets and protected paths blanked, this task's sandbox, the skeleton
-        # read-only — and the agent one user namespace further in, where none of it can be undone
+        # the temporary root is empty (other tasks' sandboxes do not exist); the secrets and the
+        # protected paths (the project itself, when it lies in /opt, say) blanked; what the agent
+        # needs bound back — also from inside a blanked folder (a CLI installed in the project);
+        # this task's sandbox; the skeleton read-only — and the agent one user namespace further
+        # in, where none of it can be undone
         args = ["bwrap", *_NAMESPACES, *_system_args(), "--tmpfs", str(shared)]
         exposed = sorted({p.resolve() for p in self.expose if p.exists()})
+        hidden = [p.resolve() for p in [*_system_secrets(), *self.hide] if p.exists()]
+        hidden = [p for p in hidden if _is_system(p) or any(_under(p, f) for f in exposed)]
+        args += _blank_args(p for p in hidden if _is_system(p))
         for folder in exposed:
-            if not _is_system(folder):
+            if not _is_system(folder) or any(_under(folder, h) for h in hidden):
                 args += ["--ro-bind", str(folder), str(folder)]
-        visible = [Path(d).resolve() for d in SYSTEM_DIRS if Path(d).exists()] + exposed
-        protected = [p for p in self.hide if any(_under(p.resolve(), v) for v in visible)]
-        args += _blank_args([*_system_secrets(), *protected])
+        args += _blank_args(p for p in hidden if any(_under(p, f) and p != f for f in exposed))
         args += ["--bind", str(self.root), str(self.root), "--remount-ro", "/"]
         return [*args, "--", *_LOCK, "--chdir", str(cwd), "--", *command]
 

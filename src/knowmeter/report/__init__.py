@@ -26,6 +26,7 @@ from knowmeter.report._model import (
 )
 from knowmeter.report._outputs import write_outputs, write_text
 from knowmeter.report._read import read_report
+from knowmeter.report._resources_section import resources_section
 from knowmeter.report._summary import summarize_operations
 from knowmeter.report._terminal import percent, probe_lines, render_terminal
 from knowmeter.report._view import ReportView
@@ -62,6 +63,7 @@ __all__ = [
     "probe_lines",
     "read_report",
     "render_terminal",
+    "resources_section",
     "summarize_operations",
     "variant_root",
     "write_outputs",

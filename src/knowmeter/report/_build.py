@@ -86,6 +86,7 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
             "shard": run.get("shard"),
             "sequential": run.get("sequential"),
             "control_reused": run.get("control_reused"),
+            "subset": run.get("subset"),
         },
         "variants": variants,
     }
@@ -133,6 +134,12 @@ def partial_info(run: dict[str, Any], done: int, with_results: set[str], run_id:
     resume = resume_command(run_id, comprehension="comprehension" in run)
     if status == "incomplete" and refused:
         reason = f"stopped by the budget: {refused} task(s) not started"
+    elif status == "halted" and isinstance(run.get("halted"), dict):
+        halted = run["halted"]
+        reason = (
+            f"stopped early: {halted.get('reason')}; {halted.get('tasks_not_started')} task(s) not started — "
+            f"fix the cause, then {resume} runs them"
+        )
     elif status in ("running", None):
         reason = f"the run did not finish (killed, or still running): {resume}"
     elif status == "complete":

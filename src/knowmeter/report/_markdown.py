@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from knowmeter.report._model import Report
+from knowmeter.report._tradeoff import TRADEOFF_HEADER
 from knowmeter.report._view import COMPOSITE_NOTE, ReportView
 
 _ESCAPES = (
@@ -61,6 +62,8 @@ def markdown_summary(report: Report) -> str:
     ]
     if view.shard_note:
         out += [f"⚠ {md(view.shard_note)}", ""]
+    if view.subset_note:
+        out += [f"⚠ {md(view.subset_note)}", ""]
     if view.comprehension is not None:  # no composite or assertions to show: the section's own figures
         return "\n".join(out + _comprehension(view.comprehension)) + "\n"
     if view.spend:
@@ -95,6 +98,8 @@ def markdown_summary(report: Report) -> str:
                 f"| {md(m.metric)} | {m.n_pairs} | {_num(m.diff.estimate, '+.2f')} | {ci} | "
                 f"{_num(m.p_adjusted, '.4f')} | {sig} |"
             )
+    if view.tradeoffs:
+        out += ["", "### Trade-off", "", f"> {md(TRADEOFF_HEADER)}", "", *(f"- {md(line)}" for line in view.tradeoffs)]
     if view.gaps:
         out += [
             "",

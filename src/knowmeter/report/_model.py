@@ -20,6 +20,7 @@ from knowmeter.compare import (
     CompareConfig,
     MethodologyAudit,
     PairComparison,
+    ResourceComparison,
     SequentialRecord,
     Verdict,
 )
@@ -126,6 +127,15 @@ class SampleSetInfo(_M):
     kb_sha256: list[str] = Field(description="Hashes of the knowledge bases the probe questions were made from.")
 
 
+class SubsetInfo(_M):
+    """The part of the sample set a debugging run ran (eval --limit N / --sample ID)."""
+
+    samples: int = Field(ge=0, description="Samples run.")
+    of: int = Field(ge=0, description="Samples in the sample files.")
+    sample_ids: list[str] = Field(description="The --sample ids asked for (empty: none).")
+    limit: int | None = Field(description="The --limit asked for (None: none).")
+
+
 class ShardInfo(_M):
     """Which shard of which plan a run is."""
 
@@ -189,6 +199,11 @@ class RunInfo(_M):
     control_reused: ControlReused | None = Field(
         default=None,
         description="Set for eval --control-run: the stored run whose control results this run reused.",
+    )
+    subset: SubsetInfo | None = Field(
+        default=None,
+        description="Set for a run of part of the sample set (eval --limit / --sample): its figures "
+        "and watermark are the subset's, never the whole set's.",
     )
 
     @property
@@ -511,6 +526,7 @@ class Report(_M):
     OPTIONAL_SECTIONS: ClassVar[tuple[str, ...]] = (
         "statistics",
         "comparisons",
+        "resources",
         "verdict",
         "audit",
         "gaps",
@@ -528,6 +544,11 @@ class Report(_M):
     variants: list[VariantOperations]
     statistics: Statistics | None = None
     comparisons: list[PairComparison] | None = None
+    resources: list[ResourceComparison] | None = Field(
+        default=None,
+        description="Per treatment, the paired difference from the control in cost per task, latency and tokens "
+        "(tasks both arms finished; an unknown value is left out and counted, never 0).",
+    )
     verdict: Verdict | None = Field(default=None, description="The comparison's verdict (an eval run).")
     audit: MethodologyAudit | None = None
     gaps: GapsSection | None = None

@@ -19,6 +19,7 @@ from knowmeter import defaults
 from knowmeter.decision import LABELS
 from knowmeter.printable import Printer
 from knowmeter.report._model import ProbeComparison, Report
+from knowmeter.report._tradeoff import TRADEOFF_HEADER
 from knowmeter.report._view import COMPOSITE_NOTE, ReportView
 from knowmeter.stats import BootstrapEstimate
 
@@ -70,6 +71,8 @@ def render_terminal(report: Report, console: Console) -> None:
         out.line(view.spend)
     if shard_note := view.shard_note:
         out.line(shard_note)
+    if subset_note := view.subset_note:
+        out.line(subset_note)
     blockers = decision.blockers if decision else []
     for b in blockers[1:]:
         out.line(f"{LABELS[b.kind]}: {b.message}", indent="✗ ")
@@ -191,6 +194,10 @@ def _render_comparisons(report: Report, out: Printer) -> None:
                         + " · ".join(f"{h} {c}" for c, (h, _, _) in zip(row[1:], _COLUMNS[1:], strict=True)),
                         indent=_INDENT,
                     )
+    if tradeoffs := ReportView(report).tradeoffs:
+        out.line(TRADEOFF_HEADER)
+        for line in tradeoffs:
+            out.line(line, indent=_INDENT)
     for line in report.verdict.rationale if report.verdict else []:
         out.line(line, indent="  · ")
 

@@ -283,6 +283,38 @@ class ReportView:
         )
 
     @property
+    def tradeoffs(self) -> list[str]:
+        """Per treatment: its score change and what it costs in cost per task, latency and tokens."""
+        from knowmeter.report._tradeoff import tradeoff_lines
+
+        return tradeoff_lines(self._r.resources, self._r.comparisons)
+
+    @property
+    def tradeoff_header(self) -> str:
+        """What the trade-off lines' figures are."""
+        from knowmeter.report._tradeoff import TRADEOFF_HEADER
+
+        return TRADEOFF_HEADER
+
+    @property
+    def subset_note(self) -> str | None:
+        """For a run of part of the sample set (``eval --limit`` / ``--sample``): that it is a
+        subset; None for any other run."""
+        sub = self._run.subset
+        if sub is None:
+            return None
+        how = " and ".join(
+            [
+                *([f"--sample {', '.join(sub.sample_ids)}"] if sub.sample_ids else []),
+                *([f"--limit {sub.limit}"] if sub.limit is not None else []),
+            ]
+        )
+        return (
+            f"SUBSET: {sub.samples} of the {sub.of} samples ({how}) — a debugging run, not a run of the whole "
+            "sample set; its watermark is the subset's"
+        )
+
+    @property
     def spend(self) -> str | None:
         """The run's known model spend by kind of call — the agent's and the judges' (and the
         hedging classifier's, the grader's) — and their total, with the calls whose cost is

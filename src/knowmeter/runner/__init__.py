@@ -2,7 +2,7 @@
 
 from knowmeter.runner._backend import Backend, LocalBackend, open_backend
 from knowmeter.runner._budget import HEADROOM, Budget, BudgetExhausted, MeteredExecutor, budget_warnings, invalid_cost
-from knowmeter.runner._cache import BLOB_MIN_CHARS, CACHE_FILE, ResponseCache, cache_key
+from knowmeter.runner._cache import BLOB_MIN_CHARS, CACHE_FILE, ResponseCache, cache_key, task_cache_key
 from knowmeter.runner._execute import (
     ExecutionSettings,
     ExecutionStats,
@@ -56,6 +56,7 @@ __all__ = [
     "plan_tasks",
     "read_ledger",
     "shard_tasks",
+    "task_cache_key",
     "task_id",
     "until_interrupted",
     "workspace_for",

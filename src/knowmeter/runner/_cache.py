@@ -13,13 +13,17 @@ import json
 import logging
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knowmeter import defaults
 from knowmeter._damaged import set_aside
 from knowmeter._secrets import scrub_value
 from knowmeter.executors import ExecResult
+
+if TYPE_CHECKING:
+    from knowmeter.runner._plan import Task
 
 log = logging.getLogger("knowmeter")
 
@@ -60,6 +64,21 @@ def cache_key(
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
+def task_cache_key(task: Task, executor_identity: str, model: str | None, fingerprint: Callable[[Path], str]) -> str:
+    """The cache key of a planned task (``fingerprint``: a workspace's content fingerprint)."""
+    return cache_key(
+        executor=executor_identity,
+        model=model,
+        variant=task.variant.name,
+        artifact_hash=task.variant.artifact.hash,
+        prompt=task.sample.prompt,
+        context=task.sample.context,
+        workspace_fingerprint=fingerprint(task.workspace),
+        repeat=task.repeat,
+        skills=[s.text for s in task.skills],
+    )
+
+
 class ResponseCache:
     """A small SQLite key → ExecResult store; commits in batches (a lost batch only costs a
     re-run, never a wrong answer)."""
@@ -94,6 +113,10 @@ class ResponseCache:
             return None
         self.hits += 1
         return ExecResult.from_dict(data)
+
+    def has(self, key: str) -> bool:
+        """Whether an answer is stored under ``key`` (counts no hit or miss)."""
+        return self._conn.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone() is not None
 
     def put(self, key: str, result: ExecResult) -> None:
         if result.error is not None:

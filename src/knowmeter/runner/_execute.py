@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +13,9 @@ import anyio
 
 from knowmeter import defaults
 from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError, SkillInstall
+from knowmeter.runner._breaker import ErrorBreaker
 from knowmeter.runner._budget import Budget, invalid_cost
-from knowmeter.runner._cache import ResponseCache, cache_key
+from knowmeter.runner._cache import ResponseCache, task_cache_key
 from knowmeter.runner._plan import Task, directory_fingerprint
 from knowmeter.store import ResultsWriter, utc_timestamp
 from knowmeter.traces import Trace
@@ -37,6 +38,8 @@ class ExecutionSettings:
     use_cache: bool = True
     #: paths no agent may see (every variant's artifact, the sample files, the run store)
     protected: tuple[Path, ...] = ()
+    #: stop starting tasks when the first this many finished tasks failed the same way (0: never)
+    max_errors: int = defaults.MAX_ERRORS
 
 
 @dataclass
@@ -47,6 +50,10 @@ class ExecutionStats:
     retries: int = 0
     not_started: list[str] = field(default_factory=list)
     wall_s: float = 0.0
+    #: why the run stopped starting tasks after its first ones failed the same way (None: it did not)
+    halted: str | None = None
+    #: the tasks not started because of it
+    halted_tasks: list[str] = field(default_factory=list)
 
 
 def build_request(task: Task, settings: ExecutionSettings, budget: Budget) -> ExecRequest:
@@ -125,6 +132,7 @@ async def execute_tasks(
     started = time.perf_counter()
     fingerprints: dict[Path, str] = {}
     next_index = 0
+    breaker = ErrorBreaker(settings.max_errors)
 
     def fingerprint(path: Path) -> str:
         if path not in fingerprints:
@@ -139,17 +147,7 @@ async def execute_tasks(
         cached = False
         t0 = utc_timestamp()
         if cache is not None:
-            key = cache_key(
-                executor=executor.identity(),
-                model=settings.model,
-                variant=task.variant.name,
-                artifact_hash=task.variant.artifact.hash,
-                prompt=task.sample.prompt,
-                context=task.sample.context,
-                workspace_fingerprint=fingerprint(task.workspace),
-                repeat=task.repeat,
-                skills=[s.text for s in task.skills],
-            )
+            key = task_cache_key(task, executor.identity(), settings.model, fingerprint)
             result = cache.get(key)
             cached = result is not None
         try:
@@ -158,14 +156,7 @@ async def execute_tasks(
                 result, attempts = await _run_with_retries(executor, request, settings, stats)
                 problem = invalid_cost(result.cost_usd)
                 if problem is not None:  # rejected as an executor error; what it spent is unknown
-                    result = ExecResult(
-                        result.output,
-                        result.trace,
-                        result.usage,
-                        None,
-                        result.latency_ms,
-                        error=f"executor error: {problem}",
-                    )
+                    result = replace(result, cost_usd=None, error=f"executor error: {problem}")
                 if cache is not None and key is not None:
                     cache.put(key, result)
         except Exception as exc:  # an executor bug must not kill the run: record it on the task
@@ -190,12 +181,19 @@ async def execute_tasks(
         stats.done += 1
         stats.errors += result.error is not None
         stats.cached += cached
+        sid, variant = task.sample.sample_id, task.variant.name
+        if breaker.observe(result.error, sample_id=sid, variant=variant, timed_out=result.timed_out):
+            stats.halted = breaker.reason()
         if on_record is not None:
             on_record(record)
 
     async def worker() -> None:
         nonlocal next_index
         while next_index < len(tasks):
+            if breaker.tripped:
+                stats.halted_tasks.extend(t.id for t in tasks[next_index:])
+                next_index = len(tasks)
+                return
             task = tasks[next_index]
             reserved = budget.try_reserve(key=task.id)
             if reserved is None:

@@ -35,6 +35,7 @@ from knowmeter.stats._effect import (
 from knowmeter.stats._estimate import BootstrapEstimate, ConfidenceInterval, finite
 from knowmeter.stats._multiple import gatekept, holm
 from knowmeter.stats._permutation import PermutationResult, sign_flip_test, sign_flip_tests
+from knowmeter.stats._ratio import paired_relative_change
 from knowmeter.stats._sequential import (
     INTERIM_CAP,
     conditional_power,
@@ -74,6 +75,7 @@ __all__ = [
     "norm_ppf",
     "obf_spent",
     "paired_bootstrap",
+    "paired_relative_change",
     "pearson",
     "repeat_variance",
     "resample_counts",

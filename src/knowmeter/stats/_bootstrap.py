@@ -140,11 +140,17 @@ def paired_bootstrap(
 ) -> BootstrapResult:
     """Bootstrap CI of the mean paired difference ``treatment - control`` (pairs aligned by
     position; a pair with a NaN on either side is excluded and counted)."""
+    c, t = aligned_pairs(control, treatment)
+    return bootstrap_mean(t - c, clusters, b=b, seed=seed, level=level)
+
+
+def aligned_pairs(control: npt.ArrayLike, treatment: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """The two arms of paired data as float arrays (``ValueError`` unless 1-D and aligned)."""
     c = np.asarray(control, dtype=np.float64)
     t = np.asarray(treatment, dtype=np.float64)
     if c.shape != t.shape or c.ndim != 1:
         raise ValueError(f"control and treatment must be 1-D and aligned, got {c.shape} and {t.shape}")
-    return bootstrap_mean(t - c, clusters, b=b, seed=seed, level=level)
+    return c, t
 
 
 def _check(b: int, level: float) -> None:

@@ -111,7 +111,7 @@ def check_run_record(data: Any, source: str) -> dict[str, Any]:
 #: Settings that do not change any task's result and may differ between the shards of one plan:
 #: where the project and the store lie on each machine, how many tasks run at once, the budget
 #: of each job, and which shard this is.
-LOCAL_SETTINGS = frozenset({"base_dir", "output_dir", "concurrency", "budget_total_usd", "shard"})
+LOCAL_SETTINGS = frozenset({"base_dir", "output_dir", "concurrency", "budget_total_usd", "shard", "max_errors"})
 
 
 def plan_parts(record: dict[str, Any]) -> dict[str, Any]:

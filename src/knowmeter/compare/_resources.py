@@ -1,0 +1,121 @@
+"""What a change costs besides its score: per treatment, the paired difference from the control
+in cost per task, latency and tokens, each as a mean difference and a relative change with
+seeded (cluster) bootstrap intervals — a better skill that makes the agent twice as dear is a
+trade-off the user must see.
+
+Pairs are the tasks both arms finished without an error, aligned by (sample, repeat) and
+resampled by sample. A value the executor did not report (cost, tokens) is unknown: its pair is
+left out and counted in ``n_unknown``, never read as 0; with no known pair the figures are None.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from knowmeter import defaults
+from knowmeter.compare._results import _Model
+from knowmeter.stats import BootstrapEstimate, bootstrap_mean, paired_relative_change
+
+Resource = Literal["cost_usd", "latency_ms", "tokens"]
+RESOURCES: tuple[Resource, ...] = ("cost_usd", "latency_ms", "tokens")
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceUse:
+    """What one task took: its cost, latency and tokens (input + output), None when unknown."""
+
+    sample_id: str
+    repeat: int
+    variant: str
+    ok: bool
+    cost_usd: float | None
+    latency_ms: float | None
+    tokens: float | None
+
+    def value(self, resource: Resource) -> float | None:
+        v: float | None = getattr(self, resource)
+        return v if v is not None and math.isfinite(v) else None
+
+
+class ResourceDiff(_Model):
+    """One resource of one pair of variants (treatment − control, paired)."""
+
+    resource: Resource
+    n_pairs: int = Field(ge=0, description="Pairs with the value known in both arms.")
+    n_unknown: int = Field(ge=0, description="Pairs (both tasks finished) left out because either value is unknown.")
+    control_mean: float | None
+    treatment_mean: float | None
+    difference: BootstrapEstimate = Field(description="Mean paired difference, in the unit.")
+    relative: BootstrapEstimate = Field(
+        description="Relative change mean(treatment) / mean(control) − 1 (0.38 = +38%); None when the control's "
+        "mean is 0 or unknown."
+    )
+
+
+class ResourceComparison(_Model):
+    """A treatment's paired cost, latency and tokens against the control."""
+
+    control: str
+    treatment: str
+    resources: list[ResourceDiff]
+
+
+def compare_resources(
+    uses: Iterable[ResourceUse],
+    *,
+    control: str,
+    treatments: Sequence[str],
+    b: int = defaults.BOOTSTRAP_SAMPLES,
+    seed: int = 0,
+    level: float = defaults.CI_LEVEL,
+) -> list[ResourceComparison]:
+    """Every treatment's paired cost, latency and tokens against ``control``."""
+    by_variant: dict[str, dict[tuple[str, int], ResourceUse]] = {}
+    for use in uses:
+        if use.ok:
+            by_variant.setdefault(use.variant, {})[(use.sample_id, use.repeat)] = use
+    base = by_variant.get(control, {})
+    return [
+        ResourceComparison(
+            control=control,
+            treatment=name,
+            resources=[
+                _diff(resource, base, by_variant.get(name, {}), b=b, seed=seed, level=level) for resource in RESOURCES
+            ],
+        )
+        for name in treatments
+    ]
+
+
+def _diff(
+    resource: Resource,
+    control: Mapping[tuple[str, int], ResourceUse],
+    treatment: Mapping[tuple[str, int], ResourceUse],
+    *,
+    b: int,
+    seed: int,
+    level: float,
+) -> ResourceDiff:
+    keys = sorted(control.keys() & treatment.keys())
+    known = [(k, cv, tv) for k in keys for cv, tv in ((control[k].value(resource), treatment[k].value(resource)),)]
+    pairs = [(k, cv, tv) for k, cv, tv in known if cv is not None and tv is not None]
+    c = np.array([p[1] for p in pairs], dtype=np.float64)
+    t = np.array([p[2] for p in pairs], dtype=np.float64)
+    samples = [p[0][0] for p in pairs]
+    diff = bootstrap_mean(t - c, samples, b=b, seed=seed, level=level)
+    rel = paired_relative_change(c, t, samples, b=b, seed=seed, level=level)
+    return ResourceDiff(
+        resource=resource,
+        n_pairs=len(pairs),
+        n_unknown=len(keys) - len(pairs),
+        control_mean=float(c.mean()) if c.size else None,
+        treatment_mean=float(t.mean()) if t.size else None,
+        difference=BootstrapEstimate.from_result(diff, n_non_finite=0),
+        relative=BootstrapEstimate.from_result(rel, n_non_finite=0),
+    )
