@@ -68,9 +68,10 @@ async def run_looks(
     note: Callable[[str], None] = lambda line: None,
 ) -> tuple[ExecutionStats, Budget]:
     """Run the tasks ``todo`` batch by batch with ``run_batch``, looking after each batch, and stop
-    early when a look says so (or the budget or ``--max-errors`` stopped tasks); returns the summed statistics. A
-    resumed run continues its stored looks: it runs what is missing of the first batch not yet
-    looked at, and looks on from there. ``note`` hears where and why the run stopped."""
+    early when a look says so (or the budget or ``--max-errors`` stopped tasks); returns the summed
+    statistics (the later batches' tasks count as not started). A resumed run continues its stored
+    looks: it runs what is missing of the first batch not yet looked at, and looks on from there.
+    ``note`` hears where and why the run stopped."""
     import anyio
 
     record, batches = sequential_batches(prepared)
@@ -81,7 +82,8 @@ async def run_looks(
     total = ExecutionStats()
     ran = sum(len(tasks) for tasks in batches[: len(record.looks)])
     budget: Budget | None = None
-    for tasks in [] if record.stopped else batches[len(record.looks) :]:
+    pending = [] if record.stopped else batches[len(record.looks) :]
+    for k, tasks in enumerate(pending):
         stats, budget = await run_batch([t for t in tasks if t.id in waiting])
         for name in ("done", "errors", "cached", "retries", "wall_s"):
             setattr(total, name, getattr(total, name) + getattr(stats, name))
@@ -89,6 +91,11 @@ async def run_looks(
         total.halted, total.halted_tasks = stats.halted, total.halted_tasks + stats.halted_tasks
         ran += len(tasks)
         if stats.not_started or stats.halted is not None:
+            later = [t.id for rest in pending[k + 1 :] for t in rest if t.id in waiting]
+            if stats.halted is not None:  # the later batches were not started either
+                total.halted_tasks += later
+            else:
+                total.not_started += later
             break
         await anyio.to_thread.run_sync(_look, prepared, run_dir, record)
         if record.stopped is not None:

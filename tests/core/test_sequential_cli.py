@@ -4,6 +4,7 @@ why, stores what it ran as a complete run, and ``report`` re-decides it at the s
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,23 @@ def test_each_batch_holds_every_variant_and_repeat_of_its_samples(demo: Path) ->
     assert [[t.id for t in b] for b in again] == [[t.id for t in b] for b in batches]  # fixed by the seed
     other = prepare(resolve_config(Overrides(repeat=2, min_pairs=5, sequential=True, seed=7), demo))
     assert [t.id for t in sequential_batches(other)[1][0]] != [t.id for t in batches[0]]  # the seed's order
+
+
+BROKEN = """\
+import json, sys
+json.load(sys.stdin)
+sys.stderr.write("Error: ANTHROPIC_API_KEY is not set\\n")
+sys.exit(1)
+"""
+
+
+@pytest.mark.slow
+def test_a_broken_agent_halts_a_sequential_run_before_its_first_look(demo: Path) -> None:
+    (demo / "agent.py").write_text(BROKEN, encoding="utf-8")
+    r = run("eval", "-q", "--sequential", "--executor", f"{sys.executable} agent.py", "--retry", "0")
+    assert r.exit_code != EXIT_OK
+    (run_dir,) = (demo / ".knowmeter" / "runs").iterdir()
+    record = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    done = len(list(iter_results(run_dir / "results.jsonl")))
+    assert record["status"] == "halted" and "sequential" not in record  # no look on nothing measured
+    assert record["halted"]["tasks_not_started"] == 46 - done  # the later batches' tasks too
