@@ -14,7 +14,7 @@ during a run raises ``RunInterrupted`` after the finished tasks are stored and r
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report
     from knowmeter.observe import HealthReport
     from knowmeter.probe import ProbeResult
     from knowmeter.report import Report
-    from knowmeter.runner import Backend, Budget, PostProcess, StoredSpend, Task
+    from knowmeter.runner import Backend, Budget, ExecutionStats, PostProcess, StoredSpend, Task
     from knowmeter.store import RunDir
 
 __all__ = [
@@ -87,7 +87,8 @@ def evaluate(
     (``local``, or ``ray`` at ``ray_address``). Raises ``InputError`` for bad input and
     ``RunInterrupted`` on Ctrl-C or SIGTERM."""
     from knowmeter.config import RunConfig
-    from knowmeter.evaluation import Overrides, prepare, resolve_config, start_run
+    from knowmeter.evaluation import Overrides, prepare, resolve_config
+    from knowmeter.reuse import start_reusing
 
     if "config" in overrides:
         raise TypeError("evaluate(): pass the eval.yaml as the first argument, not config=")
@@ -109,7 +110,8 @@ def evaluate(
     def plan() -> _Plan:
         prepared = prepare(resolved)
         placed = _backend(backend, ray_address)  # before the run is stored: an unreachable cluster leaves no empty run
-        return _Plan(prepared, start_run(prepared), prepared.tasks, backend=placed, notes=_start_notes(prepared))
+        run_dir, tasks = start_reusing(prepared)  # without the control's tasks when --control-run stands in
+        return _Plan(prepared, run_dir, tasks, backend=placed, notes=_start_notes(prepared))
 
     return _run(plan, listener or Listener(), resumed=False)
 
@@ -623,6 +625,7 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
     from knowmeter.evaluation import execute, run_budget
     from knowmeter.pipeline import make_post_process
     from knowmeter.runner import RunStopped, until_interrupted
+    from knowmeter.sequential import run_looks
 
     made = plan()
     made.run_dir.lock()  # a no-op when resume already holds it
@@ -635,17 +638,26 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
             made.post_process(budget) if made.post_process is not None else make_post_process(made.prepared, budget)
         )
         listener.executing(budget)
+
+        def batch(tasks: list[Task]) -> Awaitable[tuple[ExecutionStats, Budget]]:
+            return execute(
+                made.prepared,
+                made.run_dir,
+                tasks,
+                post_process=process,
+                on_record=listener.record,
+                budget=budget,
+                backend=made.backend,
+            )
+
+        looks = made.prepared.config.sequential
         try:
             stats, budget = anyio.run(
                 lambda: until_interrupted(
-                    lambda: execute(
-                        made.prepared,
-                        made.run_dir,
-                        made.tasks,
-                        post_process=process,
-                        on_record=listener.record,
-                        budget=budget,
-                        backend=made.backend,
+                    lambda: (
+                        run_looks(made.prepared, made.run_dir, batch, made.tasks, listener.note)
+                        if looks
+                        else batch(made.tasks)
                     )
                 )
             )

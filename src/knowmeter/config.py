@@ -93,6 +93,8 @@ class EvalFile(_Strict):
     gates: GatesFile | None = None
     hedgingClassifier: HedgingClassifierFile | None = None
     bootstrapSamples: int | None = Field(default=None, ge=100)
+    sequential: bool | None = None
+    controlRun: str | None = None
 
     @property
     def sample_files(self) -> list[str]:
@@ -208,6 +210,10 @@ class RunConfig(BaseModel):
     unsealed: bool = False
     #: ``I/N``: run only shard I of N of the plan (``--shard``; see ``knowmeter.runner.Shard``)
     shard: str | None = Field(default=None, pattern=r"^\d+/\d+$")
+    #: run the samples in batches and stop when the answer is clear (``--sequential``)
+    sequential: bool = False
+    #: a stored run whose control results stand in for this run's control (``--control-run``)
+    control_run: str | None = None
     #: stop starting tasks when the first this many finished tasks failed the same way (0: never)
     max_errors: int = Field(default=defaults.MAX_ERRORS, ge=0)
     #: run only these samples (``--sample``, in the file's order) and / or only the first ``limit``

@@ -112,6 +112,8 @@ class Overrides:
     executor_options: list[str] | None = None
     #: ``I/N``: run only this shard of the plan
     shard: str | None = None
+    sequential: bool | None = None
+    control_run: str | None = None
     #: stop when the first N finished tasks failed the same way (0: never)
     max_errors: int | None = None
     #: run only the first ``limit`` samples / only these sample ids (a subset, for debugging)
@@ -198,6 +200,15 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
     if per_ms is not None:
         timeout_s = min(timeout_s, per_ms / 1000)
     hc = ef.hedgingClassifier
+    sequential = bool(_first(ov.sequential, ef.sequential, False))
+    if sequential and (ov.shard is not None or len(variants) < 2):
+        raise InputError(
+            "--sequential needs a control and a treatment and the whole plan (no --shard): its looks "
+            "compare the arms over all the samples run so far"
+        )
+    control_run = _first(ov.control_run, ef.controlRun)
+    if control_run is not None and (sequential or ov.shard is not None):
+        raise InputError("--control-run cannot be combined with --sequential or --shard yet: run the treatment whole")
     flag = ov.executor
     if flag and Path.cwd().resolve() != base:  # a flag's relative paths name files in the shell's folder
         flag = command_given_in(flag, Path.cwd())
@@ -245,6 +256,8 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             hedging_max_candidates=hc.maxCandidates if hc else defaults.HEDGING_MAX_CANDIDATES,
             unsealed=bool(ov.unsealed),
             shard=str(Shard.parse(ov.shard)) if ov.shard is not None else None,
+            sequential=sequential,
+            control_run=control_run,
             max_errors=_first(ov.max_errors, defaults.MAX_ERRORS),
             sample_ids=list(ov.sample_ids or []),
             limit=ov.limit,

@@ -109,6 +109,21 @@ class _EvalCommand(click.Command):
     "e.g. one per CI job; combine them with knowmeter merge. --budget-usd then applies to each shard; "
     "--resume continues a shard's run with its own shard.",
 )
+@click.option(
+    "--sequential",
+    is_flag=True,
+    default=None,
+    help="Run the samples in batches, in a seeded random order, and stop as soon as the verdict is "
+    "clear (or the planned samples cannot reach max_mde): group-sequential looks with "
+    "O'Brien–Fleming alpha spending, every fifth of the samples from --min-pairs on.",
+)
+@click.option(
+    "--control-run",
+    metavar="RUN",
+    help="Take the control arm's results from stored run RUN instead of running it again; refused, "
+    "naming the fields, unless its samples, control artifact, executor and version, model and "
+    "answer-changing settings are the same.",
+)
 @click.option("--resume", "resume", help="Continue a killed, interrupted or stopped run: run only its missing tasks.")
 @click.option(
     "--max-errors",

@@ -56,6 +56,8 @@ def _overrides(opts: dict[str, Any]) -> Overrides:
         unsealed=True if opts.get("unsealed") else None,
         executor_options=list(opts.get("executor_options") or ()) or None,
         shard=opts.get("shard"),
+        sequential=True if opts.get("sequential") else None,
+        control_run=opts.get("control_run"),
         max_errors=opts.get("max_errors"),
         limit=opts.get("limit"),
         sample_ids=list(opts.get("sample_ids") or ()) or None,

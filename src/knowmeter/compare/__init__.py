@@ -33,6 +33,7 @@ from knowmeter.compare._results import (
     Verdict,
     VerdictLevel,
 )
+from knowmeter.compare._sequential import Look, PairLook, SequentialRecord, look_samples, take_look
 from knowmeter.compare._summary import summarize_variant
 from knowmeter.compare._verdict import decide_verdict
 
@@ -47,11 +48,13 @@ __all__ = [
     "JudgeAgreement",
     "JudgePairAgreement",
     "LayerGate",
+    "Look",
     "McNemarTest",
     "MethodologyAudit",
     "MetricComparison",
     "Observation",
     "PairComparison",
+    "PairLook",
     "PairVerdict",
     "PassRate",
     "PermutationTest",
@@ -61,6 +64,7 @@ __all__ = [
     "ResourceUse",
     "Saturation",
     "SaturationPoint",
+    "SequentialRecord",
     "VariantSummary",
     "Verdict",
     "VerdictLevel",
@@ -69,6 +73,8 @@ __all__ = [
     "compare_pair",
     "compare_resources",
     "decide_verdict",
+    "look_samples",
     "methodology_audit",
     "summarize_variant",
+    "take_look",
 ]

@@ -84,6 +84,9 @@ class CompareConfig(BaseModel):
       exceeds this many score points is underpowered rather than noise.
     - ``saturation_tolerance``: the last repeat narrowing the CI by less than this share means
       the CI has saturated in repeats.
+    - ``sequential_alpha``: the nominal level of the sequential look a run stopped at
+      (``eval --sequential``); it replaces ``alpha`` in the paired tests and ``1 − ci_level`` in
+      their decision intervals. ``alpha`` still sets the McNemar failure guard and the MDE.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -102,6 +105,17 @@ class CompareConfig(BaseModel):
     max_mde: float = Field(default=defaults.MAX_MDE, gt=0)
     power: float = Field(default=defaults.POWER, gt=0, lt=1)
     saturation_tolerance: float = Field(default=0.1, gt=0, lt=1)
+    sequential_alpha: float | None = Field(default=None, gt=0, lt=1)
+
+    @property
+    def test_alpha(self) -> float:
+        """The level the paired tests are decided at."""
+        return self.alpha if self.sequential_alpha is None else self.sequential_alpha
+
+    @property
+    def test_ci_level(self) -> float:
+        """The level of the paired differences' intervals."""
+        return self.ci_level if self.sequential_alpha is None else 1 - self.sequential_alpha
 
     @model_validator(mode="after")
     def _power_above_alpha(self) -> CompareConfig:

@@ -105,7 +105,7 @@ def _compare(control: Arm, treatment: Arm, config: CompareConfig) -> PairCompari
         c, t = paired[metric].arrays()
         diffs[[row[k] for k in paired[metric].keys], j] = t - c
     samples = [k[0] for k in keys]
-    boots = bootstrap_means(diffs, samples, b=config.bootstrap_samples, seed=config.seed, level=config.ci_level)
+    boots = bootstrap_means(diffs, samples, b=config.bootstrap_samples, seed=config.seed, level=config.test_ci_level)
     perms = sign_flip_tests(diffs, samples, n_resamples=config.permutation_samples, seed=config.seed)
     metrics = {m: _metric(paired[m], boot, perm, config) for m, boot, perm in zip(compared, boots, perms, strict=True)}
     layers_c, layers_t = _layer_union(control), _layer_union(treatment)
@@ -251,12 +251,12 @@ def _adjust(raw: list[PairComparison], config: CompareConfig) -> list[PairCompar
         metrics = dict(pc.metrics)
         families = []
         if "composite" in metrics:
-            metrics["composite"] = _significance(metrics["composite"], p_composite, config.alpha, "composite")
+            metrics["composite"] = _significance(metrics["composite"], p_composite, config.test_alpha, "composite")
             families.append(
                 HypothesisFamily(
                     name="composite",
                     metrics=["composite"],
-                    level=config.alpha,
+                    level=config.test_alpha,
                     gate=None,
                     method=f"Holm across {m} treatment composite(s)" if m > 1 else "single test",
                 )
@@ -270,7 +270,7 @@ def _adjust(raw: list[PairComparison], config: CompareConfig) -> list[PairCompar
         weight = 1.0 / m if gate_open else 0.5 / m
         adjusted = gatekept(p_composite if gate_open else 0.0, [metrics[n].p_value for n in layers], weight)
         for name, p in zip(layers, adjusted, strict=True):
-            metrics[name] = _significance(metrics[name], p, config.alpha, family)
+            metrics[name] = _significance(metrics[name], p, config.test_alpha, family)
         if layers:
             share = (
                 (f"alpha / {m} treatments" if m > 1 else "alpha")
@@ -281,7 +281,7 @@ def _adjust(raw: list[PairComparison], config: CompareConfig) -> list[PairCompar
                 HypothesisFamily(
                     name=family,
                     metrics=layers,
-                    level=config.alpha * weight,
+                    level=config.test_alpha * weight,
                     method=f"Holm across the layers at {share}",
                     gate="tested because the composite is significant"
                     if gate_open

@@ -401,7 +401,9 @@ def _rationale(
 ) -> list[str]:
     lines = [_metric_line(mc) for mc in pc.metrics.values()]
     lines += [
-        f"tests, family {f.name}: {', '.join(f.metrics)} at alpha {f.level:g}, {f.method}"
+        f"tests, family {f.name}: {', '.join(f.metrics)} at alpha {f.level:.3g}"
+        + (" (the sequential look's level)" if config.sequential_alpha is not None else "")
+        + f", {f.method}"
         + (f"; {f.gate}" if f.gate else "")
         for f in pc.families
     ]

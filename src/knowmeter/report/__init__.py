@@ -2,7 +2,7 @@
 Schema), the terminal summary."""
 
 from knowmeter.report._build import SectionBuilder, build_report, write_report
-from knowmeter.report._compare_section import comparison_section
+from knowmeter.report._compare_section import compare_config, comparison_section, observations
 from knowmeter.report._gaps_section import gaps_section, variant_root
 from knowmeter.report._index import index_rows, not_comparable, open_run_index
 from knowmeter.report._model import (
@@ -52,10 +52,12 @@ __all__ = [
     "Statistics",
     "VariantOperations",
     "build_report",
+    "compare_config",
     "comparison_section",
     "gaps_section",
     "index_rows",
     "not_comparable",
+    "observations",
     "open_run_index",
     "percent",
     "probe_lines",

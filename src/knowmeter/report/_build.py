@@ -84,6 +84,8 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
             "judges": run.get("judges", []),
             "prompt_hashes": run.get("prompt_hashes", {}),
             "shard": run.get("shard"),
+            "sequential": run.get("sequential"),
+            "control_reused": run.get("control_reused"),
             "subset": run.get("subset"),
         },
         "variants": variants,

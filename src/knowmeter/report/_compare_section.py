@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from knowmeter import defaults
-from knowmeter.compare import Analysis, CompareConfig, Observation, analyze
+from knowmeter.compare import Analysis, CompareConfig, Observation, SequentialRecord, Verdict, analyze
 from knowmeter.gold import StoredGold, gold_evidence
 from knowmeter.report._build import SectionBuilder
 from knowmeter.report._model import Statistics
@@ -55,6 +55,9 @@ def compare_config(run: dict[str, Any], overrides: dict[str, Any] | None = None)
     }
     # runs recorded before these settings existed use the comparison defaults
     values.update({k: cfg[k] for k in ("max_mde", "min_pairs", "stability_limit") if cfg.get(k) is not None})
+    looks = (run.get("sequential") or {}).get("looks")
+    if looks:  # a sequential run is decided at the level of its last look
+        values["sequential_alpha"] = looks[-1]["nominal_alpha"]
     values.update({k: v for k, v in (overrides or {}).items() if v is not None})
     return CompareConfig(**values)
 
@@ -86,6 +89,36 @@ def run_analysis(
     )
 
 
+def _with_stop(verdict: Verdict, sequential: dict[str, Any] | None) -> Verdict:
+    """The verdict of a sequential run says where the run stopped and why."""
+    if not sequential or not sequential.get("reason"):
+        return verdict
+    record = SequentialRecord.model_validate(sequential)
+    last = record.looks[-1]
+    where = (
+        f"stopped early after {last.samples} of {record.planned_samples} samples"
+        if record.stopped in ("efficacy", "futility")
+        else f"all {record.planned_samples} samples run"
+    )
+    return verdict.model_copy(
+        update={
+            "headline": f"{verdict.headline} · sequential: {where}",
+            "rationale": [f"sequential: {record.reason}", *verdict.rationale],
+        }
+    )
+
+
+def _with_reuse(verdict: Verdict, reused: dict[str, Any] | None) -> Verdict:
+    """The verdict of a run with a reused control says where the control came from."""
+    if not reused:
+        return verdict
+    line = (
+        f"control reused: {reused['tasks']} control result(s) from run {reused['run']} (made "
+        f"{reused['created_at']}), not run again; paired with this run's treatment by sample and repeat"
+    )
+    return verdict.model_copy(update={"rationale": [line, *verdict.rationale]})
+
+
 def comparison_section(overrides: dict[str, Any] | None = None, gold: StoredGold | None = None) -> SectionBuilder:
     """A ``SectionBuilder`` adding ``statistics``, ``comparisons``, ``verdict`` and ``audit``
     (its human-aligned badge from ``gold``, the run's stored gold comparison)."""
@@ -100,7 +133,7 @@ def comparison_section(overrides: dict[str, Any] | None = None, gold: StoredGold
                 variants=analysis.summaries,
             ),
             "comparisons": analysis.comparisons,
-            "verdict": analysis.verdict,
+            "verdict": _with_reuse(_with_stop(analysis.verdict, run.get("sequential")), run.get("control_reused")),
             "audit": analysis.audit,
         }
 

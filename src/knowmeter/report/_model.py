@@ -21,6 +21,7 @@ from knowmeter.compare import (
     MethodologyAudit,
     PairComparison,
     ResourceComparison,
+    SequentialRecord,
     Verdict,
 )
 from knowmeter.compare import (
@@ -144,6 +145,12 @@ class ShardInfo(_M):
     plan_tasks: int = Field(ge=0, description="Tasks of the whole plan (all shards).")
 
 
+class ControlReused(_M):
+    run: str = Field(description="The run the control arm's results were taken from.")
+    created_at: str = Field(description="When that run was made.")
+    tasks: int = Field(ge=0, description="Control tasks reused.")
+
+
 class RunInfo(_M):
     """Run metadata: provenance, settings, watermark, budget, timings."""
 
@@ -184,6 +191,14 @@ class RunInfo(_M):
         default=None,
         description="Set for a run of one shard of a plan (eval --shard I/N). knowmeter merge "
         "combines the shards into one run.",
+    )
+    sequential: SequentialRecord | None = Field(
+        default=None,
+        description="Set for eval --sequential: the design, each look and where and why the run stopped.",
+    )
+    control_reused: ControlReused | None = Field(
+        default=None,
+        description="Set for eval --control-run: the stored run whose control results this run reused.",
     )
     subset: SubsetInfo | None = Field(
         default=None,

@@ -36,9 +36,17 @@ from knowmeter.stats._estimate import BootstrapEstimate, ConfidenceInterval, fin
 from knowmeter.stats._multiple import gatekept, holm
 from knowmeter.stats._permutation import PermutationResult, sign_flip_test, sign_flip_tests
 from knowmeter.stats._ratio import paired_relative_change
+from knowmeter.stats._sequential import (
+    INTERIM_CAP,
+    conditional_power,
+    nominal_alpha,
+    obf_spent,
+    spending_boundaries,
+)
 from knowmeter.stats._special import norm_cdf, norm_ppf, t_cdf, t_ppf
 
 __all__ = [
+    "INTERIM_CAP",
     "BootstrapEstimate",
     "BootstrapResult",
     "ClusteredWilson",
@@ -50,6 +58,7 @@ __all__ = [
     "bootstrap_mean",
     "bootstrap_means",
     "cohen_dz",
+    "conditional_power",
     "finite",
     "gatekept",
     "hedges_correction",
@@ -61,8 +70,10 @@ __all__ = [
     "mean_abs_diff",
     "minimum_detectable_effect",
     "n_for_effect",
+    "nominal_alpha",
     "norm_cdf",
     "norm_ppf",
+    "obf_spent",
     "paired_bootstrap",
     "paired_relative_change",
     "pearson",
@@ -71,6 +82,7 @@ __all__ = [
     "shared_resamples",
     "sign_flip_test",
     "sign_flip_tests",
+    "spending_boundaries",
     "t_cdf",
     "t_ppf",
     "weighted_kappa",
