@@ -21,6 +21,7 @@ from knowmeter import defaults
 from knowmeter.report._model import Report
 from knowmeter.report._view import Comparison, ReportView
 from knowmeter.report.html._payload import DETAIL_ROWS, payload, script_json
+from knowmeter.report.html._plain import plain_summary
 from knowmeter.report.html._svg import ForestRow, Series, forest_plot, line_chart
 from knowmeter.report.html._text import visible
 
@@ -192,6 +193,7 @@ def render_html(
             js=Markup(js),
             csp=csp,
             comparisons=comparisons,
+            plain=[] if view.comprehension else plain_summary(view),
             saturation=saturation,
             budget=budget_rows(view.budget),
             links=links,
