@@ -20,6 +20,7 @@ from markupsafe import Markup
 from knowmeter import defaults
 from knowmeter.report._model import Report
 from knowmeter.report._view import Comparison, ReportView
+from knowmeter.report.html._inventory import INVENTORY_ROWS, inventories
 from knowmeter.report.html._payload import DETAIL_ROWS, payload, script_json
 from knowmeter.report.html._plain import plain_summary
 from knowmeter.report.html._svg import ForestRow, Series, forest_plot, line_chart
@@ -199,6 +200,9 @@ def render_html(
             links=links,
             compared=data["control"] is not None and len(data["variants"]) > 1,
             shown=data["shown"],
+            traced=data["traced"],
+            inventory=inventories(view.gaps, data["rows"]),
+            inventory_cap=INVENTORY_ROWS,
             total=data["total"],
             data=Markup(script_json(data)),
         )
