@@ -8,6 +8,7 @@ import base64
 import contextlib
 import hashlib
 import pickle
+import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -27,6 +28,7 @@ from knowmeter.report.html._svg import ForestRow, Series, forest_plot, line_char
 from knowmeter.report.html._text import visible
 
 TEMPLATES = Path(__file__).with_name("templates")
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 
 
 def fmt(value: Any, spec: str = ".2f") -> str:
@@ -40,6 +42,17 @@ def fmt(value: Any, spec: str = ".2f") -> str:
     if isinstance(value, int | float):
         return format(value, spec)
     return str(value)
+
+
+def id_key(value: Any) -> tuple[int, float, str]:
+    """Sort key of an id: numbers first in numeric order ("2" before "10"), then text."""
+    text = str(value)
+    return (0, float(text), text) if _NUMBER.fullmatch(text.strip()) else (1, 0.0, text)
+
+
+def by_id(cases: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Comprehension cases by their ``case_id`` (:func:`id_key`)."""
+    return sorted(cases, key=lambda c: id_key(c.get("case_id")))
 
 
 def pct(value: Any) -> str:
@@ -130,6 +143,7 @@ def environment() -> Environment:
     env.filters["fmt"] = fmt
     env.filters["pct"] = pct
     env.filters["usd"] = usd
+    env.filters["by_id"] = by_id
     env.globals["layers"] = defaults.LAYERS
     return env
 

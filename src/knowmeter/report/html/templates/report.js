@@ -17,6 +17,8 @@
   var fText = document.getElementById("f-text"), fCount = document.getElementById("f-count");
   var fNote = document.getElementById("f-note");
   var fMin = document.getElementById("f-min"), fMax = document.getElementById("f-max");
+  // a comprehension run's answers: no assertion, so no pass/fail status, no status or score filter
+  var comprehension = document.getElementById("km-data").getAttribute("data-kind") === "comprehension";
   // sortKey: a function of a row (null: report order); sortDir 1 ascending, -1 descending
   var sortKey = null, sortDir = 0, sortTh = null, shown = 0, current = [], pinned = null;
 
@@ -92,7 +94,7 @@
     var o = el("option", null, name); o.value = name; fVariant.appendChild(o);
   });
   // no Δ column when nothing is compared (no control, or no treatment)
-  var dHead = treatment === null ? null : sortable(el("th", null, "Δ composite"), "score difference", function (r) { return r.d; });
+  var dHead = treatment === null || comprehension ? null : sortable(el("th", null, "Δ composite"), "score difference", function (r) { return r.d; });
   if (dHead) {
     dHead.setAttribute("data-testid", "sort-delta");
     head.appendChild(dHead);
@@ -126,10 +128,10 @@
     if (pinned) return row === pinned;
     var query = fText.value.trim().toLowerCase();
     if (query && haystack(row).indexOf(query) < 0) return false;
-    var want = fStatus.value, names = fVariant.value ? [fVariant.value] : variants;
+    var want = fStatus ? fStatus.value : "", names = fVariant.value ? [fVariant.value] : variants;
     if (fVariant.value && !row.v[fVariant.value]) return false;
     if (want === "disagree" && !disagree(row)) return false;
-    var lo = bound(fMin), hi = bound(fMax);
+    var lo = fMin ? bound(fMin) : null, hi = fMax ? bound(fMax) : null;
     if (lo !== null || hi !== null) {
       var inRange = names.some(function (n) {
         var t = row.v[n];
@@ -184,8 +186,12 @@
     var gaps = 0;
     variants.forEach(function (n) {
       var t = row.v[n], st = status(t), td = el("td");
-      td.appendChild(el("span", st === "pass" ? "ok" : st === "fail" || st === "error" ? "bad" : "unk", st));
-      if (t) td.appendChild(el("span", "sub", " " + num(t.c)));
+      if (comprehension) {
+        td.appendChild(el("span", st === "error" ? "bad" : st === "absent" ? "unk" : "", st === "error" || st === "absent" ? st : "answered"));
+      } else {
+        td.appendChild(el("span", st === "pass" ? "ok" : st === "fail" || st === "error" ? "bad" : "unk", st));
+        if (t) td.appendChild(el("span", "sub", " " + num(t.c)));
+      }
       if (t) gaps += t.gaps.length;
       tr.appendChild(td);
     });
@@ -352,7 +358,8 @@
   // a link names a sample and a repeat: exactly that row is shown and opened (repeat null: the
   // sample's first row); a row the page does not hold is said so
   function openSample(id, repeat) {
-    fText.value = id; fStatus.value = ""; fVariant.value = "";
+    fText.value = id; fVariant.value = "";
+    if (fStatus) fStatus.value = "";
     pinned = data.rows.filter(function (r) { return r.id === id && (repeat === null || r.r === repeat); })[0] || { missing: true };
     var which = "sample " + id + (repeat === null ? "" : " (repeat " + repeat + ")");
     note(pinned.missing ? which + " is not among the " + data.shown + " rows this page holds; report.json holds every task"
@@ -368,15 +375,16 @@
     openSample(id, m[2] === undefined ? null : Number(m[2]));
   }
 
-  [fVariant, fStatus].forEach(function (f) { f.addEventListener("change", unpin); });
-  [fText, fMin, fMax].forEach(function (f) { f.addEventListener("input", unpin); });
+  [fVariant, fStatus].forEach(function (f) { if (f) f.addEventListener("change", unpin); });
+  [fText, fMin, fMax].forEach(function (f) { if (f) f.addEventListener("input", unpin); });
   more.addEventListener("click", renderMore);
   window.addEventListener("hashchange", fromHash);
   // the same link again (no hashchange): open its row again
   document.querySelectorAll("a.samplelink").forEach(function (a) {
     a.addEventListener("click", function () { if (a.hash === location.hash) fromHash(); });
   });
-  apply();
+  if (comprehension) head.children[0].click();  // cases by id, numbers in numeric order
+  else apply();
   fromHash();
   document.body.setAttribute("data-ready", "1");
 })();
