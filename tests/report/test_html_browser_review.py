@@ -166,7 +166,7 @@ def test_the_count_names_shown_and_total_rows(browser: Browser, review_run: Path
 def test_charts_draw_lines_not_filled_shapes(browser: Browser, tmp_path: Path) -> None:
     from knowmeter.report.html import Series, assets, line_chart
 
-    chart = line_chart([Series("a", [("1", 1.0), ("2", 3.0), ("3", 2.0)])], title="t", y_label="y")
+    chart = line_chart([Series("a", [("1", 1.0), ("2", 3.0), ("3", 2.0)])], title="t", y_label="y", x_label="x")
     page_file = tmp_path / "chart.html"
     page_file.write_text(f"<!DOCTYPE html><style>{assets()[0]}</style><body data-ready=1>{chart}</body>")
     page = browser.open(page_file)
@@ -201,7 +201,11 @@ def test_at_375px_tables_scroll_in_their_box_and_charts_keep_their_size(browser:
         table = page.locator("#variants table.grid")
         assert table.evaluate("t => t.scrollWidth > t.clientWidth")  # the table scrolls in its own box
         assert page.evaluate("document.querySelector('svg.forest').getBoundingClientRect().width") == 680
-        assert page.evaluate("document.querySelector('nav').getBoundingClientRect().height") < 34  # one line
+        # every section's link in view (the nav wraps; issue 33: it hid "Samples"), in at most two lines
+        assert page.evaluate(
+            "Array.from(document.querySelectorAll('nav a')).every(a => a.getBoundingClientRect().right <= 375)"
+        )
+        assert page.evaluate("document.querySelector('nav').getBoundingClientRect().height") < 64
         page.screenshot(path=str(ARTIFACTS / "report-375.png"))
     finally:
         context.close()

@@ -244,3 +244,11 @@ def test_a_stale_or_foreign_stored_page_is_rendered_again(demo_run: Path, tmp_pa
         (run / "report.html").write_text(page)  # newer again, but from another page script
         status, body = request(server, "GET", f"/run/{demo_run.name}")
         assert status == 200 and "RENDERED FROM THE NEWER REPORT" in body and "sha256-OLD" not in body
+
+
+def test_every_viewer_page_has_one_h1(viewer: ViewerServer, demo_run: Path) -> None:
+    """Issue 33 point 8: a screen reader's page outline starts at an h1 on every page."""
+    run_id = demo_run.name
+    for path in ("/", "/trends", f"/run/{run_id}", f"/compare?a={run_id}&b={run_id}", "/nothing-here"):
+        _, body = request(viewer, "GET", path)
+        assert body.count("<h1") == 1, path

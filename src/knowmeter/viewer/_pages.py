@@ -73,7 +73,9 @@ def trends_page(rows: list[dict[str, Any]]) -> str:
     for metric, title, percent in TREND_METRICS:
         for set_id, series in trend_series(rows, metric).items():
             sets[set_id]["charts"].append(
-                line_chart(series, title=f"{title} · sample set {set_id}", y_label=title, percent=percent)
+                line_chart(
+                    series, title=f"{title} · sample set {set_id}", y_label=title, x_label="run", percent=percent
+                )
             )
     return _render("viewer_trends.html.j2", title="knowmeter trends", sets=sets, warning=WATERMARK_WARNING)
 

@@ -56,7 +56,9 @@ def by_id(cases: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
 
 def pct(value: Any) -> str:
-    return "unknown" if value is None else f"{100 * float(value):.1f}%"
+    """A share as a percentage to one place, or ``unknown``; a share that rounds to zero is
+    "0.0%", never "-0.0%"."""
+    return "unknown" if value is None else f"{round(100 * float(value), 1) + 0.0:.1f}%"
 
 
 def usd(value: Any) -> str:
@@ -176,7 +178,7 @@ def _saturation_chart(name: str, saturation: Mapping[str, Any] | None) -> Markup
     series = Series(
         name=f"{name}: CI width", points=[(f"{p.get('repeats')} repeats", p.get("ci_width")) for p in points]
     )
-    return line_chart([series], title=f"CI width over repeats ({name})", y_label="CI width")
+    return line_chart([series], title=f"CI width over repeats ({name})", y_label="CI width", x_label="repeats")
 
 
 def render_html(
