@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from knowmeter.report import ReportView
+from knowmeter.report.html import id_key
 
 #: changed tasks listed on the page; the rest are counted
 CHANGES_SHOWN = 300
@@ -43,12 +44,6 @@ def _side(view: ReportView) -> dict[tuple[str, str, int], Side]:
     return out
 
 
-def _id_key(key: tuple[str, str, int]) -> tuple[int, float, str, str, int]:
-    sample, variant, repeat = key
-    number = sample.isdigit()
-    return (0 if number else 1, float(sample) if number else 0.0, sample, variant, repeat)
-
-
 def changes(a: ReportView, b: ReportView) -> tuple[list[Change], int]:
     """(the first ``CHANGES_SHOWN`` changed tasks, sorted by sample id — numbers as numbers —
     variant and repeat; how many changed in all)."""
@@ -56,5 +51,5 @@ def changes(a: ReportView, b: ReportView) -> tuple[list[Change], int]:
     changed = [
         k for k in set(left) | set(right) if k not in left or k not in right or left[k].outcome != right[k].outcome
     ]
-    changed.sort(key=_id_key)
+    changed.sort(key=lambda k: (id_key(k[0]), k[1], k[2]))
     return [Change(*k, left.get(k), right.get(k)) for k in changed[:CHANGES_SHOWN]], len(changed)
