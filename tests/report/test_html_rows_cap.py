@@ -117,3 +117,34 @@ def test_a_report_json_in_another_order_still_has_one_row_per_sample(shaped: dic
     data, _ = _page(shuffled, DETAIL_ROWS)
     assert [(r["id"], r["r"]) for r in data["rows"]] == keys
     assert all(len(r["v"]) == 2 for r in data["rows"])
+
+
+def test_rows_and_traces_stay_within_the_byte_budget(shaped: dict[str, Any]) -> None:
+    """Issue 33 point 1: the page's detail has a byte budget; traces have their own, and a row
+    over it keeps its text but not its trace (the page says how many)."""
+    from knowmeter.report import ReportView
+    from knowmeter.report.html._payload import payload
+
+    view = ReportView(Report.model_validate(shaped))
+    whole = payload(view)
+    assert whole["traced"] == whole["shown"] == whole["total"]
+    no_traces = payload(view, budget=(10**9, 0))
+    assert no_traces["shown"] == whole["shown"] and no_traces["traced"] == 0
+    assert all(t["tl"] is None for r in no_traces["rows"] for t in r["v"].values())
+    one_row = len(json.dumps(whole["rows"][0], separators=(",", ":")))
+    small = payload(view, budget=(3 * one_row, 10**9))
+    assert 3 <= small["shown"] < whole["total"]
+    kept = {(r["id"], r["r"]) for r in small["rows"]}
+    assert {_keys(shaped)[i] for i in (2, 5, 10)} <= kept  # the rows that disagree or failed first
+    page = Page(render_html(Report.model_validate(shaped), detail_rows=DETAIL_ROWS))
+    assert "are left out to keep the page small" not in " ".join(page.text)
+
+
+def test_the_page_script_survives_secret_scrubbing() -> None:
+    """Every page goes through the secret scrubber when written or served: a script line that
+    looked like a secret would be redacted and the script blocked by its own hash."""
+    from knowmeter._secrets import scrub
+    from knowmeter.report.html import assets
+
+    js = assets()[1]
+    assert scrub(js) == js

@@ -209,3 +209,46 @@ def test_view_cli_warns_before_binding_beyond_loopback(tmp_path: Path) -> None:
         r = km_process("view", "--host", "0.0.0.0", "--port", str(port), "--output-dir", str(tmp_path), cwd=tmp_path)
     assert "warning: serving on 0.0.0.0" in r.stderr
     assert r.returncode != 0 and f"cannot listen on 0.0.0.0:{port}" in r.stderr
+
+
+def _store_copy(demo_run: Path, tmp_path: Path) -> tuple[Path, Path]:
+    store = tmp_path / "store"
+    shutil.copytree(demo_run.parents[1], store)
+    return store, store / "runs" / demo_run.name
+
+
+def test_a_run_page_is_the_stored_page_not_the_task_records_read_again(demo_run: Path, tmp_path: Path) -> None:
+    """Issue 33 point 2: report.json is not read when report.html is current (here it is garbage)."""
+    import os
+
+    store, run = _store_copy(demo_run, tmp_path)
+    (run / "report.json").write_text("not json")
+    html_time = (run / "report.html").stat().st_mtime_ns
+    os.utime(run / "report.json", ns=(html_time - 10**9, html_time - 10**9))
+    with served(store) as server:
+        status, body = request(server, "GET", f"/run/{demo_run.name}")
+    stored = (run / "report.html").read_text()
+    assert status == 200
+    assert body == stored.replace("<nav>", '<nav><a href="/">Runs</a><a href="/trends">Trends</a>', 1)
+
+
+def test_a_stale_or_foreign_stored_page_is_rendered_again(demo_run: Path, tmp_path: Path) -> None:
+    store, run = _store_copy(demo_run, tmp_path)
+    report = json.loads((run / "report.json").read_text())
+    report["decision"]["recommendation"] = "RENDERED FROM THE NEWER REPORT"
+    (run / "report.json").write_text(json.dumps(report))  # newer than report.html
+    with served(store) as server:
+        status, body = request(server, "GET", f"/run/{demo_run.name}")
+        assert status == 200 and "RENDERED FROM THE NEWER REPORT" in body
+        page = (run / "report.html").read_text().replace("sha256-", "sha256-OLD", 1)
+        (run / "report.html").write_text(page)  # newer again, but from another page script
+        status, body = request(server, "GET", f"/run/{demo_run.name}")
+        assert status == 200 and "RENDERED FROM THE NEWER REPORT" in body and "sha256-OLD" not in body
+
+
+def test_every_viewer_page_has_one_h1(viewer: ViewerServer, demo_run: Path) -> None:
+    """Issue 33 point 8: a screen reader's page outline starts at an h1 on every page."""
+    run_id = demo_run.name
+    for path in ("/", "/trends", f"/run/{run_id}", f"/compare?a={run_id}&b={run_id}", "/nothing-here"):
+        _, body = request(viewer, "GET", path)
+        assert body.count("<h1") == 1, path

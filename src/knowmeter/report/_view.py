@@ -72,6 +72,8 @@ class VariantRow:
     pass_rate: float | None
     pass_rate_ci: tuple[float | None, float | None]
     pass_rate_counts: tuple[int | None, int | None]
+    #: how many distinct samples the pass rate's results come from (fewer than its n with repeats)
+    pass_rate_samples: int | None
     cost_known_usd: float | None
     cost_known_tasks: int | None
     cost_unknown_tasks: int | None
@@ -399,6 +401,7 @@ class ReportView:
                     pass_rate=pr.rate if pr else None,
                     pass_rate_ci=(pr.low, pr.high) if pr else (None, None),
                     pass_rate_counts=(pr.passed, pr.n) if pr else (None, None),
+                    pass_rate_samples=pr.n_samples if pr else None,
                     cost_known_usd=v.cost.known_usd,
                     cost_known_tasks=v.cost.tasks_with_known_cost,
                     cost_unknown_tasks=v.cost.tasks_with_unknown_cost,

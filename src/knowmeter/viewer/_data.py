@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from markupsafe import escape
+
 from knowmeter import defaults
 from knowmeter.report import Report, read_report
 from knowmeter.store import INDEX_FILE, variant_history
@@ -60,16 +62,35 @@ class Store:
         with self._connect() as conn:
             return [] if conn is None else [dict(r) for r in variant_history(conn)]
 
+    def _run_file(self, run_id: str, name: str) -> Path | None:
+        """``name`` in the directory of an indexed run, or None (unknown id, no such file)."""
+        with self._connect() as conn:
+            if conn is None or conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+                return None
+        runs_root = (self.root / "runs").resolve()
+        path = (runs_root / run_id / name).resolve()
+        if path.parent.parent != runs_root or not path.is_file():
+            return None
+        return path
+
     def report(self, run_id: str) -> Report | None:
         """The stored report.json of an indexed run, or None (unknown id, no report yet);
         ``InputError`` for one that cannot be read (damaged, older or newer)."""
-        if run_id not in {r["id"] for r in self.runs(limit=100_000)}:
+        path = self._run_file(run_id, "report.json")
+        return None if path is None else read_report(path, run_id)
+
+    def stored_page(self, run_id: str, csp: str) -> str | None:
+        """The run's stored report.html when it can be served as it is: written after its
+        report.json (not stale) by this version's page script (its policy is ``csp``); else None."""
+        page, data = self._run_file(run_id, "report.html"), self._run_file(run_id, "report.json")
+        if page is None or data is None or page.stat().st_mtime_ns < data.stat().st_mtime_ns:
             return None
-        runs_root = (self.root / "runs").resolve()
-        path = (runs_root / run_id / "report.json").resolve()
-        if path.parent.parent != runs_root or not path.is_file():
+        try:
+            text = page.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
             return None
-        return read_report(path, run_id)
+        meta = f'<meta http-equiv="Content-Security-Policy" content="{escape(csp)}">'
+        return text if meta in text[:4096] else None
 
     def activation_reports(self) -> list[ActivationReport]:
         """The readable ``activation.json`` of every activation run in the store, newest first."""

@@ -10,6 +10,7 @@ from markupsafe import Markup
 
 from knowmeter.report import Report, ReportView, not_comparable
 from knowmeter.report.html import Series, assets, environment, line_chart
+from knowmeter.viewer._changes import CHANGES_SHOWN, changes
 from knowmeter.watermark import WATERMARK_WARNING
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'"
@@ -30,7 +31,16 @@ def runs_page(runs: list[dict[str, Any]]) -> str:
 def compare_page(a: tuple[str, Report], b: tuple[str, Report]) -> str:
     views = [(run_id, ReportView(report)) for run_id, report in (a, b)]
     same_set = views[0][1].watermark.sha256 == views[1][1].watermark.sha256
-    return _render("viewer_compare.html.j2", title=f"knowmeter: {a[0]} vs {b[0]}", views=views, same_set=same_set)
+    changed, n_changed = changes(views[0][1], views[1][1])
+    return _render(
+        "viewer_compare.html.j2",
+        title=f"knowmeter: {a[0]} vs {b[0]}",
+        views=views,
+        same_set=same_set,
+        changed=changed,
+        n_changed=n_changed,
+        shown_cap=CHANGES_SHOWN,
+    )
 
 
 def _by_sample_set(rows: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -73,7 +83,9 @@ def trends_page(rows: list[dict[str, Any]]) -> str:
     for metric, title, percent in TREND_METRICS:
         for set_id, series in trend_series(rows, metric).items():
             sets[set_id]["charts"].append(
-                line_chart(series, title=f"{title} · sample set {set_id}", y_label=title, percent=percent)
+                line_chart(
+                    series, title=f"{title} · sample set {set_id}", y_label=title, x_label="run", percent=percent
+                )
             )
     return _render("viewer_trends.html.j2", title="knowmeter trends", sets=sets, warning=WATERMARK_WARNING)
 

@@ -19,6 +19,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from markupsafe import escape
+
 from knowmeter import defaults
 from knowmeter._secrets import scrub
 from knowmeter.errors import InputError
@@ -166,8 +168,15 @@ class Handler(BaseHTTPRequestHandler):
         return report
 
     def _run_page(self, run_id: str) -> str:
+        """The run's stored report.html with the viewer's links in its nav (no task record read),
+        or, when it is stale, missing or from another version, the page rendered from report.json."""
         from knowmeter.report.html import render_html
 
+        if RUN_ID.fullmatch(run_id):
+            stored = self.server.store.stored_page(run_id, assets()[2])
+            if stored is not None:
+                links = "".join(f'<a href="{escape(href)}">{escape(text)}</a>' for href, text in VIEWER_LINKS)
+                return stored.replace("<nav>", f"<nav>{links}", 1)
         return render_html(self._report(run_id), links=VIEWER_LINKS)
 
     def _activation_page(self, run_id: str) -> str:

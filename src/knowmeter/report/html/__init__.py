@@ -2,13 +2,14 @@
 network. Rendered from stored ``report.json`` content through :class:`~knowmeter.report._view.ReportView`."""
 
 from knowmeter.report.html._health import render_health_html
-from knowmeter.report.html._page import assets, environment, render_html, write_html
+from knowmeter.report.html._page import assets, environment, id_key, render_html, write_html
 from knowmeter.report.html._svg import Series, line_chart
 
 __all__ = [
     "Series",
     "assets",
     "environment",
+    "id_key",
     "line_chart",
     "render_health_html",
     "render_html",

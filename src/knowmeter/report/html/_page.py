@@ -8,6 +8,7 @@ import base64
 import contextlib
 import hashlib
 import pickle
+import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -20,11 +21,14 @@ from markupsafe import Markup
 from knowmeter import defaults
 from knowmeter.report._model import Report
 from knowmeter.report._view import Comparison, ReportView
+from knowmeter.report.html._inventory import INVENTORY_ROWS, inventories
 from knowmeter.report.html._payload import DETAIL_ROWS, payload, script_json
+from knowmeter.report.html._plain import plain_summary
 from knowmeter.report.html._svg import ForestRow, Series, forest_plot, line_chart
 from knowmeter.report.html._text import visible
 
 TEMPLATES = Path(__file__).with_name("templates")
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 
 
 def fmt(value: Any, spec: str = ".2f") -> str:
@@ -40,8 +44,21 @@ def fmt(value: Any, spec: str = ".2f") -> str:
     return str(value)
 
 
+def id_key(value: Any) -> tuple[int, float, str]:
+    """Sort key of an id: numbers first in numeric order ("2" before "10"), then text."""
+    text = str(value)
+    return (0, float(text), text) if _NUMBER.fullmatch(text.strip()) else (1, 0.0, text)
+
+
+def by_id(cases: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Comprehension cases by their ``case_id`` (:func:`id_key`)."""
+    return sorted(cases, key=lambda c: id_key(c.get("case_id")))
+
+
 def pct(value: Any) -> str:
-    return "unknown" if value is None else f"{100 * float(value):.1f}%"
+    """A share as a percentage to one place, or ``unknown``; a share that rounds to zero is
+    "0.0%", never "-0.0%"."""
+    return "unknown" if value is None else f"{round(100 * float(value), 1) + 0.0:.1f}%"
 
 
 def usd(value: Any) -> str:
@@ -128,6 +145,7 @@ def environment() -> Environment:
     env.filters["fmt"] = fmt
     env.filters["pct"] = pct
     env.filters["usd"] = usd
+    env.filters["by_id"] = by_id
     env.globals["layers"] = defaults.LAYERS
     return env
 
@@ -160,7 +178,7 @@ def _saturation_chart(name: str, saturation: Mapping[str, Any] | None) -> Markup
     series = Series(
         name=f"{name}: CI width", points=[(f"{p.get('repeats')} repeats", p.get("ci_width")) for p in points]
     )
-    return line_chart([series], title=f"CI width over repeats ({name})", y_label="CI width")
+    return line_chart([series], title=f"CI width over repeats ({name})", y_label="CI width", x_label="repeats")
 
 
 def render_html(
@@ -192,11 +210,15 @@ def render_html(
             js=Markup(js),
             csp=csp,
             comparisons=comparisons,
+            plain=[] if view.comprehension else plain_summary(view),
             saturation=saturation,
             budget=budget_rows(view.budget),
             links=links,
             compared=data["control"] is not None and len(data["variants"]) > 1,
             shown=data["shown"],
+            traced=data["traced"],
+            inventory=inventories(view.gaps, data["rows"]),
+            inventory_cap=INVENTORY_ROWS,
             total=data["total"],
             data=Markup(script_json(data)),
         )

@@ -11,14 +11,20 @@ import orjson
 
 from knowmeter.report._view import ReportView, SampleRow, TaskView
 
-#: a tool result longer than this is cut in the timeline (the cut is stated on the page)
+#: a prompt or message longer than this is cut (the cut is stated on the page)
 TOOL_TEXT_LIMIT = 2000
+#: a tool call's input or result longer than this is cut in the timeline (the cut is stated)
+STEP_TEXT_LIMIT = 400
 #: an agent output longer than this is cut (the cut is stated on the page)
 OUTPUT_LIMIT = 20000
 #: the page embeds the detail of at most this many sample × repeat rows (the page says how many
-#: of how many; report.json holds every task). 2,000 rows × 2 variants stay within bench_html's
-#: targets (≤ 5 MB, interactive in ≤ 2 s); 50,000 rows would be hundreds of MB.
+#: of how many; report.json holds every task)
 DETAIL_ROWS = 2000
+#: ... and at most this many bytes of their JSON without the traces, then at most TRACE_BYTES of
+#: traces (rows by :func:`row_rank`): bench_html's 5,000 samples × 2 variants × 3 repeats with
+#: 10–30 tool calls a task stay within its targets (≤ 5 MB, interactive ≤ 1.5 s)
+DETAIL_BYTES = 2_000_000
+TRACE_BYTES = 2_300_000
 
 _SEARCH_TOOLS = frozenset({"grep", "glob", "search", "websearch", "web_search", "find", "rg", "ls"})
 
@@ -26,6 +32,21 @@ _SEARCH_TOOLS = frozenset({"grep", "glob", "search", "websearch", "web_search", 
 def _cut(text: str, limit: int) -> list[Any]:
     """[text, characters left out]."""
     return [text[:limit], max(len(text) - limit, 0)]
+
+
+#: how the timeline names a tool result whose error kind says more than its status (a search that
+#: ran and found nothing has status "success": the gap analysis counts it as failed)
+_ERROR_WORDS = {
+    "empty_search": "failed: no results",
+    "not_found": "failed: not found",
+    "nonzero_exit": "failed: non-zero exit",
+}
+
+
+def _status_text(status: str, error_kind: Any) -> str:
+    if error_kind is None:
+        return status
+    return _ERROR_WORDS.get(str(error_kind), f"{status} · {error_kind}")
 
 
 def _timeline(task: TaskView) -> list[dict[str, Any]]:
@@ -45,9 +66,9 @@ def _timeline(task: TaskView) -> list[dict[str, Any]]:
                 {
                     "k": "call",
                     "tool": tool,
-                    "in": _cut(raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False), TOOL_TEXT_LIMIT),
-                    "out": _cut(str(res.get("output") or ""), TOOL_TEXT_LIMIT),
-                    "st": status + (f" · {error_kind}" if error_kind else ""),
+                    "in": _cut(raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False), STEP_TEXT_LIMIT),
+                    "out": _cut(str(res.get("output") or ""), STEP_TEXT_LIMIT),
+                    "st": _status_text(status, error_kind),
                     "fail": failed,
                     "fs": failed and (tool.lower() in _SEARCH_TOOLS or error_kind == "empty_search"),
                     "turn": ev.get("turn"),
@@ -109,25 +130,55 @@ def _task(task: TaskView) -> dict[str, Any]:
     }
 
 
-def payload(view: ReportView, *, limit: int = DETAIL_ROWS) -> dict[str, Any]:
+def payload(
+    view: ReportView, *, limit: int = DETAIL_ROWS, budget: tuple[int, int] = (DETAIL_BYTES, TRACE_BYTES)
+) -> dict[str, Any]:
     """What the sample table needs: variants (the control first), each one's role, the control
     (None when no variant has that role: nothing is compared), the detail of at most ``limit``
-    sample × repeat rows (:func:`shown_rows` picks them; shown in the report's order), ``total``
-    (every row of the report) and ``shown`` (how many are in ``rows``)."""
+    sample × repeat rows within ``budget`` (bytes of JSON without traces, bytes of traces) —
+    :func:`shown_rows` and :func:`_within` pick them; shown in the report's order — ``total``
+    (every row of the report), ``shown`` (how many are in ``rows``) and ``traced`` (how many of
+    those carry their traces; the others' ``tl`` is None)."""
     roles = {v.name: v.role for v in view.variants}
     control = next((name for name, role in roles.items() if role == "control"), None)
     order = ([control] if control is not None else []) + [n for n in roles if n != control]
     head = {"variants": order, "roles": roles, "control": control}
-    rows: list[dict[str, Any]] = []
+    ranked: list[tuple[int, dict[str, Any]]] = []
     for row in view.samples():  # one pass while every row fits (the common case)
-        if len(rows) == limit:
+        if len(ranked) == limit:
             break
-        rows.append(_row(row, order))
+        ranked.append((row_rank(row), _row(row, order)))
     else:
-        return {**head, "rows": rows, "total": len(rows), "shown": len(rows)}
+        rows, traced = _within(ranked, budget)
+        return {**head, "rows": rows, "total": len(ranked), "shown": len(rows), "traced": traced}
     total, shown = shown_rows(view, limit)
-    rows = [_row(row, order) for i, row in enumerate(view.samples()) if i in shown]
-    return {**head, "rows": rows, "total": total, "shown": len(rows)}
+    ranked = [(row_rank(row), _row(row, order)) for i, row in enumerate(view.samples()) if i in shown]
+    rows, traced = _within(ranked, budget)
+    return {**head, "rows": rows, "total": total, "shown": len(rows), "traced": traced}
+
+
+def _within(ranked: list[tuple[int, dict[str, Any]]], budget: tuple[int, int]) -> tuple[list[dict[str, Any]], int]:
+    """The rows (in report order) whose JSON fits the first byte budget, taken by rank; the
+    traces of those that fit the second, by rank too (a row over it keeps ``tl`` None); and how
+    many rows kept their traces."""
+    text_left, trace_left = budget
+    keep: list[bool] = [False] * len(ranked)
+    traced = 0
+    for i in sorted(range(len(ranked)), key=lambda k: ranked[k][0]):
+        tasks = ranked[i][1]["v"].values()
+        traces = [orjson.dumps(t["tl"]) for t in tasks]
+        size = len(orjson.dumps(ranked[i][1])) - sum(len(t) for t in traces)
+        if size > text_left:
+            continue
+        text_left -= size
+        keep[i] = True
+        if sum(len(t) for t in traces) <= trace_left:
+            trace_left -= sum(len(t) for t in traces)
+            traced += 1
+        else:
+            for t in tasks:
+                t["tl"] = None
+    return [row for (_, row), kept in zip(ranked, keep, strict=True) if kept], traced
 
 
 def row_rank(row: SampleRow) -> int:

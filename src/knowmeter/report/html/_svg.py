@@ -16,6 +16,11 @@ def _label(text: str) -> Markup:
     return escape(visible(text))
 
 
+def _signed(v: float) -> str:
+    """``+1.19``; a value that rounds to zero is ``+0.00``, never ``-0.00``."""
+    return f"{round(v, 2) + 0.0:+.2f}"
+
+
 @dataclass(frozen=True)
 class ForestRow:
     """One line of a forest plot: an estimate with its interval."""
@@ -48,7 +53,7 @@ def forest_plot(rows: Sequence[ForestRow], *, min_effect: float | None, title: s
     def x(v: float) -> float:
         return label_w + (v - lo) / (hi - lo) * plot_w
 
-    height = top + row_h * len(rows) + 30
+    height = top + row_h * len(rows) + 46
     width = label_w + plot_w + text_w
     parts = [
         f'<svg class="forest" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
@@ -73,7 +78,11 @@ def forest_plot(rows: Sequence[ForestRow], *, min_effect: float | None, title: s
     for v in (lo, 0.0, hi):
         if v != 0.0 and abs(x(v) - x(0.0)) < 40:
             continue  # would overlap the zero tick
-        parts.append(f'<text class="tick" x="{x(v):.1f}" y="{bottom + 16}" text-anchor="middle">{v:+.2f}</text>')
+        parts.append(f'<text class="tick" x="{x(v):.1f}" y="{bottom + 16}" text-anchor="middle">{_signed(v)}</text>')
+    parts.append(
+        f'<text class="axis" x="{label_w + plot_w / 2:.0f}" y="{bottom + 34}" text-anchor="middle">'
+        "Δ = treatment − control (points)</text>"
+    )
     parts.append("</svg>")
     return Markup("".join(parts))
 
@@ -81,8 +90,8 @@ def forest_plot(rows: Sequence[ForestRow], *, min_effect: float | None, title: s
 def _ci_text(r: ForestRow) -> str:
     if r.estimate is None:
         return "Δ unknown"
-    ci = "CI unknown" if r.low is None or r.high is None else f"[{r.low:+.2f}, {r.high:+.2f}]"
-    return f"Δ {r.estimate:+.2f} {ci}"
+    ci = "CI unknown" if r.low is None or r.high is None else f"[{_signed(r.low)}, {_signed(r.high)}]"
+    return f"Δ {_signed(r.estimate)} {ci}"
 
 
 @dataclass(frozen=True)
@@ -93,10 +102,11 @@ class Series:
     points: Sequence[tuple[str, float | None]]
 
 
-def line_chart(series: Sequence[Series], *, title: str, y_label: str, percent: bool = False) -> Markup:
-    """Each series as its own polyline over its own points (x = position in the series); the
-    legend below the plot, one series a line (long names never overlap)."""
-    w, plot_h, left, top, bottom = 560, 220, 56, 20, 40
+def line_chart(series: Sequence[Series], *, title: str, y_label: str, x_label: str, percent: bool = False) -> Markup:
+    """Each series as its own polyline over its own points (x = position in the series), with its
+    own dash so equal series stay visible; the y axis titled above its ticks, the x axis with its
+    first and last point's label and its title; the legend below the plot, one series a line."""
+    w, plot_h, left, top, bottom = 560, 250, 56, 24, 70
     h = plot_h + 14 * max(len(series) - 1, 0)
     values = [y for s in series for _, y in s.points]
     lo, hi = _span([*values, 0.0] if percent else values, 0.05)
@@ -116,13 +126,24 @@ def line_chart(series: Sequence[Series], *, title: str, y_label: str, percent: b
     parts = [
         f'<svg class="chart" role="img" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
         f'xmlns="http://www.w3.org/2000/svg"><title>{_label(title)}</title>',
-        f'<text class="tick" x="4" y="{top - 6}">{_label(y_label)}</text>',
+        f'<text class="axis" x="4" y="{top - 10}">{_label(y_label)}</text>',
     ]
+    axis_y = plot_h - bottom + 4
+    first = next((s.points[0][0] for s in series if s.points), None)
+    last = next((s.points[-1][0] for s in series if len(s.points) > 1), None)
+    if first is not None:
+        parts.append(f'<text class="tick" x="{left}" y="{axis_y + 10}">{_label(first)}</text>')
+    if last is not None:
+        parts.append(f'<text class="tick" x="{w - 16}" y="{axis_y + 24}" text-anchor="end">{_label(last)}</text>')
+    parts.append(
+        f'<text class="axis" x="{(left + w - 16) / 2:.0f}" y="{axis_y + 38}" '
+        f'text-anchor="middle">{_label(x_label)}</text>'
+    )
     for v in (lo, hi):
         parts.append(f'<text class="tick" x="{left - 6}" y="{py(v) + 4:.1f}" text-anchor="end">{fmt(v)}</text>')
         parts.append(f'<line class="grid" x1="{left}" x2="{w - 16}" y1="{py(v):.1f}" y2="{py(v):.1f}"/>')
     for k, s in enumerate(series):
-        cls = f"s{k % 6}"
+        cls = f"s{k % 6} d{k % 3}"
         segment: list[str] = []
         for i, (label, y) in enumerate(s.points):
             if y is None:

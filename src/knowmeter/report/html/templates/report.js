@@ -16,7 +16,11 @@
   var fVariant = document.getElementById("f-variant"), fStatus = document.getElementById("f-status");
   var fText = document.getElementById("f-text"), fCount = document.getElementById("f-count");
   var fNote = document.getElementById("f-note");
-  var sortDir = 0, shown = 0, current = [], pinned = null;
+  var fMin = document.getElementById("f-min"), fMax = document.getElementById("f-max");
+  // a comprehension run's answers: no assertion, so no pass/fail status, no status or score filter
+  var comprehension = document.getElementById("km-data").getAttribute("data-kind") === "comprehension";
+  // sortKey: a function of a row (null: report order); sortDir 1 ascending, -1 descending
+  var sortKey = null, sortDir = 0, sortTh = null, shown = 0, current = [], pinned = null;
 
   function visible(s) {
     return String(s).replace(HIDDEN, function (c) {
@@ -46,48 +50,108 @@
   data.rows.forEach(function (r) { r.d = delta(r); });
 
   var head = document.getElementById("sample-head");
+  // ids compare as numbers when both are numbers ("2" before "10"), else as text
+  function byId(a, b) {
+    var x = Number(a.id), y = Number(b.id);
+    if (a.id.trim() !== "" && b.id.trim() !== "" && !isNaN(x) && !isNaN(y)) return x - y;
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  }
+  function gapCount(row) {
+    var n = 0;
+    variants.forEach(function (v) { if (row.v[v]) n += row.v[v].gaps.length; });
+    return n;
+  }
+  // a header that sorts by key (a number per row, or null: unknown, always last) or by compare
+  function sortable(th, title, by, compare) {
+    var b = el("button", "cellbutton", th.textContent + " ⇅");
+    b.type = "button";
+    b.title = "sort by " + title;
+    th.textContent = "";
+    th.appendChild(b);
+    th.className = "sortable";
+    th.setAttribute("aria-sort", "none");
+    th.addEventListener("click", function () {
+      sortDir = sortTh === th ? -sortDir : (by === null ? 1 : -1);
+      if (sortTh && sortTh !== th) sortTh.setAttribute("aria-sort", "none");
+      sortTh = th;
+      sortKey = compare || function (a, b) {
+        var x = by(a), y = by(b);
+        if (x === null) return y === null ? 0 : 1 / sortDir;
+        if (y === null) return -1 / sortDir;
+        return x - y;
+      };
+      th.setAttribute("aria-sort", sortDir === 1 ? "ascending" : "descending");
+      apply();
+    });
+    return th;
+  }
+  sortable(head.children[0], "sample id (numbers as numbers)", null, byId).setAttribute("data-testid", "sort-sample");
+  sortable(head.children[1], "repeat", function (r) { return r.r; });
   variants.forEach(function (name) {
-    head.appendChild(el("th", null, label(name)));
+    var th = sortable(el("th", null, label(name)), name + "'s composite", function (r) { return r.v[name] ? r.v[name].c : null; });
+    th.setAttribute("data-testid", "sort-variant");
+    head.appendChild(th);
     var o = el("option", null, name); o.value = name; fVariant.appendChild(o);
   });
   // no Δ column when nothing is compared (no control, or no treatment)
-  var dHead = treatment === null ? null : el("th", "sortable");
+  var dHead = treatment === null || comprehension ? null : sortable(el("th", null, "Δ composite"), "score difference", function (r) { return r.d; });
   if (dHead) {
-    var dButton = el("button", "cellbutton", "Δ composite ⇅");
-    dButton.type = "button";
-    dButton.title = "sort by score difference";
-    dHead.appendChild(dButton);
-    dHead.setAttribute("aria-sort", "none");
     dHead.setAttribute("data-testid", "sort-delta");
     head.appendChild(dHead);
   }
-  head.appendChild(el("th", null, "gap signals"));
+  head.appendChild(sortable(el("th", null, "gap signals"), "number of gap signals", gapCount)).setAttribute("data-testid", "sort-gaps");
   var columns = head.children.length;
+
+  // the text a search looks in: id, prompt, outputs, assertion messages (built at the first search)
+  function haystack(row) {
+    if (row.h === undefined) {
+      var parts = [row.id, row.prompt[0]];
+      variants.forEach(function (n) {
+        var t = row.v[n];
+        if (!t) return;
+        parts.push(t.out[0]);
+        if (t.err) parts.push(t.err);
+        t.as.forEach(function (a) { parts.push(a[0] + " " + a[2]); });
+      });
+      row.h = parts.join("\n").toLowerCase();
+    }
+    return row.h;
+  }
+  function disagree(row) {
+    var seen = {}, errs = {};
+    variants.forEach(function (n) { var t = row.v[n]; if (t) { seen[String(t.ok)] = 1; errs[String(!!t.err)] = 1; } });
+    return Object.keys(seen).length > 1 || Object.keys(errs).length > 1;
+  }
+  function bound(input) { var v = input.value.trim(); return v === "" || isNaN(Number(v)) ? null : Number(v); }
 
   function matches(row) {
     if (pinned) return row === pinned;
     var query = fText.value.trim().toLowerCase();
-    if (query && row.id.toLowerCase().indexOf(query) < 0) return false;
-    var want = fStatus.value, names = fVariant.value ? [fVariant.value] : variants;
+    if (query && haystack(row).indexOf(query) < 0) return false;
+    var want = fStatus ? fStatus.value : "", names = fVariant.value ? [fVariant.value] : variants;
     if (fVariant.value && !row.v[fVariant.value]) return false;
-    if (!want) return true;
+    if (want === "disagree" && !disagree(row)) return false;
+    var lo = fMin ? bound(fMin) : null, hi = fMax ? bound(fMax) : null;
+    if (lo !== null || hi !== null) {
+      var inRange = names.some(function (n) {
+        var t = row.v[n];
+        return t && t.c !== null && (lo === null || t.c >= lo) && (hi === null || t.c <= hi);
+      });
+      if (!inRange) return false;
+    }
+    if (!want || want === "disagree") return true;
     return names.some(function (n) {
       var t = row.v[n];
       if (!t) return false;
       if (want === "gap") return t.gaps.length > 0;
+      if (want === "assert") return t.as.some(function (a) { return a[1] === false; });
       return status(t) === want;
     });
   }
 
   function apply() {
     current = data.rows.filter(matches);
-    if (sortDir !== 0) {
-      current.sort(function (a, b) {
-        if (a.d === null) return b.d === null ? 0 : 1;
-        if (b.d === null) return -1;
-        return sortDir * (a.d - b.d);
-      });
-    }
+    if (sortKey) current.sort(function (a, b) { return sortDir * sortKey(a, b); });
     body.textContent = "";
     shown = 0;
     fCount.textContent = current.length + " of " + data.rows.length +
@@ -122,8 +186,12 @@
     var gaps = 0;
     variants.forEach(function (n) {
       var t = row.v[n], st = status(t), td = el("td");
-      td.appendChild(el("span", st === "pass" ? "ok" : st === "fail" || st === "error" ? "bad" : "unk", st));
-      if (t) td.appendChild(el("span", "sub", " " + num(t.c)));
+      if (comprehension) {
+        td.appendChild(el("span", st === "error" ? "bad" : st === "absent" ? "unk" : "", st === "error" || st === "absent" ? st : "answered"));
+      } else {
+        td.appendChild(el("span", st === "pass" ? "ok" : st === "fail" || st === "error" ? "bad" : "unk", st));
+        if (t) td.appendChild(el("span", "sub", " " + num(t.c)));
+      }
       if (t) gaps += t.gaps.length;
       tr.appendChild(td);
     });
@@ -250,8 +318,12 @@
         t.gaps.forEach(function (g) { gl.appendChild(el("li", "gapmark", g)); });
         side.appendChild(gl);
       }
-      side.appendChild(el("div", "sub", "trace (" + t.tl.length + " steps)"));
-      side.appendChild(timeline(t.tl));
+      if (t.tl === null) {
+        side.appendChild(el("div", "sub", "trace not on this page (left out to keep the page small; report.json holds it)"));
+      } else {
+        side.appendChild(el("div", "sub", "trace (" + t.tl.length + " steps)"));
+        side.appendChild(timeline(t.tl));
+      }
       sides.appendChild(side);
     });
     wrap.appendChild(sides);
@@ -272,7 +344,7 @@
       } else {
         li = el("li", (s.fail ? "fail" : "ok-step") + (s.fs ? " failed-search" : ""));
         li.appendChild(el("b", null, s.tool));
-        li.appendChild(el("span", s.fail ? "bad" : "sub", " · " + s.st + (s.fs ? " · failed search" : "")));
+        li.appendChild(el("span", s.fail ? "bad" : "sub", " · " + s.st + (s.fs && s.st.indexOf("failed") !== 0 ? " · failed search" : "")));
         li.appendChild(el("div", "tl-in", s.in[0])); cutNote(li, s.in[1]);
         if (s.out[0]) { li.appendChild(el("div", "tl-out", s.out[0])); cutNote(li, s.out[1]); }
       }
@@ -286,7 +358,8 @@
   // a link names a sample and a repeat: exactly that row is shown and opened (repeat null: the
   // sample's first row); a row the page does not hold is said so
   function openSample(id, repeat) {
-    fText.value = id; fStatus.value = ""; fVariant.value = "";
+    fText.value = id; fVariant.value = "";
+    if (fStatus) fStatus.value = "";
     pinned = data.rows.filter(function (r) { return r.id === id && (repeat === null || r.r === repeat); })[0] || { missing: true };
     var which = "sample " + id + (repeat === null ? "" : " (repeat " + repeat + ")");
     note(pinned.missing ? which + " is not among the " + data.shown + " rows this page holds; report.json holds every task"
@@ -302,20 +375,16 @@
     openSample(id, m[2] === undefined ? null : Number(m[2]));
   }
 
-  if (dHead) dHead.addEventListener("click", function () {
-    sortDir = sortDir === -1 ? 1 : -1;
-    dHead.setAttribute("aria-sort", sortDir === -1 ? "descending" : "ascending");
-    apply();
-  });
-  [fVariant, fStatus].forEach(function (f) { f.addEventListener("change", unpin); });
-  fText.addEventListener("input", unpin);
+  [fVariant, fStatus].forEach(function (f) { if (f) f.addEventListener("change", unpin); });
+  [fText, fMin, fMax].forEach(function (f) { if (f) f.addEventListener("input", unpin); });
   more.addEventListener("click", renderMore);
   window.addEventListener("hashchange", fromHash);
   // the same link again (no hashchange): open its row again
   document.querySelectorAll("a.samplelink").forEach(function (a) {
     a.addEventListener("click", function () { if (a.hash === location.hash) fromHash(); });
   });
-  apply();
+  if (comprehension) head.children[0].click();  // cases by id, numbers in numeric order
+  else apply();
   fromHash();
   document.body.setAttribute("data-ready", "1");
 })();
