@@ -177,10 +177,15 @@ class TaskView:
     events: list[Json]
     gap_signals: list[Json]
     layers: Json = field(default_factory=dict)
+    #: the sample's prompt as the task stored it (None in records from before it was stored)
+    sample_prompt: str | None = None
 
     @property
     def prompt(self) -> str | None:
-        """The first user message of the trace (the sample's prompt as the agent got it)."""
+        """The sample's prompt as the task was given it — whatever the agent recorded; for a record
+        from before it was stored, the first user message of the trace."""
+        if self.sample_prompt is not None:
+            return self.sample_prompt
         for ev in self.events:
             if ev.get("kind") == "message" and ev.get("role") == "user":
                 return _str(ev.get("text"))
@@ -572,4 +577,5 @@ def _task_view(rec: Json) -> TaskView:
         events=[e for e in events if isinstance(e, Mapping)] if isinstance(events, list) else [],
         gap_signals=[s for s in signals if isinstance(s, Mapping)] if isinstance(signals, list) else [],
         layers=dict(grade.get("layers") or {}),
+        sample_prompt=_str(rec.get("prompt")),
     )

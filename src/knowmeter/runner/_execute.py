@@ -173,6 +173,7 @@ async def execute_tasks(
             "cached": cached,
             "started_at": t0,
             "finished_at": utc_timestamp(),
+            "prompt": request.prompt,
             "exec": result.to_dict(),
         }
         if post_process is not None:

@@ -91,6 +91,11 @@ class TaskRecord(BaseModel):
     cached: bool
     started_at: str
     finished_at: str
+    prompt: str | None = Field(
+        default=None,
+        description="The sample's prompt (with its context) as the task was given it; "
+        "records written before it was stored have none.",
+    )
     exec: ExecRecord
     grade: GradeRecord | None = None
     analysis: AnalysisRecord | None = None
