@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knowmeter import defaults
-from knowmeter.errors import RunInterrupted
 
 if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report stack
     from knowmeter.activation import ActivationReport
@@ -35,6 +34,7 @@ if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report
 
 __all__ = [
     "Listener",
+    "RunInterrupted",
     "comprehend",
     "dry_run",
     "evaluate",
@@ -44,6 +44,18 @@ __all__ = [
     "rescore",
     "resume",
 ]
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM: ``signum``) during a run, after the finished tasks were stored and the
+    run was finished as ``interrupted``: ``report`` is its report (decision INCOMPLETE);
+    ``run_id`` resumes it. A ``KeyboardInterrupt``, so code that stops on Ctrl-C still stops."""
+
+    def __init__(self, run_id: str, report: Report, signum: int = signal.SIGINT) -> None:
+        super().__init__(f"run {run_id} interrupted: {report.run.tasks_done}/{report.run.tasks_total} tasks are stored")
+        self.run_id = run_id
+        self.report = report
+        self.signum = signum
 
 
 class Listener:

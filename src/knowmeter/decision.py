@@ -11,47 +11,11 @@ code ``exit_code``, and ``knowmeter runs`` lists ``outcome``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, cast
 
-from pydantic import ConfigDict, Field, computed_field
-
-from knowmeter._stored import StoredModel
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
+from knowmeter.report import OUTCOMES, Blocker, Decision, Outcome, Report, RunInfo, VariantOperations
 from knowmeter.store import resume_command
-
-if TYPE_CHECKING:
-    from knowmeter.report import Report, RunInfo, VariantOperations
-
-BlockerKind = Literal["not_measured", "incomplete", "judge_failed", "gate_failed"]
-Outcome = Literal[
-    "PROGRESS",
-    "CAUTIOUS",
-    "REGRESS",
-    "NOISE",
-    "UNDERPOWERED",
-    "SOLO",
-    "NOT MEASURED",
-    "INCOMPLETE",
-    "JUDGE FAILED",
-    "GATE FAILED",
-    "PASS",
-    "PROVISIONAL",
-    "SHALLOW",
-    "REDUNDANT",
-    "SKIPPED_BASELINE_HIGH",
-    "UNVERIFIED",
-]
-
-#: The outcome word each blocker gives the run, in the order they take precedence.
-OUTCOMES: dict[BlockerKind, Outcome] = {
-    "not_measured": "NOT MEASURED",
-    "incomplete": "INCOMPLETE",
-    "judge_failed": "JUDGE FAILED",
-    "gate_failed": "GATE FAILED",
-}
-
-#: How a blocker is named in a line of its own (``✗ gate failed: …``).
-LABELS: dict[BlockerKind, str] = {k: v.lower() for k, v in OUTCOMES.items()}
 
 #: A run whose errored tasks are at least this share of its finished tasks measured the
 #: executor's failures, not the knowledge: it gets no verdict.
@@ -62,36 +26,6 @@ NOT_MEASURED_SHARE = 0.5
 #: but does not parse, a reply without ``output``). From ``NOT_MEASURED_SHARE`` of the replies on,
 #: the run measured the broken protocol, not the knowledge.
 PROTOCOL_BREAKS = ("broken_envelope", "reply_output")
-
-
-class Blocker(StoredModel):
-    """A reason the run cannot pass, whatever its verdict."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: BlockerKind
-    message: str
-
-
-class Decision(StoredModel):
-    """The outcome of a run (``Report.decision``): the verdict's level (a comparison's, or a
-    comprehension run's skill verdict) or the first blocker's word, and the exit code."""
-
-    model_config = ConfigDict(frozen=True)
-
-    outcome: Outcome
-    #: the verdict the outcome rests on; None when there is none (NOT MEASURED: nothing was measured)
-    verdict: str | None
-    exit_code: int
-    headline: str
-    recommendation: str
-    blockers: list[Blocker] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def passed(self) -> bool:
-        return self.exit_code == EXIT_OK
 
 
 def _errors_line(variants: list[VariantOperations]) -> str:

@@ -17,7 +17,7 @@ from knowmeter import defaults, jsonio
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from knowmeter.errors import RunInterrupted
+    from knowmeter.api import RunInterrupted
 
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -11,11 +11,10 @@ import click
 from rich.console import Console
 
 from knowmeter import defaults
-from knowmeter.api import Listener, evaluate, resume
+from knowmeter.api import Listener, RunInterrupted, evaluate, resume
 from knowmeter.cli._output import console as make_console
 from knowmeter.cli._output import interrupted_line
 from knowmeter.cli._progress import Progress
-from knowmeter.errors import RunInterrupted
 from knowmeter.evaluation import Overrides, Prepared
 from knowmeter.executors import use_pidfd_child_watcher
 from knowmeter.exit_codes import EXIT_NOT_PASSED, stopped_exit_code

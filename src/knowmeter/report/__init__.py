@@ -3,6 +3,7 @@ Schema), the terminal summary."""
 
 from knowmeter.report._build import SectionBuilder, build_report, write_report
 from knowmeter.report._compare_section import compare_config, comparison_section, observations
+from knowmeter.report._decision import OUTCOMES, Blocker, BlockerKind, Decision, Outcome
 from knowmeter.report._gaps_section import gaps_section, variant_root
 from knowmeter.report._index import index_rows, not_comparable, open_run_index
 from knowmeter.report._model import (
@@ -32,16 +33,21 @@ from knowmeter.report._terminal import percent, probe_lines, render_terminal
 from knowmeter.report._view import ReportView
 
 __all__ = [
+    "OUTCOMES",
     "REPORT_SCHEMA_VERSION",
+    "Blocker",
+    "BlockerKind",
     "BudgetStatus",
     "ComprehensionArm",
     "ComprehensionSection",
     "ComprehensionVerdict",
     "CoverageSection",
+    "Decision",
     "ExecutorInfo",
     "GapsSection",
     "Gates",
     "GraderInfo",
+    "Outcome",
     "ProbeComparison",
     "ProbeSide",
     "ProbeVariantRow",

@@ -2,7 +2,7 @@
 network. Rendered from stored ``report.json`` content through :class:`~knowmeter.report._view.ReportView`."""
 
 from knowmeter.report.html._health import render_health_html
-from knowmeter.report.html._page import assets, environment, id_key, render_html, write_html
+from knowmeter.report.html._page import assets, environment, id_key, render_html
 from knowmeter.report.html._svg import Series, line_chart
 
 __all__ = [
@@ -13,5 +13,4 @@ __all__ = [
     "line_chart",
     "render_health_html",
     "render_html",
-    "write_html",
 ]
