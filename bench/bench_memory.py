@@ -1,6 +1,6 @@
 """Peak memory as the sample count grows (prints numbers; not a test).
 
-Workload: N samples × 2 variants through an in-process instant executor, run by
+Workload: N samples × 2 variants through the built-in echo executor (answers at once), run by
 ``knowmeter.evaluate`` (no spawning, so the numbers are knowmeter's own: plan, run, grade,
 analyse, store, compare, report), then
 ``knowmeter report`` over the stored run, then ``knowmeter report --html --junit --markdown``
@@ -26,18 +26,8 @@ from _instant import make_project
 
 EVAL = textwrap.dedent("""
     import knowmeter
-    from knowmeter.executors import ExecResult, register_executor
-    from knowmeter.traces import Trace
-
-    class Instant:
-        name = "instant"; non_llm = True
-        def identity(self): return "instant"
-        async def run(self, request):
-            return ExecResult("ok " + request.sample_id, Trace(source="instant"), cost_usd=0.0)
-
-    register_executor("instant")(lambda spec: Instant())
     report = knowmeter.evaluate(".", samples=["eval-samples.jsonl"], control="a", treatments=["b"],
-                                executor="instant", concurrency=8, no_cache=True, bootstrap_samples=1000)
+                                executor="echo", concurrency=8, no_cache=True, bootstrap_samples=1000)
     print(report.run.id)
 """)
 

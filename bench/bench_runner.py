@@ -156,19 +156,9 @@ IN_PROCESS = textwrap.dedent("""
     import sys, time, anyio
     from pathlib import Path
     from knowmeter.evaluation import Overrides, resolve_config, prepare, run_budget, start_run, execute
-    from knowmeter.executors import ExecResult, register_executor
     from knowmeter.pipeline import make_post_process
-    from knowmeter.traces import Trace
-
-    class Instant:
-        name = "instant"; non_llm = True
-        def identity(self): return "instant"
-        async def run(self, request):
-            return ExecResult("ok", Trace(source="instant"), cost_usd=0.0)
-
-    register_executor("instant")(lambda spec: Instant())
     cfg = resolve_config(Overrides(samples=["eval-samples.jsonl"], control="a", treatments=["b"],
-                                   executor="instant", concurrency=8, no_cache=True), Path.cwd())
+                                   executor="echo", concurrency=8, no_cache=True), Path.cwd())
     prepared = prepare(cfg)
     run_dir = start_run(prepared)
     t0 = time.perf_counter()

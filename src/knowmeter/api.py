@@ -471,8 +471,8 @@ def generate_probe_set(
 
 
 def _start_notes(prepared: Prepared) -> list[str]:
-    """What the user should know before an evaluation's tasks run: the offline demo agent is not
-    a model; a script agent's workspace exposes the answer key or another arm's artifact; an
+    """What the user should know before an evaluation's tasks run: the offline demo agent and the
+    echo harness check are not models; a script agent's workspace exposes the answer key or another arm's artifact; an
     agent CLI's tasks are not sealed from each other."""
     from knowmeter.evaluation import executor_sealed
 
@@ -482,7 +482,12 @@ def _start_notes(prepared: Prepared) -> list[str]:
             "executor offline: the built-in non-LLM demo agent (no model is called); choose an agent with "
             "--executor or executor: in eval.yaml"
         )
-    if prepared.workspace_leak:
+    if prepared.executor.name == "echo":
+        notes.append(
+            "executor echo: a harness check (each answer is its prompt, no model is called); the timings are "
+            "knowmeter's own and the verdict says nothing about the knowledge"
+        )
+    if prepared.workspace_leak and prepared.executor.name != "echo":  # echo reads no file
         who = (
             "the offline agent searches and reads its workspace, so its answers depend on them (on how many "
             "runs the store holds, too)"

@@ -40,7 +40,8 @@ class _EvalCommand(click.Command):
 @click.option(
     "--executor",
     help="Registered executor (offline, script, claude, codex, openai, anthropic, "
-    "claude-sdk) or any command speaking the script protocol.",
+    "claude-sdk; echo: a harness check that answers each prompt with itself, never a model) "
+    "or any command speaking the script protocol.",
 )
 @click.option("--model", help="Model passed to the executor.")
 @executor_option_flags
