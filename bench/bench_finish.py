@@ -32,7 +32,7 @@ def stored_run(root: Path, n: int) -> Path:
     import anyio
 
     from knowmeter.evaluation import Overrides, execute, prepare, resolve_config, run_budget, start_run
-    from knowmeter.pipeline import make_post_process
+    from knowmeter.postprocess import make_post_process
 
     make_project(root, n)
     cwd = Path.cwd()

@@ -44,7 +44,8 @@ DRIVER = textwrap.dedent("""
     import anyio
     from pathlib import Path
     from knowmeter.evaluation import Overrides, execute, prepare, resolve_config, run_budget, start_run
-    from knowmeter.pipeline import finalize, make_post_process
+    from knowmeter.pipeline import finalize
+    from knowmeter.postprocess import make_post_process
     from knowmeter.runner import open_backend
 
     cfg = resolve_config(Overrides(samples=["eval-samples.jsonl"], control="a", treatments=["b"],

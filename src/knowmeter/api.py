@@ -622,9 +622,9 @@ def _run(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) -> Rep
     index. The plan (samples, tasks, assertions) is released before the report is built from the
     stored results, so the two never take memory at once. Ctrl-C or SIGTERM finishes the run as
     interrupted and raises ``RunInterrupted``. The run is locked meanwhile."""
-    from knowmeter.pipeline import finalize
-
     executed = _execute(plan, listener, resumed=resumed)
+    from knowmeter.pipeline import finalize  # the report stack: imported once the tasks ran
+
     try:
         report = finalize(executed.run_dir, status=executed.status, wall_s=executed.wall_s, budget=executed.budget)
     finally:
@@ -640,9 +640,8 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
     import anyio
 
     from knowmeter.evaluation import execute, run_budget
-    from knowmeter.pipeline import make_post_process
+    from knowmeter.postprocess import make_post_process
     from knowmeter.runner import RunStopped, until_interrupted
-    from knowmeter.sequential import run_looks
 
     made = plan()
     made.run_dir.lock()  # a no-op when resume already holds it
@@ -668,6 +667,8 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
             )
 
         looks = made.prepared.config.sequential
+        if looks:  # the statistics (numpy) only when the run looks as it goes
+            from knowmeter.sequential import run_looks
         try:
             stats, budget = anyio.run(
                 lambda: until_interrupted(

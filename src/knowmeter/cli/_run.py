@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -19,9 +19,11 @@ from knowmeter.evaluation import Overrides, Prepared
 from knowmeter.executors import use_pidfd_child_watcher
 from knowmeter.exit_codes import EXIT_NOT_PASSED, stopped_exit_code
 from knowmeter.printable import printable
-from knowmeter.report import Report, render_terminal
 from knowmeter.runner import Budget
 from knowmeter.store import RunDir
+
+if TYPE_CHECKING:  # the report stack (pydantic models, numpy) is imported once the tasks ran
+    from knowmeter.report import Report
 
 
 def _overrides(opts: dict[str, Any]) -> Overrides:
@@ -195,6 +197,8 @@ def print_report(report: Report, report_file: Path, written: list[tuple[str, Pat
 
         print_json(report.to_dict())
     else:
+        from knowmeter.report import render_terminal
+
         render_terminal(report, make_console())
         click.echo(f"report: {printable(report_file)}")
         for what, path in written:
