@@ -3,9 +3,10 @@ flag, help and bounds, and the commands that take it.
 
 ``eval``, ``report`` and ``comprehend`` build their options from these fields
 (``knowmeter.cli._settings``), and a command's parsed options become an ``Overrides`` by field
-name (``overrides_from``): adding a setting is adding a field here (and reading it where the run
-configuration is resolved); a flag cannot be parsed and then dropped on its way to the run. The
-bounds are the ones ``RunConfig`` checks (``bounds``). Import-light: ``--help`` reads it.
+name (``overrides_from``, ``given``): adding a setting is adding a field here and reading it
+where the run configuration is resolved (``evaluation.resolve_config``; a test sets each field
+and checks the resolved ``RunConfig`` changes). The bounds are the ones ``RunConfig`` checks
+(``bounds``). Import-light: ``--help`` reads it.
 """
 
 from __future__ import annotations
