@@ -240,7 +240,7 @@ def check(mutation: Mutation, work: Path) -> tuple[bool, str]:
     for c in _checks(mutation.catchers):
         passed, last = _run(tree, c)
         if not passed:
-            failed.append(f"{' + '.join(_short(t) for t in c.split())} ({last})")
+            failed.append(f"mypy: {last}" if c == MYPY else f"pytest {', '.join(map(_short, c.split()))}: {last}")
     shutil.rmtree(tree, ignore_errors=True)
     verdict = "caught by " + "; ".join(failed) if failed else "NOT CAUGHT"
     return bool(failed), f"{mutation.name} [{mutation.kind}] {mutation.what}: {verdict}"
