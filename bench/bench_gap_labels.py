@@ -155,7 +155,13 @@ def _cwd(trace: Trace) -> str | None:
 
 
 def score_log(label: dict[str, Any], trace: Trace | None, gaps: TaskGaps | None) -> dict[str, Tally]:
-    """Tallies of one labelled log (``trace`` None: knowmeter could not read it)."""
+    """Tallies of one labelled log (``trace`` None: knowmeter could not read it); a signal the log
+    was not labelled for (``labelled`` names the ones it was) scores nothing."""
+    wanted = set(label.get("labelled", SIGNALS))
+    return {s: t if s in wanted else Tally() for s, t in _score_all(label, trace, gaps).items()}
+
+
+def _score_all(label: dict[str, Any], trace: Trace | None, gaps: TaskGaps | None) -> dict[str, Tally]:
     where = label["source"]
     if trace is None or gaps is None:
         out = {s: Tally() for s in SIGNALS}

@@ -63,3 +63,19 @@ def test_a_classifier_filters_the_broad_net(shared_dir: Path, scripted):
     rows, _ = bench.analyse(_labels(), shared_dir, classifier=scripted(judge))
     hedging = bench._groups(rows)["all"]["hedging"]
     assert (hedging.tp_pred, hedging.pred, hedging.tp_gold, hedging.gold) == (1, 1, 1, 1)
+
+
+def test_a_hedging_only_label_scores_nothing_else(shared_dir: Path):
+    # 453_07 has failed searches and files read; labelled for hedging only, they are not scored
+    bench = _bench()
+    full = next(x for x in _entries_of_corpus() if "453_07" in x["source"])
+    hedging_only = {"source": full["source"], "split": full["split"], "labelled": ["hedging"], "hedging": []}
+    rows, _ = bench.analyse([full, hedging_only], shared_dir)
+    scored_full, scored_hedging = rows[0][1], rows[1][1]
+    assert scored_full["failed_search"].gold > 0 and scored_full["files_read"].pred > 0
+    assert all(t.pred == t.gold == 0 for s, t in scored_hedging.items() if s != "hedging")
+
+
+def _entries_of_corpus() -> list[dict[str, Any]]:
+    path = Path(__file__).resolve().parent / "fixtures" / "corpus_labels.jsonl"
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
