@@ -259,11 +259,12 @@ def _score_all(
 
 def _events(label: dict[str, Any], gaps: TaskGaps | None) -> tuple[int, int, int]:
     """(labelled distinct dedup keys, knowmeter failed-search events, hedging candidates the regex
-    left unjudged) of one log."""
+    left unjudged) of one log; knowmeter's events count only where failed searches were labelled."""
     keys = {f.get("dedup_key") or f["call_id"] for f in label.get("failed_searches", [])}
     if gaps is None:
         return len(keys), 0, 0
-    return len(keys), sum(1 for s in gaps.signals if s.source == "failed_search"), gaps.hedging_unjudged
+    ours = sum(1 for s in gaps.signals if s.source == "failed_search")
+    return len(keys), ours if "failed_search" in label.get("labelled", SIGNALS) else 0, gaps.hedging_unjudged
 
 
 Row = tuple[dict[str, Any], dict[str, Tally], tuple[int, int, int]]
