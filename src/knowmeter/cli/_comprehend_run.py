@@ -16,6 +16,7 @@ from knowmeter.errors import InputError, RunInterrupted
 from knowmeter.evaluation import Prepared, parse_option_flags
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, stopped_exit_code
 from knowmeter.report import Report
+from knowmeter.settings import COMPREHEND, given
 from knowmeter.store import RunDir, find_run
 
 if TYPE_CHECKING:
@@ -129,24 +130,18 @@ def _run(opts: dict[str, Any], terminal: _Terminal, flags: list[str], notes: lis
                     f"{before['comprehension_verdict']} → NA (the skill has no comprehension eval file)",
                     err=True,
                 )
+        settings = given(opts, COMPREHEND)
+        settings["executor_options"] = parse_option_flags(settings["executor_options"])
         report = comprehend(
             str(opts["skill"]),
             evals=opts.get("evals"),
             ngram=int(opts["ngram"]),
             cwd=opts.get("cwd"),
             executor=opts["executor"],
-            model=opts.get("model"),
-            executor_options=parse_option_flags(list(opts.get("executor_options") or ())),
             judges=list(opts["judges"]),
             repeat=opts["repeat"],
             judge_repeat=opts["judge_repeat"],
-            concurrency=opts.get("concurrency"),
-            timeout_s=opts.get("timeout_s"),
-            retry=opts.get("retry"),
-            no_cache=opts.get("no_cache") or None,
-            budget_usd=opts.get("budget_usd"),
-            seed=opts.get("seed"),
-            output_dir=opts.get("output_dir"),
+            **settings,
             listener=terminal,
             flags=flags,
             notes=notes,
