@@ -78,8 +78,9 @@ class Mutation:
     catchers: tuple[str, ...]
 
 
-T_GATES = "tests/project/test_stored_readers.py::test_each_gap_rate_limit_given_to_the_run_gates_it"
-T_JUDGE_COST = "tests/project/test_stored_readers.py::test_the_judges_cost_a_grade_stores_is_what_progress_resume_and_dry_run_count"
+READERS = "tests/project/test_stored_readers.py"
+T_GATES = f"{READERS}::test_each_gap_rate_limit_given_to_the_run_gates_it"
+T_JUDGE_COST = f"{READERS}::test_the_judges_cost_a_grade_stores_is_what_progress_resume_and_dry_run_count"
 T_GRADE_KEYS = "tests/grading/test_grading_grade.py::test_grade_round_trips_through_json"
 T_OVERRIDES = "tests/config/test_flag_passthrough.py::test_every_override_changes_the_run_configuration"
 T_REPORT = "tests/cli/test_cli_e2e.py::test_report_overrides_recompute_the_verdict"
