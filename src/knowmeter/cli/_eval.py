@@ -11,7 +11,6 @@ from knowmeter import defaults
 from knowmeter.cli._errors import guarded
 from knowmeter.cli._output import NumberRange, budget_option, ci_output_options, executor_option_flags
 from knowmeter.cluster import BACKENDS
-from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 
 
 class _EvalCommand(click.Command):
@@ -190,5 +189,4 @@ def eval_cmd(**opts: object) -> None:
     """
     from knowmeter.cli._run import run_eval
 
-    code = run_eval(opts)
-    sys.exit(EXIT_OK if opts.get("report_only") and code not in (EXIT_INTERRUPTED, EXIT_TERMINATED) else code)
+    sys.exit(run_eval(opts))
