@@ -29,6 +29,10 @@ if TYPE_CHECKING:
     from knowmeter.report import Report, RunInfo, VariantOperations
 
 BlockerKind = Literal["not_measured", "incomplete", "judge_failed", "gate_failed"]
+#: Why a run's results cover only part of its plan: tasks the budget refused, a run halted by
+#: ``--max-errors``, Ctrl-C / SIGTERM, a process killed (run.json still says running), a run that
+#: ended complete with records unreadable, or another stop.
+Incompleteness = Literal["budget", "halted", "interrupted", "killed", "records_missing", "stopped"]
 Outcome = Literal[
     "PROGRESS",
     "CAUTIOUS",
@@ -70,6 +74,23 @@ NOT_MEASURED_SHARE = 0.5
 PROTOCOL_BREAKS = ("broken_envelope", "reply_output")
 
 
+def incompleteness(status: str | None, *, missing: int, refused_for_budget: int) -> Incompleteness | None:
+    """Why a run with this run.json ``status`` and ``missing`` planned tasks without a result is
+    incomplete; None when it is complete. A sequential run stopped at a look and a ``--limit`` /
+    ``--sample`` subset are complete: what they planned is what ran (run.json's ``tasks_total``)."""
+    if status == "complete":
+        return "records_missing" if missing > 0 else None
+    if status == "incomplete" and refused_for_budget:
+        return "budget"
+    if status == "halted":
+        return "halted"
+    if status == "interrupted":
+        return "interrupted"
+    if status in ("running", None):
+        return "killed"
+    return "stopped"
+
+
 class Blocker(StoredModel):
     """A reason the run cannot pass, whatever its verdict."""
 
@@ -93,6 +114,8 @@ class Decision(StoredModel):
     recommendation: str
     blockers: list[Blocker] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    #: why the run is incomplete (its ``incomplete`` blocker); None for a complete run
+    incomplete: Incompleteness | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -146,7 +169,7 @@ def _resume_command(run: RunInfo, comprehension: bool) -> str:
     so far counts against the total of every leg."""
     command = resume_command(run.id, comprehension=comprehension)
     budget = run.budget
-    if run.status == "incomplete" and budget is not None and budget.tasks_not_started_for_budget:
+    if run.incomplete == "budget" and budget is not None:
         charged = budget.in_flight_charged_usd  # calls a kill -9 left in flight, charged at their reservation
         command += f" --budget-usd TOTAL (above the ${budget.spent_known_usd + charged:.4f} spent so far"
         if run.tasks_done and run.tasks_total and budget.spent_known_usd > 0:
@@ -211,7 +234,7 @@ def _recommendation(blocker: Blocker, run: RunInfo, comprehension: bool) -> str:
     again = f"run knowmeter {'comprehend' if comprehension else 'eval'} again"
     if blocker.kind == "not_measured":
         what = "agent's replies" if "agent protocol" in blocker.message else "executor errors"
-        if run.status == "halted":
+        if run.incomplete == "halted":
             again = f"finish the run with {_resume_command(run, comprehension)}"
         return f"FIX THE RUN — nothing was measured; fix the {what} above and {again}."
     if blocker.kind == "incomplete":
@@ -277,6 +300,7 @@ def decide(report: Report) -> Decision:
         recommendation=_recommendation(first, run, comprehension),
         blockers=blockers,
         warnings=warnings,
+        incomplete=run.incomplete,
     )
 
 

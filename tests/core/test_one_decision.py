@@ -89,6 +89,17 @@ def _subset(r: Report) -> Report:
     return _run(subset=SubsetInfo(samples=3, of=r.run.watermark.count, sample_ids=[], limit=3))(r)
 
 
+#: why each incomplete row is incomplete (Decision.incomplete); the other rows are complete
+INCOMPLETE = {
+    "halted": "halted",
+    "interrupted": "interrupted",
+    "killed": "killed",
+    "budget stopped": "budget",
+    "records unreadable": "records_missing",
+    "errored and halted": "halted",
+    "incomplete before gate": "halted",
+}
+
 # (name, change, outcome, verdict kept, exit code, blocker kinds in order)
 TABLE: list[tuple[str, Change, str, str | None, int, list[str]]] = [
     ("progress", lambda r: r, "PROGRESS", "PROGRESS", EXIT_OK, []),
@@ -191,6 +202,9 @@ def test_one_decision_from_its_inputs_and_every_output_reads_it(
     assert decision is not None
     assert (decision.outcome, decision.verdict, decision.exit_code) == (outcome, verdict, code), decision.headline
     assert [b.kind for b in decision.blockers] == kinds
+    assert decision.incomplete == INCOMPLETE.get(name) and report.run.complete == (name not in INCOMPLETE)
+    if decision.incomplete == "budget":  # a larger total, not a plain resume, finishes it
+        assert "--budget-usd TOTAL" in decision.recommendation
     assert decision.passed == (code == EXIT_OK)
     assert report.gates is not None and report.gates.passed == ("gate_failed" not in kinds)
     assert_every_output_reads(report, decision, tmp_path / "out")

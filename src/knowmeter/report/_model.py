@@ -27,7 +27,7 @@ from knowmeter.compare import (
 from knowmeter.compare import (
     VariantSummary as VariantStatistics,
 )
-from knowmeter.decision import Decision
+from knowmeter.decision import Decision, Incompleteness, incompleteness
 from knowmeter.gates import Gates
 from knowmeter.stats import BootstrapResult
 from knowmeter.store import StoredTasks, TaskRecord
@@ -207,9 +207,15 @@ class RunInfo(_M):
     )
 
     @property
+    def incomplete(self) -> Incompleteness | None:
+        """Why the run covers only part of its plan (``knowmeter.decision.incompleteness``)."""
+        budget = self.budget.tasks_not_started_for_budget if self.budget else 0
+        return incompleteness(self.status, missing=self.tasks_total - self.tasks_done, refused_for_budget=budget)
+
+    @property
     def complete(self) -> bool:
         """The run finished and every planned task has a result."""
-        return self.status == "complete" and self.tasks_done >= self.tasks_total
+        return self.incomplete is None
 
 
 class Cost(_M):
