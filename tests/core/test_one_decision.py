@@ -253,3 +253,18 @@ def test_the_command_exit_code_table(decided: int | None, report_only: bool, sig
     )
     stop = None if signum is None else RunStopped(signum)  # what RunInterrupted carries: the signal
     assert command_exit_code(decision, report_only=report_only, stop=stop) == code
+
+
+@pytest.mark.slow
+def test_the_regression_gate_is_settled_against_the_previous_run_given(base: Report, tmp_path: Path) -> None:
+    """``--gap-rate-regression`` compares each gated variant with its previous run (what the
+    pipeline read from the index): ``settle`` gates and decides in one step."""
+    report = _run(config={**base.run.config, "gap_rate_regression": 0.0})(base.model_copy(deep=True))
+    settle(report, {})
+    assert report.decision is not None and report.decision.outcome == "PROGRESS"
+    assert report.gates is not None and report.gates.passed and report.gates.results
+    treatment = report.gated_variants()[0]
+    decision = settle(report, {treatment: ("r0", 0.0)})
+    assert decision.outcome == "GATE FAILED" and decision.exit_code == EXIT_NOT_PASSED
+    assert report.gates is not None and not report.gates.passed and "since run r0" in decision.blockers[0].message
+    assert_every_output_reads(report, decision, tmp_path / "out")
