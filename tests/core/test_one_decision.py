@@ -10,13 +10,10 @@ at a time; each row checks the decision and then that every output shows it."""
 from __future__ import annotations
 
 import io
-import json
-import re
 import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree
 
 import pytest
 from rich.console import Console
@@ -24,8 +21,9 @@ from rich.console import Console
 from knowmeter.compare import VerdictLevel
 from knowmeter.decision import Blocker, Decision, command_exit_code, settle
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_NOT_PASSED, EXIT_OK, EXIT_TERMINATED
-from knowmeter.report import Report, index_rows, render_terminal, write_outputs
+from knowmeter.report import Report, render_terminal
 from knowmeter.runner import RunStopped
+from tests.support.outcome import assert_outputs_show
 
 Change = Callable[[Report], Report]
 
@@ -146,49 +144,25 @@ TABLE: list[tuple[str, Change, str, str | None, int, list[str]]] = [
 ]
 
 
-def _outputs(report: Report, folder: Path) -> dict[str, str]:
-    """Every rendering of the report a user or CI reads."""
-    folder.mkdir()
+def assert_every_output_reads(report: Report, decision: Decision, folder: Path) -> None:
+    """Every written output and the exit code show ``decision``, and so do the terminal's first
+    and last lines."""
+    assert_outputs_show(report, decision, folder)
     console = Console(file=io.StringIO(), width=100, color_system=None)
     render_terminal(report, console)
-    write_outputs(report, html=folder / "r.html", junit=folder / "j.xml", markdown=folder / "m.md")
-    return {
-        "terminal": console.file.getvalue(),  # type: ignore[attr-defined]
-        "html": (folder / "r.html").read_text(),
-        "junit": (folder / "j.xml").read_text(),
-        "markdown": (folder / "m.md").read_text(),
-    }
-
-
-def assert_every_output_reads(report: Report, decision: Decision, folder: Path) -> None:
-    """report.json, the index row, the exit code, the terminal, Markdown, HTML and JUnit all show
-    ``decision`` — none decides again from the verdict, the gates or the run's status."""
-    stored = json.loads(json.dumps(report.to_dict(tasks=False)))
-    assert stored["decision"]["outcome"] == decision.outcome and stored["exit_code"] == decision.exit_code
-    assert Report.model_validate(stored).exit_code == decision.exit_code  # read back: from the decision
-    row, _ = index_rows(report, folder)
-    assert (row["outcome"], row["verdict"]) == (decision.outcome, decision.verdict)
-    assert command_exit_code(report.decision) == decision.exit_code
-    out = _outputs(report, folder)
-    lines = [line for line in out["terminal"].splitlines() if line.strip()]
+    lines = [line for line in console.file.getvalue().splitlines() if line.strip()]  # type: ignore[attr-defined]
     assert " ".join(lines[0].split()).startswith(" ".join(decision.headline.split())[:60]), lines[0]
     assert " ".join(lines[-1].split()) in " ".join(decision.recommendation.split())
-    assert f"**{decision.outcome}**" in out["markdown"] and f"exit code {decision.exit_code}" in out["markdown"]
-    pill = re.search(r'data-testid="verdict-pill">([^<]*)<', out["html"])
-    assert pill is not None and pill.group(1) == decision.outcome
-    assert re.search(rf"exit code <b>{decision.exit_code}</b>", out["html"])
-    suite = ElementTree.fromstring(out["junit"]).find("testsuite[@name='knowmeter.outcome']")
-    assert suite is not None
-    case = suite.find("testcase")
-    assert case is not None and case.get("name") == f"outcome {decision.outcome}"
-    assert (case.find("failure") is not None) == (decision.exit_code != EXIT_OK)
 
 
-@pytest.mark.slow
+def _settled(base: Report, change: Change) -> tuple[Report, Decision]:
+    report = change(base.model_copy(deep=True))
+    return report, settle(report, {})
+
+
 @pytest.mark.parametrize(("name", "change", "outcome", "verdict", "code", "kinds"), TABLE, ids=[t[0] for t in TABLE])
-def test_one_decision_from_its_inputs_and_every_output_reads_it(
+def test_one_decision_from_its_inputs(
     base: Report,
-    tmp_path: Path,
     name: str,
     change: Change,
     outcome: str,
@@ -196,17 +170,20 @@ def test_one_decision_from_its_inputs_and_every_output_reads_it(
     code: int,
     kinds: list[str],
 ) -> None:
-    report = change(base.model_copy(deep=True))
-    settle(report, {})
-    decision = report.decision
-    assert decision is not None
+    report, decision = _settled(base, change)
     assert (decision.outcome, decision.verdict, decision.exit_code) == (outcome, verdict, code), decision.headline
     assert [b.kind for b in decision.blockers] == kinds
     assert decision.incomplete == INCOMPLETE.get(name) and report.run.complete == (name not in INCOMPLETE)
     if decision.incomplete == "budget":  # a larger total, not a plain resume, finishes it
         assert "--budget-usd TOTAL" in decision.recommendation
-    assert decision.passed == (code == EXIT_OK)
+    assert decision.passed == (code == EXIT_OK) and report.exit_code == code
     assert report.gates is not None and report.gates.passed == ("gate_failed" not in kinds)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "change"), [t[:2] for t in TABLE], ids=[t[0] for t in TABLE])
+def test_every_output_reads_the_decision(base: Report, tmp_path: Path, name: str, change: Change) -> None:
+    report, decision = _settled(base, change)
     assert_every_output_reads(report, decision, tmp_path / "out")
 
 
