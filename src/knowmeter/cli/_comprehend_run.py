@@ -12,9 +12,10 @@ from knowmeter.api import Listener, comprehend, resume
 from knowmeter.ask import unusable_reply
 from knowmeter.cli._output import interrupted_line
 from knowmeter.comprehension import grader_model, state_update, summary_lines, write_state
+from knowmeter.decision import command_exit_code
 from knowmeter.errors import InputError, RunInterrupted
 from knowmeter.evaluation import Prepared, parse_option_flags
-from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, stopped_exit_code
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED
 from knowmeter.report import Report
 from knowmeter.settings import COMPREHEND, given
 from knowmeter.store import RunDir, find_run
@@ -67,11 +68,11 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     except RunInterrupted as stop:
         _print(stop.report, terminal, opts)
         click.echo(interrupted_line(stop, opts.get("output_dir")), err=True)
-        return stopped_exit_code(stop)
+        return command_exit_code(stop.report.decision, stop=stop)
     run_dir = _print(report, terminal, opts)
     if opts.get("write_state"):
         _write_state(run_dir, report)
-    code = report.decision.exit_code if report.decision else EXIT_NOT_PASSED
+    code = command_exit_code(report.decision)
     broken = [
         u for u in (report.comprehension.ungraded if report.comprehension else []) if unusable_reply("judge") in u
     ]

@@ -11,7 +11,6 @@ from knowmeter.cli._errors import guarded
 from knowmeter.cli._output import ci_output_options
 from knowmeter.cli._settings import setting_options
 from knowmeter.cluster import BACKENDS
-from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 from knowmeter.settings import EVAL
 
 
@@ -86,5 +85,4 @@ def eval_cmd(**opts: object) -> None:
     """
     from knowmeter.cli._run import run_eval
 
-    code = run_eval(opts)
-    sys.exit(EXIT_OK if opts.get("report_only") and code not in (EXIT_INTERRUPTED, EXIT_TERMINATED) else code)
+    sys.exit(run_eval(opts))

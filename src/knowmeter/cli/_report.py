@@ -10,7 +10,6 @@ import click
 from knowmeter.cli._errors import guarded
 from knowmeter.cli._output import ci_output_options, output_dir_option
 from knowmeter.cli._settings import setting_options
-from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 from knowmeter.settings import REPORT, given
 
 
@@ -53,6 +52,7 @@ def report_cmd(
     comprehension run."""
     from knowmeter.api import rescore
     from knowmeter.cli._output import console
+    from knowmeter.decision import command_exit_code
     from knowmeter.report import render_terminal
     from knowmeter.store import find_run
 
@@ -77,4 +77,4 @@ def report_cmd(
         click.echo(f"{what}: {path}", err=as_json)
     if run_page.exists() and (asked is None or asked.resolve() != run_page.resolve()):
         write_outputs(report, html=run_page)  # the run's own page follows the report.json just rewritten
-    sys.exit(EXIT_OK if report_only else report.decision.exit_code if report.decision else EXIT_NOT_PASSED)
+    sys.exit(command_exit_code(report.decision, report_only=report_only))

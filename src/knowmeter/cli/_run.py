@@ -15,10 +15,10 @@ from knowmeter.api import Listener, evaluate, resume
 from knowmeter.cli._output import console as make_console
 from knowmeter.cli._output import interrupted_line
 from knowmeter.cli._progress import Progress
+from knowmeter.decision import command_exit_code
 from knowmeter.errors import RunInterrupted
 from knowmeter.evaluation import Prepared, resolve_config
 from knowmeter.executors import use_pidfd_child_watcher
-from knowmeter.exit_codes import EXIT_NOT_PASSED, stopped_exit_code
 from knowmeter.printable import printable
 from knowmeter.report import Report, render_terminal
 from knowmeter.runner import Budget
@@ -77,9 +77,9 @@ class _Terminal(Listener):
 
 
 def run_eval(opts: dict[str, Any]) -> int:
-    """Run (or resume) an evaluation; returns the exit code of the run's decision, or
-    ``EXIT_INTERRUPTED`` after Ctrl-C and ``EXIT_TERMINATED`` after SIGTERM (the finished tasks
-    are kept and reported)."""
+    """Run (or resume) an evaluation; returns its exit code (``knowmeter.decision.command_exit_code``:
+    the run's decision's, 0 with ``--report-only``, or ``EXIT_INTERRUPTED`` after Ctrl-C and
+    ``EXIT_TERMINATED`` after SIGTERM — the finished tasks are kept and reported)."""
     if opts.get("dry_run"):
         return _dry_run(opts)
     err = make_console(stderr=True)
@@ -106,12 +106,12 @@ def run_eval(opts: dict[str, Any]) -> int:
         print_report(report, run_dir.report_file, _write_files(report, run_dir, opts), opts)
         err.quiet = False  # even --quiet says how to continue
         err.print(interrupted_line(stop, opts.get("output_dir")), soft_wrap=True)
-        return stopped_exit_code(stop)
+        return command_exit_code(report.decision, stop=stop)
     run_dir = terminal.stored()
     written = _write_files(report, run_dir, opts)
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
     print_report(report, run_dir.report_file, written, opts)
-    return report.decision.exit_code if report.decision else EXIT_NOT_PASSED
+    return command_exit_code(report.decision, report_only=bool(opts.get("report_only")))
 
 
 def _dry_run(opts: dict[str, Any]) -> int:
