@@ -113,6 +113,8 @@ class Overrides:
     #: ``I/N``: run only this shard of the plan
     shard: str | None = None
     sequential: bool | None = None
+    sequential_design: str | None = None
+    futility: bool | None = None
     control_run: str | None = None
     #: stop when the first N finished tasks failed the same way (0: never)
     max_errors: int | None = None
@@ -200,7 +202,11 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
     if per_ms is not None:
         timeout_s = min(timeout_s, per_ms / 1000)
     hc = ef.hedgingClassifier
-    sequential = bool(_first(ov.sequential, ef.sequential, False))
+    design = _first(ov.sequential_design, ef.sequentialDesign, defaults.SEQUENTIAL_DESIGN)
+    futility = bool(_first(ov.futility, ef.futility, defaults.FUTILITY))
+    # choosing a design or the futility stop asks for a sequential run
+    chosen = ov.sequential_design or ef.sequentialDesign or ov.futility or ef.futility
+    sequential = bool(_first(ov.sequential, ef.sequential, True if chosen else None, False))
     if sequential and (ov.shard is not None or len(variants) < 2):
         raise InputError(
             "--sequential needs a control and a treatment and the whole plan (no --shard): its looks "
@@ -257,6 +263,8 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             unsealed=bool(ov.unsealed),
             shard=str(Shard.parse(ov.shard)) if ov.shard is not None else None,
             sequential=sequential,
+            sequential_design=design,
+            futility=futility,
             control_run=control_run,
             max_errors=_first(ov.max_errors, defaults.MAX_ERRORS),
             sample_ids=list(ov.sample_ids or []),

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from knowmeter import defaults
-from knowmeter.compare import Observation, SequentialRecord, look_samples, take_look
+from knowmeter.compare import Observation, SequentialRecord, new_record, take_look
 from knowmeter.runner import ExecutionStats
 from knowmeter.store import iter_results, write_json_atomic
 
@@ -25,17 +24,12 @@ RunBatch = Callable[[list["Task"]], Awaitable[tuple[ExecutionStats, "Budget"]]]
 
 
 def sequential_batches(prepared: Prepared) -> tuple[SequentialRecord, list[list[Task]]]:
-    """The design (looks every fifth of the samples from ``min_pairs`` on) and the tasks of each
-    batch: every variant and repeat of the batch's samples, in the plan's order."""
+    """The design (``--sequential-design``, ``--futility``; its looks from ``min_pairs`` on) and the
+    tasks of each batch: every variant and repeat of the batch's samples, in the plan's order."""
     cfg = prepared.config
     ids = list(dict.fromkeys(t.sample.sample_id for t in prepared.tasks))
     order = [ids[i] for i in np.random.default_rng(cfg.seed).permutation(len(ids))]
-    record = SequentialRecord(
-        alpha=defaults.ALPHA,
-        planned_samples=len(ids),
-        look_samples=look_samples(len(ids), cfg.min_pairs),
-        order_seed=cfg.seed,
-    )
+    record = new_record(len(ids), cfg.min_pairs, cfg.seed, design=cfg.sequential_design, futility=cfg.futility)
     rank = {sample_id: i for i, sample_id in enumerate(order)}
     starts = [0, *record.look_samples[:-1]]
     batches = [

@@ -114,8 +114,22 @@ class _EvalCommand(click.Command):
     is_flag=True,
     default=None,
     help="Run the samples in batches, in a seeded random order, and stop as soon as the verdict is "
-    "clear (or the planned samples cannot reach max_mde): group-sequential looks with "
-    "O'Brien–Fleming alpha spending, every fifth of the samples from --min-pairs on.",
+    "clear: group-sequential looks every tenth of the samples from --min-pairs on, Haybittle–Peto "
+    "boundaries (interim p < 0.001, the last look at alpha: the fixed run's verdict if it runs to the end).",
+)
+@click.option(
+    "--sequential-design",
+    type=click.Choice(defaults.SEQUENTIAL_DESIGNS),
+    help="The sequential design (implies --sequential): haybittle-peto (default) or obf "
+    "(O'Brien–Fleming-type alpha spending, looks every fifth of the samples: exactly alpha, "
+    "a little less power at the planned N).",
+)
+@click.option(
+    "--futility",
+    is_flag=True,
+    default=None,
+    help="Let a sequential look also stop when even a change of max_mde could no longer be shown by "
+    "the planned samples (implies --sequential; saves tasks on a null change, costs some power).",
 )
 @click.option(
     "--control-run",

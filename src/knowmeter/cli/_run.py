@@ -57,6 +57,8 @@ def _overrides(opts: dict[str, Any]) -> Overrides:
         executor_options=list(opts.get("executor_options") or ()) or None,
         shard=opts.get("shard"),
         sequential=True if opts.get("sequential") else None,
+        sequential_design=opts.get("sequential_design"),
+        futility=True if opts.get("futility") else None,
         control_run=opts.get("control_run"),
         max_errors=opts.get("max_errors"),
         limit=opts.get("limit"),
