@@ -68,6 +68,21 @@ def test_a_different_control_artifact_or_setting_is_refused(demo: Path) -> None:
 
 
 @pytest.mark.slow
+def test_a_changed_workspace_is_refused(demo: Path) -> None:
+    """The control artifact is the same but the variants' workspace (cwd) changed — a knowledge
+    base the agent reads there: its content hash is in run.json and in the fingerprint."""
+    (source,) = _runs(demo)
+    stored = json.loads((source / "run.json").read_text(encoding="utf-8"))
+    assert all(len(v["cwd_hash"]) == 64 for v in stored["variants"])  # the demo's variants run in workspace/
+    (demo / "workspace" / "knowledge" / "new-policy.md").write_text("Refunds take 90 days.\n", encoding="utf-8")
+    r = run("eval", "--control-run", source.name)
+    assert r.exit_code == EXIT_INPUT
+    assert "these differ: control workspace (cwd) content hash" in flat(r.output)
+    (demo / "workspace" / "knowledge" / "new-policy.md").unlink()
+    assert run("eval", "-q", "--control-run", source.name).exit_code == EXIT_OK  # the same content again
+
+
+@pytest.mark.slow
 def test_a_run_without_every_control_task_is_refused(demo: Path) -> None:
     (source,) = _runs(demo)
     r = run("eval", "--control-run", source.name, "--repeat", "2")
