@@ -213,8 +213,8 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             "compare the arms over all the samples run so far"
         )
     control_run = _first(ov.control_run, ef.controlRun)
-    if control_run is not None and (sequential or ov.shard is not None):
-        raise InputError("--control-run cannot be combined with --sequential or --shard yet: run the treatment whole")
+    if control_run is not None and ov.shard is not None:
+        raise InputError("--control-run cannot be combined with --shard yet: run the treatment whole")
     flag = ov.executor
     if flag and Path.cwd().resolve() != base:  # a flag's relative paths name files in the shell's folder
         flag = command_given_in(flag, Path.cwd())

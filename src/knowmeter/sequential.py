@@ -63,7 +63,9 @@ async def run_looks(
 ) -> tuple[ExecutionStats, Budget]:
     """Run the tasks ``todo`` batch by batch with ``run_batch``, looking after each batch, and stop
     early when a look says so (or the budget or ``--max-errors`` stopped tasks); returns the summed
-    statistics (the later batches' tasks count as not started). A resumed run continues its stored
+    statistics (the later batches' tasks count as not started). Tasks not in ``todo`` are stored
+    already (a ``--control-run``'s control): a batch runs only the rest, and a look pairs them
+    with the samples run so far. A resumed run continues its stored
     looks: it runs what is missing of the first batch not yet looked at, and looks on from there.
     ``note`` hears where and why the run stopped."""
     import anyio
@@ -95,8 +97,10 @@ async def run_looks(
         if record.stopped is not None:
             break
     if record.stopped is not None and ran < len(prepared.tasks):
+        # the later batches' tasks stored before this run went (a reused control's) count too
+        stored_later = sum(t.id not in waiting for rest in batches[len(record.looks) :] for t in rest)
         run = run_dir.read_run()
-        run["tasks_total"] = ran
+        run["tasks_total"] = ran + stored_later
         write_json_atomic(run_dir.run_file, run)
         note(f"sequential: {record.reason}")
     if budget is None:  # every batch was looked at before: nothing ran
