@@ -1,24 +1,29 @@
 """Sequential decisions calibrated by simulation (prints numbers; not a test).
 
 The datasets are bench_verdict_sim's (same score shapes, latent difficulty, repeats and calibrated
-treatment shifts). Each dataset is decided twice on the same samples:
+treatment shifts). Each dataset (common random numbers) is decided by
 
 - **fixed**: all n samples, ``compare_all`` + ``decide_verdict`` at alpha 0.05 (today's ``eval``);
-- **sequential**: the looks of ``eval --sequential`` (``look_samples``: every n/5 samples from
-  min_pairs on), ``take_look`` at each until it stops; the verdict at the stop from
-  ``compare_all`` + ``decide_verdict`` with the stopping look's nominal level
-  (``sequential_alpha``) — the path ``knowmeter report`` takes for a stopped run.
+- each **sequential arm**: a design (``haybittle-peto``, the default, or ``obf``) with and
+  without the futility stop — the looks of ``eval --sequential`` (``new_record``), ``take_look``
+  at each until it stops, the verdict at the stop from ``compare_all`` + ``decide_verdict`` with
+  the stopping look's nominal level (``sequential_alpha``), the path ``knowmeter report`` takes.
+  One pass per design serves both arms: without futility the run looks on past the first futile
+  look, whose verdict is the futility arm's.
 
 The true composite gain is 0 (A/A) or 1×, 2×, 4× the fixed design's minimum detectable effect
 (80% power, alpha 0.05) at that n, from the sd of the per-sample differences of a 4,000-sample A/A
 dataset of the shape. A gain the 1–5 scale cannot hold (control mean 3.55) is skipped ("—").
 
-Reported per cell: false PROGRESS / false REGRESS (A/A, with 95% Wilson upper bounds), power
-(PROGRESS share) of both designs, and the mean share of the fixed design's tasks the sequential
-run used. The permutation test and the bootstrap use ``--resamples`` (default 2,000: the interim
-boundary's nominal p 0.001 must be reachable by a resampling p-value ``(1 + hits) / (1 + B)``).
+Reported per arm and cell: false PROGRESS / false REGRESS (A/A, with 95% Wilson upper bounds),
+power (PROGRESS share) of both designs on the same datasets with the paired difference and its
+95% CI, the mean share of the fixed design's tasks the sequential run used, and how many runs that
+reached the planned N decided otherwise than the fixed design. The permutation test and the
+bootstrap use ``--resamples`` (default 2,000: the interim nominal p 0.001 must be reachable by a
+resampling p-value ``(1 + hits) / (1 + B)``).
 
-    python bench/bench_sequential_sim.py [--null 300] [--alt 100] [--resamples 2000] [--jobs 2] [--quick]
+    python bench/bench_sequential_sim.py [--null 400] [--alt 150] [--designs haybittle-peto obf]
+        [--shapes binary ...] [--resamples 2000] [--jobs 2] [--quick]
 """
 
 from __future__ import annotations
