@@ -73,6 +73,8 @@ def test_a_haybittle_peto_run_to_the_end_has_the_fixed_runs_verdict(demo: Path) 
     looks = seq["run"]["sequential"]["looks"]
     assert [look["samples"] for look in looks] == [20, 23] and looks[0]["stop"] is None
     assert looks[-1]["nominal_alpha"] == 0.05  # the fixed test's alpha, exactly
+    assert seq["run"]["sequential"]["stopped"] == "planned_n"  # a decided last look is no early stop
+    assert "sequential: all 23 samples run" in " ".join(r.stdout.split())
     assert seq["verdict"]["level"] == whole["verdict"]["level"] == "PROGRESS"
     assert seq["comparisons"] == whole["comparisons"]  # the same tests, p-values and intervals
 

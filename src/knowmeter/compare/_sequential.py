@@ -217,10 +217,10 @@ def take_look(
         for pc, v in zip(comparisons, verdicts, strict=True)
     ]
     stop: StopKind | None = None
-    if pairs and all(p.decided for p in pairs):
-        stop = "efficacy"
-    elif last:
+    if last:  # the planned N: not an early stop, whatever the look decided
         stop = "planned_n"
+    elif pairs and all(p.decided for p in pairs):
+        stop = "efficacy"
     elif record.futility and futile(pairs):
         stop = "futility"
     look = Look(
