@@ -95,6 +95,8 @@ class EvalFile(_Strict):
     hedgingClassifier: HedgingClassifierFile | None = None
     bootstrapSamples: int | None = Field(default=None, ge=100)
     sequential: bool | None = None
+    sequentialDesign: defaults.SequentialDesign | None = None
+    futility: bool | None = None
     controlRun: str | None = None
 
     @property
@@ -213,6 +215,9 @@ class RunConfig(BaseModel):
     shard: str | None = Field(default=None, pattern=r"^\d+/\d+$")
     #: run the samples in batches and stop when the answer is clear (``--sequential``)
     sequential: bool = False
+    #: its design and whether a look may stop for futility (``--sequential-design``, ``--futility``)
+    sequential_design: defaults.SequentialDesign = defaults.SEQUENTIAL_DESIGN
+    futility: bool = defaults.FUTILITY
     #: a stored run whose control results stand in for this run's control (``--control-run``)
     control_run: str | None = None
     #: stop starting tasks when the first this many finished tasks failed the same way (0: never)

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from knowmeter import _provenance, defaults
-from knowmeter.artifacts import Variant, resolve_variant
+from knowmeter.artifacts import Variant, folder_hash, resolve_variant
 from knowmeter.config import (
     EvalFile,
     RunConfig,
@@ -157,15 +157,19 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
     if per_ms is not None:
         timeout_s = min(timeout_s, per_ms / 1000)
     hc = ef.hedgingClassifier
-    sequential = bool(_first(ov.sequential, ef.sequential, False))
+    design = _first(ov.sequential_design, ef.sequentialDesign, defaults.SEQUENTIAL_DESIGN)
+    futility = bool(_first(ov.futility, ef.futility, defaults.FUTILITY))
+    # choosing a design or the futility stop asks for a sequential run
+    chosen = ov.sequential_design or ef.sequentialDesign or ov.futility or ef.futility
+    sequential = bool(_first(ov.sequential, ef.sequential, True if chosen else None, False))
     if sequential and (ov.shard is not None or len(variants) < 2):
         raise InputError(
             "--sequential needs a control and a treatment and the whole plan (no --shard): its looks "
             "compare the arms over all the samples run so far"
         )
     control_run = _first(ov.control_run, ef.controlRun)
-    if control_run is not None and (sequential or ov.shard is not None):
-        raise InputError("--control-run cannot be combined with --sequential or --shard yet: run the treatment whole")
+    if control_run is not None and ov.shard is not None:
+        raise InputError("--control-run cannot be combined with --shard yet: run the treatment whole")
     flag = ov.executor
     if flag and Path.cwd().resolve() != base:  # a flag's relative paths name files in the shell's folder
         flag = command_given_in(flag, Path.cwd())
@@ -214,6 +218,8 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             unsealed=bool(ov.unsealed),
             shard=str(Shard.parse(ov.shard)) if ov.shard is not None else None,
             sequential=sequential,
+            sequential_design=design,
+            futility=futility,
             control_run=control_run,
             max_errors=_first(ov.max_errors, defaults.MAX_ERRORS),
             sample_ids=list(ov.sample_ids or []),
@@ -428,6 +434,8 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
                 "files": len(v.artifact.files),
                 "path": str(v.artifact.path) if v.artifact.path else None,
                 "cwd": str(v.cwd) if v.cwd else None,
+                # the workspace's content: a knowledge base there can change the answers
+                "cwd_hash": folder_hash(v.cwd, skip=cfg.output_path().resolve()) if v.cwd else None,
             }
             for v in prepared.variants
         ],

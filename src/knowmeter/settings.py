@@ -41,6 +41,8 @@ class Flag:
     multiple: bool = False
     switch_value: bool = True
     metavar: str | None = None
+    #: the values a ``str`` setting may take (None: any)
+    choices: tuple[str, ...] | None = None
     help_for: Mapping[str, str] = field(default_factory=dict)
 
     def help_in(self, command: str) -> str:
@@ -319,8 +321,27 @@ class Overrides:
         metadata=_cli(
             "--sequential",
             help="Run the samples in batches, in a seeded random order, and stop as soon as the verdict is "
-            "clear (or the planned samples cannot reach max_mde): group-sequential looks with "
-            "O'Brien–Fleming alpha spending, every fifth of the samples from --min-pairs on.",
+            "clear: group-sequential looks every tenth of the samples from --min-pairs on, Haybittle–Peto "
+            "boundaries (interim p < 0.001, the last look at alpha: the fixed run's verdict if it runs to the end).",
+            kind="switch",
+        ),
+    )
+    sequential_design: str | None = field(
+        default=None,
+        metadata=_cli(
+            "--sequential-design",
+            help="The sequential design (implies --sequential): haybittle-peto (default) or obf "
+            "(O'Brien–Fleming-type alpha spending, looks every fifth of the samples: exactly alpha, "
+            "a little less power at the planned N).",
+            choices=defaults.SEQUENTIAL_DESIGNS,
+        ),
+    )
+    futility: bool | None = field(
+        default=None,
+        metadata=_cli(
+            "--futility",
+            help="Let a sequential look also stop when even a change of max_mde could no longer be shown by "
+            "the planned samples (implies --sequential; saves tasks on a null change, costs some power).",
             kind="switch",
         ),
     )

@@ -23,6 +23,8 @@ def _type(flag: Flag) -> click.ParamType[Any] | None:
         return NumberRange(flag.low, flag.high, min_open=flag.low_open, max_open=flag.high_open)
     if flag.kind == "path":
         return click.Path(path_type=Path)
+    if flag.choices is not None:
+        return click.Choice(flag.choices)
     return None
 
 
