@@ -69,6 +69,8 @@ def _value(name: str) -> Any:
         low = flag.low if flag.low is not None else 0
         value = low + (flag.high - low) * 0.37 if flag.high is not None else low + 3
         return int(value) if flag.kind == "int" else float(value)
+    if flag.choices is not None:
+        return flag.choices[-1]  # the first choice is the default (the resolved config must change)
     return TEXT[name]
 
 
