@@ -29,7 +29,7 @@ from knowmeter.report._read import read_report
 from knowmeter.report._resources_section import resources_section
 from knowmeter.report._summary import summarize_operations
 from knowmeter.report._terminal import percent, probe_lines, render_terminal
-from knowmeter.report._view import ReportView
+from knowmeter.report._view import ReportView, SampleRow
 
 __all__ = [
     "REPORT_SCHEMA_VERSION",
@@ -48,6 +48,7 @@ __all__ = [
     "Report",
     "ReportView",
     "RunInfo",
+    "SampleRow",
     "SectionBuilder",
     "Statistics",
     "VariantOperations",
