@@ -6,7 +6,9 @@ report.html written as ``knowmeter eval`` writes it. Measured: the viewer's answ
 ``GET /run/RUN`` over HTTP (request sent to last byte read; a fresh server, then best of
 ``--repeats``), and, for comparison, what a page rendered from report.json costs (read and
 validate every task record, render) — what the viewer did on every request before issue 33.
-Target: ≤ 1 s per view.
+Target: ≤ 1 s per view. Then the viewer's search over every row of the run (``GET /run/RUN/rows``):
+the first search (which builds the run's index), then each of ``SEARCHES`` best of ``--repeats``
+(target ≤ 300 ms), and a row's detail fetched on demand (``GET /run/RUN/row``).
 
     python bench/bench_viewer.py [--samples 20000] [--repeats 5]
 """
@@ -43,6 +45,32 @@ def get_s(port: int, path: str) -> tuple[float, int, int]:
     return elapsed, resp.status, len(body)
 
 
+#: (what is asked, the query): text found in every row, in a few, in none; filters; a sort
+SEARCHES = (
+    ("a word in every row", "q=refund"),
+    ("one sample's prompt", "q=question+1234%3A"),
+    ("no match", "q=zzzz-no-such-text"),
+    ("failed + word", "q=the&status=fail"),
+    ("variants disagree", "status=disagree"),
+    ("score range", "min=4&max=5"),
+    ("sort by Δ", "sort=delta&dir=desc"),
+    ("word + sort by id", "q=refund&sort=id"),
+)
+
+
+def search_figures(port: int, run_id: str, repeats: int) -> None:
+    """Print the viewer's search times over every row of the run."""
+    first, status, size = get_s(port, f"/run/{run_id}/rows?q=refund")
+    print(f"first search:   {first:6.3f} s (builds the run's index; HTTP {status}, {size / 1e3:.0f} kB)")
+    for name, query in SEARCHES:
+        best = min(get_s(port, f"/run/{run_id}/rows?{query}")[0] for _ in range(repeats))
+        _, status, size = get_s(port, f"/run/{run_id}/rows?{query}")
+        answer = f"HTTP {status}, {size / 1e3:.0f} kB; target ≤ 300 ms"
+        print(f"  {name:20} {1000 * best:7.1f} ms best of {repeats} ({answer})")
+    row = min(get_s(port, f"/run/{run_id}/row?sample=1234&repeat=0")[0] for _ in range(repeats))
+    print(f"  {'a row on demand':20} {1000 * row:7.1f} ms best of {repeats}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=20000)
@@ -75,11 +103,12 @@ def main() -> None:
             port = server.server_address[1]
             first, status, size = get_s(port, f"/run/{run.name}")
             best = min(get_s(port, f"/run/{run.name}")[0] for _ in range(args.repeats))
+            answer = f"HTTP {status}, {size / 1e6:.2f} MB; target ≤ 1 s"
+            print(f"viewer GET /run: {first:6.3f} s first, {best:.3f} s best of {args.repeats} ({answer})")
+            search_figures(port, run.name, args.repeats)
         finally:
             server.shutdown()
             server.server_close()
-        answer = f"HTTP {status}, {size / 1e6:.2f} MB; target ≤ 1 s"
-        print(f"viewer GET /run: {first:6.3f} s first, {best:.3f} s best of {args.repeats} ({answer})")
     print(f"cpu reference after:  {cpu_reference():.2f} s")
 
 

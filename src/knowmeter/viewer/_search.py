@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from knowmeter.report import ReportView, SampleRow
+from knowmeter.report import ReportView, SampleRow, TaskView
 from knowmeter.report.html import detail_row, id_key, row_rank, variant_order
 
 #: rows answered per request (the page asks for the next ones when the user wants more)
@@ -46,8 +46,9 @@ class _Row:
     repeat: int
     tasks: dict[str, _Task]
     disagree: bool
-    #: the row's detail as the page embeds it (``detail_row``), JSON compressed
-    detail: bytes
+    #: the row's tasks as the view read them (``SampleRow`` as JSON, compressed): its detail is
+    #: made from them when asked for
+    stored: bytes
 
 
 def _status(ok: bool | None, err: str | None) -> str:
@@ -109,8 +110,8 @@ class RunIndex:
                 )
                 for name, t in row.tasks.items()
             }
-            detail = zlib.compress(orjson.dumps(detail_row(row, order)), 1)
-            index.rows.append(_Row(row.sample_id, row.repeat, tasks, row_rank(row) == 0, detail))
+            stored = zlib.compress(orjson.dumps(row), 1)
+            index.rows.append(_Row(row.sample_id, row.repeat, tasks, row_rank(row) == 0, stored))
             text = _text(row)
             texts.append(text)
             index._starts.append(at)
@@ -213,7 +214,11 @@ class RunIndex:
     def detail(self, sample_id: str, repeat: int) -> bytes | None:
         """The row's whole detail as JSON, as the page embeds it (traces included), or None."""
         i = self._where.get((sample_id, repeat))
-        return None if i is None else zlib.decompress(self.rows[i].detail)
+        if i is None:
+            return None
+        raw = orjson.loads(zlib.decompress(self.rows[i].stored))
+        row = SampleRow(raw["sample_id"], raw["repeat"], {n: TaskView(**t) for n, t in raw["tasks"].items()})
+        return orjson.dumps(detail_row(row, self.variants))
 
 
 def parse_query(params: Mapping[str, list[str]]) -> Query:
