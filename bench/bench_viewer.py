@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import cpu_reference
+from _searches import SEARCHES
 from _traced import EVAL, make_project
 
 from knowmeter.report import read_report
@@ -43,19 +44,6 @@ def get_s(port: int, path: str) -> tuple[float, int, int]:
     elapsed = time.perf_counter() - t0
     conn.close()
     return elapsed, resp.status, len(body)
-
-
-#: (what is asked, the query): text found in every row, in a few, in none; filters; a sort
-SEARCHES = (
-    ("a word in every row", "q=refund"),
-    ("one sample's prompt", "q=question+1234%3A"),
-    ("no match", "q=zzzz-no-such-text"),
-    ("failed + word", "q=the&status=fail"),
-    ("variants disagree", "status=disagree"),
-    ("score range", "min=4&max=5"),
-    ("sort by Δ", "sort=delta&dir=desc"),
-    ("word + sort by id", "q=refund&sort=id"),
-)
 
 
 def search_figures(port: int, run_id: str, repeats: int) -> None:
