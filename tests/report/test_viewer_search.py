@@ -255,3 +255,37 @@ def test_the_page_from_disk_says_its_search_covers_the_rows_it_holds(
         assert browser.errors == [] and all(r.startswith("file:") for r in browser.requests)
     finally:
         browser.browser.close()
+
+
+@pytest.mark.browser
+def test_hostile_rows_fetched_from_the_viewer_stay_text(
+    launched_chromium: Any, hostile_run: Path, tmp_path: Path
+) -> None:
+    """Rows searched and fetched from the viewer (ids, prompts, outputs, messages and traces that
+    carry markup) are shown as text: nothing runs, no dialog, no on* attribute."""
+    store = tmp_path / "store"
+    shutil.copytree(hostile_run.parents[1], store)
+    run = store / "runs" / hostile_run.name
+    (run / "report.html").write_text(render_html(read_report(run / "report.json", run.name), detail_rows=1))
+    from playwright.sync_api import expect
+
+    browser = Browser(launched_chromium)
+    try:
+        with served(store) as server:
+            page = browser.open(f"{server.url}run/{hostile_run.name}")
+            page.get_by_test_id("filter-text").fill("<script>")
+            expect(page.get_by_test_id("filter-count")).to_contain_text("rows (all rows of the run searched)")
+            rows = page.locator("#sample-body tr.row")
+            assert rows.count() > 1
+            for i in range(rows.count()):
+                rows.nth(i).click()
+            expect(page.locator("#sample-body tr.detail [data-testid=timeline]")).to_have_count(2 * rows.count())
+            assert "<script>window.__pwned = 1</script>" in page.locator("#sample-body").inner_text()
+            assert page.evaluate("window.__pwned") is None
+            attrs = page.evaluate(
+                "[...document.querySelectorAll('*')].flatMap(e => [...e.attributes].map(a => a.name))"
+                ".filter(n => n.startsWith('on'))"
+            )
+            assert attrs == [] and browser.dialogs == [] and browser.errors == []
+    finally:
+        browser.browser.close()
