@@ -105,6 +105,8 @@ def test_sorts_page_and_bad_queries(index: RunIndex) -> None:
     for bad, says in (({"min": ["x"]}, "min must be a number"), ({"status": ["nope"]}, "status must be one of")):
         with pytest.raises(ValueError, match=says):
             parse_query(bad)
+    with pytest.raises(ValueError, match="sort must be id, repeat, gaps, delta or v:VARIANT"):
+        index.search(parse_query({"sort": ["v:nope"]}))
 
 
 def test_a_rows_detail_is_the_one_the_page_would_embed(index: RunIndex, demo_run: Path) -> None:
@@ -145,6 +147,7 @@ def test_the_viewer_answers_searches_and_rows_as_json(viewer: ViewerServer, demo
     assert status == 200 and json.loads(body)["id"] == first["sample_id"]
     for path, code, says in (
         (f"/run/{run}/rows?min=x", 400, "min must be a number"),
+        (f"/run/{run}/rows?sort=colour", 400, "sort must be"),
         (f"/run/{run}/row?sample=nope&repeat=0", 404, "no row of sample 'nope'"),
         (f"/run/{run}/row?sample=x", 400, "a row is named by"),
         ("/run/20990101-000000-abcdef/rows?q=a", 404, "no such run"),

@@ -165,7 +165,10 @@ class RunIndex:
         return t.composite - c.composite
 
     def _sort_key(self, sort: str) -> Callable[[_Row], Any] | None:
-        """A key per row: (unknown?, value) so unknown values sort last either way is done by the caller."""
+        """The sort's key of a row (None: unknown, listed last), or None for report order;
+        ``ValueError`` for a sort the table does not have."""
+        if sort == "":
+            return None
         if sort == "id":
             return lambda r: id_key(r.sample_id)
         if sort == "repeat":
@@ -177,12 +180,14 @@ class RunIndex:
         if sort.startswith("v:") and sort[2:] in self.variants:
             name = sort[2:]
             return lambda r: r.tasks[name].composite if name in r.tasks else None
-        return None
+        raise ValueError(
+            f"sort must be id, repeat, gaps, delta or v:VARIANT (one of {', '.join(self.variants)}), not {sort!r}"
+        )
 
     def search(self, q: Query) -> dict[str, Any]:
         """``total`` rows in the run, ``matched`` by ``q``, and the light rows (what the table
         shows) of at most ``PAGE_ROWS`` of them from ``q.offset``, in ``q``'s order."""
-        needle = q.text.strip().lower()
+        needle = q.text.strip().lower().replace(_SEP, " ")
         candidates = self._found(needle) if needle else range(len(self.rows))
         keep = self._keep(q)
         matched = [i for i in candidates if keep(self.rows[i])]
