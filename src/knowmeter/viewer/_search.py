@@ -91,6 +91,8 @@ class RunIndex:
     _text: str = ""
     _starts: list[int] = field(default_factory=list)
     _where: dict[tuple[str, int], int] = field(default_factory=dict)
+    #: per sort, each row's key (None: unknown), made at the sort's first use
+    _keys: dict[str, list[Any]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, view: ReportView) -> RunIndex:
@@ -184,6 +186,21 @@ class RunIndex:
             f"sort must be id, repeat, gaps, delta or v:VARIANT (one of {', '.join(self.variants)}), not {sort!r}"
         )
 
+    def _sort_keys(self, sort: str) -> list[Any] | None:
+        """Each row's key for ``sort`` (ids as their rank in id order), or None for report order."""
+        key = self._sort_key(sort)
+        if key is None:
+            return None
+        if sort not in self._keys:
+            values = [key(r) for r in self.rows]
+            if sort == "id":
+                ranks = [0] * len(values)
+                for rank, i in enumerate(sorted(range(len(values)), key=values.__getitem__)):
+                    ranks[i] = rank
+                values = ranks
+            self._keys[sort] = values
+        return self._keys[sort]
+
     def search(self, q: Query) -> dict[str, Any]:
         """``total`` rows in the run, ``matched`` by ``q``, and the light rows (what the table
         shows) of at most ``PAGE_ROWS`` of them from ``q.offset``, in ``q``'s order."""
@@ -191,11 +208,11 @@ class RunIndex:
         candidates = self._found(needle) if needle else range(len(self.rows))
         keep = self._keep(q)
         matched = [i for i in candidates if keep(self.rows[i])]
-        key = self._sort_key(q.sort)
-        if key is not None:
-            known = [i for i in matched if key(self.rows[i]) is not None]
-            unknown = [i for i in matched if key(self.rows[i]) is None]
-            known.sort(key=lambda i: key(self.rows[i]), reverse=q.descending)
+        keys = self._sort_keys(q.sort)
+        if keys is not None:
+            known = [i for i in matched if keys[i] is not None]
+            unknown = [i for i in matched if keys[i] is None]
+            known.sort(key=keys.__getitem__, reverse=q.descending)
             matched = known + unknown  # unknown last, whichever the direction
         page = matched[q.offset : q.offset + PAGE_ROWS]
         return {
