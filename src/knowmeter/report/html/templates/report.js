@@ -167,7 +167,8 @@
   // come (unless a row was opened meanwhile)
   function ask(offset, first) {
     var seq = ++remote.seq;
-    if (!first) fCount.textContent = "searching all " + data.total + " rows of the run…";
+    if (!first && !remote.answered) fCount.textContent = "searching all " + data.total + " rows of the run (the first search reads the whole run once)…";
+    else if (!first) fCount.textContent = "searching all " + data.total + " rows of the run…";
     fetch(query(offset)).then(function (r) {
       return r.json().then(function (j) { if (!r.ok) throw new Error(j.error || r.status); return j; });
     }).then(function (found) {
