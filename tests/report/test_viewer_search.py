@@ -292,3 +292,33 @@ def test_hostile_rows_fetched_from_the_viewer_stay_text(
             assert attrs == [] and browser.dialogs == [] and browser.errors == []
     finally:
         browser.browser.close()
+
+
+@pytest.mark.browser
+def test_a_held_row_without_its_trace_gets_it_from_the_viewer(
+    launched_chromium: Any, demo_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page that left its rows' traces out (trace budget spent) shows them when served by the viewer."""
+    from knowmeter.report.html import _payload
+
+    store = tmp_path / "store"
+    shutil.copytree(demo_run.parents[1], store)
+    run = store / "runs" / demo_run.name
+    no_traces = {"limit": _payload.DETAIL_ROWS, "budget": (_payload.DETAIL_BYTES, 0)}
+    monkeypatch.setattr(_payload.payload, "__kwdefaults__", no_traces)
+    page_text = render_html(read_report(run / "report.json", run.name))
+    assert 'data-testid="traces-note"' in page_text  # no row kept its trace
+    (run / "report.html").write_text(page_text)
+    browser = Browser(launched_chromium)
+    try:
+        page = browser.open(run / "report.html")  # from disk: said to be left out
+        page.locator("#sample-body tr.row").first.click()
+        assert "trace not on this page" in page.locator("#sample-body tr.detail").inner_text()
+        with served(store) as server:
+            page = browser.open(f"{server.url}run/{demo_run.name}")
+            page.locator("#sample-body tr.row").first.click()
+            page.locator("#sample-body tr.detail").get_by_test_id("timeline").first.wait_for()
+            assert "trace not on this page" not in page.locator("#sample-body tr.detail").inner_text()
+        assert browser.errors == []
+    finally:
+        browser.browser.close()

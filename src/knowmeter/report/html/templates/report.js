@@ -252,7 +252,9 @@
     td.colSpan = columns;
     d.appendChild(td);
     tr.parentNode.insertBefore(d, tr.nextSibling);
-    if (!row.light) { td.appendChild(detail(row)); return; }
+    // a row the page holds without its traces: the viewer has them
+    var cut = api !== null && variants.some(function (n) { return row.v[n] && row.v[n].tl === null; });
+    if (!row.light && !cut) { td.appendChild(detail(row)); return; }
     td.appendChild(el("div", "sub", "fetching this row from knowmeter view…"));
     fetchRow(row.id, row.r, function (full) {
       row.light = false; row.prompt = full.prompt; row.v = full.v; row.d = delta(row);
