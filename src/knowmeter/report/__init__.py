@@ -29,7 +29,7 @@ from knowmeter.report._read import read_report
 from knowmeter.report._resources_section import resources_section
 from knowmeter.report._summary import summarize_operations
 from knowmeter.report._terminal import percent, probe_lines, render_terminal
-from knowmeter.report._view import ReportView
+from knowmeter.report._view import ReportView, SampleRow, TaskView
 
 __all__ = [
     "REPORT_SCHEMA_VERSION",
@@ -48,8 +48,10 @@ __all__ = [
     "Report",
     "ReportView",
     "RunInfo",
+    "SampleRow",
     "SectionBuilder",
     "Statistics",
+    "TaskView",
     "VariantOperations",
     "build_report",
     "compare_config",
