@@ -5,18 +5,19 @@ nothing about the knowledge."""
 
 from __future__ import annotations
 
-from knowmeter.executors._protocol import ExecRequest, ExecResult
+from knowmeter.executors._protocol import ExecRequest, ExecResult, Executor
 from knowmeter.executors._registry import ExecutorSpec, register_executor
 from knowmeter.traces import MessageEvent, Trace
 
 VERSION = "echo/1"
 
 
-class EchoAgent:
+class EchoAgent(Executor):
     """Answers every request with its prompt; the trace is that one message."""
 
     name = "echo"
     non_llm = True
+    workspace_leak_allowed = True  # it reads no file: what its workspace holds cannot leak
 
     def identity(self) -> str:
         return VERSION

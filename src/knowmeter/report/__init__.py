@@ -1,9 +1,10 @@
 """Reports: report.json as one typed model (``Report``, versioned, with a generated JSON
 Schema), the terminal summary."""
 
+from knowmeter.gates import Gates
 from knowmeter.report._build import SectionBuilder, build_report, write_report
 from knowmeter.report._compare_section import compare_config, comparison_section, observations
-from knowmeter.report._decision import OUTCOMES, Blocker, BlockerKind, Decision, Outcome
+from knowmeter.report._decision import OUTCOMES, Blocker, BlockerKind, Decision, Incompleteness, Outcome, incompleteness
 from knowmeter.report._gaps_section import gaps_section, variant_root
 from knowmeter.report._index import index_rows, not_comparable, open_run_index
 from knowmeter.report._model import (
@@ -15,7 +16,6 @@ from knowmeter.report._model import (
     CoverageSection,
     ExecutorInfo,
     GapsSection,
-    Gates,
     GraderInfo,
     ProbeComparison,
     ProbeSide,
@@ -30,7 +30,7 @@ from knowmeter.report._read import read_report
 from knowmeter.report._resources_section import resources_section
 from knowmeter.report._summary import summarize_operations
 from knowmeter.report._terminal import percent, probe_lines, render_terminal
-from knowmeter.report._view import ReportView
+from knowmeter.report._view import ReportView, SampleRow, TaskView
 
 __all__ = [
     "OUTCOMES",
@@ -47,6 +47,7 @@ __all__ = [
     "GapsSection",
     "Gates",
     "GraderInfo",
+    "Incompleteness",
     "Outcome",
     "ProbeComparison",
     "ProbeSide",
@@ -54,13 +55,16 @@ __all__ = [
     "Report",
     "ReportView",
     "RunInfo",
+    "SampleRow",
     "SectionBuilder",
     "Statistics",
+    "TaskView",
     "VariantOperations",
     "build_report",
     "compare_config",
     "comparison_section",
     "gaps_section",
+    "incompleteness",
     "index_rows",
     "not_comparable",
     "observations",
