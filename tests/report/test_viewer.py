@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from knowmeter.report import joined_report
 from knowmeter.viewer import make_server
 from knowmeter.viewer._pages import trend_series, trends_page
 from knowmeter.viewer._server import ViewerServer
@@ -52,7 +53,7 @@ def request(server: ViewerServer, method: str, path: str, host: str | None = Non
 
 
 def test_pages(viewer: ViewerServer, demo_run: Path) -> None:
-    report = json.loads((demo_run / "report.json").read_text())
+    report = joined_report(demo_run)
     run_id = report["run"]["id"]
     status, body = request(viewer, "GET", "/")
     assert status == 200 and f'href="/run/{run_id}"' in body and report["decision"]["outcome"] in body
@@ -149,7 +150,7 @@ def test_trends_never_join_composites_from_different_layer_sets() -> None:
 
 
 def test_a_run_page_links_back_to_the_runs_and_trends(viewer: ViewerServer, demo_run: Path) -> None:
-    run_id = json.loads((demo_run / "report.json").read_text())["run"]["id"]
+    run_id = joined_report(demo_run)["run"]["id"]
     status, body = request(viewer, "GET", f"/run/{run_id}")
     assert status == 200 and '<nav><a href="/">Runs</a><a href="/trends">Trends</a>' in body
     assert '<nav><a href="/">' not in (demo_run / "report.html").read_text()  # the file has no viewer to go back to
@@ -234,7 +235,7 @@ def test_a_run_page_is_the_stored_page_not_the_task_records_read_again(demo_run:
 
 def test_a_stale_or_foreign_stored_page_is_rendered_again(demo_run: Path, tmp_path: Path) -> None:
     store, run = _store_copy(demo_run, tmp_path)
-    report = json.loads((run / "report.json").read_text())
+    report = joined_report(run)
     report["decision"]["recommendation"] = "RENDERED FROM THE NEWER REPORT"
     (run / "report.json").write_text(json.dumps(report))  # newer than report.html
     with served(store) as server:

@@ -4,13 +4,12 @@ outputs side by side (issue 33, point 4)."""
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from knowmeter.report import Report, ReportView
+from knowmeter.report import Report, ReportView, joined_report
 from knowmeter.viewer._changes import changes
 from knowmeter.viewer._pages import compare_page
 from tests.report.conftest import Browser
@@ -21,7 +20,7 @@ from tests.report.report_support import ARTIFACTS
 def two_runs(demo_run: Path) -> tuple[Report, Report, dict[str, Any]]:
     """The demo's report and a copy in which the first task passes where it failed (or the other
     way round), with a hostile output, and the last task is missing."""
-    a = json.loads((demo_run / "report.json").read_text())
+    a = joined_report(demo_run)
     b = copy.deepcopy(a)
     first = b["tasks"][0]
     first["grade"]["passed"] = not first["grade"]["passed"]

@@ -1,8 +1,9 @@
 """Reports: report.json as one typed model (``Report``, versioned, with a generated JSON
 Schema), the terminal summary."""
 
-from knowmeter.report._build import SectionBuilder, build_report, write_report
+from knowmeter.report._build import build_report, write_report
 from knowmeter.report._compare_section import compare_config, comparison_section, observations
+from knowmeter.report._fold import Ordered, Section, SectionBuilder, TaskKey
 from knowmeter.report._gaps_section import gaps_section, variant_root
 from knowmeter.report._index import index_rows, not_comparable, open_run_index
 from knowmeter.report._model import (
@@ -25,9 +26,8 @@ from knowmeter.report._model import (
     VariantOperations,
 )
 from knowmeter.report._outputs import write_outputs, write_text
-from knowmeter.report._read import read_report
+from knowmeter.report._read import joined_report, read_report
 from knowmeter.report._resources_section import resources_section
-from knowmeter.report._summary import summarize_operations
 from knowmeter.report._terminal import percent, probe_lines, render_terminal
 from knowmeter.report._view import ReportView
 
@@ -42,20 +42,24 @@ __all__ = [
     "GapsSection",
     "Gates",
     "GraderInfo",
+    "Ordered",
     "ProbeComparison",
     "ProbeSide",
     "ProbeVariantRow",
     "Report",
     "ReportView",
     "RunInfo",
+    "Section",
     "SectionBuilder",
     "Statistics",
+    "TaskKey",
     "VariantOperations",
     "build_report",
     "compare_config",
     "comparison_section",
     "gaps_section",
     "index_rows",
+    "joined_report",
     "not_comparable",
     "observations",
     "open_run_index",
@@ -64,7 +68,6 @@ __all__ = [
     "read_report",
     "render_terminal",
     "resources_section",
-    "summarize_operations",
     "variant_root",
     "write_outputs",
     "write_report",

@@ -21,7 +21,7 @@ from knowmeter.store._runrecord import (
     resume_command,
     utc_timestamp,
 )
-from knowmeter.store._storedtasks import StoredTasks, finished_task_ids
+from knowmeter.store._storedtasks import JoinedTasks, StoredTasks, finished_task_ids
 from knowmeter.store._taskrecord import (
     AnalysisRecord,
     AssertionRecord,
@@ -40,6 +40,7 @@ __all__ = [
     "AssertionRecord",
     "ExecRecord",
     "GradeRecord",
+    "JoinedTasks",
     "JudgeRecord",
     "ResultsWriter",
     "RunDir",
