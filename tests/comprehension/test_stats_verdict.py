@@ -183,9 +183,14 @@ def _record(case: int, role: str, passed: bool) -> dict[str, object]:
 
 def _folded(section: Any, run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
     """The section's fields from ``records`` folded in one at a time, as a report build does."""
+    from knowmeter.store import TaskRecord
+
     fold = section(run)
     for n, rec in enumerate(records):
-        fold.add((0, f"{n:04}", str(rec["role"])), rec)
+        variant = str(rec["role"])
+        task = {"task_id": f"{n}::{variant}::r0", "sample_id": str(n), "variant": variant, "attempts": 1}
+        times = {"cached": False, "started_at": "t", "finished_at": "t", "exec": {}}
+        fold.add((0, f"{n:04}", variant), TaskRecord.model_validate({**task, **times, **rec}))
     result: dict[str, Any] = fold.result()
     return result
 

@@ -11,9 +11,7 @@ from knowmeter.comprehension._stats import StatsConfig, comprehension_stats, gra
 from knowmeter.comprehension._verdict import Parties, skill_verdict
 from knowmeter.report import Ordered, SectionBuilder, TaskKey
 from knowmeter.skillgraph import Dimension
-
-#: What the section reads of a task record (the rest — the answer, its trace — is not kept).
-_READ = ("task_id", "sample_id", "variant", "role", "repeat", "comprehension")
+from knowmeter.store import TaskRecord
 
 
 class _Comprehension:
@@ -24,8 +22,9 @@ class _Comprehension:
         self._run, self._overrides = run, overrides
         self._records: Ordered[dict[str, Any]] = Ordered()
 
-    def add(self, key: TaskKey, record: dict[str, Any]) -> None:
-        self._records.add(key, {k: record[k] for k in _READ if k in record})
+    def add(self, key: TaskKey, task: TaskRecord) -> None:
+        # what the section reads of a task (the rest — the answer, its trace — is not kept)
+        self._records.add(key, {"role": task.role, "repeat": task.repeat, "comprehension": task.comprehension})
 
     def result(self) -> dict[str, Any]:
         return _fields(self._run, list(self._records), self._overrides)

@@ -19,7 +19,7 @@ from knowmeter.errors import InputError
 from knowmeter.report._fold import SectionBuilder, TaskKey
 from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
 from knowmeter.report._summary import OperationsSummary
-from knowmeter.store import RunDir, StoredTasks, atomic_file, resume_command
+from knowmeter.store import RunDir, StoredTasks, TaskRecord, atomic_file, resume_command
 
 
 def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = None) -> Report:
@@ -32,10 +32,10 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
     operations = OperationsSummary(names)
     folds = [section(run) for section in sections or []]
 
-    def visit(key: TaskKey, record: dict[str, Any]) -> None:
-        operations.add(key, record)
+    def visit(key: TaskKey, task: TaskRecord) -> None:
+        operations.add(key, task)
         for fold in folds:
-            fold.add(key, record)
+            fold.add(key, task)
 
     try:
         tasks = StoredTasks(run_dir.results_file, run, visit)

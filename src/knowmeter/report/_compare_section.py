@@ -12,6 +12,7 @@ from knowmeter.compare import Analysis, CompareConfig, Observation, SequentialRe
 from knowmeter.gold import GoldEvidence, StoredGold, gold_evidence
 from knowmeter.report._fold import Ordered, SectionBuilder, TaskKey
 from knowmeter.report._model import Statistics
+from knowmeter.store import ExecRecord, GradeRecord, JudgeRecord, TaskRecord
 
 
 class _Observer:
@@ -25,43 +26,43 @@ class _Observer:
     def _one(self, mapping: dict[str, Any]) -> dict[str, Any]:
         return self._shared.setdefault(tuple(mapping.items()), mapping)
 
-    def __call__(self, rec: dict[str, Any]) -> Observation:
+    def __call__(self, task: TaskRecord) -> Observation:
         """A failed execution is ``ok=False`` (never a low score)."""
-        grade = rec.get("grade") or {}
-        layers = grade.get("layers") or {}
+        grade = task.grade or _UNGRADED
         return Observation(
-            sample_id=sys.intern(rec["sample_id"]),
-            repeat=rec["repeat"],
-            variant=sys.intern(rec["variant"]),
-            ok=not (rec.get("exec") or {}).get("error") and rec.get("grade") is not None,
+            sample_id=sys.intern(task.sample_id),
+            repeat=task.repeat,
+            variant=sys.intern(task.variant),
+            ok=not task.exec.error and task.grade is not None,
             scores=self._one(
-                {"composite": grade.get("composite"), **{name: layers.get(name) for name in defaults.LAYERS}}
+                {"composite": grade.composite, **{name: grade.layers.get(name) for name in defaults.LAYERS}}
             ),
-            passed=grade.get("passed"),
-            judge_scores=self._one({j["judge"]: j.get("mean") for j in grade.get("judges") or []}),
-            layers_used=tuple(grade.get("layers_used") or ()),
+            passed=grade.passed,
+            judge_scores=self._one({j.judge: j.mean for j in grade.judges}),
+            layers_used=tuple(grade.layers_used),
         )
 
 
-def observations(records: Iterable[dict[str, Any]]) -> list[Observation]:
-    """One observation per stored task, in the order of ``records``."""
+#: The grade of a task that has none (its execution failed).
+_UNGRADED = GradeRecord()
+
+
+def observations(tasks: Iterable[TaskRecord]) -> list[Observation]:
+    """One observation per stored task, in the order of ``tasks``."""
     observe = _Observer()
-    return [observe(rec) for rec in records]
+    return [observe(task) for task in tasks]
 
 
-def _judged(rec: dict[str, Any]) -> dict[str, Any]:
-    """What the gold audit reads of a record (``knowmeter.gold.judge_scores``)."""
-    grade = rec.get("grade") or {}
-    return {
-        "variant": rec["variant"],
-        "sample_id": rec["sample_id"],
-        "grade": {
-            "layers": {"judge": (grade.get("layers") or {}).get("judge")},
-            "judges": [
-                {k: j.get(k) for k in ("judge", "model")} for j in grade.get("judges") or [] if isinstance(j, dict)
-            ],
-        },
-    }
+def _judged(task: TaskRecord) -> TaskRecord:
+    """What the gold audit reads of a task (``knowmeter.gold.judge_scores``): the rest (its
+    answer and trace) is not kept."""
+    grade = task.grade
+    judges = [JudgeRecord(judge=j.judge, model=j.model) for j in grade.judges] if grade else []
+    kept = GradeRecord(layers={"judge": grade.layers.get("judge")} if grade else {}, judges=judges)
+    return task.model_copy(update={"grade": kept, "exec": _NO_EXEC, "analysis": None})
+
+
+_NO_EXEC = ExecRecord()
 
 
 def compare_config(run: dict[str, Any], overrides: dict[str, Any] | None = None) -> CompareConfig:
@@ -140,16 +141,16 @@ class _Comparison:
         self._run, self._overrides, self._gold = run, overrides, gold
         self._observe = _Observer()
         self._observed: Ordered[Observation] = Ordered()
-        self._judged: Ordered[dict[str, Any]] = Ordered()
+        self._judged: Ordered[TaskRecord] = Ordered()
 
-    def add(self, key: TaskKey, record: dict[str, Any]) -> None:
-        self._observed.add(key, self._observe(record))
+    def add(self, key: TaskKey, task: TaskRecord) -> None:
+        self._observed.add(key, self._observe(task))
         if self._gold is not None:
-            self._judged.add(key, _judged(record))
+            self._judged.add(key, _judged(task))
 
     def result(self) -> dict[str, Any]:
         run = self._run
-        evidence = gold_evidence(self._gold, self._judged)
+        evidence = gold_evidence(self._gold, (task.stored() for task in self._judged))
         analysis = run_analysis(run, list(self._observed), self._overrides, evidence)
         return {
             "statistics": Statistics(

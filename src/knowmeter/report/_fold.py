@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, Protocol, TypeVar
 
+from knowmeter.store import TaskRecord
+
 #: A task's place in the report's order: (repeat, sample_id, variant).
 TaskKey = tuple[int, str, str]
 T = TypeVar("T")
@@ -17,7 +19,7 @@ class Section(Protocol):
     stored record (file order, with its ``TaskKey``), then ``result`` gives the report fields by
     name (``statistics``, ``gaps``, ``comprehension``, …)."""
 
-    def add(self, key: TaskKey, record: dict[str, Any]) -> None: ...
+    def add(self, key: TaskKey, task: TaskRecord) -> None: ...
 
     def result(self) -> dict[str, Any]: ...
 

@@ -10,6 +10,7 @@ from knowmeter._record import RecordError
 from knowmeter.analysis import Coverage, GapSummary, TaskGaps, aggregate_gaps, coverage, knowledge_files
 from knowmeter.report._fold import First, Ordered, SectionBuilder, TaskKey
 from knowmeter.report._model import CoverageSection, GapsSection
+from knowmeter.store import TaskRecord, TraceMetaRecord
 from knowmeter.watermark import Watermark
 
 #: artifact deliveries that put the artifact into every request (a ``skill`` is loaded only when invoked)
@@ -32,18 +33,18 @@ class _VariantTasks:
     skill_folder: First = field(default_factory=First)
     memory: set[str] | None = None  # memory files delivered in every task so far
 
-    def add(self, key: TaskKey, record: dict[str, Any], variant: dict[str, Any]) -> None:
-        analysis = record.get("analysis") or {}
-        if analysis.get("gaps"):
-            self.gaps.add(key, _task_gaps(record))
-        if analysis.get("access") is not None:
-            self.accesses.add(key, analysis["access"])
-        meta = _trace_meta(record)
+    def add(self, key: TaskKey, task: TaskRecord, variant: dict[str, Any]) -> None:
+        analysis = task.analysis
+        if analysis is not None and analysis.gaps:
+            self.gaps.add(key, _task_gaps(task, analysis.gaps))
+        if analysis is not None and analysis.access is not None:
+            self.accesses.add(key, analysis.access)
+        meta = task.exec.trace.meta if task.exec.trace is not None else None
         self.tasks += 1
         self.all_in_context = self.all_in_context and _artifact_delivery(meta, variant) in IN_CONTEXT_DELIVERIES
-        if isinstance(meta.get("skill_folder"), str):
-            self.skill_folder.add(key, "", meta["skill_folder"])
-        delivered = set(meta.get("memory_delivered") or ())
+        if meta is not None and meta.skill_folder is not None:
+            self.skill_folder.add(key, "", meta.skill_folder)
+        delivered = set((meta.memory_delivered if meta is not None else None) or ())
         self.memory = delivered if self.memory is None else self.memory & delivered
 
 
@@ -56,9 +57,9 @@ class _Gaps:
         self._by_name = {v["name"]: v for v in run["variants"]}
         self._acc = {name: _VariantTasks() for name in self._by_name}
 
-    def add(self, key: TaskKey, record: dict[str, Any]) -> None:
-        if record["variant"] in self._acc:
-            self._acc[record["variant"]].add(key, record, self._by_name[record["variant"]])
+    def add(self, key: TaskKey, task: TaskRecord) -> None:
+        if task.variant in self._acc:
+            self._acc[task.variant].add(key, task, self._by_name[task.variant])
 
     def result(self) -> dict[str, Any]:
         run = self._run
@@ -91,22 +92,16 @@ class _Gaps:
 gaps_section: SectionBuilder = _Gaps
 
 
-def _trace_meta(record: dict[str, Any]) -> dict[str, Any]:
-    meta = ((record.get("exec") or {}).get("trace") or {}).get("meta")
-    return meta if isinstance(meta, dict) else {}
-
-
-def _artifact_delivery(meta: dict[str, Any], variant: dict[str, Any]) -> str | None:
+def _artifact_delivery(meta: TraceMetaRecord | None, variant: dict[str, Any]) -> str | None:
     """How the task's executor delivered the artifact, as it reported; executors that report
     nothing (offline, script, model APIs) pass it as the system text."""
-    if "artifact_delivery" in meta:
-        delivery = meta["artifact_delivery"]
-        return delivery if isinstance(delivery, str) else None
+    if meta is not None and "artifact_delivery" in meta.model_fields_set:
+        return meta.artifact_delivery
     return None if variant["kind"] == "baseline" else "system_prompt"
 
 
-def _task_gaps(record: dict[str, Any]) -> TaskGaps:
+def _task_gaps(task: TaskRecord, gaps: dict[str, Any]) -> TaskGaps:
     try:
-        return TaskGaps.from_dict(record["analysis"]["gaps"])
+        return TaskGaps.from_dict(gaps)
     except RecordError as exc:
-        raise RecordError(f"task {record.get('task_id')!r}: analysis.gaps: {exc}") from None
+        raise RecordError(f"task {task.task_id!r}: analysis.gaps: {exc}") from None

@@ -7,25 +7,22 @@ from typing import Any
 
 from knowmeter.compare import ResourceUse, compare_resources
 from knowmeter.report._fold import Ordered, SectionBuilder, TaskKey
+from knowmeter.store import TaskRecord
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def resource_use(rec: dict[str, Any]) -> ResourceUse:
+def resource_use(task: TaskRecord) -> ResourceUse:
     """What one stored task took; tokens are input + output, unknown unless both are known."""
-    ex = rec.get("exec") or {}
-    usage = ex.get("usage") or {}
-    tokens_in, tokens_out = _number(usage.get("input_tokens")), _number(usage.get("output_tokens"))
+    ex = task.exec
+    usage = ex.usage or {}
+    tokens_in, tokens_out = usage.get("input_tokens"), usage.get("output_tokens")
     return ResourceUse(
-        sample_id=rec["sample_id"],
-        repeat=rec["repeat"],
-        variant=rec["variant"],
-        ok=not ex.get("error") and rec.get("grade") is not None,
-        cost_usd=_number(ex.get("cost_usd")),
-        latency_ms=_number(ex.get("latency_ms")),
-        tokens=None if tokens_in is None or tokens_out is None else tokens_in + tokens_out,
+        sample_id=task.sample_id,
+        repeat=task.repeat,
+        variant=task.variant,
+        ok=not ex.error and task.grade is not None,
+        cost_usd=ex.cost_usd,
+        latency_ms=ex.latency_ms,
+        tokens=None if tokens_in is None or tokens_out is None else float(tokens_in + tokens_out),
     )
 
 
@@ -36,8 +33,8 @@ class _Resources:
         self._run, self._overrides = run, overrides
         self._uses: Ordered[ResourceUse] = Ordered()
 
-    def add(self, key: TaskKey, record: dict[str, Any]) -> None:
-        self._uses.add(key, resource_use(record))
+    def add(self, key: TaskKey, task: TaskRecord) -> None:
+        self._uses.add(key, resource_use(task))
 
     def result(self) -> dict[str, Any]:
         run, uses = self._run, list(self._uses)

@@ -12,6 +12,7 @@ import numpy as np
 
 from knowmeter import defaults
 from knowmeter.report._fold import First, TaskKey
+from knowmeter.store import ExecRecord, GradeRecord, TaskRecord
 
 #: Why a task errored, from its stored error: the runner's timeout, an exception inside
 #: knowmeter or the executor (``TypeError: …``), or an error the executor reported.
@@ -21,10 +22,10 @@ _CRASH = re.compile(r"^[A-Z][A-Za-z]*(?:Error|Exception|Interrupt): ")
 _NO_RUBRIC = "the sample has no rubric"
 
 
-def error_cause(exec_record: dict[str, Any]) -> str:
+def error_cause(exec_record: ExecRecord) -> str:
     """The cause of a failed execution (one of ``ERROR_CAUSES``)."""
-    message = str(exec_record.get("error") or "")
-    if exec_record.get("timed_out") or message.startswith("timed out"):
+    message = exec_record.error or ""
+    if exec_record.timed_out or message.startswith("timed out"):
         return "timeout"
     return "crash" if _CRASH.match(message) else "executor error"
 
@@ -60,74 +61,71 @@ class _Acc:
     judge_errors: First = field(default_factory=First)
     warnings: First = field(default_factory=First)  # kind (first message)
 
-    def judging(self, key: TaskKey, rec: dict[str, Any]) -> None:
+    def judging(self, key: TaskKey, grade: GradeRecord) -> None:
         """Count what the judges did for one graded task."""
-        grade = rec.get("grade") or {}
-        layers = grade.get("layers") or {}
-        error = grade.get("judge_error")
-        if layers.get("judge") is not None:
+        error = grade.judge_error
+        if grade.layers.get("judge") is not None:
             self.judged += 1
         elif error and str(error).startswith(_NO_RUBRIC):
             self.judge_no_rubric += 1
         elif error:
             self.judge_failed += 1
             self.judge_errors.add(key, "", str(error)[:200])
-        for det in grade.get("assertions") or []:
-            judges = (det.get("details") or {}).get("judges") if isinstance(det.get("details"), dict) else None
-            if not judges:
+        for det in grade.assertions:
+            if not (det.details or {}).get("judges"):
                 continue
-            if det.get("passed") is None:
+            if det.passed is None:
                 self.judge_metrics_failed += 1
-                self.judge_errors.add(key, "", str(det.get("message") or "")[:200])
+                self.judge_errors.add(key, "", (det.message or "")[:200])
             else:
                 self.judge_metrics_scored += 1
 
-    def add(self, key: TaskKey, rec: dict[str, Any]) -> None:
+    def add(self, key: TaskKey, task: TaskRecord) -> None:
         """Fold one task record in."""
-        ex = rec.get("exec") or {}
+        ex, grade = task.exec, task.grade
         self.tasks += 1
-        self.cached += bool(rec.get("cached"))
-        if ex.get("error"):
+        self.cached += task.cached
+        if ex.error:
             self.errors += 1
-            self.error_messages.add(key, str(ex["error"])[:120])
-            self.causes.add(key, error_cause(ex), str(ex["error"])[:200])
-        elif rec.get("grade") is not None:
-            self.judging(key, rec)
-        for w in ((ex.get("trace") or {}).get("meta") or {}).get("warnings") or []:
-            self.warnings.add(key, str(w.get("kind")), str(w.get("message"))[:300])
-        cost = ex.get("cost_usd")
-        if rec.get("cached"):
+            self.error_messages.add(key, ex.error[:120])
+            self.causes.add(key, error_cause(ex), ex.error[:200])
+        elif grade is not None:
+            self.judging(key, grade)
+        meta = ex.trace.meta if ex.trace is not None else None
+        for w in (meta.warnings if meta is not None else None) or []:
+            self.warnings.add(key, str(w.kind), str(w.message)[:300])
+        cost = ex.cost_usd
+        if task.cached:
             self.cost_known_tasks += 1  # a cached answer is known to have cost nothing in this run
         elif cost is None:
             self.cost_unknown_tasks += 1
         else:
             self.costs.append(float(cost))
             self.cost_known_tasks += 1
-        usage = ex.get("usage") or {}
+        usage = ex.usage or {}
         tokens_in, tokens_out = usage.get("input_tokens"), usage.get("output_tokens")
         if tokens_in is None or tokens_out is None:  # one count unknown: not summed as 0
             self.tokens_unknown_tasks += 1
         else:
-            self.input_tokens += int(tokens_in)
-            self.output_tokens += int(tokens_out)
-        if ex.get("latency_ms") is not None:
-            self.latencies.append(float(ex["latency_ms"]))
-        grade = rec.get("grade") or {}
-        for det in grade.get("assertions") or []:
-            if det.get("passed") is None:
+            self.input_tokens += tokens_in
+            self.output_tokens += tokens_out
+        if ex.latency_ms is not None:
+            self.latencies.append(ex.latency_ms)
+        for det in grade.assertions if grade is not None else []:
+            if det.passed is None:
                 continue
-            w = float(det.get("weight", 1.0))
-            self.assertions_total.append(w)
-            self.assertions_passed.append(w if det["passed"] else 0.0)
-        if not ex.get("error"):
-            layers = grade.get("layers") or {}
+            self.assertions_total.append(det.weight)
+            self.assertions_passed.append(det.weight if det.passed else 0.0)
+        if not ex.error:
+            layers = grade.layers if grade is not None else {}
             for layer in defaults.LAYERS:
-                if layers.get(layer) is not None:
-                    self.layer_values.setdefault(layer, []).append(float(layers[layer]))
-            if grade.get("composite") is not None:
-                self.layer_values.setdefault("composite", []).append(float(grade["composite"]))
-            self.layer_sets.add(key, "+".join(grade.get("layers_used") or []) or "none")
-            self.outputs_truncated += grade.get("output_truncated") is not None
+                value = layers.get(layer)
+                if value is not None:
+                    self.layer_values.setdefault(layer, []).append(value)
+            if grade is not None and grade.composite is not None:
+                self.layer_values.setdefault("composite", []).append(grade.composite)
+            self.layer_sets.add(key, "+".join(grade.layers_used if grade is not None else []) or "none")
+            self.outputs_truncated += grade is not None and grade.output_truncated is not None
 
 
 def _mean(values: list[float]) -> float | None:
@@ -140,8 +138,8 @@ class OperationsSummary:
     def __init__(self, variants: list[str]) -> None:
         self._acc: dict[str, _Acc] = {v: _Acc() for v in variants}
 
-    def add(self, key: TaskKey, rec: dict[str, Any]) -> None:
-        self._acc.setdefault(rec["variant"], _Acc()).add(key, rec)
+    def add(self, key: TaskKey, task: TaskRecord) -> None:
+        self._acc.setdefault(task.variant, _Acc()).add(key, task)
 
     def result(self) -> dict[str, dict[str, Any]]:
         """One summary per variant, in the order given. Unknowns are ``None``, never 0."""

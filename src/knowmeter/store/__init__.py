@@ -29,6 +29,8 @@ from knowmeter.store._taskrecord import (
     GradeRecord,
     JudgeRecord,
     TaskRecord,
+    TraceMetaRecord,
+    WarningRecord,
     task_id,
 )
 
@@ -46,6 +48,8 @@ __all__ = [
     "RunDir",
     "StoredTasks",
     "TaskRecord",
+    "TraceMetaRecord",
+    "WarningRecord",
     "atomic_file",
     "check_schema_version",
     "find_run",

@@ -58,13 +58,13 @@ class StoredTasks(Sequence[TaskRecord]):
     and field; so does a missing file.
 
     ``visit`` is called once per kept record as the file is read (in file order), with the task's
-    place in the report's order ``(repeat, sample_id, variant)`` and the record as stored."""
+    place in the report's order ``(repeat, sample_id, variant)`` and the record as read."""
 
     def __init__(
         self,
         results_file: Path,
         run: dict[str, Any],
-        visit: Callable[[tuple[int, str, str], dict[str, Any]], None] | None = None,
+        visit: Callable[[tuple[int, str, str], TaskRecord], None] | None = None,
     ) -> None:
         plan = _Plan(run)
         self.path = results_file
@@ -86,7 +86,7 @@ class StoredTasks(Sequence[TaskRecord]):
             if seen[task.task_id] == 1:
                 keyed.append((task.repeat, task.sample_id, task.variant, offset))
                 if visit is not None:
-                    visit((task.repeat, task.sample_id, task.variant), rec)
+                    visit((task.repeat, task.sample_id, task.variant), task)
                 self.variants.add(task.variant)
                 samples.add(task.sample_id)
         if len(samples) > plan.samples:
