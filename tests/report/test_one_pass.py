@@ -120,3 +120,23 @@ def test_a_report_json_whose_results_file_is_gone_says_so_when_its_tasks_are_rea
     assert report.variants and report.run.tasks_done > 0
     with pytest.raises(InputError, match=r"results\.jsonl: missing"):
         list(ReportView(report).tasks())
+
+
+def test_the_page_reads_each_task_once_when_it_shows_only_some_rows(
+    demo_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's detail picks its rows by rank in the same pass that reads them (it was a pass
+    up to the cap, a ranking pass and a third pass for the rows shown)."""
+    from knowmeter.report.html._payload import payload
+
+    run_dir = _copy(demo_run, tmp_path)
+    report = rebuild_report(run_dir)
+    stored = len(report.tasks or [])
+    data: dict[str, Any] = {}
+
+    def shown() -> Report:
+        data.update(payload(ReportView(report), limit=3))
+        return report
+
+    parsed, _ = _records_parsed(monkeypatch, shown)
+    assert parsed == stored and data["shown"] == 3 and data["total"] == stored // len(report.variants)
