@@ -151,7 +151,8 @@ class _Comparison:
     def result(self) -> dict[str, Any]:
         run = self._run
         evidence = gold_evidence(self._gold, (task.stored() for task in self._judged))
-        analysis = run_analysis(run, list(self._observed), self._overrides, evidence)
+        observed, self._observed, self._judged = list(self._observed), Ordered(), Ordered()
+        analysis = run_analysis(run, observed, self._overrides, evidence)
         return {
             "statistics": Statistics(
                 config=analysis.config,

@@ -29,20 +29,23 @@ SectionBuilder = Callable[[dict[str, Any]], Section]
 
 
 class Ordered(Generic[T]):
-    """Items gathered in any order, given back in the report's order."""
+    """Items gathered in any order, given back in the report's order (the keys are the tasks'
+    own, shared by every fold: an item costs two list slots)."""
 
     def __init__(self) -> None:
-        self._items: list[tuple[TaskKey, T]] = []
+        self._keys: list[TaskKey] = []
+        self._items: list[T] = []
 
     def add(self, key: TaskKey, item: T) -> None:
-        self._items.append((key, item))
+        self._keys.append(key)
+        self._items.append(item)
 
     def __len__(self) -> int:
         return len(self._items)
 
     def __iter__(self) -> Iterator[T]:
-        self._items.sort(key=lambda pair: pair[0])
-        return (item for _, item in self._items)
+        keys = self._keys
+        return (self._items[i] for i in sorted(range(len(keys)), key=keys.__getitem__))
 
 
 class First:

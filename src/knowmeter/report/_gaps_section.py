@@ -69,7 +69,7 @@ class _Gaps:
         gap_rows: list[GapSummary] = []
         coverage_rows: list[Coverage] = []
         for v in run["variants"]:
-            mine = self._acc[v["name"]]
+            mine = self._acc.pop(v["name"])  # freed once its rows are made
             files = knowledge_files(
                 variant_root(run, v),
                 artifact=v.get("path"),

@@ -37,7 +37,7 @@ class _Resources:
         self._uses.add(key, resource_use(task))
 
     def result(self) -> dict[str, Any]:
-        run, uses = self._run, list(self._uses)
+        run, uses, self._uses = self._run, list(self._uses), Ordered()
         present = {u.variant for u in uses}
         names = [v["name"] for v in run["variants"] if v["name"] in present]
         control = next((v["name"] for v in run["variants"] if v["role"] == "control"), names[0] if names else None)

@@ -10,6 +10,7 @@ again by offset, one at a time, so memory holds the statistics' inputs, not the 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, overload
@@ -86,7 +87,8 @@ class StoredTasks(Sequence[TaskRecord]):
             if seen[task.task_id] == 1:
                 keyed.append((task.repeat, task.sample_id, task.variant, offset))
                 if visit is not None:
-                    visit((task.repeat, task.sample_id, task.variant), task)
+                    # one key per task, shared by every fold; its names interned (a sample's tasks share them)
+                    visit((task.repeat, sys.intern(task.sample_id), sys.intern(task.variant)), task)
                 self.variants.add(task.variant)
                 samples.add(task.sample_id)
         if len(samples) > plan.samples:
