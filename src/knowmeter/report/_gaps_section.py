@@ -22,12 +22,15 @@ def variant_root(run: dict[str, Any], variant: dict[str, Any]) -> Path:
     return Path(variant["cwd"]) if variant.get("cwd") else Path(run["config"]["base_dir"])
 
 
+_NONE: dict[str, int] = {}
+
+
 @dataclass
 class _VariantTasks:
     """What the section needs of one variant's tasks (folded in, in any order)."""
 
     gaps: Ordered[TaskGaps] = field(default_factory=Ordered)
-    accesses: Ordered[dict[str, Any]] = field(default_factory=Ordered)
+    accesses: list[dict[str, int]] = field(default_factory=list)  # coverage sums them: any order
     tasks: int = 0
     all_in_context: bool = True
     skill_folder: First = field(default_factory=First)
@@ -38,7 +41,7 @@ class _VariantTasks:
         if analysis is not None and analysis.gaps:
             self.gaps.add(key, _task_gaps(task, analysis.gaps))
         if analysis is not None and analysis.access is not None:
-            self.accesses.add(key, analysis.access)
+            self.accesses.append(analysis.access or _NONE)  # the many empty ones share one
         meta = task.exec.trace.meta if task.exec.trace is not None else None
         self.tasks += 1
         self.all_in_context = self.all_in_context and _artifact_delivery(meta, variant) in IN_CONTEXT_DELIVERIES
@@ -80,7 +83,7 @@ class _Gaps:
             )
             gap_rows.append(aggregate_gaps(list(mine.gaps), watermark, variant=v["name"]))
             coverage_rows.append(
-                coverage(files, list(mine.accesses), watermark, variant=v["name"], injected=mine.memory or set())
+                coverage(files, mine.accesses, watermark, variant=v["name"], injected=mine.memory or set())
             )
         return {
             "gaps": GapsSection(watermark=watermark, variants=gap_rows),

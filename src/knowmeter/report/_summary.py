@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,16 +40,16 @@ class _Acc:
     tasks: int = 0
     errors: int = 0
     cached: int = 0
-    costs: list[float] = field(default_factory=list)
+    costs: array[float] = field(default_factory=lambda: array("d"))
     cost_known_tasks: int = 0
     cost_unknown_tasks: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     tokens_unknown_tasks: int = 0
-    latencies: list[float] = field(default_factory=list)
-    assertions_passed: list[float] = field(default_factory=list)
-    assertions_total: list[float] = field(default_factory=list)
-    layer_values: dict[str, list[float]] = field(default_factory=dict)
+    latencies: array[float] = field(default_factory=lambda: array("d"))
+    assertions_passed: array[float] = field(default_factory=lambda: array("d"))
+    assertions_total: array[float] = field(default_factory=lambda: array("d"))
+    layer_values: dict[str, array[float]] = field(default_factory=dict)  # 8 bytes a value
     layer_sets: First = field(default_factory=First)
     outputs_truncated: int = 0
     error_messages: First = field(default_factory=First)
@@ -121,14 +122,14 @@ class _Acc:
             for layer in defaults.LAYERS:
                 value = layers.get(layer)
                 if value is not None:
-                    self.layer_values.setdefault(layer, []).append(value)
+                    self.layer_values.setdefault(layer, array("d")).append(value)
             if grade is not None and grade.composite is not None:
-                self.layer_values.setdefault("composite", []).append(grade.composite)
+                self.layer_values.setdefault("composite", array("d")).append(grade.composite)
             self.layer_sets.add(key, "+".join(grade.layers_used if grade is not None else []) or "none")
             self.outputs_truncated += grade is not None and grade.output_truncated is not None
 
 
-def _mean(values: list[float]) -> float | None:
+def _mean(values: array[float]) -> float | None:
     return float(np.mean(sorted(values))) if values else None
 
 
