@@ -26,10 +26,10 @@ from _instant import make_project
 
 EVAL = textwrap.dedent("""
     import knowmeter
-    from knowmeter.executors import ExecResult, register_executor
+    from knowmeter.executors import ExecResult, Executor, register_executor
     from knowmeter.traces import Trace
 
-    class Instant:
+    class Instant(Executor):
         name = "instant"; non_llm = True
         def identity(self): return "instant"
         async def run(self, request):

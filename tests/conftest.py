@@ -79,3 +79,19 @@ def shared_dir() -> Path:
     if not (path / "reference").is_dir():
         pytest.skip("shared/ reference material is not beside the repository")
     return path
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The offline demo project, made once per session with ``knowmeter init --demo``."""
+    from tests.support.cli import init_demo
+
+    return init_demo(tmp_path_factory.mktemp("demo") / "demo")
+
+
+@pytest.fixture(scope="session")
+def demo_report(demo: Path) -> dict:  # type: ignore[type-arg]
+    """The demo run's report.json content (``knowmeter.evaluate`` returns the typed ``Report``)."""
+    import knowmeter
+
+    return knowmeter.evaluate(demo).to_dict()

@@ -1,6 +1,7 @@
 """Reports: report.json as one typed model (``Report``, versioned, with a generated JSON
 Schema), the terminal summary."""
 
+from knowmeter.gates import Gates
 from knowmeter.report._build import build_report, write_report
 from knowmeter.report._compare_section import compare_config, comparison_section, observations
 from knowmeter.report._fold import Ordered, Section, SectionBuilder, TaskKey
@@ -15,7 +16,6 @@ from knowmeter.report._model import (
     CoverageSection,
     ExecutorInfo,
     GapsSection,
-    Gates,
     GraderInfo,
     ProbeComparison,
     ProbeSide,

@@ -212,5 +212,5 @@ def test_an_interrupted_run_is_stored_incomplete_everywhere_and_resumes(tmp_path
     done = knowmeter.resume(run_id, output_dir=tmp_path / ".knowmeter")
     assert done.run.status == "complete" and done.run.tasks_done == 6
     assert _outcome(done)[0] == "SOLO" and km("report", run_id, cwd=tmp_path).returncode == done.exit_code
-    # the command line: 130 for the interrupt itself (tests/core/test_interrupt.py sends a real SIGINT)
+    # the command line: 130 for the interrupt itself (tests/runner/test_interrupt.py sends a real SIGINT)
     assert EXIT_INTERRUPTED == 130
