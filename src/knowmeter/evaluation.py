@@ -9,7 +9,6 @@ that orchestrates: ``resolve_config`` → ``prepare`` → ``start_run`` / ``resu
 from __future__ import annotations
 
 import difflib
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,10 +58,10 @@ from knowmeter.runner import (
 )
 from knowmeter.samples import (
     SampleSet,
-    canonical_sample_bytes,
     find_sample_file,
     id_name_problem,
     load_samples,
+    sample_set_hash,
     sample_set_info,
 )
 from knowmeter.store import (
@@ -380,7 +379,7 @@ def subset(full: SampleSet, config: RunConfig) -> SampleSet:
     if len(kept) == len(full.samples):
         return full
     marked = tuple(f"{p} [subset {len(kept)} of {full.watermark.count}]" for p in full.watermark.paths)
-    digest = hashlib.sha256(canonical_sample_bytes(kept)).hexdigest()
+    digest = sample_set_hash(kept).hexdigest()
     return SampleSet(tuple(kept), Watermark(marked, len(kept), digest), full.requires)
 
 
