@@ -330,12 +330,7 @@ def prepare(config: RunConfig) -> Prepared:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise InputError(f"two variants are both named {dupes[0]!r}; give them distinct names in eval.yaml")
-    source = ", ".join(config.samples)
-    sample_dir = (base / config.samples[0]).parent  # custom assertion paths are relative to the sample file
-    assertions = {
-        s.sample_id: load_assertions(s.assertions, f"{source}: sample {s.sample_id!r}", sample_dir)
-        for s in sample_set.samples
-    }
+    assertions = _assertions(sample_set, config)
     judges = build_judges(config.judges)
     executor = _executor_from(config)
     tasks = plan_tasks(sample_set.samples, variants, config.repeat, base)
@@ -356,6 +351,21 @@ def prepare(config: RunConfig) -> Prepared:
     return Prepared(
         config, sample_set, variants, executor, tasks, assertions, judges, leak, shard, planned, len(full.samples)
     )
+
+
+def _assertions(sample_set: SampleSet, config: RunConfig) -> dict[str, list[Assertion]]:
+    """Each sample's assertions, validated. Samples whose assertions are written alike share one
+    list (assertions are frozen), so a plan of many samples holds each distinct set once."""
+    source = ", ".join(config.samples)
+    sample_dir = (config.base_path() / config.samples[0]).parent  # custom assertion paths are relative to it
+    loaded: dict[str, list[Assertion]] = {}
+    out: dict[str, list[Assertion]] = {}
+    for s in sample_set.samples:
+        key = repr(s.assertions)  # tells 1 from 1.0 and True, and a date from its text
+        if key not in loaded:
+            loaded[key] = load_assertions(s.assertions, f"{source}: sample {s.sample_id!r}", sample_dir)
+        out[s.sample_id] = loaded[key]
+    return out
 
 
 def subset(full: SampleSet, config: RunConfig) -> SampleSet:
