@@ -354,14 +354,15 @@ def prepare(config: RunConfig) -> Prepared:
 
 
 def _assertions(sample_set: SampleSet, config: RunConfig) -> dict[str, list[Assertion]]:
-    """Each sample's assertions, validated. Samples whose assertions are written alike share one
-    list (assertions are frozen), so a plan of many samples holds each distinct set once."""
+    """Each sample's assertions, validated. Samples that share their written assertions (as
+    ``load_samples`` makes samples written alike do) share one validated list (assertions are
+    frozen), so a plan of many samples holds each distinct set once."""
     source = ", ".join(config.samples)
     sample_dir = (config.base_path() / config.samples[0]).parent  # custom assertion paths are relative to it
-    loaded: dict[str, list[Assertion]] = {}
+    loaded: dict[int, list[Assertion]] = {}
     out: dict[str, list[Assertion]] = {}
     for s in sample_set.samples:
-        key = repr(s.assertions)  # tells 1 from 1.0 and True, and a date from its text
+        key = id(s.assertions)  # the samples, alive meanwhile, keep each id unique
         if key not in loaded:
             loaded[key] = load_assertions(s.assertions, f"{source}: sample {s.sample_id!r}", sample_dir)
         out[s.sample_id] = loaded[key]

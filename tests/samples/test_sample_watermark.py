@@ -192,3 +192,18 @@ def test_a_streamed_jsonl_error_names_the_line_and_the_fix(tmp_path: Path, conte
     with pytest.raises(InputError) as err:
         load_samples(path)
     assert str(err.value).startswith(f"{path}: ") and expected in str(err.value)
+
+
+def test_samples_with_assertions_written_alike_share_one_list(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "- {sample_id: a, prompt: p, assertions: [{type: contains, value: ok}]}\n"
+        "- {sample_id: b, prompt: p, assertions: [{type: contains, value: ok}]}\n"
+        "- {sample_id: c, prompt: p, assertions: [{type: contains, value: ok, weight: 1}]}\n"
+        "- {sample_id: d, prompt: p, assertions: [{type: contains, value: ok, weight: 1.0}]}\n"
+        "- {sample_id: e, prompt: p, assertions: [{type: contains, value: ok, weight: true}]}\n"
+    )
+    a, b, c, d, e = load_samples(path).samples
+    assert a.assertions is b.assertions
+    assert len({id(s.assertions) for s in (a, c, d, e)}) == 4  # 1, 1.0 and true are not alike
+    assert d.assertions == [{"type": "contains", "value": "ok", "weight": 1.0}]

@@ -2,7 +2,8 @@
 
 Loading streams: a JSONL file is read a line at a time, each record is dropped once validated
 (a JSON / YAML file's parsed list gives up each record as it is read), and the watermark's hash
-is fed one sample at a time — memory holds the samples and little else."""
+is fed one sample at a time — memory holds the samples and little else. Samples whose
+assertions are written alike (``repr``: 1, 1.0 and true differ) share one list: read-only."""
 
 from __future__ import annotations
 
@@ -102,6 +103,7 @@ def load_samples(paths: Path | Iterable[Path], *, display_paths: Iterable[str] |
     seen: set[str] = set()
     origins = array("Q")  # per sample: its file's index and its record number (for a duplicate's message)
     digest = SampleDigest()
+    alike: dict[str, list[dict[str, Any]]] = {}  # assertions as written → the one list samples share
     requires: dict[str, Any] | None = None
     for index, path in enumerate(path_list):
         records, req = _records(path)
@@ -116,6 +118,7 @@ def load_samples(paths: Path | Iterable[Path], *, display_paths: Iterable[str] |
                     f"(first seen in {at.name} {_where(at, origins[2 * first + 1])}); "
                     "sample ids must be unique"
                 )
+            sample.assertions = alike.setdefault(repr(sample.assertions), sample.assertions)
             seen.add(sample.sample_id)
             origins.extend((index, number))
             samples.append(sample)
