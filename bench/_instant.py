@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from knowmeter.executors import ExecRequest, ExecResult, register_executor
+from knowmeter.executors import ExecRequest, ExecResult, Executor, register_executor
 from knowmeter.traces import Trace
 
 
-class Instant:
+class Instant(Executor):
     name = "instant"
     non_llm = True
 

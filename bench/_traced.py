@@ -11,7 +11,7 @@ import random
 import textwrap
 from pathlib import Path
 
-from knowmeter.executors import ExecRequest, ExecResult, register_executor
+from knowmeter.executors import ExecRequest, ExecResult, Executor, register_executor
 from knowmeter.traces import ErrorKind, Event, MessageEvent, ToolCallEvent, ToolResultEvent, ToolStatus, Trace
 
 #: the child process's evaluation: registers ``traced`` and runs the plan of ``make_project``
@@ -85,7 +85,7 @@ def trace_for(key: str, treated: bool) -> tuple[str, list[Event]]:
     return answer, events
 
 
-class Traced:
+class Traced(Executor):
     name = "traced"
     non_llm = True
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -41,6 +42,8 @@ import anyio
 
 from knowmeter.analysis import HedgingClassifier, TaskGaps, accessed_files, analyze_task
 from knowmeter.analysis._paths import PathKeyer
+from knowmeter.analysis._phrases import hedging_scan
+from knowmeter.analysis._task import agent_texts
 from knowmeter.errors import InputError
 from knowmeter.executors import Executor, ExecutorSpec, create_executor
 from knowmeter.traces import Trace, load_trace
@@ -48,7 +51,22 @@ from knowmeter.traces import Trace, load_trace
 REPO = Path(__file__).resolve().parents[1]
 LABELS = REPO / "tests" / "analysis" / "fixtures" / "corpus_labels.jsonl"
 SHARED = REPO.parent / "shared"
-SIGNALS = ("failed_search", "repeated_failure", "retried_command", "hedging", "explicit_marker", "files_read")
+SIGNALS = (
+    "failed_search",
+    "repeated_failure",
+    "retried_command",
+    "hedging",
+    "hedging[en msg]",
+    "hedging[ja msg]",
+    "ja-net (not counted)",
+    "explicit_marker",
+    "files_read",
+)
+#: Hedging seen per *message* language (a message with any kana or kanji is Japanese, as the
+#: labels' §6 says), and the Japanese strict net, which regex-only mode does not count: what it
+#: would score if it did (regex-only runs only).
+HEDGING_VIEWS = ("hedging[en msg]", "hedging[ja msg]", "ja-net (not counted)")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float] | None:
@@ -154,8 +172,40 @@ def _cwd(trace: Trace) -> str | None:
     return cwd if isinstance(cwd, str) and cwd else None
 
 
-def score_log(label: dict[str, Any], trace: Trace | None, gaps: TaskGaps | None) -> dict[str, Tally]:
-    """Tallies of one labelled log (``trace`` None: knowmeter could not read it)."""
+def score_log(
+    label: dict[str, Any], trace: Trace | None, gaps: TaskGaps | None, ja_net: list[str] | None = None
+) -> dict[str, Tally]:
+    """Tallies of one labelled log (``trace`` None: knowmeter could not read it); a signal the log
+    was not labelled for (``labelled`` names the ones it was) scores nothing. ``ja_net``: the
+    sentences the Japanese strict net finds (scored as the ``ja-net (not counted)`` view)."""
+    wanted = set(label.get("labelled", SIGNALS))
+    if "hedging" in wanted:
+        wanted |= set(HEDGING_VIEWS)
+    return {s: t if s in wanted else Tally() for s, t in _score_all(label, trace, gaps, ja_net).items()}
+
+
+def _hedging_views(
+    pred: list[str], ja_net: list[str] | None, gold: list[dict[str, Any]], messages: list[str], where: str
+) -> dict[str, Tally]:
+    """The hedging tally split by message language, and the Japanese net's own tally."""
+
+    def lang_of(text: str) -> str:
+        i = _message_of(text, messages)
+        return "ja" if i is not None and _CJK.search(messages[i]) else "en"
+
+    out = {}
+    for lang in ("en", "ja"):
+        out[f"hedging[{lang} msg]"] = _score_messages(
+            [p for p in pred if lang_of(p) == lang], [g for g in gold if lang_of(g["quote"]) == lang], messages, where
+        )
+    ja_gold = [g for g in gold if lang_of(g["quote"]) == "ja"]
+    out["ja-net (not counted)"] = Tally() if ja_net is None else _score_messages(ja_net, ja_gold, messages, where)
+    return out
+
+
+def _score_all(
+    label: dict[str, Any], trace: Trace | None, gaps: TaskGaps | None, ja_net: list[str] | None
+) -> dict[str, Tally]:
     where = label["source"]
     if trace is None or gaps is None:
         out = {s: Tally() for s in SIGNALS}
@@ -169,7 +219,7 @@ def score_log(label: dict[str, Any], trace: Trace | None, gaps: TaskGaps | None)
         ):
             out[s].gold = len(label.get(key, []))
             out[s].false_neg = [f"{where} (not read by knowmeter) {x}" for x in label.get(key, [])]
-        return out
+        return out  # the hedging views stay empty: without the messages no language is known
     sig = {s: [x for x in gaps.signals if x.source == s] for s in SIGNALS}
     messages = [m.text for m in trace.messages("assistant")]
     unsure_calls = {f["call_id"] for f in label.get("failed_searches", []) if f.get("uncertain")}
@@ -199,6 +249,7 @@ def score_log(label: dict[str, Any], trace: Trace | None, gaps: TaskGaps | None)
             where,
         ),
         "hedging": _score_messages([s.context for s in sig["hedging"]], label.get("hedging", []), messages, where),
+        **_hedging_views([s.context for s in sig["hedging"]], ja_net, label.get("hedging", []), messages, where),
         "explicit_marker": _score_messages(
             [s.context for s in sig["explicit_marker"]], label.get("explicit_markers", []), messages, where
         ),
@@ -208,11 +259,12 @@ def score_log(label: dict[str, Any], trace: Trace | None, gaps: TaskGaps | None)
 
 def _events(label: dict[str, Any], gaps: TaskGaps | None) -> tuple[int, int, int]:
     """(labelled distinct dedup keys, knowmeter failed-search events, hedging candidates the regex
-    left unjudged) of one log."""
+    left unjudged) of one log; knowmeter's events count only where failed searches were labelled."""
     keys = {f.get("dedup_key") or f["call_id"] for f in label.get("failed_searches", [])}
     if gaps is None:
         return len(keys), 0, 0
-    return len(keys), sum(1 for s in gaps.signals if s.source == "failed_search"), gaps.hedging_unjudged
+    ours = sum(1 for s in gaps.signals if s.source == "failed_search")
+    return len(keys), ours if "failed_search" in label.get("labelled", SIGNALS) else 0, gaps.hedging_unjudged
 
 
 Row = tuple[dict[str, Any], dict[str, Tally], tuple[int, int, int]]
@@ -245,7 +297,11 @@ def analyse(
             )
             if judge is not None:
                 gaps = anyio.run(judge.apply, gaps)
-        rows.append((label, score_log(label, trace, gaps), _events(label, gaps)))
+        ja_net = None
+        if trace is not None and judge is None:
+            found, _ = hedging_scan(agent_texts(trace), sample_id=label["source"], languages=frozenset({"ja"}))
+            ja_net = [s.context for s in found]
+        rows.append((label, score_log(label, trace, gaps, ja_net), _events(label, gaps)))
     return rows, refused
 
 
@@ -262,17 +318,22 @@ def _groups(rows: Iterable[Row]) -> dict[str, dict[str, Tally]]:
 def report(rows: list[Row], refused: list[str], *, title: str, quiet: bool = False) -> None:
     """Print the table, the event counts and (unless ``quiet``) every false positive / negative."""
     print(f"== {title}: {len(rows)} labelled logs ({len(refused)} not readable by knowmeter)")
-    print(f"{'signal':17} {'group':13} {'precision [95% CI] (tp/pred)':34} {'recall [95% CI] (tp/gold)':34}")
+    print(f"{'signal':20} {'group':13} {'precision [95% CI] (tp/pred)':34} {'recall [95% CI] (tp/gold)':34}")
     groups = _groups(rows)
     for s in SIGNALS:
         for g in sorted(groups, key=lambda x: (x != "all", x)):
             t = groups[g][s]
-            if t.pred or t.gold or t.unsure:
+            if t.pred or t.gold or t.unsure or (s == "hedging[en msg]" and g in ("all", "split=dev", "split=heldout")):
                 unsure = f"  ({t.unsure} labelled uncertain, left out)" if t.unsure else ""
-                print(f"{s:17} {g:13} {t.precision():34} {t.recall():34}{unsure}")
+                print(f"{s:20} {g:13} {t.precision():34} {t.recall():34}{unsure}")
     gold_events = sum(e[0] for *_, e in rows)
     our_events = sum(e[1] for *_, e in rows)
     print(f"failed-search events after dedup: labelled {gold_events} distinct dedup keys, knowmeter {our_events}")
+    scanned = [r[0].get("messages_by_language", {}) for r in rows if "hedging" in r[0].get("labelled", SIGNALS)]
+    print(
+        f"hedging units: {sum(m.get('en', 0) for m in scanned)} English and {sum(m.get('ja', 0) for m in scanned)} "
+        "Japanese agent messages (by message language) in the logs labelled for hedging"
+    )
     unjudged = sum(e[2] for *_, e in rows)
     if unjudged:
         print(f"hedging: {unjudged} Japanese candidate sentence(s) not judged by the regex (no classifier): no signals")

@@ -33,10 +33,10 @@ EVAL = textwrap.dedent("""
     import resource
     import knowmeter
     from knowmeter.api import Listener
-    from knowmeter.executors import ExecResult, register_executor
+    from knowmeter.executors import ExecResult, Executor, register_executor
     from knowmeter.traces import Trace
 
-    class Instant:
+    class Instant(Executor):
         name = "instant"; non_llm = True
         def identity(self): return "instant"
         async def run(self, request):

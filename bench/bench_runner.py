@@ -156,11 +156,11 @@ IN_PROCESS = textwrap.dedent("""
     import sys, time, anyio
     from pathlib import Path
     from knowmeter.evaluation import Overrides, resolve_config, prepare, run_budget, start_run, execute
-    from knowmeter.executors import ExecResult, register_executor
+    from knowmeter.executors import ExecResult, Executor, register_executor
     from knowmeter.pipeline import make_post_process
     from knowmeter.traces import Trace
 
-    class Instant:
+    class Instant(Executor):
         name = "instant"; non_llm = True
         def identity(self): return "instant"
         async def run(self, request):

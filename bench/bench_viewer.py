@@ -6,7 +6,9 @@ report.html written as ``knowmeter eval`` writes it. Measured: the viewer's answ
 ``GET /run/RUN`` over HTTP (request sent to last byte read; a fresh server, then best of
 ``--repeats``), and, for comparison, what a page rendered from report.json costs (read and
 validate every task record, render) — what the viewer did on every request before issue 33.
-Target: ≤ 1 s per view.
+Target: ≤ 1 s per view. Then the viewer's search over every row of the run (``GET /run/RUN/rows``):
+the first search (which builds the run's index), then each of ``SEARCHES`` best of ``--repeats``
+(target ≤ 300 ms), and a row's detail fetched on demand (``GET /run/RUN/row``).
 
     python bench/bench_viewer.py [--samples 20000] [--repeats 5]
 """
@@ -24,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import cpu_reference
+from _searches import SEARCHES
 from _traced import EVAL, make_project
 
 from knowmeter.report import read_report
@@ -41,6 +44,19 @@ def get_s(port: int, path: str) -> tuple[float, int, int]:
     elapsed = time.perf_counter() - t0
     conn.close()
     return elapsed, resp.status, len(body)
+
+
+def search_figures(port: int, run_id: str, repeats: int) -> None:
+    """Print the viewer's search times over every row of the run."""
+    first, status, size = get_s(port, f"/run/{run_id}/rows?q=refund")
+    print(f"first search:   {first:6.3f} s (builds the run's index; HTTP {status}, {size / 1e3:.0f} kB)")
+    for name, query in SEARCHES:
+        best = min(get_s(port, f"/run/{run_id}/rows?{query}")[0] for _ in range(repeats))
+        _, status, size = get_s(port, f"/run/{run_id}/rows?{query}")
+        answer = f"HTTP {status}, {size / 1e3:.0f} kB; target ≤ 300 ms"
+        print(f"  {name:20} {1000 * best:7.1f} ms best of {repeats} ({answer})")
+    row = min(get_s(port, f"/run/{run_id}/row?sample=1234&repeat=0")[0] for _ in range(repeats))
+    print(f"  {'a row on demand':20} {1000 * row:7.1f} ms best of {repeats}")
 
 
 def main() -> None:
@@ -75,11 +91,12 @@ def main() -> None:
             port = server.server_address[1]
             first, status, size = get_s(port, f"/run/{run.name}")
             best = min(get_s(port, f"/run/{run.name}")[0] for _ in range(args.repeats))
+            answer = f"HTTP {status}, {size / 1e6:.2f} MB; target ≤ 1 s"
+            print(f"viewer GET /run: {first:6.3f} s first, {best:.3f} s best of {args.repeats} ({answer})")
+            search_figures(port, run.name, args.repeats)
         finally:
             server.shutdown()
             server.server_close()
-        answer = f"HTTP {status}, {size / 1e6:.2f} MB; target ≤ 1 s"
-        print(f"viewer GET /run: {first:6.3f} s first, {best:.3f} s best of {args.repeats} ({answer})")
     print(f"cpu reference after:  {cpu_reference():.2f} s")
 
 

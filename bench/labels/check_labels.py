@@ -11,6 +11,11 @@ under ``--root`` (default: the ``KNOWMETER_REFERENCE`` variable or
   exact substring of the message it names, and every call of a repeated
   failure / retried command is labelled.
 
+An entry with ``labelled`` (a list of signal names) was labelled for those
+signals only (batch 2: hedging); its other signal fields are absent, not empty.
+Such entries carry ``hedging_messages``: one ``{message, label, reason}`` per
+assistant message (label ``no`` / ``hedge`` / ``ambiguous``).
+
 ``--write`` rewrites the file with the derived fields; without it the script
 only reports mismatches and prints the summary counts.
 """
@@ -33,19 +38,32 @@ import dump_log
 FIXTURE = Path(__file__).parents[2] / "tests/analysis/fixtures/corpus_labels.jsonl"
 KEY_ORDER = (
     "source",
+    "labelled",
     "split",
     "language",
     "format",
     "tool_calls",
     "assistant_messages",
+    "messages_by_language",
     "failed_searches",
     "repeated_failures",
     "retried_commands",
     "hedging",
     "explicit_markers",
     "files_read",
+    "hedging_messages",
     "notes",
 )
+#: Every signal a fully labelled entry carries (an entry without ``labelled`` has them all).
+SIGNALS = ("failed_searches", "repeated_failures", "retried_commands", "hedging", "explicit_markers", "files_read")
+_SIGNAL_OF = {
+    "failed_search": "failed_searches",
+    "repeated_failure": "repeated_failures",
+    "retried_command": "retried_commands",
+    "hedging": "hedging",
+    "explicit_marker": "explicit_markers",
+    "files_read": "files_read",
+}
 _JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
@@ -54,10 +72,20 @@ def message_language(text: str) -> str:
     return "ja" if _JA.search(text) else "en"
 
 
+def labelled(entry: dict[str, Any]) -> set[str]:
+    """The signal fields an entry was labelled for (all of them unless ``labelled`` says less)."""
+    if "labelled" not in entry:
+        return set(SIGNALS)
+    return {_SIGNAL_OF[s] for s in entry["labelled"]}
+
+
 def stratum(entry: dict[str, Any]) -> str:
-    """Split stratum: language, and whether the log has a hedge / a failed search (rules §8)."""
+    """Split stratum: language, and whether the log has a hedge / a failed search (rules §8); a
+    log not labelled for failed searches is its own stratum (``failed=?``), so adding a hedging-only
+    batch never moves an earlier log between dev and heldout."""
     hedge = any(not h.get("uncertain") for h in entry["hedging"])
-    return f"{entry['language']}/hedge={hedge}/failed={bool(entry['failed_searches'])}"
+    failed = bool(entry["failed_searches"]) if "failed_searches" in labelled(entry) else "?"
+    return f"{entry['language']}/hedge={hedge}/failed={failed}"
 
 
 def split_of(sources: list[tuple[str, str]]) -> dict[str, str]:
@@ -85,23 +113,36 @@ def check_entry(entry: dict[str, Any], root: Path) -> list[str]:
     entry["assistant_messages"] = len(texts)
     langs = Counter(message_language(str(u.body)) for u in texts)
     entry["language"] = "ja" if langs["ja"] >= langs["en"] else "en"
+    entry["messages_by_language"] = {lang: langs[lang] for lang in ("ja", "en")}
     name = entry["source"]
-    for fs in entry["failed_searches"]:
+    for key in labelled(entry) - entry.keys():
+        problems.append(f"{name}: labelled for {key} but the field is missing")
+    if "hedging_messages" in entry:
+        seen = [m["message"] for m in entry["hedging_messages"]]
+        if seen != list(range(len(texts))):
+            problems.append(f"{name}: hedging_messages must list messages 0..{len(texts) - 1} once each, in order")
+        marked = {m["message"]: m["label"] for m in entry["hedging_messages"]}
+        for h in entry["hedging"]:
+            want = "ambiguous" if h.get("uncertain") else "hedge"
+            got = marked.get(h["message"])
+            if got != want:
+                problems.append(f"{name}: message {h['message']} has a {want} quote but is marked {got}")
+    for fs in entry.get("failed_searches", []):
         if fs["call_id"] not in calls:
             problems.append(f"{name}: failed search {fs['call_id']} is not a call of the log")
-    labelled = {fs["call_id"] for fs in entry["failed_searches"]}
-    for group in entry["repeated_failures"]:
+    failed = {fs["call_id"] for fs in entry.get("failed_searches", [])}
+    for group in entry.get("repeated_failures", []):
         for cid in group["call_ids"]:
             if cid not in calls:
                 problems.append(f"{name}: repeated failure call {cid} is not in the log")
-        if not labelled & set(group["call_ids"]):
+        if not failed & set(group["call_ids"]):
             problems.append(f"{name}: repeated failure {group['call_ids']} has no failed search")
-    for group in entry["retried_commands"]:
+    for group in entry.get("retried_commands", []):
         for cid in group["call_ids"]:
             if cid not in calls:
                 problems.append(f"{name}: retried command call {cid} is not in the log")
     for kind in ("hedging", "explicit_markers"):
-        for item in entry[kind]:
+        for item in entry.get(kind, []):
             i = item["message"]
             if not 0 <= i < len(texts):
                 problems.append(f"{name}: {kind} message {i} out of range")
@@ -114,24 +155,42 @@ def check_entry(entry: dict[str, Any], root: Path) -> list[str]:
     return problems
 
 
+def hedging_summary(entries: list[dict[str, Any]]) -> str:
+    """Hedging over every log labelled for it: messages and hedges per split and message language
+    (``+N?`` = labelled ambiguous)."""
+    rows = []
+    for split in ("dev", "heldout", "all"):
+        sel = [e for e in entries if split in ("all", e["split"]) and "hedging" in labelled(e)]
+        for lang in ("ja", "en"):
+            n_msgs = sum(e.get("messages_by_language", {}).get(lang, 0) for e in sel)
+            hedges = [h for e in sel for h in e["hedging"] if h["language"] == lang]
+            sure = sum(1 for h in hedges if not h.get("uncertain"))
+            logs = sum(1 for e in sel if e["language"] == lang)
+            rows.append(f"| {split} | {lang} | {logs} | {n_msgs} | {sure}+{len(hedges) - sure}? |")
+    head = "| split | message language | logs (by log language) | messages | hedges |\n|---|---|---|---|---|"
+    return head + "\n" + "\n".join(rows)
+
+
 def summary(entries: list[dict[str, Any]]) -> str:
-    """Counts per signal, per language and per split (positives; uncertain apart)."""
+    """Counts per signal, per language and per split over the fully labelled logs (positives;
+    uncertain apart), then hedging over every log labelled for it."""
+    full_set = [e for e in entries if "labelled" not in e]
     rows = []
     for split in ("dev", "heldout", "all"):
         for lang in ("ja", "en", "all"):
-            sel = [e for e in entries if split in ("all", e["split"]) and lang in ("all", e["language"])]
+            sel = [e for e in full_set if split in ("all", e["split"]) and lang in ("all", e["language"])]
             if not sel:
                 continue
             fs = [x for e in sel for x in e["failed_searches"]]
             hedges = [
                 x
-                for e in entries
+                for e in full_set
                 if split in ("all", e["split"])
                 for x in e["hedging"]
                 if lang in ("all", x["language"])
             ]
             msgs = (
-                sum(1 for e in entries if split in ("all", e["split"]) for _ in range(e["assistant_messages"]))
+                sum(e["assistant_messages"] for e in full_set if split in ("all", e["split"]))
                 if lang == "all"
                 else None
             )
@@ -149,7 +208,7 @@ def summary(entries: list[dict[str, Any]]) -> str:
         "| split | language | logs | tool calls | failed searches | gap events | repeated | "
         "retried cmds | hedging (+uncertain) | markers | files read |\n|---|---|---|---|---|---|---|---|---|---|---|"
     )
-    return head + "\n" + "\n".join(rows)
+    return head + "\n" + "\n".join(rows) + "\n\n" + hedging_summary(entries)
 
 
 def main() -> int:
@@ -169,7 +228,7 @@ def main() -> int:
     for p in problems:
         print("PROBLEM", p)
     if args.write:
-        lines = [json.dumps({k: e[k] for k in KEY_ORDER}, ensure_ascii=False) for e in entries]
+        lines = [json.dumps({k: e[k] for k in KEY_ORDER if k in e}, ensure_ascii=False) for e in entries]
         args.fixture.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(summary(entries))
     return 1 if problems else 0

@@ -68,6 +68,28 @@ class Listener:
         """The tasks stopped running (all done, budget stopped or interrupted); the report follows."""
 
 
+def _resolved(config: RunConfig | str | Path | None, overrides: dict[str, Any]) -> RunConfig:
+    """The run configuration of ``evaluate(config, **overrides)`` (see there)."""
+    from knowmeter.config import RunConfig
+    from knowmeter.evaluation import resolve_config
+    from knowmeter.settings import Overrides
+
+    if "config" in overrides:
+        raise TypeError("pass the eval.yaml as the first argument, not config=")
+    if isinstance(config, RunConfig):
+        if overrides:
+            raise TypeError("overrides apply to an eval.yaml; change the RunConfig itself instead")
+        return config
+    lists = {f.name for f in fields(Overrides) if str(f.type).startswith("list[")}
+    for name, value in overrides.items():
+        if isinstance(value, str) and name in lists:  # a str is a list of one-letter file names
+            raise TypeError(f"{name}= takes a list of them, e.g. {name}=[{value!r}]")
+    path = Path.cwd() if config is None else Path(config)
+    if path.is_dir():
+        return resolve_config(Overrides(**overrides), path)
+    return resolve_config(Overrides(**overrides, config=path), path.parent)
+
+
 def evaluate(
     config: RunConfig | str | Path | None = None,
     /,
@@ -86,26 +108,10 @@ def evaluate(
     report; its ``decision`` holds the outcome and exit code. ``backend`` is where the agent runs
     (``local``, or ``ray`` at ``ray_address``). Raises ``InputError`` for bad input and
     ``RunInterrupted`` on Ctrl-C or SIGTERM."""
-    from knowmeter.config import RunConfig
-    from knowmeter.evaluation import Overrides, prepare, resolve_config
+    from knowmeter.evaluation import prepare
     from knowmeter.reuse import start_reusing
 
-    if "config" in overrides:
-        raise TypeError("evaluate(): pass the eval.yaml as the first argument, not config=")
-    if isinstance(config, RunConfig):
-        if overrides:
-            raise TypeError("overrides apply to an eval.yaml; change the RunConfig itself instead")
-        resolved = config
-    else:
-        lists = {f.name for f in fields(Overrides) if str(f.type).startswith("list[")}
-        for name, value in overrides.items():
-            if isinstance(value, str) and name in lists:  # a str is a list of one-letter file names
-                raise TypeError(f"evaluate(): {name}= takes a list of them, e.g. {name}=[{value!r}]")
-        path = Path.cwd() if config is None else Path(config)
-        if path.is_dir():
-            resolved = resolve_config(Overrides(**overrides), path)
-        else:
-            resolved = resolve_config(Overrides(**{**overrides, "config": path}), path.parent)
+    resolved = _resolved(config, overrides)
 
     def plan() -> _Plan:
         prepared = prepare(resolved)
@@ -116,17 +122,15 @@ def evaluate(
     return _run(plan, listener or Listener(), resumed=False)
 
 
-def dry_run(config: str | Path | None = None, /, **overrides: Any) -> DryRun:
+def dry_run(config: RunConfig | str | Path | None = None, /, **overrides: Any) -> DryRun:
     """What ``evaluate(config, **overrides)`` would do — its plan, an estimated cost and wall time
     with a range, and what it could detect — without running, spending or storing anything
     (``knowmeter.dryrun`` says where each figure comes from)."""
     from knowmeter.dryrun import plan_dry_run
-    from knowmeter.evaluation import Overrides, prepare, resolve_config
+    from knowmeter.evaluation import prepare
     from knowmeter.runner import CACHE_FILE, ResponseCache, directory_fingerprint, task_cache_key
 
-    path = Path.cwd() if config is None else Path(config)
-    base = path if path.is_dir() else path.parent
-    resolved = resolve_config(Overrides(**overrides, config=None if path.is_dir() else path), base)
+    resolved = _resolved(config, overrides)
     prepared = prepare(resolved)
     cached: int | None = None
     if not resolved.no_cache:
@@ -462,8 +466,6 @@ def _start_notes(prepared: Prepared) -> list[str]:
     """What the user should know before an evaluation's tasks run: the offline demo agent is not
     a model; a script agent's workspace exposes the answer key or another arm's artifact; an
     agent CLI's tasks are not sealed from each other."""
-    from knowmeter.evaluation import executor_sealed
-
     notes = []
     if prepared.executor.name == "offline":
         notes.append(
@@ -481,7 +483,7 @@ def _start_notes(prepared: Prepared) -> list[str]:
             f"⚠ {prepared.workspace_leak}: {who} (agent CLIs are refused this workspace); give the variants a "
             "cwd that holds only the knowledge base"
         )
-    if executor_sealed(prepared.executor) is False:
+    if prepared.executor.sealed is False:
         notes.append(
             f"UNSEALED: {prepared.executor.name} tasks are not sealed from each other; an agent can read the "
             "other arm's artifact, the samples and the run store, and files it writes outside its folder "

@@ -10,7 +10,7 @@ import difflib
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails
@@ -22,6 +22,7 @@ from knowmeter._secrets import REDACTED as REDACTED
 from knowmeter._secrets import looks_secret, remember_named, scrub_value
 from knowmeter._yaml import parse_yaml, read_user_text
 from knowmeter.errors import InputError
+from knowmeter.settings import bounds
 
 
 class _Strict(BaseModel):
@@ -94,6 +95,8 @@ class EvalFile(_Strict):
     hedgingClassifier: HedgingClassifierFile | None = None
     bootstrapSamples: int | None = Field(default=None, ge=100)
     sequential: bool | None = None
+    sequentialDesign: defaults.SequentialDesign | None = None
+    futility: bool | None = None
     controlRun: str | None = None
 
     @property
@@ -184,30 +187,30 @@ class RunConfig(BaseModel):
     executor: str
     executor_options: dict[str, Any] = Field(default_factory=dict)
     model: str | None = None
-    concurrency: int = Field(default=defaults.CONCURRENCY, ge=1, le=256)
+    concurrency: Annotated[int, bounds("concurrency")] = defaults.CONCURRENCY
     timeout_s: float = Field(default=defaults.TIMEOUT_S, gt=0)
-    retry: int = Field(default=defaults.RETRY, ge=0, le=10)
-    repeat: int = Field(default=defaults.REPEAT, ge=1, le=100)
+    retry: Annotated[int, bounds("retry")] = defaults.RETRY
+    repeat: Annotated[int, bounds("repeat")] = defaults.REPEAT
     no_cache: bool = False
-    seed: int = Field(default=defaults.SEED, ge=0)
+    seed: Annotated[int, bounds("seed")] = defaults.SEED
     skill_dir: str = defaults.SKILL_DIR
     output_dir: str = defaults.OUTPUT_DIR
     budget_total_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     budget_per_task_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     budget_per_task_ms: float | None = Field(default=None, gt=0)
     judges: list[str] = Field(default_factory=list)
-    judge_repeat: int = Field(default=defaults.JUDGE_REPEAT, ge=1, le=20)
+    judge_repeat: Annotated[int, bounds("judge_repeat")] = defaults.JUDGE_REPEAT
     length_debias: bool = defaults.LENGTH_DEBIAS
     max_graded_output_chars: int = Field(default=defaults.MAX_GRADED_OUTPUT_CHARS, ge=1)
     knowledge_dirs: list[str] = Field(default_factory=list)
-    max_gap_rate: float | None = Field(default=None, ge=0, le=1)
-    gap_rate_regression: float | None = Field(default=None, ge=0, le=1)
-    layer_gate: float = Field(default=defaults.LAYER_GATE, ge=1, le=5)
+    max_gap_rate: Annotated[float | None, bounds("max_gap_rate")] = None
+    gap_rate_regression: Annotated[float | None, bounds("gap_rate_regression")] = None
+    layer_gate: Annotated[float, bounds("threshold")] = defaults.LAYER_GATE
     min_effect: float = Field(default=defaults.MIN_EFFECT, ge=0)
-    max_mde: float = Field(default=defaults.MAX_MDE, gt=0)
-    min_pairs: int = Field(default=defaults.MIN_PAIRS, ge=2)
-    stability_limit: float = Field(default=defaults.STABILITY_LIMIT, gt=0, le=1)
-    bootstrap_samples: int = Field(default=defaults.BOOTSTRAP_SAMPLES, ge=100)
+    max_mde: Annotated[float, bounds("max_mde")] = defaults.MAX_MDE
+    min_pairs: Annotated[int, bounds("min_pairs")] = defaults.MIN_PAIRS
+    stability_limit: Annotated[float, bounds("stability_limit")] = defaults.STABILITY_LIMIT
+    bootstrap_samples: Annotated[int, bounds("bootstrap_samples")] = defaults.BOOTSTRAP_SAMPLES
     hedging_judge: str | None = None
     hedging_max_candidates: int = defaults.HEDGING_MAX_CANDIDATES
     #: run agent CLIs without sealing tasks from each other (``--unsealed``)
@@ -216,13 +219,16 @@ class RunConfig(BaseModel):
     shard: str | None = Field(default=None, pattern=r"^\d+/\d+$")
     #: run the samples in batches and stop when the answer is clear (``--sequential``)
     sequential: bool = False
+    #: its design and whether a look may stop for futility (``--sequential-design``, ``--futility``)
+    sequential_design: defaults.SequentialDesign = defaults.SEQUENTIAL_DESIGN
+    futility: bool = defaults.FUTILITY
     #: a stored run whose control results stand in for this run's control (``--control-run``)
     control_run: str | None = None
     #: stop starting tasks when the first this many finished tasks failed the same way (0: never)
-    max_errors: int = Field(default=defaults.MAX_ERRORS, ge=0)
+    max_errors: Annotated[int, bounds("max_errors")] = defaults.MAX_ERRORS
     #: run only these samples (``--sample``, in the file's order) and / or only the first ``limit``
     sample_ids: list[str] = Field(default_factory=list)
-    limit: int | None = Field(default=None, ge=1)
+    limit: Annotated[int | None, bounds("limit")] = None
 
     @field_validator("knowledge_dirs")
     @classmethod

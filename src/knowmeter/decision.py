@@ -1,28 +1,38 @@
-"""The run's outcome, decided once: the comparison's verdict (``knowmeter.compare``, taken as it
-is) plus everything that stops a run from passing whatever its verdict says — nothing measured
-(most tasks errored, or most replies broke the agent protocol), an incomplete run, a judge that
-never produced a score, a failed gate — and the warnings every summary shows (a budget exceeded or
-not enforceable, stored results not counted, judge and executor trouble).
+"""The run's outcome, decided once and only here: the comparison's verdict (``knowmeter.compare``,
+or a comprehension run's skill verdict, taken as it is) plus everything that stops a run from
+passing whatever its verdict says — nothing measured (most tasks errored, or most replies broke the
+agent protocol), an incomplete run (halted, interrupted, stopped by the budget, killed), a judge
+that never produced a score, a failed CI gate — and the warnings every summary shows (a budget
+exceeded or not enforceable, stored results not counted, judge and executor trouble).
 
-``eval``, ``report``, ``runs`` and the report's first and last lines all read this one object,
-so they cannot disagree: the first line is ``headline``, the last ``recommendation``, the exit
-code ``exit_code``, and ``knowmeter runs`` lists ``outcome``.
+``settle`` is the one writer of a report's ``gates`` and ``decision`` (``Report.exit_code`` is
+read from the decision); ``command_exit_code`` is the one place the exit code of ``eval``,
+``report``, ``merge`` and ``comprehend`` is chosen (``--report-only``, Ctrl-C and SIGTERM
+included). Everything else reads the ``Decision``: the terminal's first line is ``headline``,
+its last ``recommendation``, Markdown, HTML and JUnit show ``outcome``, ``blockers`` and
+``exit_code``, and ``knowmeter runs`` lists ``outcome``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pydantic import ConfigDict, Field, computed_field
 
 from knowmeter._stored import StoredModel
-from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, EXIT_OK, stopped_exit_code
+from knowmeter.gates import Gates, check_gates
 from knowmeter.store import resume_command
 
 if TYPE_CHECKING:
     from knowmeter.report import Report, RunInfo, VariantOperations
 
 BlockerKind = Literal["not_measured", "incomplete", "judge_failed", "gate_failed"]
+#: Why a run's results cover only part of its plan: tasks the budget refused, a run halted by
+#: ``--max-errors``, Ctrl-C / SIGTERM, a process killed (run.json still says running), a run that
+#: ended complete with records unreadable, or another stop.
+Incompleteness = Literal["budget", "halted", "interrupted", "killed", "records_missing", "stopped"]
 Outcome = Literal[
     "PROGRESS",
     "CAUTIOUS",
@@ -64,6 +74,23 @@ NOT_MEASURED_SHARE = 0.5
 PROTOCOL_BREAKS = ("broken_envelope", "reply_output")
 
 
+def incompleteness(status: str | None, *, missing: int, refused_for_budget: int) -> Incompleteness | None:
+    """Why a run with this run.json ``status`` and ``missing`` planned tasks without a result is
+    incomplete; None when it is complete. A sequential run stopped at a look and a ``--limit`` /
+    ``--sample`` subset are complete: what they planned is what ran (run.json's ``tasks_total``)."""
+    if status == "complete":
+        return "records_missing" if missing > 0 else None
+    if status == "incomplete" and refused_for_budget:
+        return "budget"
+    if status == "halted":
+        return "halted"
+    if status == "interrupted":
+        return "interrupted"
+    if status in ("running", None):
+        return "killed"
+    return "stopped"
+
+
 class Blocker(StoredModel):
     """A reason the run cannot pass, whatever its verdict."""
 
@@ -87,6 +114,8 @@ class Decision(StoredModel):
     recommendation: str
     blockers: list[Blocker] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    #: why the run is incomplete (its ``incomplete`` blocker); None for a complete run
+    incomplete: Incompleteness | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -140,7 +169,7 @@ def _resume_command(run: RunInfo, comprehension: bool) -> str:
     so far counts against the total of every leg."""
     command = resume_command(run.id, comprehension=comprehension)
     budget = run.budget
-    if run.status == "incomplete" and budget is not None and budget.tasks_not_started_for_budget:
+    if run.incomplete == "budget" and budget is not None:
         charged = budget.in_flight_charged_usd  # calls a kill -9 left in flight, charged at their reservation
         command += f" --budget-usd TOTAL (above the ${budget.spent_known_usd + charged:.4f} spent so far"
         if run.tasks_done and run.tasks_total and budget.spent_known_usd > 0:
@@ -205,7 +234,7 @@ def _recommendation(blocker: Blocker, run: RunInfo, comprehension: bool) -> str:
     again = f"run knowmeter {'comprehend' if comprehension else 'eval'} again"
     if blocker.kind == "not_measured":
         what = "agent's replies" if "agent protocol" in blocker.message else "executor errors"
-        if run.status == "halted":
+        if run.incomplete == "halted":
             again = f"finish the run with {_resume_command(run, comprehension)}"
         return f"FIX THE RUN — nothing was measured; fix the {what} above and {again}."
     if blocker.kind == "incomplete":
@@ -271,4 +300,48 @@ def decide(report: Report) -> Decision:
         recommendation=_recommendation(first, run, comprehension),
         blockers=blockers,
         warnings=warnings,
+        incomplete=run.incomplete,
     )
+
+
+def gated_rates(report: Report) -> dict[str, float | None]:
+    """The gap rate of each variant a CI gate applies to (``Report.gated_variants``)."""
+    gated = report.gated_variants()
+    return {
+        g.variant: g.gap_rate
+        for g in (report.gaps.variants if report.gaps else [])
+        if g.variant is not None and g.variant in gated
+    }
+
+
+def settle(report: Report, previous: Mapping[str, tuple[str, float | None]]) -> Decision:
+    """Gate and decide a built report — the one writer of its ``gates`` and ``decision``: the
+    configured gap-rate gates on the gated variants (``previous``: each variant's (run id, gap
+    rate) of its last earlier run on the same sample set, for ``--gap-rate-regression``), then
+    the decision, which reads them."""
+    run = report.run
+    report.gates = Gates(
+        results=check_gates(
+            gated_rates(report),
+            previous,
+            sample_set=run.watermark.id,
+            max_gap_rate=run.config.get("max_gap_rate"),
+            regression=run.config.get("gap_rate_regression"),
+        )
+    )
+    report.decision = decide(report)
+    return report.decision
+
+
+def command_exit_code(
+    decision: Decision | None, *, report_only: bool = False, stop: BaseException | None = None
+) -> int:
+    """The exit code of ``eval``, ``report``, ``merge`` and ``comprehend`` for a run: ``stop``
+    (Ctrl-C, SIGTERM) gives ``EXIT_INTERRUPTED`` / ``EXIT_TERMINATED`` whatever else holds;
+    ``--report-only`` gives ``EXIT_OK``; otherwise the decision's ``exit_code`` (a report never
+    decided — none is written so — does not pass)."""
+    if stop is not None:
+        return stopped_exit_code(stop)
+    if report_only:
+        return EXIT_OK
+    return decision.exit_code if decision is not None else EXIT_NOT_PASSED

@@ -86,6 +86,12 @@ MAX_MDE = 0.5
 MIN_PAIRS = 20
 #: Warn when more than this share of the composite's variance is run-to-run.
 STABILITY_LIMIT = 0.5
+#: ``eval --sequential``: the group-sequential design (design/decisions.md, "Sequential decisions")
+#: and whether a look may stop for futility (``--futility``; off: a futility stop costs power).
+SequentialDesign = Literal["haybittle-peto", "obf"]
+SEQUENTIAL_DESIGNS: tuple[SequentialDesign, ...] = get_args(SequentialDesign)
+SEQUENTIAL_DESIGN: SequentialDesign = "haybittle-peto"
+FUTILITY = False
 
 # --- other commands ---------------------------------------------------------------------------
 #: ``comprehend``: n of the verbatim-overlap check (comprehension research, Appendix A.3).

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from knowmeter import _provenance, defaults
-from knowmeter.artifacts import Variant, resolve_variant
+from knowmeter.artifacts import Variant, folder_hash, resolve_variant
 from knowmeter.config import (
     EvalFile,
     RunConfig,
@@ -64,6 +64,7 @@ from knowmeter.samples import (
     sample_set_hash,
     sample_set_info,
 )
+from knowmeter.settings import Overrides as Overrides  # the flags' values resolve_config reads
 from knowmeter.store import (
     RUN_SCHEMA_VERSION,
     ResultsWriter,
@@ -74,50 +75,6 @@ from knowmeter.store import (
     write_json_atomic,
 )
 from knowmeter.watermark import Watermark
-
-
-@dataclass
-class Overrides:
-    """Command-line values; None means "not given" (the file or the default applies)."""
-
-    config: Path | None = None
-    samples: list[str] | None = None
-    control: str | None = None
-    treatments: list[str] | None = None
-    executor: str | None = None
-    model: str | None = None
-    skill_dir: str | None = None
-    concurrency: int | None = None
-    repeat: int | None = None
-    timeout_s: float | None = None
-    retry: int | None = None
-    no_cache: bool | None = None
-    budget_usd: float | None = None
-    seed: int | None = None
-    output_dir: str | None = None
-    judges: list[str] | None = None
-    judge_repeat: int | None = None
-    length_debias: bool | None = None
-    max_gap_rate: float | None = None
-    gap_rate_regression: float | None = None
-    threshold: float | None = None
-    max_mde: float | None = None
-    min_pairs: int | None = None
-    stability_limit: float | None = None
-    bootstrap_samples: int | None = None
-    hedging_judge: str | None = None
-    unsealed: bool | None = None
-    #: ``KEY=VALUE`` executor options (the value read as a YAML scalar), over eval.yaml's
-    executor_options: list[str] | None = None
-    #: ``I/N``: run only this shard of the plan
-    shard: str | None = None
-    sequential: bool | None = None
-    control_run: str | None = None
-    #: stop when the first N finished tasks failed the same way (0: never)
-    max_errors: int | None = None
-    #: run only the first ``limit`` samples / only these sample ids (a subset, for debugging)
-    limit: int | None = None
-    sample_ids: list[str] | None = None
 
 
 def _first(*values: Any) -> Any:
@@ -199,15 +156,19 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
     if per_ms is not None:
         timeout_s = min(timeout_s, per_ms / 1000)
     hc = ef.hedgingClassifier
-    sequential = bool(_first(ov.sequential, ef.sequential, False))
+    design = _first(ov.sequential_design, ef.sequentialDesign, defaults.SEQUENTIAL_DESIGN)
+    futility = bool(_first(ov.futility, ef.futility, defaults.FUTILITY))
+    # choosing a design or the futility stop asks for a sequential run
+    chosen = ov.sequential_design or ef.sequentialDesign or ov.futility or ef.futility
+    sequential = bool(_first(ov.sequential, ef.sequential, True if chosen else None, False))
     if sequential and (ov.shard is not None or len(variants) < 2):
         raise InputError(
             "--sequential needs a control and a treatment and the whole plan (no --shard): its looks "
             "compare the arms over all the samples run so far"
         )
     control_run = _first(ov.control_run, ef.controlRun)
-    if control_run is not None and (sequential or ov.shard is not None):
-        raise InputError("--control-run cannot be combined with --sequential or --shard yet: run the treatment whole")
+    if control_run is not None and ov.shard is not None:
+        raise InputError("--control-run cannot be combined with --shard yet: run the treatment whole")
     flag = ov.executor
     if flag and Path.cwd().resolve() != base:  # a flag's relative paths name files in the shell's folder
         flag = command_given_in(flag, Path.cwd())
@@ -256,6 +217,8 @@ def resolve_config(ov: Overrides, cwd: Path) -> RunConfig:
             unsealed=bool(ov.unsealed),
             shard=str(Shard.parse(ov.shard)) if ov.shard is not None else None,
             sequential=sequential,
+            sequential_design=design,
+            futility=futility,
             control_run=control_run,
             max_errors=_first(ov.max_errors, defaults.MAX_ERRORS),
             sample_ids=list(ov.sample_ids or []),
@@ -343,7 +306,7 @@ def prepare(config: RunConfig) -> Prepared:
         if problem:
             raise InputError(f"workspace {workspace} (a sample's or variant's cwd) {problem}")
     leak = workspace_leak(tasks, config, variants)
-    if leak and executor_sealed(executor) is not None:  # an agent CLI, free to explore its workspace
+    if leak and not executor.workspace_leak_allowed:  # an agent CLI, free to explore its workspace (or unknown)
         raise InputError(
             f"{leak}; give the variants a cwd that holds only the knowledge base "
             "(eval.yaml variants[].cwd or the sample's cwd)"
@@ -392,13 +355,6 @@ def subset(full: SampleSet, config: RunConfig) -> SampleSet:
     marked = tuple(f"{p} [subset {len(kept)} of {full.watermark.count}]" for p in full.watermark.paths)
     digest = sample_set_hash(kept).hexdigest()
     return SampleSet(tuple(kept), Watermark(marked, len(kept), digest), full.requires)
-
-
-def executor_sealed(executor: Executor) -> bool | None:
-    """Whether the executor seals each task's agent from the others (True / False); None for
-    executors that run no agent process of their own in a sandbox (offline, script, APIs)."""
-    sealed = getattr(executor, "sealed", None)
-    return sealed if isinstance(sealed, bool) else None
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -476,7 +432,7 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
             "identity": prepared.executor.identity(),
             "non_llm": prepared.executor.non_llm,
             "model": cfg.model,
-            "sealed": executor_sealed(prepared.executor),
+            "sealed": prepared.executor.sealed,
         },
         "variants": [
             {
@@ -488,6 +444,8 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
                 "files": len(v.artifact.files),
                 "path": str(v.artifact.path) if v.artifact.path else None,
                 "cwd": str(v.cwd) if v.cwd else None,
+                # the workspace's content: a knowledge base there can change the answers
+                "cwd_hash": folder_hash(v.cwd, skip=cfg.output_path().resolve()) if v.cwd else None,
             }
             for v in prepared.variants
         ],
@@ -606,7 +564,6 @@ async def execute(
         timeout_s=cfg.timeout_s,
         retry=cfg.retry,
         model=cfg.model,
-        use_cache=not cfg.no_cache,
         protected=protected_paths(prepared),
         max_errors=cfg.max_errors,
     )

@@ -7,6 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
+from pydantic import computed_field
+
+from knowmeter._stored import StoredModel
+
 NUDGE_THRESHOLD = 0.10
 NUDGE_RUNS = 3
 NUDGE_TEXT = (
@@ -32,13 +36,25 @@ class GateResult:
     previous_run: str | None = None
 
 
+class Gates(StoredModel):
+    """The run's CI gates (report.json's ``gates``): every configured gate's result on every gated
+    variant. Whether the run passes is the decision's (``knowmeter.decision``), which reads these."""
+
+    results: list[GateResult]
+
+    @computed_field(description="Every configured gate passed (true when none is configured).")  # type: ignore[prop-decorator]
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.results)
+
+
 def _pct(v: float) -> str:
     return f"{100 * v:.1f}%"
 
 
 def check_gates(
     gap_rates: dict[str, float | None],
-    previous: dict[str, tuple[str, float | None]],
+    previous: Mapping[str, tuple[str, float | None]],
     *,
     sample_set: str,
     max_gap_rate: float | None,

@@ -10,16 +10,15 @@ from typing import Any
 
 from knowmeter.analysis import HedgingClassifier, accessed_files, analyze_task
 from knowmeter.config import RunConfig
-from knowmeter.decision import decide
+from knowmeter.decision import gated_rates, settle
 from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared
 from knowmeter.executors import ExecResult
-from knowmeter.gates import check_gates, evolution_nudges
+from knowmeter.gates import evolution_nudges
 from knowmeter.gold import StoredGold, read_stored_gold
 from knowmeter.grading import GradingConfig, JudgeSpec, grade
 from knowmeter.judges import executor_for
 from knowmeter.report import (
-    Gates,
     Report,
     SectionBuilder,
     build_report,
@@ -167,34 +166,19 @@ def report_sections(
 
 
 def apply_gates(report: Report, store: Path | None) -> None:
-    """Set the report's ``gates``, ``notes`` (the sample-evolution nudge, complete runs only) and
-    ``decision`` (with its ``exit_code``), comparing with earlier complete runs on the same sample
-    set (in ``store``, the run's own store; None: no history)."""
+    """Gate and decide the report (``knowmeter.decision.settle``) against earlier complete runs on
+    the same sample set (in ``store``, the run's own store; None: no history), and set its
+    ``notes`` (the sample-evolution nudge, complete runs only)."""
     run = report.run
-    cfg = run.config
-    gated = report.gated_variants()
-    rates = {
-        g.variant: g.gap_rate
-        for g in (report.gaps.variants if report.gaps else [])
-        if g.variant is not None and g.variant in gated
-    }
     history: dict[str, list[tuple[str, float | None]]] = {}
     if store is not None:
         with open_run_index(store) as conn:
             for row in variant_history(conn, sample_set_id=run.watermark.id):
                 if row["run_id"] != run.id and row["created_at"] <= run.created_at:
                     history.setdefault(row["variant"], []).append((row["run_id"], row["gap_rate"]))
-    results = check_gates(
-        rates,
-        {v: h[-1] for v, h in history.items() if h},
-        sample_set=run.watermark.id,
-        max_gap_rate=cfg.get("max_gap_rate"),
-        regression=cfg.get("gap_rate_regression"),
-    )
-    report.gates = Gates(passed=all(r.passed for r in results), results=results)
+    settle(report, {v: h[-1] for v, h in history.items() if h})
+    rates = gated_rates(report)
     report.notes = evolution_nudges({v: [r for _, r in h] for v, h in history.items()}, rates) if run.complete else []
-    report.decision = decide(report)
-    report.exit_code = report.decision.exit_code
 
 
 def index_run(run_dir: RunDir, report: Report) -> None:

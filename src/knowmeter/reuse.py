@@ -39,6 +39,7 @@ def control_fingerprint(record: dict[str, Any]) -> dict[str, Any]:
         "sample set (watermark)": record["watermark"]["sha256"],
         "control variant name": control["name"] if control else None,
         "control artifact hash": control["hash"] if control else None,
+        "control workspace (cwd) content hash": control.get("cwd_hash") if control else None,
         "executor": executor.get("name"),
         "executor identity and version": executor.get("identity"),
         "model": executor.get("model"),

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from knowmeter import defaults
-from knowmeter.compare import Observation, SequentialRecord, look_samples, take_look
+from knowmeter.compare import Observation, SequentialRecord, new_record, take_look
 from knowmeter.runner import ExecutionStats
 from knowmeter.store import iter_results, write_json_atomic
 
@@ -25,17 +24,12 @@ RunBatch = Callable[[list["Task"]], Awaitable[tuple[ExecutionStats, "Budget"]]]
 
 
 def sequential_batches(prepared: Prepared) -> tuple[SequentialRecord, list[list[Task]]]:
-    """The design (looks every fifth of the samples from ``min_pairs`` on) and the tasks of each
-    batch: every variant and repeat of the batch's samples, in the plan's order."""
+    """The design (``--sequential-design``, ``--futility``; its looks from ``min_pairs`` on) and the
+    tasks of each batch: every variant and repeat of the batch's samples, in the plan's order."""
     cfg = prepared.config
     ids = list(dict.fromkeys(t.sample.sample_id for t in prepared.tasks))
     order = [ids[i] for i in np.random.default_rng(cfg.seed).permutation(len(ids))]
-    record = SequentialRecord(
-        alpha=defaults.ALPHA,
-        planned_samples=len(ids),
-        look_samples=look_samples(len(ids), cfg.min_pairs),
-        order_seed=cfg.seed,
-    )
+    record = new_record(len(ids), cfg.min_pairs, cfg.seed, design=cfg.sequential_design, futility=cfg.futility)
     rank = {sample_id: i for i, sample_id in enumerate(order)}
     starts = [0, *record.look_samples[:-1]]
     batches = [
@@ -69,7 +63,9 @@ async def run_looks(
 ) -> tuple[ExecutionStats, Budget]:
     """Run the tasks ``todo`` batch by batch with ``run_batch``, looking after each batch, and stop
     early when a look says so (or the budget or ``--max-errors`` stopped tasks); returns the summed
-    statistics (the later batches' tasks count as not started). A resumed run continues its stored
+    statistics (the later batches' tasks count as not started). Tasks not in ``todo`` are stored
+    already (a ``--control-run``'s control): a batch runs only the rest, and a look pairs them
+    with the samples run so far. A resumed run continues its stored
     looks: it runs what is missing of the first batch not yet looked at, and looks on from there.
     ``note`` hears where and why the run stopped."""
     import anyio
@@ -101,8 +97,10 @@ async def run_looks(
         if record.stopped is not None:
             break
     if record.stopped is not None and ran < len(prepared.tasks):
+        # the later batches' tasks stored before this run went (a reused control's) count too
+        stored_later = sum(t.id not in waiting for rest in batches[len(record.looks) :] for t in rest)
         run = run_dir.read_run()
-        run["tasks_total"] = ran
+        run["tasks_total"] = ran + stored_later
         write_json_atomic(run_dir.run_file, run)
         note(f"sequential: {record.reason}")
     if budget is None:  # every batch was looked at before: nothing ran

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from knowmeter.executors import ExecRequest, ExecResult
+from knowmeter.executors import ExecRequest, ExecResult, Executor
 from knowmeter.samples import Watermark
 from knowmeter.traces import ErrorKind, MessageEvent, ToolCallEvent, ToolResultEvent, ToolStatus, Trace
 
@@ -95,7 +95,7 @@ def watermark() -> Watermark:
     return Watermark(("eval-samples.yaml",), 12, "1a2b3c4d" + "0" * 56)
 
 
-class ScriptedExecutor:
+class ScriptedExecutor(Executor):
     """An executor whose replies come from ``reply(request) -> str`` (or raise); records calls."""
 
     name = "scripted"

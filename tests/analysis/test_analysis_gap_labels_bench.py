@@ -49,7 +49,7 @@ def test_signals_scored_against_the_sample_labels(shared_dir: Path):
     # regex-only: the Japanese hedge is not judged (and so missed); nothing is claimed either
     hedging = all_["hedging"]
     assert (hedging.pred, hedging.tp_gold, hedging.gold) == (0, 0, 1)
-    assert rows[1][2][2] == 5  # 456_06: five Japanese candidate sentences left unjudged
+    assert rows[1][2][2] == 0  # 456_06: its "…か不明" review remarks are no candidates of the Japanese net
 
 
 def test_a_classifier_filters_the_broad_net(shared_dir: Path, scripted):
@@ -63,3 +63,31 @@ def test_a_classifier_filters_the_broad_net(shared_dir: Path, scripted):
     rows, _ = bench.analyse(_labels(), shared_dir, classifier=scripted(judge))
     hedging = bench._groups(rows)["all"]["hedging"]
     assert (hedging.tp_pred, hedging.pred, hedging.tp_gold, hedging.gold) == (1, 1, 1, 1)
+
+
+def test_a_hedging_only_label_scores_nothing_else(shared_dir: Path):
+    # 453_07 has failed searches and files read; labelled for hedging only, they are not scored
+    bench = _bench()
+    full = next(x for x in _entries_of_corpus() if "453_07" in x["source"])
+    hedging_only = {"source": full["source"], "split": full["split"], "labelled": ["hedging"], "hedging": []}
+    rows, _ = bench.analyse([full, hedging_only], shared_dir)
+    scored_full, scored_hedging = rows[0][1], rows[1][1]
+    assert scored_full["failed_search"].gold > 0 and scored_full["files_read"].pred > 0
+    assert all(t.pred == t.gold == 0 for s, t in scored_hedging.items() if s not in {"hedging", *bench.HEDGING_VIEWS})
+    assert rows[0][2][1] > 0 and rows[1][2][1] == 0  # nor are its failed-search events
+
+
+def _entries_of_corpus() -> list[dict[str, Any]]:
+    path = Path(__file__).resolve().parent / "fixtures" / "corpus_labels.jsonl"
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def test_hedging_is_scored_per_message_language_and_the_japanese_net_apart(shared_dir: Path):
+    # 465_04: one labelled Japanese hedge, which the Japanese net finds but regex-only does not count
+    bench = _bench()
+    label = next(x for x in _entries_of_corpus() if "465_04_implementation_execute" in x["source"])
+    rows, _ = bench.analyse([label], shared_dir)
+    views = rows[0][1]
+    ja, en, net = views["hedging[ja msg]"], views["hedging[en msg]"], views["ja-net (not counted)"]
+    assert (ja.pred, ja.gold, en.pred, en.gold) == (0, 1, 0, 0)
+    assert (net.tp_pred, net.pred, net.tp_gold, net.gold) == (1, 1, 1, 1)

@@ -129,11 +129,12 @@ def test_hypotheses_premises_and_review_remarks_are_not_hedging_without_a_classi
 
 
 def test_japanese_candidates_are_counted_as_unjudged_without_a_classifier(tb):
-    text = "- フォルダが実際に作成されるか不明\n- 既存フォルダへの影響が未確認\nI assume it works."
+    # real sentences: 465_04 (a conjecture about the code it is changing) and 456_06 (review remarks)
+    text = "- このメソッドは使用されていない可能性がある\n- フォルダが実際に作成されるか不明\nI assume it works."
     gaps = analyze_task(tb().say(text).build(), sample_id="s")
-    assert gaps.signals == () and gaps.hedging_unjudged == 2
+    assert gaps.signals == () and gaps.hedging_unjudged == 1
     broad = analyze_task(tb().say(text).build(), sample_id="s", hedging_recall="broad")
-    assert [s.target for s in broad.signals] == ["不明", "未確認"] and broad.hedging_unjudged == 0
+    assert [s.target for s in broad.signals] == ["可能性があ", "不明"] and broad.hedging_unjudged == 0
 
 
 @pytest.mark.parametrize(

@@ -70,3 +70,27 @@ def test_the_set_covers_what_issue_28_asks_for() -> None:
     repr_corpus = [e for e in entries if e["format"] == "claude-sdk-repr" and e["source"].startswith("traces-corpus/")]
     assert len(repr_corpus) >= 2
     assert sum(e["source"].startswith("traces/") for e in entries) == 5
+
+
+def test_every_corpus_log_is_labelled_for_hedging_message_by_message(shared_dir: Path) -> None:
+    checker = _checker()
+    entries = _entries()
+    listed = {Path(e["source"]).name for e in entries if e["source"].startswith("traces-corpus/")}
+    on_disk = {p.name for p in (shared_dir / "reference" / "traces-corpus" / "tielec").iterdir()}
+    assert listed == on_disk
+    batch2 = [e for e in entries if "labelled" in e]
+    assert len(batch2) == 88 and all(e["labelled"] == ["hedging"] for e in batch2)
+    # a message list that skips a message, or marks a quoted hedge "no", is a problem
+    broken = copy.deepcopy(next(e for e in batch2 if e["hedging"]))
+    broken["hedging_messages"][0]["label"] = "no"
+    broken["hedging_messages"].append({"message": 99, "label": "no", "reason": "x"})
+    problems = checker.check_entry(broken, shared_dir / "reference")
+    assert any("once each" in p for p in problems) and any("is marked no" in p for p in problems)
+
+
+def test_a_hedging_only_batch_keeps_the_earlier_split() -> None:
+    checker = _checker()
+    entries = _entries()
+    full = [e for e in entries if "labelled" not in e]
+    alone = checker.split_of([(e["source"], checker.stratum(e)) for e in full])
+    assert {e["source"]: e["split"] for e in full} == alone

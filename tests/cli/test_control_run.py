@@ -68,13 +68,46 @@ def test_a_different_control_artifact_or_setting_is_refused(demo: Path) -> None:
 
 
 @pytest.mark.slow
+def test_a_changed_workspace_is_refused(demo: Path) -> None:
+    """The control artifact is the same but the variants' workspace (cwd) changed — a knowledge
+    base the agent reads there: its content hash is in run.json and in the fingerprint."""
+    (source,) = _runs(demo)
+    stored = json.loads((source / "run.json").read_text(encoding="utf-8"))
+    assert all(len(v["cwd_hash"]) == 64 for v in stored["variants"])  # the demo's variants run in workspace/
+    (demo / "workspace" / "knowledge" / "new-policy.md").write_text("Refunds take 90 days.\n", encoding="utf-8")
+    r = run("eval", "--control-run", source.name)
+    assert r.exit_code == EXIT_INPUT
+    assert "these differ: control workspace (cwd) content hash" in flat(r.output)
+    (demo / "workspace" / "knowledge" / "new-policy.md").unlink()
+    assert run("eval", "-q", "--control-run", source.name).exit_code == EXIT_OK  # the same content again
+
+
+@pytest.mark.slow
 def test_a_run_without_every_control_task_is_refused(demo: Path) -> None:
     (source,) = _runs(demo)
     r = run("eval", "--control-run", source.name, "--repeat", "2")
     assert r.exit_code == EXIT_INPUT
     assert "23 of this run's 46 control tasks have no result there" in flat(r.output)
-    r = run("eval", "--control-run", source.name, "--sequential")
-    assert r.exit_code == EXIT_INPUT and "--control-run cannot be combined with --sequential" in flat(r.output)
+
+
+@pytest.mark.slow
+def test_a_reused_control_with_sequential_looks_runs_only_the_treatment_and_stops_early(demo: Path) -> None:
+    """Each batch runs only the treatment's tasks of its samples; each look pairs them with the
+    stored control; the early stop counts the reused control in the tasks stored."""
+    (source,) = _runs(demo)
+    r = run("eval", "--control-run", source.name, "--sequential-design", "obf")
+    assert r.exit_code == EXIT_OK, r.output
+    assert "sequential: stopped early after 20 of 23 samples" in flat(r.stdout)
+    new = _runs(demo)[-1]
+    records = list(iter_results(new / "results.jsonl"))
+    assert sum(rec["role"] == "control" for rec in records) == 23  # all reused, none run
+    assert sum(rec["role"] == "treatment" for rec in records) == 20
+    record = json.loads((new / "run.json").read_text(encoding="utf-8"))
+    assert record["status"] == "complete" and record["tasks_total"] == 43
+    assert record["control_reused"]["run"] == source.name
+    report = json.loads((new / "report.json").read_text(encoding="utf-8"))
+    assert report["verdict"]["level"] == "PROGRESS"
+    assert report["comparisons"][0]["metrics"]["composite"]["n_pairs"] == 20
 
 
 @pytest.mark.slow

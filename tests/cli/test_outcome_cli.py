@@ -145,18 +145,21 @@ def test_runner_records_attempts_when_the_executor_raises(tmp_path: Path) -> Non
     """An exception that is not an ExecutorError (an SDK's connection error) still counts its attempt."""
     import anyio
 
-    from knowmeter.executors import ExecRequest
+    from knowmeter.executors import ExecRequest, ExecResult, Executor
     from knowmeter.runner._execute import ExecutionSettings, ExecutionStats, _run_with_retries
 
-    class Unreachable:
-        name = "unreachable"
+    class Unreachable(Executor):
+        name, non_llm = "unreachable", False
 
-        async def run(self, request: ExecRequest) -> None:
+        def identity(self) -> str:
+            return "unreachable"
+
+        async def run(self, request: ExecRequest) -> ExecResult:
             raise ConnectionError("model API unreachable")
 
     result, attempts = anyio.run(
         lambda: _run_with_retries(
-            Unreachable(),  # type: ignore[arg-type]
+            Unreachable(),
             ExecRequest("t", "s", "p", None),
             ExecutionSettings(),
             ExecutionStats(),

@@ -30,7 +30,9 @@ def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.mark.slow
 def test_the_demo_stops_early_with_progress_and_says_so(demo: Path) -> None:
-    r = run("eval", "--sequential")
+    """With obf's spending the demo's one early look (20 of 23 samples, boundary z 2.1) decides;
+    Haybittle–Peto's p < 0.001 is not reached there (test below)."""
+    r = run("eval", "--sequential-design", "obf")
     assert r.exit_code == EXIT_OK, r.output
     first = " ".join(r.stdout.split("\n\n")[0].split())  # the outcome line, unwrapped
     assert first.startswith("PROGRESS · support-expert vs support-basic")
@@ -49,12 +51,32 @@ def test_the_demo_stops_early_with_progress_and_says_so(demo: Path) -> None:
     assert report["run"]["sequential"]["reason"] == record["sequential"]["reason"]
     again = run("report", "latest")
     assert again.exit_code == EXIT_OK and " ".join(again.stdout.split("\n\n")[0].split()) == first
+    assert record["sequential"]["design"] == "obf" and not record["sequential"]["futility"]
     # the samples run are the seed's random order, not the file's first 20
     ran = {rec["sample_id"] for rec in iter_results(run_dir / "results.jsonl")}
     in_file = [
         s["sample_id"] for s in yaml.safe_load((demo / "eval-samples.yaml").read_text(encoding="utf-8"))["samples"]
     ]
     assert len(ran) == 20 and ran != set(in_file[:20])
+
+
+@pytest.mark.slow
+def test_a_haybittle_peto_run_to_the_end_has_the_fixed_runs_verdict(demo: Path) -> None:
+    """The default design on the demo: at 20 samples the permutation p (0.0013) misses the interim
+    p < 0.001, so all 23 run and the last look at alpha gives the fixed run's verdict and numbers."""
+    r = run("eval", "--sequential")
+    assert r.exit_code == EXIT_OK, r.output
+    fixed = run("eval", "--no-cache")
+    assert fixed.exit_code == EXIT_OK, fixed.output
+    runs = sorted((demo / ".knowmeter" / "runs").iterdir())
+    seq, whole = (json.loads((d / "report.json").read_text(encoding="utf-8")) for d in runs)
+    looks = seq["run"]["sequential"]["looks"]
+    assert [look["samples"] for look in looks] == [20, 23] and looks[0]["stop"] is None
+    assert looks[-1]["nominal_alpha"] == 0.05  # the fixed test's alpha, exactly
+    assert seq["run"]["sequential"]["stopped"] == "planned_n"  # a decided last look is no early stop
+    assert "sequential: all 23 samples run" in " ".join(r.stdout.split())
+    assert seq["verdict"]["level"] == whole["verdict"]["level"] == "PROGRESS"
+    assert seq["comparisons"] == whole["comparisons"]  # the same tests, p-values and intervals
 
 
 def test_sequential_refuses_a_shard(demo: Path) -> None:
@@ -67,7 +89,7 @@ def test_sequential_refuses_a_shard(demo: Path) -> None:
 def test_a_killed_sequential_run_resumes_its_looks(demo: Path) -> None:
     """Kill it during its last batch (the batch's last tasks and its look lost): --resume runs
     only those tasks, takes that look again and stops where the whole run stopped."""
-    assert run("eval", "-q", "--sequential", "--min-pairs", "5").exit_code == EXIT_OK
+    assert run("eval", "-q", "--sequential-design", "obf", "--min-pairs", "5").exit_code == EXIT_OK
     (run_dir,) = (demo / ".knowmeter" / "runs").iterdir()
     whole = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
     assert whole["sequential"]["look_samples"] == [5, 10, 15, 20, 23] and whole["sequential"]["stopped"] == "efficacy"
@@ -92,8 +114,8 @@ def test_each_batch_holds_every_variant_and_repeat_of_its_samples(demo: Path) ->
 
     prepared = prepare(resolve_config(Overrides(repeat=2, min_pairs=5, sequential=True), demo))
     record, batches = sequential_batches(prepared)
-    assert record.look_samples == [5, 10, 15, 20, 23]
-    assert [len(b) for b in batches] == [20, 20, 20, 20, 12]  # samples × 2 variants × 2 repeats
+    assert record.look_samples == [5, 8, 11, 14, 17, 20, 23]
+    assert [len(b) for b in batches] == [20, 12, 12, 12, 12, 12, 12]  # samples × 2 variants × 2 repeats
     assert sorted(t.id for b in batches for t in b) == sorted(t.id for t in prepared.tasks)
     for batch in batches:
         samples = {t.sample.sample_id for t in batch}
@@ -104,6 +126,25 @@ def test_each_batch_holds_every_variant_and_repeat_of_its_samples(demo: Path) ->
     assert [[t.id for t in b] for b in again] == [[t.id for t in b] for b in batches]  # fixed by the seed
     other = prepare(resolve_config(Overrides(repeat=2, min_pairs=5, sequential=True, seed=7), demo))
     assert [t.id for t in sequential_batches(other)[1][0]] != [t.id for t in batches[0]]  # the seed's order
+
+
+def test_the_design_and_futility_flags_choose_the_looks(demo: Path) -> None:
+    """``--sequential-design obf`` looks every fifth of the samples; either flag (or its eval.yaml
+    key) asks for a sequential run; a design that does not exist is one clear line."""
+    from knowmeter.evaluation import Overrides, prepare, resolve_config
+    from knowmeter.sequential import sequential_batches
+
+    obf = prepare(resolve_config(Overrides(min_pairs=5, sequential_design="obf"), demo))
+    record, _ = sequential_batches(obf)
+    assert obf.config.sequential and record.design == "obf" and record.look_samples == [5, 10, 15, 20, 23]
+    assert record.method.startswith("group-sequential, Lan–DeMets")
+    futile = prepare(resolve_config(Overrides(futility=True), demo))
+    assert futile.config.sequential and futile.config.futility and sequential_batches(futile)[0].futility
+    text = (demo / "eval.yaml").read_text(encoding="utf-8")
+    (demo / "eval.yaml").write_text(text + "\nsequentialDesign: obf\n", encoding="utf-8")
+    assert resolve_config(Overrides(), demo).sequential_design == "obf"
+    r = run("eval", "--sequential-design", "pocock")
+    assert r.exit_code != EXIT_OK and "pocock" in r.output and "Traceback" not in r.output
 
 
 BROKEN = """\

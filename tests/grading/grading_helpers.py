@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 
-from knowmeter.executors import ExecRequest, ExecResult
+from knowmeter.executors import ExecRequest, ExecResult, Executor
 from knowmeter.grading import Assertion, Grade, GradingConfig, JudgeSpec, grade, load_assertions
 from knowmeter.samples import Sample
 from knowmeter.traces import MessageEvent, ToolCallEvent, ToolResultEvent, ToolStatus, Trace
@@ -22,7 +22,7 @@ def reply(score: Any, reason: str = "because", reasoning: str = "thinking") -> s
     return json.dumps({"reasoning": reasoning, "score": score, "reason": reason})
 
 
-class ScriptedJudge:
+class ScriptedJudge(Executor):
     """A judge executor answering from a list of replies (cycling) or a function of the request.
     A reply that is an Exception instance is raised; ``cost`` is reported per call."""
 

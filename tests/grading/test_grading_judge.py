@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from knowmeter.executors import ExecRequest, ExecutorError
+from knowmeter.executors import ExecRequest, Executor, ExecutorError
 from knowmeter.grading import (
     METRIC_TEMPLATES,
     GradingConfig,
@@ -202,7 +202,7 @@ def test_judge_that_still_fails_leaves_the_layer_missing_never_zero(
 
 
 def test_executor_error_result_counts_as_a_failure() -> None:
-    class Failing:
+    class Failing(Executor):
         name, non_llm = "failing", True
 
         def identity(self) -> str:

@@ -59,7 +59,7 @@ def test_a_chart_legend_has_one_line_per_series_inside_the_chart() -> None:
 
 
 def test_the_page_script_shows_the_same_characters() -> None:
-    script = (TEMPLATES / "report.js").read_text(encoding="utf-8")
+    script = (TEMPLATES / "detail.js").read_text(encoding="utf-8")  # the pages' shared detail component
     found = re.search(r"var HIDDEN = /(\[[^\]]+\])/g;", script)
     assert found is not None
     assert codecs.decode(found.group(1), "unicode_escape") == HIDDEN.pattern

@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import escape
 
+from knowmeter.report.html import assets
 from knowmeter.viewer import make_server
 from knowmeter.viewer._pages import trend_series, trends_page
-from knowmeter.viewer._server import ViewerServer
+from knowmeter.viewer._server import ViewerServer, viewer_csp
 from tests.support.cli import km_process
 
 
@@ -151,7 +153,7 @@ def test_trends_never_join_composites_from_different_layer_sets() -> None:
 def test_a_run_page_links_back_to_the_runs_and_trends(viewer: ViewerServer, demo_run: Path) -> None:
     run_id = json.loads((demo_run / "report.json").read_text())["run"]["id"]
     status, body = request(viewer, "GET", f"/run/{run_id}")
-    assert status == 200 and '<nav><a href="/">Runs</a><a href="/trends">Trends</a>' in body
+    assert status == 200 and f'<nav data-api="/run/{run_id}"><a href="/">Runs</a><a href="/trends">Trends</a>' in body
     assert '<nav><a href="/">' not in (demo_run / "report.html").read_text()  # the file has no viewer to go back to
 
 
@@ -229,7 +231,11 @@ def test_a_run_page_is_the_stored_page_not_the_task_records_read_again(demo_run:
         status, body = request(server, "GET", f"/run/{demo_run.name}")
     stored = (run / "report.html").read_text()
     assert status == 200
-    assert body == stored.replace("<nav>", '<nav><a href="/">Runs</a><a href="/trends">Trends</a>', 1)
+    links = f'<nav data-api="/run/{demo_run.name}"><a href="/">Runs</a><a href="/trends">Trends</a>'
+    # the viewer's policy lets the page's script (same hash) ask the viewer, and nothing else
+    csp = str(escape(assets()[2])), str(escape(viewer_csp()))
+    assert "connect-src &#39;none&#39;" in csp[0] and "connect-src &#39;self&#39;" in csp[1]
+    assert body == stored.replace("<nav>", links, 1).replace(*csp, 1)
 
 
 def test_a_stale_or_foreign_stored_page_is_rendered_again(demo_run: Path, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knowmeter.executors import ExecRequest, ExecResult, ExecutorError
+from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError
 from knowmeter.runner import (
     HEADROOM,
     Budget,
@@ -30,7 +30,7 @@ from tests.support.cli import init_demo, km
 from .test_runner import setup
 
 
-class CostAgent:
+class CostAgent(Executor):
     """Answers with the next scripted cost, after a scripted number of event-loop yields (so
     calls interleave differently from one example to the next)."""
 

@@ -9,14 +9,14 @@ import anyio
 import pytest
 
 from knowmeter.artifacts import BASELINE, Variant
-from knowmeter.executors import ExecRequest, ExecResult, ExecutorError
+from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError
 from knowmeter.runner import Budget, ExecutionSettings, ResponseCache, execute_tasks, plan_tasks
 from knowmeter.samples import Sample
 from knowmeter.store import ResultsWriter, iter_results
 from knowmeter.traces import Trace
 
 
-class FakeAgent:
+class FakeAgent(Executor):
     """An in-process executor with scripted behaviour (a test double for the runner only)."""
 
     name = "fake"

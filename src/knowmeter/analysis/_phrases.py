@@ -72,9 +72,19 @@ HEDGING_EN: tuple[str, ...] = (
     r"I'?m guessing",
     r"if I recall",
 )
+#: Japanese, strict: a conjecture about a present, checkable state ("使用されていない可能性がある",
+#: "実行されている可能性が高い", "箇所があるかもしれません") and first-person "cannot see / do not
+#: know" ("追加要求が見えない", "わかりません"). The verb before the conjecture must be stative
+#: (ている / ない / がある / である …): "発生する可能性がある", "FAILとなる可能性" are risks and
+#: forecasts, "実現可能性が高い" a compound noun — none of them doubt a fact.
+HEDGING_JA_STRICT = (
+    r"(?:てい(?:る|ない|た)|でい(?:る|ない)|てある|ておらず|(?:が|も|は)(?:ある|ない)|である|ではない|済み)"
+    r"(?:可能性(?:が|も)(?:あ|高)|かもしれ|と思われ)"
+    r"|(?:が|は)見えな[いく]|(?:わか|分か)(?:りません|らない)"
+)
 #: Broad recall, added only when an LLM second pass will filter it: softer phrasing that is as
 #: often polite or speculative as it is knowledge-level uncertainty.
-#: Japanese (strict): estimates, expectations, conjecture and what could not be found out
+#: Japanese (broad): estimates, expectations, conjecture and what could not be found out
 #: ("推定90%", "100%カバー見込み", "未取得", "かもしれません", "確認できませんでした").
 HEDGING_JA: tuple[str, ...] = (
     "推定",
@@ -251,10 +261,22 @@ def _recall(broad: bool) -> tuple[_EnglishNet, re.Pattern[str], re.Pattern[str]]
             _literal(HEDGING_ZH + HEDGING_ZH_BROAD),
             _literal(HEDGING_JA + HEDGING_JA_BROAD),
         )
-    return _en(HEDGING_EN), _literal(HEDGING_ZH), _literal(HEDGING_JA)
+    return _en(HEDGING_EN), _literal(HEDGING_ZH), re.compile(HEDGING_JA_STRICT)
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
+
+#: Sentences the strict net never counts (regex-only mode), whatever phrase they hold: debugging
+#: hypotheses about a failure ("maybe the test fails because…", "原因は…かもしれない"), remarks on
+#: a document under review and its risks or future ("設計書に記載されているが…", "将来…可能性",
+#: "**現状**: …"), and conditionals ("…の場合"). The classifier (broad net) sees them all.
+_NOT_KNOWLEDGE_DOUBT = re.compile(
+    r"原因|エラー|失敗|不具合|バグ|記載|明記|記述|言及|設計書|計画書|要件定義|ドキュメント|レポート|将来|今後|リスク|場合"
+    r"|(?:現状|提案|効果|理由|影響|問題|対策|懸念点?|改善の余地)\**\s*[:：]"
+    r"|\b(?:fail(?:s|ed|ing|ure)?|error|bug|crash(?:es|ed)?|exception|traceback|because"
+    r"|the (?:document|design|plan|spec|specification|report|proposal|requirements|pull request|PR))\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,32 +334,39 @@ def _hedges(msg: AgentText, broad: bool) -> tuple[list[Sentence], dict[int, dict
             continue
         if lang != "en" and (lang == "ja") != bool(_KANA.search(sents[i].text)):
             continue  # a Chinese phrase in Japanese (other meanings), or a Japanese one outside it
+        if not broad and _NOT_KNOWLEDGE_DOUBT.search(sents[i].text):
+            continue
         by_lang = first.setdefault(i, {})
         if lang not in by_lang or m.start() < by_lang[lang][0]:
             by_lang[lang] = (m.start(), msg.text[m.start() : m.end()])  # as written (the match may be lower-cased)
     return sents, first
 
 
-#: Languages whose strict regex alone is trusted (regex-only mode). On the hand-labelled corpus
-#: the Japanese phrases fire mostly on reviews of documents and estimates ("記載されているが…
-#: 不明確", "実現可能性が高い"; precision 0.12 on its dev split): without a classifier they are
-#: not counted. The Chinese strict net is the spec's first-person phrases only (its modal
-#: "可能是" went to the broad net, like "likely").
+#: Languages whose strict regex alone is trusted (regex-only mode). The Japanese strict net
+#: (``HEDGING_JA_STRICT``, designed on the dev split of the corpus labels) found all 3 dev hedges
+#: with no false alarm but 0 of the 2 held-out ones (one sits in a review's "現状:" line, one is a
+#: "…ようです" the net leaves out): not shown to hold, so without a classifier its candidates are
+#: not counted, only said (``bench/bench_gap_labels.py`` prints its figures apart). The Chinese
+#: strict net is the spec's first-person phrases only (its modal "可能是" went to the broad net,
+#: like "likely").
 REGEX_LANGUAGES = frozenset({"en", "zh"})
 
 
-def hedging_scan(messages: list[AgentText], *, sample_id: str, broad: bool = False) -> tuple[list[GapSignal], int]:
+def hedging_scan(
+    messages: list[AgentText], *, sample_id: str, broad: bool = False, languages: frozenset[str] = REGEX_LANGUAGES
+) -> tuple[list[GapSignal], int]:
     """Regex recall: one hedging candidate per prose sentence with a hedging phrase (a sentence
     repeated verbatim is one candidate). ``context`` holds the sentence, ``window`` the
-    sentence with its neighbours. ``broad`` adds the soft phrases and judges Japanese too (for
-    an LLM second pass); without it a sentence whose only phrases are Japanese is no signal but
-    is counted: the second value, the candidates the regex left unjudged."""
+    sentence with its neighbours. ``broad`` adds the soft phrases and judges every language (for
+    an LLM second pass); without it a sentence whose only phrases are in a language outside
+    ``languages`` is no signal but is counted: the second value, the candidates the regex left
+    unjudged (a benchmark passes ``languages`` to score a net that is not trusted alone)."""
     out: dict[str, GapSignal] = {}
     unjudged = 0
     for msg in messages:
         sents, found = _hedges(msg, broad)
         for i in sorted(found):
-            usable = [v for lang, v in found[i].items() if broad or lang in REGEX_LANGUAGES]
+            usable = [v for lang, v in found[i].items() if broad or lang in languages]
             if not usable:
                 unjudged += 1
                 continue

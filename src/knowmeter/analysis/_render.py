@@ -53,7 +53,7 @@ def render_inventory(summary: GapSummary, *, limit: int | None = None) -> str:
     if summary.hedging_unjudged:
         mode += (
             f" — {summary.hedging_unjudged} Japanese candidate sentence(s) not judged"
-            " (the regex cannot tell doubt from a review remark there; configure a hedging classifier)"
+            " (the Japanese regex alone is not shown to hold on held-out labelled logs; configure a hedging classifier)"
         )
     out.append(mode)
     if summary.failed_executions:

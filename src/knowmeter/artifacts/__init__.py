@@ -8,6 +8,7 @@ from knowmeter.artifacts._variant import (
     artifact_from_dir,
     artifact_from_file,
     available_variants,
+    folder_hash,
     hash_files,
     resolve_variant,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "artifact_from_dir",
     "artifact_from_file",
     "available_variants",
+    "folder_hash",
     "hash_files",
     "resolve_variant",
 ]

@@ -9,7 +9,8 @@ import click
 
 from knowmeter import defaults
 from knowmeter.cli._errors import guarded
-from knowmeter.cli._output import NumberRange, budget_option, ci_output_options, executor_option_flags
+from knowmeter.cli._output import NumberRange, budget_option, ci_output_options
+from knowmeter.cli._settings import setting_option
 
 
 @click.command("activation")
@@ -59,7 +60,7 @@ from knowmeter.cli._output import NumberRange, budget_option, ci_output_options,
     help="The agent: claude, claude-sdk, codex or offline (it loads a skill whose description matches the prompt).",
 )
 @click.option("--model", help="Model passed to the agent's executor.")
-@executor_option_flags
+@setting_option("executor_options", "activation")
 @click.option(
     "--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Trials per case and version."
 )

@@ -10,69 +10,64 @@ import click
 
 from knowmeter import defaults
 from knowmeter.cli._errors import guarded
-from knowmeter.cli._output import NumberRange, budget_option, executor_option_flags
+from knowmeter.cli._settings import setting_options
+from knowmeter.settings import COMPREHEND
 
-
-@click.command("comprehend")
-@click.argument("skill", required=False)
-@click.option(
+# comprehend's own options, placed among the settings it shares with eval
+_EVALS = click.option(
     "--evals",
     help="The skill's eval file (default: found where skill lint finds it: <skill>/evals/comprehension.json, "
     "<skill>/evals/evals.json, examples/evals/<name>.json or evals/<name>.json beside the skills/ folder, "
     "then at the repository root, else a file there whose skill_name is the skill).",
 )
-@click.option(
+_EXECUTOR = click.option(
     "--executor",
     default=defaults.EXECUTOR,
     show_default=True,
     help="The agent: any registered executor "
     "(offline, claude, codex, openai, anthropic, claude-sdk, script) or a script-protocol command.",
 )
-@click.option("--model", help="Model passed to the agent's executor.")
-@executor_option_flags
-@click.option(
+_JUDGES = click.option(
     "--judge",
     "judges",
     multiple=True,
     help="Grader as executor:model (repeatable for an ensemble; "
     "a behavior passes on a majority). scripted-grader is a deterministic offline stand-in.",
 )
-@click.option(
+_REPEAT = click.option(
     "--repeat",
     type=click.IntRange(1, 100),
     default=defaults.REPEAT,
     show_default=True,
     help="Real replicates per case and arm.",
 )
-@click.option(
+_JUDGE_REPEAT = click.option(
     "--judge-repeat",
     type=click.IntRange(1, 20),
     default=defaults.JUDGE_REPEAT,
     show_default=True,
     help="Grader calls per answer and grader.",
 )
-@click.option(
+_NGRAM = click.option(
     "--ngram",
     type=click.IntRange(2, 50),
     default=defaults.VERBATIM_NGRAM,
     show_default=True,
     help="n of the verbatim-overlap check (research A.3).",
 )
-@click.option(
+_CWD = click.option(
     "--cwd",
     help="Folder the agent works in, in both arms (default: an empty folder, so the "
     "baseline cannot read the skill from disk).",
 )
-@click.option("--concurrency", type=click.IntRange(1, 256), help=f"Tasks run at once (default {defaults.CONCURRENCY}).")
-@click.option("--timeout", "timeout_s", type=NumberRange(min=0.001), help="Per-task timeout in seconds.")
-@click.option("--retry", type=click.IntRange(0, 10), help="Retries on executor errors.")
-@click.option("--no-cache", is_flag=True, default=False, help="Do not read or write the response cache.")
-@budget_option(
-    "Total cost budget over every model call (agent, graders), over every leg of a resumed run; with "
-    "--resume, the run's new total."
+
+
+@click.command("comprehend")
+@click.argument("skill", required=False)
+@setting_options(
+    COMPREHEND,
+    before={"model": [_EVALS, _EXECUTOR], "concurrency": [_JUDGES, _REPEAT, _JUDGE_REPEAT, _NGRAM, _CWD]},
 )
-@click.option("--seed", type=int, help="Seed of the statistics.")
-@click.option("--output-dir", help=f"Where runs are stored (default: {defaults.OUTPUT_DIR}).")
 @click.option("--resume", "resume", help="Continue a killed comprehension run: only its missing tasks.")
 @click.option(
     "--write-state",

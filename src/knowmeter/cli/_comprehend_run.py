@@ -12,10 +12,12 @@ from knowmeter.api import Listener, comprehend, resume
 from knowmeter.ask import unusable_reply
 from knowmeter.cli._output import interrupted_line
 from knowmeter.comprehension import grader_model, state_update, summary_lines, write_state
+from knowmeter.decision import command_exit_code
 from knowmeter.errors import InputError, RunInterrupted
 from knowmeter.evaluation import Prepared, parse_option_flags
-from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED, stopped_exit_code
+from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED
 from knowmeter.report import Report
+from knowmeter.settings import COMPREHEND, given
 from knowmeter.store import RunDir, find_run
 
 if TYPE_CHECKING:
@@ -66,11 +68,11 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     except RunInterrupted as stop:
         _print(stop.report, terminal, opts)
         click.echo(interrupted_line(stop, opts.get("output_dir")), err=True)
-        return stopped_exit_code(stop)
+        return command_exit_code(stop.report.decision, stop=stop)
     run_dir = _print(report, terminal, opts)
     if opts.get("write_state"):
         _write_state(run_dir, report)
-    code = report.decision.exit_code if report.decision else EXIT_NOT_PASSED
+    code = command_exit_code(report.decision)
     broken = [
         u for u in (report.comprehension.ungraded if report.comprehension else []) if unusable_reply("judge") in u
     ]
@@ -129,24 +131,18 @@ def _run(opts: dict[str, Any], terminal: _Terminal, flags: list[str], notes: lis
                     f"{before['comprehension_verdict']} → NA (the skill has no comprehension eval file)",
                     err=True,
                 )
+        settings = given(opts, COMPREHEND)
+        settings["executor_options"] = parse_option_flags(settings["executor_options"])
         report = comprehend(
             str(opts["skill"]),
             evals=opts.get("evals"),
             ngram=int(opts["ngram"]),
             cwd=opts.get("cwd"),
             executor=opts["executor"],
-            model=opts.get("model"),
-            executor_options=parse_option_flags(list(opts.get("executor_options") or ())),
             judges=list(opts["judges"]),
             repeat=opts["repeat"],
             judge_repeat=opts["judge_repeat"],
-            concurrency=opts.get("concurrency"),
-            timeout_s=opts.get("timeout_s"),
-            retry=opts.get("retry"),
-            no_cache=opts.get("no_cache") or None,
-            budget_usd=opts.get("budget_usd"),
-            seed=opts.get("seed"),
-            output_dir=opts.get("output_dir"),
+            **settings,
             listener=terminal,
             flags=flags,
             notes=notes,

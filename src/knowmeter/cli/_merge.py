@@ -9,7 +9,6 @@ import click
 
 from knowmeter.cli._errors import guarded
 from knowmeter.cli._output import ci_output_options, output_dir_option
-from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 
 
 @click.command("merge")
@@ -48,6 +47,7 @@ def merge_cmd(
     from knowmeter.api import Listener, merge
     from knowmeter.cli._output import console
     from knowmeter.cli._run import print_report
+    from knowmeter.decision import command_exit_code
     from knowmeter.printable import printable
     from knowmeter.report import write_outputs
 
@@ -66,4 +66,4 @@ def merge_cmd(
         soft_wrap=True,
     )
     print_report(report, run_dir / "report.json", written, {"as_json": as_json})
-    sys.exit(EXIT_OK if report_only else report.decision.exit_code if report.decision else EXIT_NOT_PASSED)
+    sys.exit(command_exit_code(report.decision, report_only=report_only))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from knowmeter import defaults, jsonio
+from knowmeter.settings import BUDGET_BINDS
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -83,22 +84,6 @@ def ci_output_options(command: F) -> F:
     )(command)
 
 
-def executor_option_flags(command: F) -> F:
-    """``-O KEY=VALUE`` (repeatable), the agent's executor options, as ``eval`` and ``comprehend`` take them."""
-    return click.option(
-        "-O",
-        "--executor-option",
-        "executor_options",
-        multiple=True,
-        metavar="KEY=VALUE",
-        help="Executor option (repeatable; eval.yaml executor.options.KEY), e.g. point an agent at a model "
-        "server: claude: -O base_url=http://127.0.0.1:8080 (no /v1; the CLI adds /v1/messages); codex, "
-        "openai: -O base_url=http://127.0.0.1:8080/v1 (with /v1); anthropic: no /v1. -O bin=PATH picks "
-        "the CLI; -O api_key=... (better: the provider's variable, ANTHROPIC_API_KEY / OPENAI_API_KEY, "
-        "which is passed through).",
-    )(command)
-
-
 def output_dir_option(help: str = "Where runs are stored.", **attrs: Any) -> Callable[[F], F]:
     """``--output-dir``, its default ``knowmeter.defaults.OUTPUT_DIR`` (shown by ``--help``)."""
     return click.option("--output-dir", default=defaults.OUTPUT_DIR, show_default=True, help=help, **attrs)
@@ -109,8 +94,7 @@ def budget_option(covers: str) -> Callable[[F], F]:
     return click.option(
         "--budget-usd",
         type=NumberRange(min=0),
-        help=f"{covers} A call starts only if it fits what is left; its cost is known only after it ran, so "
-        "one can exceed the total: the output says so, and when calls report no cost (the budget cannot bind).",
+        help=covers + BUDGET_BINDS,
     )
 
 

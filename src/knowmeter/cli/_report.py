@@ -8,27 +8,15 @@ from pathlib import Path
 import click
 
 from knowmeter.cli._errors import guarded
-from knowmeter.cli._output import NumberRange, ci_output_options, output_dir_option
-from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
+from knowmeter.cli._output import ci_output_options, output_dir_option
+from knowmeter.cli._settings import setting_options
+from knowmeter.settings import REPORT, given
 
 
 @click.command("report")
 @click.argument("run", default="latest")
 @output_dir_option()
-@click.option("--threshold", type=NumberRange(1, 5), help="Layer gate override.")
-@click.option("--seed", type=click.IntRange(min=0), help="Seed override for the statistics.")
-@click.option("--bootstrap-samples", type=click.IntRange(min=100), help="Bootstrap resamples override.")
-@click.option(
-    "--max-mde",
-    type=NumberRange(min=0, min_open=True),
-    help="Minimum detectable effect above which a null result is UNDERPOWERED (override).",
-)
-@click.option("--min-pairs", type=click.IntRange(min=2), help="Paired samples needed to be powered (override).")
-@click.option(
-    "--stability-limit",
-    type=NumberRange(0, 1, min_open=True),
-    help="Run-to-run variance share that triggers the stability note (override).",
-)
+@setting_options(REPORT)
 @click.option("--json", "as_json", is_flag=True, help="Print the report JSON to stdout.")
 @click.option(
     "--html",
@@ -46,18 +34,13 @@ from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 def report_cmd(
     run: str,
     output_dir: str,
-    threshold: float | None,
-    seed: int | None,
-    bootstrap_samples: int | None,
-    max_mde: float | None,
-    min_pairs: int | None,
-    stability_limit: float | None,
     as_json: bool,
     html: str | None,
     junit: Path | None,
     markdown: Path | None,
     csv: Path | None,
     report_only: bool,
+    **settings: object,
 ) -> None:
     """Recompute the comparison, verdict and outcome of RUN (an id, a prefix, 'latest' or a run
     directory) from its stored results, without re-running anything.
@@ -69,19 +52,12 @@ def report_cmd(
     comprehension run."""
     from knowmeter.api import rescore
     from knowmeter.cli._output import console
+    from knowmeter.decision import command_exit_code
     from knowmeter.report import render_terminal
     from knowmeter.store import find_run
 
     run_dir = find_run(Path(output_dir), run)
-    report = rescore(
-        run_dir.path,
-        threshold=threshold,
-        seed=seed,
-        bootstrap_samples=bootstrap_samples,
-        max_mde=max_mde,
-        min_pairs=min_pairs,
-        stability_limit=stability_limit,
-    )
+    report = rescore(run_dir.path, **given(settings, REPORT))
     comprehension = report.comprehension is not None
     if as_json:
         from knowmeter.cli._output import print_json
@@ -101,4 +77,4 @@ def report_cmd(
         click.echo(f"{what}: {path}", err=as_json)
     if run_page.exists() and (asked is None or asked.resolve() != run_page.resolve()):
         write_outputs(report, html=run_page)  # the run's own page follows the report.json just rewritten
-    sys.exit(EXIT_OK if report_only else report.decision.exit_code if report.decision else EXIT_NOT_PASSED)
+    sys.exit(command_exit_code(report.decision, report_only=report_only))

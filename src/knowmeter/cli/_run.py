@@ -15,53 +15,15 @@ from knowmeter.api import Listener, evaluate, resume
 from knowmeter.cli._output import console as make_console
 from knowmeter.cli._output import interrupted_line
 from knowmeter.cli._progress import Progress
+from knowmeter.decision import command_exit_code
 from knowmeter.errors import RunInterrupted
-from knowmeter.evaluation import Overrides, Prepared
+from knowmeter.evaluation import Prepared, resolve_config
 from knowmeter.executors import use_pidfd_child_watcher
-from knowmeter.exit_codes import EXIT_NOT_PASSED, stopped_exit_code
 from knowmeter.printable import printable
 from knowmeter.report import Report, render_terminal
 from knowmeter.runner import Budget
+from knowmeter.settings import overrides_from
 from knowmeter.store import RunDir
-
-
-def _overrides(opts: dict[str, Any]) -> Overrides:
-    return Overrides(
-        config=opts.get("config"),
-        samples=list(opts["samples"]) or None,
-        control=opts.get("control"),
-        treatments=list(opts["treatments"]) or None,
-        executor=opts.get("executor"),
-        model=opts.get("model"),
-        skill_dir=opts.get("skill_dir"),
-        concurrency=opts.get("concurrency"),
-        repeat=opts.get("repeat"),
-        timeout_s=opts.get("timeout_s"),
-        retry=opts.get("retry"),
-        no_cache=True if opts.get("no_cache") else None,
-        budget_usd=opts.get("budget_usd"),
-        seed=opts.get("seed"),
-        output_dir=opts.get("output_dir"),
-        judges=list(opts["judges"]) or None,
-        judge_repeat=opts.get("judge_repeat"),
-        length_debias=False if opts.get("no_length_debias") else None,
-        max_gap_rate=opts.get("max_gap_rate"),
-        gap_rate_regression=opts.get("gap_rate_regression"),
-        threshold=opts.get("threshold"),
-        max_mde=opts.get("max_mde"),
-        min_pairs=opts.get("min_pairs"),
-        stability_limit=opts.get("stability_limit"),
-        bootstrap_samples=opts.get("bootstrap_samples"),
-        hedging_judge=opts.get("hedging_judge"),
-        unsealed=True if opts.get("unsealed") else None,
-        executor_options=list(opts.get("executor_options") or ()) or None,
-        shard=opts.get("shard"),
-        sequential=True if opts.get("sequential") else None,
-        control_run=opts.get("control_run"),
-        max_errors=opts.get("max_errors"),
-        limit=opts.get("limit"),
-        sample_ids=list(opts.get("sample_ids") or ()) or None,
-    )
 
 
 class _Terminal(Listener):
@@ -115,9 +77,9 @@ class _Terminal(Listener):
 
 
 def run_eval(opts: dict[str, Any]) -> int:
-    """Run (or resume) an evaluation; returns the exit code of the run's decision, or
-    ``EXIT_INTERRUPTED`` after Ctrl-C and ``EXIT_TERMINATED`` after SIGTERM (the finished tasks
-    are kept and reported)."""
+    """Run (or resume) an evaluation; returns its exit code (``knowmeter.decision.command_exit_code``:
+    the run's decision's, 0 with ``--report-only``, or ``EXIT_INTERRUPTED`` after Ctrl-C and
+    ``EXIT_TERMINATED`` after SIGTERM — the finished tasks are kept and reported)."""
     if opts.get("dry_run"):
         return _dry_run(opts)
     err = make_console(stderr=True)
@@ -137,21 +99,19 @@ def run_eval(opts: dict[str, Any]) -> int:
                 max_errors=opts.get("max_errors"),
             )
         else:
-            overrides = vars(_overrides(opts))
-            report = evaluate(
-                overrides.pop("config"), listener=terminal, backend=backend, ray_address=ray_address, **overrides
-            )
+            resolved = resolve_config(overrides_from(opts), Path.cwd())
+            report = evaluate(resolved, listener=terminal, backend=backend, ray_address=ray_address)
     except RunInterrupted as stop:
         report, run_dir = stop.report, terminal.stored()
         print_report(report, run_dir.report_file, _write_files(report, run_dir, opts), opts)
         err.quiet = False  # even --quiet says how to continue
         err.print(interrupted_line(stop, opts.get("output_dir")), soft_wrap=True)
-        return stopped_exit_code(stop)
+        return command_exit_code(report.decision, stop=stop)
     run_dir = terminal.stored()
     written = _write_files(report, run_dir, opts)
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
     print_report(report, run_dir.report_file, written, opts)
-    return report.decision.exit_code if report.decision else EXIT_NOT_PASSED
+    return command_exit_code(report.decision, report_only=bool(opts.get("report_only")))
 
 
 def _dry_run(opts: dict[str, Any]) -> int:
@@ -161,9 +121,7 @@ def _dry_run(opts: dict[str, Any]) -> int:
 
     if opts.get("resume"):
         raise InputError("--dry-run plans a new run; to see what a stored run still needs, use knowmeter runs")
-    overrides = vars(_overrides(opts))
-    config = overrides.pop("config")
-    plan = dry_run(*([config] if config is not None else []), **overrides)
+    plan = dry_run(resolve_config(overrides_from(opts), Path.cwd()))
     if opts.get("as_json"):
         from knowmeter.cli._output import print_json
 

@@ -33,17 +33,29 @@ from knowmeter.compare._results import (
     Verdict,
     VerdictLevel,
 )
-from knowmeter.compare._sequential import Look, PairLook, SequentialRecord, look_samples, take_look
+from knowmeter.compare._sequential import (
+    DESIGNS,
+    Design,
+    Look,
+    PairLook,
+    SequentialRecord,
+    futile,
+    look_samples,
+    new_record,
+    take_look,
+)
 from knowmeter.compare._summary import summarize_variant
 from knowmeter.compare._verdict import decide_verdict
 
 __all__ = [
+    "DESIGNS",
     "METRICS",
     "RESOURCES",
     "Analysis",
     "AuditCheck",
     "AuditStatus",
     "CompareConfig",
+    "Design",
     "DropCounts",
     "JudgeAgreement",
     "JudgePairAgreement",
@@ -73,8 +85,10 @@ __all__ = [
     "compare_pair",
     "compare_resources",
     "decide_verdict",
+    "futile",
     "look_samples",
     "methodology_audit",
+    "new_record",
     "summarize_variant",
     "take_look",
 ]

@@ -266,7 +266,9 @@ class PairVerdict(_Model):
 
 class Verdict(_Model):
     """The run's verdict: the worst pair's level (REGRESS > CAUTIOUS > UNDERPOWERED > NOISE >
-    PROGRESS), or SOLO for a single variant. ``exit_code`` is 0 for PROGRESS or a passing SOLO."""
+    PROGRESS), or SOLO for a single variant. ``exit_code`` is the verdict's own, 0 for PROGRESS or
+    a passing SOLO: an input of the run's decision (``knowmeter.decision``), whose ``exit_code``
+    is the one a command exits with."""
 
     level: VerdictLevel
     headline: str

@@ -2,12 +2,18 @@
 the rule applied at each (design/decisions.md, "Sequential decisions").
 
 The samples run in a seeded random order, in batches; after each batch the paired comparison is
-computed as usual (``compare_all``) with the look's nominal level (``spending_boundaries``)
-replacing alpha. The run stops
+computed as usual (``compare_all``) with the look's nominal level replacing alpha. The boundaries
+are Haybittle–Peto's by default (``haybittle_peto_boundaries``: interim looks at z 3.29, the last
+at alpha, so a run that reaches the planned N gets the fixed design's verdict) or, with
+``design="obf"``, O'Brien–Fleming-type alpha spending (``spending_boundaries``). The run stops
 
-- for **efficacy** when, for every treatment, the composite is significantly higher or lower, or a
-  layer is significantly lower (the verdict at that level is PROGRESS, CAUTIOUS or REGRESS);
-- for **futility** when no treatment can still be decided: the conditional power to cross the
+- for **efficacy** when, for every treatment, the verdict at the look's level is firm: PROGRESS
+  (a clean win), REGRESS, or CAUTIOUS for a layer significantly lower. A significant gain that is
+  CAUTIOUS for a point estimate (a layer mean under its gate, a gain under ``min_effect``, more
+  errors) does not stop the run: more samples can lift it, and at the last look the verdict is
+  the fixed design's;
+- for **futility**, only when the design asks for it (``--futility``; off by default, as a futility
+  stop costs power), when no treatment can still be decided: the conditional power to cross the
   final boundary by the planned N, were the true composite change ``max_mde`` in either direction,
   is below ``FUTILITY_POWER`` both ways (non-binding: it cannot raise the false-call rates);
 - at the last look (the planned N) otherwise.
@@ -26,18 +32,38 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from knowmeter import defaults
 from knowmeter.compare._inputs import CompareConfig, Observation
 from knowmeter.compare._pair import compare_all
-from knowmeter.compare._results import PairComparison
-from knowmeter.stats import conditional_power, nominal_alpha, shared_resamples, spending_boundaries
+from knowmeter.compare._results import PairComparison, PairVerdict, VerdictLevel
+from knowmeter.compare._verdict import decide_verdict
+from knowmeter.stats import (
+    conditional_power,
+    haybittle_peto_boundaries,
+    nominal_alpha,
+    shared_resamples,
+    spending_boundaries,
+)
 
 #: stop for futility when the chance to still detect a change of max_mde is below this, both ways
 FUTILITY_POWER = 0.10
-#: looks planned by default (at every fifth of the samples, from min_pairs samples on): more looks
-#: stop a little sooner but raise the final boundary, which costs power at the planned N
-LOOKS = 5
 
 StopKind = Literal["efficacy", "futility", "planned_n"]
+#: ``haybittle-peto`` (the default): interim looks at z 3.29, the last at the unadjusted alpha;
+#: ``obf``: Lan–DeMets O'Brien–Fleming-type spending, interims capped at z 3.29, exactly alpha
+Design = defaults.SequentialDesign
+DESIGNS = defaults.SEQUENTIAL_DESIGNS
+#: looks planned (at every tenth or fifth of the samples, from min_pairs samples on). A
+#: Haybittle–Peto look costs no power at the planned N (the last look stays at alpha) and adds
+#: under 0.001 to the overall level; an obf look raises the final boundary (ten: z 2.12, five:
+#: 2.07), which costs power, so it looks less often
+LOOKS: dict[Design, int] = {"haybittle-peto": 10, "obf": 5}
+METHODS: dict[Design, str] = {
+    "haybittle-peto": "group-sequential, Haybittle–Peto (two-sided): interim boundaries z 3.29, the last look "
+    "at the unadjusted alpha",
+    "obf": "group-sequential, Lan–DeMets O'Brien–Fleming-type alpha spending (two-sided), interim "
+    "boundaries capped at z 3.29",
+}
 
 
 class PairLook(BaseModel):
@@ -47,7 +73,9 @@ class PairLook(BaseModel):
 
     treatment: str
     z: float | None = Field(description="The composite's paired mean difference over its standard error.")
-    decided: bool = Field(description="A significant composite change or layer drop at the look's level.")
+    decided: bool = Field(
+        description="The pair's verdict at the look's level is firm: PROGRESS, REGRESS, or a layer significantly lower."
+    )
     power_gain: float | None = Field(description="Conditional power to detect +max_mde by the planned N.")
     power_loss: float | None = Field(description="Conditional power to detect −max_mde by the planned N.")
 
@@ -71,9 +99,10 @@ class SequentialRecord(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    method: str = (
-        "group-sequential, Lan–DeMets O'Brien–Fleming-type alpha spending (two-sided), interim "
-        "boundaries capped at z 3.29; futility by conditional power at max_mde"
+    method: str = Field(description="The design in words (stored runs before the design field: the obf one).")
+    design: Design = Field(default="obf", description="The boundaries (runs stored before this field used obf).")
+    futility: bool = Field(
+        default=True, description="Whether a look may stop for futility (runs stored before this field: yes)."
     )
     alpha: float
     planned_samples: int = Field(ge=1)
@@ -89,23 +118,54 @@ class SequentialRecord(BaseModel):
         return self.looks[-1].nominal_alpha if self.looks else None
 
 
-def look_samples(planned: int, min_pairs: int, looks: int = LOOKS) -> list[int]:
-    """Sample counts to look at: every ``planned / looks`` samples, none before ``min_pairs``
-    (a win on fewer pairs is only CAUTIOUS), the last at ``planned``."""
+def look_samples(planned: int, min_pairs: int, looks: int) -> list[int]:
+    """Sample counts to look at: every ``planned / looks`` samples from the first step or
+    ``min_pairs``, whichever is later (a win on fewer pairs is only CAUTIOUS), the last at ``planned``."""
     step = max(1, math.ceil(planned / looks))
-    counts = [n for n in range(step, planned, step) if n >= min_pairs]
-    return [*counts, planned]
+    return [*range(max(step, min_pairs), planned, step), planned]
+
+
+def new_record(
+    planned: int,
+    min_pairs: int,
+    order_seed: int,
+    *,
+    design: Design = defaults.SEQUENTIAL_DESIGN,
+    futility: bool = defaults.FUTILITY,
+) -> SequentialRecord:
+    """The design of a sequential run of ``planned`` samples, before its first look."""
+    method = METHODS[design] + ("; futility by conditional power at max_mde" if futility else "; no futility stop")
+    return SequentialRecord(
+        method=method,
+        design=design,
+        futility=futility,
+        alpha=defaults.ALPHA,
+        planned_samples=planned,
+        look_samples=look_samples(planned, min_pairs, LOOKS[design]),
+        order_seed=order_seed,
+    )
 
 
 @lru_cache(maxsize=256)
-def _boundaries(fractions: tuple[float, ...], alpha: float) -> tuple[float, ...]:
+def _boundaries(fractions: tuple[float, ...], alpha: float, design: Design) -> tuple[float, ...]:
+    """The design's boundaries for looks at ``fractions`` (the last may be an interim)."""
+    if design == "haybittle-peto":
+        return tuple(haybittle_peto_boundaries(fractions, alpha))
     return tuple(spending_boundaries(fractions, alpha))
 
 
-def _z_and_power(pc: PairComparison, t: float, planned: int, final_z: float, max_mde: float) -> PairLook:
+#: pair verdicts at a look that stop the run: more samples would not change them, while a
+#: significant gain that is CAUTIOUS for a point estimate (a layer mean under its gate, a gain
+#: under min_effect, more errors) could still become PROGRESS, so the run goes on
+_FIRM = {(VerdictLevel.PROGRESS, "clean_win"), (VerdictLevel.CAUTIOUS, "layer_regress")}
+
+
+def _firm(verdict: PairVerdict) -> bool:
+    return verdict.level == VerdictLevel.REGRESS or (verdict.level, verdict.rule) in _FIRM
+
+
+def _z_and_power(pc: PairComparison, decided: bool, t: float, planned: int, final_z: float, max_mde: float) -> PairLook:
     comp = pc.metrics.get("composite")
-    sig = [m for m in pc.metrics.values() if m.significant]
-    decided = any(m.metric == "composite" or (m.diff.estimate or 0) < 0 for m in sig)
     if comp is None or comp.diff.estimate is None or not comp.sd_diff or comp.n_samples < 2:
         return PairLook(treatment=pc.treatment, z=None, decided=decided, power_gain=None, power_loss=None)
     z = comp.diff.estimate / (comp.sd_diff / math.sqrt(comp.n_samples))
@@ -116,6 +176,16 @@ def _z_and_power(pc: PairComparison, t: float, planned: int, final_z: float, max
         decided=decided,
         power_gain=conditional_power(z, t, drift, final_z),
         power_loss=conditional_power(-z, t, drift, final_z),
+    )
+
+
+def futile(pairs: Sequence[PairLook]) -> bool:
+    """Whether no treatment of a look can still be decided: each undecided one would detect a true
+    change of max_mde by the planned N with under ``FUTILITY_POWER`` conditional power both ways."""
+    return bool(pairs) and all(
+        p.decided
+        or (p.power_gain is not None and p.power_loss is not None and max(p.power_gain, p.power_loss) < FUTILITY_POWER)
+        for p in pairs
     )
 
 
@@ -133,27 +203,25 @@ def take_look(
     samples = record.look_samples[k]
     planned = record.planned_samples
     fractions = tuple(n / planned for n in record.look_samples)
-    bounds = _boundaries(fractions[: k + 1], record.alpha)
-    final_z = _boundaries(fractions, record.alpha)[-1]
-    level = nominal_alpha(bounds[-1])
+    bounds = _boundaries(fractions[: k + 1], record.alpha, record.design)
+    final_z = _boundaries(fractions, record.alpha, record.design)[-1]
+    last = k + 1 == len(record.look_samples)
+    # Haybittle–Peto's last look is the fixed test itself: exactly alpha, not a rounded z
+    level = record.alpha if last and record.design == "haybittle-peto" else nominal_alpha(bounds[-1])
     at = config.model_copy(update={"sequential_alpha": level, "alpha": record.alpha})
     with shared_resamples():
         comparisons = compare_all(control_obs, treatments, at, control=control)
-    pairs = [_z_and_power(pc, fractions[k], planned, final_z, config.max_mde) for pc in comparisons]
-    futile = [
-        p
-        for p in pairs
-        if not p.decided
-        and p.power_gain is not None
-        and p.power_loss is not None
-        and max(p.power_gain, p.power_loss) < FUTILITY_POWER
+    verdicts = decide_verdict(comparisons, {}, at).pairs
+    pairs = [
+        _z_and_power(pc, _firm(v), fractions[k], planned, final_z, config.max_mde)
+        for pc, v in zip(comparisons, verdicts, strict=True)
     ]
     stop: StopKind | None = None
-    if pairs and all(p.decided for p in pairs):
-        stop = "efficacy"
-    elif k + 1 == len(record.look_samples):
+    if last:  # the planned N: not an early stop, whatever the look decided
         stop = "planned_n"
-    elif pairs and all(p.decided or p in futile for p in pairs):
+    elif pairs and all(p.decided for p in pairs):
+        stop = "efficacy"
+    elif record.futility and futile(pairs):
         stop = "futility"
     look = Look(
         index=k + 1,

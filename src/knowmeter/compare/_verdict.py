@@ -49,6 +49,7 @@ from knowmeter.compare._results import (
     Verdict,
     VerdictLevel,
 )
+from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
 from knowmeter.stats import n_for_effect
 
 _WORST_FIRST = (
@@ -104,7 +105,7 @@ def decide_verdict(
         headline=worst.headline,
         rationale=rationale,
         ship_recommendation=ship,
-        exit_code=0 if level == VerdictLevel.PROGRESS else 1,
+        exit_code=EXIT_OK if level == VerdictLevel.PROGRESS else EXIT_NOT_PASSED,
         pairs=pairs,
     )
 
@@ -159,7 +160,7 @@ def _solo(summaries: Mapping[str, VariantSummary], config: CompareConfig) -> Ver
         headline=headline,
         rationale=lines,
         ship_recommendation=rec,
-        exit_code=0 if passing else 1,
+        exit_code=EXIT_OK if passing else EXIT_NOT_PASSED,
         pairs=[],
     )
 

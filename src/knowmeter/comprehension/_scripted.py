@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from knowmeter.comprehension._criteria import Behavior, is_verbatim_behavior
-from knowmeter.executors import ExecRequest, ExecResult, ExecutorSpec, register_executor
+from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorSpec, register_executor
 from knowmeter.skillgraph import tokens
 from knowmeter.traces import MessageEvent, Trace
 
@@ -91,11 +91,12 @@ def scripted_reply(prompt: str) -> str:
     return f"<verdict>\n{json.dumps(body, ensure_ascii=False, indent=1)}\n</verdict>"
 
 
-class ScriptedGrader:
+class ScriptedGrader(Executor):
     """The executor form of ``scripted_reply`` (free, instant, deterministic)."""
 
     name = NAME
     non_llm = True
+    workspace_leak_allowed = True  # a grader reads only its request
 
     def identity(self) -> str:
         return VERSION

@@ -7,6 +7,7 @@ from knowmeter.executors._protocol import (
     Executor,
     ExecutorError,
     ExecutorUnavailable,
+    ExecutorWrapper,
     SkillInstall,
 )
 from knowmeter.executors._registry import (
@@ -27,6 +28,7 @@ __all__ = [
     "ExecutorError",
     "ExecutorSpec",
     "ExecutorUnavailable",
+    "ExecutorWrapper",
     "SkillInstall",
     "UnknownExecutor",
     "command_given_in",

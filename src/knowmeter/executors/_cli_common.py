@@ -31,7 +31,14 @@ from knowmeter.executors._isolation import (
     task_sandbox,
 )
 from knowmeter.executors._options import ExecutorOptions, options_hash
-from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError, ExecutorUnavailable, SkillInstall
+from knowmeter.executors._protocol import (
+    ExecRequest,
+    ExecResult,
+    Executor,
+    ExecutorError,
+    ExecutorUnavailable,
+    SkillInstall,
+)
 from knowmeter.executors._registry import ExecutorSpec
 from knowmeter.executors._seal import needed_folders, seal_problem
 from knowmeter.traces import ErrorKind, ToolResultEvent, Trace
@@ -239,15 +246,16 @@ async def write_text(path: Path, text: str) -> Path:
 CliOptionsT = TypeVar("CliOptionsT", bound=CliOptions)
 
 
-class CliAgentExecutor(ABC, Generic[CliOptionsT]):
+class CliAgentExecutor(Executor, ABC, Generic[CliOptionsT]):
     """One agent CLI run per task, isolated: a private workspace copy and HOME, a minimal
     environment, the process group killed on timeout. Subclasses build the command line and turn
     the process's output into an ExecResult."""
 
     name: str
     non_llm: bool = False
+    sealed: bool
     #: stops a task at its timeout itself and returns the partial trace (see ``Executor``)
-    enforces_timeout: ClassVar[bool] = True
+    enforces_timeout = True
     #: environment variables (names or globs) passed through by default
     default_pass_env: ClassVar[tuple[str, ...]] = ()
 

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from knowmeter.errors import InputError
 from knowmeter.executors._options import ExecutorOptions, options_hash, parse_options
-from knowmeter.executors._protocol import ExecResult, ExecutorError, ExecutorUnavailable
+from knowmeter.executors._protocol import ExecResult, Executor, ExecutorError, ExecutorUnavailable
 from knowmeter.executors._registry import ExecutorSpec
 from knowmeter.traces import Event, MessageEvent, Trace
 
@@ -36,12 +36,13 @@ class ApiOptions(ExecutorOptions):
 OptionsT = TypeVar("OptionsT", bound=ApiOptions)
 
 
-class ApiExecutor(Generic[OptionsT]):
+class ApiExecutor(Executor, Generic[OptionsT]):
     """Base of a single-turn model-API executor: subclasses name the executor, its options class,
     its SDK module, the install hint and the API key's environment variable, and implement ``run``."""
 
     name: str
     non_llm = False
+    workspace_leak_allowed = True  # a model API reads no workspace
     options_type: ClassVar[type[ApiOptions]]
     sdk: ClassVar[str]
     install_hint: ClassVar[str]

@@ -33,7 +33,7 @@ import anyio
 
 from knowmeter import defaults
 from knowmeter.errors import InputError
-from knowmeter.executors._protocol import ExecRequest, ExecResult, SkillInstall
+from knowmeter.executors._protocol import ExecRequest, ExecResult, Executor, SkillInstall
 from knowmeter.executors._registry import ExecutorSpec, register_executor
 from knowmeter.traces import (
     ErrorKind,
@@ -109,11 +109,12 @@ class _Scored:
     source: str
 
 
-class OfflineAgent:
+class OfflineAgent(Executor):
     """See the module docstring. Stateless apart from a per-instance file cache."""
 
     name = "offline"
     non_llm = True
+    workspace_leak_allowed = True  # omk's default: it searches the config's folder (a warning)
 
     def __init__(self, model: str | None = None, max_sentences: int = 2, delivery: str = "system") -> None:
         if delivery not in ("system", "skill"):

@@ -109,15 +109,28 @@ class ExecutorUnavailable(Exception):
 
 @runtime_checkable
 class Executor(Protocol):
-    """An agent under test (or a judge). Implementations are async and must not block the loop."""
+    """An agent under test (or a judge). Implementations are async and must not block the loop.
+
+    An implementation subclasses ``Executor`` to get the capabilities' defaults (the safe ones:
+    an executor that does not say otherwise has its workspace checked as an agent CLI's, is not
+    known to be sealed and is stopped by the runner at the timeout). A wrapper forwards the
+    capabilities of the executor it wraps."""
 
     #: registry name, e.g. ``offline``, ``script``, ``claude``
     name: str
-    #: True for agents that are not LLMs (reports label them). An executor that stops a task at
-    #: ``request.timeout_s`` itself and returns what it observed until then may also set a class
-    #: attribute ``enforces_timeout = True``: the runner's own timeout then waits a grace period
-    #: longer, so the partial trace is kept.
+    #: True for agents that are not LLMs (reports label them)
     non_llm: bool
+    #: whether each task's agent runs sealed from every other task (True / False); None for
+    #: executors that run no agent process of their own in a sandbox (offline, script, APIs)
+    sealed: bool | None = None
+    #: True for an executor that stops a task at ``request.timeout_s`` itself and returns what it
+    #: observed until then: the runner's own timeout then waits a grace period longer, so the
+    #: partial trace is kept
+    enforces_timeout: bool = False
+    #: True for executors whose workspace may expose the answer key or another arm's artifact
+    #: with a warning (omk's default for the offline and script agents; a model API reads no
+    #: workspace); False (the default) refuses such a workspace, as for an agent CLI free to explore it
+    workspace_leak_allowed: bool = False
 
     def identity(self) -> str:
         """A string that changes whenever the executor would answer differently for the same
@@ -127,3 +140,19 @@ class Executor(Protocol):
     async def run(self, request: ExecRequest) -> ExecResult:
         """Run one task. Raise ``ExecutorError`` for retryable failures."""
         ...
+
+
+class ExecutorWrapper(Executor):
+    """An executor that stands in for ``inner`` (charging its calls, running them elsewhere): its
+    name, kind and capabilities are ``inner``'s, so a wrapper never turns a check off."""
+
+    def __init__(self, inner: Executor) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.non_llm = inner.non_llm
+        self.sealed = inner.sealed
+        self.enforces_timeout = inner.enforces_timeout
+        self.workspace_leak_allowed = inner.workspace_leak_allowed
+
+    def identity(self) -> str:
+        return self.inner.identity()

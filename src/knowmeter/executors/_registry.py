@@ -100,7 +100,14 @@ def create_executor(spec: ExecutorSpec) -> Executor:
     _load_builtins()
     factory = _REGISTRY.get(spec.name)
     if factory is not None:
-        return factory(spec)
+        executor = factory(spec)
+        if not isinstance(executor, Executor):  # a plugin's class written before capabilities were part of the protocol
+            raise UnknownExecutor(
+                f"executor {spec.name!r}: {type(executor).__name__} is not a knowmeter.executors.Executor; "
+                "subclass it (it gives the capabilities sealed, enforces_timeout and workspace_leak_allowed "
+                "their defaults)"
+            )
+        return executor
     argv = shlex.split(spec.name)
     if argv and (shutil.which(argv[0]) is not None or "/" in argv[0]):
         options = dict(spec.options)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from knowmeter import jsonio
-from knowmeter.executors._protocol import ExecRequest, ExecResult, ExecutorError
+from knowmeter.executors._protocol import ExecRequest, ExecResult, Executor, ExecutorError
 from knowmeter.executors._registry import ExecutorSpec, UnknownExecutor, register_executor, resolve_argv
 from knowmeter.executors._spawn import run_command
 from knowmeter.traces import (
@@ -199,7 +199,7 @@ def files_digest(argv: list[str]) -> str | None:
 _STDERR_KEEP = 1 << 20
 
 
-class ScriptExecutor:
+class ScriptExecutor(Executor):
     """Runs ``command`` once per task (in the task's workspace) with the protocol above; its
     relative paths are files in ``folder`` (``resolve_argv``).
 
@@ -210,6 +210,7 @@ class ScriptExecutor:
 
     name = "script"
     non_llm = False
+    workspace_leak_allowed = True  # omk's default: the agent works in the config's folder (a warning)
 
     def __init__(
         self,

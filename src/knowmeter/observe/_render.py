@@ -184,8 +184,8 @@ def notes(report: HealthReport) -> list[str]:
     unjudged = sum(h.gaps.hedging_unjudged for h in report.skills)
     if unjudged:
         out.append(
-            f"hedging: {unjudged} Japanese candidate sentence(s) not judged — the regex cannot tell doubt from a "
-            "review remark there, and observe runs no classifier; they are not counted"
+            f"hedging: {unjudged} Japanese candidate sentence(s) not judged — the Japanese regex alone is not "
+            "shown to hold on held-out labelled logs, and observe runs no classifier; they are not counted"
         )
     retried = sum(len(h.gaps.retried) for h in report.skills)
     if retried:

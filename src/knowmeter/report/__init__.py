@@ -1,6 +1,7 @@
 """Reports: report.json as one typed model (``Report``, versioned, with a generated JSON
 Schema), the terminal summary."""
 
+from knowmeter.gates import Gates
 from knowmeter.report._build import SectionBuilder, build_report, write_report
 from knowmeter.report._compare_section import compare_config, comparison_section, observations
 from knowmeter.report._gaps_section import gaps_section, variant_root
@@ -14,7 +15,6 @@ from knowmeter.report._model import (
     CoverageSection,
     ExecutorInfo,
     GapsSection,
-    Gates,
     GraderInfo,
     ProbeComparison,
     ProbeSide,
@@ -29,7 +29,7 @@ from knowmeter.report._read import read_report
 from knowmeter.report._resources_section import resources_section
 from knowmeter.report._summary import summarize_operations
 from knowmeter.report._terminal import percent, probe_lines, render_terminal
-from knowmeter.report._view import ReportView
+from knowmeter.report._view import ReportView, SampleRow, TaskView
 
 __all__ = [
     "REPORT_SCHEMA_VERSION",
@@ -48,8 +48,10 @@ __all__ = [
     "Report",
     "ReportView",
     "RunInfo",
+    "SampleRow",
     "SectionBuilder",
     "Statistics",
+    "TaskView",
     "VariantOperations",
     "build_report",
     "compare_config",

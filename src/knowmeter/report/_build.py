@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from knowmeter import jsonio
 from knowmeter._record import RecordError
 from knowmeter.config import first_error
+from knowmeter.decision import incompleteness
 from knowmeter.errors import InputError
 from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
 from knowmeter.report._summary import summarize_operations
@@ -128,21 +129,22 @@ def partial_info(run: dict[str, Any], done: int, with_results: set[str], run_id:
     stored, for the variants ``with_results``."""
     missing = run["tasks_total"] - done
     status = run.get("status")
-    if status == "complete" and missing <= 0:
-        return None
     refused = (run.get("budget") or {}).get("tasks_not_started_for_budget") or 0
+    kind = incompleteness(status, missing=missing, refused_for_budget=refused)
+    if kind is None:
+        return None
     resume = resume_command(run_id, comprehension="comprehension" in run)
-    if status == "incomplete" and refused:
+    if kind == "budget":
         reason = f"stopped by the budget: {refused} task(s) not started"
-    elif status == "halted" and isinstance(run.get("halted"), dict):
+    elif kind == "halted" and isinstance(run.get("halted"), dict):
         halted = run["halted"]
         reason = (
             f"stopped early: {halted.get('reason')}; {halted.get('tasks_not_started')} task(s) not started — "
             f"fix the cause, then {resume} runs them"
         )
-    elif status in ("running", None):
+    elif kind == "killed":
         reason = f"the run did not finish (killed, or still running): {resume}"
-    elif status == "complete":
+    elif kind == "records_missing":
         reason = (
             f"{missing} task(s) have no readable record in results.jsonl (see results_problems): "
             f"{resume} runs them again"

@@ -56,7 +56,7 @@ def index_rows(report: Report, run_path: Path) -> tuple[dict[str, Any], list[dic
         "sample_set_sha": wm.sha256,
         "sample_count": wm.count,
         # the decision's verdict: none when nothing was measured, whatever the comparison's level
-        "verdict": report.decision.verdict if report.decision else report.verdict and str(report.verdict.level),
+        "verdict": report.decision.verdict if report.decision else None,
         "outcome": report.decision.outcome if report.decision else None,
         "tasks_total": run.tasks_total,
         "tasks_done": run.tasks_done,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, field_serializer
+from pydantic import ConfigDict, Field, computed_field, field_serializer
 
 from knowmeter._stored import StoredModel
 from knowmeter.analysis import Coverage, GapSummary
@@ -27,8 +27,8 @@ from knowmeter.compare import (
 from knowmeter.compare import (
     VariantSummary as VariantStatistics,
 )
-from knowmeter.decision import Decision
-from knowmeter.gates import GateResult
+from knowmeter.decision import Decision, Incompleteness, incompleteness
+from knowmeter.gates import Gates
 from knowmeter.stats import BootstrapResult
 from knowmeter.store import StoredTasks, TaskRecord
 from knowmeter.watermark import Watermark
@@ -207,9 +207,15 @@ class RunInfo(_M):
     )
 
     @property
+    def incomplete(self) -> Incompleteness | None:
+        """Why the run covers only part of its plan (``knowmeter.decision.incompleteness``)."""
+        budget = self.budget.tasks_not_started_for_budget if self.budget else 0
+        return incompleteness(self.status, missing=self.tasks_total - self.tasks_done, refused_for_budget=budget)
+
+    @property
     def complete(self) -> bool:
         """The run finished and every planned task has a result."""
-        return self.status == "complete" and self.tasks_done >= self.tasks_total
+        return self.incomplete is None
 
 
 class Cost(_M):
@@ -301,11 +307,6 @@ class CoverageSection(_M):
 
     watermark: Watermark
     variants: list[Coverage]
-
-
-class Gates(_M):
-    passed: bool = Field(description="Every configured gate passed (true when none is configured).")
-    results: list[GateResult]
 
 
 # --- the comprehension section (knowmeter comprehend) ---------------------------------------
@@ -557,11 +558,15 @@ class Report(_M):
     gates: Gates | None = None
     notes: list[str] = Field(default_factory=list, description="The sample-evolution nudge (complete runs only).")
     decision: Decision | None = Field(default=None, description="The run's outcome: verdict, blockers, exit code.")
-    exit_code: int | None = Field(default=None, description="The exit code of eval / report (decision.exit_code).")
     probe_comparison: ProbeComparison | None = None
     tasks: Sequence[TaskRecord] | None = Field(
         default=None, description="Every stored task record, as stored."
     )  # a report built from a run: its StoredTasks
+
+    @computed_field(description="The exit code of eval / report: decision.exit_code, read from it.")  # type: ignore[prop-decorator]
+    @property
+    def exit_code(self) -> int | None:
+        return None if self.decision is None else self.decision.exit_code
 
     @field_serializer("tasks")
     def _tasks_as_list(self, tasks: Sequence[TaskRecord] | None) -> list[TaskRecord] | None:

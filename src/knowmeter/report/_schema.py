@@ -16,6 +16,8 @@ SCHEMA_FILE = Path(__file__).with_name("report.schema.json")
 def json_schema() -> dict[str, Any]:
     """The complete JSON Schema of report.json (draft 2020-12)."""
     schema = Report.model_json_schema(mode="serialization")
+    # a derived section (``exit_code``) is left out, as the others, when what it is read from is absent
+    schema["required"] = [name for name in schema["required"] if name not in Report.OPTIONAL_SECTIONS]
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
 
 

@@ -225,22 +225,12 @@ class ReportView:
     # -- the decision ----------------------------------------------------------------------
     @property
     def outcome(self) -> Outcome | None:
-        """The decision, with the verdict's rationale (None for a report without either)."""
+        """The decision (``Report.decision``, never re-decided here), with the verdict's rationale;
+        None for a report not decided."""
         d, v = self._r.decision, self._r.verdict
         rationale = list(v.rationale) if v else []
         if d is None:
-            if v is None:
-                return None
-            return Outcome(
-                outcome=str(v.level),
-                verdict=str(v.level),
-                headline=v.headline,
-                recommendation=v.ship_recommendation,
-                exit_code=self.exit_code,
-                blockers=[],
-                warnings=[],
-                rationale=rationale,
-            )
+            return None
         return Outcome(
             outcome=d.outcome,
             verdict=d.verdict,
@@ -251,10 +241,6 @@ class ReportView:
             warnings=list(d.warnings),
             rationale=rationale,
         )
-
-    @property
-    def exit_code(self) -> int | None:
-        return self._r.exit_code
 
     @property
     def notes(self) -> list[str]:

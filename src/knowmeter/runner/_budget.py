@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 
-from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError
+from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError, ExecutorWrapper
 from knowmeter.runner._ledger import LEDGER_FILE, Ledger, StoredSpend, read_ledger
 
 #: A reservation is this many times the highest cost seen so far (for calls of the same kind),
@@ -355,21 +355,16 @@ def budget_warnings(record: Mapping[str, Any], concurrency: int | None = None) -
     return warnings
 
 
-class MeteredExecutor:
+class MeteredExecutor(ExecutorWrapper):
     """An executor whose every call is charged to a ``Budget`` (judges, graders, the hedging
     classifier): a call that cannot fit raises ``BudgetExhausted``, a call reporting a
     non-finite or negative cost raises ``ExecutorError``."""
 
     def __init__(self, inner: Executor, budget: Budget, kind: str) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.budget = budget
         self.kind = kind
-        self.name = inner.name
-        self.non_llm = inner.non_llm
         self._calls = 0
-
-    def identity(self) -> str:
-        return self.inner.identity()
 
     async def run(self, request: ExecRequest) -> ExecResult:
         self._calls += 1

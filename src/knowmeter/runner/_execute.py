@@ -35,7 +35,6 @@ class ExecutionSettings:
     retry: int = defaults.RETRY
     backoff_s: float = 0.5
     model: str | None = None
-    use_cache: bool = True
     #: paths no agent may see (every variant's artifact, the sample files, the run store)
     protected: tuple[Path, ...] = ()
     #: stop starting tasks when the first this many finished tasks failed the same way (0: never)
@@ -80,8 +79,7 @@ async def _run_with_retries(
     executor: Executor, request: ExecRequest, settings: ExecutionSettings, stats: ExecutionStats
 ) -> tuple[ExecResult, int]:
     attempt = 0
-    own = bool(getattr(executor, "enforces_timeout", False))
-    limit = settings.timeout_s + (TIMEOUT_GRACE_S if own else 0.0)
+    limit = settings.timeout_s + (TIMEOUT_GRACE_S if executor.enforces_timeout else 0.0)
     while True:
         attempt += 1
         started = time.perf_counter()

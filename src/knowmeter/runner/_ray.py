@@ -17,7 +17,15 @@ import json
 from typing import Any
 
 from knowmeter.cluster import connect
-from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError, ExecutorSpec, create_executor
+from knowmeter.executors import (
+    ExecRequest,
+    ExecResult,
+    Executor,
+    ExecutorError,
+    ExecutorSpec,
+    ExecutorWrapper,
+    create_executor,
+)
 
 #: Times Ray resubmits a task whose worker process (or node) died (Ray's own default is 3).
 MAX_SYSTEM_RETRIES = 3
@@ -44,19 +52,13 @@ def run_on_worker(spec: ExecutorSpec, request: ExecRequest) -> ExecResult:
     return anyio.run(executor.run, request)
 
 
-class RayExecutor:
+class RayExecutor(ExecutorWrapper):
     """The driver's stand-in for an executor whose ``run`` happens in a Ray task."""
 
     def __init__(self, local: Executor, spec: ExecutorSpec, remote: Any) -> None:
-        self.name = local.name
-        self.non_llm = local.non_llm
-        self.enforces_timeout = bool(getattr(local, "enforces_timeout", False))
-        self._local = local
+        super().__init__(local)
         self._spec = spec
         self._remote = remote
-
-    def identity(self) -> str:
-        return self._local.identity()
 
     async def run(self, request: ExecRequest) -> ExecResult:
         import ray

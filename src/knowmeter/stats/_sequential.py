@@ -69,12 +69,53 @@ def _exit_prob(c: float, t: float, sd: float, state: _State) -> float:
     return float(np.sum(density * tails))
 
 
+def _continue(c: float, t: float, sd: float, state: _State) -> _State:
+    """The continuation (sub-)density of ``B(t) = Z √t`` on ``|Z| < c`` at this look, times
+    Simpson weights, from the last look's (``sd``: √ of the fraction since it)."""
+    grid, density = state
+    b = c * math.sqrt(t)
+    new_grid = np.linspace(-b, b, _GRID)
+    if grid is None or density is None:
+        new_density = _phi(new_grid / sd) / sd
+    else:
+        kernel = _phi((new_grid[:, None] - grid[None, :]) / sd) / sd
+        new_density = kernel @ density
+    return new_grid, new_density * _simpson(_GRID) * (new_grid[1] - new_grid[0])
+
+
+def _check(fractions: Sequence[float]) -> list[float]:
+    if not fractions or any(b <= a for a, b in itertools.pairwise(fractions)):
+        raise ValueError(f"information fractions must increase: {list(fractions)}")
+    return [min(max(float(t), 1e-9), 1.0) for t in fractions]
+
+
+def crossing_probabilities(fractions: Sequence[float], bounds: Sequence[float]) -> list[float]:
+    """Under H0, the probability that the first crossing of ``|Z_k| >= bounds[k]`` is at look k
+    (their sum is the design's two-sided type-I error), by the same numerical integration."""
+    ts = _check(fractions)
+    probs: list[float] = []
+    state: _State = (None, None)
+    prev_t = 0.0
+    for t, c in zip(ts, bounds, strict=True):
+        sd = math.sqrt(t - prev_t)
+        probs.append(_exit_prob(c, t, sd, state))
+        state, prev_t = _continue(c, t, sd, state), t
+    return probs
+
+
+def haybittle_peto_boundaries(fractions: Sequence[float], alpha: float, interim: float = INTERIM_CAP) -> list[float]:
+    """Haybittle–Peto: every interim look at ``interim`` (z 3.29, nominal p 0.001), a look at
+    ``t = 1`` at the unadjusted ``z_{1−α/2}`` — so whatever the fixed test decides at the planned N
+    the design decides too, earlier or at the end; the overall level is a little above ``alpha``
+    (``crossing_probabilities`` gives it)."""
+    ts = _check(fractions)
+    return [norm_ppf(1 - alpha / 2) if t >= 1 else interim for t in ts]
+
+
 def spending_boundaries(fractions: Sequence[float], alpha: float, cap: float = INTERIM_CAP) -> list[float]:
     """The z boundaries ``c_k`` for looks at increasing information fractions in (0, 1]; a look
     at 1 spends the rest of ``alpha``."""
-    if not fractions or any(b <= a for a, b in itertools.pairwise(fractions)):
-        raise ValueError(f"information fractions must increase: {list(fractions)}")
-    ts = [min(max(float(t), 1e-9), 1.0) for t in fractions]
+    ts = _check(fractions)
     bounds: list[float] = []
     spent = 0.0
     grid: npt.NDArray[np.float64] | None = None  # values of B(t_{k-1}) = Z √t in the continuation region
@@ -101,14 +142,7 @@ def spending_boundaries(fractions: Sequence[float], alpha: float, cap: float = I
         bounds.append(c)
         if k == len(ts) - 1:
             break
-        b = c * math.sqrt(t)
-        new_grid = np.linspace(-b, b, _GRID)
-        if grid is None or density is None:
-            new_density = _phi(new_grid / sd) / sd
-        else:
-            kernel = _phi((new_grid[:, None] - grid[None, :]) / sd) / sd
-            new_density = kernel @ density
-        grid, density = new_grid, new_density * _simpson(_GRID) * (new_grid[1] - new_grid[0])
+        grid, density = _continue(c, t, sd, (grid, density))
         prev_t = t
     return bounds
 

@@ -44,6 +44,7 @@ class _Variant(_Open):
     files: int | None = Field(default=None, ge=0)
     path: str | None = None
     cwd: str | None = None
+    cwd_hash: str | None = None
 
 
 class _Executor(_Open):

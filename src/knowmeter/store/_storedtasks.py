@@ -30,6 +30,10 @@ class _Plan:
         self.roles = {v["name"]: v["role"] for v in run["variants"]}
         self.repeats = int(run["config"].get("repeat") or 1)
         self.samples = -(-int(run["tasks_total"]) // (len(self.roles) * self.repeats))
+        sequential = run.get("sequential")
+        if isinstance(sequential, dict) and isinstance(sequential.get("planned_samples"), int):
+            # a sequential run stopped early keeps a reused control's records of the later samples
+            self.samples = max(self.samples, sequential["planned_samples"])
 
     def problem(self, task: TaskRecord) -> str | None:
         """Why ``task`` is not one of the plan's tasks (None when it is)."""

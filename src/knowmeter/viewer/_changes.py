@@ -1,6 +1,6 @@
 """Which samples changed outcome between two runs (the viewer's compare page): each sample ×
-variant × repeat present in both runs whose pass/fail or execution error differs, with both
-outputs, or present in one run only."""
+variant × repeat present in both runs whose pass/fail or execution error differs, or present in
+one run only (the page fetches both tasks' detail when one is opened)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from knowmeter.report.html import id_key
 
 #: changed tasks listed on the page; the rest are counted
 CHANGES_SHOWN = 300
-#: an output longer than this is cut on the compare page (the cut is stated)
-OUTPUT_CHARS = 4000
 
 
 @dataclass(frozen=True)
@@ -21,8 +19,6 @@ class Side:
 
     outcome: str
     composite: float | None
-    output: str
-    cut: int
 
 
 @dataclass(frozen=True)
@@ -38,9 +34,7 @@ def _side(view: ReportView) -> dict[tuple[str, str, int], Side]:
     out = {}
     for t in view.tasks():
         outcome = "error" if t.error else "pass" if t.passed else "fail" if t.passed is False else "unknown"
-        out[(t.sample_id, t.variant, t.repeat)] = Side(
-            outcome, t.composite, t.output[:OUTPUT_CHARS], max(len(t.output) - OUTPUT_CHARS, 0)
-        )
+        out[(t.sample_id, t.variant, t.repeat)] = Side(outcome, t.composite)
     return out
 
 

@@ -79,6 +79,15 @@ class Store:
         path = self._run_file(run_id, "report.json")
         return None if path is None else read_report(path, run_id)
 
+    def stamp(self, run_id: str) -> tuple[int, ...] | None:
+        """When and how big the run's stored report and results are (a search index built from
+        them is current while this is the same), or None (unknown id, no report)."""
+        report = self._run_file(run_id, "report.json")
+        if report is None:
+            return None
+        files = [report, report.with_name("results.jsonl")]
+        return tuple(n for f in files if f.is_file() for n in (f.stat().st_mtime_ns, f.stat().st_size))
+
     def stored_page(self, run_id: str, csp: str) -> str | None:
         """The run's stored report.html when it can be served as it is: written after its
         report.json (not stale) by this version's page script (its policy is ``csp``); else None."""

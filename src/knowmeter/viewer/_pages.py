@@ -9,7 +9,7 @@ from typing import Any
 from markupsafe import Markup
 
 from knowmeter.report import Report, ReportView, not_comparable
-from knowmeter.report.html import Series, assets, environment, line_chart
+from knowmeter.report.html import Series, assets, environment, line_chart, page_script
 from knowmeter.viewer._changes import CHANGES_SHOWN, changes
 from knowmeter.watermark import WATERMARK_WARNING
 
@@ -19,9 +19,14 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action
 TREND_METRICS = (("gap_rate", "gap rate", True), ("coverage", "coverage", True), ("composite", "composite", False))
 
 
-def _render(template: str, **context: Any) -> str:
+def _render(template: str, *, csp: str = CSP, **context: Any) -> str:
     css = assets()[0]
-    return environment().get_template(template).render(css=Markup(css), csp=CSP, **context)
+    return environment().get_template(template).render(css=Markup(css), csp=csp, **context)
+
+
+def compare_csp() -> str:
+    """The compare page's policy: its script (by hash) may ask this viewer for the two runs' rows."""
+    return page_script("compare.js")[1].replace("connect-src 'none'", "connect-src 'self'")
 
 
 def runs_page(runs: list[dict[str, Any]]) -> str:
@@ -34,6 +39,8 @@ def compare_page(a: tuple[str, Report], b: tuple[str, Report]) -> str:
     changed, n_changed = changes(views[0][1], views[1][1])
     return _render(
         "viewer_compare.html.j2",
+        csp=compare_csp(),
+        js=Markup(page_script("compare.js")[0]),
         title=f"knowmeter: {a[0]} vs {b[0]}",
         views=views,
         same_set=same_set,

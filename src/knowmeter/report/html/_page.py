@@ -151,16 +151,23 @@ def environment() -> Environment:
 
 
 @cache
-def assets() -> tuple[str, str, str]:
-    """(css, js, CSP) — the script's sha256 goes into the policy."""
-    css = (TEMPLATES / "report.css").read_text(encoding="utf-8")
-    js = (TEMPLATES / "report.js").read_text(encoding="utf-8")
+def page_script(name: str) -> tuple[str, str]:
+    """(the script of a page — the shared detail component ``detail.js`` followed by ``name`` — and
+    its CSP: the script's sha256 goes into the policy, which forbids every fetch)."""
+    js = "\n".join((TEMPLATES / f).read_text(encoding="utf-8") for f in ("detail.js", name))
     digest = base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode()
     csp = (
         f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src data:; "
         "connect-src 'none'; form-action 'none'; base-uri 'none'"
     )
-    return css, js, csp
+    return js, csp
+
+
+@cache
+def assets() -> tuple[str, str, str]:
+    """(css, the report page's script, its CSP)."""
+    css = (TEMPLATES / "report.css").read_text(encoding="utf-8")
+    return (css, *page_script("report.js"))
 
 
 def _forest(comp: Comparison, min_effect: float | None) -> Markup:
@@ -181,12 +188,9 @@ def _saturation_chart(name: str, saturation: Mapping[str, Any] | None) -> Markup
     return line_chart([series], title=f"CI width over repeats ({name})", y_label="CI width", x_label="repeats")
 
 
-def render_html(
-    report: Report, *, title: str | None = None, detail_rows: int = DETAIL_ROWS, links: Sequence[tuple[str, str]] = ()
-) -> str:
+def render_html(report: Report, *, title: str | None = None, detail_rows: int = DETAIL_ROWS) -> str:
     """The whole page for a stored report, with the detail of at most ``detail_rows`` sample rows
-    (the page says how many of how many are shown); ``links`` (href, text) lead the page's nav
-    (the viewer's way back to its runs list)."""
+    (the page says how many of how many are shown)."""
     view = ReportView(report)
     data = payload(view, limit=detail_rows)
     css, js, csp = assets()
@@ -213,7 +217,6 @@ def render_html(
             plain=[] if view.comprehension else plain_summary(view),
             saturation=saturation,
             budget=budget_rows(view.budget),
-            links=links,
             compared=data["control"] is not None and len(data["variants"]) > 1,
             shown=data["shown"],
             traced=data["traced"],

@@ -130,6 +130,13 @@ def _task(task: TaskView) -> dict[str, Any]:
     }
 
 
+def variant_order(view: ReportView) -> tuple[str | None, list[str]]:
+    """(the control, or None when no variant has that role; the variants, the control first)."""
+    names = [v.name for v in view.variants]
+    control = next((v.name for v in view.variants if v.role == "control"), None)
+    return control, ([control] if control is not None else []) + [n for n in names if n != control]
+
+
 def payload(
     view: ReportView, *, limit: int = DETAIL_ROWS, budget: tuple[int, int] = (DETAIL_BYTES, TRACE_BYTES)
 ) -> dict[str, Any]:
@@ -140,19 +147,18 @@ def payload(
     (every row of the report), ``shown`` (how many are in ``rows``) and ``traced`` (how many of
     those carry their traces; the others' ``tl`` is None)."""
     roles = {v.name: v.role for v in view.variants}
-    control = next((name for name, role in roles.items() if role == "control"), None)
-    order = ([control] if control is not None else []) + [n for n in roles if n != control]
+    control, order = variant_order(view)
     head = {"variants": order, "roles": roles, "control": control}
     ranked: list[tuple[int, dict[str, Any]]] = []
     for row in view.samples():  # one pass while every row fits (the common case)
         if len(ranked) == limit:
             break
-        ranked.append((row_rank(row), _row(row, order)))
+        ranked.append((row_rank(row), detail_row(row, order)))
     else:
         rows, traced = _within(ranked, budget)
         return {**head, "rows": rows, "total": len(ranked), "shown": len(rows), "traced": traced}
     total, shown = shown_rows(view, limit)
-    ranked = [(row_rank(row), _row(row, order)) for i, row in enumerate(view.samples()) if i in shown]
+    ranked = [(row_rank(row), detail_row(row, order)) for i, row in enumerate(view.samples()) if i in shown]
     rows, traced = _within(ranked, budget)
     return {**head, "rows": rows, "total": total, "shown": len(rows), "traced": traced}
 
@@ -208,7 +214,9 @@ def shown_rows(view: ReportView, limit: int) -> tuple[int, set[int]]:
     return total, set([i for kept in by_rank for i in kept][:limit])
 
 
-def _row(row: SampleRow, order: list[str]) -> dict[str, Any]:
+def detail_row(row: SampleRow, order: list[str]) -> dict[str, Any]:
+    """A row's detail as the page's script reads it: id, repeat, prompt and each variant's task in
+    ``order`` (output, error, assertions, judges, gap signals, trace timeline)."""
     prompt = next((t.prompt for t in row.tasks.values() if t.prompt), None)
     return {
         "id": row.sample_id,
