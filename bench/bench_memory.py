@@ -37,7 +37,7 @@ EVAL = textwrap.dedent("""
     from knowmeter.traces import Trace
 
     class Instant(Executor):
-        name = "instant"; non_llm = True
+        name = "instant"; non_llm = True; workspace_leak_allowed = True  # it reads no workspace
         def identity(self): return "instant"
         async def run(self, request):
             return ExecResult("ok " + request.sample_id, Trace(source="instant"), cost_usd=0.0)
