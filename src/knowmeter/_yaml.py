@@ -5,8 +5,11 @@ PyYAML is imported on first use (runs from JSON / JSONL files never load it)."""
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
+import sys
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -26,14 +29,40 @@ def read_user_text(path: Path, what: str, fix: str = "") -> str:
     when it is missing)."""
     try:
         return path.read_text(encoding="utf-8-sig")  # a byte-order mark in front is not part of the text
-    except FileNotFoundError:
-        raise InputError(f"{path}: {what} not found{'; ' + fix if fix else ''}") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a {what}; name the file inside it") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _read_error(exc, path, what, fix) from None
+
+
+def read_user_lines(path: Path, what: str, fix: str = "") -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of ``path``'s UTF-8 text, read one line at a time and numbered
+    as ``str.splitlines`` numbers them; problems raise ``InputError`` as ``read_user_text``'s do."""
+    lineno = offset = 0  # offset: of the line in the text after a byte-order mark, as read_user_text counts
+    try:
+        with path.open("rb") as fh:
+            for raw in fh:  # split at b"\n" only: no UTF-8 character holds that byte
+                if offset == 0 and raw.startswith(codecs.BOM_UTF8):
+                    raw = raw[len(codecs.BOM_UTF8) :]
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    exc.start += offset
+                    raise
+                offset += len(raw)
+                for line in text.splitlines():  # \r, \x0c, \u2028… end lines too, as in the whole text
+                    lineno += 1
+                    yield lineno, line
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _read_error(exc, path, what, fix) from None
+
+
+def _read_error(exc: OSError | UnicodeDecodeError, path: Path, what: str, fix: str) -> InputError:
+    if isinstance(exc, FileNotFoundError):
+        return InputError(f"{path}: {what} not found{'; ' + fix if fix else ''}")
+    if isinstance(exc, IsADirectoryError):
+        return InputError(f"{path}: is a folder, not a {what}; name the file inside it")
+    if isinstance(exc, UnicodeDecodeError):
+        return InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8")
+    return InputError(f"{path}: cannot read the {what} ({exc.strerror or exc})")
 
 
 def check_shape(data: Any, path: Path | str, *, max_depth: int = MAX_DEPTH, max_values: int | None = None) -> None:
@@ -122,12 +151,13 @@ def _loader() -> type:
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object's pairs as a dict; a key given twice raises ``_DuplicateKey``."""
+    """A JSON object's pairs as a dict; a key given twice raises ``_DuplicateKey``. Keys are
+    interned: the records of a JSONL file, each parsed on its own, then share one copy of each."""
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
             raise _DuplicateKey(key)
-        out[key] = value
+        out[sys.intern(key)] = value
     return out
 
 

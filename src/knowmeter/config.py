@@ -134,7 +134,11 @@ def error_to_show(exc: ValidationError) -> ErrorDetails:
     misspelt key leaves a required one missing, and a mapping given for ``executor: str | {…}``
     fails as a string too), else the first."""
     errors = exc.errors()
-    return next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    return next((e for e in errors if e["type"] in UNKNOWN_KEY_ERRORS), errors[0])
+
+
+#: pydantic's error types for a key the model does not have (a model's; a dataclass's)
+UNKNOWN_KEY_ERRORS = ("extra_forbidden", "unexpected_keyword_argument")
 
 
 def _located(loc: tuple[int | str, ...]) -> tuple[str, type[BaseModel]]:

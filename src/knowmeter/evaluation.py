@@ -9,7 +9,6 @@ that orchestrates: ``resolve_config`` → ``prepare`` → ``start_run`` / ``resu
 from __future__ import annotations
 
 import difflib
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,10 +58,10 @@ from knowmeter.runner import (
 )
 from knowmeter.samples import (
     SampleSet,
-    canonical_sample_bytes,
     find_sample_file,
     id_name_problem,
     load_samples,
+    sample_set_hash,
     sample_set_info,
 )
 from knowmeter.settings import Overrides as Overrides  # the flags' values resolve_config reads
@@ -294,12 +293,7 @@ def prepare(config: RunConfig) -> Prepared:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise InputError(f"two variants are both named {dupes[0]!r}; give them distinct names in eval.yaml")
-    source = ", ".join(config.samples)
-    sample_dir = (base / config.samples[0]).parent  # custom assertion paths are relative to the sample file
-    assertions = {
-        s.sample_id: load_assertions(s.assertions, f"{source}: sample {s.sample_id!r}", sample_dir)
-        for s in sample_set.samples
-    }
+    assertions = _assertions(sample_set, config)
     judges = build_judges(config.judges)
     executor = _executor_from(config)
     tasks = plan_tasks(sample_set.samples, variants, config.repeat, base)
@@ -320,6 +314,22 @@ def prepare(config: RunConfig) -> Prepared:
     return Prepared(
         config, sample_set, variants, executor, tasks, assertions, judges, leak, shard, planned, len(full.samples)
     )
+
+
+def _assertions(sample_set: SampleSet, config: RunConfig) -> dict[str, list[Assertion]]:
+    """Each sample's assertions, validated. Samples that share their written assertions (as
+    ``load_samples`` makes samples written alike do) share one validated list (assertions are
+    frozen), so a plan of many samples holds each distinct set once."""
+    source = ", ".join(config.samples)
+    sample_dir = (config.base_path() / config.samples[0]).parent  # custom assertion paths are relative to it
+    loaded: dict[int, list[Assertion]] = {}
+    out: dict[str, list[Assertion]] = {}
+    for s in sample_set.samples:
+        key = id(s.assertions)  # the samples, alive meanwhile, keep each id unique
+        if key not in loaded:
+            loaded[key] = load_assertions(s.assertions, f"{source}: sample {s.sample_id!r}", sample_dir)
+        out[s.sample_id] = loaded[key]
+    return out
 
 
 def subset(full: SampleSet, config: RunConfig) -> SampleSet:
@@ -343,7 +353,7 @@ def subset(full: SampleSet, config: RunConfig) -> SampleSet:
     if len(kept) == len(full.samples):
         return full
     marked = tuple(f"{p} [subset {len(kept)} of {full.watermark.count}]" for p in full.watermark.paths)
-    digest = hashlib.sha256(canonical_sample_bytes(kept)).hexdigest()
+    digest = sample_set_hash(kept).hexdigest()
     return SampleSet(tuple(kept), Watermark(marked, len(kept), digest), full.requires)
 
 

@@ -99,7 +99,9 @@ def report_sections(
         from knowmeter.comprehension import comprehension_section
 
         return [comprehension_section(overrides)]
-    return [comparison_section(overrides, gold), gaps_section, resources_section(overrides)]
+    # results are computed in this order, each section's inputs freed after its own: the
+    # light one first, so the comparison's and resources' resampling holds fewer inputs alive
+    return [gaps_section, comparison_section(overrides, gold), resources_section(overrides)]
 
 
 def apply_gates(report: Report, store: Path | None) -> None:

@@ -57,7 +57,7 @@ def test_drafts_from_failed_searches_and_uncovered_files(summary, tmp_path):
     assert "VAT rates by country" in drafts[3]["prompt"] and "late fees" in drafts[2]["prompt"]
     for d in drafts:
         assert d["provenance"] == "gap-derived" and d["draft"] is True and d["rubric"]
-        Sample.model_validate(d)
+        Sample.from_record(d)
     # a glob with no literal name names no topic: no draft from "**/*.py"
     assert "**/*.py" not in [d["gap"]["target"] for d in drafts]
     assert draft_samples(summary, ["knowledge/tax.md"], knowledge_root=tmp_path) == draft_samples(

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from knowmeter.cli import cli
+from knowmeter.report import joined_report
 from knowmeter.store import iter_results
 from tests.support.cli import init_demo, km, km_process, km_started
 
@@ -85,7 +86,7 @@ def test_kill_midway_then_resume_runs_every_task_exactly_once(tmp_path: Path) ->
     assert f"{46 - done_before} of 46 tasks left" in r.stderr or "tasks left" in r.stderr
     ids = [rec["task_id"] for rec in iter_results(results)]
     assert len(ids) == 46 and len(set(ids)) == 46
-    report = json.loads((results.parent / "report.json").read_text())
+    report = joined_report(results.parent)
     assert report["run"]["tasks_missing"] == 0 and report["run"]["status"] == "complete"
 
 
@@ -287,7 +288,7 @@ def test_a_damaged_report_json_is_one_line_naming_it(
     run_id = demo_report["run"]["id"]
     run_dir = tmp_path / ".knowmeter" / "runs" / run_id
     shutil.copytree(demo / ".knowmeter" / "runs" / run_id, run_dir)
-    report = json.loads((run_dir / "report.json").read_text())
+    report = joined_report(run_dir)
     for g in report["gaps"]["variants"]:
         g["executed"] = -1
     (run_dir / "report.json").write_text(json.dumps(report))

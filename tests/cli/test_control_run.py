@@ -12,6 +12,7 @@ from click.testing import CliRunner, Result
 
 from knowmeter.cli import cli
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_OK
+from knowmeter.report import joined_report
 from knowmeter.store import iter_results
 
 
@@ -48,7 +49,7 @@ def test_a_matching_control_is_reused_and_paired(demo: Path) -> None:
     assert after == before  # the stored control records, as they were: not run again
     record = json.loads((new / "run.json").read_text(encoding="utf-8"))
     assert record["control_reused"]["run"] == source.name and record["control_reused"]["tasks"] == 23
-    report = json.loads((new / "report.json").read_text(encoding="utf-8"))
+    report = joined_report(new)
     assert report["run"]["control_reused"]["created_at"] == json.loads((source / "run.json").read_text())["created_at"]
     assert report["comparisons"][0]["metrics"]["composite"]["n_pairs"] == 23
     assert f"control reused: 23 control result(s) from run {source.name} (made " in flat(r.stdout)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from knowmeter.store import iter_results
 from tests.support.cli import km
 
 
@@ -28,9 +29,10 @@ def _project(root: Path, executor_line: str) -> Path:
     return root
 
 
-def _report(root: Path) -> dict:  # type: ignore[type-arg]
-    (path,) = (root / ".knowmeter" / "runs").glob("*/report.json")
-    return json.loads(path.read_text())  # type: ignore[no-any-return]
+def _run(root: Path) -> tuple[dict, list[dict]]:  # type: ignore[type-arg]
+    """The run's report.json content and its task records (results.jsonl)."""
+    (run,) = (root / ".knowmeter" / "runs").glob("*/")
+    return json.loads((run / "report.json").read_text()), list(iter_results(run / "results.jsonl"))
 
 
 @pytest.mark.parametrize(
@@ -46,9 +48,8 @@ def test_echo_answers_each_prompt_with_itself_and_calls_no_model(
     assert r.returncode in (0, 1), r.stderr
     assert "executor echo: a harness check" in r.stderr and "no model is called" in r.stderr
     assert "workspace" not in r.stderr  # echo reads no file: no workspace-leak warning
-    report = _report(root)
+    report, tasks = _run(root)
     assert report["run"]["executor"]["name"] == "echo"
-    tasks = report["tasks"]
     assert len(tasks) == 6
     assert all(t["exec"]["output"] == f"what is {t['sample_id'][1:]}?" for t in tasks)
     assert all(t["exec"]["cost_usd"] == 0.0 and t["exec"]["error"] is None for t in tasks)

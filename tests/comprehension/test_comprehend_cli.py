@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from knowmeter.report import joined_report
 from tests.support.cli import init_demo, km_process, km_started
 from tests.support.held import HELD_AGENT
 
@@ -68,7 +69,7 @@ def test_type_safety_worked_example_runs_end_to_end_offline(project: Path) -> No
     assert "grader: scripted-grader — deterministic scripted grader, not an LLM" in out
     assert "verdict: SHALLOW" in out and "named exceptions: failing C1" in out
     assert "· 1 repeat(s) per case and arm × 1 grader call(s) per answer" in out.splitlines()[0]
-    report = json.loads(next((project / ".knowmeter" / "runs").glob("*/report.json")).read_text())
+    report = joined_report(next((project / ".knowmeter" / "runs").glob("*/report.json")).parent)
     comp = report["comprehension"]
     assert list(comp["dimensions"]) == [f"C{i}" for i in range(1, 10)]
     assert len(report["tasks"]) == 20 and comp["ungraded"] == []
@@ -147,7 +148,7 @@ def test_resume_runs_only_the_missing_tasks(project: Path) -> None:
     r = km("--resume", run.name, "--judge", "scripted-grader", cwd=project)
     assert r.returncode == 1, r.stderr
     assert f"resuming run {run.name}: 8 of 20 tasks left" in r.stderr
-    report = json.loads((run / "report.json").read_text())
+    report = joined_report(run)
     assert len(report["tasks"]) == 20 and report["comprehension"]["verdict"]["level"] == "SHALLOW"
     # knowmeter report re-decides it from the stored results alone
     again = subprocess.run(
@@ -159,7 +160,7 @@ def test_resume_runs_only_the_missing_tasks(project: Path) -> None:
         check=False,
     )
     assert again.returncode == 1 and "verdict: SHALLOW" in again.stdout, again.stderr
-    rebuilt = json.loads((run / "report.json").read_text())["comprehension"]
+    rebuilt = joined_report(run)["comprehension"]
     assert rebuilt["settings"]["seed"] == 7 and rebuilt["verdict"] == report["comprehension"]["verdict"]
 
 
@@ -189,7 +190,7 @@ def test_unusable_grader_replies_leave_the_skill_unverified_and_keep_the_run(pro
     before = state.read_text()
     r = km(*ARGS, "--judge", f"{sys.executable} {SCRIPT} not-json", "--write-state", cwd=project)
     run = next((project / ".knowmeter" / "runs").iterdir())
-    report = json.loads((run / "report.json").read_text())
+    report = joined_report(run)
     # a grader reply that broke the rules twice is bad input (issue 13 item 8): exit 2 with one
     # line naming the file and the case — and the command, report.json and knowmeter report agree
     assert r.returncode == report["decision"]["exit_code"] == 2, r.stderr
@@ -271,7 +272,7 @@ def test_unanswered_cases_fail_in_both_arms_and_every_exit_code_agrees(tmp_path:
         cwd=demo,
     )
     run = next((demo / ".knowmeter" / "runs").iterdir())
-    report = json.loads((run / "report.json").read_text())
+    report = joined_report(run)
     comp = report["comprehension"]
     verdict = comp["verdict"]
     # 8 of 12 answered right with the skill: SHALLOW, not PROVISIONAL with eval_score 5 and no failed id
@@ -354,7 +355,7 @@ def test_grader_calls_are_charged_to_the_budget(project: Path) -> None:
     )
     assert r.returncode == 1, r.stderr
     run = next((project / ".knowmeter" / "runs").iterdir())
-    report = json.loads((run / "report.json").read_text())
+    report = joined_report(run)
     budget = report["run"]["budget"]
     assert budget["spent_known_usd"] <= 0.3 + 1e-9
     assert budget["calls"]["grader"]["known_cost"] >= 1 and budget["calls"]["agent"]["known_cost"] >= 1
@@ -371,7 +372,7 @@ def test_a_run_the_budget_stopped_says_so_and_writes_no_state(project: Path) -> 
     r = km(*ARGS, "--judge", "scripted-grader", "--executor", agent, "--budget-usd", "1.45", "--concurrency", "1",
            "--write-state", cwd=project)  # fmt: skip
     run = next((project / ".knowmeter" / "runs").iterdir())
-    report = json.loads((run / "report.json").read_text())
+    report = joined_report(run)
     decision = report["decision"]
     assert decision["outcome"] == "INCOMPLETE" and r.returncode == decision["exit_code"] == 1, r.stderr
     assert f"outcome: {decision['headline']} · exit code 1" in r.stdout.splitlines()
@@ -390,7 +391,7 @@ def test_a_run_the_budget_stopped_says_so_and_writes_no_state(project: Path) -> 
     # the advice names the command that resumes a comprehension run, and it finishes the run
     assert f"finish it with knowmeter comprehend --resume {run.name} --budget-usd TOTAL" in decision["recommendation"]
     finished = km("--resume", run.name, "--budget-usd", "10", cwd=project)
-    assert json.loads((run / "report.json").read_text())["run"]["status"] == "complete", finished.stderr
+    assert joined_report(run)["run"]["status"] == "complete", finished.stderr
 
 
 def test_write_state_without_a_sidecar_is_refused_before_anything_runs(project: Path) -> None:
@@ -453,7 +454,7 @@ def test_sigterm_keeps_the_answers_and_names_the_comprehend_resume(project: Path
     assert "outcome: INCOMPLETE" in out and (run / "report.html").is_file()
     finished = km("--resume", run.name, cwd=project)
     assert finished.returncode in (0, 1), finished.stderr
-    assert json.loads((run / "report.json").read_text())["run"]["status"] == "complete"
+    assert joined_report(run)["run"]["status"] == "complete"
 
 
 def test_a_secret_in_the_agent_command_is_not_stored_and_resume_takes_it_back(project: Path) -> None:

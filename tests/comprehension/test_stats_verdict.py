@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pytest
 from scipy import stats as sps
@@ -180,6 +181,20 @@ def _record(case: int, role: str, passed: bool) -> dict[str, object]:
     }
 
 
+def _folded(section: Any, run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The section's fields from ``records`` folded in one at a time, as a report build does."""
+    from knowmeter.store import TaskRecord
+
+    fold = section(run)
+    for n, rec in enumerate(records):
+        variant = str(rec["role"])
+        task = {"task_id": f"{n}::{variant}::r0", "sample_id": str(n), "variant": variant, "attempts": 1}
+        times = {"cached": False, "started_at": "t", "finished_at": "t", "exec": {}}
+        fold.add((0, f"{n:04}", variant), TaskRecord.model_validate({**task, **times, **rec}))
+    result: dict[str, Any] = fold.result()
+    return result
+
+
 def test_knowmeter_report_overrides_reach_the_comprehension_verdict() -> None:
     """``knowmeter report --min-pairs / --max-mde`` re-decide a comprehension run (they were
     silently ignored: REDUNDANT stayed REDUNDANT however few pairs were asked for)."""
@@ -194,10 +209,10 @@ def test_knowmeter_report_overrides_reach_the_comprehension_verdict() -> None:
     # 20 cases pass with the skill, 18 without: no difference, and enough cases to see one
     records = [_record(n, "treatment", True) for n in range(1, 21)]
     records += [_record(n, "control", n > 2) for n in range(1, 21)]
-    default = comprehension_section()(run, records)["comprehension"]
+    default = _folded(comprehension_section(), run, records)["comprehension"]
     assert default["verdict"]["level"] == "REDUNDANT"
     for overrides, reason in (({"min_pairs": 50}, "(< 50)"), ({"max_mde": 0.1}, "(> 0.1)")):
-        section = comprehension_section(overrides)(run, records)["comprehension"]
+        section = _folded(comprehension_section(overrides), run, records)["comprehension"]
         assert (section["verdict"]["level"], section["verdict"]["rule"]) == ("UNVERIFIED", "cannot_tell")
         assert reason in section["verdict"]["reasons"][0]
         assert {k: section["settings"][k] for k in overrides} == overrides

@@ -94,7 +94,7 @@ def make_result(
 def sample(**fields: Any) -> Sample:
     fields.setdefault("sample_id", "s1")
     fields.setdefault("prompt", "Explain the bug.")
-    return Sample.model_validate(fields)
+    return Sample.from_record(fields)
 
 
 def load(raw: list[dict[str, Any]], base_dir: Path | None = None) -> list[Assertion]:

@@ -65,7 +65,7 @@ def test_probe_samples_carry_provenance_and_validate(kb: Path) -> None:
     assert len(samples) == result.proposed == 7
     assert len({s["sample_id"] for s in samples}) == 7
     for s in samples:
-        Sample.model_validate(s)
+        Sample.from_record(s)
         p = s["probe"]
         assert s["provenance"] == PROBE_PROVENANCE
         assert p["generator"] == "headings" and p["llm"] is False and p["model"] is None

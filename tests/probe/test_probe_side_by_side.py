@@ -104,7 +104,7 @@ def test_probe_gap_rate_beside_the_human_one(demo: Path) -> None:
 
 def test_sample_set_kind() -> None:
     human = Sample(sample_id="h", prompt="q")
-    probe = Sample.model_validate(
+    probe = Sample.from_record(
         {
             "sample_id": "p",
             "prompt": "q",

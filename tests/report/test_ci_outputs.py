@@ -3,7 +3,6 @@ Markdown summary, $GITHUB_STEP_SUMMARY, and both with hostile content."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
+from knowmeter.report import joined_report
 from tests.report.report_support import HOSTILE
 from tests.support.cli import km_process
 
@@ -55,7 +55,7 @@ def _run_report(run: Path, tmp: Path, *extra: str) -> tuple[ET.Element, str, str
 def test_junit_has_a_case_per_task_and_one_for_the_outcome(demo_run: Path, tmp_path: Path) -> None:
     root, summary, step = _run_report(demo_run, tmp_path)
     _check_structure(root)
-    report: dict[str, Any] = json.loads((demo_run / "report.json").read_text())
+    report: dict[str, Any] = joined_report(demo_run)
     cases = {(c.get("classname"), c.get("name")): c for c in root.iter("testcase")}
     assert len(cases) == len(report["tasks"]) + 1
     for t in report["tasks"]:
@@ -76,7 +76,7 @@ def test_junit_has_a_case_per_task_and_one_for_the_outcome(demo_run: Path, tmp_p
 def test_a_failing_outcome_is_a_failed_test_case(demo_run: Path, tmp_path: Path) -> None:
     try:
         root, summary, _ = _run_report(demo_run, tmp_path, "--threshold", "5")
-        report = json.loads((demo_run / "report.json").read_text())  # as rewritten with the override
+        report = joined_report(demo_run)  # as rewritten with the override
     finally:
         km_process("report", str(demo_run), "--report-only", cwd=tmp_path)  # the stored report's own settings again
     _check_structure(root)
@@ -96,6 +96,6 @@ def test_eval_writes_both_and_hostile_text_stays_text(hostile_run: Path) -> None
     messages = "\n".join(f.text or "" for f in root.iter("failure"))
     assert HOSTILE[0] in messages and HOSTILE[3] in messages  # not_contains messages quote the payloads
     names = {c.get("name") for c in root.iter("testcase")}
-    assert {t["sample_id"] for t in json.loads((hostile_run / "report.json").read_text())["tasks"]} < names
+    assert {t["sample_id"] for t in joined_report(hostile_run)["tasks"]} < names
     summary = (out / "summary.md").read_text()
     assert "<" not in summary and "knowmeter:" in summary

@@ -4,18 +4,17 @@ answer's graded verdict (not 'no assertion could be decided' on every case)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from knowmeter.report import Report
+from knowmeter.report import Report, joined_report
 from knowmeter.report._junit import junit_xml
 from knowmeter.report._markdown import markdown_summary
 
 
 def _report(run: Path) -> tuple[dict[str, Any], Report]:
-    data = json.loads((run / "report.json").read_text())
+    data = joined_report(run)
     return data, Report.model_validate(data)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from knowmeter.report import joined_report
 from tests.report.conftest import Browser
 from tests.report.report_support import ARTIFACTS, HOSTILE
 
@@ -14,9 +15,8 @@ pytestmark = pytest.mark.browser
 
 
 def test_demo_report_pill_filters_side_by_side_timeline(browser: Browser, demo_run: Path) -> None:
-    import json
 
-    report = json.loads((demo_run / "report.json").read_text())
+    report = joined_report(demo_run)
     page_file = demo_run / "report.html"
     page = browser.open(page_file)
     page.screenshot(path=str(ARTIFACTS / "report-top.png"))
@@ -139,13 +139,12 @@ def test_hostile_comprehension_content_never_runs_and_fits_a_phone(
     case ids, behavior ids, evidence quotes, rationales, overrides, ungraded reasons, n-grams)
     carrying script, bidi overrides and an unbroken 5,000-character word: nothing runs, nothing
     is fetched, and the page fits a 375 px screen with every case opened."""
-    import json
 
     from knowmeter.report import Report
     from knowmeter.report.html import render_html
 
     payloads = [*HOSTILE, "abc \u202eevil\u202c def", "y" * 5000]
-    report = json.loads((comprehension_run / "report.json").read_text())
+    report = joined_report(comprehension_run)
     comp = report["comprehension"]
     comp["skill"]["name"], comp["eval_file"]["path"] = payloads[0], payloads[1]
     comp["notes"].append(payloads[2])

@@ -6,13 +6,12 @@ states what the page holds."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from knowmeter.report import Report
+from knowmeter.report import Report, joined_report
 from knowmeter.report.html import render_html
 from tests.report.conftest import Browser
 from tests.report.report_support import ARTIFACTS, latest_run
@@ -75,7 +74,7 @@ def test_outputs_too_different_for_a_word_diff_get_a_line_diff_or_say_so(
 ) -> None:
     """Row "long" r0: 300 lines, every one changed (too many words to diff: a line diff); row
     "long" r1: 2,100 lines each, all different (too many lines too: said, no marks)."""
-    report = json.loads((review_run / "report.json").read_text())
+    report = joined_report(review_run)
     for t in report["tasks"]:
         if t["sample_id"] == "long":
             lines, text = (300, "line {} alpha beta gamma delta\n") if t["repeat"] == 0 else (2100, "{}\n")
@@ -149,7 +148,7 @@ def test_a_run_without_a_control_has_no_control(browser: Browser, review_project
 
 
 def test_the_count_names_shown_and_total_rows(browser: Browser, review_run: Path, tmp_path: Path) -> None:
-    report = Report.model_validate(json.loads((review_run / "report.json").read_text()))
+    report = Report.model_validate(joined_report(review_run))
     capped = tmp_path / "report.html"
     capped.write_text(render_html(report, detail_rows=3))
     page = browser.open(capped)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import html as htmllib
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 from markupsafe import escape
 
-from knowmeter.report import Report
+from knowmeter.report import Report, joined_report
 from knowmeter.report.html import render_html
 
 HOSTILE = ('<script>alert("q")</script>', '"><img src=x onerror=alert(1)>', "</details></section><h1>x</h1>")
@@ -30,7 +29,7 @@ def _text(fragment: str) -> str:
 
 @pytest.mark.slow
 def test_comprehend_writes_report_html_with_the_verdict_statistics_and_cases(comprehension_run: Path) -> None:
-    report = json.loads((comprehension_run / "report.json").read_text())
+    report = joined_report(comprehension_run)
     comp = report["comprehension"]
     page = (comprehension_run / "report.html").read_text()
     section = _section(page)
@@ -64,7 +63,7 @@ def test_comprehend_writes_report_html_with_the_verdict_statistics_and_cases(com
 
 
 def test_unknown_figures_read_unknown(comprehension_run: Path) -> None:
-    report = json.loads((comprehension_run / "report.json").read_text())
+    report = joined_report(comprehension_run)
     block = report["comprehension"]["overall"]
     block["paired"]["mde"] = None
     block["paired"]["behavior_fraction_difference"] = None
@@ -76,7 +75,7 @@ def test_unknown_figures_read_unknown(comprehension_run: Path) -> None:
 
 
 def test_hostile_comprehension_content_is_escaped(comprehension_run: Path) -> None:
-    report: dict[str, Any] = copy.deepcopy(json.loads((comprehension_run / "report.json").read_text()))
+    report: dict[str, Any] = copy.deepcopy(joined_report(comprehension_run))
     comp = report["comprehension"]
     comp["skill"]["name"] = HOSTILE[0]
     comp["verdict"]["reasons"].append(HOSTILE[1])
@@ -95,7 +94,7 @@ def test_the_page_shows_one_exit_code_the_runs(comprehension_run: Path) -> None:
     """A run the budget stopped exits 1 whatever its verdict: the page shows that code once and
     no second one (the comprehension section showed the verdict's 0 under the header's 1); the
     legend names code 2 (a grader reply that broke the rules twice)."""
-    report = json.loads((comprehension_run / "report.json").read_text())
+    report = joined_report(comprehension_run)
     report["comprehension"]["verdict"].update(level="PROVISIONAL", exit_code=0)
     blocker = {"kind": "incomplete", "message": "14/18 tasks — stopped by the budget"}
     report["decision"].update(outcome="INCOMPLETE", verdict="PROVISIONAL", exit_code=1, blockers=[blocker])

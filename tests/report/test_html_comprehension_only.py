@@ -4,13 +4,12 @@ numeric order (issue 33, point 6), at 1280 and 375 px."""
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from knowmeter.report import Report
+from knowmeter.report import Report, joined_report
 from knowmeter.report.html import render_html
 from tests.report.conftest import Browser
 from tests.report.report_support import ARTIFACTS
@@ -20,7 +19,7 @@ pytestmark = pytest.mark.browser
 
 def _numbered(comprehension_run: Path) -> dict[str, Any]:
     """The demo's comprehension report with its case ids renamed 10, 9, 2, 1, … (text order differs)."""
-    report: dict[str, Any] = copy.deepcopy(json.loads((comprehension_run / "report.json").read_text()))
+    report: dict[str, Any] = copy.deepcopy(joined_report(comprehension_run))
     cases = report["comprehension"]["cases"]
     new = {c["case_id"]: str(n) for c, n in zip(cases, [10, 9, 2, 1, 11, 3, 4, 5, 6, 7, 8], strict=False)}
     for c in cases:

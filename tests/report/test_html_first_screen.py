@@ -3,11 +3,11 @@ larger than chance, what to do and the forest plot, with the statistics one clic
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from knowmeter.report import joined_report
 from tests.report.conftest import Browser
 from tests.report.report_support import ARTIFACTS
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.browser
 def test_demo_first_screen_says_what_changed_and_what_to_do(
     launched_chromium: object, demo_run: Path, width: int
 ) -> None:
-    report = json.loads((demo_run / "report.json").read_text())
+    report = joined_report(demo_run)
     stats = report["statistics"]
     control, treatment = stats["control"], stats["treatments"][0]
     rate = {name: stats["variants"][name]["pass_rate"] for name in (control, treatment)}

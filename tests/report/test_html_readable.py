@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from knowmeter.report import Report
+from knowmeter.report import Report, joined_report
 from knowmeter.report.html import Series, line_chart, render_html
 from knowmeter.report.html._page import TEMPLATES, pct
 from knowmeter.report.html._svg import ForestRow, forest_plot
@@ -72,7 +72,7 @@ def test_text_colours_meet_wcag_aa() -> None:
 def test_long_names_never_overflow_and_the_nav_stays_in_view(
     launched_chromium: Any, demo_run: Path, tmp_path: Path, width: int
 ) -> None:
-    report: dict[str, Any] = copy.deepcopy(json.loads((demo_run / "report.json").read_text()))
+    report: dict[str, Any] = copy.deepcopy(joined_report(demo_run))
     long = "expert-" + "x" * 193
     old = report["statistics"]["treatments"][0]
     text = json.dumps(report).replace(f'"{old}"', f'"{long}"')

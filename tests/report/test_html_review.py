@@ -5,14 +5,13 @@ comparison, and unknown token counts shown as unknown."""
 from __future__ import annotations
 
 import codecs
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from knowmeter.report import Report
+from knowmeter.report import Report, joined_report
 from knowmeter.report.html import Series, line_chart, render_html
 from knowmeter.report.html._page import TEMPLATES
 from knowmeter.report.html._text import HIDDEN
@@ -27,7 +26,7 @@ def _render(report: dict[str, Any]) -> tuple[Page, str]:
 
 
 def test_bidi_controls_in_the_template_text_are_shown_as_their_code(review_run: Path) -> None:
-    report = json.loads((review_run / "report.json").read_text())
+    report = joined_report(review_run)
     signal = report["gaps"]["variants"][0]["signals"][0]
     for task in report["tasks"]:  # the row renamed with it: the inventory lists the rows the page holds
         if task["sample_id"] == signal["sample_id"]:
@@ -72,7 +71,7 @@ def budget_stopped(review_project: Path) -> tuple[dict[str, Any], Page, str]:
     assert r.returncode == 1 and "INCOMPLETE · 1/16 tasks" in r.stdout, r.stdout + r.stderr
     run = latest_run(review_project)
     page = Page((run / "report.html").read_text())  # as eval wrote it
-    return json.loads((run / "report.json").read_text()), page, " ".join(" ".join(page.text).split())
+    return joined_report(run), page, " ".join(" ".join(page.text).split())
 
 
 def test_a_run_without_a_finished_treatment_says_why_it_has_no_comparison(
@@ -100,7 +99,7 @@ def test_the_budget_table_in_dollars_with_unset_limits_said_so(
 
 
 def test_no_note_and_no_limit_are_not_unknown(review_run: Path) -> None:
-    _, text = _render(json.loads((review_run / "report.json").read_text()))
+    _, text = _render(joined_report(review_run))
     budget_text = text[text.index("Budget total limit") : text.index("Configuration")]
     assert budget_text == (
         "Budget total limit not set per-task limit not set spent (known costs) $0.0320 tasks with a known cost 16"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from knowmeter.report import Report
+from knowmeter.report import Report, joined_report
 from knowmeter.report.html import render_html
 from knowmeter.report.html._payload import DETAIL_ROWS
 from tests.conftest import REPO
@@ -32,7 +32,7 @@ def shaped(demo_run: Path) -> dict[str, Any]:
     """The demo's report with every task passing, except: row 2's treatment has an execution
     error (the variants disagree), row 5 has an execution error in both variants, row 10's
     treatment fails an assertion (the variants disagree)."""
-    report: dict[str, Any] = copy.deepcopy(json.loads((demo_run / "report.json").read_text()))
+    report: dict[str, Any] = copy.deepcopy(joined_report(demo_run))
     keys = _keys(report)
     control = report["statistics"]["control"]
     for t in report["tasks"]:

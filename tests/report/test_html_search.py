@@ -4,14 +4,13 @@ every link leads to a row it holds (point 1), at 1280 and 375 px."""
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from knowmeter.report import Report
+from knowmeter.report import Report, joined_report
 from knowmeter.report.html import render_html
 from tests.report.conftest import Browser
 from tests.report.report_support import ARTIFACTS
@@ -32,7 +31,7 @@ def _ids(page: Any) -> list[str]:
 
 @pytest.fixture()
 def demo_report(demo_run: Path) -> dict[str, Any]:
-    return copy.deepcopy(json.loads((demo_run / "report.json").read_text()))
+    return copy.deepcopy(joined_report(demo_run))
 
 
 @pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")

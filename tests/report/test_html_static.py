@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from knowmeter.report import Report
+from knowmeter.report import Report, joined_report
 from knowmeter.report._view import ReportView
 from knowmeter.report.html import render_html
 from knowmeter.report.html._payload import script_json
@@ -56,7 +56,7 @@ class Page(HTMLParser):
 
 
 def _report(run: Path) -> dict[str, Any]:
-    report: dict[str, Any] = json.loads((run / "report.json").read_text())
+    report: dict[str, Any] = joined_report(run)
     return report
 
 
@@ -118,7 +118,7 @@ def test_report_rewrites_the_runs_page_with_the_report_json(demo_run: Path, tmp_
         return str(re.findall(r'data-testid="verdict-pill">([^<]*)<', html)[0])
 
     def outcome() -> str:
-        return str(json.loads((run / "report.json").read_text())["decision"]["outcome"])
+        return str(joined_report(run)["decision"]["outcome"])
 
     before = pill()
     assert before == outcome()

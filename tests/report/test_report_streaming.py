@@ -1,7 +1,7 @@
 """A report is built from results.jsonl streamed (issue 19 item 13): the in-memory ``Report``
-holds the aggregates and a ``StoredTasks`` that reads each task record from disk when used;
-report.json's ``tasks`` are written one record at a time and are the stored records, in report
-order, one per task id."""
+holds the aggregates and a ``StoredTasks`` that reads each task record from disk when used; the
+joined view (report.json with the tasks of the results file it names) has the stored records, in
+report order, one per task id."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import knowmeter
+from knowmeter.report import joined_report
 from knowmeter.store import StoredTasks, TaskRecord, iter_results
 
 
@@ -18,7 +19,7 @@ def test_the_report_reads_its_tasks_from_the_results_file_and_writes_them_as_sto
     shutil.copytree(demo, project, ignore=shutil.ignore_patterns(".knowmeter"))
     report = knowmeter.evaluate(project / "eval.yaml", bootstrap_samples=200)
     run_dir = project / ".knowmeter" / "runs" / report.run.id
-    stored = json.loads((run_dir / "report.json").read_text())
+    stored = joined_report(run_dir)
 
     assert isinstance(report.tasks, StoredTasks)
     assert len(report.tasks) == report.run.tasks_done == len(stored["tasks"]) > 0
@@ -43,7 +44,7 @@ def test_a_task_stored_twice_is_written_and_counted_once(demo: Path, tmp_path: P
     results.write_bytes(b"".join(lines) + lines[0] + b"{not json\n")
 
     again = knowmeter.rescore(report.run.id, output_dir=project / ".knowmeter")
-    stored = json.loads((results.parent / "report.json").read_text())
+    stored = joined_report(results.parent)
     assert len(stored["tasks"]) == len({t["task_id"] for t in stored["tasks"]}) == len(lines)
     problems = again.run.results_problems or []
     assert any("not valid JSON" in p for p in problems) and any(

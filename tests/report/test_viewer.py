@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from markupsafe import escape
 
+from knowmeter.report import joined_report
 from knowmeter.report.html import assets
 from knowmeter.viewer import make_server
 from knowmeter.viewer._pages import trend_series, trends_page
@@ -54,7 +55,7 @@ def request(server: ViewerServer, method: str, path: str, host: str | None = Non
 
 
 def test_pages(viewer: ViewerServer, demo_run: Path) -> None:
-    report = json.loads((demo_run / "report.json").read_text())
+    report = joined_report(demo_run)
     run_id = report["run"]["id"]
     status, body = request(viewer, "GET", "/")
     assert status == 200 and f'href="/run/{run_id}"' in body and report["decision"]["outcome"] in body
@@ -151,7 +152,7 @@ def test_trends_never_join_composites_from_different_layer_sets() -> None:
 
 
 def test_a_run_page_links_back_to_the_runs_and_trends(viewer: ViewerServer, demo_run: Path) -> None:
-    run_id = json.loads((demo_run / "report.json").read_text())["run"]["id"]
+    run_id = joined_report(demo_run)["run"]["id"]
     status, body = request(viewer, "GET", f"/run/{run_id}")
     assert status == 200 and f'<nav data-api="/run/{run_id}"><a href="/">Runs</a><a href="/trends">Trends</a>' in body
     assert '<nav><a href="/">' not in (demo_run / "report.html").read_text()  # the file has no viewer to go back to
@@ -240,7 +241,7 @@ def test_a_run_page_is_the_stored_page_not_the_task_records_read_again(demo_run:
 
 def test_a_stale_or_foreign_stored_page_is_rendered_again(demo_run: Path, tmp_path: Path) -> None:
     store, run = _store_copy(demo_run, tmp_path)
-    report = json.loads((run / "report.json").read_text())
+    report = joined_report(run)
     report["decision"]["recommendation"] = "RENDERED FROM THE NEWER REPORT"
     (run / "report.json").write_text(json.dumps(report))  # newer than report.html
     with served(store) as server:

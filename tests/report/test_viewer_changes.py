@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from knowmeter.report import Report, ReportView, index_rows
+from knowmeter.report import Report, ReportView, index_rows, joined_report
 from knowmeter.store import open_index, upsert_run
 from knowmeter.viewer._changes import changes
 from tests.report.conftest import Browser
@@ -23,7 +23,7 @@ from tests.report.test_viewer import served
 def two_runs(demo_run: Path) -> tuple[Report, Report, dict[str, Any]]:
     """The demo's report and a copy in which the first task passes where it failed (or the other
     way round), with a hostile output, and the last task is missing."""
-    a = json.loads((demo_run / "report.json").read_text())
+    a = joined_report(demo_run)
     b = copy.deepcopy(a)
     first = b["tasks"][0]
     first["grade"]["passed"] = not first["grade"]["passed"]
@@ -56,14 +56,17 @@ def two_stored_runs(demo_run: Path, tmp_path: Path) -> tuple[Path, str, str, lis
     b_dir = store / "runs" / b_id
     shutil.copytree(store / "runs" / demo_run.name, b_dir)
     (b_dir / "report.html").unlink()
-    report = json.loads((b_dir / "report.json").read_text())
+    report = joined_report(b_dir)
     report["run"]["id"] = b_id
     a_tasks = copy.deepcopy([report["tasks"][0], report["tasks"][-1]])
     first = report["tasks"][0]
     first["grade"]["passed"] = not first["grade"]["passed"]
     first["exec"]["output"] = "<script>window.__pwned = 1</script> changed answer"
     report["tasks"].pop()
-    (b_dir / "report.json").write_text(json.dumps(report))
+    stored = json.loads((b_dir / "report.json").read_text())  # schema 3: the tasks live in results.jsonl
+    stored["run"]["id"] = b_id
+    (b_dir / "report.json").write_text(json.dumps(stored))
+    (b_dir / "results.jsonl").write_text("".join(json.dumps(t) + "\n" for t in report["tasks"]))
     with open_index(store) as conn:
         upsert_run(conn, *index_rows(Report.model_validate(report), b_dir))
     return store, demo_run.name, b_id, a_tasks

@@ -20,6 +20,7 @@ from click.testing import CliRunner, Result
 from knowmeter.cli import cli
 from knowmeter.errors import InputError
 from knowmeter.evaluation import Overrides, prepare, resolve_config
+from knowmeter.report import joined_report
 from knowmeter.runner import Shard, assign_samples, shard_tasks
 from knowmeter.store import iter_results, open_index, plan_hash, variant_history
 
@@ -156,7 +157,7 @@ def test_three_shards_merged_report_the_same_statistics_as_one_process(project: 
     assert merged["run"]["id"] == merged_id and merged["run"]["shard"] is None
     assert merged["run"]["tasks_total"] == merged["run"]["tasks_done"] == 92 and merged["run"]["status"] == "complete"
     reports = {
-        name: json.loads((project / store / "runs" / rid / "report.json").read_text())
+        name: joined_report(project / store / "runs" / rid)
         for name, store, rid in [("whole", "whole", whole), ("single", "single", single)]
     }
     assert reports["single"]["run"]["shard"]["count"] == 1
@@ -238,7 +239,7 @@ def test_a_shard_resumes_only_its_own_missing_tasks(project: Path, shards: list[
     merged = project / "partial" / "runs" / partial["id"]
     merged_ids = [rec["task_id"] for rec in iter_results(merged / "results.jsonl")]
     assert len(merged_ids) == len(set(merged_ids)) == 92
-    assert json.loads((merged / "report.json").read_text())["run"]["status"] == "complete"
+    assert joined_report(merged)["run"]["status"] == "complete"
     r = run(project, "eval", "--resume", shard, "--output-dir", "resumed", "-q", "--report-only")
     assert r.exit_code == 0, r.output
     ids = [rec["task_id"] for rec in iter_results(results)]

@@ -37,7 +37,7 @@ def test_list_mapping_and_jsonl_forms_and_the_authors_own_keys_kept(tmp_path: Pa
     )
     s = load_samples(a)
     assert s.requires == {"knowmeter": ">=0.1"}
-    assert s.samples[0].model_dump(exclude_none=True)["metadata"] == {"my_key": {"deep": 1}}
+    assert s.samples[0].to_record(omit_unset=True)["metadata"] == {"my_key": {"deep": 1}}
     assert s.samples[0].tripwire is True  # omk's key: kept as it is
     b = write(tmp_path, "b.jsonl", json.dumps({"sample_id": "y", "prompt": "p"}) + "\n\n")
     assert load_samples(b).samples[0].sample_id == "y"

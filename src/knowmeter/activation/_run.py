@@ -6,7 +6,6 @@ read at once for which skills were loaded (``detect_activations``) and stored wi
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -22,7 +21,7 @@ from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared, _executor_from, run_record
 from knowmeter.executors import ExecResult, SkillInstall
 from knowmeter.runner import PostProcess, Task
-from knowmeter.samples import Sample, SampleSet, canonical_sample_bytes
+from knowmeter.samples import Sample, SampleSet, sample_set_hash
 from knowmeter.store import RunDir, write_json_atomic
 from knowmeter.watermark import Watermark
 
@@ -152,7 +151,7 @@ def _case_set_hash(
 ) -> str:
     """The hash every figure depends on: the prompts and, per case, what should fire and the text of
     every distractor installed beside it (editing a label or a distractor makes a new case set)."""
-    h = hashlib.sha256(canonical_sample_bytes(samples))
+    h = sample_set_hash(samples)
     for sid, case in cases.items():
         labels = {"should_trigger": case.should_trigger, "expected_winner": case.expected_winner}
         h.update(json.dumps([sid, labels, [s.text for s in installs[sid]]], sort_keys=True).encode())

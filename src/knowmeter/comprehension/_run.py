@@ -12,7 +12,6 @@ agent with file tools cannot read the skill (or its answer key) from disk in the
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from knowmeter.executors import ExecResult
 from knowmeter.grading import JudgeSpec
 from knowmeter.judges import build_judges
 from knowmeter.runner import Budget, MeteredExecutor, PostProcess, Task, plan_tasks
-from knowmeter.samples import Sample, SampleSet, canonical_sample_bytes
+from knowmeter.samples import Sample, SampleSet, sample_set_hash
 from knowmeter.store import RunDir, write_json_atomic
 from knowmeter.watermark import Watermark
 
@@ -97,10 +96,10 @@ def _skill_variant(skill_md: Path, expression: str, cwd: Path) -> Variant:
 
 def _sample_set(inputs: Inputs, shown: str) -> SampleSet:
     samples = tuple(
-        Sample.model_validate({"sample_id": c.case_id, "prompt": c.prompt, "comprehension": {**c.describe(), "n": c.n}})
+        Sample.from_record({"sample_id": c.case_id, "prompt": c.prompt, "comprehension": {**c.describe(), "n": c.n}})
         for c in inputs.cases
     )
-    digest = hashlib.sha256(canonical_sample_bytes(samples)).hexdigest()
+    digest = sample_set_hash(samples).hexdigest()
     return SampleSet(samples, Watermark((shown,), len(samples), digest))
 
 

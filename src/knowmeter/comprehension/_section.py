@@ -3,15 +3,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from knowmeter.ask import unusable_reply
 from knowmeter.comprehension._stats import StatsConfig, comprehension_stats, graded_rows
 from knowmeter.comprehension._verdict import Parties, skill_verdict
+from knowmeter.report import Ordered, SectionBuilder, TaskKey
 from knowmeter.skillgraph import Dimension
+from knowmeter.store import TaskRecord
 
-Section = Callable[[dict[str, Any], Iterable[dict[str, Any]]], dict[str, Any]]
+
+class _Comprehension:
+    """The section folded over a run's task records: each record's grading is kept (comprehension
+    runs are small) and read in the report's order."""
+
+    def __init__(self, run: dict[str, Any], overrides: dict[str, Any]) -> None:
+        self._run, self._overrides = run, overrides
+        self._records: Ordered[dict[str, Any]] = Ordered()
+
+    def add(self, key: TaskKey, task: TaskRecord) -> None:
+        # what the section reads of a task (the rest — the answer, its trace — is not kept)
+        self._records.add(key, {"role": task.role, "repeat": task.repeat, "comprehension": task.comprehension})
+
+    def result(self) -> dict[str, Any]:
+        return _fields(self._run, list(self._records), self._overrides)
 
 
 def _arm(role: str) -> str:
@@ -58,58 +74,58 @@ def case_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rows.values(), key=lambda r: (int(r["dimension"][1:]), r["case_id"].zfill(12)))
 
 
-def comprehension_section(overrides: dict[str, Any] | None = None) -> Section:
+def comprehension_section(overrides: dict[str, Any] | None = None) -> SectionBuilder:
     """The section builder (``seed`` / ``bootstrap_samples`` / ``min_pairs`` / ``max_mde`` overrides
     as in ``knowmeter report``)."""
     ov = {k: v for k, v in (overrides or {}).items() if v is not None}
+    return lambda run: _Comprehension(run, ov)
 
-    def build(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-        info = run["comprehension"]
-        cfg = StatsConfig(
-            seed=int(ov.get("seed", run["seed"])),
-            bootstrap_samples=int(ov.get("bootstrap_samples", run["config"]["bootstrap_samples"])),
-            **{k: ov[k] for k in ("min_pairs", "max_mde") if k in ov},
-        )
-        stats = comprehension_stats(graded_rows(records), cfg)
-        executor = run["executor"]
-        parties = Parties(
-            executor["name"],
-            executor.get("model"),
-            not executor["non_llm"],
-            tuple((g["name"], g["model"], not g["non_llm"]) for g in info["graders"]),
-        )
-        reviews = sum(len(c.get("review") or []) for r in records if isinstance(c := r.get("comprehension"), dict))
-        cases = case_rows(records)
-        ungraded = [
-            f"case {c['case_id']} ({c['dimension']}, {arm.replace('_', '-')}, repeat {g['repeat']}): "
-            f"{g['ungraded_reason']}"
-            for c in cases
-            for arm in ("baseline", "with_skill")
-            for g in c[arm]
-            if not g["graded"]
-        ]
-        return {
-            "comprehension": {
-                "skill": info["skill"],
-                "eval_file": info["eval_file"],
-                "notes": info["notes"],
-                "grader_prompt_hash": info["grader_prompt_hash"],
-                "graders": info["graders"],
-                "dimension_names": {d.value: d.long_name for d in Dimension},
-                "overall": stats["overall"],
-                "dimensions": stats["dimensions"],
-                "settings": stats["settings"],
-                "verdict": skill_verdict(
-                    stats,
-                    parties,
-                    reviews=reviews,
-                    broken_replies=sum(unusable_reply("judge") in u for u in ungraded),
-                    eval_dimensions=info.get("dimensions"),  # runs stored before it was recorded: None
-                    flags=info.get("flags") or [],
-                ),
-                "cases": cases,
-                "ungraded": ungraded,
-            }
+
+def _fields(run: dict[str, Any], records: list[dict[str, Any]], ov: dict[str, Any]) -> dict[str, Any]:
+    """The section's fields from the records in the report's order."""
+    info = run["comprehension"]
+    cfg = StatsConfig(
+        seed=int(ov.get("seed", run["seed"])),
+        bootstrap_samples=int(ov.get("bootstrap_samples", run["config"]["bootstrap_samples"])),
+        **{k: ov[k] for k in ("min_pairs", "max_mde") if k in ov},
+    )
+    stats = comprehension_stats(graded_rows(records), cfg)
+    executor = run["executor"]
+    parties = Parties(
+        executor["name"],
+        executor.get("model"),
+        not executor["non_llm"],
+        tuple((g["name"], g["model"], not g["non_llm"]) for g in info["graders"]),
+    )
+    reviews = sum(len(c.get("review") or []) for r in records if isinstance(c := r.get("comprehension"), dict))
+    cases = case_rows(records)
+    ungraded = [
+        f"case {c['case_id']} ({c['dimension']}, {arm.replace('_', '-')}, repeat {g['repeat']}): {g['ungraded_reason']}"
+        for c in cases
+        for arm in ("baseline", "with_skill")
+        for g in c[arm]
+        if not g["graded"]
+    ]
+    return {
+        "comprehension": {
+            "skill": info["skill"],
+            "eval_file": info["eval_file"],
+            "notes": info["notes"],
+            "grader_prompt_hash": info["grader_prompt_hash"],
+            "graders": info["graders"],
+            "dimension_names": {d.value: d.long_name for d in Dimension},
+            "overall": stats["overall"],
+            "dimensions": stats["dimensions"],
+            "settings": stats["settings"],
+            "verdict": skill_verdict(
+                stats,
+                parties,
+                reviews=reviews,
+                broken_replies=sum(unusable_reply("judge") in u for u in ungraded),
+                eval_dimensions=info.get("dimensions"),  # runs stored before it was recorded: None
+                flags=info.get("flags") or [],
+            ),
+            "cases": cases,
+            "ungraded": ungraded,
         }
-
-    return build
+    }

@@ -168,7 +168,7 @@ class Custom(Assertion):
                 "path": str(self._path),
                 "function": self._function,
                 "output": ctx.output,
-                "sample": ctx.sample.model_dump(mode="json", by_alias=True),
+                "sample": ctx.sample.to_record(),
                 "trace": ctx.result.trace.to_dict(),
             },
             ensure_ascii=False,

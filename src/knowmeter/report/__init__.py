@@ -2,9 +2,10 @@
 Schema), the terminal summary."""
 
 from knowmeter.gates import Gates
-from knowmeter.report._build import SectionBuilder, build_report, write_report
+from knowmeter.report._build import build_report, write_report
 from knowmeter.report._compare_section import compare_config, comparison_section, observations
 from knowmeter.report._decision import OUTCOMES, Blocker, BlockerKind, Decision, Incompleteness, Outcome, incompleteness
+from knowmeter.report._fold import Ordered, Section, SectionBuilder, TaskKey
 from knowmeter.report._gaps_section import gaps_section, variant_root
 from knowmeter.report._index import index_rows, not_comparable, open_run_index
 from knowmeter.report._model import (
@@ -26,9 +27,8 @@ from knowmeter.report._model import (
     VariantOperations,
 )
 from knowmeter.report._outputs import write_outputs, write_text
-from knowmeter.report._read import read_report
+from knowmeter.report._read import joined_report, read_report
 from knowmeter.report._resources_section import resources_section
-from knowmeter.report._summary import summarize_operations
 from knowmeter.report._terminal import percent, probe_lines, render_terminal
 from knowmeter.report._view import ReportView, SampleRow, TaskView
 
@@ -48,6 +48,7 @@ __all__ = [
     "Gates",
     "GraderInfo",
     "Incompleteness",
+    "Ordered",
     "Outcome",
     "ProbeComparison",
     "ProbeSide",
@@ -56,8 +57,10 @@ __all__ = [
     "ReportView",
     "RunInfo",
     "SampleRow",
+    "Section",
     "SectionBuilder",
     "Statistics",
+    "TaskKey",
     "TaskView",
     "VariantOperations",
     "build_report",
@@ -66,6 +69,7 @@ __all__ = [
     "gaps_section",
     "incompleteness",
     "index_rows",
+    "joined_report",
     "not_comparable",
     "observations",
     "open_run_index",
@@ -74,7 +78,6 @@ __all__ = [
     "read_report",
     "render_terminal",
     "resources_section",
-    "summarize_operations",
     "variant_root",
     "write_outputs",
     "write_report",

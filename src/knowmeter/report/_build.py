@@ -6,7 +6,6 @@ re-running anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,35 +17,35 @@ from knowmeter._record import RecordError
 from knowmeter.config import first_error
 from knowmeter.errors import InputError
 from knowmeter.report._decision import incompleteness
+from knowmeter.report._fold import SectionBuilder, TaskKey
 from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
-from knowmeter.report._summary import summarize_operations
-from knowmeter.store import RunDir, StoredTasks, atomic_file, resume_command
-
-#: An analysis section computed from the run record and its task records (comparison, verdict,
-#: gaps, …): returns report fields by name (``statistics``, ``gaps``, ``comprehension``, …). The
-#: records may be iterated as often as needed (each pass reads them from results.jsonl again).
-SectionBuilder = Callable[[dict[str, Any], Iterable[dict[str, Any]]], dict[str, Any]]
-
-
-class _Records:
-    """The stored records of ``tasks`` as JSON objects, read again on every iteration."""
-
-    def __init__(self, tasks: StoredTasks) -> None:
-        self._tasks = tasks
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return self._tasks.records()
+from knowmeter.report._summary import OperationsSummary
+from knowmeter.store import RunDir, StoredTasks, TaskRecord, atomic_file, resume_command
 
 
 def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = None) -> Report:
-    """Build the report from the stored run; ``sections`` add the analysis fields. The report's
-    ``tasks`` are the run's ``StoredTasks``: read from results.jsonl when used, never all held in
-    memory (``write_report`` streams them into report.json)."""
+    """Build the report from the stored run; ``sections`` add the analysis fields. results.jsonl
+    is read once: each record is checked and folded into the operations summary and every
+    section as it is read. The report's ``tasks`` are the run's ``StoredTasks`` (read again from
+    results.jsonl by a reader that shows them, never all held in memory)."""
     run = run_dir.read_run()
-    tasks = StoredTasks(run_dir.results_file, run)
-    records = _Records(tasks)
     names = [v["name"] for v in run["variants"]]
-    summaries = summarize_operations(records, names)
+    operations = OperationsSummary(names)
+    folds = [section(run) for section in sections or []]
+
+    def visit(key: TaskKey, task: TaskRecord) -> None:
+        operations.add(key, task)
+        for fold in folds:
+            fold.add(key, task)
+
+    try:
+        tasks = StoredTasks(run_dir.results_file, run, visit)
+    except RecordError as exc:
+        raise InputError(
+            f"{run_dir.results_file}: {exc}; the results file was edited or damaged: "
+            f"restore it or run knowmeter eval again"
+        ) from None
+    summaries = operations.result()
     variants = [
         {
             "name": v["name"],
@@ -91,9 +90,9 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
         },
         "variants": variants,
     }
-    for section in sections or []:
+    for fold in folds:
         try:
-            fields.update(section(run, records))
+            fields.update(fold.result())
         except RecordError as exc:
             raise InputError(
                 f"{run_dir.results_file}: {exc}; the results file was edited or damaged: "
@@ -106,22 +105,15 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
             f"{run_dir.path}: {first_error(exc)}; run.json or results.jsonl was edited or damaged"
         ) from None
     report.tasks = tasks  # each record was checked against TaskRecord as StoredTasks read the file
+    report.tasks_file = run_dir.results_file.name  # report.json names it instead of repeating the tasks
     return report
 
 
 def write_report(path: Path, report: Report) -> None:
-    """Write ``report`` as report.json (compact, atomic: a reader never sees half a file), its
-    ``tasks`` one record at a time (``Report.stored_tasks``)."""
-    head = jsonio.dumps(report.to_dict(tasks=False))
+    """Write ``report`` as report.json (compact, atomic: a reader never sees half a file), without
+    its tasks: they are in the results file ``tasks_file`` names, stored once."""
     with atomic_file(path) as fh:
-        if report.tasks is None:
-            fh.write(head)
-        else:
-            fh.write(head[:-1] + (b',"tasks":[' if len(head) > 2 else b'"tasks":['))
-            for i, rec in enumerate(report.stored_tasks()):
-                fh.write(b"," + jsonio.dumps(rec) if i else jsonio.dumps(rec))
-            fh.write(b"]}")
-        fh.write(b"\n")
+        fh.write(jsonio.dumps(report.to_dict(tasks=False)) + b"\n")
 
 
 def partial_info(run: dict[str, Any], done: int, with_results: set[str], run_id: str) -> dict[str, Any] | None:

@@ -9,39 +9,60 @@ from typing import Any
 
 from knowmeter import defaults
 from knowmeter.compare import Analysis, CompareConfig, Observation, SequentialRecord, Verdict, analyze
-from knowmeter.gold import StoredGold, gold_evidence
-from knowmeter.report._build import SectionBuilder
+from knowmeter.gold import GoldEvidence, StoredGold, gold_evidence
+from knowmeter.report._fold import Ordered, SectionBuilder, TaskKey
 from knowmeter.report._model import Statistics
+from knowmeter.store import ExecRecord, GradeRecord, JudgeRecord, TaskRecord
 
 
-def observations(records: Iterable[dict[str, Any]]) -> list[Observation]:
-    """One observation per stored task. A failed execution is ``ok=False`` (never a low score).
-    Equal score maps and ids are shared between observations (one per distinct set of scores), so
-    a large run's comparison holds little more than its scores."""
-    shared: dict[tuple[Any, ...], dict[str, Any]] = {}
+class _Observer:
+    """Observations of stored tasks, one per record. Equal score maps and ids are shared between
+    observations (one per distinct set of scores), so a large run's comparison holds little more
+    than its scores."""
 
-    def one(mapping: dict[str, Any]) -> dict[str, Any]:
-        return shared.setdefault(tuple(mapping.items()), mapping)
+    def __init__(self) -> None:
+        self._shared: dict[tuple[Any, ...], dict[str, Any]] = {}
 
-    out = []
-    for rec in records:
-        grade = rec.get("grade") or {}
-        layers = grade.get("layers") or {}
-        out.append(
-            Observation(
-                sample_id=sys.intern(rec["sample_id"]),
-                repeat=rec["repeat"],
-                variant=sys.intern(rec["variant"]),
-                ok=not (rec.get("exec") or {}).get("error") and rec.get("grade") is not None,
-                scores=one(
-                    {"composite": grade.get("composite"), **{name: layers.get(name) for name in defaults.LAYERS}}
-                ),
-                passed=grade.get("passed"),
-                judge_scores=one({j["judge"]: j.get("mean") for j in grade.get("judges") or []}),
-                layers_used=tuple(grade.get("layers_used") or ()),
-            )
+    def _one(self, mapping: dict[str, Any]) -> dict[str, Any]:
+        return self._shared.setdefault(tuple(mapping.items()), mapping)
+
+    def __call__(self, task: TaskRecord) -> Observation:
+        """A failed execution is ``ok=False`` (never a low score)."""
+        grade = task.grade or _UNGRADED
+        return Observation(
+            sample_id=sys.intern(task.sample_id),
+            repeat=task.repeat,
+            variant=sys.intern(task.variant),
+            ok=not task.exec.error and task.grade is not None,
+            scores=self._one(
+                {"composite": grade.composite, **{name: grade.layers.get(name) for name in defaults.LAYERS}}
+            ),
+            passed=grade.passed,
+            judge_scores=self._one({j.judge: j.mean for j in grade.judges}),
+            layers_used=tuple(grade.layers_used),
         )
-    return out
+
+
+#: The grade of a task that has none (its execution failed).
+_UNGRADED = GradeRecord()
+
+
+def observations(tasks: Iterable[TaskRecord]) -> list[Observation]:
+    """One observation per stored task, in the order of ``tasks``."""
+    observe = _Observer()
+    return [observe(task) for task in tasks]
+
+
+def _judged(task: TaskRecord) -> TaskRecord:
+    """What the gold audit reads of a task (``knowmeter.gold.judge_scores``): the rest (its
+    answer and trace) is not kept."""
+    grade = task.grade
+    judges = [JudgeRecord(judge=j.judge, model=j.model) for j in grade.judges] if grade else []
+    kept = GradeRecord(layers={"judge": grade.layers.get("judge")} if grade else {}, judges=judges)
+    return task.model_copy(update={"grade": kept, "exec": _NO_EXEC, "analysis": None})
+
+
+_NO_EXEC = ExecRecord()
 
 
 def compare_config(run: dict[str, Any], overrides: dict[str, Any] | None = None) -> CompareConfig:
@@ -64,29 +85,23 @@ def compare_config(run: dict[str, Any], overrides: dict[str, Any] | None = None)
 
 def run_analysis(
     run: dict[str, Any],
-    records: Iterable[dict[str, Any]],
+    observed: list[Observation],
     overrides: dict[str, Any] | None = None,
-    gold: StoredGold | None = None,
+    gold: GoldEvidence | None = None,
 ) -> Analysis:
-    """The comparison of a stored run; ``gold`` (the run's ``gold.json``) feeds the human-aligned audit."""
+    """The comparison of a stored run's ``observed`` tasks (in the report's order); ``gold`` (the
+    run's ``gold.json`` checked against its records) feeds the human-aligned audit."""
     control = next((v["name"] for v in run["variants"] if v["role"] == "control"), None)
     names = [v["name"] for v in run["variants"]]
     treatments = [n for n in names if n != control]
     if control is None and names:  # no control: the first variant is the reference
         control, treatments = names[0], names[1:]
-    observed = observations(records)
     # a partial run (report.json says so) compares only the variants that have results
     with_results = {o.variant for o in observed}
     if control not in with_results:
         control, treatments = None, []
     treatments = [t for t in treatments if t in with_results]
-    return analyze(
-        observed,
-        control=control,
-        treatments=treatments,
-        config=compare_config(run, overrides),
-        gold=gold_evidence(gold, records),
-    )
+    return analyze(observed, control=control, treatments=treatments, config=compare_config(run, overrides), gold=gold)
 
 
 def _with_stop(verdict: Verdict, sequential: dict[str, Any] | None) -> Verdict:
@@ -119,12 +134,25 @@ def _with_reuse(verdict: Verdict, reused: dict[str, Any] | None) -> Verdict:
     return verdict.model_copy(update={"rationale": [line, *verdict.rationale]})
 
 
-def comparison_section(overrides: dict[str, Any] | None = None, gold: StoredGold | None = None) -> SectionBuilder:
-    """A ``SectionBuilder`` adding ``statistics``, ``comparisons``, ``verdict`` and ``audit``
-    (its human-aligned badge from ``gold``, the run's stored gold comparison)."""
+class _Comparison:
+    """The statistics section folded over a run's task records."""
 
-    def build(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-        analysis = run_analysis(run, records, overrides, gold)
+    def __init__(self, run: dict[str, Any], overrides: dict[str, Any] | None, gold: StoredGold | None) -> None:
+        self._run, self._overrides, self._gold = run, overrides, gold
+        self._observe = _Observer()
+        self._observed: Ordered[Observation] = Ordered()
+        self._judged: Ordered[TaskRecord] = Ordered()
+
+    def add(self, key: TaskKey, task: TaskRecord) -> None:
+        self._observed.add(key, self._observe(task))
+        if self._gold is not None:
+            self._judged.add(key, _judged(task))
+
+    def result(self) -> dict[str, Any]:
+        run = self._run
+        evidence = gold_evidence(self._gold, (task.stored() for task in self._judged))
+        observed, self._observed, self._judged = list(self._observed), Ordered(), Ordered()
+        analysis = run_analysis(run, observed, self._overrides, evidence)
         return {
             "statistics": Statistics(
                 config=analysis.config,
@@ -137,4 +165,8 @@ def comparison_section(overrides: dict[str, Any] | None = None, gold: StoredGold
             "audit": analysis.audit,
         }
 
-    return build
+
+def comparison_section(overrides: dict[str, Any] | None = None, gold: StoredGold | None = None) -> SectionBuilder:
+    """A ``SectionBuilder`` adding ``statistics``, ``comparisons``, ``verdict`` and ``audit``
+    (its human-aligned badge from ``gold``, the run's stored gold comparison)."""
+    return lambda run: _Comparison(run, overrides, gold)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from knowmeter._record import RecordError
 from knowmeter.analysis import Coverage, GapSummary, TaskGaps, aggregate_gaps, coverage, knowledge_files
+from knowmeter.report._fold import First, Ordered, SectionBuilder, TaskKey
 from knowmeter.report._model import CoverageSection, GapsSection
+from knowmeter.store import TaskRecord, TraceMetaRecord
 from knowmeter.watermark import Watermark
 
 #: artifact deliveries that put the artifact into every request (a ``skill`` is loaded only when invoked)
@@ -21,81 +22,89 @@ def variant_root(run: dict[str, Any], variant: dict[str, Any]) -> Path:
     return Path(variant["cwd"]) if variant.get("cwd") else Path(run["config"]["base_dir"])
 
 
+_NONE: dict[str, int] = {}
+
+
 @dataclass
 class _VariantTasks:
-    """What the section needs of one variant's tasks (gathered in one pass over the records)."""
+    """What the section needs of one variant's tasks (folded in, in any order)."""
 
-    gaps: list[TaskGaps] = field(default_factory=list)
-    accesses: list[dict[str, Any]] = field(default_factory=list)
+    gaps: Ordered[TaskGaps] = field(default_factory=Ordered)
+    accesses: list[dict[str, int]] = field(default_factory=list)  # coverage sums them: any order
     tasks: int = 0
     all_in_context: bool = True
-    skill_folder: str | None = None
+    skill_folder: First = field(default_factory=First)
     memory: set[str] | None = None  # memory files delivered in every task so far
 
-    def add(self, record: dict[str, Any], variant: dict[str, Any]) -> None:
-        analysis = record.get("analysis") or {}
-        if analysis.get("gaps"):
-            self.gaps.append(_task_gaps(record))
-        if analysis.get("access") is not None:
-            self.accesses.append(analysis["access"])
-        meta = _trace_meta(record)
+    def add(self, key: TaskKey, task: TaskRecord, variant: dict[str, Any]) -> None:
+        analysis = task.analysis
+        if analysis is not None and analysis.gaps:
+            self.gaps.add(key, _task_gaps(task, analysis.gaps))
+        if analysis is not None and analysis.access is not None:
+            self.accesses.append(analysis.access or _NONE)  # the many empty ones share one
+        meta = task.exec.trace.meta if task.exec.trace is not None else None
         self.tasks += 1
         self.all_in_context = self.all_in_context and _artifact_delivery(meta, variant) in IN_CONTEXT_DELIVERIES
-        if self.skill_folder is None and isinstance(meta.get("skill_folder"), str):
-            self.skill_folder = meta["skill_folder"]
-        delivered = set(meta.get("memory_delivered") or ())
+        if meta is not None and meta.skill_folder is not None:
+            self.skill_folder.add(key, "", meta.skill_folder)
+        delivered = set((meta.memory_delivered if meta is not None else None) or ())
         self.memory = delivered if self.memory is None else self.memory & delivered
 
 
-def gaps_section(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+class _Gaps:
     """``gaps``: per-variant gap rate, weighted gap rate, inventory; ``coverage``: per-variant
-    knowledge-file coverage. Both carry the sample-set watermark. One pass over ``records``."""
-    watermark = Watermark.from_dict(run["watermark"])
-    cfg = run["config"]
-    base = Path(cfg["base_dir"])
-    by_name = {v["name"]: v for v in run["variants"]}
-    acc = {name: _VariantTasks() for name in by_name}
-    for r in records:
-        if r["variant"] in acc:
-            acc[r["variant"]].add(r, by_name[r["variant"]])
-    gap_rows: list[GapSummary] = []
-    coverage_rows: list[Coverage] = []
-    for v in run["variants"]:
-        mine = acc[v["name"]]
-        files = knowledge_files(
-            variant_root(run, v),
-            artifact=v.get("path"),
-            knowledge_dirs=[(base / d).resolve() for d in cfg.get("knowledge_dirs") or []],
-            # the name the artifact was installed (and is invoked) under, else the variant's name
-            skill_name=None if v["kind"] == "baseline" else mine.skill_folder or str(v["name"]),
-            artifact_in_context=bool(mine.tasks) and mine.all_in_context,
-        )
-        gap_rows.append(aggregate_gaps(mine.gaps, watermark, variant=v["name"]))
-        coverage_rows.append(
-            coverage(files, mine.accesses, watermark, variant=v["name"], injected=mine.memory or set())
-        )
-    return {
-        "gaps": GapsSection(watermark=watermark, variants=gap_rows),
-        "coverage": CoverageSection(watermark=watermark, variants=coverage_rows),
-    }
+    knowledge-file coverage. Both carry the sample-set watermark."""
+
+    def __init__(self, run: dict[str, Any]) -> None:
+        self._run = run
+        self._by_name = {v["name"]: v for v in run["variants"]}
+        self._acc = {name: _VariantTasks() for name in self._by_name}
+
+    def add(self, key: TaskKey, task: TaskRecord) -> None:
+        if task.variant in self._acc:
+            self._acc[task.variant].add(key, task, self._by_name[task.variant])
+
+    def result(self) -> dict[str, Any]:
+        run = self._run
+        watermark = Watermark.from_dict(run["watermark"])
+        cfg = run["config"]
+        base = Path(cfg["base_dir"])
+        gap_rows: list[GapSummary] = []
+        coverage_rows: list[Coverage] = []
+        for v in run["variants"]:
+            mine = self._acc.pop(v["name"])  # freed once its rows are made
+            files = knowledge_files(
+                variant_root(run, v),
+                artifact=v.get("path"),
+                knowledge_dirs=[(base / d).resolve() for d in cfg.get("knowledge_dirs") or []],
+                # the name the artifact was installed (and is invoked) under, else the variant's name
+                skill_name=None if v["kind"] == "baseline" else mine.skill_folder.first() or str(v["name"]),
+                artifact_in_context=bool(mine.tasks) and mine.all_in_context,
+            )
+            gap_rows.append(aggregate_gaps(list(mine.gaps), watermark, variant=v["name"]))
+            coverage_rows.append(
+                coverage(files, mine.accesses, watermark, variant=v["name"], injected=mine.memory or set())
+            )
+        return {
+            "gaps": GapsSection(watermark=watermark, variants=gap_rows),
+            "coverage": CoverageSection(watermark=watermark, variants=coverage_rows),
+        }
 
 
-def _trace_meta(record: dict[str, Any]) -> dict[str, Any]:
-    meta = ((record.get("exec") or {}).get("trace") or {}).get("meta")
-    return meta if isinstance(meta, dict) else {}
+#: The gaps and coverage section (a ``SectionBuilder``).
+gaps_section: SectionBuilder = _Gaps
 
 
-def _artifact_delivery(meta: dict[str, Any], variant: dict[str, Any]) -> str | None:
+def _artifact_delivery(meta: TraceMetaRecord | None, variant: dict[str, Any]) -> str | None:
     """How the task's executor delivered the artifact, as it reported; executors that report
     nothing (offline, script, model APIs) pass it as the system text."""
-    if "artifact_delivery" in meta:
-        delivery = meta["artifact_delivery"]
-        return delivery if isinstance(delivery, str) else None
+    if meta is not None and "artifact_delivery" in meta.model_fields_set:
+        return meta.artifact_delivery
     return None if variant["kind"] == "baseline" else "system_prompt"
 
 
-def _task_gaps(record: dict[str, Any]) -> TaskGaps:
+def _task_gaps(task: TaskRecord, gaps: dict[str, Any]) -> TaskGaps:
     try:
-        return TaskGaps.from_dict(record["analysis"]["gaps"])
+        return TaskGaps.from_dict(gaps)
     except RecordError as exc:
-        raise RecordError(f"task {record.get('task_id')!r}: analysis.gaps: {exc}") from None
+        raise RecordError(f"task {task.task_id!r}: analysis.gaps: {exc}") from None

@@ -30,12 +30,16 @@ from knowmeter.compare import (
 from knowmeter.gates import Gates
 from knowmeter.report._decision import Decision, Incompleteness, incompleteness
 from knowmeter.stats import BootstrapResult
-from knowmeter.store import StoredTasks, TaskRecord
+from knowmeter.store import JoinedTasks, StoredTasks, TaskRecord
 from knowmeter.watermark import Watermark
 
 #: The version of report.json this code writes and reads.
-#: 1: knowmeter 0.1.0, before the typed ``Report``; 2: this model, its JSON Schema generated.
-REPORT_SCHEMA_VERSION = 2
+#: 1: knowmeter 0.1.0, before the typed ``Report``; 2: this model, its JSON Schema generated, every
+#: task record repeated in ``tasks``; 3: the task records are stored once, in the run's
+#: results.jsonl that ``tasks_file`` names (``read_report`` joins them; a version 2 file is still read).
+REPORT_SCHEMA_VERSION = 3
+#: The older version ``read_report`` still reads (its tasks are embedded).
+REPORT_SCHEMA_EMBEDDED_TASKS = 2
 
 
 class _M(StoredModel):
@@ -559,9 +563,17 @@ class Report(_M):
     notes: list[str] = Field(default_factory=list, description="The sample-evolution nudge (complete runs only).")
     decision: Decision | None = Field(default=None, description="The run's outcome: verdict, blockers, exit code.")
     probe_comparison: ProbeComparison | None = None
+    tasks_file: str | None = Field(
+        default=None,
+        description="The file beside report.json that holds every task record (one JSON object a line; the "
+        "first record of a task id counts): report.json does not repeat them. `knowmeter report RUN --json` "
+        "prints the report with its tasks joined in.",
+    )
     tasks: Sequence[TaskRecord] | None = Field(
-        default=None, description="Every stored task record, as stored."
-    )  # a report built from a run: its StoredTasks
+        default=None,
+        description="Every stored task record, as stored, in report order (repeat, sample, variant): only in "
+        "the joined view (`knowmeter report --json`) and in report.json files of schema_version 2.",
+    )  # a report built from a run, or read from report.json: its StoredTasks
 
     @computed_field(description="The exit code of eval / report: decision.exit_code, read from it.")  # type: ignore[prop-decorator]
     @property
@@ -583,12 +595,13 @@ class Report(_M):
         return data
 
     def stored_tasks(self) -> Iterator[dict[str, Any]]:
-        """The task records as stored (JSON objects), one at a time: a report built from a run
-        reads them from its results.jsonl (``StoredTasks``), so they are never all in memory."""
-        if isinstance(self.tasks, StoredTasks):
+        """The task records as stored (JSON objects), one at a time, in report order: a report
+        built from a run or read from report.json reads them from its results.jsonl
+        (``StoredTasks``, ``JoinedTasks``), so they are never all in memory."""
+        if isinstance(self.tasks, StoredTasks | JoinedTasks):
             yield from self.tasks.records()
-        else:
-            for task in self.tasks or []:
+        else:  # embedded (an older report.json, or the joined view read back): put in report order
+            for task in sorted(self.tasks or [], key=lambda t: (t.repeat, t.sample_id, t.variant)):
                 yield task.stored()
 
     def gated_variants(self) -> list[str]:

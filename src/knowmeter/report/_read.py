@@ -1,5 +1,6 @@
 """Reading a stored report.json back into a ``Report``: its ``schema_version`` is checked
-first (an older or newer file gets one line saying what to do), then its shape."""
+first (an older or newer file gets one line saying what to do), then its shape; its tasks are
+joined in from the results file it names (``tasks_file``), read when first used."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from pydantic import ValidationError
 
 from knowmeter.config import first_error
 from knowmeter.errors import InputError
-from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
-from knowmeter.store import check_schema_version, read_json
+from knowmeter.report._model import REPORT_SCHEMA_EMBEDDED_TASKS, REPORT_SCHEMA_VERSION, Report
+from knowmeter.store import JoinedTasks, RunDir, check_schema_version, read_json
 
 
 def read_report(path: Path, run_id: str) -> Report:
@@ -31,11 +32,13 @@ def read_report(path: Path, run_id: str) -> Report:
         raise InputError(
             f"{path}: not a report (expected a JSON object); the file was edited or damaged: rebuild it with {rebuild}"
         )
+    if data.get("schema_version") == REPORT_SCHEMA_EMBEDDED_TASKS and type(data["schema_version"]) is int:
+        data = {**data, "schema_version": REPORT_SCHEMA_VERSION}  # its tasks are embedded: read as they are
     check_schema_version(
         data, REPORT_SCHEMA_VERSION, str(path), older=f"rebuild it from the run's results with {rebuild}"
     )
     try:
-        return Report.model_validate(data)
+        report = Report.model_validate(data)
     except ValidationError as exc:
         raise InputError(
             f"{path}: {first_error(exc)}; the file was edited or damaged: rebuild it with {rebuild}"
@@ -45,6 +48,9 @@ def read_report(path: Path, run_id: str) -> Report:
             f"{path}: a value is nested too deeply for a report; the file was edited or damaged: "
             f"rebuild it with {rebuild}"
         ) from None
+    if report.tasks is None and report.tasks_file is not None:
+        report.tasks = JoinedTasks(path.parent / report.tasks_file, RunDir(path.parent).read_run)
+    return report
 
 
 def _load(path: Path) -> tuple[Any, bool]:
@@ -68,3 +74,10 @@ def _non_finite(value: Any, at: str) -> str | None:
         if where is not None:
             return where
     return None
+
+
+def joined_report(run_dir: Path) -> dict[str, Any]:
+    """The JSON form of a stored run's report.json with its tasks joined in from the results file
+    it names, in report order (what ``knowmeter report RUN --json`` prints, without deciding
+    again); ``InputError`` as for ``read_report``."""
+    return read_report(run_dir / "report.json", run_dir.name).to_dict()

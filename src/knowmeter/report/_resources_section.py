@@ -3,50 +3,47 @@ tokens) → each treatment's paired difference from the control (``knowmeter.com
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from knowmeter.compare import ResourceUse, compare_resources
-from knowmeter.report._build import SectionBuilder
+from knowmeter.report._fold import Ordered, SectionBuilder, TaskKey
+from knowmeter.store import TaskRecord
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+def resource_use(task: TaskRecord) -> ResourceUse:
+    """What one stored task took; tokens are input + output, unknown unless both are known."""
+    ex = task.exec
+    usage = ex.usage or {}
+    tokens_in, tokens_out = usage.get("input_tokens"), usage.get("output_tokens")
+    return ResourceUse(
+        sample_id=task.sample_id,
+        repeat=task.repeat,
+        variant=task.variant,
+        ok=not ex.error and task.grade is not None,
+        cost_usd=ex.cost_usd,
+        latency_ms=ex.latency_ms,
+        tokens=None if tokens_in is None or tokens_out is None else float(tokens_in + tokens_out),
+    )
 
 
-def resource_uses(records: Iterable[dict[str, Any]]) -> list[ResourceUse]:
-    """One ``ResourceUse`` per stored task; tokens are input + output, unknown unless both are known."""
-    out = []
-    for rec in records:
-        ex = rec.get("exec") or {}
-        usage = ex.get("usage") or {}
-        tokens_in, tokens_out = _number(usage.get("input_tokens")), _number(usage.get("output_tokens"))
-        out.append(
-            ResourceUse(
-                sample_id=rec["sample_id"],
-                repeat=rec["repeat"],
-                variant=rec["variant"],
-                ok=not ex.get("error") and rec.get("grade") is not None,
-                cost_usd=_number(ex.get("cost_usd")),
-                latency_ms=_number(ex.get("latency_ms")),
-                tokens=None if tokens_in is None or tokens_out is None else tokens_in + tokens_out,
-            )
-        )
-    return out
+class _Resources:
+    """The resources section folded over a run's task records."""
 
+    def __init__(self, run: dict[str, Any], overrides: dict[str, Any] | None) -> None:
+        self._run, self._overrides = run, overrides
+        self._uses: Ordered[ResourceUse] = Ordered()
 
-def resources_section(overrides: dict[str, Any] | None = None) -> SectionBuilder:
-    """A ``SectionBuilder`` adding ``resources`` (None for a run with one variant), seeded and
-    resampled as the run's comparison is (``knowmeter report`` overrides included)."""
+    def add(self, key: TaskKey, task: TaskRecord) -> None:
+        self._uses.add(key, resource_use(task))
 
-    def build(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-        uses = resource_uses(records)
+    def result(self) -> dict[str, Any]:
+        run, uses, self._uses = self._run, list(self._uses), Ordered()
         present = {u.variant for u in uses}
         names = [v["name"] for v in run["variants"] if v["name"] in present]
         control = next((v["name"] for v in run["variants"] if v["role"] == "control"), names[0] if names else None)
         if control not in present or len(names) < 2:
             return {"resources": None}
-        cfg = {**run["config"], **{k: v for k, v in (overrides or {}).items() if v is not None}}
+        cfg = {**run["config"], **{k: v for k, v in (self._overrides or {}).items() if v is not None}}
         return {
             "resources": compare_resources(
                 uses,
@@ -57,4 +54,8 @@ def resources_section(overrides: dict[str, Any] | None = None) -> SectionBuilder
             )
         }
 
-    return build
+
+def resources_section(overrides: dict[str, Any] | None = None) -> SectionBuilder:
+    """A ``SectionBuilder`` adding ``resources`` (None for a run with one variant), seeded and
+    resampled as the run's comparison is (``knowmeter report`` overrides included)."""
+    return lambda run: _Resources(run, overrides)

@@ -14,7 +14,6 @@ from pydantic import BaseModel
 
 from knowmeter.report._model import Report
 from knowmeter.stats import BootstrapEstimate
-from knowmeter.store import StoredTasks
 from knowmeter.watermark import Watermark
 
 Json = Mapping[str, Any]
@@ -507,17 +506,11 @@ class ReportView:
 
     # -- per task -------------------------------------------------------------------------
     def tasks(self) -> Iterator[TaskView]:
-        """The tasks in the report's order, one at a time (a report built from a run reads them
-        from its results.jsonl on each call, so they are never all in memory; a report read from
-        report.json holds its tasks already and is put in report order here, as a file edited by
-        hand may not be). Views are made from the records as stored: each was checked against
-        ``TaskRecord`` when the run or report was read."""
-        tasks = self._r.tasks or []
-        if isinstance(tasks, StoredTasks):
-            records = tasks.records()
-        else:
-            records = (t.stored() for t in sorted(tasks, key=lambda t: (t.repeat, t.sample_id, t.variant)))
-        for rec in records:
+        """The tasks in the report's order, one at a time (``Report.stored_tasks``: a report built
+        from a run or read from report.json reads them from its results.jsonl on each call, so they
+        are never all in memory). Views are made from the records as stored: each was checked
+        against ``TaskRecord`` when the run or report was read."""
+        for rec in self._r.stored_tasks():
             yield _task_view(rec)
 
     def samples(self) -> Iterator[SampleRow]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import AliasChoices
+from pydantic import AliasChoices, TypeAdapter
 
 from knowmeter.config import EvalFile
 from knowmeter.grading import Assertion, ListAssertion, assertion_class, assertion_types
@@ -77,7 +77,7 @@ def _assertion_schema(name: str, defs: dict[str, Any]) -> dict[str, Any]:
 def samples_schema() -> dict[str, Any]:
     """The JSON Schema of a sample file (YAML or JSON: a list of samples, or a mapping with
     ``samples``); each line of a JSONL file is one ``#/$defs/Sample``."""
-    sample = Sample.model_json_schema(mode="validation", by_alias=True, ref_template="#/$defs/{model}")
+    sample = TypeAdapter(Sample).json_schema(mode="validation", by_alias=True, ref_template="#/$defs/{model}")
     defs: dict[str, Any] = sample.pop("$defs", {})
     sample["properties"]["assertions"] = {"type": "array", "items": {"$ref": ASSERTION_REF}}
     sample["description"] = (

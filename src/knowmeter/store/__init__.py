@@ -21,7 +21,7 @@ from knowmeter.store._runrecord import (
     resume_command,
     utc_timestamp,
 )
-from knowmeter.store._storedtasks import StoredTasks, finished_task_ids
+from knowmeter.store._storedtasks import JoinedTasks, StoredTasks, finished_task_ids
 from knowmeter.store._taskrecord import (
     AnalysisRecord,
     AssertionRecord,
@@ -29,6 +29,8 @@ from knowmeter.store._taskrecord import (
     GradeRecord,
     JudgeRecord,
     TaskRecord,
+    TraceMetaRecord,
+    WarningRecord,
     task_id,
 )
 
@@ -40,11 +42,14 @@ __all__ = [
     "AssertionRecord",
     "ExecRecord",
     "GradeRecord",
+    "JoinedTasks",
     "JudgeRecord",
     "ResultsWriter",
     "RunDir",
     "StoredTasks",
     "TaskRecord",
+    "TraceMetaRecord",
+    "WarningRecord",
     "atomic_file",
     "check_schema_version",
     "find_run",

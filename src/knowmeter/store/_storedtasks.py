@@ -1,15 +1,17 @@
-"""A run's stored task records, read from ``results.jsonl`` on every pass instead of held in memory.
+"""A run's stored task records, read from ``results.jsonl`` in one pass, never all held in memory.
 
-Building a report needs every record several times (operations summary, comparison, gaps, the
-``tasks`` of report.json), but never all of them at once: ``StoredTasks`` checks the file once
-(each record against ``TaskRecord``, one record per task id) and keeps only each kept record's
-byte offset, in report order. Every later pass reads the records from disk again, one at a time,
-so memory holds the statistics' inputs, not the records (``bench/bench_memory.py``).
+``StoredTasks`` reads the file once: it checks each record (against ``TaskRecord``, one record per
+task id, inside the run's plan) and hands each kept one to ``visit`` — the report's sections fold
+it into what they need (``knowmeter.report``) — and keeps only each kept record's byte offset, in
+report order. A reader that shows tasks (the HTML page, ``knowmeter show``) reads them from disk
+again by offset, one at a time, so memory holds the statistics' inputs, not the records
+(``bench/bench_memory.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, overload
 
@@ -58,9 +60,17 @@ class StoredTasks(Sequence[TaskRecord]):
     records of a task were dropped (the first stored counts); ``variants`` are the variants with
     at least one record. An edited or damaged record — a field of the wrong type or out of
     range, or a task outside the plan of ``run`` (its run.json) — raises one ``InputError`` line naming the task
-    and field; so does a missing file."""
+    and field; so does a missing file.
 
-    def __init__(self, results_file: Path, run: dict[str, Any]) -> None:
+    ``visit`` is called once per kept record as the file is read (in file order), with the task's
+    place in the report's order ``(repeat, sample_id, variant)`` and the record as read."""
+
+    def __init__(
+        self,
+        results_file: Path,
+        run: dict[str, Any],
+        visit: Callable[[tuple[int, str, str], TaskRecord], None] | None = None,
+    ) -> None:
         plan = _Plan(run)
         self.path = results_file
         self.problems: list[str] = []
@@ -80,6 +90,9 @@ class StoredTasks(Sequence[TaskRecord]):
             seen[task.task_id] = seen.get(task.task_id, 0) + 1
             if seen[task.task_id] == 1:
                 keyed.append((task.repeat, task.sample_id, task.variant, offset))
+                if visit is not None:
+                    # one key per task, shared by every fold; its names interned (a sample's tasks share them)
+                    visit((task.repeat, sys.intern(task.sample_id), sys.intern(task.variant)), task)
                 self.variants.add(task.variant)
                 samples.add(task.sample_id)
         if len(samples) > plan.samples:
@@ -120,6 +133,42 @@ class StoredTasks(Sequence[TaskRecord]):
         with self.path.open("rb") as fh:
             for at in self._offsets:
                 yield _read_at(fh, at)
+
+
+class JoinedTasks(Sequence[TaskRecord]):
+    """The ``StoredTasks`` of a results file, read (and checked against the run's record, which
+    ``read_run`` gives) when first used: a reader of report.json that shows only the aggregates
+    never reads the task records it refers to."""
+
+    def __init__(self, results_file: Path, read_run: Callable[[], dict[str, Any]]) -> None:
+        self._path, self._read_run = results_file, read_run
+        self._tasks: StoredTasks | None = None
+
+    @property
+    def stored(self) -> StoredTasks:
+        """The tasks (the file is read on first use)."""
+        if self._tasks is None:
+            self._tasks = StoredTasks(self._path, self._read_run())
+        return self._tasks
+
+    def __len__(self) -> int:
+        return len(self.stored)
+
+    @overload
+    def __getitem__(self, index: int) -> TaskRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[TaskRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> TaskRecord | list[TaskRecord]:
+        return self.stored[index]
+
+    def __iter__(self) -> Iterator[TaskRecord]:
+        return iter(self.stored)
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """The records as stored (JSON objects), one at a time, in report order."""
+        return self.stored.records()
 
 
 #: fields every record has (``grade`` may be null, but a record without it was cut or damaged)

@@ -19,10 +19,22 @@ Score = Annotated[float, Field(ge=1, le=5, allow_inf_nan=False)]
 Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
-class TraceMetaRecord(_Open):
-    """A trace's metadata: the warnings the operations summary counts are typed."""
+class WarningRecord(_Open):
+    """A warning an executor recorded with the trace (counted per kind in the operations summary)."""
 
-    warnings: list[dict[str, Any]] | None = None
+    kind: str | None = None
+    message: str | None = None
+
+
+class TraceMetaRecord(_Open):
+    """A trace's metadata: what the report reads of it is typed."""
+
+    warnings: list[WarningRecord] | None = None
+    artifact_delivery: str | None = Field(
+        default=None, description="How the executor delivered the artifact (absent: as the system text)."
+    )
+    skill_folder: str | None = Field(default=None, description="The folder the skill was installed under.")
+    memory_delivered: list[str] | None = Field(default=None, description="Memory files delivered with the task.")
 
 
 class TraceRecord(_Open):
@@ -47,6 +59,8 @@ class AssertionRecord(_Open):
 
     passed: bool | None = None
     weight: Amount = 1.0
+    message: str | None = None
+    details: dict[str, Any] | None = None
 
 
 class JudgeRecord(_Open):
@@ -54,6 +68,7 @@ class JudgeRecord(_Open):
 
     judge: str
     mean: Score | None = None
+    model: str | None = None
 
 
 class GradeRecord(_Open):
@@ -65,6 +80,8 @@ class GradeRecord(_Open):
     passed: bool | None = None
     assertions: list[AssertionRecord] = Field(default_factory=list)
     judges: list[JudgeRecord] = Field(default_factory=list)
+    judge_error: str | None = None
+    output_truncated: dict[str, Any] | None = Field(default=None, description="What of the output was cut for grading.")
 
 
 class AnalysisRecord(_Open):

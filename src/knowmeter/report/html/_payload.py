@@ -3,6 +3,7 @@ script), and its escaping for a ``<script type="application/json">`` element."""
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -142,23 +143,23 @@ def payload(
 ) -> dict[str, Any]:
     """What the sample table needs: variants (the control first), each one's role, the control
     (None when no variant has that role: nothing is compared), the detail of at most ``limit``
-    sample × repeat rows within ``budget`` (bytes of JSON without traces, bytes of traces) —
-    :func:`shown_rows` and :func:`_within` pick them; shown in the report's order — ``total``
+    sample × repeat rows within ``budget`` (bytes of JSON without traces, bytes of traces) — the
+    first ``limit`` by :func:`row_rank`, then report order, and :func:`_within` of those; shown in
+    the report's order; the tasks are read once, holding at most ``limit`` rows — ``total``
     (every row of the report), ``shown`` (how many are in ``rows``) and ``traced`` (how many of
     those carry their traces; the others' ``tl`` is None)."""
     roles = {v.name: v.role for v in view.variants}
     control, order = variant_order(view)
     head = {"variants": order, "roles": roles, "control": control}
-    ranked: list[tuple[int, dict[str, Any]]] = []
-    for row in view.samples():  # one pass while every row fits (the common case)
-        if len(ranked) == limit:
-            break
-        ranked.append((row_rank(row), detail_row(row, order)))
-    else:
-        rows, traced = _within(ranked, budget)
-        return {**head, "rows": rows, "total": len(ranked), "shown": len(rows), "traced": traced}
-    total, shown = shown_rows(view, limit)
-    ranked = [(row_rank(row), detail_row(row, order)) for i, row in enumerate(view.samples()) if i in shown]
+    total = 0
+    kept: list[tuple[int, int, dict[str, Any]]] = []  # a max-heap of the best ``limit`` rows, by (rank, order)
+    for total, row in enumerate(view.samples(), start=1):  # one pass over the tasks
+        rank = (row_rank(row), total - 1)
+        if len(kept) < limit:
+            heapq.heappush(kept, (-rank[0], -rank[1], detail_row(row, order)))
+        elif limit and rank < (-kept[0][0], -kept[0][1]):
+            heapq.heapreplace(kept, (-rank[0], -rank[1], detail_row(row, order)))
+    ranked = [(-r, data) for r, _, data in sorted(kept, key=lambda k: -k[1])]
     rows, traced = _within(ranked, budget)
     return {**head, "rows": rows, "total": total, "shown": len(rows), "traced": traced}
 
@@ -199,19 +200,6 @@ def row_rank(row: SampleRow) -> int:
     if any(t.gap_signals for t in tasks):
         return 2
     return 3
-
-
-def shown_rows(view: ReportView, limit: int) -> tuple[int, set[int]]:
-    """(rows in the report, the indexes of the rows whose detail the page embeds): every row when
-    there are at most ``limit``; else the first ``limit`` by :func:`row_rank`, then report order.
-    One pass over the report's tasks, holding at most ``limit`` indexes per rank."""
-    by_rank: list[list[int]] = [[], [], [], []]
-    total = 0
-    for total, row in enumerate(view.samples(), start=1):
-        kept = by_rank[row_rank(row)]
-        if len(kept) < limit:
-            kept.append(total - 1)
-    return total, set([i for kept in by_rank for i in kept][:limit])
 
 
 def detail_row(row: SampleRow, order: list[str]) -> dict[str, Any]:
