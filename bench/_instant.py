@@ -1,25 +1,10 @@
-"""A benchmark project, and an executor that answers at once (the runner's own overhead, no agent): registered as
-``instant`` when this module is imported — by the benchmark, and on every Ray worker through the
-``worker_process_setup_hook`` of the benchmark's runtime_env."""
+"""A benchmark project for the built-in ``echo`` executor (``knowmeter eval --executor echo``: each
+answer is its prompt, at once — the runner's own overhead, no agent)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-
-from knowmeter.executors import ExecRequest, ExecResult, Executor, register_executor
-from knowmeter.traces import Trace
-
-
-class Instant(Executor):
-    name = "instant"
-    non_llm = True
-
-    def identity(self) -> str:
-        return "instant"
-
-    async def run(self, request: ExecRequest) -> ExecResult:
-        return ExecResult("ok", Trace(source="instant"), cost_usd=0.0)
 
 
 def make_project(root: Path, n: int) -> None:
@@ -34,16 +19,8 @@ def make_project(root: Path, n: int) -> None:
                     {
                         "sample_id": f"s{i:06d}",
                         "prompt": f"question {i}",
-                        "assertions": [{"type": "contains", "value": "ok"}],
+                        "assertions": [{"type": "contains", "value": "question"}],
                     }
                 )
                 + "\n"
             )
-
-
-def register() -> None:
-    """Register ``instant`` (the Ray workers' setup hook)."""
-    register_executor("instant")(lambda spec: Instant())
-
-
-register()

@@ -1,6 +1,6 @@
 """The end of an eval, timed alone (prints numbers; not a test).
 
-Workload: N samples × 2 variants run once through the in-process instant executor and stored;
+Workload: N samples × 2 variants run once through the built-in echo executor (answers at once) and stored;
 then, ``--repeats`` times on a fresh copy of that run directory, what ``knowmeter eval`` does
 after the last task: ``finalize`` (report.json built from results.jsonl, gates, decision,
 index) and report.html. Prints each stage's CPU and wall seconds, fastest and median (and per
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _instant import make_project, register
+from _instant import make_project
 
 
 def stored_run(root: Path, n: int) -> Path:
@@ -34,10 +34,9 @@ def stored_run(root: Path, n: int) -> Path:
     import anyio
 
     from knowmeter.evaluation import Overrides, execute, prepare, resolve_config, run_budget, start_run
-    from knowmeter.pipeline import make_post_process
+    from knowmeter.postprocess import make_post_process
 
     make_project(root, n)
-    register()
     cwd = Path.cwd()
     os.chdir(root)
     try:
@@ -46,7 +45,7 @@ def stored_run(root: Path, n: int) -> Path:
                 samples=["eval-samples.jsonl"],
                 control="a",
                 treatments=["b"],
-                executor="instant",
+                executor="echo",
                 concurrency=8,
                 no_cache=True,
             ),

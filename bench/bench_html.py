@@ -29,8 +29,7 @@ from _machine import cpu_reference
 from _searches import SEARCHES
 from _traced import EVAL, make_project
 
-from knowmeter.report import Report, read_report
-from knowmeter.report.html import write_html
+from knowmeter.report import Report, read_report, write_outputs
 
 #: the next frame after an action: the action's handler, layout and paint are done
 NEXT_FRAME = "new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))"
@@ -154,7 +153,7 @@ def main() -> None:
         read_s = time.perf_counter() - t0
         out = run / "bench.html"
         t0 = time.perf_counter()
-        write_html(report, out)
+        write_outputs(report, html=out)
         write_s = time.perf_counter() - t0
         size = out.stat().st_size
         print(

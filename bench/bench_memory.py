@@ -1,6 +1,6 @@
 """Peak memory as the sample count grows (prints numbers; not a test).
 
-Workload: N samples × 2 variants through an in-process instant executor, run by
+Workload: N samples × 2 variants through the built-in echo executor (answers at once), run by
 ``knowmeter.evaluate`` (no spawning, so the numbers are knowmeter's own: plan, run, grade,
 analyse, store, compare, report), then
 ``knowmeter report`` over the stored run, then ``knowmeter report --html --junit --markdown``
@@ -33,15 +33,6 @@ EVAL = textwrap.dedent("""
     import resource
     import knowmeter
     from knowmeter.api import Listener
-    from knowmeter.executors import ExecResult, Executor, register_executor
-    from knowmeter.traces import Trace
-
-    class Instant(Executor):
-        name = "instant"; non_llm = True; workspace_leak_allowed = True  # it reads no workspace
-        def identity(self): return "instant"
-        async def run(self, request):
-            return ExecResult("ok " + request.sample_id, Trace(source="instant"), cost_usd=0.0)
-
     def peak():
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
@@ -49,9 +40,8 @@ EVAL = textwrap.dedent("""
         def started(self, *args, **kwargs): print("planned", peak())
         def executed(self): print("executed", peak())
 
-    register_executor("instant")(lambda spec: Instant())
     report = knowmeter.evaluate(".", listener=Peaks(), samples=["eval-samples.jsonl"], control="a", treatments=["b"],
-                                executor="instant", concurrency=8, no_cache=True, bootstrap_samples=1000)
+                                executor="echo", concurrency=8, no_cache=True, bootstrap_samples=1000)
     print("reported", peak())
     print(report.run.id)
 """)

@@ -1,7 +1,7 @@
 """Merge benchmark (prints numbers; not a test).
 
 Workload: a plan of N samples × 2 variants run as S shards (``--shard I/S``) through
-bench_memory's in-process instant executor, then merged. Measured in a child process of its own:
+bench_memory's echo executor, then merged. Measured in a child process of its own:
 the merge of the shards' files (``merge_shards``: check the plan, read every result, refuse a task present
 twice, write one results.jsonl and run.json), then the merged run's report (``finalize``:
 comparison with B = 10,000 bootstrap resamples, verdict, gaps, index), then ``knowmeter merge``

@@ -1,6 +1,6 @@
 """Ray backend benchmark (prints numbers; not a test) — the figures design/scaling.md rests on.
 
-Workload: 2,000 samples × 2 variants = 4,000 tasks with an instant in-process executor (no
+Workload: 2,000 samples × 2 variants = 4,000 tasks with the built-in echo executor (no
 agent: what is measured is knowmeter's own per-task cost), grading and analysis on, no cache,
 concurrency 16. Runs it with the local backend and with ``--backend ray`` on a local Ray
 instance (``--ray-cpus`` CPUs, loopback), each in a fresh child process, and prints tasks/s and
@@ -39,18 +39,17 @@ DRIVER = textwrap.dedent("""
         import ray
         t0 = time.perf_counter()
         ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False,
-                 runtime_env={{"worker_process_setup_hook": "_instant.register",
-                               "env_vars": {{"PYTHONPATH": {bench!r}}}}})
+                 runtime_env={{"env_vars": {{"PYTHONPATH": {bench!r}}}}})
         startup = time.perf_counter() - t0
     import anyio
     from pathlib import Path
-    import _instant  # noqa: F401  (registers the executor here too: identity, run.json)
     from knowmeter.evaluation import Overrides, execute, prepare, resolve_config, run_budget, start_run
-    from knowmeter.pipeline import finalize, make_post_process
+    from knowmeter.pipeline import finalize
+    from knowmeter.postprocess import make_post_process
     from knowmeter.runner import open_backend
 
     cfg = resolve_config(Overrides(samples=["eval-samples.jsonl"], control="a", treatments=["b"],
-                                   executor="instant", concurrency=concurrency, no_cache=True), Path.cwd())
+                                   executor="echo", concurrency=concurrency, no_cache=True), Path.cwd())
     prepared = prepare(cfg)
     run_dir = start_run(prepared)
     backend = open_backend(backend_name)
@@ -141,7 +140,7 @@ def main() -> None:
         )
     reference_after = cpu_reference()
     print(
-        f"workload: {args.samples} samples × 2 variants = {tasks} tasks, instant executor, grading + analysis, "
+        f"workload: {args.samples} samples × 2 variants = {tasks} tasks, echo executor, grading + analysis, "
         f"no cache, concurrency {args.concurrency}"
     )
     for backend, r in rows.items():

@@ -29,8 +29,8 @@ from _machine import cpu_reference
 from _searches import SEARCHES
 from _traced import EVAL, make_project
 
-from knowmeter.report import read_report
-from knowmeter.report.html import render_html, write_html
+from knowmeter.report import read_report, write_outputs
+from knowmeter.report.html import render_html
 from knowmeter.viewer import make_server
 
 
@@ -77,7 +77,7 @@ def main() -> None:
         t0 = time.perf_counter()
         render_html(report)
         render_s = time.perf_counter() - t0
-        write_html(report, run / "report.html")
+        write_outputs(report, html=run / "report.html")
         del report
         print(
             f"workload: {args.samples} samples × 2 variants = {2 * args.samples} tasks (10–30 tool calls each); "

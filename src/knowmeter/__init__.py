@@ -8,7 +8,7 @@ The Python API (``knowmeter.api``) is imported on first use, so ``import knowmet
     print(report.decision.headline)
 """
 
-__version__ = "0.2.0.dev0"
+from knowmeter._version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from knowmeter.api import (
         Listener,
+        RunInterrupted,
         comprehend,
         dry_run,
         evaluate,
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
         rescore,
         resume,
     )
-    from knowmeter.errors import InputError, RunInterrupted
+    from knowmeter.errors import InputError
     from knowmeter.report import Report
 
 __all__ = [
@@ -46,7 +47,7 @@ __all__ = [
     "resume",
 ]
 
-_HOMES = {"InputError": "errors", "RunInterrupted": "errors", "Report": "report"}
+_HOMES = {"InputError": "errors", "Report": "report"}
 
 
 def __getattr__(name: str) -> "Any":  # no __future__ import: it costs more than the module

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from knowmeter import __version__
+from knowmeter._version import __version__
 
 
 def git_state(directory: Path) -> dict[str, Any]:
@@ -38,6 +38,6 @@ def git_toplevel(directory: Path) -> Path | None:
 
 
 def versions() -> dict[str, str]:
-    """The versions a run records: knowmeter's (``knowmeter.__version__``, the one place it is
+    """The versions a run records: knowmeter's (``knowmeter._version``, the one place it is
     written: pyproject.toml reads it too), Python's and the platform."""
     return {"knowmeter": __version__, "python": sys.version.split()[0], "platform": platform.platform()}

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knowmeter import defaults
-from knowmeter.errors import RunInterrupted
 
 if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report stack
     from knowmeter.activation import ActivationReport
@@ -35,6 +34,7 @@ if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report
 
 __all__ = [
     "Listener",
+    "RunInterrupted",
     "comprehend",
     "dry_run",
     "evaluate",
@@ -44,6 +44,18 @@ __all__ = [
     "rescore",
     "resume",
 ]
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM: ``signum``) during a run, after the finished tasks were stored and the
+    run was finished as ``interrupted``: ``report`` is its report (decision INCOMPLETE);
+    ``run_id`` resumes it. A ``KeyboardInterrupt``, so code that stops on Ctrl-C still stops."""
+
+    def __init__(self, run_id: str, report: Report, signum: int = signal.SIGINT) -> None:
+        super().__init__(f"run {run_id} interrupted: {report.run.tasks_done}/{report.run.tasks_total} tasks are stored")
+        self.run_id = run_id
+        self.report = report
+        self.signum = signum
 
 
 class Listener:
@@ -463,8 +475,8 @@ def generate_probe_set(
 
 
 def _start_notes(prepared: Prepared) -> list[str]:
-    """What the user should know before an evaluation's tasks run: the offline demo agent is not
-    a model; a script agent's workspace exposes the answer key or another arm's artifact; an
+    """What the user should know before an evaluation's tasks run: the offline demo agent and the
+    echo harness check are not models; a script agent's workspace exposes the answer key or another arm's artifact; an
     agent CLI's tasks are not sealed from each other."""
     notes = []
     if prepared.executor.name == "offline":
@@ -472,7 +484,12 @@ def _start_notes(prepared: Prepared) -> list[str]:
             "executor offline: the built-in non-LLM demo agent (no model is called); choose an agent with "
             "--executor or executor: in eval.yaml"
         )
-    if prepared.workspace_leak:
+    if prepared.executor.name == "echo":
+        notes.append(
+            "executor echo: a harness check (each answer is its prompt, no model is called); the timings are "
+            "knowmeter's own and the verdict says nothing about the knowledge"
+        )
+    if prepared.workspace_leak and prepared.executor.name != "echo":  # echo reads no file
         who = (
             "the offline agent searches and reads its workspace, so its answers depend on them (on how many "
             "runs the store holds, too)"
@@ -607,9 +624,9 @@ def _run(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) -> Rep
     index. The plan (samples, tasks, assertions) is released before the report is built from the
     stored results, so the two never take memory at once. Ctrl-C or SIGTERM finishes the run as
     interrupted and raises ``RunInterrupted``. The run is locked meanwhile."""
-    from knowmeter.pipeline import finalize
-
     executed = _execute(plan, listener, resumed=resumed)
+    from knowmeter.pipeline import finalize  # the report stack: imported once the tasks ran
+
     try:
         report = finalize(executed.run_dir, status=executed.status, wall_s=executed.wall_s, budget=executed.budget)
     finally:
@@ -625,9 +642,8 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
     import anyio
 
     from knowmeter.evaluation import execute, run_budget
-    from knowmeter.pipeline import make_post_process
+    from knowmeter.postprocess import make_post_process
     from knowmeter.runner import RunStopped, until_interrupted
-    from knowmeter.sequential import run_looks
 
     made = plan()
     made.run_dir.lock()  # a no-op when resume already holds it
@@ -653,6 +669,8 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
             )
 
         looks = made.prepared.config.sequential
+        if looks:  # the statistics (numpy) only when the run looks as it goes
+            from knowmeter.sequential import run_looks
         try:
             stats, budget = anyio.run(
                 lambda: until_interrupted(

@@ -86,7 +86,8 @@ class Overrides:
         metadata=_cli(
             "--executor",
             help="Registered executor (offline, script, claude, codex, openai, anthropic, "
-            "claude-sdk) or any command speaking the script protocol.",
+            "claude-sdk; echo: a harness check that answers each prompt with itself, never a model) "
+            "or any command speaking the script protocol.",
         ),
     )
     model: str | None = field(

@@ -171,7 +171,7 @@ def test_view_defaults_are_the_servers() -> None:
 
 
 def test_the_version_is_written_once() -> None:
-    """``knowmeter.__version__`` is the only place: pyproject.toml reads it (setuptools dynamic
+    """``knowmeter._version`` is the only place: pyproject.toml reads it (setuptools dynamic
     version) and every run records it."""
     import tomllib
 
@@ -180,7 +180,7 @@ def test_the_version_is_written_once() -> None:
 
     project = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "knowmeter.__version__"}
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "knowmeter._version.__version__"}
     assert _provenance.versions()["knowmeter"] == knowmeter.__version__
 
 

@@ -124,3 +124,74 @@ def test_a_reply_is_taken_when_the_command_exits_leaving_a_child_on_stdout() -> 
         time.sleep(0.05)
     else:
         raise AssertionError(f"the background process {leftover} is still running")
+
+
+class _HeldStart:
+    """``subprocess.Popen`` (the real one), held before it starts until ``release`` is set: a fork and
+    exec that wait for the CPU, as on a loaded machine. Records whether the loop set ``release``
+    while the start was held (it cannot when the start blocks the loop: the hold then times out)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import subprocess
+        import threading
+
+        self.started, self.release = threading.Event(), threading.Event()
+        self.released_by_loop: bool | None = None
+        self.pids: list[int] = []
+        real = subprocess.Popen
+
+        def held(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
+            self.started.set()
+            self.released_by_loop = self.release.wait(2)
+            proc = real(*args, **kwargs)  # type: ignore[call-overload]
+            self.pids.append(proc.pid)
+            return proc  # type: ignore[no-any-return]
+
+        monkeypatch.setattr(subprocess, "Popen", held)
+
+    async def wait_started(self) -> None:
+        while not self.started.is_set():
+            await anyio.sleep(0.005)
+
+
+def test_starting_a_command_does_not_hold_up_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not _spawn.USE_PIDFD:
+        pytest.skip("the asyncio path starts commands as asyncio does")
+    hold = _HeldStart(monkeypatch)
+    replies: list[tuple[int, bytes]] = []
+
+    async def main() -> None:
+        async def one() -> None:
+            with tempfile.TemporaryFile() as err:
+                replies.append(await run_command(["cat"], b"hi", cwd=None, env=None, stderr=err))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(one)
+            await hold.wait_started()
+            hold.release.set()  # only possible while the start is held: the loop is free
+
+    anyio.run(main)
+    assert hold.released_by_loop is True
+    assert replies == [(0, b"hi")]
+
+
+def test_a_cancel_while_the_command_starts_kills_and_reaps_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not _spawn.USE_PIDFD:
+        pytest.skip("the asyncio path starts commands as asyncio does")
+    hold = _HeldStart(monkeypatch)
+    before = open_fds()
+
+    async def main() -> None:
+        with tempfile.TemporaryFile() as err, anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(lambda: run_command(["sleep", "30"], b"", cwd=None, env=None, stderr=err))
+                await hold.wait_started()
+                scope.cancel()  # the start is under way in its thread: it finishes, then the command is killed
+                hold.release.set()
+
+    t0 = time.monotonic()
+    anyio.run(main)
+    assert time.monotonic() - t0 < 10
+    (pid,) = hold.pids
+    assert not Path(f"/proc/{pid}").exists()  # killed and reaped
+    assert zombie_children() == [] and open_fds() == before

@@ -1,12 +1,12 @@
 """The package import graph of ``knowmeter``, read with ``ast`` (no module is imported).
 
 A *unit* is ``knowmeter`` itself or one name under it: a subpackage (``knowmeter.compare``) or a
-top-level module (``knowmeter.pipeline``). Imports at module level and inside functions (lazy) count
-alike. Two rules (DESIGN.md, one-directional data flow):
+top-level module (``knowmeter.pipeline``). Imports at module level, inside functions (lazy) and
+under ``if TYPE_CHECKING:`` (annotations only) count alike: a type named across a layer ties the
+two layers as much as a call does. Three rules (DESIGN.md, one-directional data flow):
 
-* no cycle between units, leaving out imports under ``if TYPE_CHECKING:`` (annotations only: e.g.
-  ``errors.RunInterrupted`` names the ``Report`` it carries, which the report model's package
-  depends on at run time);
+* no cycle between units;
+* no cycle between modules (``observe._merge`` ↔ ``observe._report`` was one, inside a package);
 * no import of another package's private module (a path component starting with ``_``) — a
   package's private modules are reached through its ``__init__``.
 """
@@ -14,6 +14,7 @@ alike. Two rules (DESIGN.md, one-directional data flow):
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,6 @@ class Edge:
     importer: str
     target: str
     line: int
-    typing_only: bool = False
 
     def __str__(self) -> str:
         path = self.importer.replace(".", "/")
@@ -76,20 +76,9 @@ def edges(src: Path = SRC) -> list[Edge]:
     for name, path in found.items():
         is_package = path.name == "__init__.py"
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        typing_lines = {
-            inner.lineno
-            for node in ast.walk(tree)
-            if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
-            for stmt in node.body
-            for inner in ast.walk(stmt)
-            if isinstance(inner, ast.Import | ast.ImportFrom)
-        }
         for node in ast.walk(tree):
             if isinstance(node, ast.Import | ast.ImportFrom):
-                out.extend(
-                    Edge(name, target, node.lineno, node.lineno in typing_lines)
-                    for target in _targets(node, name, is_package, known)
-                )
+                out.extend(Edge(name, target, node.lineno) for target in _targets(node, name, is_package, known))
     return out
 
 
@@ -112,12 +101,17 @@ def private_violations(found: list[Edge]) -> list[Edge]:
     return out
 
 
-def unit_cycles(found: list[Edge]) -> list[list[str]]:
-    """Strongly connected groups of more than one unit (Tarjan), each sorted."""
+def _module(name: str) -> str:
+    return name
+
+
+def unit_cycles(found: list[Edge], node: Callable[[str], str] = unit) -> list[list[str]]:
+    """Strongly connected groups of more than one unit (Tarjan), each sorted; ``node=_module``
+    takes each module as a node of its own."""
     graph: dict[str, set[str]] = {}
     for edge in found:
-        a, b = unit(edge.importer), unit(edge.target)
-        if a != b and not edge.typing_only:
+        a, b = node(edge.importer), node(edge.target)
+        if a != b:
             graph.setdefault(a, set()).add(b)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -152,20 +146,21 @@ def unit_cycles(found: list[Edge]) -> list[list[str]]:
     return sorted(groups)
 
 
-@pytest.mark.slow
-def test_no_cycle_between_packages() -> None:
-    found = edges()
-    cycles = unit_cycles(found)
-    detail = [
+def _cycle_detail(found: list[Edge], cycles: list[list[str]], node: Callable[[str], str]) -> str:
+    return "\n".join(
         str(edge)
         for group in cycles
         for edge in found
-        if unit(edge.importer) in group
-        and unit(edge.target) in group
-        and unit(edge.importer) != unit(edge.target)
-        and not edge.typing_only
-    ]
-    assert not cycles, "import cycles between packages:\n" + "\n".join(detail)
+        if node(edge.importer) in group and node(edge.target) in group and node(edge.importer) != node(edge.target)
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("node", [unit, _module], ids=["packages", "modules"])
+def test_no_import_cycle_type_only_imports_included(node: Callable[[str], str]) -> None:
+    found = edges()
+    cycles = unit_cycles(found, node)
+    assert not cycles, "import cycles:\n" + _cycle_detail(found, cycles, node)
 
 
 @pytest.mark.slow
@@ -205,7 +200,7 @@ def test_the_checks_see_a_private_import_and_a_cycle(tmp_path: Path, statement: 
     assert unit_cycles(found) == [["knowmeter.a", "knowmeter.b"]]
 
 
-def test_a_type_checking_import_is_not_a_cycle_but_a_runtime_one_is(tmp_path: Path) -> None:
+def test_a_type_checking_import_makes_a_cycle_as_a_runtime_one_does(tmp_path: Path) -> None:
     src = _tree(
         tmp_path,
         {
@@ -216,9 +211,24 @@ def test_a_type_checking_import_is_not_a_cycle_but_a_runtime_one_is(tmp_path: Pa
             ),
         },
     )
-    assert unit_cycles(edges(src)) == []
-    (src / "knowmeter" / "b" / "__init__.py").write_text("def f():\n    from knowmeter.a import y\nx = 1\n")
     assert unit_cycles(edges(src)) == [["knowmeter.a", "knowmeter.b"]]
+    (src / "knowmeter" / "b" / "__init__.py").write_text("x = 1\n")
+    assert unit_cycles(edges(src)) == []
+
+
+def test_a_cycle_between_two_modules_of_one_package_is_found(tmp_path: Path) -> None:
+    src = _tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "a/__init__.py": "",
+            "a/_x.py": "from knowmeter.a._y import y\nx = 1\n",
+            "a/_y.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from knowmeter.a._x import x\ny = 1\n",
+        },
+    )
+    found = edges(src)
+    assert unit_cycles(found) == []
+    assert unit_cycles(found, _module) == [["knowmeter.a._x", "knowmeter.a._y"]]
 
 
 def test_relative_imports_resolve_and_a_package_may_use_its_own_private_modules(tmp_path: Path) -> None:

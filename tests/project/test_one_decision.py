@@ -19,9 +19,9 @@ import pytest
 from rich.console import Console
 
 from knowmeter.compare import VerdictLevel
-from knowmeter.decision import Blocker, Decision, command_exit_code, settle
+from knowmeter.decision import command_exit_code, settle
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_NOT_PASSED, EXIT_OK, EXIT_TERMINATED
-from knowmeter.report import Report, render_terminal
+from knowmeter.report import Blocker, Decision, Report, render_terminal
 from knowmeter.runner import RunStopped
 from tests.support.outcome import assert_outputs_show
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from knowmeter.comprehension import summary_lines
-from knowmeter.decision import Blocker, Decision
 from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
-from knowmeter.report import read_report
+from knowmeter.report import Blocker, Decision, read_report
 from tests.support.outcome import assert_outputs_show
 
 

@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 from xml.etree import ElementTree
 
-from knowmeter.decision import Decision, command_exit_code
+from knowmeter.decision import command_exit_code
 from knowmeter.exit_codes import EXIT_OK
-from knowmeter.report import Report, index_rows, write_outputs
+from knowmeter.report import Decision, Report, index_rows, write_outputs
 
 
 def assert_outputs_show(report: Report, decision: Decision, folder: Path) -> None:

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from knowmeter import defaults
-from knowmeter.api import Listener, comprehend, resume
+from knowmeter.api import Listener, RunInterrupted, comprehend, resume
 from knowmeter.ask import unusable_reply
 from knowmeter.cli._output import interrupted_line
 from knowmeter.comprehension import grader_model, state_update, summary_lines, write_state
 from knowmeter.decision import command_exit_code
-from knowmeter.errors import InputError, RunInterrupted
+from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared, parse_option_flags
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED
 from knowmeter.report import Report

@@ -18,7 +18,7 @@ from knowmeter.settings import BUDGET_BINDS
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from knowmeter.errors import RunInterrupted
+    from knowmeter.api import RunInterrupted
 
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -5,25 +5,25 @@ from __future__ import annotations
 import gc
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 
 from knowmeter import defaults
-from knowmeter.api import Listener, evaluate, resume
+from knowmeter.api import Listener, RunInterrupted, evaluate, resume
 from knowmeter.cli._output import console as make_console
 from knowmeter.cli._output import interrupted_line
 from knowmeter.cli._progress import Progress
-from knowmeter.decision import command_exit_code
-from knowmeter.errors import RunInterrupted
 from knowmeter.evaluation import Prepared, resolve_config
 from knowmeter.executors import use_pidfd_child_watcher
 from knowmeter.printable import printable
-from knowmeter.report import Report, render_terminal
 from knowmeter.runner import Budget
 from knowmeter.settings import overrides_from
 from knowmeter.store import RunDir
+
+if TYPE_CHECKING:  # the report stack (pydantic models, numpy) is imported once the tasks ran
+    from knowmeter.report import Report
 
 
 class _Terminal(Listener):
@@ -102,11 +102,15 @@ def run_eval(opts: dict[str, Any]) -> int:
             resolved = resolve_config(overrides_from(opts), Path.cwd())
             report = evaluate(resolved, listener=terminal, backend=backend, ray_address=ray_address)
     except RunInterrupted as stop:
+        from knowmeter.decision import command_exit_code  # the report stack: loaded once the tasks ran
+
         report, run_dir = stop.report, terminal.stored()
         print_report(report, run_dir.report_file, _write_files(report, run_dir, opts), opts)
         err.quiet = False  # even --quiet says how to continue
         err.print(interrupted_line(stop, opts.get("output_dir")), soft_wrap=True)
         return command_exit_code(report.decision, stop=stop)
+    from knowmeter.decision import command_exit_code
+
     run_dir = terminal.stored()
     written = _write_files(report, run_dir, opts)
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
@@ -154,6 +158,8 @@ def print_report(report: Report, report_file: Path, written: list[tuple[str, Pat
 
         print_json(report.to_dict())
     else:
+        from knowmeter.report import render_terminal
+
         render_terminal(report, make_console())
         click.echo(f"report: {printable(report_file)}")
         for what, path in written:

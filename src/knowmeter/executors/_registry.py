@@ -51,7 +51,7 @@ def _load_builtins() -> None:
     _BUILTINS_LOADED = True
     import importlib
 
-    for module in ("offline", "script", "agents"):
+    for module in ("offline", "echo", "script", "agents"):
         try:
             importlib.import_module(f"knowmeter.executors._{module}")
         except ModuleNotFoundError as exc:  # an optional executor module not written yet

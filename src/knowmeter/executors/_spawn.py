@@ -9,6 +9,8 @@ it with asyncio's subprocess transports; the figures are in design/decisions.md)
   buffer is written on from the loop as the child reads it;
 - stdout is a pipe read from the loop until end of file, or until ``EXIT_GRACE_S`` after the
   command exited when something it left running in the background still holds the pipe;
+- the command is started (fork, exec) in a worker thread, so a start that waits for the CPU on a
+  loaded machine holds up no other task; its pipes and pidfd are the loop's as before;
 - the exit is seen through a pidfd registered with the loop, so no watcher thread and no
   SIGCHLD handler is involved;
 - the command runs in a new session, so cancelling (a timeout) kills its whole process group.
@@ -197,6 +199,14 @@ def _prefill(fd: int, data: bytes) -> memoryview:
         return view
 
 
+def _start(
+    argv: Sequence[str], stdin: int, stdout: int, stderr: IO[bytes], cwd: str | None, env: Mapping[str, str] | None
+) -> subprocess.Popen[bytes]:
+    """Start the command, in a worker thread: ``Popen`` returns only once the child has exec'd, and
+    on a loaded machine that wait held up every other task's I/O (and every other start) on the loop."""
+    return subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=stderr, cwd=cwd, env=env, start_new_session=True)
+
+
 async def _run_pidfd(
     argv: Sequence[str], stdin: bytes, cwd: str | None, env: Mapping[str, str] | None, stderr: IO[bytes]
 ) -> tuple[int, bytes]:
@@ -205,7 +215,8 @@ async def _run_pidfd(
     out_r, out_w = os.pipe()
     try:
         pending = _prefill(in_w, stdin)
-        proc = subprocess.Popen(argv, stdin=in_r, stdout=out_w, stderr=stderr, cwd=cwd, env=env, start_new_session=True)
+        # not cancellable (anyio's default): a cancellation waits for the start, then kills the group below
+        proc = await anyio.to_thread.run_sync(_start, argv, in_r, out_w, stderr, cwd, env)
     except BaseException:
         for fd in (in_w, out_r):
             os.close(fd)

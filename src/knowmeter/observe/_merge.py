@@ -9,15 +9,10 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from knowmeter.observe._results import NO_SKILL, SegmentResult, SessionResult
 from knowmeter.traces import USAGE_KEYS
 from knowmeter.watermark import Watermark
-
-if TYPE_CHECKING:
-    from knowmeter.analysis import KnowledgeFile
-    from knowmeter.observe._report import HealthReport
 
 
 @dataclass(slots=True)
@@ -69,7 +64,8 @@ class SkillTotals:
 
 
 class Merger:
-    """Folds ``SessionResult``s (in any order: the report does not depend on it) into a report."""
+    """Folds ``SessionResult``s (in any order: the report does not depend on it) into the totals
+    ``observe._report.build_report`` makes the report of."""
 
     def __init__(self) -> None:
         self.skills: dict[str, SkillTotals] = {}
@@ -118,17 +114,3 @@ class Merger:
     def rows(self) -> list[SkillTotals]:
         """Skills by segment count (most first), ``(no skill)`` last."""
         return sorted(self.skills.values(), key=lambda a: (a.skill == NO_SKILL, -a.segments, a.skill))
-
-    def report(
-        self,
-        *,
-        paths: Sequence[str],
-        window: dict[str, str | None],
-        skills: Sequence[str] | None,
-        kb: str | None,
-        kb_files: Sequence[KnowledgeFile] | None,
-    ) -> HealthReport:
-        """The health report (builds the report models: call once, at the end)."""
-        from knowmeter.observe._report import build_report
-
-        return build_report(self, paths=paths, window=window, skills=skills, kb=kb, kb_files=kb_files)

@@ -16,9 +16,9 @@ from knowmeter.observe._results import ScanConfig, SessionResult
 
 
 def _scan_remote(cfg: ScanConfig, jobs: list[tuple[Path, str]]) -> list[SessionResult]:
-    from knowmeter.observe._run import _scan_with
+    from knowmeter.observe._scan import scan_sessions
 
-    return _scan_with(cfg, jobs)
+    return scan_sessions(cfg, jobs)
 
 
 def ray_results(ray: Any, chunks: list[list[tuple[Path, str]]], cfg: ScanConfig) -> Iterator[SessionResult]:

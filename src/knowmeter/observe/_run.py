@@ -93,9 +93,9 @@ def _results(
 
 
 def _scan_with(cfg: ScanConfig, jobs: list[tuple[Path, str]]) -> list[SessionResult]:
-    from knowmeter.observe._scan import scan_session
+    from knowmeter.observe._scan import scan_sessions
 
-    return [scan_session(path, key, cfg) for path, key in jobs]
+    return scan_sessions(cfg, jobs)
 
 
 def observe(
@@ -152,7 +152,10 @@ def observe(
             f"no agent session traces among {len(jobs)} candidate file(s) under "
             f"{', '.join(map(str, roots))} (first: {first})"
         )
-    return merger.report(
+    from knowmeter.observe._report import build_report  # the report models: built once, at the end
+
+    return build_report(
+        merger,
         paths=[str(p) for p in paths],
         window=cfg.window.to_dict(),
         skills=sorted(wanted) if wanted else None,

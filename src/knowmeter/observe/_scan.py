@@ -371,3 +371,8 @@ def _scan_loaded(session: _Session, fmt: TraceFormat) -> str | None:
         session.take(seg)
     session.attribute_cost(trace.meta.get("cost_usd"))  # Claude stream-json ``total_cost_usd``; Codex: none
     return note
+
+
+def scan_sessions(cfg: ScanConfig, jobs: list[tuple[Path, str]]) -> list[SessionResult]:
+    """``scan_session`` over ``jobs`` (``(path, key)`` pairs), in order: one worker's chunk."""
+    return [scan_session(path, key, cfg) for path, key in jobs]

@@ -4,6 +4,7 @@ Schema), the terminal summary."""
 from knowmeter.gates import Gates
 from knowmeter.report._build import build_report, write_report
 from knowmeter.report._compare_section import compare_config, comparison_section, observations
+from knowmeter.report._decision import OUTCOMES, Blocker, BlockerKind, Decision, Incompleteness, Outcome, incompleteness
 from knowmeter.report._fold import Ordered, Section, SectionBuilder, TaskKey
 from knowmeter.report._gaps_section import gaps_section, variant_root
 from knowmeter.report._index import index_rows, not_comparable, open_run_index
@@ -32,17 +33,23 @@ from knowmeter.report._terminal import percent, probe_lines, render_terminal
 from knowmeter.report._view import ReportView, SampleRow, TaskView
 
 __all__ = [
+    "OUTCOMES",
     "REPORT_SCHEMA_VERSION",
+    "Blocker",
+    "BlockerKind",
     "BudgetStatus",
     "ComprehensionArm",
     "ComprehensionSection",
     "ComprehensionVerdict",
     "CoverageSection",
+    "Decision",
     "ExecutorInfo",
     "GapsSection",
     "Gates",
     "GraderInfo",
+    "Incompleteness",
     "Ordered",
+    "Outcome",
     "ProbeComparison",
     "ProbeSide",
     "ProbeVariantRow",
@@ -60,6 +67,7 @@ __all__ = [
     "compare_config",
     "comparison_section",
     "gaps_section",
+    "incompleteness",
     "index_rows",
     "joined_report",
     "not_comparable",

@@ -15,8 +15,8 @@ from pydantic import ValidationError
 from knowmeter import jsonio
 from knowmeter._record import RecordError
 from knowmeter.config import first_error
-from knowmeter.decision import incompleteness
 from knowmeter.errors import InputError
+from knowmeter.report._decision import incompleteness
 from knowmeter.report._fold import SectionBuilder, TaskKey
 from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
 from knowmeter.report._summary import OperationsSummary

@@ -4,8 +4,8 @@ is the JSON form written to disk; ``report.schema.json`` is generated from these
 (``knowmeter.report._schema``).
 
 The statistics, verdict and audit are the comparison's own models (``knowmeter.compare``), the
-gap and coverage rows the analysis records, the decision ``knowmeter.decision``'s: one type per
-thing, whether it is computed or read back."""
+gap and coverage rows the analysis records, the decision ``report._decision``'s (``knowmeter.decision``
+decides it): one type per thing, whether it is computed or read back."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ from knowmeter.compare import (
 from knowmeter.compare import (
     VariantSummary as VariantStatistics,
 )
-from knowmeter.decision import Decision, Incompleteness, incompleteness
 from knowmeter.gates import Gates
+from knowmeter.report._decision import Decision, Incompleteness, incompleteness
 from knowmeter.stats import BootstrapResult
 from knowmeter.store import JoinedTasks, StoredTasks, TaskRecord
 from knowmeter.watermark import Watermark

@@ -16,8 +16,8 @@ from typing import Any, Literal
 from rich.console import Console
 
 from knowmeter import defaults
-from knowmeter.decision import LABELS
 from knowmeter.printable import Printer
+from knowmeter.report._decision import LABELS
 from knowmeter.report._model import ProbeComparison, Report
 from knowmeter.report._tradeoff import TRADEOFF_HEADER
 from knowmeter.report._view import COMPOSITE_NOTE, ReportView

@@ -2,7 +2,7 @@
 network. Rendered from stored ``report.json`` content through :class:`~knowmeter.report._view.ReportView`."""
 
 from knowmeter.report.html._health import render_health_html
-from knowmeter.report.html._page import assets, environment, id_key, page_script, render_html, write_html
+from knowmeter.report.html._page import assets, environment, id_key, page_script, render_html
 from knowmeter.report.html._payload import detail_row, row_rank, variant_order
 from knowmeter.report.html._svg import Series, line_chart
 
@@ -18,5 +18,4 @@ __all__ = [
     "render_html",
     "row_rank",
     "variant_order",
-    "write_html",
 ]

@@ -226,10 +226,3 @@ def render_html(report: Report, *, title: str | None = None, detail_rows: int = 
             data=Markup(script_json(data)),
         )
     )
-
-
-def write_html(report: Report, path: Path) -> Path:
-    """Write the page (atomically: a reader never sees half a file)."""
-    from knowmeter.report._outputs import write_outputs
-
-    return write_outputs(report, html=path)[0][1]

@@ -1,0 +1,72 @@
+"""The per-task post-processing (grade → analyze), run as each task finishes. Built from a run's
+configuration only, so a resumed run does exactly what the original run would have done; it needs
+none of the report stack (``knowmeter.pipeline``), which is imported once the tasks ran."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from knowmeter.analysis import HedgingClassifier, accessed_files, analyze_task
+from knowmeter.config import RunConfig
+from knowmeter.evaluation import Prepared
+from knowmeter.executors import ExecResult
+from knowmeter.grading import GradingConfig, JudgeSpec, grade
+from knowmeter.judges import executor_for
+from knowmeter.runner import Budget, MeteredExecutor, PostProcess, Task
+
+
+def hedging_classifier(config: RunConfig, budget: Budget) -> HedgingClassifier | None:
+    """The run's LLM hedging classifier (one per run: its 50-candidate cap and cache are
+    run-wide), or None for regex-only hedging. Its calls are charged to ``budget``."""
+    if not config.hedging_judge:
+        return None
+    executor, model = executor_for(config.hedging_judge, f"hedging classifier {config.hedging_judge!r}")
+    return HedgingClassifier(
+        MeteredExecutor(executor, budget, "hedging"), model=model, max_candidates=config.hedging_max_candidates
+    )
+
+
+def make_post_process(prepared: Prepared, budget: Budget) -> PostProcess:
+    """Grade and analyze each finished task (results are stored with the record). Every judge,
+    grader and classifier call is charged to ``budget`` (the run's, shared with the agent)."""
+
+    cfg = prepared.config
+    grading = GradingConfig(
+        length_debias=cfg.length_debias, judge_repeat=cfg.judge_repeat, max_output_chars=cfg.max_graded_output_chars
+    )
+    classifier = hedging_classifier(cfg, budget)
+    judges = [JudgeSpec(j.name, MeteredExecutor(j.executor, budget, "judge"), j.model) for j in prepared.judges]
+
+    async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
+        meta_root = result.trace.meta.get("workspace_root")
+        root = Path(meta_root) if meta_root else task.workspace
+        gaps = analyze_task(
+            result.trace,
+            sample_id=task.sample.sample_id,
+            repeat=task.repeat,
+            prompt_text=task.sample.full_prompt(),
+            ok=result.ok,
+            workspace_root=root,
+            output_text=result.output,
+            hedging_recall="broad" if classifier else "strict",
+        )
+        if classifier is not None and result.ok:
+            gaps = await classifier.apply(gaps)
+        prefixes = result.trace.meta.get("path_prefixes")
+        access = accessed_files(result.trace, root, prefixes=prefixes if isinstance(prefixes, dict) else None)
+        analysis = {"gaps": gaps.to_dict(), "access": access}
+        if result.error is not None:
+            # a failed execution is not graded: it is an error, not a low score
+            return {"grade": None, "analysis": analysis}
+        g = await grade(
+            task.sample,
+            result,
+            assertions=prepared.assertions[task.sample.sample_id],
+            judges=judges,
+            config=grading,
+            task_id=task.id,
+        )
+        return {"grade": g.to_dict(), "analysis": analysis}
+
+    return post_process
