@@ -370,20 +370,25 @@ def workspace_leak(tasks: list[Task], config: RunConfig, variants: list[Variant]
     base = config.base_path()
     samples = [((base / s).resolve(), f"the sample file {s}") for s in config.samples]
     store = [(config.output_path().resolve(), f"the run store {config.output_dir}")]
-    seen: dict[Path, dict[str, list[str]]] = {}  # workspace → what it holds → the variants that see it
-    for task in tasks:
-        ws = task.workspace.resolve()
-        others = [
-            (p.resolve(), f"variant {v.name!r}'s artifact {p}")
-            for v in variants
-            if v.name != task.variant.name
-            for p in (v.artifact.root or v.artifact.path,)
+    others = {
+        v.name: [
+            (p.resolve(), f"variant {o.name!r}'s artifact {p}")
+            for o in variants
+            if o.name != v.name
+            for p in (o.artifact.root or o.artifact.path,)
             if p is not None
         ]
-        for path, what in [*samples, *store, *others]:
+        for v in variants
+    }
+    seen: dict[Path, dict[str, list[str]]] = {}  # workspace → what it holds → the variants that see it
+    resolved: dict[Path, Path] = {}
+    # what a task sees depends only on its workspace and its variant: each pair is checked once
+    for workspace, variant in dict.fromkeys((task.workspace, task.variant.name) for task in tasks):
+        ws = resolved.setdefault(workspace, workspace.resolve())
+        for path, what in [*samples, *store, *others[variant]]:
             names = seen.setdefault(ws, {}).setdefault(what, [])
-            if _inside(path, ws) and task.variant.name not in names:
-                names.append(task.variant.name)
+            if _inside(path, ws) and variant not in names:
+                names.append(variant)
     parts = []
     for ws, held in seen.items():
         names = list(dict.fromkeys(n for ns in held.values() for n in ns))
