@@ -54,6 +54,8 @@ def test_echo_answers_each_prompt_with_itself_and_calls_no_model(
     assert all(t["exec"]["output"] == f"what is {t['sample_id'][1:]}?" for t in tasks)
     assert all(t["exec"]["cost_usd"] == 0.0 and t["exec"]["error"] is None for t in tasks)
     assert all(t["grade"]["assertions"][0]["passed"] for t in tasks)
+    # the terminal names it as what it is, not as the offline retrieval agent
+    assert "(harness check (echo: each answer is its prompt; no model))" in " ".join(r.stdout.split())
 
 
 def test_eval_help_names_echo_as_a_harness_check(tmp_path: Path) -> None:

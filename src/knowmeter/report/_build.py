@@ -152,8 +152,10 @@ def partial_info(run: dict[str, Any], done: int, with_results: set[str], run_id:
 
 def executor_label(executor: dict[str, Any]) -> str:
     """What kind of agent produced the answers, as far as knowmeter knows."""
+    if executor.get("name") == "echo":
+        return "harness check (echo: each answer is its prompt; no model)"
     if executor.get("non_llm"):
-        return "non-LLM agent (offline retrieval)"
+        return "non-LLM agent (offline retrieval)" if executor.get("name") == "offline" else "non-LLM agent"
     if executor.get("name") == "script":
         return "command (script protocol; whether it calls a model is not known)"
     return "LLM agent"
