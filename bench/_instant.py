@@ -14,6 +14,7 @@ from knowmeter.traces import Trace
 class Instant(Executor):
     name = "instant"
     non_llm = True
+    workspace_leak_allowed = True  # it reads no workspace
 
     def identity(self) -> str:
         return "instant"
