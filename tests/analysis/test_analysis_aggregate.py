@@ -177,3 +177,24 @@ def test_signal_weight_is_fixed_by_source():
     assert GapSignal(sample_id="a", source="hedging").weight == 0.5
     with pytest.raises(ValueError, match=r"weight of a hedging signal is 0\.5"):
         GapSignal(sample_id="a", source="hedging", weight=1.0)
+
+
+def test_a_tally_fed_the_gapless_tasks_first_aggregates_as_the_whole_list_does(watermark):
+    """The report's gaps section tallies a task without signals as it is read (keeping only
+    counts) and the tasks with signals afterwards, in the report's order: same summary."""
+    from knowmeter.analysis import GapTally
+
+    tasks = [
+        _task("a", "failed_search", "hedging"),
+        _task("b", mode="regex+llm"),
+        _task("c", ok=False),
+        _task("d", "explicit_marker"),
+        _task("a", repeat=1),
+        _task("e", "hedging", repeat=1),
+    ]
+    tally = GapTally()
+    for t in [t for t in reversed(tasks) if not t.has_gap] + [t for t in tasks if t.has_gap]:
+        tally.add(t)
+    assert tally.done == len(tasks)
+    assert tally.summary(watermark, variant="v") == aggregate_gaps(tasks, watermark, variant="v")
+    assert tally.summary(watermark).samples == 4 and tally.summary(watermark).hedging_mode == "mixed"

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         SOFT_SIGNAL_NOTE,
         Confidence,
         GapSummary,
+        GapTally,
         aggregate_gaps,
         confidence_tier,
     )
@@ -67,6 +68,7 @@ _LAZY: dict[str, str] = {
     "FileCoverage": "_coverage",
     "GapSignal": "_model",
     "GapSummary": "_aggregate",
+    "GapTally": "_aggregate",
     "HedgingCandidate": "_hedging",
     "HedgingClassifier": "_hedging",
     "HedgingMode": "_model",
@@ -119,6 +121,7 @@ __all__ = [
     "FileCoverage",
     "GapSignal",
     "GapSummary",
+    "GapTally",
     "HedgingCandidate",
     "HedgingClassifier",
     "HedgingMode",

@@ -53,7 +53,9 @@ class Observation:
         unknown = sorted(set(self.layers_used) - set(defaults.LAYERS))
         if unknown:
             raise ValueError(f"unknown layer(s) {unknown}; expected some of {list(defaults.LAYERS)}")
-        object.__setattr__(self, "layers_used", tuple(layer for layer in defaults.LAYERS if layer in self.layers_used))
+        canonical = tuple(layer for layer in defaults.LAYERS if layer in self.layers_used)
+        if canonical != self.layers_used:  # an equal tuple given is kept (callers may share one)
+            object.__setattr__(self, "layers_used", canonical)
 
     def score(self, metric: str) -> float | None:
         """The metric's score as given (may be NaN); None when absent."""

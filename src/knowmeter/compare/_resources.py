@@ -11,6 +11,7 @@ left out and counted in ``n_unknown``, never read as 0; with no known pair the f
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -103,17 +104,21 @@ def _diff(
     level: float,
 ) -> ResourceDiff:
     keys = sorted(control.keys() & treatment.keys())
-    known = [(k, cv, tv) for k in keys for cv, tv in ((control[k].value(resource), treatment[k].value(resource)),)]
-    pairs = [(k, cv, tv) for k, cv, tv in known if cv is not None and tv is not None]
-    c = np.array([p[1] for p in pairs], dtype=np.float64)
-    t = np.array([p[2] for p in pairs], dtype=np.float64)
-    samples = [p[0][0] for p in pairs]
+    known_c, known_t, samples = array("d"), array("d"), []  # the pairs with both values known
+    for key in keys:
+        cv, tv = control[key].value(resource), treatment[key].value(resource)
+        if cv is not None and tv is not None:
+            known_c.append(cv)
+            known_t.append(tv)
+            samples.append(key[0])
+    c = np.array(known_c, dtype=np.float64)
+    t = np.array(known_t, dtype=np.float64)
     diff = bootstrap_mean(t - c, samples, b=b, seed=seed, level=level)
     rel = paired_relative_change(c, t, samples, b=b, seed=seed, level=level)
     return ResourceDiff(
         resource=resource,
-        n_pairs=len(pairs),
-        n_unknown=len(keys) - len(pairs),
+        n_pairs=len(samples),
+        n_unknown=len(keys) - len(samples),
         control_mean=float(c.mean()) if c.size else None,
         treatment_mean=float(t.mean()) if t.size else None,
         difference=BootstrapEstimate.from_result(diff, n_non_finite=0),

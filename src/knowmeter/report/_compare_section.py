@@ -10,7 +10,7 @@ from typing import Any
 from knowmeter import defaults
 from knowmeter.compare import Analysis, CompareConfig, Observation, SequentialRecord, Verdict, analyze
 from knowmeter.gold import GoldEvidence, StoredGold, gold_evidence
-from knowmeter.report._fold import Ordered, SectionBuilder, TaskKey
+from knowmeter.report._fold import Ordered, SectionBuilder, Shared, TaskKey
 from knowmeter.report._model import Statistics
 from knowmeter.store import ExecRecord, GradeRecord, JudgeRecord, TaskRecord
 
@@ -21,10 +21,10 @@ class _Observer:
     than its scores."""
 
     def __init__(self) -> None:
-        self._shared: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._maps, self._layers = Shared(), Shared()
 
     def _one(self, mapping: dict[str, Any]) -> dict[str, Any]:
-        return self._shared.setdefault(tuple(mapping.items()), mapping)
+        return self._maps.one(tuple(mapping.items()), mapping)
 
     def __call__(self, task: TaskRecord) -> Observation:
         """A failed execution is ``ok=False`` (never a low score)."""
@@ -39,7 +39,7 @@ class _Observer:
             ),
             passed=grade.passed,
             judge_scores=self._one({j.judge: j.mean for j in grade.judges}),
-            layers_used=tuple(grade.layers_used),
+            layers_used=self._layers.one(tuple(grade.layers_used), tuple(grade.layers_used)),
         )
 
 

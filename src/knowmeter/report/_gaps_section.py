@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from knowmeter._record import RecordError
-from knowmeter.analysis import Coverage, GapSummary, TaskGaps, aggregate_gaps, coverage, knowledge_files
-from knowmeter.report._fold import First, Ordered, SectionBuilder, TaskKey
+from knowmeter.analysis import Coverage, GapSummary, GapTally, TaskGaps, coverage, knowledge_files
+from knowmeter.report._fold import First, Ordered, SectionBuilder, Shared, TaskKey
 from knowmeter.report._model import CoverageSection, GapsSection
 from knowmeter.store import TaskRecord, TraceMetaRecord
 from knowmeter.watermark import Watermark
@@ -22,15 +22,14 @@ def variant_root(run: dict[str, Any], variant: dict[str, Any]) -> Path:
     return Path(variant["cwd"]) if variant.get("cwd") else Path(run["config"]["base_dir"])
 
 
-_NONE: dict[str, int] = {}
-
-
 @dataclass
 class _VariantTasks:
     """What the section needs of one variant's tasks (folded in, in any order)."""
 
-    gaps: Ordered[TaskGaps] = field(default_factory=Ordered)
+    tally: GapTally = field(default_factory=GapTally)
+    gapped: Ordered[TaskGaps] = field(default_factory=Ordered)  # tallied last, in the report's order
     accesses: list[dict[str, int]] = field(default_factory=list)  # coverage sums them: any order
+    shared: Shared = field(default_factory=Shared)
     tasks: int = 0
     all_in_context: bool = True
     skill_folder: First = field(default_factory=First)
@@ -39,9 +38,14 @@ class _VariantTasks:
     def add(self, key: TaskKey, task: TaskRecord, variant: dict[str, Any]) -> None:
         analysis = task.analysis
         if analysis is not None and analysis.gaps:
-            self.gaps.add(key, _task_gaps(task, analysis.gaps))
+            gaps = _task_gaps(task, analysis.gaps)
+            if gaps.has_gap and gaps.ok:
+                self.gapped.add(key, gaps)
+            else:  # what is kept of it does not depend on order
+                self.tally.add(gaps)
         if analysis is not None and analysis.access is not None:
-            self.accesses.append(analysis.access or _NONE)  # the many empty ones share one
+            access = analysis.access
+            self.accesses.append(self.shared.one(tuple(access.items()), access))  # equal counts share one
         meta = task.exec.trace.meta if task.exec.trace is not None else None
         self.tasks += 1
         self.all_in_context = self.all_in_context and _artifact_delivery(meta, variant) in IN_CONTEXT_DELIVERIES
@@ -81,7 +85,9 @@ class _Gaps:
                 skill_name=None if v["kind"] == "baseline" else mine.skill_folder.first() or str(v["name"]),
                 artifact_in_context=bool(mine.tasks) and mine.all_in_context,
             )
-            gap_rows.append(aggregate_gaps(list(mine.gaps), watermark, variant=v["name"]))
+            for gaps in mine.gapped:
+                mine.tally.add(gaps)
+            gap_rows.append(mine.tally.summary(watermark, variant=v["name"]))
             coverage_rows.append(
                 coverage(files, mine.accesses, watermark, variant=v["name"], injected=mine.memory or set())
             )

@@ -3,42 +3,71 @@ tokens) → each treatment's paired difference from the control (``knowmeter.com
 
 from __future__ import annotations
 
+import math
+from array import array
+from collections.abc import Iterator
 from typing import Any
 
 from knowmeter.compare import ResourceUse, compare_resources
-from knowmeter.report._fold import Ordered, SectionBuilder, TaskKey
+from knowmeter.report._fold import SectionBuilder, TaskKey
 from knowmeter.store import TaskRecord
 
 
-def resource_use(task: TaskRecord) -> ResourceUse:
-    """What one stored task took; tokens are input + output, unknown unless both are known."""
-    ex = task.exec
-    usage = ex.usage or {}
+def _tokens(task: TaskRecord) -> float | None:
+    """Input + output tokens, unknown unless both are known."""
+    usage = task.exec.usage or {}
     tokens_in, tokens_out = usage.get("input_tokens"), usage.get("output_tokens")
-    return ResourceUse(
-        sample_id=task.sample_id,
-        repeat=task.repeat,
-        variant=task.variant,
-        ok=not ex.error and task.grade is not None,
-        cost_usd=ex.cost_usd,
-        latency_ms=ex.latency_ms,
-        tokens=None if tokens_in is None or tokens_out is None else float(tokens_in + tokens_out),
-    )
+    return None if tokens_in is None or tokens_out is None else float(tokens_in + tokens_out)
+
+
+def _known(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+class _Uses:
+    """What the finished tasks took, as columns: a sample id and variant shared with the task's
+    key, its repeat, and cost, latency and tokens (unknown: NaN) — 48 bytes a task."""
+
+    def __init__(self) -> None:
+        self.variants: set[str] = set()  # with a task, finished or not
+        self._samples: list[str] = []
+        self._repeats: array[int] = array("q")
+        self._names: list[str] = []
+        self._values: array[float] = array("d")  # cost, latency, tokens of each task in turn
+
+    def add(self, key: TaskKey, task: TaskRecord) -> None:
+        repeat, sample, variant = key
+        self.variants.add(variant)
+        ex = task.exec
+        if ex.error or task.grade is None:  # not compared: only the variant's presence counts
+            return
+        self._samples.append(sample)
+        self._repeats.append(repeat)
+        self._names.append(variant)
+        for value in (ex.cost_usd, ex.latency_ms, _tokens(task)):
+            self._values.append(math.nan if value is None else value)
+
+    def __iter__(self) -> Iterator[ResourceUse]:
+        values = self._values
+        for i, (sample, repeat, variant) in enumerate(zip(self._samples, self._repeats, self._names, strict=True)):
+            cost, latency, tokens = (_known(v) for v in values[3 * i : 3 * i + 3])
+            yield ResourceUse(sample, repeat, variant, True, cost, latency, tokens)
 
 
 class _Resources:
-    """The resources section folded over a run's task records."""
+    """The resources section folded over a run's task records (in any order: the comparison pairs
+    tasks by sample and repeat, and sorts the pairs)."""
 
     def __init__(self, run: dict[str, Any], overrides: dict[str, Any] | None) -> None:
         self._run, self._overrides = run, overrides
-        self._uses: Ordered[ResourceUse] = Ordered()
+        self._uses = _Uses()
 
     def add(self, key: TaskKey, task: TaskRecord) -> None:
-        self._uses.add(key, resource_use(task))
+        self._uses.add(key, task)
 
     def result(self) -> dict[str, Any]:
-        run, uses, self._uses = self._run, list(self._uses), Ordered()
-        present = {u.variant for u in uses}
+        run, uses, self._uses = self._run, self._uses, _Uses()
+        present = uses.variants
         names = [v["name"] for v in run["variants"] if v["name"] in present]
         control = next((v["name"] for v in run["variants"] if v["role"] == "control"), names[0] if names else None)
         if control not in present or len(names) < 2:

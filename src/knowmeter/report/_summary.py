@@ -143,8 +143,10 @@ class OperationsSummary:
         self._acc.setdefault(task.variant, _Acc()).add(key, task)
 
     def result(self) -> dict[str, dict[str, Any]]:
-        """One summary per variant, in the order given. Unknowns are ``None``, never 0."""
-        return {name: _summary(a) for name, a in self._acc.items()}
+        """One summary per variant, in the order given. Unknowns are ``None``, never 0. The
+        inputs are freed once summed up (while the report's other sections are computed)."""
+        acc, self._acc = self._acc, {}
+        return {name: _summary(a) for name, a in acc.items()}
 
 
 def _summary(a: _Acc) -> dict[str, Any]:

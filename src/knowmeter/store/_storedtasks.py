@@ -11,6 +11,7 @@ again by offset, one at a time, so memory holds the statistics' inputs, not the 
 from __future__ import annotations
 
 import sys
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, overload
@@ -80,33 +81,34 @@ class StoredTasks(Sequence[TaskRecord]):
                 f"{results_file}: missing — the run's results were deleted or moved: restore the file, or "
                 "run knowmeter eval again"
             )
-        seen: dict[str, int] = {}
+        first_at: dict[tuple[int, str, str], int] = {}  # each kept task's offset, by its report-order key
+        extra: dict[tuple[int, str, str], int] = {}  # duplicate records of a task, not counted
         samples: set[str] = set()
-        keyed: list[tuple[int, str, str, int]] = []
         for n, (offset, rec) in enumerate(iter_results_at(results_file, problems=self.problems), start=1):
             task = _checked(results_file, rec, n, plan, self.problems)
             if task is None:
                 continue
-            seen[task.task_id] = seen.get(task.task_id, 0) + 1
-            if seen[task.task_id] == 1:
-                keyed.append((task.repeat, task.sample_id, task.variant, offset))
-                if visit is not None:
-                    # one key per task, shared by every fold; its names interned (a sample's tasks share them)
-                    visit((task.repeat, sys.intern(task.sample_id), sys.intern(task.variant)), task)
-                self.variants.add(task.variant)
-                samples.add(task.sample_id)
+            # one key per task, shared by every fold; its names interned (a sample's tasks share them)
+            key = (task.repeat, sys.intern(task.sample_id), sys.intern(task.variant))
+            if key in first_at:
+                extra[key] = extra.get(key, 0) + 1
+                continue
+            first_at[key] = offset
+            if visit is not None:
+                visit(key, task)
+            self.variants.add(key[2])
+            samples.add(key[1])
         if len(samples) > plan.samples:
             raise InputError(
                 f"{results_file}: records of {len(samples)} samples, but the run planned {plan.samples}: a "
                 f"sample_id was edited or records of another run were added; {_FIX}"
             )
-        keyed.sort()
-        self._offsets = [k[3] for k in keyed]
-        dupes = {k: n - 1 for k, n in seen.items() if n > 1}
-        if dupes:
+        self._offsets = array("q", [first_at[key] for key in sorted(first_at)])  # 8 bytes a task
+        if extra:
+            repeat, sample, variant = min(extra, key=first_at.__getitem__)  # the first stored
             self.problems.append(
-                f"{sum(dupes.values())} duplicate record(s) of {len(dupes)} task(s) "
-                f"(e.g. {next(iter(dupes))!r}) counted once"
+                f"{sum(extra.values())} duplicate record(s) of {len(extra)} task(s) "
+                f"(e.g. {task_id(sample, variant, repeat)!r}) counted once"
             )
 
     def __len__(self) -> int:
