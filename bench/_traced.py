@@ -88,6 +88,7 @@ def trace_for(key: str, treated: bool) -> tuple[str, list[Event]]:
 class Traced(Executor):
     name = "traced"
     non_llm = True
+    workspace_leak_allowed = True  # it reads no workspace
 
     def identity(self) -> str:
         return "traced"
