@@ -29,6 +29,16 @@ def _safe(text: str) -> str:
 _SKIPPED_SHOWN = 5  # skipped files named under the table (the JSON report lists every one)
 
 
+def _capped(lines: list[str], header: str) -> list[str]:
+    """``header`` and the first ``_SKIPPED_SHOWN`` of ``lines``, indented, with how many more there
+    are; nothing when there are none."""
+    if not lines:
+        return []
+    shown = lines[:_SKIPPED_SHOWN]
+    more = len(lines) - len(shown)
+    return [header, *(f"  {line}" for line in shown), *([f"  … and {more} more"] if more else [])]
+
+
 def _pct(rate: float | None) -> str:
     return "–" if rate is None else f"{rate:.1%}"
 
@@ -163,24 +173,17 @@ def notes(report: HealthReport) -> list[str]:
         out.append(f"{ts.undated_sessions} session(s) without timestamps left out of the window")
     if ts.skipped_by_mtime:
         out.append(f"{ts.skipped_by_mtime} file(s) last written before the window, not read")
-    if ts.skipped_files:
-        shown = ts.skipped_files[:_SKIPPED_SHOWN]
-        more = len(ts.skipped_files) - len(shown)
-        out.append(f"{len(ts.skipped_files)} file(s) skipped (not agent traces or unreadable; --json lists all):")
-        out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
-    if ts.orphan_subagents:
-        shown = ts.orphan_subagents[:_SKIPPED_SHOWN]
-        more = len(ts.orphan_subagents) - len(shown)
-        out.append(
-            f"{len(ts.orphan_subagents)} subagent transcript(s) whose session file is absent, analysed as "
-            "sessions of their own:"
-        )
-        out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
-    if ts.bad_lines:
-        shown = ts.bad_lines[:_SKIPPED_SHOWN]
-        more = len(ts.bad_lines) - len(shown)
-        out.append(f"{len(ts.bad_lines)} file(s) with corrupt or truncated lines (each passed over, the rest read):")
-        out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
+    out += _capped(
+        ts.skipped_files, f"{len(ts.skipped_files)} file(s) skipped (not agent traces or unreadable; --json lists all):"
+    )
+    out += _capped(
+        ts.orphan_subagents,
+        f"{len(ts.orphan_subagents)} subagent transcript(s) whose session file is absent, analysed as "
+        "sessions of their own:",
+    )
+    out += _capped(
+        ts.bad_lines, f"{len(ts.bad_lines)} file(s) with corrupt or truncated lines (each passed over, the rest read):"
+    )
     unjudged = sum(h.gaps.hedging_unjudged for h in report.skills)
     if unjudged:
         out.append(
@@ -193,14 +196,11 @@ def notes(report: HealthReport) -> list[str]:
             f"{retried} retried command(s) (the same non-search command failing in 3+ turns) listed apart in "
             "--json, not in the gap rates (--count-retried-commands counts them)"
         )
-    if ts.partly_read_files:
-        shown = ts.partly_read_files[:_SKIPPED_SHOWN]
-        more = len(ts.partly_read_files) - len(shown)
-        out.append(
-            f"{len(ts.partly_read_files)} file(s) read in part (a run repeated or several runs in one "
-            "file; --json lists all):"
-        )
-        out += [f"  {line}" for line in shown] + ([f"  … and {more} more"] if more else [])
+    out += _capped(
+        ts.partly_read_files,
+        f"{len(ts.partly_read_files)} file(s) read in part (a run repeated or several runs in one "
+        "file; --json lists all):",
+    )
     out.append(
         "tool fail = failed calls / calls with a verdict (calls cancelled because a parallel call failed, "
         "and calls without a result, are left out)"
