@@ -381,10 +381,9 @@ def workspace_leak(tasks: list[Task], config: RunConfig, variants: list[Variant]
         for v in variants
     }
     seen: dict[Path, dict[str, list[str]]] = {}  # workspace → what it holds → the variants that see it
-    resolved: dict[Path, Path] = {}
     # what a task sees depends only on its workspace and its variant: each pair is checked once
     for workspace, variant in dict.fromkeys((task.workspace, task.variant.name) for task in tasks):
-        ws = resolved.setdefault(workspace, workspace.resolve())
+        ws = workspace.resolve()
         for path, what in [*samples, *store, *others[variant]]:
             names = seen.setdefault(ws, {}).setdefault(what, [])
             if _inside(path, ws) and variant not in names:
