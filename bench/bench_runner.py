@@ -247,13 +247,11 @@ def report_size(size: Size, target: float) -> None:
         f"     of which the runner: {window:7.2f} s execution window (run.json wall_s) = {window / xargs:.2f} × "
         "xargs floor; the rest is start-up, plan and report"
     )
-    rounds = zip(size.xargs, size.floors, size.evals, strict=True)
+    rounds = list(zip(size.xargs, size.floors, size.evals, strict=True))
     per_round = [(e[0] / x, e[0] / f[0]) for x, f, e in rounds]
     print(
         "   all rounds (xargs / asyncio floor / eval, s): "
-        + "; ".join(
-            f"{x:.2f} / {f[0]:.2f} / {e[0]:.2f}" for x, f, e in zip(size.xargs, size.floors, size.evals, strict=True)
-        )
+        + "; ".join(f"{x:.2f} / {f[0]:.2f} / {e[0]:.2f}" for x, f, e in rounds)
     )
     print(
         f"   eval / floor within each round: xargs median {statistics.median(r[0] for r in per_round):.2f} "
