@@ -34,10 +34,6 @@ class Artifact:
     files: dict[str, str] = field(default_factory=dict)
     hash: str = "baseline"
 
-    @property
-    def short_hash(self) -> str:
-        return self.hash[:12]
-
 
 @dataclass(frozen=True, slots=True)
 class Variant:
