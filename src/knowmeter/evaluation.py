@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from knowmeter import _provenance, defaults
-from knowmeter.artifacts import Variant, folder_hash, resolve_variant
+from knowmeter.artifacts import Variant, resolve_variant
 from knowmeter.config import (
     EvalFile,
     RunConfig,
@@ -51,6 +51,7 @@ from knowmeter.runner import (
     ResponseCache,
     Shard,
     Task,
+    directory_fingerprint,
     execute_tasks,
     plan_tasks,
     shard_tasks,
@@ -448,8 +449,9 @@ def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
                 "files": len(v.artifact.files),
                 "path": str(v.artifact.path) if v.artifact.path else None,
                 "cwd": str(v.cwd) if v.cwd else None,
-                # the workspace's content: a knowledge base there can change the answers
-                "cwd_hash": folder_hash(v.cwd, skip=cfg.output_path().resolve()) if v.cwd else None,
+                # the workspace's content, as the response cache fingerprints it: a knowledge base
+                # there can change the answers
+                "cwd_hash": directory_fingerprint(v.cwd) if v.cwd else None,
             }
             for v in prepared.variants
         ],

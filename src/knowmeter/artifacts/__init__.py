@@ -8,7 +8,6 @@ from knowmeter.artifacts._variant import (
     artifact_from_dir,
     artifact_from_file,
     available_variants,
-    folder_hash,
     hash_files,
     resolve_variant,
 )
@@ -21,7 +20,6 @@ __all__ = [
     "artifact_from_dir",
     "artifact_from_file",
     "available_variants",
-    "folder_hash",
     "hash_files",
     "resolve_variant",
 ]

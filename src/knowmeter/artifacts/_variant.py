@@ -59,32 +59,13 @@ def _iter_files(root: Path) -> list[Path]:
     )
 
 
-def _combined(per_file: dict[str, str]) -> str:
-    h = hashlib.sha256()
-    for rel in sorted(per_file):
-        h.update(rel.encode() + b"\0" + per_file[rel].encode() + b"\n")
-    return h.hexdigest()
-
-
 def hash_files(files: dict[str, bytes]) -> tuple[dict[str, str], str]:
     """Per-file sha256 and one hash over ``(relative path, content hash)`` pairs, sorted."""
     per_file = {rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}
-    return per_file, _combined(per_file)
-
-
-def folder_hash(root: Path, skip: Path | None = None) -> str:
-    """One hash over a folder's files as ``hash_files`` makes it (read in chunks, not held in
-    memory), leaving out ``ARTIFACT_IGNORED`` parts and the folder ``skip`` (the run store)."""
-    per_file: dict[str, str] = {}
-    for path in _iter_files(root):
-        if skip is not None and path.resolve().is_relative_to(skip):
-            continue
-        h = hashlib.sha256()
-        with path.open("rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-        per_file[path.relative_to(root).as_posix()] = h.hexdigest()
-    return _combined(per_file)
+    h = hashlib.sha256()
+    for rel in sorted(per_file):
+        h.update(rel.encode() + b"\0" + per_file[rel].encode() + b"\n")
+    return per_file, h.hexdigest()
 
 
 def artifact_from_file(path: Path) -> Artifact:
