@@ -13,6 +13,7 @@ during a run raises ``RunInterrupted`` after the finished tasks are stored and r
 
 from __future__ import annotations
 
+import functools
 import signal
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -149,11 +150,7 @@ def dry_run(config: RunConfig | str | Path | None = None, /, **overrides: Any) -
         cached = 0
         if (resolved.output_path() / CACHE_FILE).is_file():
             cache = ResponseCache(resolved.output_path())
-            prints: dict[Path, str] = {}
-
-            def fingerprint(p: Path) -> str:
-                return prints.setdefault(p, directory_fingerprint(p))
-
+            fingerprint = functools.cache(directory_fingerprint)  # each workspace hashed once
             try:
                 identity = prepared.executor.identity()
                 cached = sum(

@@ -3,6 +3,7 @@ cache, the budget, and one flushed results line per finished task."""
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -128,14 +129,10 @@ async def execute_tasks(
     """Run ``tasks`` and append one record per finished task to ``writer``."""
     stats = ExecutionStats()
     started = time.perf_counter()
-    fingerprints: dict[Path, str] = {}
     next_index = 0
     breaker = ErrorBreaker(settings.max_errors)
 
-    def fingerprint(path: Path) -> str:
-        if path not in fingerprints:
-            fingerprints[path] = directory_fingerprint(path)
-        return fingerprints[path]
+    fingerprint = functools.cache(directory_fingerprint)  # each workspace hashed once a run
 
     async def handle(task: Task, reserved: float) -> None:
         request = build_request(task, settings, budget)
