@@ -22,7 +22,7 @@ from knowmeter.evaluation import Prepared, _executor_from, run_record
 from knowmeter.executors import ExecResult, SkillInstall
 from knowmeter.runner import PostProcess, Task
 from knowmeter.samples import Sample, SampleSet, sample_set_hash
-from knowmeter.store import RunDir, write_json_atomic
+from knowmeter.store import Processed, RunDir, write_json_atomic
 from knowmeter.watermark import Watermark
 
 __all__ = ["CONTROL", "SKILL_EXECUTORS", "TREATMENT", "ActivationPlan", "Target", "prepare_activation", "trials_of"]
@@ -277,10 +277,10 @@ def start_activation(plan: ActivationPlan, runs_root: Path) -> RunDir:
 def make_detector(plan: ActivationPlan) -> PostProcess:
     """Read each finished task's trace for the skills it loaded (stored as ``activation``)."""
 
-    async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
+    async def post_process(task: Task, result: ExecResult) -> Processed:
         names = [plan.skill, *(s.name for s in task.skills)]
         detection = detect_activations(result.trace, names, plan.target.counts)
-        return {"grade": None, "activation": detection.to_dict()}
+        return Processed(grade=None, activation=detection.to_dict())
 
     return post_process
 

@@ -30,7 +30,7 @@ from knowmeter.grading import JudgeSpec
 from knowmeter.judges import build_judges
 from knowmeter.runner import Budget, MeteredExecutor, PostProcess, Task, plan_tasks
 from knowmeter.samples import Sample, SampleSet, sample_set_hash
-from knowmeter.store import RunDir, write_json_atomic
+from knowmeter.store import Processed, RunDir, write_json_atomic
 from knowmeter.watermark import Watermark
 
 BASELINE_ARM = "baseline"
@@ -225,12 +225,12 @@ def make_grader(plan: ComprehensionPlan, budget: Budget) -> PostProcess:
         JudgeSpec(j.name, MeteredExecutor(j.executor, budget, GRADER_KIND), j.model) for j in plan.prepared.judges
     ]
 
-    async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
+    async def post_process(task: Task, result: ExecResult) -> Processed:
         case = cases[task.sample.sample_id]
         if result.error is not None:
-            return {"grade": None, "comprehension": unanswered(case, f"the agent failed: {result.error}")}
+            return Processed(grade=None, comprehension=unanswered(case, f"the agent failed: {result.error}"))
         site = CallSite(task.id, task.sample.sample_id, cfg.timeout_s)
         comp = await grade_answer(case, result.output, judges, judge_repeat=cfg.judge_repeat, site=site)
-        return {"grade": None, "comprehension": comp}
+        return Processed(grade=None, comprehension=comp)
 
     return post_process

@@ -1,5 +1,13 @@
 """Run storage: run directories (run.json, results.jsonl, report.json) and the SQLite index."""
 
+from knowmeter.store._graderecord import (
+    AssertionResult,
+    DimensionOutcome,
+    Grade,
+    JudgeOutcome,
+    Layers,
+    OutputCut,
+)
 from knowmeter.store._index import INDEX_FILE, list_runs, open_index, upsert_run, variant_history
 from knowmeter.store._merge import merge_shards
 from knowmeter.store._rundir import (
@@ -21,16 +29,16 @@ from knowmeter.store._runrecord import (
     resume_command,
     utc_timestamp,
 )
-from knowmeter.store._storedtasks import JoinedTasks, StoredTasks, finished_task_ids
+from knowmeter.store._storedtasks import JoinedTasks, StoredTasks, finished_task_ids, task_records
 from knowmeter.store._taskrecord import (
     AnalysisRecord,
-    AssertionRecord,
     ExecRecord,
-    GradeRecord,
-    JudgeRecord,
+    Processed,
     TaskRecord,
     TraceMetaRecord,
+    TraceRecord,
     WarningRecord,
+    migrated,
     task_id,
 )
 
@@ -39,16 +47,21 @@ __all__ = [
     "LOCAL_SETTINGS",
     "RUN_SCHEMA_VERSION",
     "AnalysisRecord",
-    "AssertionRecord",
+    "AssertionResult",
+    "DimensionOutcome",
     "ExecRecord",
-    "GradeRecord",
+    "Grade",
     "JoinedTasks",
-    "JudgeRecord",
+    "JudgeOutcome",
+    "Layers",
+    "OutputCut",
+    "Processed",
     "ResultsWriter",
     "RunDir",
     "StoredTasks",
     "TaskRecord",
     "TraceMetaRecord",
+    "TraceRecord",
     "WarningRecord",
     "atomic_file",
     "check_schema_version",
@@ -57,6 +70,7 @@ __all__ = [
     "iter_results",
     "list_runs",
     "merge_shards",
+    "migrated",
     "new_run_id",
     "open_index",
     "plan_hash",
@@ -64,6 +78,7 @@ __all__ = [
     "read_json",
     "resume_command",
     "task_id",
+    "task_records",
     "upsert_run",
     "utc_timestamp",
     "variant_history",

@@ -15,11 +15,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from knowmeter import jsonio
 from knowmeter._secrets import scrub_bytes
 from knowmeter.errors import InputError
+
+if TYPE_CHECKING:
+    from knowmeter.store._taskrecord import TaskRecord
 
 RUN_FILE = "run.json"
 RESULTS_FILE = "results.jsonl"
@@ -178,9 +181,9 @@ class ResultsWriter:
         self._fh: IO[bytes] = path.open("ab")
         self._synced = time.monotonic()
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: TaskRecord) -> None:
         with _naming(self.path):
-            self._fh.write(scrub_bytes(jsonio.dumps(record)) + b"\n")
+            self._fh.write(scrub_bytes(record.line()) + b"\n")
             self._fh.flush()
             if time.monotonic() - self._synced >= FSYNC_EVERY_S:
                 os.fsync(self._fh.fileno())

@@ -22,7 +22,7 @@ from knowmeter import jsonio
 from knowmeter.config import first_error
 from knowmeter.errors import InputError
 from knowmeter.store._rundir import iter_results_at
-from knowmeter.store._taskrecord import TaskRecord, task_id
+from knowmeter.store._taskrecord import TaskRecord, migrated, task_id
 
 
 class _Plan:
@@ -199,11 +199,23 @@ def finished_task_ids(results_file: Path) -> set[str]:
         if _lacking(rec):
             continue
         try:
-            done.add(TaskRecord.model_validate(rec).task_id)
+            done.add(TaskRecord.model_validate(migrated(rec)).task_id)
         except ValidationError as exc:
             if not incomplete(exc) and isinstance(rec.get("task_id"), str):
                 done.add(rec["task_id"])  # an edited value: the report names it, a rerun would not fix it
     return done
+
+
+def task_records(results_file: Path, problems: list[str] | None = None) -> Iterator[TaskRecord]:
+    """Every complete task record of ``results_file`` in file order, checked as ``TaskRecord``; a
+    line that is cut off, not JSON or lacks a field is skipped (said in ``problems``), one whose
+    field was edited to the wrong type raises one ``InputError`` line naming the task and field."""
+    for n, (_, rec) in enumerate(iter_results_at(results_file, problems=problems), start=1):
+        task = _task_of(results_file, rec, n)
+        if isinstance(task, TaskRecord):
+            yield task
+        elif problems is not None:
+            problems.append(f"{task}; not counted")
 
 
 def _read_at(fh: IO[bytes], offset: int) -> dict[str, Any]:
@@ -215,22 +227,36 @@ def _read_at(fh: IO[bytes], offset: int) -> dict[str, Any]:
 _FIX = "the results file was edited or damaged: restore it or run knowmeter eval again"
 
 
-def _checked(path: Path, rec: dict[str, Any], n: int, plan: _Plan, problems: list[str]) -> TaskRecord | None:
-    """The record as a ``TaskRecord`` of the plan; None (said in ``problems``) for an incomplete
-    record — a field missing: its task is missing, and a resume runs it again; one line naming
-    the task and field when it does not fit otherwise."""
+def _task_of(path: Path, rec: dict[str, Any], n: int) -> TaskRecord | str:
+    """The stored line ``rec`` (record ``n``) as a ``TaskRecord`` (an older line ``migrated`` to
+    today's shape first), or why it is incomplete — a field missing: its task is missing, and a
+    resume runs it again. One ``InputError`` line naming the task and field when it does not fit
+    otherwise (a value edited to the wrong type)."""
     where = f"task {rec['task_id']!r}" if isinstance(rec.get("task_id"), str) else f"record {n}"
     lacks = _lacking(rec)
     try:
-        task = TaskRecord.model_validate(rec)
+        task = TaskRecord.model_validate(migrated(rec))
     except ValidationError as exc:
         if not incomplete(exc):
             raise InputError(f"{path}: {where}: {first_error(exc)}; {_FIX}") from None
         lacks = lacks or first_error(exc)
     if lacks:
-        problems.append(f"record {n} ({where}): incomplete ({lacks}); not counted, a --resume runs it again")
+        return f"record {n} ({where}): incomplete ({lacks})"
+    try:
+        _ = task.exec.trace.known if task.exec.trace is not None else None  # the metadata the report reads
+    except ValidationError as exc:
+        raise InputError(f"{path}: {where}: exec.trace.meta.{first_error(exc)}; {_FIX}") from None
+    return task
+
+
+def _checked(path: Path, rec: dict[str, Any], n: int, plan: _Plan, problems: list[str]) -> TaskRecord | None:
+    """The record as a ``TaskRecord`` of the plan (``_task_of``); None (said in ``problems``) for
+    an incomplete record; one line naming the task and field when it is outside the plan."""
+    task = _task_of(path, rec, n)
+    if isinstance(task, str):
+        problems.append(f"{task}; not counted, a --resume runs it again")
         return None
     problem = plan.problem(task)
     if problem:
-        raise InputError(f"{path}: {where}: {problem}; {_FIX}")
+        raise InputError(f"{path}: task {task.task_id!r}: {problem}; {_FIX}")
     return task
