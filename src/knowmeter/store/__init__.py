@@ -38,7 +38,6 @@ from knowmeter.store._taskrecord import (
     TraceMetaRecord,
     TraceRecord,
     WarningRecord,
-    migrated,
     task_id,
 )
 
@@ -70,7 +69,6 @@ __all__ = [
     "iter_results",
     "list_runs",
     "merge_shards",
-    "migrated",
     "new_run_id",
     "open_index",
     "plan_hash",

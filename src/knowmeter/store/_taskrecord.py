@@ -3,8 +3,8 @@ result and its trace, the grade (``Grade``, as grading produces it), the analysi
 comprehension run's grading. The runner builds it, ``ResultsWriter`` writes it, the run's listener
 hears it and every reader gets it back (``StoredTasks``). No model takes keys it does not know:
 what is genuinely free (a trace's events, an executor's metadata, an assertion's details) is a
-typed free field. Lines written by older versions are brought to this shape at the one read
-boundary, ``migrated``."""
+typed free field (``FreeObject``). Lines written by earlier versions (schema 2) have this shape
+already: tests/store/fixtures holds some, read back as stored."""
 
 from __future__ import annotations
 
@@ -134,19 +134,6 @@ class TaskRecord(Processed):
     def line(self) -> bytes:
         """The JSON line of the record (without its newline), as ``results.jsonl`` stores it."""
         return self.__pydantic_serializer__.to_json(self, exclude_unset=True)
-
-
-#: keys earlier versions stored in a task record that this one does not (top level → why)
-_DROPPED: dict[str, str] = {}
-
-
-def migrated(line: dict[str, Any]) -> dict[str, Any]:
-    """A stored line in today's ``TaskRecord`` shape: keys written by earlier versions that the
-    record no longer has are dropped (``_DROPPED`` lists them). The one place an older line is
-    changed; every reader validates what it returns."""
-    for key in _DROPPED.keys() & line.keys():
-        del line[key]
-    return line
 
 
 def task_id(sample_id: str, variant: str, repeat: int) -> str:
