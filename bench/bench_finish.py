@@ -104,7 +104,7 @@ def main() -> None:
             try:
                 cpu, wall, report = timed(lambda: finalize(run_dir, status="complete"))  # noqa: B023
             finally:
-                jsonio.loads, TaskRecord.model_validate_json = loads, from_json  # type: ignore[method-assign,assignment]
+                jsonio.loads, TaskRecord.model_validate_json = loads, from_json  # type: ignore[method-assign]
             rows["finalize"].append((cpu, wall))
             cpu, wall, _ = timed(lambda: write_outputs(report, html=copy / "report.html"))  # noqa: B023
             rows["report.html"].append((cpu, wall))
