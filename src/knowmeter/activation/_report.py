@@ -14,7 +14,7 @@ from knowmeter.activation._run import CONTROL, TREATMENT, trials_of
 from knowmeter.activation._stats import arm_figures
 from knowmeter.decision import NOT_MEASURED_SHARE
 from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
-from knowmeter.store import RunDir, atomic_file, write_json_atomic
+from knowmeter.store import RunDir, atomic_file, task_records, write_json_atomic
 
 __all__ = ["ACTIVATION_FILE", "HTML_FILE", "activation_report"]
 
@@ -37,7 +37,7 @@ def activation_report(run_dir: RunDir, *, write: bool = True) -> ActivationRepor
     act, cfg = run["activation"], run["config"]
     skill = act["skill"]
     cases = _cases(run)
-    arms = trials_of(list(run_dir.results()), cases, skill)
+    arms = trials_of(task_records(run_dir.results_file), cases, skill)
     kw = {"b": int(cfg.get("bootstrap_samples", defaults.BOOTSTRAP_SAMPLES)), "seed": int(run["seed"])}
     figures: list[ArmFigures] = [arm_figures(name, skill, trials, **kw) for name, trials in sorted(arms.items())]
     comparisons, split = [], None
