@@ -122,9 +122,9 @@ MUTATIONS = (
     Mutation(
         "B",
         RENAME,
-        "Grade.judge_cost_usd renamed as an IDE would (every Python use, not the stored key)",
+        "Grade.judge_cost_usd renamed as an IDE would (every Python use; Grade is the stored type)",
         (Rename("judge_cost_usd", "judges_cost_usd"),),
-        (T_JUDGE_COST, T_GRADE_KEYS),
+        (T_JUDGE_COST, T_GRADE_KEYS, T_OLDER_LINES),
     ),
     Mutation(
         "B2",
