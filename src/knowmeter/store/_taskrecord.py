@@ -105,11 +105,8 @@ class Processed(_Closed):
     )
 
 
-class TaskRecord(Processed):
-    """One finished task as stored in results.jsonl (exec result with trace, grade, analysis).
-
-    Written as built, and back exactly as stored (``stored()``): defaults of fields the line did
-    not have are not added."""
+class _Task(_Closed):
+    """Which task, how it ran and what the agent gave (the fields before ``Processed``'s)."""
 
     task_id: str
     sample_id: str
@@ -126,6 +123,14 @@ class TaskRecord(Processed):
         "records written before it was stored have none.",
     )
     exec: ExecRecord
+
+
+class TaskRecord(Processed, _Task):
+    """One finished task as stored in results.jsonl (exec result with trace, grade, analysis; its
+    fields in that order).
+
+    Written as built, and back exactly as stored (``stored()``): defaults of fields the line did
+    not have are not added."""
 
     def stored(self) -> dict[str, Any]:
         """The JSON form, as it was stored."""
