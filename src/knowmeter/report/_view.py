@@ -10,11 +10,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
+from knowmeter.defaults import LAYERS
 from knowmeter.report._model import Report
 from knowmeter.stats import BootstrapEstimate
-from knowmeter.store import TaskRecord
+from knowmeter.store import AssertionResult, JudgeOutcome, TaskRecord
 from knowmeter.watermark import Watermark
 
 Json = Mapping[str, Any]
@@ -533,6 +534,11 @@ class ReportView:
         return self._r.statistics.control if self._r.statistics else None
 
 
+#: a grade's assertions and judges as the page shows them (JSON, each dumped in one call)
+_ASSERTIONS = TypeAdapter(list[AssertionResult])
+_JUDGES = TypeAdapter(list[JudgeOutcome])
+
+
 def _task_view(rec: TaskRecord) -> TaskView:
     ex, grade = rec.exec, rec.grade
     gaps = rec.analysis.gaps if rec.analysis is not None else None
@@ -549,11 +555,11 @@ def _task_view(rec: TaskRecord) -> TaskView:
         cached=rec.cached,
         cost_usd=ex.cost_usd,
         latency_ms=ex.latency_ms,
-        assertions=[a.model_dump(mode="json", exclude_unset=True) for a in grade.assertions] if grade else [],
-        judges=[j.model_dump(mode="json", exclude_unset=True) for j in grade.judges] if grade else [],
+        assertions=_ASSERTIONS.dump_python(grade.assertions, mode="json", exclude_unset=True) if grade else [],
+        judges=_JUDGES.dump_python(grade.judges, mode="json", exclude_unset=True) if grade else [],
         judge_error=grade.judge_error if grade is not None else None,
         events=list(ex.trace.events) if ex.trace is not None else [],
         gap_signals=[s for s in signals if isinstance(s, dict)] if isinstance(signals, list) else [],
-        layers=grade.layers.model_dump() if grade is not None else {},
+        layers={name: grade.layers.get(name) for name in LAYERS} if grade is not None else {},
         sample_prompt=rec.prompt,
     )
