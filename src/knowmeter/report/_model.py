@@ -600,16 +600,9 @@ class Report(_M):
         (``StoredTasks``, ``JoinedTasks``), so they are never all in memory."""
         if isinstance(self.tasks, StoredTasks | JoinedTasks):
             yield from self.tasks.records()
-        else:
-            for task in self.task_records():
-                yield task.stored()
-
-    def task_records(self) -> Iterator[TaskRecord]:
-        """The task records, one at a time, in report order (as ``stored_tasks``, typed)."""
-        if isinstance(self.tasks, StoredTasks | JoinedTasks):
-            yield from self.tasks
         else:  # embedded (an older report.json, or the joined view read back): put in report order
-            yield from sorted(self.tasks or [], key=lambda t: (t.repeat, t.sample_id, t.variant))
+            for task in sorted(self.tasks or [], key=lambda t: (t.repeat, t.sample_id, t.variant)):
+                yield task.stored()
 
     def gated_variants(self) -> list[str]:
         """The variants a gate applies to: the treatments (the variants under test), or the only

@@ -10,12 +10,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
-from knowmeter.defaults import LAYERS
 from knowmeter.report._model import Report
 from knowmeter.stats import BootstrapEstimate
-from knowmeter.store import AssertionResult, JudgeOutcome, TaskRecord
 from knowmeter.watermark import Watermark
 
 Json = Mapping[str, Any]
@@ -512,7 +510,7 @@ class ReportView:
         from a run or read from report.json reads them from its results.jsonl on each call, so they
         are never all in memory). Views are made from the records as stored: each was checked
         against ``TaskRecord`` when the run or report was read."""
-        for rec in self._r.task_records():
+        for rec in self._r.stored_tasks():
             yield _task_view(rec)
 
     def samples(self) -> Iterator[SampleRow]:
@@ -534,32 +532,29 @@ class ReportView:
         return self._r.statistics.control if self._r.statistics else None
 
 
-#: a grade's assertions and judges as the page shows them (JSON, each dumped in one call)
-_ASSERTIONS = TypeAdapter(list[AssertionResult])
-_JUDGES = TypeAdapter(list[JudgeOutcome])
-
-
-def _task_view(rec: TaskRecord) -> TaskView:
-    ex, grade = rec.exec, rec.grade
-    gaps = rec.analysis.gaps if rec.analysis is not None else None
-    signals = (gaps or {}).get("signals")
+def _task_view(rec: Json) -> TaskView:
+    ex = rec["exec"]
+    grade = rec.get("grade") or {}
+    trace = ex.get("trace")
+    events = trace.get("events") if isinstance(trace, Mapping) else None
+    signals = ((rec.get("analysis") or {}).get("gaps") or {}).get("signals")
     return TaskView(
-        task_id=rec.task_id,
-        sample_id=rec.sample_id,
-        variant=rec.variant,
-        repeat=rec.repeat,
-        output=ex.output,
-        error=ex.error,
-        composite=grade.composite if grade is not None else None,
-        passed=grade.passed if grade is not None else None,
-        cached=rec.cached,
-        cost_usd=ex.cost_usd,
-        latency_ms=ex.latency_ms,
-        assertions=_ASSERTIONS.dump_python(grade.assertions, mode="json", exclude_unset=True) if grade else [],
-        judges=_JUDGES.dump_python(grade.judges, mode="json", exclude_unset=True) if grade else [],
-        judge_error=grade.judge_error if grade is not None else None,
-        events=list(ex.trace.events) if ex.trace is not None else [],
-        gap_signals=[s for s in signals if isinstance(s, dict)] if isinstance(signals, list) else [],
-        layers={name: grade.layers.get(name) for name in LAYERS} if grade is not None else {},
-        sample_prompt=rec.prompt,
+        task_id=rec["task_id"],
+        sample_id=rec["sample_id"],
+        variant=rec["variant"],
+        repeat=rec["repeat"],
+        output=str(ex.get("output") or ""),
+        error=ex.get("error"),
+        composite=grade.get("composite"),
+        passed=grade.get("passed"),
+        cached=rec["cached"],
+        cost_usd=ex.get("cost_usd"),
+        latency_ms=ex.get("latency_ms"),
+        assertions=list(grade.get("assertions") or []),
+        judges=list(grade.get("judges") or []),
+        judge_error=_str(grade.get("judge_error")),
+        events=[e for e in events if isinstance(e, Mapping)] if isinstance(events, list) else [],
+        gap_signals=[s for s in signals if isinstance(s, Mapping)] if isinstance(signals, list) else [],
+        layers=dict(grade.get("layers") or {}),
+        sample_prompt=_str(rec.get("prompt")),
     )
