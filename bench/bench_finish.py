@@ -7,7 +7,9 @@ the start-up before the first task, the runner's window, and after it every part
 (report imports, the fold pass over results.jsonl, each section's statistics, gates, report.json,
 the index, report.html, the terminal summary, exit). Prints each stage's median CPU seconds per
 size and a least-squares fit ``fixed ms + µs a task`` over the sizes: the parent-CPU part of
-``bench_runner.py``'s eval / spawn-floor ratio that is not spawning.
+``bench_runner.py``'s eval / spawn-floor ratio that is not spawning. ``--script`` runs part 1 with
+``bench_runner.py``'s process-per-task script agent instead (its answers carry cost and tokens, so
+the resources section has more to resample; the window then spawns).
 
 Part 2, the finish alone: N samples × 2 variants (``--samples``) run once through the echo
 executor and stored; then, ``--repeats`` times on a fresh copy of that run directory, what
@@ -17,7 +19,7 @@ median (and per task), the fold pass's parts (reading and checking results.jsonl
 ``StoredTasks`` — and each section's ``add`` on top of it), the records parsed from results.jsonl
 per finalize, and the disk bytes per task of results.jsonl and report.json.
 
-    python bench/bench_finish.py [--tasks 2000 8000 40000] [--split-repeats 3] [--samples 2000] [--repeats 5]
+    python bench/bench_finish.py [--tasks 2000 8000 40000] [--split-repeats 3] [--script] [--samples 2000] [--repeats 5]
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _instant import make_project
+from bench_runner import compile_bytecode
+from bench_runner import make_project as make_script_project
 
 
 def stored_run(root: Path, n: int) -> Path:
@@ -84,9 +88,9 @@ def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
 SPLIT = Path(__file__).resolve().parent / "_eval_split.py"
 
 
-def eval_split(root: Path) -> dict[str, float]:
-    """One ``knowmeter eval --executor echo`` in ``root`` (a project): CPU seconds by stage."""
-    args = ["eval", "--samples", "eval-samples.jsonl", "--control", "a", "--treatment", "b", "--executor", "echo"]
+def eval_split(root: Path, executor: str) -> dict[str, float]:
+    """One ``knowmeter eval --executor EXECUTOR`` in ``root`` (a project): CPU seconds by stage."""
+    args = ["eval", "--samples", "eval-samples.jsonl", "--control", "a", "--treatment", "b", "--executor", executor]
     done = subprocess.run(
         [sys.executable, str(SPLIT), *args, "--concurrency", "8", "--no-cache", "--report-only"],
         cwd=root,
@@ -112,25 +116,31 @@ def fit(sizes: list[int], values: list[float]) -> tuple[float, float]:
     return my - slope * mx, slope
 
 
-def split_table(sizes: list[int], repeats: int) -> None:
+def split_table(sizes: list[int], repeats: int, *, script: bool) -> None:
     """Part 1: the whole eval's CPU seconds by stage, per size, and the fixed + per-task fit."""
     medians: dict[int, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         projects = {}
         for n in sizes:
             projects[n] = Path(tmp) / f"p{n}"
-            make_project(projects[n], n // 2)
+            if script:
+                make_script_project(projects[n], n // 2)
+            else:
+                make_project(projects[n], n // 2)
         runs: dict[int, list[dict[str, float]]] = {n: [] for n in sizes}
         for _ in range(repeats):  # sizes interleaved within each round
             for n in sizes:
-                runs[n].append(eval_split(projects[n]))
+                runs[n].append(eval_split(projects[n], "./agent.sh" if script else "echo"))
         for n in sizes:
             names = list(dict.fromkeys(name for r in runs[n] for name in r))
             medians[n] = {name: statistics.median(r.get(name, 0.0) for r in runs[n]) for name in names}
     names = list(dict.fromkeys(name for n in sizes for name in medians[n]))
     window = "window (evaluation.execute)"
     after = names[names.index(window) + 1 :] if window in names else []
-    print(f"knowmeter eval --executor echo, parent CPU seconds by stage (median of {repeats}; tasks = samples × 2)")
+    executor = "bench_runner.py's script agent" if script else "echo"
+    print(
+        f"knowmeter eval --executor {executor}, parent CPU seconds by stage (median of {repeats}; tasks = samples × 2)"
+    )
     print(f"  {'stage':<52}" + "".join(f"{n:>10,}" for n in sizes) + "   fit: fixed ms + µs a task")
 
     def row(label: str, values: list[float]) -> None:
@@ -151,11 +161,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tasks", type=int, nargs="*", default=[2000, 8000, 40000])
     ap.add_argument("--split-repeats", type=int, default=3)
+    ap.add_argument("--script", action="store_true", help="part 1 with bench_runner.py's process-per-task agent")
     ap.add_argument("--samples", type=int, default=2000)
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
+    compile_bytecode()  # as an install does: no run pays for compiling knowmeter's modules
     if args.tasks:
-        split_table(args.tasks, args.split_repeats)
+        split_table(args.tasks, args.split_repeats, script=args.script)
     if args.repeats:
         finish_alone(args.samples, args.repeats)
 
