@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -195,3 +196,66 @@ def test_a_cancel_while_the_command_starts_kills_and_reaps_it(monkeypatch: pytes
     (pid,) = hold.pids
     assert not Path(f"/proc/{pid}").exists()  # killed and reaped
     assert zombie_children() == [] and open_fds() == before
+
+
+def starter_threads() -> int:
+    return sum(t.name == "knowmeter-start" for t in threading.enumerate())
+
+
+def test_one_start_after_another_reuses_the_idle_starter_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not _spawn.USE_PIDFD:
+        pytest.skip("the asyncio path starts commands as asyncio does")
+    monkeypatch.setattr(_spawn, "_STARTER", _spawn._Starter())
+    before = starter_threads()
+
+    async def main() -> None:
+        with tempfile.TemporaryFile() as err:
+            for i in range(20):
+                assert await run_command(["cat"], b"%d" % i, cwd=None, env=None, stderr=err) == (0, b"%d" % i)
+
+    anyio.run(main)
+    assert starter_threads() - before == 1
+
+
+def test_starts_past_the_thread_limit_wait_in_the_backlog(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not _spawn.USE_PIDFD:
+        pytest.skip("the asyncio path starts commands as asyncio does")
+    starter = _spawn._Starter()
+    starter.MAX_THREADS = 2
+    monkeypatch.setattr(_spawn, "_STARTER", starter)
+    before = starter_threads()
+    replies: dict[int, tuple[int, bytes]] = {}
+
+    async def main() -> None:
+        async def one(i: int) -> None:
+            with tempfile.TemporaryFile() as err:
+                replies[i] = await run_command(["sh", "-c", "cat; exit 3"], b"%d" % i, cwd=None, env=None, stderr=err)
+
+        async with anyio.create_task_group() as tg:
+            for i in range(12):
+                tg.start_soon(one, i)
+
+    anyio.run(main)
+    assert replies == {i: (3, b"%d" % i) for i in range(12)}
+    assert starter_threads() - before == 2
+
+
+def test_a_forked_child_starts_commands_with_threads_of_its_own() -> None:
+    if not _spawn.USE_PIDFD:
+        pytest.skip("the asyncio path starts commands as asyncio does")
+    run(["true"], b"")  # the parent has a starter thread, idle; a forked child has none
+    pid = os.fork()
+    if pid == 0:  # the child: exits 0 only when its command ran
+        try:
+            os._exit(0 if run(["echo", "hi"], b"")[1] == b"hi\n" else 1)
+        finally:
+            os._exit(2)
+    for _ in range(200):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    raise AssertionError("the forked child's command never started (it handed it to a thread it does not have)")
