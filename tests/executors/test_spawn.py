@@ -127,6 +127,15 @@ def test_a_reply_is_taken_when_the_command_exits_leaving_a_child_on_stdout() -> 
         raise AssertionError(f"the background process {leftover} is still running")
 
 
+def test_a_silent_command_that_exits_leaving_a_child_on_stdout_is_seen_to_exit() -> None:
+    if not _spawn.USE_PIDFD:
+        pytest.skip("the asyncio path reads stdout to its end of file (asyncio sees the exit only then)")
+    with tempfile.TemporaryDirectory() as cwd:  # no reply at all: only the late exit watch sees the exit
+        started = time.monotonic()
+        assert run(["sh", "-c", "cat >/dev/null; sleep 60 & exit 4"], b"{}", cwd=cwd) == (4, b"", b"")
+        assert time.monotonic() - started < 30
+
+
 class _HeldStart:
     """``subprocess.Popen`` (the real one), held before it starts until ``release`` is set: a fork and
     exec that wait for the CPU, as on a loaded machine. Records whether the loop set ``release``

@@ -11,9 +11,11 @@ it with asyncio's subprocess transports; the figures are in design/decisions.md)
   command exited when something it left running in the background still holds the pipe;
 - the command is started (fork, exec) in a starter thread of this module's own (``_Starter``: a
   queue per thread, far lighter than ``anyio.to_thread``), so a start that waits for the CPU on a
-  loaded machine holds up no other task; its pipes and pidfd are the loop's as before;
-- the exit is seen through a pidfd registered with the loop, so no watcher thread and no
-  SIGCHLD handler is involved;
+  loaded machine holds up no other task; the thread does not wake the loop when it is done: the
+  loop learns of the start from the command's stdout (its pipes and pidfd are the loop's);
+- the exit is seen through a pidfd registered with the loop (only when stdout ended first or the
+  command runs on past ``WATCH_EXIT_AFTER_S``), so no watcher thread and no SIGCHLD handler is
+  involved;
 - the command runs in a new session, so cancelling (a timeout) kills its whole process group.
 
 Where pidfds are unavailable (not Linux, or a kernel older than 5.3) it falls back to
@@ -115,71 +117,43 @@ async def _run_asyncio(
     return proc.returncode or 0, stdout
 
 
-#: A started command: its pid and how to reap it (blocking; returns the exit code).
-_Started = tuple[int, Callable[[], int]]
-_Job = Callable[[], _Started]
-_Handed = tuple[asyncio.AbstractEventLoop, asyncio.Future[_Started], _Job]
-
-
 class _Starter:
     """Threads that start commands, so that a start (fork, exec) waiting for the CPU on a loaded
     machine holds up no other task. A start is handed to the thread that went idle last (its
-    cache is warm) on a queue of its own, and its outcome comes back through
-    ``call_soon_threadsafe``: far less of the parent's CPU than ``anyio.to_thread`` (a capacity
-    limiter, a cancel scope and a worker-thread check per call). A thread is made when a start
-    finds none idle, up to ``MAX_THREADS`` (then starts wait in a backlog); threads live as long
-    as the process."""
+    cache is warm) on a queue of its own — far less of the parent's CPU than ``anyio.to_thread``
+    (a capacity limiter, a cancel scope and a worker-thread check per call). A thread is made when
+    a start finds none idle, up to ``MAX_THREADS`` (then starts wait in a backlog); threads live as
+    long as the process. A job reports back itself (see ``_Child.start``)."""
 
     MAX_THREADS = 16
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._idle: list[queue.SimpleQueue[_Handed]] = []
-        self._backlog: collections.deque[_Handed] = collections.deque()
+        self._idle: list[queue.SimpleQueue[Callable[[], None]]] = []
+        self._backlog: collections.deque[Callable[[], None]] = collections.deque()
         self._threads = 0
 
-    def start(self, job: _Job) -> asyncio.Future[_Started]:
-        """Run ``job`` in a starter thread; its result (or exception) completes the future."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[_Started] = loop.create_future()
-        handed = (loop, future, job)
+    def start(self, job: Callable[[], None]) -> None:
+        """Run ``job`` (which must not raise) in a starter thread."""
         with self._lock:
             if self._idle:
-                self._idle.pop().put(handed)
+                self._idle.pop().put(job)
             elif self._threads < self.MAX_THREADS:
                 self._threads += 1
-                jobs: queue.SimpleQueue[_Handed] = queue.SimpleQueue()
-                jobs.put(handed)
+                jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+                jobs.put(job)
                 threading.Thread(target=self._work, args=(jobs,), name="knowmeter-start", daemon=True).start()
             else:
-                self._backlog.append(handed)
-        return future
+                self._backlog.append(job)
 
-    def _work(self, jobs: queue.SimpleQueue[_Handed]) -> None:
+    def _work(self, jobs: queue.SimpleQueue[Callable[[], None]]) -> None:
         while True:
-            loop, future, job = jobs.get()
-            try:
-                started: _Started | BaseException = job()
-            except BaseException as exc:  # handed to the awaiting task
-                started = exc
-            try:
-                loop.call_soon_threadsafe(_deliver, future, started)
-            except RuntimeError:  # the loop is closed: nothing awaits the command any more
-                if not isinstance(started, BaseException):
-                    _kill_group(started[0])
-                    started[1]()
+            jobs.get()()
             with self._lock:
                 if self._backlog:
                     jobs.put(self._backlog.popleft())
                 else:
                     self._idle.append(jobs)
-
-
-def _deliver(future: asyncio.Future[_Started], started: _Started | BaseException) -> None:
-    if isinstance(started, BaseException):
-        future.set_exception(started)
-    else:
-        future.set_result(started)
 
 
 _STARTER = _Starter()
@@ -193,34 +167,71 @@ def _forget_starter_threads() -> None:
 
 os.register_at_fork(after_in_child=_forget_starter_threads)
 
+#: How long after its hand-off a command's exit is watched for even when its stdout said nothing
+#: (seconds): until then the loop learns of the start only from stdout (see ``_Child``).
+WATCH_EXIT_AFTER_S = 0.05
+
 
 class _Child:
-    """The loop-side state of one running command: its pipes, its pidfd, and what it wrote.
-    ``done`` completes once the command exited and its stdout reached end of file, or
-    ``EXIT_GRACE_S`` after the exit when something it left running still holds stdout (its
-    group is then killed)."""
+    """The loop-side state of one command: its pipes, its pidfd, what it wrote; and, set by the
+    starter thread, its ``Popen`` (or why it did not start).
+
+    The loop is not woken when the start is done: the thread records it, then closes the
+    parent's copies of the command's pipe ends, so stdout's end of file (the common end) always
+    finds it recorded. The exit is watched (a pidfd) only when stdout ended before it, or when
+    the command is still running ``WATCH_EXIT_AFTER_S`` after its hand-off — so that a command
+    which exits leaving a process on its stdout is still seen to exit. ``done`` completes once the
+    command exited and stdout reached end of file, or ``EXIT_GRACE_S`` after the exit was seen
+    with stdout still open (the group is then killed)."""
 
     def __init__(
-        self,
-        loop: asyncio.AbstractEventLoop,
-        started: _Started,
-        stdin_fd: int | None,
-        pending: memoryview,
-        stdout_fd: int,
+        self, loop: asyncio.AbstractEventLoop, stdin_fd: int | None, pending: memoryview, stdout_fd: int
     ) -> None:
-        self.loop, (self.pid, self.wait) = loop, started
+        self.loop = loop
         self.stdin_fd, self.pending, self.stdout_fd = stdin_fd, pending, stdout_fd
         self.chunks: list[bytes] = []
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen[bytes] | None = None  # set by the starter thread
+        self.failed: BaseException | None = None  # ... or this
+        self.on_start: asyncio.Future[None] | None = None  # a cancellation's wait for the start
+        self.pidfd: int | None = None
+        self.waiting = False  # the pidfd is registered with the loop
         self.code: int | None = None
         self.done: asyncio.Future[int] = loop.create_future()
         self.exited: asyncio.Future[int] | None = None  # awaited only after a cancellation
         self.grace: asyncio.TimerHandle | None = None
-        self.pidfd = os.pidfd_open(self.pid)
         loop.add_reader(stdout_fd, self._read)
-        loop.add_reader(self.pidfd, self._reap)
-        self.reading = self.waiting = True  # registered with the loop
+        self.reading = True
         if stdin_fd is not None:
             loop.add_writer(stdin_fd, self._write)
+        self.watch: asyncio.TimerHandle | None = loop.call_later(WATCH_EXIT_AFTER_S, self._watch_late)
+
+    def start(
+        self,
+        argv: Sequence[str],
+        in_r: int,
+        out_w: int,
+        stderr: IO[bytes],
+        cwd: str | None,
+        env: Mapping[str, str] | None,
+    ) -> None:
+        """In the starter thread: start the command and record it; close the parent's copies of
+        its pipe ends. ``Popen`` returns only once the child has exec'd: on the loop, that wait (for
+        the CPU, on a loaded machine) held up every other task's I/O and start."""
+        proc, failed = None, None
+        try:
+            proc = subprocess.Popen(
+                argv, stdin=in_r, stdout=out_w, stderr=stderr, cwd=cwd, env=env, start_new_session=True
+            )
+        except BaseException as exc:  # handed to the awaiting task
+            failed = exc
+        with self.lock:
+            self.proc, self.failed, waiting = proc, failed, self.on_start
+        os.close(in_r)
+        os.close(out_w)
+        if waiting is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nothing awaits the command
+                self.loop.call_soon_threadsafe(_set_if_pending, waiting)
 
     def _write(self) -> None:
         assert self.stdin_fd is not None
@@ -228,7 +239,7 @@ class _Child:
             self.pending = self.pending[os.write(self.stdin_fd, self.pending) :]
         except BlockingIOError:
             return
-        except OSError:  # the command closed its stdin (or exited) without reading it all
+        except OSError:  # the command closed its stdin (or exited, or never started) without reading it all
             self.pending = self.pending[:0]
         if not self.pending:
             self._close_stdin()
@@ -250,12 +261,37 @@ class _Child:
             self.chunks.append(chunk)
         self.loop.remove_reader(self.stdout_fd)
         self.reading = False
+        if self.failed is not None:  # (recorded before the pipe ends were closed)
+            if not self.done.done():
+                self.done.set_exception(self.failed)
+            return
+        assert self.proc is not None
+        if self.code is None and self.pidfd is None:
+            code = self.proc.poll()
+            if code is None:
+                self._watch_exit()
+            else:
+                self.code = code
         self._finish()
 
+    def _watch_late(self) -> None:
+        self.watch = None
+        if self.proc is None and self.failed is None:  # still starting
+            self.watch = self.loop.call_later(WATCH_EXIT_AFTER_S, self._watch_late)
+        elif self.proc is not None and self.code is None and self.pidfd is None:
+            self._watch_exit()
+
+    def _watch_exit(self) -> None:
+        assert self.proc is not None
+        self.pidfd = os.pidfd_open(self.proc.pid)
+        self.loop.add_reader(self.pidfd, self._reap)
+        self.waiting = True
+
     def _reap(self) -> None:
+        assert self.pidfd is not None and self.proc is not None
         self.loop.remove_reader(self.pidfd)
         self.waiting = False
-        self.code = self.wait()  # it exited: no wait
+        self.code = self.proc.wait()  # it exited: no wait
         if self.exited is not None and not self.exited.done():
             self.exited.set_result(self.code)
         if self.reading and self.grace is None:  # what it left running may hold stdout
@@ -265,7 +301,8 @@ class _Child:
     def _give_up_reading(self) -> None:
         """The command exited ``EXIT_GRACE_S`` ago and its stdout is still open: the reply is
         complete; kill what it left running."""
-        _kill_group(self.pid)
+        assert self.proc is not None
+        _kill_group(self.proc.pid)
         if self.code is not None and not self.done.done():
             self.done.set_result(self.code)
 
@@ -273,24 +310,39 @@ class _Child:
         if self.code is not None and not self.reading and not self.done.done():
             self.done.set_result(self.code)
 
-    def reaped(self) -> asyncio.Future[int]:
-        """A future for the exit (after a cancellation cancelled ``done``)."""
+    async def stop(self) -> None:
+        """After a cancellation: wait for the start, then kill the command's group and reap it."""
+        with self.lock:
+            if self.proc is None and self.failed is None:
+                self.on_start = self.loop.create_future()
+        if self.on_start is not None:
+            await self.on_start
+        if self.proc is None or self.code is not None:
+            return
+        _kill_group(self.proc.pid)
         self.exited = self.loop.create_future()
-        if self.code is not None:
-            self.exited.set_result(self.code)
-        return self.exited
+        if self.pidfd is None:
+            self._watch_exit()
+        await self.exited
 
     def close(self) -> None:
         """Unregister what is still registered and close everything."""
         self._close_stdin()
-        if self.grace is not None:
-            self.grace.cancel()
+        for timer in (self.watch, self.grace):
+            if timer is not None:
+                timer.cancel()
         if self.reading:
             self.loop.remove_reader(self.stdout_fd)
-        if self.waiting:
-            self.loop.remove_reader(self.pidfd)
         os.close(self.stdout_fd)
-        os.close(self.pidfd)
+        if self.pidfd is not None:
+            if self.waiting:
+                self.loop.remove_reader(self.pidfd)
+            os.close(self.pidfd)
+
+
+def _set_if_pending(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _prefill(fd: int, data: bytes) -> memoryview:
@@ -305,15 +357,6 @@ def _prefill(fd: int, data: bytes) -> memoryview:
         return view
 
 
-def _start(
-    argv: Sequence[str], stdin: int, stdout: int, stderr: IO[bytes], cwd: str | None, env: Mapping[str, str] | None
-) -> _Started:
-    """Start the command (in a starter thread: ``Popen`` returns only once the child has exec'd,
-    and on a loaded machine that wait held up every other task's I/O and start on the loop)."""
-    proc = subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=stderr, cwd=cwd, env=env, start_new_session=True)
-    return proc.pid, proc.wait
-
-
 async def _run_pidfd(
     argv: Sequence[str], stdin: bytes, cwd: str | None, env: Mapping[str, str] | None, stderr: IO[bytes]
 ) -> tuple[int, bytes]:
@@ -322,41 +365,21 @@ async def _run_pidfd(
     out_r, out_w = os.pipe()
     try:
         pending = _prefill(in_w, stdin)
-        started = await _started(_STARTER.start(functools.partial(_start, argv, in_r, out_w, stderr, cwd, env)))
+        if not pending:
+            os.close(in_w)
+        os.set_blocking(out_r, False)
+        child = _Child(loop, in_w if pending else None, pending, out_r)
     except BaseException:
-        for fd in (in_w, out_r):
-            os.close(fd)
+        for fd in (in_r, in_w, out_r, out_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
         raise
-    finally:
-        os.close(in_r)
-        os.close(out_w)
-    if not pending:
-        os.close(in_w)
-    os.set_blocking(out_r, False)
-    child = _Child(loop, started, in_w if pending else None, pending, out_r)
+    _STARTER.start(functools.partial(child.start, argv, in_r, out_w, stderr, cwd, env))
     try:
         return await child.done, b"".join(child.chunks)
     except BaseException:
-        _kill_group(child.pid)
-        if child.code is None:
-            with anyio.CancelScope(shield=True):
-                await child.reaped()
+        with anyio.CancelScope(shield=True):
+            await child.stop()
         raise
     finally:
         child.close()
-
-
-async def _started(start: asyncio.Future[_Started]) -> _Started:
-    """The started command. Not cancellable: a cancellation waits for the start to finish, then
-    kills the command's group and reaps it before it propagates."""
-    try:
-        return await asyncio.shield(start)
-    except asyncio.CancelledError:
-        with anyio.CancelScope(shield=True):
-            try:
-                pid, wait = await start
-            except Exception:  # it did not start: nothing to kill
-                raise asyncio.CancelledError from None
-            _kill_group(pid)
-            await anyio.to_thread.run_sync(wait)
-        raise
