@@ -117,43 +117,50 @@ async def _run_asyncio(
     return proc.returncode or 0, stdout
 
 
+#: A start, run in a starter thread: it returns how it reports back (run once the thread is idle).
+_Job = Callable[[], Callable[[], None]]
+
+
 class _Starter:
     """Threads that start commands, so that a start (fork, exec) waiting for the CPU on a loaded
     machine holds up no other task. A start is handed to the thread that went idle last (its
     cache is warm) on a queue of its own — far less of the parent's CPU than ``anyio.to_thread``
     (a capacity limiter, a cancel scope and a worker-thread check per call). A thread is made when
     a start finds none idle, up to ``MAX_THREADS`` (then starts wait in a backlog); threads live as
-    long as the process. A job reports back itself (see ``_Child.start``)."""
+    long as the process. A job reports back itself (see ``_Child.start``); what it returns runs
+    once its thread is idle again, so that a start that follows the one it reports is handed to
+    the same thread."""
 
     MAX_THREADS = 16
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._idle: list[queue.SimpleQueue[Callable[[], None]]] = []
-        self._backlog: collections.deque[Callable[[], None]] = collections.deque()
+        self._idle: list[queue.SimpleQueue[_Job]] = []
+        self._backlog: collections.deque[_Job] = collections.deque()
         self._threads = 0
 
-    def start(self, job: Callable[[], None]) -> None:
+    def start(self, job: _Job) -> None:
         """Run ``job`` (which must not raise) in a starter thread."""
         with self._lock:
             if self._idle:
                 self._idle.pop().put(job)
             elif self._threads < self.MAX_THREADS:
                 self._threads += 1
-                jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+                jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
                 jobs.put(job)
                 threading.Thread(target=self._work, args=(jobs,), name="knowmeter-start", daemon=True).start()
             else:
                 self._backlog.append(job)
 
-    def _work(self, jobs: queue.SimpleQueue[Callable[[], None]]) -> None:
+    def _work(self, jobs: queue.SimpleQueue[_Job]) -> None:
         while True:
-            jobs.get()()
+            report = jobs.get()()
             with self._lock:
                 if self._backlog:
                     jobs.put(self._backlog.popleft())
                 else:
                     self._idle.append(jobs)
+            report()
 
 
 _STARTER = _Starter()
@@ -214,10 +221,11 @@ class _Child:
         stderr: IO[bytes],
         cwd: str | None,
         env: Mapping[str, str] | None,
-    ) -> None:
-        """In the starter thread: start the command and record it; close the parent's copies of
-        its pipe ends. ``Popen`` returns only once the child has exec'd: on the loop, that wait (for
-        the CPU, on a loaded machine) held up every other task's I/O and start."""
+    ) -> Callable[[], None]:
+        """In the starter thread: start the command and record it; returns the report — closing
+        the parent's copies of its pipe ends. ``Popen`` returns only once the child has exec'd: on
+        the loop, that wait (for the CPU, on a loaded machine) held up every other task's I/O and
+        start."""
         proc, failed = None, None
         try:
             proc = subprocess.Popen(
@@ -226,9 +234,16 @@ class _Child:
         except BaseException as exc:  # handed to the awaiting task
             failed = exc
         with self.lock:
-            self.proc, self.failed, waiting = proc, failed, self.on_start
+            self.proc, self.failed = proc, failed
+        return functools.partial(self._report, in_r, out_w)
+
+    def _report(self, in_r: int, out_w: int) -> None:
+        """In the starter thread: the start is recorded; close the parent's copies of the command's
+        pipe ends (stdout's end of file is then the command's), and wake a cancellation waiting."""
         os.close(in_r)
         os.close(out_w)
+        with self.lock:
+            waiting = self.on_start
         if waiting is not None:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nothing awaits the command
                 self.loop.call_soon_threadsafe(_set_if_pending, waiting)
