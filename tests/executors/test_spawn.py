@@ -249,6 +249,25 @@ def test_starts_past_the_thread_limit_wait_in_the_backlog(monkeypatch: pytest.Mo
     assert starter_threads() - before == 2
 
 
+def test_a_start_that_gets_no_thread_fails_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not _spawn.USE_PIDFD:
+        pytest.skip("the asyncio path starts commands as asyncio does")
+    starter = _spawn._Starter()
+    starter.MAX_THREADS = 1
+    monkeypatch.setattr(_spawn, "_STARTER", starter)
+
+    def refused(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    before = open_fds()
+    with monkeypatch.context() as patched:
+        patched.setattr(threading.Thread, "start", refused)
+        with pytest.raises(RuntimeError, match="can't start new thread"):
+            run(["cat"], b"x")
+    assert open_fds() == before
+    assert run(["cat"], b"x")[:2] == (0, b"x")  # no thread was counted for the failed start (the limit is 1)
+
+
 def test_a_forked_child_starts_commands_with_threads_of_its_own() -> None:
     if not _spawn.USE_PIDFD:
         pytest.skip("the asyncio path starts commands as asyncio does")

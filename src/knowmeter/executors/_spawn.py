@@ -145,10 +145,10 @@ class _Starter:
             if self._idle:
                 self._idle.pop().put(job)
             elif self._threads < self.MAX_THREADS:
-                self._threads += 1
                 jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
                 jobs.put(job)
                 threading.Thread(target=self._work, args=(jobs,), name="knowmeter-start", daemon=True).start()
+                self._threads += 1  # (when the thread could not be made, nothing changed)
             else:
                 self._backlog.append(job)
 
@@ -389,7 +389,13 @@ async def _run_pidfd(
             with contextlib.suppress(OSError):
                 os.close(fd)
         raise
-    _STARTER.start(functools.partial(child.start, argv, in_r, out_w, stderr, cwd, env))
+    try:
+        _STARTER.start(functools.partial(child.start, argv, in_r, out_w, stderr, cwd, env))
+    except BaseException:  # no thread could be made for it: nothing was started
+        for fd in (in_r, out_w):
+            os.close(fd)
+        child.close()
+        raise
     try:
         return await child.done, b"".join(child.chunks)
     except BaseException:
