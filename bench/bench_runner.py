@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import resource
 import statistics
 import subprocess
@@ -109,7 +110,7 @@ EVAL = textwrap.dedent("""
     import atexit, resource, sys, time
     import knowmeter.evaluation as evaluation
     window = []
-    execute_tasks = evaluation.execute_tasks
+    execute_tasks = evaluation.execute_tasks  # (an AttributeError here: the runner's entry point moved)
     async def timed_execute_tasks(*args, **kwargs):
         cpu = time.process_time()
         try:
@@ -119,7 +120,7 @@ EVAL = textwrap.dedent("""
     evaluation.execute_tasks = timed_execute_tasks
     def own_cpu():
         r = resource.getrusage(resource.RUSAGE_SELF)
-        print(f"own-cpu {r.ru_utime + r.ru_stime} {sum(window)}", file=sys.stderr)
+        print(f"own-cpu {r.ru_utime + r.ru_stime} {sum(window) if window else 'nan'}", file=sys.stderr)
     atexit.register(own_cpu)
     from knowmeter.cli import main
     sys.argv = ["knowmeter", *sys.argv[1:]]
@@ -160,7 +161,7 @@ class EvalRun:
     #: the wall seconds of its execution window (the runner alone: run.json's ``wall_s``, from the
     #: first task started to the last finished — no start-up, no report)
     window_s: float
-    #: the process's CPU seconds inside that window (all its threads)
+    #: the process's CPU seconds inside that window (all its threads; NaN: not measured)
     window_cpu_s: float
 
 
@@ -280,10 +281,13 @@ def report_size(size: Size, target: float) -> None:
         f"     of which the runner: {window:7.2f} s execution window (run.json wall_s) = {window / xargs:.2f} × "
         "xargs floor; the rest is start-up, plan and report"
     )
-    print(
-        f"     parent CPU inside the window: {window_cpu:.2f} s = {window_cpu / tasks * 1000:.3f} ms a task "
-        f"(median of the rounds; outside it: {(eval_cpu - fastest.window_cpu_s) / tasks * 1000:.3f} ms a task)"
-    )
+    if math.isnan(window_cpu):
+        print("     parent CPU inside the window: unknown (the eval did not report it)")
+    else:
+        print(
+            f"     parent CPU inside the window: {window_cpu:.2f} s = {window_cpu / tasks * 1000:.3f} ms a task "
+            f"(median of the rounds; outside it: {(eval_cpu - fastest.window_cpu_s) / tasks * 1000:.3f} ms a task)"
+        )
     rounds = list(zip(size.xargs, size.floors, size.evals, strict=True))
     per_round = [(e.wall_s / x, e.wall_s / f[0]) for x, f, e in rounds]
     print(
