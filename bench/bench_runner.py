@@ -11,7 +11,10 @@ shows what grading, analysis, storage and the report cost on top of spawning alo
 same workload with an in-process executor (no spawning) for the runner's own overhead. Each
 floor's parent CPU is printed too (this VM's wall times vary by ±30 % between identical runs).
 The eval's own execution window (run.json's ``wall_s``: the runner alone, without start-up,
-planning and the report) is printed beside its whole wall time.
+planning and the report) is printed beside its whole wall time, and so is the eval's parent CPU
+per task inside that window and outside it: on a machine whose cores the agents keep busy, every
+CPU-ms the parent spends costs wall time, so these say where the window stands even when wall
+times drift.
 Targets: wall ≤ 1.2 × spawn floor (≤ 1.5 × with a CPU-bound neighbour), peak RSS ≤ 150 MB, in-process ≥ 500 tasks/s.
 
     python bench/bench_runner.py [--samples 1000 2000 4000] [--repeats 3] [--budget-usd 1000] [--cpu-neighbour]
@@ -33,6 +36,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import resource
 import statistics
 import subprocess
@@ -98,13 +102,25 @@ async def spawn_floor(agent: Path, count: int, concurrency: int, *, lean: bool) 
         return time.perf_counter() - t0, time.process_time() - cpu
 
 
-#: ``knowmeter eval`` as ``python -m knowmeter`` runs it, printing its own CPU seconds (its agents
-#: excluded) to stderr on the way out.
+#: ``knowmeter eval`` as ``python -m knowmeter`` runs it, printing to stderr on the way out its own
+#: CPU seconds (its agents excluded) and those it spent inside the execution window (the runner's
+#: ``execute_tasks``: spawning, the executor, parsing, grading, analysis, the results file and the
+#: progress line, every thread of the process included).
 EVAL = textwrap.dedent("""
-    import atexit, resource, sys
+    import atexit, resource, sys, time
+    import knowmeter.evaluation as evaluation
+    window = []
+    execute_tasks = evaluation.execute_tasks  # (an AttributeError here: the runner's entry point moved)
+    async def timed_execute_tasks(*args, **kwargs):
+        cpu = time.process_time()
+        try:
+            return await execute_tasks(*args, **kwargs)
+        finally:
+            window.append(time.process_time() - cpu)
+    evaluation.execute_tasks = timed_execute_tasks
     def own_cpu():
         r = resource.getrusage(resource.RUSAGE_SELF)
-        print(f"own-cpu {r.ru_utime + r.ru_stime}", file=sys.stderr)
+        print(f"own-cpu {r.ru_utime + r.ru_stime} {sum(window) if window else 'nan'}", file=sys.stderr)
     atexit.register(own_cpu)
     from knowmeter.cli import main
     sys.argv = ["knowmeter", *sys.argv[1:]]
@@ -134,10 +150,23 @@ def eval_args(agent: Path, budget_usd: float | None = None) -> list[str]:
     ]
 
 
-def run_eval(root: Path, agent: Path, budget_usd: float | None) -> tuple[float, float, float, float]:
-    """Wall seconds, peak RSS (MB), the eval process's own CPU seconds, and the wall seconds of
-    its execution window (the runner alone: run.json's ``wall_s``, from the first task started
-    to the last finished — no start-up, no report)."""
+@dataclass(frozen=True)
+class EvalRun:
+    """One ``knowmeter eval`` of a round."""
+
+    wall_s: float
+    rss_mb: float
+    #: the eval process's own CPU seconds (its agents excluded)
+    cpu_s: float
+    #: the wall seconds of its execution window (the runner alone: run.json's ``wall_s``, from the
+    #: first task started to the last finished — no start-up, no report)
+    window_s: float
+    #: the process's CPU seconds inside that window (all its threads; NaN: not measured)
+    window_cpu_s: float
+
+
+def run_eval(root: Path, agent: Path, budget_usd: float | None) -> EvalRun:
+    """Run ``knowmeter eval`` on the project in ``root`` and measure it."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
     done = subprocess.run(
@@ -155,9 +184,11 @@ def run_eval(root: Path, agent: Path, budget_usd: float | None) -> tuple[float, 
     )
     wall = time.perf_counter() - t0
     rss_mb = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
-    cpu = next(float(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("own-cpu "))
+    cpu, window_cpu = next(
+        map(float, line.split()[1:]) for line in done.stderr.splitlines() if line.startswith("own-cpu ")
+    )
     newest = max((root / ".knowmeter" / "runs").glob("*/run.json"), key=lambda p: p.stat().st_mtime)
-    return wall, rss_mb, cpu, float(json.loads(newest.read_text())["wall_s"])
+    return EvalRun(wall, rss_mb, cpu, float(json.loads(newest.read_text())["wall_s"]), window_cpu)
 
 
 IN_PROCESS = textwrap.dedent("""
@@ -208,7 +239,7 @@ class Size:
     xargs: list[float] = field(default_factory=list)
     floors: list[tuple[float, float]] = field(default_factory=list)
     leans: list[tuple[float, float]] = field(default_factory=list)
-    evals: list[tuple[float, float, float, float]] = field(default_factory=list)
+    evals: list[EvalRun] = field(default_factory=list)
 
     @property
     def tasks(self) -> int:
@@ -227,8 +258,10 @@ def report_size(size: Size, target: float) -> None:
     tasks = size.tasks
     xargs = min(size.xargs)
     (floor, floor_cpu), (lean, lean_cpu) = min(size.floors), min(size.leans)
-    wall, _, eval_cpu, _ = min(size.evals)
-    window = min(e[3] for e in size.evals)
+    fastest = min(size.evals, key=lambda e: e.wall_s)
+    wall, eval_cpu = fastest.wall_s, fastest.cpu_s
+    window = min(e.window_s for e in size.evals)
+    window_cpu = statistics.median(e.window_cpu_s for e in size.evals)
     print(f"-- {size.samples} samples × 2 variants = {tasks} tasks (fastest of {len(size.evals)} rounds)")
     print(f"   xargs -P 8 floor:   {xargs:7.2f} s  ({tasks / xargs:7.0f} spawns/s) the shell's bare spawn floor")
     print(
@@ -236,22 +269,30 @@ def report_size(size: Size, target: float) -> None:
         "asyncio create_subprocess_exec + communicate"
     )
     print(
-        f"   lean spawn floor:   {lean:7.2f} s  ({tasks / lean:7.0f} spawns/s; parent CPU {lean_cpu:.2f} s) "
-        "knowmeter's run_command alone"
+        f"   lean spawn floor:   {lean:7.2f} s  ({tasks / lean:7.0f} spawns/s; parent CPU {lean_cpu:.2f} s "
+        f"= {lean_cpu / tasks * 1000:.3f} ms a spawn) knowmeter's run_command alone"
     )
     print(
-        f"   knowmeter eval:     {wall:7.2f} s  ({tasks / wall:7.0f} tasks/s; parent CPU {eval_cpu:.2f} s) "
-        f"= {wall / xargs:.2f} × xargs floor, {wall / floor:.2f} × asyncio floor, {wall / lean:.2f} × lean floor"
+        f"   knowmeter eval:     {wall:7.2f} s  ({tasks / wall:7.0f} tasks/s; parent CPU {eval_cpu:.2f} s "
+        f"= {eval_cpu / tasks * 1000:.3f} ms a task) = {wall / xargs:.2f} × xargs floor, {wall / floor:.2f} × "
+        f"asyncio floor, {wall / lean:.2f} × lean floor"
     )
     print(
         f"     of which the runner: {window:7.2f} s execution window (run.json wall_s) = {window / xargs:.2f} × "
         "xargs floor; the rest is start-up, plan and report"
     )
+    if math.isnan(window_cpu):
+        print("     parent CPU inside the window: unknown (the eval did not report it)")
+    else:
+        print(
+            f"     parent CPU inside the window: {window_cpu:.2f} s = {window_cpu / tasks * 1000:.3f} ms a task "
+            f"(median of the rounds; outside it: {(eval_cpu - fastest.window_cpu_s) / tasks * 1000:.3f} ms a task)"
+        )
     rounds = list(zip(size.xargs, size.floors, size.evals, strict=True))
-    per_round = [(e[0] / x, e[0] / f[0]) for x, f, e in rounds]
+    per_round = [(e.wall_s / x, e.wall_s / f[0]) for x, f, e in rounds]
     print(
         "   all rounds (xargs / asyncio floor / eval, s): "
-        + "; ".join(f"{x:.2f} / {f[0]:.2f} / {e[0]:.2f}" for x, f, e in rounds)
+        + "; ".join(f"{x:.2f} / {f[0]:.2f} / {e.wall_s:.2f}" for x, f, e in rounds)
     )
     print(
         f"   eval / floor within each round: xargs median {statistics.median(r[0] for r in per_round):.2f} "
@@ -306,7 +347,7 @@ def main() -> None:
     )
     for size in sizes:
         report_size(size, target)
-    rss = max(e[1] for size in sizes for e in size.evals)
+    rss = max(e.rss_mb for size in sizes for e in size.evals)
     print(f"peak RSS (eval, any size): {rss:7.1f} MB (target ≤ 150)")
     print(
         f"CPU speed reference (bench/_machine.py, lower is faster): {reference_before:.3f} s before, "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -126,6 +127,15 @@ def test_a_reply_is_taken_when_the_command_exits_leaving_a_child_on_stdout() -> 
         raise AssertionError(f"the background process {leftover} is still running")
 
 
+def test_a_silent_command_that_exits_leaving_a_child_on_stdout_is_seen_to_exit() -> None:
+    if not _spawn.USE_PIDFD:
+        pytest.skip("the asyncio path reads stdout to its end of file (asyncio sees the exit only then)")
+    with tempfile.TemporaryDirectory() as cwd:  # no reply at all: only the late exit watch sees the exit
+        started = time.monotonic()
+        assert run(["sh", "-c", "cat >/dev/null; sleep 60 & exit 4"], b"{}", cwd=cwd) == (4, b"", b"")
+        assert time.monotonic() - started < 30
+
+
 class _HeldStart:
     """``subprocess.Popen`` (the real one), held before it starts until ``release`` is set: a fork and
     exec that wait for the CPU, as on a loaded machine. Records whether the loop set ``release``
@@ -195,3 +205,85 @@ def test_a_cancel_while_the_command_starts_kills_and_reaps_it(monkeypatch: pytes
     (pid,) = hold.pids
     assert not Path(f"/proc/{pid}").exists()  # killed and reaped
     assert zombie_children() == [] and open_fds() == before
+
+
+def starter_threads() -> int:
+    return sum(t.name == "knowmeter-start" for t in threading.enumerate())
+
+
+def test_one_start_after_another_reuses_the_idle_starter_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not _spawn.USE_PIDFD:
+        pytest.skip("the asyncio path starts commands as asyncio does")
+    monkeypatch.setattr(_spawn, "_STARTER", _spawn._Starter())
+    before = starter_threads()
+
+    async def main() -> None:
+        with tempfile.TemporaryFile() as err:
+            for i in range(20):
+                assert await run_command(["cat"], b"%d" % i, cwd=None, env=None, stderr=err) == (0, b"%d" % i)
+
+    anyio.run(main)
+    assert starter_threads() - before == 1
+
+
+def test_starts_past_the_thread_limit_wait_in_the_backlog(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not _spawn.USE_PIDFD:
+        pytest.skip("the asyncio path starts commands as asyncio does")
+    starter = _spawn._Starter()
+    starter.MAX_THREADS = 2
+    monkeypatch.setattr(_spawn, "_STARTER", starter)
+    before = starter_threads()
+    replies: dict[int, tuple[int, bytes]] = {}
+
+    async def main() -> None:
+        async def one(i: int) -> None:
+            with tempfile.TemporaryFile() as err:
+                replies[i] = await run_command(["sh", "-c", "cat; exit 3"], b"%d" % i, cwd=None, env=None, stderr=err)
+
+        async with anyio.create_task_group() as tg:
+            for i in range(12):
+                tg.start_soon(one, i)
+
+    anyio.run(main)
+    assert replies == {i: (3, b"%d" % i) for i in range(12)}
+    assert starter_threads() - before == 2
+
+
+def test_a_start_that_gets_no_thread_fails_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not _spawn.USE_PIDFD:
+        pytest.skip("the asyncio path starts commands as asyncio does")
+    starter = _spawn._Starter()
+    starter.MAX_THREADS = 1
+    monkeypatch.setattr(_spawn, "_STARTER", starter)
+
+    def refused(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    before = open_fds()
+    with monkeypatch.context() as patched:
+        patched.setattr(threading.Thread, "start", refused)
+        with pytest.raises(RuntimeError, match="can't start new thread"):
+            run(["cat"], b"x")
+    assert open_fds() == before
+    assert run(["cat"], b"x")[:2] == (0, b"x")  # no thread was counted for the failed start (the limit is 1)
+
+
+def test_a_forked_child_starts_commands_with_threads_of_its_own() -> None:
+    if not _spawn.USE_PIDFD:
+        pytest.skip("the asyncio path starts commands as asyncio does")
+    run(["true"], b"")  # the parent has a starter thread, idle; a forked child has none
+    pid = os.fork()
+    if pid == 0:  # the child: exits 0 only when its command ran
+        try:
+            os._exit(0 if run(["echo", "hi"], b"")[1] == b"hi\n" else 1)
+        finally:
+            os._exit(2)
+    for _ in range(200):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    raise AssertionError("the forked child's command never started (it handed it to a thread it does not have)")

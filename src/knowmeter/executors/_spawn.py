@@ -9,10 +9,13 @@ it with asyncio's subprocess transports; the figures are in design/decisions.md)
   buffer is written on from the loop as the child reads it;
 - stdout is a pipe read from the loop until end of file, or until ``EXIT_GRACE_S`` after the
   command exited when something it left running in the background still holds the pipe;
-- the command is started (fork, exec) in a worker thread, so a start that waits for the CPU on a
-  loaded machine holds up no other task; its pipes and pidfd are the loop's as before;
-- the exit is seen through a pidfd registered with the loop, so no watcher thread and no
-  SIGCHLD handler is involved;
+- the command is started (fork, exec) in a starter thread of this module's own (``_Starter``: a
+  queue per thread, far lighter than ``anyio.to_thread``), so a start that waits for the CPU on a
+  loaded machine holds up no other task; the thread does not wake the loop when it is done: the
+  loop learns of the start from the command's stdout (its pipes and pidfd are the loop's);
+- the exit is seen through a pidfd registered with the loop (only when stdout ended first or the
+  command runs on past ``WATCH_EXIT_AFTER_S``), so no watcher thread and no SIGCHLD handler is
+  involved;
 - the command runs in a new session, so cancelling (a timeout) kills its whole process group.
 
 Where pidfds are unavailable (not Linux, or a kernel older than 5.3) it falls back to
@@ -23,13 +26,17 @@ whatever holds it (asyncio sees the exit only once the pipes are closed).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import functools
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO
 
 import anyio
@@ -110,28 +117,136 @@ async def _run_asyncio(
     return proc.returncode or 0, stdout
 
 
+#: A start, run in a starter thread: it returns how it reports back (run once the thread is idle).
+_Job = Callable[[], Callable[[], None]]
+
+
+class _Starter:
+    """Threads that start commands, so that a start (fork, exec) waiting for the CPU on a loaded
+    machine holds up no other task. A start is handed to the thread that went idle last (its
+    cache is warm) on a queue of its own — far less of the parent's CPU than ``anyio.to_thread``
+    (a capacity limiter, a cancel scope and a worker-thread check per call). A thread is made when
+    a start finds none idle, up to ``MAX_THREADS`` (then starts wait in a backlog); threads live as
+    long as the process. A job reports back itself (see ``_Child.start``); what it returns runs
+    once its thread is idle again, so that a start that follows the one it reports is handed to
+    the same thread."""
+
+    MAX_THREADS = 16
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: list[queue.SimpleQueue[_Job]] = []
+        self._backlog: collections.deque[_Job] = collections.deque()
+        self._threads = 0
+
+    def start(self, job: _Job) -> None:
+        """Run ``job`` (which must not raise) in a starter thread."""
+        with self._lock:
+            if self._idle:
+                self._idle.pop().put(job)
+            elif self._threads < self.MAX_THREADS:
+                jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+                jobs.put(job)
+                threading.Thread(target=self._work, args=(jobs,), name="knowmeter-start", daemon=True).start()
+                self._threads += 1  # (when the thread could not be made, nothing changed)
+            else:
+                self._backlog.append(job)
+
+    def _work(self, jobs: queue.SimpleQueue[_Job]) -> None:
+        while True:
+            report = jobs.get()()
+            with self._lock:
+                if self._backlog:
+                    jobs.put(self._backlog.popleft())
+                else:
+                    self._idle.append(jobs)
+            report()
+
+
+_STARTER = _Starter()
+
+
+def _forget_starter_threads() -> None:
+    """In a forked child the parent's threads are not there."""
+    global _STARTER
+    _STARTER = _Starter()
+
+
+os.register_at_fork(after_in_child=_forget_starter_threads)
+
+#: How long after its hand-off a command's exit is watched for even when its stdout said nothing
+#: (seconds): until then the loop learns of the start only from stdout (see ``_Child``).
+WATCH_EXIT_AFTER_S = 0.05
+
+
 class _Child:
-    """The loop-side state of one running command: its pipes, its pidfd, and what it wrote."""
+    """The loop-side state of one command: its pipes, its pidfd, what it wrote; and, set by the
+    starter thread, its ``Popen`` (or why it did not start).
+
+    The loop is not woken when the start is done: the thread records it, then closes the
+    parent's copies of the command's pipe ends, so stdout's end of file (the common end) always
+    finds it recorded. The exit is watched (a pidfd) only when stdout ended before it, or when
+    the command is still running ``WATCH_EXIT_AFTER_S`` after its hand-off — so that a command
+    which exits leaving a process on its stdout is still seen to exit. ``done`` completes once the
+    command exited and stdout reached end of file, or ``EXIT_GRACE_S`` after the exit was seen
+    with stdout still open (the group is then killed)."""
 
     def __init__(
-        self,
-        loop: asyncio.AbstractEventLoop,
-        proc: subprocess.Popen[bytes],
-        stdin_fd: int | None,
-        pending: memoryview,
-        stdout_fd: int,
+        self, loop: asyncio.AbstractEventLoop, stdin_fd: int | None, pending: memoryview, stdout_fd: int
     ) -> None:
-        self.loop, self.proc = loop, proc
+        self.loop = loop
         self.stdin_fd, self.pending, self.stdout_fd = stdin_fd, pending, stdout_fd
         self.chunks: list[bytes] = []
-        self.eof: asyncio.Future[None] = loop.create_future()
-        self.exited: asyncio.Future[int] = loop.create_future()
-        self.pidfd = os.pidfd_open(proc.pid)
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen[bytes] | None = None  # set by the starter thread
+        self.failed: BaseException | None = None  # ... or this
+        self.on_start: asyncio.Future[None] | None = None  # a cancellation's wait for the start
+        self.pidfd: int | None = None
+        self.waiting = False  # the pidfd is registered with the loop
+        self.code: int | None = None
+        self.done: asyncio.Future[int] = loop.create_future()
+        self.exited: asyncio.Future[int] | None = None  # awaited only after a cancellation
+        self.grace: asyncio.TimerHandle | None = None
         loop.add_reader(stdout_fd, self._read)
-        loop.add_reader(self.pidfd, self._reap)
-        self.reading = self.waiting = True  # registered with the loop
+        self.reading = True
         if stdin_fd is not None:
             loop.add_writer(stdin_fd, self._write)
+        self.watch: asyncio.TimerHandle | None = loop.call_later(WATCH_EXIT_AFTER_S, self._watch_late)
+
+    def start(
+        self,
+        argv: Sequence[str],
+        in_r: int,
+        out_w: int,
+        stderr: IO[bytes],
+        cwd: str | None,
+        env: Mapping[str, str] | None,
+    ) -> Callable[[], None]:
+        """In the starter thread: start the command and record it; returns the report — closing
+        the parent's copies of its pipe ends. ``Popen`` returns only once the child has exec'd: on
+        the loop, that wait (for the CPU, on a loaded machine) held up every other task's I/O and
+        start."""
+        proc, failed = None, None
+        try:
+            proc = subprocess.Popen(
+                argv, stdin=in_r, stdout=out_w, stderr=stderr, cwd=cwd, env=env, start_new_session=True
+            )
+        except BaseException as exc:  # handed to the awaiting task
+            failed = exc
+        with self.lock:
+            self.proc, self.failed = proc, failed
+        return functools.partial(self._report, in_r, out_w)
+
+    def _report(self, in_r: int, out_w: int) -> None:
+        """In the starter thread: the start is recorded; close the parent's copies of the command's
+        pipe ends (stdout's end of file is then the command's), and wake a cancellation waiting."""
+        os.close(in_r)
+        os.close(out_w)
+        with self.lock:
+            waiting = self.on_start
+        if waiting is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nothing awaits the command
+                self.loop.call_soon_threadsafe(_set_if_pending, waiting)
 
     def _write(self) -> None:
         assert self.stdin_fd is not None
@@ -139,7 +254,7 @@ class _Child:
             self.pending = self.pending[os.write(self.stdin_fd, self.pending) :]
         except BlockingIOError:
             return
-        except OSError:  # the command closed its stdin (or exited) without reading it all
+        except OSError:  # the command closed its stdin (or exited, or never started) without reading it all
             self.pending = self.pending[:0]
         if not self.pending:
             self._close_stdin()
@@ -151,40 +266,98 @@ class _Child:
             self.stdin_fd = None
 
     def _read(self) -> None:
-        try:
-            chunk = os.read(self.stdout_fd, 65536)
-        except BlockingIOError:
-            return
-        if chunk:
+        while True:  # on to end of file when it is already there: one loop turn fewer
+            try:
+                chunk = os.read(self.stdout_fd, 65536)
+            except BlockingIOError:
+                return
+            if not chunk:
+                break
             self.chunks.append(chunk)
-        else:
-            self.loop.remove_reader(self.stdout_fd)
-            self.reading = False
-            if not self.eof.done():  # (cancelled when the awaiting task was)
-                self.eof.set_result(None)
+        self.loop.remove_reader(self.stdout_fd)
+        self.reading = False
+        if self.failed is not None:  # (recorded before the pipe ends were closed)
+            if not self.done.done():
+                self.done.set_exception(self.failed)
+            return
+        assert self.proc is not None
+        if self.code is None and self.pidfd is None:
+            code = self.proc.poll()
+            if code is None:
+                self._watch_exit()
+            else:
+                self.code = code
+        self._finish()
+
+    def _watch_late(self) -> None:
+        self.watch = None
+        if self.proc is None and self.failed is None:  # still starting
+            self.watch = self.loop.call_later(WATCH_EXIT_AFTER_S, self._watch_late)
+        elif self.proc is not None and self.code is None and self.pidfd is None:
+            self._watch_exit()
+
+    def _watch_exit(self) -> None:
+        assert self.proc is not None
+        self.pidfd = os.pidfd_open(self.proc.pid)
+        self.loop.add_reader(self.pidfd, self._reap)
+        self.waiting = True
 
     def _reap(self) -> None:
+        assert self.pidfd is not None and self.proc is not None
         self.loop.remove_reader(self.pidfd)
         self.waiting = False
-        code = self.proc.wait()
-        if not self.exited.done():
-            self.exited.set_result(code)
+        self.code = self.proc.wait()  # it exited: no wait
+        if self.exited is not None and not self.exited.done():
+            self.exited.set_result(self.code)
+        if self.reading and self.grace is None:  # what it left running may hold stdout
+            self.grace = self.loop.call_later(EXIT_GRACE_S, self._give_up_reading)
+        self._finish()
 
-    def reaped(self) -> asyncio.Future[int]:
-        """A future for the exit, usable again after a cancellation cancelled the first one."""
-        if self.exited.cancelled():
-            self.exited = self.loop.create_future()
-        return self.exited
+    def _give_up_reading(self) -> None:
+        """The command exited ``EXIT_GRACE_S`` ago and its stdout is still open: the reply is
+        complete; kill what it left running."""
+        assert self.proc is not None
+        _kill_group(self.proc.pid)
+        if self.code is not None and not self.done.done():
+            self.done.set_result(self.code)
+
+    def _finish(self) -> None:
+        if self.code is not None and not self.reading and not self.done.done():
+            self.done.set_result(self.code)
+
+    async def stop(self) -> None:
+        """After a cancellation: wait for the start, then kill the command's group and reap it."""
+        with self.lock:
+            if self.proc is None and self.failed is None:
+                self.on_start = self.loop.create_future()
+        if self.on_start is not None:
+            await self.on_start
+        if self.proc is None or self.code is not None:
+            return
+        _kill_group(self.proc.pid)
+        self.exited = self.loop.create_future()
+        if self.pidfd is None:
+            self._watch_exit()
+        await self.exited
 
     def close(self) -> None:
         """Unregister what is still registered and close everything."""
         self._close_stdin()
+        for timer in (self.watch, self.grace):
+            if timer is not None:
+                timer.cancel()
         if self.reading:
             self.loop.remove_reader(self.stdout_fd)
-        if self.waiting:
-            self.loop.remove_reader(self.pidfd)
         os.close(self.stdout_fd)
-        os.close(self.pidfd)
+        if self.pidfd is not None:
+            if self.waiting:
+                self.loop.remove_reader(self.pidfd)
+            os.close(self.pidfd)
+
+
+def _set_if_pending(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _prefill(fd: int, data: bytes) -> memoryview:
@@ -199,14 +372,6 @@ def _prefill(fd: int, data: bytes) -> memoryview:
         return view
 
 
-def _start(
-    argv: Sequence[str], stdin: int, stdout: int, stderr: IO[bytes], cwd: str | None, env: Mapping[str, str] | None
-) -> subprocess.Popen[bytes]:
-    """Start the command, in a worker thread: ``Popen`` returns only once the child has exec'd, and
-    on a loaded machine that wait held up every other task's I/O (and every other start) on the loop."""
-    return subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=stderr, cwd=cwd, env=env, start_new_session=True)
-
-
 async def _run_pidfd(
     argv: Sequence[str], stdin: bytes, cwd: str | None, env: Mapping[str, str] | None, stderr: IO[bytes]
 ) -> tuple[int, bytes]:
@@ -215,32 +380,27 @@ async def _run_pidfd(
     out_r, out_w = os.pipe()
     try:
         pending = _prefill(in_w, stdin)
-        # not cancellable (anyio's default): a cancellation waits for the start, then kills the group below
-        proc = await anyio.to_thread.run_sync(_start, argv, in_r, out_w, stderr, cwd, env)
+        if not pending:
+            os.close(in_w)
+        os.set_blocking(out_r, False)
+        child = _Child(loop, in_w if pending else None, pending, out_r)
     except BaseException:
-        for fd in (in_w, out_r):
-            os.close(fd)
+        for fd in (in_r, in_w, out_r, out_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
         raise
-    finally:
-        os.close(in_r)
-        os.close(out_w)
-    if not pending:
-        os.close(in_w)
-    os.set_blocking(out_r, False)
-    child = _Child(loop, proc, in_w if pending else None, pending, out_r)
     try:
-        code = await child.exited
-        if not child.eof.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(child.eof), EXIT_GRACE_S)
-            except TimeoutError:  # what the command left running holds its stdout; the reply is complete
-                _kill_group(proc.pid)
+        _STARTER.start(functools.partial(child.start, argv, in_r, out_w, stderr, cwd, env))
+    except BaseException:  # no thread could be made for it: nothing was started
+        for fd in (in_r, out_w):
+            os.close(fd)
+        child.close()
+        raise
+    try:
+        return await child.done, b"".join(child.chunks)
     except BaseException:
-        _kill_group(proc.pid)
-        if child.waiting:
-            with anyio.CancelScope(shield=True):
-                await child.reaped()
+        with anyio.CancelScope(shield=True):
+            await child.stop()
         raise
     finally:
         child.close()
-    return code, b"".join(child.chunks)
