@@ -116,6 +116,64 @@ MUTATIONS = (
         (MYPY,),
     ),
     Mutation(
+        "A4",
+        RENAME,
+        "RunConfig.knowledge_dirs renamed at its declaration (stored configs are read by the gaps section, "
+        "--control-run, the report)",
+        (
+            Edit(
+                "src/knowmeter/config.py",
+                "    knowledge_dirs: list[str] = Field(",
+                "    knowledge_folders: list[str] = Field(",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "E",
+        RENAME,
+        "run.json wall_s renamed at its producer (pipeline.finalize)",
+        (
+            Edit(
+                "src/knowmeter/pipeline.py",
+                "        record.wall_s = round((record.wall_s or 0.0) + wall_s, 3)",
+                "        record.wall_time_s = round((record.wall_s or 0.0) + wall_s, 3)",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "E2",
+        RENAME,
+        "run.json tasks_total renamed in its model and at its producer (evaluation.run_record), not its readers",
+        (
+            Edit(
+                "src/knowmeter/store/_runrecord.py",
+                "    tasks_total: int = Field(ge=0)\n    judges",
+                "    planned: int = Field(ge=0)\n    judges",
+            ),
+            Edit(
+                "src/knowmeter/evaluation.py",
+                "        tasks_total=len(prepared.tasks),",
+                "        planned=len(prepared.tasks),",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "E3",
+        RENAME,
+        "run.json variants[].cwd_hash renamed at its producer (evaluation.run_record)",
+        (
+            Edit(
+                "src/knowmeter/evaluation.py",
+                "                cwd_hash=directory_fingerprint(",
+                "                workspace_hash=directory_fingerprint(",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
         "B",
         RENAME,
         "Grade.judge_cost_usd renamed as an IDE would (every Python use, not the stored key)",

@@ -27,6 +27,7 @@ from knowmeter.compare import (
 from knowmeter.compare import (
     VariantSummary as VariantStatistics,
 )
+from knowmeter.config import RunConfig
 from knowmeter.gates import Gates
 from knowmeter.report._decision import Decision, Incompleteness, incompleteness
 from knowmeter.stats import BootstrapResult
@@ -173,7 +174,7 @@ class RunInfo(_M):
         description="The sample set's kind (human / probe / mixed); None for runs made before "
         "knowmeter recorded it (their samples were written by people).",
     )
-    config: dict[str, Any] = Field(description="The run's configuration as stored in run.json (secrets redacted).")
+    config: RunConfig = Field(description="The run's configuration as stored in run.json (secrets redacted).")
     budget: BudgetStatus | None
     tasks_total: int = Field(ge=0)
     tasks_done: int = Field(ge=0)

@@ -355,7 +355,7 @@ class ReportView:
 
     @property
     def config(self) -> Json:
-        return self._run.config
+        return self._run.config.model_dump(mode="json")
 
     @property
     def budget(self) -> Json:
