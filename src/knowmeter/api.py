@@ -188,7 +188,8 @@ def resume(
             if not comprehension:
                 prepared, tasks = resume_run(run_dir)
                 if max_errors is not None:
-                    prepared.config = prepared.config.model_copy(update={"max_errors": max_errors})
+                    prepared.config = prepared.config.model_copy()
+                    prepared.config.max_errors = max_errors
                 return _Plan(
                     prepared,
                     run_dir,

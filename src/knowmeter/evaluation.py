@@ -504,9 +504,12 @@ def relocated(config: RunConfig, store: Path | None) -> RunConfig:
         return config
     store = store.resolve()
     out = Path(config.output_dir)
+    moved = config.model_copy()
     if out.is_absolute() or ".." in out.parts or len(out.parts) >= len(store.parts):
-        return config.model_copy(update={"base_dir": str(Path.cwd().resolve()), "output_dir": str(store)})
-    return config.model_copy(update={"base_dir": str(store.parents[len(out.parts) - 1])})
+        moved.base_dir, moved.output_dir = str(Path.cwd().resolve()), str(store)
+    else:
+        moved.base_dir = str(store.parents[len(out.parts) - 1])
+    return moved
 
 
 def resume_run(

@@ -85,6 +85,7 @@ T_GRADE_KEYS = "tests/grading/test_grading_grade.py::test_grade_round_trips_thro
 T_OVERRIDES = "tests/config/test_flag_passthrough.py::test_every_override_changes_the_run_configuration"
 T_REPORT = "tests/cli/test_cli_e2e.py::test_report_overrides_recompute_the_verdict"
 T_CAPS = "tests/executors/test_executor_capabilities.py"
+T_LOCAL = "tests/store/test_run_record.py::test_the_local_settings_are_configuration_fields"
 RENAME, PASS_THROUGH, CAPABILITY = "rename a stored field", "drop a pass-through", "drop a capability"
 
 MUTATIONS = (
@@ -128,6 +129,26 @@ MUTATIONS = (
             ),
         ),
         (MYPY,),
+    ),
+    Mutation(
+        "A5",
+        RENAME,
+        "RunConfig.shard renamed at its declaration (merge clears it in the merged run's stored config)",
+        (
+            Edit(
+                "src/knowmeter/config.py",
+                "    shard: str | None = Field(default=None, pattern",
+                "    part: str | None = Field(default=None, pattern",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "A6",
+        RENAME,
+        "RunConfig.budget_total_usd renamed as an IDE would (every Python use; the plan hash leaves it out by name)",
+        (Rename("budget_total_usd", "total_budget_usd"),),
+        (T_LOCAL,),
     ),
     Mutation(
         "E",

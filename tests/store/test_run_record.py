@@ -101,3 +101,9 @@ def test_an_edited_config_names_the_config_field(tmp_path: Path) -> None:
     config = {**json.loads(EVAL.read_text())["config"], "repeat": "twice"}
     with pytest.raises(InputError, match=r"run\.json: config\.repeat: .*; the file was edited or damaged$"):
         _run_dir(tmp_path, EVAL, {"config": config}).read_run()
+
+
+def test_the_local_settings_are_configuration_fields() -> None:
+    """The plan hash leaves these out by name: a renamed setting must be renamed there too, or
+    its shards would differ in plan (or a setting that changes results be left out)."""
+    assert set(LOCAL_SETTINGS) <= set(RunConfig.model_fields)

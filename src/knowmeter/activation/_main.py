@@ -110,8 +110,8 @@ def resume_activation(
     stored = record.activation
     if stored is None:
         raise InputError(f"run {run_dir.id} is not an activation run; resume it with knowmeter eval --resume")
-    options = {**record.config.executor_options, **(executor_options or {})}
-    config = record.config.model_copy(update={"executor_options": options})
+    config = record.config.model_copy()
+    config.executor_options = {**config.executor_options, **(executor_options or {})}
     if REDACTED in str(config.executor_options):
         config = restore_secrets(config, str(run_dir.run_file))
     t = stored.target

@@ -84,32 +84,29 @@ def _merged_record(run_id: str, shards: list[_Shard], done: int) -> RunRecord:
     first, first_shard = shards[0][1], shards[0][2]
     total = sum(r.tasks_total for _, r, _ in shards)
     complete = all(r.status == "complete" for _, r, _ in shards) and done >= total
-    record = first.model_copy(
-        update={
-            "run_id": run_id,
-            "created_at": utc_timestamp(),
-            "status": "complete" if complete else "incomplete",
-            "config": first.config.model_copy(update={"shard": None}),
-            "tasks_total": total,
-            "wall_s": None,  # the shards ran in separate jobs: no one wall time covers them
-            "budget": None,  # each shard had its own budget: see merged_from
-            "merged_from": [
-                MergedShard(
-                    run_id=d.id,
-                    shard=f"{s.index}/{s.count}",
-                    status=r.status,
-                    created_at=r.created_at,
-                    finished_at=r.finished_at,
-                    tasks_total=r.tasks_total,
-                    wall_s=r.wall_s,
-                    budget=r.budget,
-                    git=r.git,
-                )
-                for d, r, s in shards
-            ],
-            "plan_hash": first_shard.plan_hash,
-        }
-    )
+    record = first.model_copy()
+    record.run_id, record.created_at = run_id, utc_timestamp()
+    record.status = "complete" if complete else "incomplete"
+    record.config = first.config.model_copy()
+    record.config.shard = None
+    record.tasks_total = total
+    record.wall_s = None  # the shards ran in separate jobs: no one wall time covers them
+    record.budget = None  # each shard had its own budget: see merged_from
+    record.merged_from = [
+        MergedShard(
+            run_id=d.id,
+            shard=f"{s.index}/{s.count}",
+            status=r.status,
+            created_at=r.created_at,
+            finished_at=r.finished_at,
+            tasks_total=r.tasks_total,
+            wall_s=r.wall_s,
+            budget=r.budget,
+            git=r.git,
+        )
+        for d, r, s in shards
+    ]
+    record.plan_hash = first_shard.plan_hash
     record.unset("shard")
     record.unset("finished_at")
     return record
