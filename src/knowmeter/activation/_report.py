@@ -1,5 +1,14 @@
 """The activation report of a stored run, built from ``run.json`` and ``results.jsonl`` alone
-(so it can be rebuilt without re-running), written as ``activation.json``."""
+(so it can be rebuilt without re-running), written as ``activation.json``.
+
+Its outcome and exit code are decided here (``activation._compare.verdict``), not by
+``knowmeter.decision``: that one decides an eval's ``Report`` — composite and layer scores, gap
+gates, judge agreement, the comparison's ``Verdict`` — none of which an activation run has. An
+activation run measures two rates (recall on should-trigger cases, false activations on the
+others) with its own outcomes (PROGRESS, REGRESS, NOISE, UNDERPOWERED, SOLO, NOT MEASURED). What
+the two share is read from ``decision``: the share of failed tasks past which a run measured
+the executor (``NOT_MEASURED_SHARE``); the exit codes are ``knowmeter.exit_codes``' (0 only for
+PROGRESS or a SOLO run; an interrupted run ``stopped_exit_code`` as ``eval``'s)."""
 
 from __future__ import annotations
 

@@ -358,6 +358,16 @@ class ReportView:
         return self._run.config.model_dump(mode="json")
 
     @property
+    def repeats(self) -> int:
+        """Repeats of each sample (each case and arm, for a comprehension run)."""
+        return self._run.config.repeat
+
+    @property
+    def judge_repeat(self) -> int:
+        """Calls of each judge (each grader) per answer."""
+        return self._run.config.judge_repeat
+
+    @property
     def budget(self) -> Json:
         return _json(self._run.budget) or {}
 
