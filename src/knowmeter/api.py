@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report
     from knowmeter.probe import ProbeResult
     from knowmeter.report import Report
     from knowmeter.runner import Backend, Budget, ExecutionStats, PostProcess, StoredSpend, Task
-    from knowmeter.store import RunBudget, RunDir, RunRecord
+    from knowmeter.store import BudgetStatus, RunDir, RunRecord
 
 __all__ = [
     "Listener",
@@ -613,7 +613,7 @@ class _Executed:
     run_dir: RunDir
     status: str
     wall_s: float | None
-    budget: RunBudget
+    budget: BudgetStatus
     signum: int | None = None
 
 

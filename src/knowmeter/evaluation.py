@@ -67,16 +67,16 @@ from knowmeter.samples import (
 from knowmeter.settings import Overrides as Overrides  # the flags' values resolve_config reads
 from knowmeter.store import (
     RUN_SCHEMA_VERSION,
+    Git,
+    JudgeInfo,
     ResultsWriter,
     RunDir,
     RunExecutor,
-    RunGit,
-    RunJudge,
     RunRecord,
-    RunSampleSet,
-    RunShard,
-    RunSubset,
     RunVariant,
+    SampleSetInfo,
+    ShardInfo,
+    SubsetInfo,
     finished_task_ids,
     plan_hash,
     utc_timestamp,
@@ -433,11 +433,11 @@ def run_record(prepared: Prepared, run_id: str) -> RunRecord:
         created_at=utc_timestamp(),
         status="running",
         versions=_provenance.versions(),
-        git=RunGit.model_validate(_provenance.git_state(cfg.base_path())),
+        git=Git.model_validate(_provenance.git_state(cfg.base_path())),
         config=RunConfig.model_validate(redact_secrets(cfg.model_dump(mode="json"))),
         seed=cfg.seed,
         watermark=prepared.sample_set.watermark,
-        sample_set=RunSampleSet.model_validate(sample_set_info(prepared.sample_set.samples)),
+        sample_set=SampleSetInfo.model_validate(sample_set_info(prepared.sample_set.samples)),
         executor=RunExecutor(
             name=prepared.executor.name,
             identity=prepared.executor.identity(),
@@ -462,18 +462,18 @@ def run_record(prepared: Prepared, run_id: str) -> RunRecord:
             for v in prepared.variants
         ],
         tasks_total=len(prepared.tasks),
-        judges=[RunJudge(name=j.name, executor=j.executor.name, model=j.model) for j in prepared.judges],
+        judges=[JudgeInfo(name=j.name, executor=j.executor.name, model=j.model) for j in prepared.judges],
         prompt_hashes={"judge": judge_prompt_hash(cfg.length_debias), **metric_prompt_hashes()},
     )
     if cfg.sample_ids or cfg.limit is not None:
-        record.subset = RunSubset(
+        record.subset = SubsetInfo(
             samples=len(prepared.sample_set.samples),
             of=prepared.full_samples,
             sample_ids=list(cfg.sample_ids),
             limit=cfg.limit,
         )
     if prepared.shard is not None:
-        record.shard = RunShard(
+        record.shard = ShardInfo(
             index=prepared.shard.index,
             count=prepared.shard.count,
             plan_hash=plan_hash(record),

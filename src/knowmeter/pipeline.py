@@ -23,10 +23,12 @@ from knowmeter.report import (
     resources_section,
     write_report,
 )
-from knowmeter.store import RunBudget, RunDir, RunRecord, upsert_run, utc_timestamp, variant_history
+from knowmeter.store import BudgetStatus, RunDir, RunRecord, upsert_run, utc_timestamp, variant_history
 
 
-def finalize(run_dir: RunDir, *, status: str, wall_s: float | None = None, budget: RunBudget | None = None) -> Report:
+def finalize(
+    run_dir: RunDir, *, status: str, wall_s: float | None = None, budget: BudgetStatus | None = None
+) -> Report:
     """Mark the run finished, build and store report.json, update the index."""
     record = run_dir.read_run()
     record.status = status

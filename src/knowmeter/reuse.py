@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from knowmeter.errors import InputError
-from knowmeter.store import ResultsWriter, RunControlReused, find_run, iter_results
+from knowmeter.store import ControlReused, ResultsWriter, find_run, iter_results
 
 if TYPE_CHECKING:
     from knowmeter.config import RunConfig
@@ -81,7 +81,7 @@ def adopt_control(prepared: Prepared, run_dir: RunDir, source: RunDir, records: 
             writer.append(record)
     run = run_dir.read_run()
     stored = source.read_run()
-    run.control_reused = RunControlReused(run=source.id, created_at=stored.created_at, tasks=len(records))
+    run.control_reused = ControlReused(run=source.id, created_at=stored.created_at, tasks=len(records))
     run_dir.write_run(run)
     return [t for t in prepared.tasks if t.variant.role != "control"]
 

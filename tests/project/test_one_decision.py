@@ -66,7 +66,7 @@ def _errored(r: Report) -> Report:
 
 
 def _judge_never_scored(r: Report) -> Report:
-    from knowmeter.report._model import JudgeInfo
+    from knowmeter.store import JudgeInfo
 
     variants = [
         v.model_copy(update={"judging": v.judging.model_copy(update={"judged": 0, "failed": v.tasks})})
@@ -82,7 +82,7 @@ def _gate(limit: float) -> Change:
 
 
 def _subset(r: Report) -> Report:
-    from knowmeter.report._model import SubsetInfo
+    from knowmeter.store import SubsetInfo
 
     return _run(subset=SubsetInfo(samples=3, of=r.run.watermark.count, sample_ids=[], limit=3))(r)
 

@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from knowmeter.runner import HEADROOM, LEDGER_FILE, Budget, Ledger, StoredSpend, budget_warnings, read_ledger
-from knowmeter.store import RunBudget
+from knowmeter.store import BudgetStatus
 
 
 def _ledger(run: Path, *lines: dict[str, object]) -> None:
@@ -110,7 +110,7 @@ def test_calls_in_flight_are_charged_once_across_resumes_and_kills(tmp_path: Pat
     assert any("3 call(s) in flight when a leg was killed were charged" in w for w in budget_warnings(record))
 
     recorded = Budget(total_usd=1.0)  # the leg that charged them recorded its budget: not again
-    recorded.continue_from(RunBudget.model_validate(record))
+    recorded.continue_from(BudgetStatus.model_validate(record))
     recorded.continue_after_kill(stored, tmp_path)
     assert recorded.in_flight_calls == 3 and recorded.in_flight_usd == pytest.approx(charged)
     assert recorded.charged_usd == pytest.approx(first.charged_usd)
@@ -121,9 +121,9 @@ def test_calls_in_flight_are_charged_once_across_resumes_and_kills(tmp_path: Pat
     assert killed.charged_usd == pytest.approx(first.charged_usd)
 
 
-def _recorded(calls: dict[str, object], spent_usd: float, **more: object) -> RunBudget:
+def _recorded(calls: dict[str, object], spent_usd: float, **more: object) -> BudgetStatus:
     """A budget record of an earlier leg (run.json's ``budget``) that spent ``spent_usd``."""
-    return RunBudget.model_validate(
+    return BudgetStatus.model_validate(
         {
             "total_usd": None,
             "per_task_usd": None,
@@ -132,6 +132,8 @@ def _recorded(calls: dict[str, object], spent_usd: float, **more: object) -> Run
             "tasks_with_unknown_cost": 0,
             "tasks_not_started_for_budget": 0,
             "calls": calls,
+            "overshoot_usd": None,
+            "note": None,
             **more,
         }
     )

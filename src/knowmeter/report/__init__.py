@@ -10,7 +10,6 @@ from knowmeter.report._gaps_section import gaps_section, variant_root
 from knowmeter.report._index import index_rows, not_comparable, open_run_index
 from knowmeter.report._model import (
     REPORT_SCHEMA_VERSION,
-    BudgetStatus,
     ComprehensionArm,
     ComprehensionSection,
     ComprehensionVerdict,
@@ -31,6 +30,7 @@ from knowmeter.report._read import joined_report, read_report
 from knowmeter.report._resources_section import resources_section
 from knowmeter.report._terminal import percent, probe_lines, render_terminal
 from knowmeter.report._view import ReportView, SampleRow, TaskView
+from knowmeter.store import BudgetStatus  # run.json's budget block, as report.json shows it
 
 __all__ = [
     "OUTCOMES",

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from knowmeter import jsonio
 from knowmeter._record import RecordError
@@ -60,9 +60,6 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
     executor = run.executor.model_dump()
     executor["label"] = executor_label(run.executor)
 
-    def block(model: BaseModel | None) -> dict[str, Any] | None:
-        return None if model is None else model.model_dump(mode="json")
-
     fields: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "run": {
@@ -72,25 +69,25 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
             "status": run.status,
             "reported_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "versions": run.versions,
-            "git": block(run.git),
+            "git": run.git,
             "executor": executor,
             "seed": run.seed,
             "watermark": run.watermark,
-            "sample_set": block(run.sample_set),
+            "sample_set": run.sample_set,
             "config": run.config,
-            "budget": block(run.budget),
+            "budget": run.budget,
             "tasks_total": run.tasks_total,
             "tasks_done": len(tasks),
             "tasks_missing": run.tasks_total - len(tasks),
             "results_problems": tasks.problems or None,
             "partial": partial_info(run, len(tasks), tasks.variants, run_dir.id),
             "wall_s": run.wall_s,
-            "judges": [j.model_dump() for j in run.judges],
+            "judges": run.judges,
             "prompt_hashes": run.prompt_hashes,
-            "shard": block(run.shard),
+            "shard": run.shard,
             "sequential": run.sequential,
-            "control_reused": block(run.control_reused),
-            "subset": block(run.subset),
+            "control_reused": run.control_reused,
+            "subset": run.subset,
         },
         "variants": variants,
     }

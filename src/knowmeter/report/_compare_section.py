@@ -12,7 +12,7 @@ from knowmeter.compare import Analysis, CompareConfig, Observation, SequentialRe
 from knowmeter.gold import GoldEvidence, StoredGold, gold_evidence
 from knowmeter.report._fold import Ordered, SectionBuilder, Shared, TaskKey
 from knowmeter.report._model import Statistics
-from knowmeter.store import ExecRecord, GradeRecord, JudgeRecord, RunControlReused, RunRecord, TaskRecord
+from knowmeter.store import ControlReused, ExecRecord, GradeRecord, JudgeRecord, RunRecord, TaskRecord
 
 
 class _Observer:
@@ -124,7 +124,7 @@ def _with_stop(verdict: Verdict, record: SequentialRecord | None) -> Verdict:
     )
 
 
-def _with_reuse(verdict: Verdict, reused: RunControlReused | None) -> Verdict:
+def _with_reuse(verdict: Verdict, reused: ControlReused | None) -> Verdict:
     """The verdict of a run with a reused control says where the control came from."""
     if reused is None:
         return verdict

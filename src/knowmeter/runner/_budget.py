@@ -17,7 +17,7 @@ import anyio
 
 from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError, ExecutorWrapper
 from knowmeter.runner._ledger import LEDGER_FILE, Ledger, StoredSpend, read_ledger
-from knowmeter.store import RunBudget
+from knowmeter.store import BudgetStatus
 
 #: A reservation is this many times the highest cost seen so far (for calls of the same kind),
 #: so costs that rise during a run still stay under the total.
@@ -193,7 +193,7 @@ class Budget:
         if self.ledger is not None:
             await self.ledger.on_disk()
 
-    def continue_from(self, earlier: RunBudget) -> None:
+    def continue_from(self, earlier: BudgetStatus) -> None:
         """Count what earlier legs of the run spent (their ``record``, from run.json)
         against this budget, so a resumed run has one budget and one record that adds up. The
         number of tasks the budget did not start is this leg's alone (those tasks run again)."""
@@ -261,9 +261,9 @@ class Budget:
         else:
             self.in_flight_usd += usd
 
-    def record(self) -> RunBudget:
+    def record(self) -> BudgetStatus:
         """``to_dict`` as run.json's ``budget`` block."""
-        return RunBudget.model_validate(self.to_dict())
+        return BudgetStatus.model_validate(self.to_dict())
 
     def to_dict(self) -> dict[str, object]:
         agent = self.calls.get("agent", _Calls())

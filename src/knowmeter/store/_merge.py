@@ -12,10 +12,10 @@ from pathlib import Path
 from knowmeter import jsonio
 from knowmeter.errors import InputError
 from knowmeter.store._rundir import ResultsWriter, RunDir, new_run_id
-from knowmeter.store._runrecord import MergedShard, RunRecord, RunShard, plan_hash, plan_parts, utc_timestamp
+from knowmeter.store._runrecord import MergedShard, RunRecord, ShardInfo, plan_hash, plan_parts, utc_timestamp
 
 
-def _shard_record(run_dir: RunDir) -> tuple[RunRecord, RunShard]:
+def _shard_record(run_dir: RunDir) -> tuple[RunRecord, ShardInfo]:
     """The run.json of a shard and its shard block, checked to be one (and unedited)."""
     record = run_dir.read_run()
     shard = record.shard
@@ -40,7 +40,7 @@ def _differences(a: object, b: object, path: str = "") -> list[str]:
     return [] if a == b else [f"{path} {jsonio.shown(a)} vs {jsonio.shown(b)}"]
 
 
-_Shard = tuple[RunDir, RunRecord, RunShard]
+_Shard = tuple[RunDir, RunRecord, ShardInfo]
 
 
 def _check_plan(runs: list[_Shard]) -> list[_Shard]:

@@ -62,55 +62,63 @@ class RunExecutor(_Stored):
     identity: str
     non_llm: bool
     model: str | None = None
+    #: True: each task's agent was sealed from the others; False: run with --unsealed;
+    #: None: the executor runs no agent process of its own (offline, script, model APIs)
     sealed: bool | None = None
 
 
-class RunGit(_Stored):
+class Git(_Stored):
     commit: str | None
     dirty: bool | None
 
 
-class RunShard(_Stored):
+class ShardInfo(_Stored):
+    """Which shard of which plan a run is."""
+
     index: int = Field(ge=1)
     count: int = Field(ge=1)
-    plan_hash: str
-    plan_tasks: int = Field(ge=0)
+    plan_hash: str = Field(description="sha256 of the plan (config, samples, variants, executor, seed).")
+    plan_tasks: int = Field(ge=0, description="Tasks of the whole plan (all shards).")
 
 
-class RunJudge(_Stored):
+class JudgeInfo(_Stored):
     name: str
     executor: str
-    model: str | None = None
+    model: str | None
 
 
-class RunSampleSet(_Stored):
-    """``samples.sample_set_info``: human, probe or mixed samples, and where the probe ones came from."""
+class SampleSetInfo(_Stored):
+    """What kind of sample set the watermark names: written by people, made by knowmeter probe,
+    or a mix (gap-signal spec §9: the two gap rates are shown side by side, never merged)."""
 
     kind: Literal["human", "probe", "mixed"]
-    probe_samples: int = Field(ge=0)
+    probe_samples: int
     generators: list[str]
     prompt_hashes: list[str]
-    kb_sha256: list[str]
+    kb_sha256: list[str] = Field(description="Hashes of the knowledge bases the probe questions were made from.")
 
 
-class RunSubset(_Stored):
-    """The part of the sample set a debugging run ran (``--limit`` / ``--sample``)."""
+class SubsetInfo(_Stored):
+    """The part of the sample set a debugging run ran (eval --limit N / --sample ID)."""
 
-    samples: int = Field(ge=0)
-    of: int = Field(ge=0)
-    sample_ids: list[str]
-    limit: int | None
+    samples: int = Field(ge=0, description="Samples run.")
+    of: int = Field(ge=0, description="Samples in the sample files.")
+    sample_ids: list[str] = Field(description="The --sample ids asked for (empty: none).")
+    limit: int | None = Field(description="The --limit asked for (None: none).")
 
 
-class RunCallSpend(_Stored):
+class CallSpend(_Stored):
     known_cost: int
     unknown_cost: int
     spent_known_usd: float
-    max_cost_usd: float | None = None
+    max_cost_usd: float | None = Field(
+        default=None, description="The highest cost one call reported (None: none reported one)."
+    )
 
 
-class RunBudget(_Stored):
-    """What the run spent against its budget: ``runner.Budget.to_dict``, summed over its legs."""
+class BudgetStatus(_Stored):
+    """What the run spent against its budget (``runner.Budget.record``; summed over a resumed
+    run's legs)."""
 
     total_usd: float | None
     per_task_usd: float | None
@@ -118,13 +126,34 @@ class RunBudget(_Stored):
     tasks_with_known_cost: int
     tasks_with_unknown_cost: int
     tasks_not_started_for_budget: int
-    calls: dict[str, RunCallSpend] = Field(default_factory=dict)
-    calls_one_at_a_time: int = 0
-    in_flight_calls: int = 0
-    in_flight_charged_usd: float = 0.0
-    in_flight_unknown_cost: int = 0
-    overshoot_usd: float | None = None
-    note: str | None = None
+    calls: dict[str, CallSpend] = Field(description="Model calls by kind (agent, judge, hedging, grader).")
+    calls_one_at_a_time: int = Field(
+        default=0,
+        ge=0,
+        description="Calls the budget ran one at a time because a cost it needed to size their "
+        "reservation was not known yet (every call, when the executor never reports its cost).",
+    )
+    in_flight_calls: int = Field(
+        default=0, ge=0, description="Calls in flight when a leg of the run was killed, charged by a later leg."
+    )
+    in_flight_charged_usd: float = Field(
+        default=0.0,
+        ge=0,
+        description="What those calls were charged: their reservations (their real cost is unknown).",
+    )
+    in_flight_unknown_cost: int = Field(
+        default=0,
+        ge=0,
+        description="Of those calls, the ones charged nothing: no reservation and no known cost of their kind.",
+    )
+    overshoot_usd: float | None
+    note: str | None
+
+
+class ControlReused(_Stored):
+    run: str = Field(description="The run the control arm's results were taken from.")
+    created_at: str = Field(description="When that run was made.")
+    tasks: int = Field(ge=0, description="Control tasks reused.")
 
 
 class RunHalted(_Stored):
@@ -132,14 +161,6 @@ class RunHalted(_Stored):
 
     reason: str
     tasks_not_started: int = Field(ge=0)
-
-
-class RunControlReused(_Stored):
-    """Where a ``--control-run`` run's control results came from."""
-
-    run: str
-    created_at: str
-    tasks: int = Field(ge=0)
 
 
 class MergedShard(_Stored):
@@ -152,8 +173,8 @@ class MergedShard(_Stored):
     finished_at: str | None
     tasks_total: int = Field(ge=0)
     wall_s: float | None
-    budget: RunBudget | None
-    git: RunGit
+    budget: BudgetStatus | None
+    git: Git
 
 
 class ComprehensionTarget(_Stored):
@@ -243,25 +264,25 @@ class RunRecord(_Stored):
     status: str | None = None
     finished_at: str | None = None
     versions: dict[str, str]
-    git: RunGit
+    git: Git
     #: the run's configuration, secrets redacted (``config.redact_secrets``)
     config: RunConfig
     seed: int = Field(ge=0)
     watermark: Watermark
     #: None: a run stored before sample sets had a kind (its samples were written by people)
-    sample_set: RunSampleSet | None = None
+    sample_set: SampleSetInfo | None = None
     executor: RunExecutor
     variants: list[RunVariant] = Field(min_length=1)
     tasks_total: int = Field(ge=0)
-    judges: list[RunJudge] = Field(default_factory=list)
+    judges: list[JudgeInfo] = Field(default_factory=list)
     prompt_hashes: dict[str, str] = Field(default_factory=dict)
-    subset: RunSubset | None = None
-    shard: RunShard | None = None
-    budget: RunBudget | None = None
+    subset: SubsetInfo | None = None
+    shard: ShardInfo | None = None
+    budget: BudgetStatus | None = None
     wall_s: float | None = Field(default=None, ge=0)
     halted: RunHalted | None = None
     sequential: SequentialRecord | None = None
-    control_reused: RunControlReused | None = None
+    control_reused: ControlReused | None = None
     comprehension: RunComprehension | None = None
     activation: RunActivation | None = None
     #: a merged run's shards and the plan hash they share (``knowmeter merge``)
