@@ -1,5 +1,8 @@
-"""The shape of a stored ``run.json``: every field a reader relies on, checked once on read, so
-an edited or damaged file is one line naming the field — never a KeyError deep in a command."""
+"""``run.json`` as one typed model, ``RunRecord``: checked once on read (``RunDir.read_run``), so
+an edited or damaged file is one line naming the field — never a KeyError deep in a command —
+and read and changed by attribute everywhere after, so a renamed field fails mypy where it is
+used. Its blocks are the ones report.json shows (``ShardInfo``, ``BudgetStatus`` …): one
+definition each."""
 
 from __future__ import annotations
 
