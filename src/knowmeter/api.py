@@ -358,7 +358,10 @@ def rescore(
     """Recompute a stored run's comparison, verdict and decision from its stored results, with
     the given statistical settings in place of the run's, without re-running anything; stores
     the new report.json. ``run`` as for ``resume``."""
-    from knowmeter.pipeline import rebuild_report
+    from knowmeter._blas import one_blas_thread
+
+    with one_blas_thread():
+        from knowmeter.pipeline import rebuild_report
 
     return rebuild_report(
         _find(run, output_dir),
@@ -383,8 +386,11 @@ def merge(
     as ``resume``'s ``run``. Raises ``InputError`` for a run that is no shard, shards of
     different plans, a shard missing or given twice, a task in two shards; nothing is written
     then. Result lines a shard could not read are skipped and told to ``listener.note``."""
-    from knowmeter.pipeline import finalize
+    from knowmeter._blas import one_blas_thread
     from knowmeter.store import merge_shards
+
+    with one_blas_thread():
+        from knowmeter.pipeline import finalize
 
     store = Path(into if into is not None else output_dir if output_dir is not None else defaults.OUTPUT_DIR)
     merged, notes = merge_shards([_find(run, output_dir) for run in runs], store / "runs")
@@ -623,7 +629,10 @@ def _run(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) -> Rep
     stored results, so the two never take memory at once. Ctrl-C or SIGTERM finishes the run as
     interrupted and raises ``RunInterrupted``. The run is locked meanwhile."""
     executed = _execute(plan, listener, resumed=resumed)
-    from knowmeter.pipeline import finalize  # the report stack: imported once the tasks ran
+    from knowmeter._blas import one_blas_thread
+
+    with one_blas_thread():  # the report stack (numpy): imported once the tasks ran
+        from knowmeter.pipeline import finalize
 
     try:
         report = finalize(executed.run_dir, status=executed.status, wall_s=executed.wall_s, budget=executed.budget)

@@ -61,6 +61,26 @@ def test_knowmeter_report_parses_each_task_record_once(
     assert parsed == stored and report.statistics is not None and report.statistics.config.seed == 7
 
 
+def test_the_report_s_sections_draw_each_set_of_resamples_once(
+    demo_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The comparison (variant summaries, paired differences) and the resources (cost, latency and
+    tokens, differences and relative changes) resample the same samples with one seed: one draw
+    serves them all (the resources section drew its own five times)."""
+    from knowmeter.stats import _arrays
+
+    chunk_rows, draws = _arrays.chunk_rows, []
+
+    def counting(total_rows: int, k: int) -> Any:
+        draws.append((total_rows, k))
+        return chunk_rows(total_rows, k)
+
+    monkeypatch.setattr(_arrays, "chunk_rows", counting)  # called once per set of resamples drawn
+    report = rebuild_report(_copy(demo_run, tmp_path))
+    assert report.statistics is not None and report.resources
+    assert len(draws) == len(set(draws)) == 1
+
+
 def _decided(report: Report) -> dict[str, Any]:
     data = report.to_dict(tasks=False)
     del data["run"]["reported_at"]

@@ -165,6 +165,16 @@ def test_shared_resamples_reuses_draws_and_changes_no_number() -> None:
         assert small.used == 0
 
 
+def test_a_shared_resamples_block_inside_another_keeps_its_draws_in_the_outer_memo() -> None:
+    values = np.random.default_rng(5).normal(size=300)
+    with shared_resamples() as outer:
+        with shared_resamples() as inner:
+            first = bootstrap_mean(values, b=1000, seed=3)
+        assert inner is outer and outer.used == 300 * 1000
+        assert bootstrap_mean(values, b=1000, seed=3) == first
+        assert outer.used == 300 * 1000  # served from the memo, not drawn and kept again
+
+
 @pytest.mark.parametrize("clustered", [False, True])
 def test_bca_is_scale_equivariant_with_ties(clustered: bool) -> None:
     # Composites are thirds (mean of three layers): many resample means equal the estimate in exact

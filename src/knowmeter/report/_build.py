@@ -20,6 +20,7 @@ from knowmeter.report._decision import incompleteness
 from knowmeter.report._fold import SectionBuilder, TaskKey
 from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
 from knowmeter.report._summary import OperationsSummary
+from knowmeter.stats import shared_resamples
 from knowmeter.store import RunDir, RunExecutor, RunRecord, StoredTasks, TaskRecord, atomic_file, resume_command
 
 
@@ -91,14 +92,15 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
         },
         "variants": variants,
     }
-    for fold in folds:
-        try:
-            fields.update(fold.result())
-        except RecordError as exc:
-            raise InputError(
-                f"{run_dir.results_file}: {exc}; the results file was edited or damaged: "
-                f"restore it or run knowmeter eval again"
-            ) from None
+    with shared_resamples():  # the sections resample the same samples with one seed: drawn once
+        for fold in folds:
+            try:
+                fields.update(fold.result())
+            except RecordError as exc:
+                raise InputError(
+                    f"{run_dir.results_file}: {exc}; the results file was edited or damaged: "
+                    f"restore it or run knowmeter eval again"
+                ) from None
     try:
         report = Report.model_validate(fields)
     except ValidationError as exc:  # a stored value the checks on read let through (a field added later)

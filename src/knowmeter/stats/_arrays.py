@@ -123,7 +123,12 @@ _memo: ContextVar[ResampleMemo | None] = ContextVar("knowmeter_resample_memo", d
 @contextmanager
 def shared_resamples(max_bytes: int = 48 * 2**20) -> Iterator[ResampleMemo]:
     """Within this block, ``resample_counts`` draws each ``(k, b, seed)`` once (see
-    ``ResampleMemo``); the numbers are identical to drawing them again."""
+    ``ResampleMemo``); the numbers are identical to drawing them again. A block inside another
+    shares the outer one's memo (a report's sections and the comparison inside one of them)."""
+    outer = _memo.get()
+    if outer is not None:
+        yield outer
+        return
     memo = ResampleMemo(max_bytes)
     token = _memo.set(memo)
     try:
