@@ -6,14 +6,15 @@ would have done."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from knowmeter.decision import gated_rates, settle
 from knowmeter.errors import InputError
 from knowmeter.gates import evolution_nudges
 from knowmeter.gold import StoredGold, read_stored_gold
 from knowmeter.report import (
+    NO_OVERRIDES,
     Report,
+    ReportOverrides,
     SectionBuilder,
     build_report,
     comparison_section,
@@ -59,14 +60,14 @@ def rebuild_report(
             f"run {run_dir.id} is still being executed by another knowmeter process; its report is written "
             "when it finishes: wait for it (knowmeter runs shows it running), then run this again"
         )
-    overrides = {
-        "threshold": threshold,
-        "seed": seed,
-        "bootstrap_samples": bootstrap_samples,
-        "max_mde": max_mde,
-        "min_pairs": min_pairs,
-        "stability_limit": stability_limit,
-    }
+    overrides = ReportOverrides(
+        threshold=threshold,
+        seed=seed,
+        bootstrap_samples=bootstrap_samples,
+        max_mde=max_mde,
+        min_pairs=min_pairs,
+        stability_limit=stability_limit,
+    )
     sections = report_sections(overrides, run=run_dir.read_run(), gold=read_stored_gold(run_dir.path))
     return _store_report(run_dir, build_report(run_dir, sections=sections))
 
@@ -91,7 +92,7 @@ def add_probe_comparison(report: Report, store: Path | None) -> None:
 
 
 def report_sections(
-    overrides: dict[str, Any] | None = None, *, run: RunRecord | None = None, gold: StoredGold | None = None
+    overrides: ReportOverrides = NO_OVERRIDES, *, run: RunRecord | None = None, gold: StoredGold | None = None
 ) -> list[SectionBuilder]:
     """The analysis sections of report.json, in order (a comprehension run's own for one);
     ``gold`` is the run's stored gold comparison (``gold.json``)."""

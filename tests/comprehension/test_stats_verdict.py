@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -207,6 +208,7 @@ def test_knowmeter_report_overrides_reach_the_comprehension_verdict() -> None:
     """``knowmeter report --min-pairs / --max-mde`` re-decide a comprehension run (they were
     silently ignored: REDUNDANT stayed REDUNDANT however few pairs were asked for)."""
     from knowmeter.comprehension import comprehension_section
+    from knowmeter.report import ReportOverrides
     from knowmeter.store import RunExecutor, RunRecord
 
     stored = RunRecord.model_validate(json.loads((STORED_RUNS / "run-v2-comprehension-e3f76f3.json").read_text()))
@@ -224,8 +226,9 @@ def test_knowmeter_report_overrides_reach_the_comprehension_verdict() -> None:
     records += [_record(n, "control", n > 2) for n in range(1, 21)]
     default = _folded(comprehension_section(), run, records)["comprehension"]
     assert default["verdict"]["level"] == "REDUNDANT"
-    for overrides, reason in (({"min_pairs": 50}, "(< 50)"), ({"max_mde": 0.1}, "(> 0.1)")):
+    for overrides, reason in ((ReportOverrides(min_pairs=50), "(< 50)"), (ReportOverrides(max_mde=0.1), "(> 0.1)")):
         section = _folded(comprehension_section(overrides), run, records)["comprehension"]
         assert (section["verdict"]["level"], section["verdict"]["rule"]) == ("UNVERIFIED", "cannot_tell")
         assert reason in section["verdict"]["reasons"][0]
-        assert {k: section["settings"][k] for k in overrides} == overrides
+        given = {k: v for k, v in asdict(overrides).items() if v is not None}
+        assert {k: section["settings"][k] for k in given} == given

@@ -10,7 +10,7 @@ from knowmeter._record import RecordError
 from knowmeter.ask import unusable_reply
 from knowmeter.comprehension._stats import StatsConfig, comprehension_stats, graded_rows
 from knowmeter.comprehension._verdict import Parties, skill_verdict
-from knowmeter.report import Ordered, SectionBuilder, TaskKey
+from knowmeter.report import NO_OVERRIDES, Ordered, ReportOverrides, SectionBuilder, TaskKey, given
 from knowmeter.skillgraph import Dimension
 from knowmeter.store import RunRecord, TaskRecord
 
@@ -19,7 +19,7 @@ class _Comprehension:
     """The section folded over a run's task records: each record's grading is kept (comprehension
     runs are small) and read in the report's order."""
 
-    def __init__(self, run: RunRecord, overrides: dict[str, Any]) -> None:
+    def __init__(self, run: RunRecord, overrides: ReportOverrides) -> None:
         self._run, self._overrides = run, overrides
         self._records: Ordered[dict[str, Any]] = Ordered()
 
@@ -75,22 +75,23 @@ def case_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rows.values(), key=lambda r: (int(r["dimension"][1:]), r["case_id"].zfill(12)))
 
 
-def comprehension_section(overrides: dict[str, Any] | None = None) -> SectionBuilder:
+def comprehension_section(overrides: ReportOverrides = NO_OVERRIDES) -> SectionBuilder:
     """The section builder (``seed`` / ``bootstrap_samples`` / ``min_pairs`` / ``max_mde`` overrides
     as in ``knowmeter report``)."""
-    ov = {k: v for k, v in (overrides or {}).items() if v is not None}
-    return lambda run: _Comprehension(run, ov)
+    return lambda run: _Comprehension(run, overrides)
 
 
-def _fields(run: RunRecord, records: list[dict[str, Any]], ov: dict[str, Any]) -> dict[str, Any]:
+def _fields(run: RunRecord, records: list[dict[str, Any]], ov: ReportOverrides) -> dict[str, Any]:
     """The section's fields from the records in the report's order."""
     info = run.comprehension
     if info is None:
         raise RecordError("run.json has no comprehension block: this is not a comprehension run")
+    base = StatsConfig()
     cfg = StatsConfig(
-        seed=int(ov.get("seed", run.seed)),
-        bootstrap_samples=int(ov.get("bootstrap_samples", run.config.bootstrap_samples)),
-        **{k: ov[k] for k in ("min_pairs", "max_mde") if k in ov},
+        seed=given(ov.seed, run.seed),
+        bootstrap_samples=given(ov.bootstrap_samples, run.config.bootstrap_samples),
+        min_pairs=given(ov.min_pairs, base.min_pairs),
+        max_mde=given(ov.max_mde, base.max_mde),
     )
     stats = comprehension_stats(graded_rows(records), cfg)
     executor = run.executor

@@ -12,6 +12,7 @@ from knowmeter.compare import Analysis, CompareConfig, Observation, SequentialRe
 from knowmeter.gold import GoldEvidence, StoredGold, gold_evidence
 from knowmeter.report._fold import Ordered, SectionBuilder, Shared, TaskKey
 from knowmeter.report._model import Statistics
+from knowmeter.report._overrides import NO_OVERRIDES, ReportOverrides, given
 from knowmeter.store import ControlReused, ExecRecord, GradeRecord, JudgeRecord, RunRecord, TaskRecord
 
 
@@ -65,30 +66,28 @@ def _judged(task: TaskRecord) -> TaskRecord:
 _NO_EXEC = ExecRecord()
 
 
-def compare_config(run: RunRecord, overrides: dict[str, Any] | None = None) -> CompareConfig:
+def compare_config(run: RunRecord, overrides: ReportOverrides = NO_OVERRIDES) -> CompareConfig:
     """The comparison settings a run was made with, plus ``knowmeter report`` overrides (a run
     recorded before ``max_mde``, ``min_pairs`` or ``stability_limit`` existed reads the
-    configuration's defaults, the comparison's own)."""
-    cfg = run.config
-    values: dict[str, Any] = {
-        "threshold": cfg.layer_gate,
-        "min_effect": cfg.min_effect,
-        "bootstrap_samples": cfg.bootstrap_samples,
-        "seed": cfg.seed,
-        "max_mde": cfg.max_mde,
-        "min_pairs": cfg.min_pairs,
-        "stability_limit": cfg.stability_limit,
-    }
-    if run.sequential is not None and run.sequential.looks:  # decided at the level of its last look
-        values["sequential_alpha"] = run.sequential.looks[-1].nominal_alpha
-    values.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    return CompareConfig(**values)
+    configuration's defaults, the comparison's own). A sequential run is decided at the level of
+    its last look."""
+    cfg, ov, looks = run.config, overrides, run.sequential.looks if run.sequential is not None else []
+    return CompareConfig(
+        threshold=given(ov.threshold, cfg.layer_gate),
+        min_effect=cfg.min_effect,
+        bootstrap_samples=given(ov.bootstrap_samples, cfg.bootstrap_samples),
+        seed=given(ov.seed, cfg.seed),
+        max_mde=given(ov.max_mde, cfg.max_mde),
+        min_pairs=given(ov.min_pairs, cfg.min_pairs),
+        stability_limit=given(ov.stability_limit, cfg.stability_limit),
+        sequential_alpha=looks[-1].nominal_alpha if looks else None,
+    )
 
 
 def run_analysis(
     run: RunRecord,
     observed: list[Observation],
-    overrides: dict[str, Any] | None = None,
+    overrides: ReportOverrides = NO_OVERRIDES,
     gold: GoldEvidence | None = None,
 ) -> Analysis:
     """The comparison of a stored run's ``observed`` tasks (in the report's order); ``gold`` (the
@@ -138,7 +137,7 @@ def _with_reuse(verdict: Verdict, reused: ControlReused | None) -> Verdict:
 class _Comparison:
     """The statistics section folded over a run's task records."""
 
-    def __init__(self, run: RunRecord, overrides: dict[str, Any] | None, gold: StoredGold | None) -> None:
+    def __init__(self, run: RunRecord, overrides: ReportOverrides, gold: StoredGold | None) -> None:
         self._run, self._overrides, self._gold = run, overrides, gold
         self._observe = _Observer()
         self._observed: Ordered[Observation] = Ordered()
@@ -167,7 +166,7 @@ class _Comparison:
         }
 
 
-def comparison_section(overrides: dict[str, Any] | None = None, gold: StoredGold | None = None) -> SectionBuilder:
+def comparison_section(overrides: ReportOverrides = NO_OVERRIDES, gold: StoredGold | None = None) -> SectionBuilder:
     """A ``SectionBuilder`` adding ``statistics``, ``comparisons``, ``verdict`` and ``audit``
     (its human-aligned badge from ``gold``, the run's stored gold comparison)."""
     return lambda run: _Comparison(run, overrides, gold)
