@@ -85,6 +85,7 @@ T_GRADE_KEYS = "tests/grading/test_grading_grade.py::test_grade_round_trips_thro
 T_OVERRIDES = "tests/config/test_flag_passthrough.py::test_every_override_changes_the_run_configuration"
 T_REPORT = "tests/cli/test_cli_e2e.py::test_report_overrides_recompute_the_verdict"
 T_CAPS = "tests/executors/test_executor_capabilities.py"
+T_LOCAL = "tests/store/test_run_record.py::test_the_local_settings_are_configuration_fields"
 RENAME, PASS_THROUGH, CAPABILITY = "rename a stored field", "drop a pass-through", "drop a capability"
 
 MUTATIONS = (
@@ -113,6 +114,84 @@ MUTATIONS = (
         RENAME,
         "RunConfig.max_gap_rate renamed at its declaration only",
         (Edit("src/knowmeter/config.py", "    max_gap_rate: Annotated", "    gap_rate_limit: Annotated"),),
+        (MYPY,),
+    ),
+    Mutation(
+        "A4",
+        RENAME,
+        "RunConfig.knowledge_dirs renamed at its declaration (stored configs are read by the gaps section, "
+        "--control-run, the report)",
+        (
+            Edit(
+                "src/knowmeter/config.py",
+                "    knowledge_dirs: list[str] = Field(",
+                "    knowledge_folders: list[str] = Field(",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "A5",
+        RENAME,
+        "RunConfig.shard renamed at its declaration (merge clears it in the merged run's stored config)",
+        (
+            Edit(
+                "src/knowmeter/config.py",
+                "    shard: str | None = Field(default=None, pattern",
+                "    part: str | None = Field(default=None, pattern",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "A6",
+        RENAME,
+        "RunConfig.budget_total_usd renamed as an IDE would (every Python use; the plan hash leaves it out by name)",
+        (Rename("budget_total_usd", "total_budget_usd"),),
+        (T_LOCAL,),
+    ),
+    Mutation(
+        "E",
+        RENAME,
+        "run.json wall_s renamed at its producer (pipeline.finalize)",
+        (
+            Edit(
+                "src/knowmeter/pipeline.py",
+                "        record.wall_s = round((record.wall_s or 0.0) + wall_s, 3)",
+                "        record.wall_time_s = round((record.wall_s or 0.0) + wall_s, 3)",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "E2",
+        RENAME,
+        "run.json tasks_total renamed in its model and at its producer (evaluation.run_record), not its readers",
+        (
+            Edit(
+                "src/knowmeter/store/_runrecord.py",
+                "    tasks_total: int = Field(ge=0)\n    judges",
+                "    planned: int = Field(ge=0)\n    judges",
+            ),
+            Edit(
+                "src/knowmeter/evaluation.py",
+                "        tasks_total=len(prepared.tasks),",
+                "        planned=len(prepared.tasks),",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "E3",
+        RENAME,
+        "run.json variants[].cwd_hash renamed at its producer (evaluation.run_record)",
+        (
+            Edit(
+                "src/knowmeter/evaluation.py",
+                "                cwd_hash=directory_fingerprint(",
+                "                workspace_hash=directory_fingerprint(",
+            ),
+        ),
         (MYPY,),
     ),
     Mutation(
