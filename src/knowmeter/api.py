@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report
     from knowmeter.probe import ProbeResult
     from knowmeter.report import Report
     from knowmeter.runner import Backend, Budget, ExecutionStats, PostProcess, StoredSpend, Task
-    from knowmeter.store import RunDir, TaskRecord
+    from knowmeter.store import BudgetStatus, RunDir, RunRecord, TaskRecord
 
 __all__ = [
     "Listener",
@@ -184,13 +184,14 @@ def resume(
     run_dir = _find(run, output_dir)
     run_dir.lock()  # two resumes of one run would run its missing tasks twice
     try:
-        comprehension = "comprehension" in run_dir.read_run()
+        comprehension = run_dir.read_run().comprehension is not None
 
         def plan() -> _Plan:
             if not comprehension:
                 prepared, tasks = resume_run(run_dir)
                 if max_errors is not None:
-                    prepared.config = prepared.config.model_copy(update={"max_errors": max_errors})
+                    prepared.config = prepared.config.model_copy()
+                    prepared.config.max_errors = max_errors
                 return _Plan(
                     prepared,
                     run_dir,
@@ -203,7 +204,7 @@ def resume(
 
             plans: list[ComprehensionPlan] = []
 
-            def again(record: dict[str, Any]) -> Prepared:
+            def again(record: RunRecord) -> Prepared:
                 plans.append(reprepare(record))
                 return plans[-1].prepared
 
@@ -397,7 +398,7 @@ def merge(
     merged, notes = merge_shards([_find(run, output_dir) for run in runs], store / "runs")
     for line in notes:
         (listener or Listener()).note(line)
-    return finalize(merged, status=str(merged.read_run()["status"]))
+    return finalize(merged, status=str(merged.read_run().status))
 
 
 def observe_traces(
@@ -524,11 +525,11 @@ def _continued_budget(
     from knowmeter.evaluation import run_budget
 
     budget = run_budget(prepared, judge_kind)
-    earlier = run_dir.read_run().get("budget")
+    earlier = run_dir.read_run().budget
     if total_usd is not None:
         budget.total_usd = total_usd
     elif earlier is not None:
-        budget.total_usd = earlier["total_usd"]
+        budget.total_usd = earlier.total_usd
     if earlier is not None:
         budget.continue_from(earlier)
     budget.continue_after_kill(_stored_spend(run_dir, judge_kind), run_dir.path)
@@ -580,16 +581,16 @@ def halt_note(run_id: str, reason: str, not_started: int, comprehension: bool = 
 def _record_halt(run_dir: RunDir, reason: str | None, not_started: int) -> None:
     """Store in run.json why this leg stopped early (or that it did not: a resumed leg that ran
     to the end clears an earlier leg's reason)."""
-    from knowmeter.store import write_json_atomic
+    from knowmeter.store import RunHalted
 
     record = run_dir.read_run()
-    if reason is None and "halted" not in record:
+    if reason is None and record.halted is None:
         return
     if reason is None:
-        del record["halted"]
+        record.unset("halted")
     else:
-        record["halted"] = {"reason": reason, "tasks_not_started": not_started}
-    write_json_atomic(run_dir.run_file, record)
+        record.halted = RunHalted(reason=reason, tasks_not_started=not_started)
+    run_dir.write_run(record)
 
 
 def _find(run: str | Path, output_dir: str | Path | None) -> RunDir:
@@ -627,7 +628,7 @@ class _Executed:
     run_dir: RunDir
     status: str
     wall_s: float | None
-    budget: dict[str, Any]
+    budget: BudgetStatus
     signum: int | None = None
 
 
@@ -699,17 +700,17 @@ def _execute(plan: Callable[[], _Plan], listener: Listener, *, resumed: bool) ->
         except KeyboardInterrupt as stop:  # RunStopped names its signal; any other is a Ctrl-C
             listener.executed()
             signum = stop.signum if isinstance(stop, RunStopped) else signal.SIGINT
-            return _Executed(made.run_dir, "interrupted", None, budget.to_dict(), signum)
+            return _Executed(made.run_dir, "interrupted", None, budget.record(), signum)
         listener.executed()
         if stats.not_started:
             listener.note(f"budget: {len(stats.not_started)} task(s) not started — the budget would have been exceeded")
         _record_halt(made.run_dir, stats.halted, len(stats.halted_tasks))
         if stats.halted is not None:
-            comprehension = "comprehension" in made.run_dir.read_run()
+            comprehension = made.run_dir.read_run().comprehension is not None
             listener.note(halt_note(made.run_dir.id, stats.halted, len(stats.halted_tasks), comprehension))
-            return _Executed(made.run_dir, "halted", stats.wall_s, budget.to_dict())
+            return _Executed(made.run_dir, "halted", stats.wall_s, budget.record())
         status = "complete" if not stats.not_started else "incomplete"
-        return _Executed(made.run_dir, status, stats.wall_s, budget.to_dict())
+        return _Executed(made.run_dir, status, stats.wall_s, budget.record())
     except BaseException:
         made.run_dir.unlock()
         raise

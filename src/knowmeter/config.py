@@ -332,10 +332,9 @@ def restore_secrets(config: RunConfig, source: str) -> RunConfig:
                 f"{source}: {text!r} was redacted when the run was stored and {where} no longer names it "
                 "(executor: / judge:); put it back to resume"
             )
-    update: dict[str, Any] = {
-        "executor_options": options,
-        "executor": by_stored.get(config.executor, config.executor),
-        "judges": [by_stored.get(j, j) for j in config.judges],
-        "hedging_judge": by_stored.get(config.hedging_judge or "", config.hedging_judge),
-    }
-    return config.model_copy(update=update)
+    restored = config.model_copy()
+    restored.executor_options = options
+    restored.executor = by_stored.get(config.executor, config.executor)
+    restored.judges = [by_stored.get(j, j) for j in config.judges]
+    restored.hedging_judge = by_stored.get(config.hedging_judge or "", config.hedging_judge)
+    return restored

@@ -109,8 +109,7 @@ def _budget_warnings(run: RunInfo) -> list[str]:
 
     if run.budget is None:
         return []
-    concurrency = run.config.get("concurrency")
-    return budget_warnings(run.budget.model_dump(), concurrency if isinstance(concurrency, int) else None)
+    return budget_warnings(run.budget.model_dump(), run.config.concurrency)
 
 
 def _judging(run: RunInfo, variants: list[VariantOperations]) -> tuple[Blocker | None, list[str]]:
@@ -236,8 +235,8 @@ def settle(report: Report, previous: Mapping[str, tuple[str, float | None]]) -> 
             gated_rates(report),
             previous,
             sample_set=run.watermark.id,
-            max_gap_rate=run.config.get("max_gap_rate"),
-            regression=run.config.get("gap_rate_regression"),
+            max_gap_rate=run.config.max_gap_rate,
+            regression=run.config.gap_rate_regression,
         )
     )
     report.decision = decide(report)

@@ -32,7 +32,7 @@ from knowmeter import defaults
 from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared
 from knowmeter.stats import minimum_detectable_effect, n_for_effect
-from knowmeter.store import TaskRecord, task_records
+from knowmeter.store import RunDir, RunRecord, TaskRecord, task_records
 
 #: Characters a token, lowest and highest (English and code text), and output tokens a task.
 CHARS_PER_TOKEN = (3.0, 5.0)
@@ -172,37 +172,39 @@ def _judge_calls(prepared: Prepared) -> int:
     return judged * prepared.config.judge_repeat * len(prepared.judges)
 
 
-def _runs(prepared: Prepared) -> list[tuple[Path, dict[str, Any]]]:
-    """The stored runs of the store, with their run.json, newest first (unreadable ones skipped)."""
+def _runs(prepared: Prepared) -> list[tuple[Path, RunRecord]]:
+    """The stored eval runs of the store, with their run.json, newest first (unreadable ones skipped)."""
     root = prepared.config.output_path() / "runs"
     found = []
     for path in sorted(root.iterdir(), reverse=True) if root.is_dir() else ():
         try:
-            found.append((path, json.loads((path / "run.json").read_text(encoding="utf-8"))))
-        except (OSError, ValueError):
+            found.append((path, RunDir(path).read_run()))
+        except InputError:
             continue
-    return [(p, r) for p, r in found if isinstance(r, dict) and "comprehension" not in r]
+    return [(p, r) for p, r in found if r.comprehension is None]
 
 
-def _matching_runs(prepared: Prepared) -> list[tuple[str, dict[str, Any], list[TaskRecord]]]:
+_Stored = tuple[str, RunRecord, list[TaskRecord]]
+
+
+def _matching_runs(prepared: Prepared) -> list[_Stored]:
     """Finished runs of the same executor, model, judges and sample set: (id, run.json, their
     tasks that did not error)."""
     cfg = prepared.config
-    judges = [{"name": j.name, "executor": j.executor.name, "model": j.model} for j in prepared.judges]
+    judges = [(j.name, j.executor.name, j.model) for j in prepared.judges]
     out = []
     for path, run in _runs(prepared):
-        ex = run.get("executor") or {}
         same = (
-            ex.get("identity") == prepared.executor.identity()
-            and ex.get("model") == cfg.model
-            and (run.get("watermark") or {}).get("sha256") == prepared.sample_set.watermark.sha256
-            and run.get("judges", []) == judges
-            and run.get("status") not in ("running", None)
+            run.executor.identity == prepared.executor.identity()
+            and run.executor.model == cfg.model
+            and run.watermark.sha256 == prepared.sample_set.watermark.sha256
+            and [(j.name, j.executor, j.model) for j in run.judges] == judges
+            and run.status not in ("running", None)
         )
         if same:
             records = _records(path / "results.jsonl")
             if records:
-                out.append((str(run.get("run_id", path.name)), run, records))
+                out.append((run.run_id, run, records))
     return out
 
 
@@ -224,7 +226,7 @@ def _task_figures(rec: TaskRecord) -> tuple[float | None, float | None]:
 
 
 def _from_stored(
-    stored: list[tuple[str, dict[str, Any], list[TaskRecord]]], paid: int, tasks: int, concurrency: int, seed: int
+    stored: list[_Stored], paid: int, tasks: int, concurrency: int, seed: int
 ) -> tuple[Estimate | None, Estimate | None]:
     """Cost (``paid`` agent calls, judges on every task) and wall time from stored runs."""
     if not stored:
@@ -252,9 +254,7 @@ def _from_stored(
     return cost, _wall(stored, paid, concurrency, source)
 
 
-def _wall(
-    stored: list[tuple[str, dict[str, Any], list[TaskRecord]]], paid: int, concurrency: int, source: str
-) -> Estimate:
+def _wall(stored: list[_Stored], paid: int, concurrency: int, source: str) -> Estimate:
     """The time the tasks take: each stored run's wall time per round of ``concurrency`` tasks it
     ran uncached, times the planned rounds; the range holds every stored run's figure and
     ``WALL_SPREAD`` either side (machine load and the agent's latency vary between runs by more
@@ -264,9 +264,9 @@ def _wall(
     rounds = math.ceil(paid / concurrency)
     per_round = []
     for _, run, records in stored:
-        wall, conc = _number(run.get("wall_s")), (run.get("config") or {}).get("concurrency")
+        wall, conc = run.wall_s, run.config.concurrency
         ran = sum(1 for rec in records if not rec.cached)
-        if wall is not None and isinstance(conc, int) and conc > 0 and ran:
+        if wall is not None and conc > 0 and ran:
             per_round.append(wall / math.ceil(ran / conc))
     if not per_round:
         return Estimate(None, None, None, "no stored run of the same agent, model, judges and sample set ran uncached")
@@ -320,7 +320,7 @@ def _detectable(prepared: Prepared) -> Detectable:
     sha = prepared.sample_set.watermark.sha256
     n = len(prepared.sample_set.samples)
     for path, run in _runs(prepared):
-        if (run.get("watermark") or {}).get("sha256") != sha:
+        if run.watermark.sha256 != sha:
             continue
         try:
             report = json.loads((path / "report.json").read_text(encoding="utf-8"))
@@ -336,7 +336,7 @@ def _detectable(prepared: Prepared) -> Detectable:
                     cfg.max_mde,
                     sd,
                     f"from the composite's paired SD {sd:.2f} in run {path.name} ({comp.get('treatment')} vs "
-                    f"{comp.get('control')}, same sample set, {run.get('config', {}).get('repeat', '?')} repeat(s))",
+                    f"{comp.get('control')}, same sample set, {run.config.repeat} repeat(s))",
                 )
     return Detectable(
         None, None, cfg.max_mde, None, "no stored run of this sample set with a paired comparison to take a SD from"

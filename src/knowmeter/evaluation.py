@@ -27,7 +27,6 @@ from knowmeter.config import (
     load_eval_file,
     redact_secrets,
     restore_secrets,
-    stored_config,
 )
 from knowmeter.errors import InputError
 from knowmeter.executors import (
@@ -68,12 +67,19 @@ from knowmeter.samples import (
 from knowmeter.settings import Overrides as Overrides  # the flags' values resolve_config reads
 from knowmeter.store import (
     RUN_SCHEMA_VERSION,
+    Git,
+    JudgeInfo,
     ResultsWriter,
     RunDir,
+    RunExecutor,
+    RunRecord,
+    RunVariant,
+    SampleSetInfo,
+    ShardInfo,
+    SubsetInfo,
     finished_task_ids,
     plan_hash,
     utc_timestamp,
-    write_json_atomic,
 )
 from knowmeter.watermark import Watermark
 
@@ -418,61 +424,61 @@ def protected_paths(prepared: Prepared) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(paths))
 
 
-def run_record(prepared: Prepared, run_id: str) -> dict[str, Any]:
+def run_record(prepared: Prepared, run_id: str) -> RunRecord:
     """The content of ``run.json``: resolved config, provenance, watermark, variant hashes."""
     cfg = prepared.config
-    record = {
-        "schema_version": RUN_SCHEMA_VERSION,
-        "run_id": run_id,
-        "created_at": utc_timestamp(),
-        "status": "running",
-        "versions": _provenance.versions(),
-        "git": _provenance.git_state(cfg.base_path()),
-        "config": redact_secrets(cfg.model_dump(mode="json")),
-        "seed": cfg.seed,
-        "watermark": prepared.sample_set.watermark.to_dict(),
-        "sample_set": sample_set_info(prepared.sample_set.samples),
-        "executor": {
-            "name": prepared.executor.name,
-            "identity": prepared.executor.identity(),
-            "non_llm": prepared.executor.non_llm,
-            "model": cfg.model,
-            "sealed": prepared.executor.sealed,
-        },
-        "variants": [
-            {
-                "name": v.name,
-                "role": v.role,
-                "expression": v.expression,
-                "kind": v.artifact.kind,
-                "hash": v.artifact.hash,
-                "files": len(v.artifact.files),
-                "path": str(v.artifact.path) if v.artifact.path else None,
-                "cwd": str(v.cwd) if v.cwd else None,
+    record = RunRecord(
+        schema_version=RUN_SCHEMA_VERSION,
+        run_id=run_id,
+        created_at=utc_timestamp(),
+        status="running",
+        versions=_provenance.versions(),
+        git=Git.model_validate(_provenance.git_state(cfg.base_path())),
+        config=RunConfig.model_validate(redact_secrets(cfg.model_dump(mode="json"))),
+        seed=cfg.seed,
+        watermark=prepared.sample_set.watermark,
+        sample_set=SampleSetInfo.model_validate(sample_set_info(prepared.sample_set.samples)),
+        executor=RunExecutor(
+            name=prepared.executor.name,
+            identity=prepared.executor.identity(),
+            non_llm=prepared.executor.non_llm,
+            model=cfg.model,
+            sealed=prepared.executor.sealed,
+        ),
+        variants=[
+            RunVariant(
+                name=v.name,
+                role=v.role,
+                expression=v.expression,
+                kind=v.artifact.kind,
+                hash=v.artifact.hash,
+                files=len(v.artifact.files),
+                path=str(v.artifact.path) if v.artifact.path else None,
+                cwd=str(v.cwd) if v.cwd else None,
                 # the workspace's content, as the response cache fingerprints it: a knowledge base
                 # there can change the answers
-                "cwd_hash": directory_fingerprint(v.cwd) if v.cwd else None,
-            }
+                cwd_hash=directory_fingerprint(v.cwd) if v.cwd else None,
+            )
             for v in prepared.variants
         ],
-        "tasks_total": len(prepared.tasks),
-        "judges": [{"name": j.name, "executor": j.executor.name, "model": j.model} for j in prepared.judges],
-        "prompt_hashes": {"judge": judge_prompt_hash(cfg.length_debias), **metric_prompt_hashes()},
-    }
+        tasks_total=len(prepared.tasks),
+        judges=[JudgeInfo(name=j.name, executor=j.executor.name, model=j.model) for j in prepared.judges],
+        prompt_hashes={"judge": judge_prompt_hash(cfg.length_debias), **metric_prompt_hashes()},
+    )
     if cfg.sample_ids or cfg.limit is not None:
-        record["subset"] = {
-            "samples": len(prepared.sample_set.samples),
-            "of": prepared.full_samples,
-            "sample_ids": list(cfg.sample_ids),
-            "limit": cfg.limit,
-        }
+        record.subset = SubsetInfo(
+            samples=len(prepared.sample_set.samples),
+            of=prepared.full_samples,
+            sample_ids=list(cfg.sample_ids),
+            limit=cfg.limit,
+        )
     if prepared.shard is not None:
-        record["shard"] = {
-            "index": prepared.shard.index,
-            "count": prepared.shard.count,
-            "plan_hash": plan_hash(record),
-            "plan_tasks": prepared.plan_tasks,
-        }
+        record.shard = ShardInfo(
+            index=prepared.shard.index,
+            count=prepared.shard.count,
+            plan_hash=plan_hash(record),
+            plan_tasks=prepared.plan_tasks,
+        )
     return record
 
 
@@ -487,7 +493,7 @@ def start_run(prepared: Prepared) -> RunDir:
     ignore = store / ".gitignore"
     if not ignore.exists():
         ignore.write_text(STORE_GITIGNORE, encoding="utf-8")
-    write_json_atomic(run_dir.run_file, run_record(prepared, run_dir.id))
+    run_dir.write_run(run_record(prepared, run_dir.id))
     return run_dir
 
 
@@ -498,14 +504,17 @@ def relocated(config: RunConfig, store: Path | None) -> RunConfig:
         return config
     store = store.resolve()
     out = Path(config.output_dir)
+    moved = config.model_copy()
     if out.is_absolute() or ".." in out.parts or len(out.parts) >= len(store.parts):
-        return config.model_copy(update={"base_dir": str(Path.cwd().resolve()), "output_dir": str(store)})
-    return config.model_copy(update={"base_dir": str(store.parents[len(out.parts) - 1])})
+        moved.base_dir, moved.output_dir = str(Path.cwd().resolve()), str(store)
+    else:
+        moved.base_dir = str(store.parents[len(out.parts) - 1])
+    return moved
 
 
 def resume_run(
     run_dir: RunDir,
-    reprepare: Callable[[dict[str, Any]], Prepared] | None = None,
+    reprepare: Callable[[RunRecord], Prepared] | None = None,
 ) -> tuple[Prepared, list[Task]]:
     """Re-prepare a stored run from its ``run.json`` (with ``reprepare`` when given, else as
     ``eval`` does) and return the tasks not yet finished. Refuses when the samples or a
@@ -514,19 +523,15 @@ def resume_run(
     prepared = (
         reprepare(record)
         if reprepare
-        else prepare(
-            restore_secrets(
-                relocated(stored_config(record.get("config"), run_dir.run_file), run_dir.store), str(run_dir.run_file)
-            )
-        )
+        else prepare(restore_secrets(relocated(record.config, run_dir.store), str(run_dir.run_file)))
     )
-    if prepared.sample_set.watermark.sha256 != record["watermark"]["sha256"]:
+    if prepared.sample_set.watermark.sha256 != record.watermark.sha256:
         raise InputError(
             f"run {run_dir.id}: the sample set changed since the run started "
-            f"({record['watermark']['sha256'][:8]} → {prepared.sample_set.watermark.short}); "
+            f"({record.watermark.short} → {prepared.sample_set.watermark.short}); "
             "start a new run instead of resuming"
         )
-    stored = {v["name"]: v["hash"] for v in record["variants"]}
+    stored = {v.name: v.hash for v in record.variants}
     for v in prepared.variants:
         if stored.get(v.name) != v.artifact.hash:
             raise InputError(

@@ -6,14 +6,15 @@ would have done."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from knowmeter.decision import gated_rates, settle
 from knowmeter.errors import InputError
 from knowmeter.gates import evolution_nudges
 from knowmeter.gold import StoredGold, read_stored_gold
 from knowmeter.report import (
+    NO_OVERRIDES,
     Report,
+    ReportOverrides,
     SectionBuilder,
     build_report,
     comparison_section,
@@ -23,21 +24,21 @@ from knowmeter.report import (
     resources_section,
     write_report,
 )
-from knowmeter.store import RunDir, upsert_run, utc_timestamp, variant_history, write_json_atomic
+from knowmeter.store import BudgetStatus, RunDir, RunRecord, upsert_run, utc_timestamp, variant_history
 
 
 def finalize(
-    run_dir: RunDir, *, status: str, wall_s: float | None = None, budget: dict[str, Any] | None = None
+    run_dir: RunDir, *, status: str, wall_s: float | None = None, budget: BudgetStatus | None = None
 ) -> Report:
     """Mark the run finished, build and store report.json, update the index."""
     record = run_dir.read_run()
-    record["status"] = status
-    record["finished_at"] = utc_timestamp()
+    record.status = status
+    record.finished_at = utc_timestamp()
     if wall_s is not None:
-        record["wall_s"] = round((record.get("wall_s") or 0.0) + wall_s, 3)
+        record.wall_s = round((record.wall_s or 0.0) + wall_s, 3)
     if budget is not None:
-        record["budget"] = budget
-    write_json_atomic(run_dir.run_file, record)
+        record.budget = budget
+    run_dir.write_run(record)
     sections = report_sections(run=record, gold=read_stored_gold(run_dir.path))
     return _store_report(run_dir, build_report(run_dir, sections=sections))
 
@@ -59,14 +60,14 @@ def rebuild_report(
             f"run {run_dir.id} is still being executed by another knowmeter process; its report is written "
             "when it finishes: wait for it (knowmeter runs shows it running), then run this again"
         )
-    overrides = {
-        "threshold": threshold,
-        "seed": seed,
-        "bootstrap_samples": bootstrap_samples,
-        "max_mde": max_mde,
-        "min_pairs": min_pairs,
-        "stability_limit": stability_limit,
-    }
+    overrides = ReportOverrides(
+        threshold=threshold,
+        seed=seed,
+        bootstrap_samples=bootstrap_samples,
+        max_mde=max_mde,
+        min_pairs=min_pairs,
+        stability_limit=stability_limit,
+    )
     sections = report_sections(overrides, run=run_dir.read_run(), gold=read_stored_gold(run_dir.path))
     return _store_report(run_dir, build_report(run_dir, sections=sections))
 
@@ -91,11 +92,11 @@ def add_probe_comparison(report: Report, store: Path | None) -> None:
 
 
 def report_sections(
-    overrides: dict[str, Any] | None = None, *, run: dict[str, Any] | None = None, gold: StoredGold | None = None
+    overrides: ReportOverrides = NO_OVERRIDES, *, run: RunRecord | None = None, gold: StoredGold | None = None
 ) -> list[SectionBuilder]:
     """The analysis sections of report.json, in order (a comprehension run's own for one);
     ``gold`` is the run's stored gold comparison (``gold.json``)."""
-    if run is not None and "comprehension" in run:
+    if run is not None and run.comprehension is not None:
         from knowmeter.comprehension import comprehension_section
 
         return [comprehension_section(overrides)]

@@ -6,49 +6,51 @@ repeat) and run.json records where they came from (``control_reused``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from knowmeter.errors import InputError
-from knowmeter.store import ResultsWriter, TaskRecord, find_run, task_records, write_json_atomic
+from knowmeter.store import ControlReused, ResultsWriter, TaskRecord, find_run, task_records
 
 if TYPE_CHECKING:
+    from knowmeter.config import RunConfig
     from knowmeter.evaluation import Prepared
     from knowmeter.runner import Task
-    from knowmeter.store import RunDir
-
-#: run settings that change what the agent answers or how it is graded
-ANSWER_SETTINGS = (
-    "executor_options",
-    "timeout_s",
-    "judges",
-    "judge_repeat",
-    "length_debias",
-    "max_graded_output_chars",
-    "knowledge_dirs",
-    "hedging_judge",
-    "unsealed",
-)
+    from knowmeter.store import RunDir, RunRecord
 
 
-def control_fingerprint(record: dict[str, Any]) -> dict[str, Any]:
-    """What must match for a run's control results to stand in for another's (from run.json)."""
-    control = next((v for v in record["variants"] if v["role"] == "control"), None)
-    cfg = record["config"]
-    executor = record["executor"]
+def answer_settings(cfg: RunConfig) -> dict[str, object]:
+    """The run settings that change what the agent answers or how it is graded."""
     return {
-        "sample set (watermark)": record["watermark"]["sha256"],
-        "control variant name": control["name"] if control else None,
-        "control artifact hash": control["hash"] if control else None,
-        "control workspace (cwd) content hash": control.get("cwd_hash") if control else None,
-        "executor": executor.get("name"),
-        "executor identity and version": executor.get("identity"),
-        "model": executor.get("model"),
-        "judge and metric prompt hashes": record.get("prompt_hashes"),
-        **{f"setting {name}": cfg.get(name) for name in ANSWER_SETTINGS},
+        "executor_options": cfg.executor_options,
+        "timeout_s": cfg.timeout_s,
+        "judges": cfg.judges,
+        "judge_repeat": cfg.judge_repeat,
+        "length_debias": cfg.length_debias,
+        "max_graded_output_chars": cfg.max_graded_output_chars,
+        "knowledge_dirs": cfg.knowledge_dirs,
+        "hedging_judge": cfg.hedging_judge,
+        "unsealed": cfg.unsealed,
     }
 
 
-def stored_control(prepared: Prepared, new_record: dict[str, Any], run: str) -> tuple[RunDir, list[TaskRecord]]:
+def control_fingerprint(record: RunRecord) -> dict[str, object]:
+    """What must match for a run's control results to stand in for another's (from run.json)."""
+    control = record.control
+    executor = record.executor
+    return {
+        "sample set (watermark)": record.watermark.sha256,
+        "control variant name": control.name if control else None,
+        "control artifact hash": control.hash if control else None,
+        "control workspace (cwd) content hash": control.cwd_hash if control else None,
+        "executor": executor.name,
+        "executor identity and version": executor.identity,
+        "model": executor.model,
+        "judge and metric prompt hashes": record.prompt_hashes,
+        **{f"setting {name}": value for name, value in answer_settings(record.config).items()},
+    }
+
+
+def stored_control(prepared: Prepared, new_record: RunRecord, run: str) -> tuple[RunDir, list[TaskRecord]]:
     """The stored run ``run`` and its control records for this plan's control tasks; refuses
     (``InputError``) a run whose fingerprint differs or that lacks some of those tasks."""
     run_dir = find_run(prepared.config.output_path(), run)
@@ -79,8 +81,8 @@ def adopt_control(prepared: Prepared, run_dir: RunDir, source: RunDir, records: 
             writer.append(record)
     run = run_dir.read_run()
     stored = source.read_run()
-    run["control_reused"] = {"run": source.id, "created_at": stored["created_at"], "tasks": len(records)}
-    write_json_atomic(run_dir.run_file, run)
+    run.control_reused = ControlReused(run=source.id, created_at=stored.created_at, tasks=len(records))
+    run_dir.write_run(run)
     return [t for t in prepared.tasks if t.variant.role != "control"]
 
 

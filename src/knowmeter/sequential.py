@@ -13,7 +13,7 @@ import numpy as np
 
 from knowmeter.compare import Observation, SequentialRecord, new_record, take_look
 from knowmeter.runner import ExecutionStats
-from knowmeter.store import task_records, write_json_atomic
+from knowmeter.store import task_records
 
 if TYPE_CHECKING:
     from knowmeter.evaluation import Prepared
@@ -50,8 +50,8 @@ def _look(prepared: Prepared, run_dir: RunDir, record: SequentialRecord) -> None
     control = next((v.name for v in prepared.variants if v.role == "control"), prepared.variants[0].name)
     treatments = {name: obs for name, obs in by_variant.items() if name != control}
     take_look(by_variant[control], treatments, record, compare_config(run), control=control)
-    run["sequential"] = record.model_dump(mode="json")
-    write_json_atomic(run_dir.run_file, run)
+    run.sequential = record
+    run_dir.write_run(run)
 
 
 async def run_looks(
@@ -71,9 +71,9 @@ async def run_looks(
     import anyio
 
     record, batches = sequential_batches(prepared)
-    stored = run_dir.read_run().get("sequential")
+    stored = run_dir.read_run().sequential
     if stored is not None:
-        record = SequentialRecord.model_validate(stored)
+        record = stored
     waiting = {t.id for t in todo}
     total = ExecutionStats()
     ran = sum(len(tasks) for tasks in batches[: len(record.looks)])
@@ -100,8 +100,8 @@ async def run_looks(
         # the later batches' tasks stored before this run went (a reused control's) count too
         stored_later = sum(t.id not in waiting for rest in batches[len(record.looks) :] for t in rest)
         run = run_dir.read_run()
-        run["tasks_total"] = ran + stored_later
-        write_json_atomic(run_dir.run_file, run)
+        run.tasks_total = ran + stored_later
+        run_dir.write_run(run)
         note(f"sequential: {record.reason}")
     if budget is None:  # every batch was looked at before: nothing ran
         _, budget = await run_batch([])

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from scipy import stats as sps
 
 from knowmeter.comprehension import Graded, Parties, StatsConfig, comprehension_stats, model_family, skill_verdict
+
+if TYPE_CHECKING:
+    from knowmeter.store import RunRecord
+
+#: run.json files written by earlier versions (tests/store/test_run_record.py reads them)
+STORED_RUNS = Path(__file__).parents[1] / "store" / "fixtures"
 
 CFG = StatsConfig(bootstrap_samples=2000, seed=3)
 #: an LLM agent and two independent LLM graders (Skill Graph's PASS is confirmed by two)
@@ -181,7 +190,7 @@ def _record(case: int, role: str, passed: bool) -> dict[str, object]:
     }
 
 
-def _folded(section: Any, run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+def _folded(section: Any, run: RunRecord, records: list[dict[str, Any]]) -> dict[str, Any]:
     """The section's fields from ``records`` folded in one at a time, as a report build does."""
     from knowmeter.store import TaskRecord
 
@@ -199,20 +208,27 @@ def test_knowmeter_report_overrides_reach_the_comprehension_verdict() -> None:
     """``knowmeter report --min-pairs / --max-mde`` re-decide a comprehension run (they were
     silently ignored: REDUNDANT stayed REDUNDANT however few pairs were asked for)."""
     from knowmeter.comprehension import comprehension_section
+    from knowmeter.report import ReportOverrides
+    from knowmeter.store import RunExecutor, RunRecord
 
-    run = {
-        "comprehension": {"skill": {}, "eval_file": {}, "notes": [], "grader_prompt_hash": "h", "graders": []},
-        "seed": 1,
-        "config": {"bootstrap_samples": 200},
-        "executor": {"name": "claude", "model": "claude-sonnet-4", "non_llm": False},
-    }
+    stored = RunRecord.model_validate(json.loads((STORED_RUNS / "run-v2-comprehension-e3f76f3.json").read_text()))
+    assert stored.comprehension is not None
+    run = stored.model_copy(
+        update={
+            "seed": 1,
+            "config": stored.config.model_copy(update={"bootstrap_samples": 200}),
+            "executor": RunExecutor(name="claude", identity="claude", non_llm=False, model="claude-sonnet-4"),
+            "comprehension": stored.comprehension.model_copy(update={"graders": []}),
+        }
+    )
     # 20 cases pass with the skill, 18 without: no difference, and enough cases to see one
     records = [_record(n, "treatment", True) for n in range(1, 21)]
     records += [_record(n, "control", n > 2) for n in range(1, 21)]
     default = _folded(comprehension_section(), run, records)["comprehension"]
     assert default["verdict"]["level"] == "REDUNDANT"
-    for overrides, reason in (({"min_pairs": 50}, "(< 50)"), ({"max_mde": 0.1}, "(> 0.1)")):
+    for overrides, reason in ((ReportOverrides(min_pairs=50), "(< 50)"), (ReportOverrides(max_mde=0.1), "(> 0.1)")):
         section = _folded(comprehension_section(overrides), run, records)["comprehension"]
         assert (section["verdict"]["level"], section["verdict"]["rule"]) == ("UNVERIFIED", "cannot_tell")
         assert reason in section["verdict"]["reasons"][0]
-        assert {k: section["settings"][k] for k in overrides} == overrides
+        given = {k: v for k, v in asdict(overrides).items() if v is not None}
+        assert {k: section["settings"][k] for k in given} == given

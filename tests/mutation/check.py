@@ -89,6 +89,7 @@ COMPAT = "tests/store/test_task_record_compat.py"
 T_OLDER_LINES = f"{COMPAT}::test_lines_written_by_an_earlier_version_read_back_as_stored"
 T_OLDER_GAPS = f"{COMPAT}::test_the_gap_analysis_an_earlier_version_stored_reads_back_as_stored"
 T_EXEC_STORED = "tests/runner/test_task_record_written.py::test_every_field_the_executor_returned_is_stored_and_heard"
+T_LOCAL = "tests/store/test_run_record.py::test_the_local_settings_are_configuration_fields"
 RENAME, PASS_THROUGH, CAPABILITY = "rename a stored field", "drop a pass-through", "drop a capability"
 
 MUTATIONS = (
@@ -117,6 +118,84 @@ MUTATIONS = (
         RENAME,
         "RunConfig.max_gap_rate renamed at its declaration only",
         (Edit("src/knowmeter/config.py", "    max_gap_rate: Annotated", "    gap_rate_limit: Annotated"),),
+        (MYPY,),
+    ),
+    Mutation(
+        "A4",
+        RENAME,
+        "RunConfig.knowledge_dirs renamed at its declaration (stored configs are read by the gaps section, "
+        "--control-run, the report)",
+        (
+            Edit(
+                "src/knowmeter/config.py",
+                "    knowledge_dirs: list[str] = Field(",
+                "    knowledge_folders: list[str] = Field(",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "A5",
+        RENAME,
+        "RunConfig.shard renamed at its declaration (merge clears it in the merged run's stored config)",
+        (
+            Edit(
+                "src/knowmeter/config.py",
+                "    shard: str | None = Field(default=None, pattern",
+                "    part: str | None = Field(default=None, pattern",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "A6",
+        RENAME,
+        "RunConfig.budget_total_usd renamed as an IDE would (every Python use; the plan hash leaves it out by name)",
+        (Rename("budget_total_usd", "total_budget_usd"),),
+        (T_LOCAL,),
+    ),
+    Mutation(
+        "E",
+        RENAME,
+        "run.json wall_s renamed at its producer (pipeline.finalize)",
+        (
+            Edit(
+                "src/knowmeter/pipeline.py",
+                "        record.wall_s = round((record.wall_s or 0.0) + wall_s, 3)",
+                "        record.wall_time_s = round((record.wall_s or 0.0) + wall_s, 3)",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "E2",
+        RENAME,
+        "run.json tasks_total renamed in its model and at its producer (evaluation.run_record), not its readers",
+        (
+            Edit(
+                "src/knowmeter/store/_runrecord.py",
+                "    tasks_total: int = Field(ge=0)\n    judges",
+                "    planned: int = Field(ge=0)\n    judges",
+            ),
+            Edit(
+                "src/knowmeter/evaluation.py",
+                "        tasks_total=len(prepared.tasks),",
+                "        planned=len(prepared.tasks),",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "E3",
+        RENAME,
+        "run.json variants[].cwd_hash renamed at its producer (evaluation.run_record)",
+        (
+            Edit(
+                "src/knowmeter/evaluation.py",
+                "                cwd_hash=directory_fingerprint(",
+                "                workspace_hash=directory_fingerprint(",
+            ),
+        ),
         (MYPY,),
     ),
     Mutation(

@@ -9,7 +9,7 @@ from tests.mutation.check import MUTATIONS, main
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(1500)
 def test_every_mutation_is_caught() -> None:
     lines: list[str] = []
     assert main([], lines.append) == 0, "\n".join(lines)

@@ -66,7 +66,7 @@ def _errored(r: Report) -> Report:
 
 
 def _judge_never_scored(r: Report) -> Report:
-    from knowmeter.report._model import JudgeInfo
+    from knowmeter.store import JudgeInfo
 
     variants = [
         v.model_copy(update={"judging": v.judging.model_copy(update={"judged": 0, "failed": v.tasks})})
@@ -78,11 +78,11 @@ def _judge_never_scored(r: Report) -> Report:
 
 def _gate(limit: float) -> Change:
     """``--max-gap-rate limit`` on the run (settle evaluates it on the treatment's gap rate)."""
-    return lambda r: _run(config={**r.run.config, "max_gap_rate": limit})(r)
+    return lambda r: _run(config=r.run.config.model_copy(update={"max_gap_rate": limit}))(r)
 
 
 def _subset(r: Report) -> Report:
-    from knowmeter.report._model import SubsetInfo
+    from knowmeter.store import SubsetInfo
 
     return _run(subset=SubsetInfo(samples=3, of=r.run.watermark.count, sample_ids=[], limit=3))(r)
 
@@ -236,7 +236,7 @@ def test_the_command_exit_code_table(decided: int | None, report_only: bool, sig
 def test_the_regression_gate_is_settled_against_the_previous_run_given(base: Report, tmp_path: Path) -> None:
     """``--gap-rate-regression`` compares each gated variant with its previous run (what the
     pipeline read from the index): ``settle`` gates and decides in one step."""
-    report = _run(config={**base.run.config, "gap_rate_regression": 0.0})(base.model_copy(deep=True))
+    report = _run(config=base.run.config.model_copy(update={"gap_rate_regression": 0.0}))(base.model_copy(deep=True))
     settle(report, {})
     assert report.decision is not None and report.decision.outcome == "PROGRESS"
     assert report.gates is not None and report.gates.passed and report.gates.results

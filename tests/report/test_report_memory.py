@@ -16,7 +16,7 @@ import pytest
 from knowmeter.gold import read_stored_gold
 from knowmeter.pipeline import report_sections
 from knowmeter.report import build_report
-from knowmeter.store import RunDir, iter_results, task_id
+from knowmeter.store import RunDir, RunRecord, iter_results, task_id
 
 SAMPLES = 1500
 
@@ -40,8 +40,8 @@ def _widened(demo_run: Path, tmp_path: Path) -> RunDir:
                 fh.write(json.dumps(copied))
                 fh.write("\n")
     run = run_dir.read_run()
-    run["tasks_total"] = SAMPLES * len(first)
-    run_dir.run_file.write_text(json.dumps(run))
+    run.tasks_total = SAMPLES * len(first)
+    run_dir.write_run(run)
     return run_dir
 
 
@@ -50,7 +50,7 @@ class _Probe:
 
     held: ClassVar[list[int]] = []
 
-    def __init__(self, run: dict[str, Any]) -> None:
+    def __init__(self, run: RunRecord) -> None:
         pass
 
     def add(self, key: tuple[int, str, str], task: object) -> None:
@@ -75,6 +75,6 @@ def test_the_folded_sections_hold_a_few_hundred_bytes_a_task(demo_run: Path, tmp
     finally:
         tracemalloc.stop()
     tasks = report.run.tasks_done
-    assert tasks == SAMPLES * len(report.variants) * (report.run.config.get("repeat") or 1)
+    assert tasks == SAMPLES * len(report.variants) * report.run.config.repeat
     held = (_Probe.held[-1] - start) / tasks
     assert held < 600, f"{held:.0f} bytes a task held at the end of the fold"

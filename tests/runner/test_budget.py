@@ -235,7 +235,7 @@ def test_a_free_kind_is_never_refused_and_a_continued_budget_counts_the_earlier_
     earlier.settle(earlier.try_reserve() or 0.0, 0.3)
     later = Budget(total_usd=1.0)
     assert later.one_at_a_time_now and not Budget().one_at_a_time_now  # no total: nothing to learn
-    later.continue_from(earlier.to_dict())
+    later.continue_from(earlier.record())
     assert not later.one_at_a_time_now  # the earlier leg learnt the agent's cost
     assert later.spent_usd == pytest.approx(0.3) and later.calls["agent"].known == 1
     assert later.try_reserve() == pytest.approx(0.3 * HEADROOM)  # its cost is known: no call alone to learn it

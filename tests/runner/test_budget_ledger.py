@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from knowmeter.runner import HEADROOM, LEDGER_FILE, Budget, Ledger, StoredSpend, budget_warnings, read_ledger
+from knowmeter.store import BudgetStatus
 
 
 def _ledger(run: Path, *lines: dict[str, object]) -> None:
@@ -109,7 +110,7 @@ def test_calls_in_flight_are_charged_once_across_resumes_and_kills(tmp_path: Pat
     assert any("3 call(s) in flight when a leg was killed were charged" in w for w in budget_warnings(record))
 
     recorded = Budget(total_usd=1.0)  # the leg that charged them recorded its budget: not again
-    recorded.continue_from(record)
+    recorded.continue_from(BudgetStatus.model_validate(record))
     recorded.continue_after_kill(stored, tmp_path)
     assert recorded.in_flight_calls == 3 and recorded.in_flight_usd == pytest.approx(charged)
     assert recorded.charged_usd == pytest.approx(first.charged_usd)
@@ -120,14 +121,29 @@ def test_calls_in_flight_are_charged_once_across_resumes_and_kills(tmp_path: Pat
     assert killed.charged_usd == pytest.approx(first.charged_usd)
 
 
+def _recorded(calls: dict[str, object], spent_usd: float, **more: object) -> BudgetStatus:
+    """A budget record of an earlier leg (run.json's ``budget``) that spent ``spent_usd``."""
+    return BudgetStatus.model_validate(
+        {
+            "total_usd": None,
+            "per_task_usd": None,
+            "spent_known_usd": spent_usd,
+            "tasks_with_known_cost": 0,
+            "tasks_with_unknown_cost": 0,
+            "tasks_not_started_for_budget": 0,
+            "calls": calls,
+            "overshoot_usd": None,
+            "note": None,
+            **more,
+        }
+    )
+
+
 def test_calls_in_flight_count_against_the_total() -> None:
-    earlier = {
-        "calls": {"agent": {"known_cost": 1, "unknown_cost": 0, "spent_known_usd": 0.02, "max_cost_usd": 0.04}},
-        "spent_known_usd": 0.02,
-    }
+    agent = {"known_cost": 1, "unknown_cost": 0, "spent_known_usd": 0.02, "max_cost_usd": 0.04}
     for charged, fits in ((0.0, True), (0.15, False)):  # $0.02 spent + $0.06 reserved (+ $0.15) vs $0.20
         budget = Budget(total_usd=0.2)
-        budget.continue_from({**earlier, "in_flight_calls": 2, "in_flight_charged_usd": charged})
+        budget.continue_from(_recorded({"agent": agent}, 0.02, in_flight_calls=2, in_flight_charged_usd=charged))
         assert (budget.try_reserve(key="t9") is not None) is fits
 
 
@@ -148,7 +164,7 @@ def test_calls_reserved_together_wait_for_one_fsync_that_covers_their_lines(
     monkeypatch.setattr("knowmeter.runner._ledger.os.fsync", fsync)
     budget = Budget(total_usd=1.0, per_task_usd=0.01, ledger=Ledger(tmp_path))
     known = {"known_cost": 1, "unknown_cost": 0, "spent_known_usd": 0.01, "max_cost_usd": 0.01}
-    budget.continue_from({"calls": {"agent": known}, "spent_known_usd": 0.01})  # not learning: 8 at once
+    budget.continue_from(_recorded({"agent": known}, 0.01))  # not learning: 8 at once
     started: list[tuple[int, int]] = []  # (the call's line, lines on disk when it started)
 
     async def call(i: int) -> None:

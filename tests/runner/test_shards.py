@@ -22,7 +22,8 @@ from knowmeter.errors import InputError
 from knowmeter.evaluation import Overrides, prepare, resolve_config
 from knowmeter.report import joined_report
 from knowmeter.runner import Shard, assign_samples, shard_tasks
-from knowmeter.store import iter_results, open_index, plan_hash, variant_history
+from knowmeter.store import RunDir, RunRecord, iter_results, open_index, plan_hash, variant_history
+from knowmeter.watermark import Watermark
 
 #: What must come out the same whether the plan ran in one process or in shards merged.
 STATISTICS = (
@@ -114,12 +115,17 @@ def test_shards_keep_each_sample_whole_cover_the_plan_once_and_are_balanced(proj
 
 @pytest.mark.slow
 def test_plan_hash_covers_the_plan_and_ignores_where_and_how_fast(project: Path, shards: list[str]) -> None:
-    records = [json.loads((project / "sharded" / "runs" / s / "run.json").read_text()) for s in shards]
-    assert len({r["shard"]["plan_hash"] for r in records}) == 1
-    assert [r["shard"]["index"] for r in records] == [1, 2, 3] and {r["shard"]["count"] for r in records} == {3}
-    assert sum(r["tasks_total"] for r in records) == records[0]["shard"]["plan_tasks"] == 92
+    records = [RunDir(project / "sharded" / "runs" / s).read_run() for s in shards]
+    blocks = [r.shard for r in records if r.shard is not None]
+    assert len({b.plan_hash for b in blocks}) == 1
+    assert [b.index for b in blocks] == [1, 2, 3] and {b.count for b in blocks} == {3}
+    assert sum(r.tasks_total for r in records) == blocks[0].plan_tasks == 92
     base = records[0]
-    assert plan_hash(base) == base["shard"]["plan_hash"]
+    assert plan_hash(base) == blocks[0].plan_hash
+
+    def alter(**update: object) -> RunRecord:
+        return base.model_copy(update=update)
+
     for key, value in [
         ("base_dir", "/elsewhere"),
         ("output_dir", "x"),
@@ -127,14 +133,15 @@ def test_plan_hash_covers_the_plan_and_ignores_where_and_how_fast(project: Path,
         ("budget_total_usd", 5.0),
         ("shard", "2/3"),
     ]:
-        assert plan_hash({**base, "config": {**base["config"], key: value}}) == plan_hash(base), key
+        assert plan_hash(alter(config=base.config.model_copy(update={key: value}))) == plan_hash(base), key
+    first, *rest = base.variants
     changed = [
-        {**base, "seed": base["seed"] + 1},
-        {**base, "config": {**base["config"], "timeout_s": 1.0}},
-        {**base, "watermark": {**base["watermark"], "sha256": "0" * 64}},
-        {**base, "executor": {**base["executor"], "identity": "other"}},
-        {**base, "variants": [{**base["variants"][0], "hash": "0" * 16}, *base["variants"][1:]]},
-        {**base, "variants": [{**base["variants"][0], "role": "treatment"}, *base["variants"][1:]]},
+        alter(seed=base.seed + 1),
+        alter(config=base.config.model_copy(update={"timeout_s": 1.0})),
+        alter(watermark=Watermark(base.watermark.paths, base.watermark.count, "0" * 64)),
+        alter(executor=base.executor.model_copy(update={"identity": "other"})),
+        alter(variants=[first.model_copy(update={"hash": "0" * 16}), *rest]),
+        alter(variants=[first.model_copy(update={"role": "treatment"}), *rest]),
     ]
     assert len({plan_hash(r) for r in changed} | {plan_hash(base)}) == len(changed) + 1
 

@@ -41,15 +41,6 @@ class ActivationCase:
     distractors: tuple[str, ...] = ()
     expected_winner: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "case_id": self.case_id,
-            "prompt": self.prompt,
-            "should_trigger": self.should_trigger,
-            "distractors": list(self.distractors),
-            "expected_winner": self.expected_winner,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class CaseFile:

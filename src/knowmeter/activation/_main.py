@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knowmeter.activation._model import ActivationReport
 from knowmeter.activation._report import activation_report
@@ -18,10 +18,12 @@ from knowmeter.activation._run import (
     prepare_activation,
     start_activation,
 )
-from knowmeter.config import stored_config
 from knowmeter.errors import InputError
 from knowmeter.runner import Task
-from knowmeter.store import RunDir, find_run
+from knowmeter.store import RunDir, RunRecord, find_run
+
+if TYPE_CHECKING:
+    from knowmeter.evaluation import Prepared
 
 __all__ = ["ActivationInterrupted", "OnStart", "activation_store", "resume_activation", "run_activation"]
 
@@ -105,27 +107,27 @@ def resume_activation(
 
     run_dir = find_run(activation_store(output_dir), run)
     record = run_dir.read_run()
-    stored = record.get("activation")
+    stored = record.activation
     if stored is None:
         raise InputError(f"run {run_dir.id} is not an activation run; resume it with knowmeter eval --resume")
-    config = stored_config(record.get("config"), run_dir.run_file)
-    config = config.model_copy(update={"executor_options": {**config.executor_options, **(executor_options or {})}})
+    config = record.config.model_copy()
+    config.executor_options = {**config.executor_options, **(executor_options or {})}
     if REDACTED in str(config.executor_options):
         config = restore_secrets(config, str(run_dir.run_file))
-    t = stored["target"]
+    t = stored.target
     target = Target(
-        t["skill"],
-        tuple(t["case_files"]),
-        t["against"],
-        t["description"],
-        tuple(t["skills_dirs"]),
-        tuple(t.get("distractors", ())),
-        t["counts"],
-        bool(t["split"]),
+        t.skill,
+        tuple(t.case_files),
+        t.against,
+        t.description,
+        tuple(t.skills_dirs),
+        tuple(t.distractors),
+        t.counts,
+        t.split,
     )
     made: list[ActivationPlan] = []
 
-    def reprepare(_: dict[str, Any]) -> Any:
+    def reprepare(_: RunRecord) -> Prepared:
         made.append(prepare_activation(config, target))
         return made[0].prepared
 

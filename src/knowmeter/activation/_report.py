@@ -1,11 +1,17 @@
 """The activation report of a stored run, built from ``run.json`` and ``results.jsonl`` alone
-(so it can be rebuilt without re-running), written as ``activation.json``."""
+(so it can be rebuilt without re-running), written as ``activation.json``.
+
+Its outcome and exit code are decided here (``activation._compare.verdict``), not by
+``knowmeter.decision``: that one decides an eval's ``Report`` — composite and layer scores, gap
+gates, judge agreement, the comparison's ``Verdict`` — none of which an activation run has. An
+activation run measures two rates (recall on should-trigger cases, false activations on the
+others) with its own outcomes (PROGRESS, REGRESS, NOISE, UNDERPOWERED, SOLO, NOT MEASURED). What
+the two share is read from ``decision``: the share of failed tasks past which a run measured
+the executor (``NOT_MEASURED_SHARE``); the exit codes are ``knowmeter.exit_codes``' (0 only for
+PROGRESS or a SOLO run; an interrupted run ``stopped_exit_code`` as ``eval``'s)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from knowmeter import defaults
 from knowmeter.activation._cases import ActivationCase
 from knowmeter.activation._compare import compare_arms, solo_reasons, split_cases, verdict
 from knowmeter.activation._html import html_report
@@ -13,8 +19,9 @@ from knowmeter.activation._model import ActivationReport, ArmFigures, CaseSet
 from knowmeter.activation._run import CONTROL, TREATMENT, trials_of
 from knowmeter.activation._stats import arm_figures
 from knowmeter.decision import NOT_MEASURED_SHARE
+from knowmeter.errors import InputError
 from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
-from knowmeter.store import RunDir, atomic_file, task_records, write_json_atomic
+from knowmeter.store import RunActivation, RunDir, atomic_file, task_records, write_json_atomic
 
 __all__ = ["ACTIVATION_FILE", "HTML_FILE", "activation_report"]
 
@@ -22,23 +29,23 @@ ACTIVATION_FILE = "activation.json"
 HTML_FILE = "activation.html"
 
 
-def _cases(run: dict[str, Any]) -> dict[str, ActivationCase]:
+def _cases(act: RunActivation) -> dict[str, ActivationCase]:
     return {
-        sid: ActivationCase(
-            c["case_id"], c["prompt"], bool(c["should_trigger"]), tuple(c["distractors"]), c.get("expected_winner")
-        )
-        for sid, c in run["activation"]["cases"].items()
+        sid: ActivationCase(c.case_id, c.prompt, c.should_trigger, tuple(c.distractors), c.expected_winner)
+        for sid, c in act.cases.items()
     }
 
 
 def activation_report(run_dir: RunDir, *, write: bool = True) -> ActivationReport:
     """The report of the run in ``run_dir`` (written to its ``activation.json`` when ``write``)."""
     run = run_dir.read_run()
-    act, cfg = run["activation"], run["config"]
-    skill = act["skill"]
-    cases = _cases(run)
+    act, cfg = run.activation, run.config
+    if act is None:
+        raise InputError(f"run {run_dir.id} is not an activation run; see it with knowmeter report {run_dir.id}")
+    skill = act.skill
+    cases = _cases(act)
     arms = trials_of(task_records(run_dir.results_file), cases, skill)
-    kw = {"b": int(cfg.get("bootstrap_samples", defaults.BOOTSTRAP_SAMPLES)), "seed": int(run["seed"])}
+    kw = {"b": cfg.bootstrap_samples, "seed": run.seed}
     figures: list[ArmFigures] = [arm_figures(name, skill, trials, **kw) for name, trials in sorted(arms.items())]
     comparisons, split = [], None
     outcome, reasons, code = "SOLO", [], EXIT_OK
@@ -51,7 +58,7 @@ def activation_report(run_dir: RunDir, *, write: bool = True) -> ActivationRepor
         pair = ((CONTROL, arms[CONTROL]), (TREATMENT, arms[TREATMENT]))
         comparisons.append(compare_arms("all", skill, *pair, **kw))  # type: ignore[arg-type]
         judged, note = comparisons[0], []
-        if act["target"].get("split"):
+        if act.target.split:
             split = split_cases({sid: c.should_trigger for sid, c in cases.items()}, kw["seed"])
             for part in ("tune", "held-out"):
                 keep = set(split[part])
@@ -65,22 +72,18 @@ def activation_report(run_dir: RunDir, *, write: bool = True) -> ActivationRepor
         reasons = solo_reasons(figures[0])
     report = ActivationReport(
         run_id=run_dir.id,
-        created_at=run.get("created_at"),
+        created_at=run.created_at,
         skill=skill,
-        case_set=CaseSet(
-            paths=list(run["watermark"]["paths"]),
-            count=int(run["watermark"]["count"]),
-            sha256=run["watermark"]["sha256"],
-        ),
-        case_files=act["case_files"],
+        case_set=CaseSet(paths=list(run.watermark.paths), count=run.watermark.count, sha256=run.watermark.sha256),
+        case_files=[f.model_dump() for f in act.case_files],
         cases=len(cases),
         case_ids=list(cases),
-        repeats=int(cfg.get("repeat", 1)),
-        counts=act["target"]["counts"],
-        executor=run["executor"]["name"],
-        model=run["executor"].get("model"),
+        repeats=cfg.repeat,
+        counts=act.target.counts,
+        executor=run.executor.name,
+        model=run.executor.model,
         distractors=sorted({d for c in cases.values() for d in c.distractors}),
-        notes=act.get("notes", []),
+        notes=act.notes,
         arms=figures,
         comparisons=comparisons,
         split=split,

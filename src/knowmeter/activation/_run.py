@@ -23,7 +23,15 @@ from knowmeter.evaluation import Prepared, _executor_from, run_record
 from knowmeter.executors import ExecResult, SkillInstall
 from knowmeter.runner import PostProcess, Task
 from knowmeter.samples import Sample, SampleSet, sample_set_hash
-from knowmeter.store import Processed, RunDir, TaskRecord, write_json_atomic
+from knowmeter.store import (
+    ActivationTarget,
+    CaseFileInfo,
+    Processed,
+    RunActivation,
+    RunDir,
+    StoredActivationCase,
+    TaskRecord,
+)
 from knowmeter.watermark import Watermark
 
 __all__ = ["CONTROL", "SKILL_EXECUTORS", "TREATMENT", "ActivationPlan", "Target", "prepare_activation", "trials_of"]
@@ -50,18 +58,6 @@ class Target:
     distractors: tuple[str, ...] = ()
     counts: Counts = "either"
     split: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "skill": self.skill,
-            "case_files": list(self.case_files),
-            "against": self.against,
-            "description": self.description,
-            "skills_dirs": list(self.skills_dirs),
-            "distractors": list(self.distractors),
-            "counts": self.counts,
-            "split": self.split,
-        }
 
 
 @dataclass
@@ -264,14 +260,33 @@ def start_activation(plan: ActivationPlan, runs_root: Path) -> RunDir:
     prepared = plan.prepared
     run_dir = RunDir.create(runs_root)
     record = run_record(prepared, run_dir.id)
-    record["activation"] = {
-        "target": plan.target.to_dict(),
-        "skill": plan.skill,
-        "case_files": [{"path": str(f.path), "format": f.format} for f in plan.files],
-        "notes": [n for f in plan.files for n in f.notes],
-        "cases": {sid: c.to_dict() for sid, c in plan.cases.items()},
-    }
-    write_json_atomic(run_dir.run_file, record)
+    t = plan.target
+    record.activation = RunActivation(
+        target=ActivationTarget(
+            skill=t.skill,
+            case_files=list(t.case_files),
+            against=t.against,
+            description=t.description,
+            skills_dirs=list(t.skills_dirs),
+            distractors=list(t.distractors),
+            counts=t.counts,
+            split=t.split,
+        ),
+        skill=plan.skill,
+        case_files=[CaseFileInfo(path=str(f.path), format=f.format) for f in plan.files],
+        notes=[n for f in plan.files for n in f.notes],
+        cases={
+            sid: StoredActivationCase(
+                case_id=c.case_id,
+                prompt=c.prompt,
+                should_trigger=c.should_trigger,
+                distractors=list(c.distractors),
+                expected_winner=c.expected_winner,
+            )
+            for sid, c in plan.cases.items()
+        },
+    )
+    run_dir.write_run(record)
     return run_dir
 
 

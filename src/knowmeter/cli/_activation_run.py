@@ -82,7 +82,7 @@ def run(opts: dict[str, Any]) -> int:
     options = parse_option_flags(list(opts.get("executor_options") or ()))
     if opts.get("report_run"):
         run_dir = find_run(activation_store(output_dir), str(opts["report_run"]))
-        if "activation" not in run_dir.read_run():
+        if run_dir.read_run().activation is None:
             raise InputError(f"run {run_dir.id} is not an activation run")
         report = activation_report(run_dir)
         _print(report, run_dir, opts)

@@ -110,11 +110,11 @@ def _run(opts: dict[str, Any], terminal: _Terminal, flags: list[str], notes: lis
     """The run made or resumed as the options say."""
     if opts.get("resume"):
         run_dir = find_run(Path(opts.get("output_dir") or defaults.OUTPUT_DIR), str(opts["resume"]))
-        stored = run_dir.read_run().get("comprehension")
+        stored = run_dir.read_run().comprehension
         if stored is None:
             raise InputError(f"run {run_dir.id} is not a comprehension run; resume it with knowmeter eval --resume")
         if opts.get("write_state"):
-            _state_home(Path(stored["skill"]["path"]))
+            _state_home(Path(stored.skill.path))
         report = resume(run_dir.path, listener=terminal, budget_usd=opts.get("budget_usd"))
     elif not opts.get("skill"):
         raise InputError("comprehend needs a SKILL (a SKILL.md or its folder), or --resume RUN")

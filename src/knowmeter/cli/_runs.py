@@ -24,7 +24,7 @@ def _resume(r: Any) -> str:
     from knowmeter.store import RunDir, resume_command
 
     try:
-        comprehension = bool(r["dir"]) and "comprehension" in RunDir(Path(r["dir"])).read_run()
+        comprehension = bool(r["dir"]) and RunDir(Path(r["dir"])).read_run().comprehension is not None
     except InputError:  # run.json unreadable: resume itself names the problem
         comprehension = False
     return resume_command(r["id"], comprehension=comprehension)

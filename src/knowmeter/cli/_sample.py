@@ -45,7 +45,7 @@ def sample_cmd(
     from knowmeter.report import variant_root
 
     run_record = run_dir.read_run()
-    root = variant_root(run_record, next(v for v in run_record["variants"] if v["name"] == variant))
+    root = variant_root(run_record, run_record.variant(variant))
     drafts = draft_samples(
         summary,
         cov.uncovered if cov else [],

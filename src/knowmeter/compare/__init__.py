@@ -6,6 +6,7 @@ pieces (``summarize_variant``, ``compare_pair`` / ``compare_all``, ``decide_verd
 JSON with unknown numbers as ``null``. Only numpy and pydantic are imported (no scipy).
 """
 
+from knowmeter._looks import Look, PairLook, SequentialRecord
 from knowmeter.compare._analyze import analyze
 from knowmeter.compare._audit import methodology_audit
 from knowmeter.compare._inputs import METRICS, CompareConfig, Observation
@@ -36,9 +37,6 @@ from knowmeter.compare._results import (
 from knowmeter.compare._sequential import (
     DESIGNS,
     Design,
-    Look,
-    PairLook,
-    SequentialRecord,
     futile,
     look_samples,
     new_record,

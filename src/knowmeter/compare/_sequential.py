@@ -28,11 +28,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from knowmeter import defaults
+from knowmeter._looks import Look, PairLook, SequentialRecord, StopKind
 from knowmeter.compare._inputs import CompareConfig, Observation
 from knowmeter.compare._pair import compare_all
 from knowmeter.compare._results import PairComparison, PairVerdict, VerdictLevel
@@ -48,7 +46,6 @@ from knowmeter.stats import (
 #: stop for futility when the chance to still detect a change of max_mde is below this, both ways
 FUTILITY_POWER = 0.10
 
-StopKind = Literal["efficacy", "futility", "planned_n"]
 #: ``haybittle-peto`` (the default): interim looks at z 3.29, the last at the unadjusted alpha;
 #: ``obf``: Lan–DeMets O'Brien–Fleming-type spending, interims capped at z 3.29, exactly alpha
 Design = defaults.SequentialDesign
@@ -64,58 +61,6 @@ METHODS: dict[Design, str] = {
     "obf": "group-sequential, Lan–DeMets O'Brien–Fleming-type alpha spending (two-sided), interim "
     "boundaries capped at z 3.29",
 }
-
-
-class PairLook(BaseModel):
-    """One treatment at one look."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    treatment: str
-    z: float | None = Field(description="The composite's paired mean difference over its standard error.")
-    decided: bool = Field(
-        description="The pair's verdict at the look's level is firm: PROGRESS, REGRESS, or a layer significantly lower."
-    )
-    power_gain: float | None = Field(description="Conditional power to detect +max_mde by the planned N.")
-    power_loss: float | None = Field(description="Conditional power to detect −max_mde by the planned N.")
-
-
-class Look(BaseModel):
-    """What one look saw and decided."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    index: int = Field(ge=1)
-    samples: int = Field(ge=1, description="Samples run so far (each under every variant and repeat).")
-    fraction: float = Field(gt=0, le=1, description="Information fraction: samples / planned samples.")
-    boundary_z: float
-    nominal_alpha: float
-    pairs: list[PairLook]
-    stop: StopKind | None
-
-
-class SequentialRecord(BaseModel):
-    """The sequential design of a run and its looks (run.json ``sequential``, report ``sequential``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    method: str = Field(description="The design in words (stored runs before the design field: the obf one).")
-    design: Design = Field(default="obf", description="The boundaries (runs stored before this field used obf).")
-    futility: bool = Field(
-        default=True, description="Whether a look may stop for futility (runs stored before this field: yes)."
-    )
-    alpha: float
-    planned_samples: int = Field(ge=1)
-    look_samples: list[int] = Field(description="Samples after which a look is planned (the last: all).")
-    order_seed: int = Field(description="Seed of the random order the samples run in.")
-    looks: list[Look] = Field(default_factory=list)
-    stopped: StopKind | None = None
-    reason: str | None = None
-
-    @property
-    def stop_alpha(self) -> float | None:
-        """The nominal level of the last look taken (the final verdict's ``sequential_alpha``)."""
-        return self.looks[-1].nominal_alpha if self.looks else None
 
 
 def look_samples(planned: int, min_pairs: int, looks: int) -> list[int]:

@@ -22,7 +22,7 @@ from knowmeter.comprehension._case import GraderCase
 from knowmeter.comprehension._grade import grade_answer, unanswered
 from knowmeter.comprehension._inputs import Inputs, load_inputs
 from knowmeter.comprehension._prompt import GRADER_TEMPLATE
-from knowmeter.config import RunConfig, VariantSpec, restore_secrets, stored_config
+from knowmeter.config import RunConfig, VariantSpec, restore_secrets
 from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared, _executor_from, run_record
 from knowmeter.executors import ExecResult
@@ -30,7 +30,16 @@ from knowmeter.grading import JudgeSpec
 from knowmeter.judges import build_judges
 from knowmeter.runner import Budget, MeteredExecutor, PostProcess, Task, plan_tasks
 from knowmeter.samples import Sample, SampleSet, sample_set_hash
-from knowmeter.store import Processed, RunDir, write_json_atomic
+from knowmeter.store import (
+    CaseFileInfo,
+    ComprehensionSkill,
+    ComprehensionTarget,
+    Grader,
+    Processed,
+    RunComprehension,
+    RunDir,
+    RunRecord,
+)
 from knowmeter.watermark import Watermark
 
 BASELINE_ARM = "baseline"
@@ -49,16 +58,6 @@ class Target:
     cwd: str | None = None
     flags: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "skill": self.skill,
-            "evals": self.evals,
-            "ngram": self.ngram,
-            "cwd": self.cwd,
-            "flags": list(self.flags),
-            "notes": list(self.notes),
-        }
 
 
 @dataclass
@@ -159,28 +158,35 @@ def make_config(
     )
 
 
-def comprehension_record(plan: ComprehensionPlan) -> dict[str, Any]:
+def comprehension_record(plan: ComprehensionPlan) -> RunComprehension:
     """The ``comprehension`` block of ``run.json``: what was measured and who graded."""
-    skill, files = plan.inputs.skill, plan.inputs.case_file
-    return {
-        "target": plan.target.to_dict(),
-        "skill": {
-            "name": skill.name,
-            "path": str(skill.path),
-            "shape": skill.shape,
-            "audit_state": str(skill.audit_state_path) if skill.audit_state_path else None,
-        },
-        "eval_file": {"path": str(files.path), "format": files.format},
-        "cases": len(plan.inputs.cases),
-        "dimensions": sorted({c.dimension for c in plan.inputs.cases}, key=lambda d: int(d[1:])),
-        "notes": [*plan.inputs.notes, *plan.target.notes],
-        "flags": list(plan.target.flags),
-        "grader_prompt_hash": GRADER_TEMPLATE.hash,
-        "graders": [
-            {"name": j.name, "executor": j.executor.name, "model": j.model, "non_llm": j.executor.non_llm}
+    skill, files, target = plan.inputs.skill, plan.inputs.case_file, plan.target
+    return RunComprehension(
+        target=ComprehensionTarget(
+            skill=target.skill,
+            evals=target.evals,
+            ngram=target.ngram,
+            cwd=target.cwd,
+            flags=list(target.flags),
+            notes=list(target.notes),
+        ),
+        skill=ComprehensionSkill(
+            name=skill.name,
+            path=str(skill.path),
+            shape=skill.shape,
+            audit_state=str(skill.audit_state_path) if skill.audit_state_path else None,
+        ),
+        eval_file=CaseFileInfo(path=str(files.path), format=files.format),
+        cases=len(plan.inputs.cases),
+        dimensions=sorted({c.dimension for c in plan.inputs.cases}, key=lambda d: int(d[1:])),
+        notes=[*plan.inputs.notes, *target.notes],
+        flags=list(target.flags),
+        grader_prompt_hash=GRADER_TEMPLATE.hash,
+        graders=[
+            Grader(name=j.name, executor=j.executor.name, model=j.model, non_llm=j.executor.non_llm)
             for j in plan.prepared.judges
         ],
-    }
+    )
 
 
 def start_comprehension(plan: ComprehensionPlan) -> RunDir:
@@ -188,26 +194,20 @@ def start_comprehension(plan: ComprehensionPlan) -> RunDir:
     prepared = plan.prepared
     run_dir = RunDir.create(prepared.config.output_path() / "runs")
     record = run_record(prepared, run_dir.id)
-    record["prompt_hashes"] = {"comprehension_grader": GRADER_TEMPLATE.hash}
-    record["comprehension"] = comprehension_record(plan)
-    write_json_atomic(run_dir.run_file, record)
+    record.prompt_hashes = {"comprehension_grader": GRADER_TEMPLATE.hash}
+    record.comprehension = comprehension_record(plan)
+    run_dir.write_run(record)
     return run_dir
 
 
-def reprepare(record: dict[str, Any]) -> ComprehensionPlan:
+def reprepare(record: RunRecord) -> ComprehensionPlan:
     """The plan of a stored comprehension run (for ``--resume``)."""
-    target = record["comprehension"]["target"]
-    source = Path(str(record.get("run_id"))) / "run.json"
+    if record.comprehension is None:
+        raise InputError(f"run {record.run_id} is not a comprehension run; resume it with knowmeter eval --resume")
+    target = record.comprehension.target
     return prepare_comprehension(
-        restore_secrets(stored_config(record.get("config"), source), str(source)),  # redacted when stored
-        Target(
-            target["skill"],
-            target["evals"],
-            int(target["ngram"]),
-            target.get("cwd"),
-            tuple(target.get("flags", ())),
-            tuple(target.get("notes", ())),
-        ),
+        restore_secrets(record.config, str(Path(record.run_id) / "run.json")),  # redacted when stored
+        Target(target.skill, target.evals, target.ngram, target.cwd, tuple(target.flags), tuple(target.notes)),
     )
 
 

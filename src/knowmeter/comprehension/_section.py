@@ -6,19 +6,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from knowmeter._record import RecordError
 from knowmeter.ask import unusable_reply
 from knowmeter.comprehension._stats import StatsConfig, comprehension_stats, graded_rows
 from knowmeter.comprehension._verdict import Parties, skill_verdict
-from knowmeter.report import Ordered, SectionBuilder, TaskKey
+from knowmeter.report import NO_OVERRIDES, Ordered, ReportOverrides, SectionBuilder, TaskKey, given
 from knowmeter.skillgraph import Dimension
-from knowmeter.store import TaskRecord
+from knowmeter.store import RunRecord, TaskRecord
 
 
 class _Comprehension:
     """The section folded over a run's task records: each record's grading is kept (comprehension
     runs are small) and read in the report's order."""
 
-    def __init__(self, run: dict[str, Any], overrides: dict[str, Any]) -> None:
+    def __init__(self, run: RunRecord, overrides: ReportOverrides) -> None:
         self._run, self._overrides = run, overrides
         self._records: Ordered[dict[str, Any]] = Ordered()
 
@@ -74,28 +75,31 @@ def case_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rows.values(), key=lambda r: (int(r["dimension"][1:]), r["case_id"].zfill(12)))
 
 
-def comprehension_section(overrides: dict[str, Any] | None = None) -> SectionBuilder:
+def comprehension_section(overrides: ReportOverrides = NO_OVERRIDES) -> SectionBuilder:
     """The section builder (``seed`` / ``bootstrap_samples`` / ``min_pairs`` / ``max_mde`` overrides
     as in ``knowmeter report``)."""
-    ov = {k: v for k, v in (overrides or {}).items() if v is not None}
-    return lambda run: _Comprehension(run, ov)
+    return lambda run: _Comprehension(run, overrides)
 
 
-def _fields(run: dict[str, Any], records: list[dict[str, Any]], ov: dict[str, Any]) -> dict[str, Any]:
+def _fields(run: RunRecord, records: list[dict[str, Any]], ov: ReportOverrides) -> dict[str, Any]:
     """The section's fields from the records in the report's order."""
-    info = run["comprehension"]
+    info = run.comprehension
+    if info is None:
+        raise RecordError("run.json has no comprehension block: this is not a comprehension run")
+    base = StatsConfig()
     cfg = StatsConfig(
-        seed=int(ov.get("seed", run["seed"])),
-        bootstrap_samples=int(ov.get("bootstrap_samples", run["config"]["bootstrap_samples"])),
-        **{k: ov[k] for k in ("min_pairs", "max_mde") if k in ov},
+        seed=given(ov.seed, run.seed),
+        bootstrap_samples=given(ov.bootstrap_samples, run.config.bootstrap_samples),
+        min_pairs=given(ov.min_pairs, base.min_pairs),
+        max_mde=given(ov.max_mde, base.max_mde),
     )
     stats = comprehension_stats(graded_rows(records), cfg)
-    executor = run["executor"]
+    executor = run.executor
     parties = Parties(
-        executor["name"],
-        executor.get("model"),
-        not executor["non_llm"],
-        tuple((g["name"], g["model"], not g["non_llm"]) for g in info["graders"]),
+        executor.name,
+        executor.model,
+        not executor.non_llm,
+        tuple((g.name, g.model, not g.non_llm) for g in info.graders),
     )
     reviews = sum(len(c.get("review") or []) for r in records if isinstance(c := r.get("comprehension"), dict))
     cases = case_rows(records)
@@ -108,11 +112,11 @@ def _fields(run: dict[str, Any], records: list[dict[str, Any]], ov: dict[str, An
     ]
     return {
         "comprehension": {
-            "skill": info["skill"],
-            "eval_file": info["eval_file"],
-            "notes": info["notes"],
-            "grader_prompt_hash": info["grader_prompt_hash"],
-            "graders": info["graders"],
+            "skill": info.skill.model_dump(),
+            "eval_file": info.eval_file.model_dump(),
+            "notes": info.notes,
+            "grader_prompt_hash": info.grader_prompt_hash,
+            "graders": [g.model_dump() for g in info.graders],
             "dimension_names": {d.value: d.long_name for d in Dimension},
             "overall": stats["overall"],
             "dimensions": stats["dimensions"],
@@ -122,8 +126,8 @@ def _fields(run: dict[str, Any], records: list[dict[str, Any]], ov: dict[str, An
                 parties,
                 reviews=reviews,
                 broken_replies=sum(unusable_reply("judge") in u for u in ungraded),
-                eval_dimensions=info.get("dimensions"),  # runs stored before it was recorded: None
-                flags=info.get("flags") or [],
+                eval_dimensions=info.dimensions,
+                flags=info.flags,
             ),
             "cases": cases,
             "ungraded": ungraded,

@@ -36,7 +36,7 @@ def summary_lines(report: Report) -> list[str]:
     skill, verdict = comp.skill, comp.verdict
     lines = [
         f"comprehension of {skill.name} ({skill.path}, {skill.shape}) · eval {comp.eval_file.path} "
-        f"· {run.config['repeat']} repeat(s) per case and arm × {run.config['judge_repeat']} grader call(s) per answer",
+        f"· {run.config.repeat} repeat(s) per case and arm × {run.config.judge_repeat} grader call(s) per answer",
         f"agent: {_party(ex.name, ex.model, ex.non_llm, 'offline agent')}",
         *(f"grader: {_party(g.name, g.model, g.non_llm, 'scripted grader')}" for g in comp.graders),
         f"grader prompt {comp.grader_prompt_hash} · arms: baseline (no skill) vs with-skill (SKILL.md)",

@@ -10,7 +10,6 @@ from knowmeter.report._gaps_section import gaps_section, variant_root
 from knowmeter.report._index import index_rows, not_comparable, open_run_index
 from knowmeter.report._model import (
     REPORT_SCHEMA_VERSION,
-    BudgetStatus,
     ComprehensionArm,
     ComprehensionSection,
     ComprehensionVerdict,
@@ -27,12 +26,15 @@ from knowmeter.report._model import (
     VariantOperations,
 )
 from knowmeter.report._outputs import write_outputs, write_text
+from knowmeter.report._overrides import NO_OVERRIDES, ReportOverrides, given
 from knowmeter.report._read import joined_report, read_report
 from knowmeter.report._resources_section import resources_section
 from knowmeter.report._terminal import percent, probe_lines, render_terminal
 from knowmeter.report._view import ReportView, SampleRow, TaskView
+from knowmeter.store import BudgetStatus  # run.json's budget block, as report.json shows it
 
 __all__ = [
+    "NO_OVERRIDES",
     "OUTCOMES",
     "REPORT_SCHEMA_VERSION",
     "Blocker",
@@ -54,6 +56,7 @@ __all__ = [
     "ProbeSide",
     "ProbeVariantRow",
     "Report",
+    "ReportOverrides",
     "ReportView",
     "RunInfo",
     "SampleRow",
@@ -67,6 +70,7 @@ __all__ = [
     "compare_config",
     "comparison_section",
     "gaps_section",
+    "given",
     "incompleteness",
     "index_rows",
     "joined_report",

@@ -21,7 +21,7 @@ from knowmeter.report._fold import SectionBuilder, TaskKey
 from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
 from knowmeter.report._summary import OperationsSummary
 from knowmeter.stats import shared_resamples
-from knowmeter.store import RunDir, StoredTasks, TaskRecord, atomic_file, resume_command
+from knowmeter.store import RunDir, RunExecutor, RunRecord, StoredTasks, TaskRecord, atomic_file, resume_command
 
 
 def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = None) -> Report:
@@ -30,7 +30,7 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
     section as it is read. The report's ``tasks`` are the run's ``StoredTasks`` (read again from
     results.jsonl by a reader that shows them, never all held in memory)."""
     run = run_dir.read_run()
-    names = [v["name"] for v in run["variants"]]
+    names = [v.name for v in run.variants]
     operations = OperationsSummary(names)
     folds = [section(run) for section in sections or []]
 
@@ -49,45 +49,46 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
     summaries = operations.result()
     variants = [
         {
-            "name": v["name"],
-            "role": v["role"],
-            "expression": v["expression"],
-            "kind": v["kind"],
-            "artifact_hash": v["hash"],
-            **summaries.get(v["name"], {}),
+            "name": v.name,
+            "role": v.role,
+            "expression": v.expression,
+            "kind": v.kind,
+            "artifact_hash": v.hash,
+            **summaries.get(v.name, {}),
         }
-        for v in run["variants"]
+        for v in run.variants
     ]
-    executor = dict(run["executor"])
-    executor["label"] = executor_label(executor)
+    executor = run.executor.model_dump()
+    executor["label"] = executor_label(run.executor)
+
     fields: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "run": {
-            "id": run["run_id"],
-            "created_at": run["created_at"],
-            "finished_at": run.get("finished_at"),
-            "status": run.get("status"),
+            "id": run.run_id,
+            "created_at": run.created_at,
+            "finished_at": run.finished_at,
+            "status": run.status,
             "reported_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "versions": run["versions"],
-            "git": run["git"],
+            "versions": run.versions,
+            "git": run.git,
             "executor": executor,
-            "seed": run["seed"],
-            "watermark": run["watermark"],
-            "sample_set": run.get("sample_set"),
-            "config": run["config"],
-            "budget": run.get("budget"),
-            "tasks_total": run["tasks_total"],
+            "seed": run.seed,
+            "watermark": run.watermark,
+            "sample_set": run.sample_set,
+            "config": run.config,
+            "budget": run.budget,
+            "tasks_total": run.tasks_total,
             "tasks_done": len(tasks),
-            "tasks_missing": run["tasks_total"] - len(tasks),
+            "tasks_missing": run.tasks_total - len(tasks),
             "results_problems": tasks.problems or None,
             "partial": partial_info(run, len(tasks), tasks.variants, run_dir.id),
-            "wall_s": run.get("wall_s"),
-            "judges": run.get("judges", []),
-            "prompt_hashes": run.get("prompt_hashes", {}),
-            "shard": run.get("shard"),
-            "sequential": run.get("sequential"),
-            "control_reused": run.get("control_reused"),
-            "subset": run.get("subset"),
+            "wall_s": run.wall_s,
+            "judges": run.judges,
+            "prompt_hashes": run.prompt_hashes,
+            "shard": run.shard,
+            "sequential": run.sequential,
+            "control_reused": run.control_reused,
+            "subset": run.subset,
         },
         "variants": variants,
     }
@@ -118,22 +119,22 @@ def write_report(path: Path, report: Report) -> None:
         fh.write(jsonio.dumps(report.to_dict(tasks=False)) + b"\n")
 
 
-def partial_info(run: dict[str, Any], done: int, with_results: set[str], run_id: str) -> dict[str, Any] | None:
+def partial_info(run: RunRecord, done: int, with_results: set[str], run_id: str) -> dict[str, Any] | None:
     """Why the run covers only part of its tasks (None for a complete run): ``done`` tasks are
     stored, for the variants ``with_results``."""
-    missing = run["tasks_total"] - done
-    status = run.get("status")
-    refused = (run.get("budget") or {}).get("tasks_not_started_for_budget") or 0
+    missing = run.tasks_total - done
+    status = run.status
+    refused = run.budget.tasks_not_started_for_budget if run.budget is not None else 0
     kind = incompleteness(status, missing=missing, refused_for_budget=refused)
     if kind is None:
         return None
-    resume = resume_command(run_id, comprehension="comprehension" in run)
+    resume = resume_command(run_id, comprehension=run.comprehension is not None)
     if kind == "budget":
         reason = f"stopped by the budget: {refused} task(s) not started"
-    elif kind == "halted" and isinstance(run.get("halted"), dict):
-        halted = run["halted"]
+    elif kind == "halted" and run.halted is not None:
+        halted = run.halted
         reason = (
-            f"stopped early: {halted.get('reason')}; {halted.get('tasks_not_started')} task(s) not started — "
+            f"stopped early: {halted.reason}; {halted.tasks_not_started} task(s) not started — "
             f"fix the cause, then {resume} runs them"
         )
     elif kind == "killed":
@@ -148,16 +149,16 @@ def partial_info(run: dict[str, Any], done: int, with_results: set[str], run_id:
     return {
         "reason": reason,
         "tasks_missing": max(missing, 0),
-        "variants_without_results": [v["name"] for v in run["variants"] if v["name"] not in with_results],
+        "variants_without_results": [v.name for v in run.variants if v.name not in with_results],
     }
 
 
-def executor_label(executor: dict[str, Any]) -> str:
+def executor_label(executor: RunExecutor) -> str:
     """What kind of agent produced the answers, as far as knowmeter knows."""
-    if executor.get("name") == "echo":
+    if executor.name == "echo":
         return "harness check (echo: each answer is its prompt; no model)"
-    if executor.get("non_llm"):
-        return "non-LLM agent (offline retrieval)" if executor.get("name") == "offline" else "non-LLM agent"
-    if executor.get("name") == "script":
+    if executor.non_llm:
+        return "non-LLM agent (offline retrieval)" if executor.name == "offline" else "non-LLM agent"
+    if executor.name == "script":
         return "command (script protocol; whether it calls a model is not known)"
     return "LLM agent"

@@ -12,7 +12,8 @@ from knowmeter.compare import Analysis, CompareConfig, Observation, SequentialRe
 from knowmeter.gold import GoldEvidence, StoredGold, gold_evidence
 from knowmeter.report._fold import Ordered, SectionBuilder, Shared, TaskKey
 from knowmeter.report._model import Statistics
-from knowmeter.store import ExecRecord, Grade, JudgeOutcome, Layers, TaskRecord
+from knowmeter.report._overrides import NO_OVERRIDES, ReportOverrides, given
+from knowmeter.store import ControlReused, ExecRecord, Grade, JudgeOutcome, Layers, RunRecord, TaskRecord
 
 
 class _Observer:
@@ -67,34 +68,34 @@ def _judged(task: TaskRecord) -> TaskRecord:
 _NO_EXEC = ExecRecord()
 
 
-def compare_config(run: dict[str, Any], overrides: dict[str, Any] | None = None) -> CompareConfig:
-    """The comparison settings a run was made with, plus ``knowmeter report`` overrides."""
-    cfg = run["config"]
-    values: dict[str, Any] = {
-        "threshold": cfg["layer_gate"],
-        "min_effect": cfg["min_effect"],
-        "bootstrap_samples": cfg["bootstrap_samples"],
-        "seed": cfg["seed"],
-    }
-    # runs recorded before these settings existed use the comparison defaults
-    values.update({k: cfg[k] for k in ("max_mde", "min_pairs", "stability_limit") if cfg.get(k) is not None})
-    looks = (run.get("sequential") or {}).get("looks")
-    if looks:  # a sequential run is decided at the level of its last look
-        values["sequential_alpha"] = looks[-1]["nominal_alpha"]
-    values.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    return CompareConfig(**values)
+def compare_config(run: RunRecord, overrides: ReportOverrides = NO_OVERRIDES) -> CompareConfig:
+    """The comparison settings a run was made with, plus ``knowmeter report`` overrides (a run
+    recorded before ``max_mde``, ``min_pairs`` or ``stability_limit`` existed reads the
+    configuration's defaults, the comparison's own). A sequential run is decided at the level of
+    its last look."""
+    cfg, ov, looks = run.config, overrides, run.sequential.looks if run.sequential is not None else []
+    return CompareConfig(
+        threshold=given(ov.threshold, cfg.layer_gate),
+        min_effect=cfg.min_effect,
+        bootstrap_samples=given(ov.bootstrap_samples, cfg.bootstrap_samples),
+        seed=given(ov.seed, cfg.seed),
+        max_mde=given(ov.max_mde, cfg.max_mde),
+        min_pairs=given(ov.min_pairs, cfg.min_pairs),
+        stability_limit=given(ov.stability_limit, cfg.stability_limit),
+        sequential_alpha=looks[-1].nominal_alpha if looks else None,
+    )
 
 
 def run_analysis(
-    run: dict[str, Any],
+    run: RunRecord,
     observed: list[Observation],
-    overrides: dict[str, Any] | None = None,
+    overrides: ReportOverrides = NO_OVERRIDES,
     gold: GoldEvidence | None = None,
 ) -> Analysis:
     """The comparison of a stored run's ``observed`` tasks (in the report's order); ``gold`` (the
     run's ``gold.json`` checked against its records) feeds the human-aligned audit."""
-    control = next((v["name"] for v in run["variants"] if v["role"] == "control"), None)
-    names = [v["name"] for v in run["variants"]]
+    control = run.control.name if run.control is not None else None
+    names = [v.name for v in run.variants]
     treatments = [n for n in names if n != control]
     if control is None and names:  # no control: the first variant is the reference
         control, treatments = names[0], names[1:]
@@ -106,11 +107,10 @@ def run_analysis(
     return analyze(observed, control=control, treatments=treatments, config=compare_config(run, overrides), gold=gold)
 
 
-def _with_stop(verdict: Verdict, sequential: dict[str, Any] | None) -> Verdict:
+def _with_stop(verdict: Verdict, record: SequentialRecord | None) -> Verdict:
     """The verdict of a sequential run says where the run stopped and why."""
-    if not sequential or not sequential.get("reason"):
+    if record is None or not record.reason:
         return verdict
-    record = SequentialRecord.model_validate(sequential)
     last = record.looks[-1]
     where = (
         f"stopped early after {last.samples} of {record.planned_samples} samples"
@@ -125,13 +125,13 @@ def _with_stop(verdict: Verdict, sequential: dict[str, Any] | None) -> Verdict:
     )
 
 
-def _with_reuse(verdict: Verdict, reused: dict[str, Any] | None) -> Verdict:
+def _with_reuse(verdict: Verdict, reused: ControlReused | None) -> Verdict:
     """The verdict of a run with a reused control says where the control came from."""
-    if not reused:
+    if reused is None:
         return verdict
     line = (
-        f"control reused: {reused['tasks']} control result(s) from run {reused['run']} (made "
-        f"{reused['created_at']}), not run again; paired with this run's treatment by sample and repeat"
+        f"control reused: {reused.tasks} control result(s) from run {reused.run} (made "
+        f"{reused.created_at}), not run again; paired with this run's treatment by sample and repeat"
     )
     return verdict.model_copy(update={"rationale": [line, *verdict.rationale]})
 
@@ -139,7 +139,7 @@ def _with_reuse(verdict: Verdict, reused: dict[str, Any] | None) -> Verdict:
 class _Comparison:
     """The statistics section folded over a run's task records."""
 
-    def __init__(self, run: dict[str, Any], overrides: dict[str, Any] | None, gold: StoredGold | None) -> None:
+    def __init__(self, run: RunRecord, overrides: ReportOverrides, gold: StoredGold | None) -> None:
         self._run, self._overrides, self._gold = run, overrides, gold
         self._observe = _Observer()
         self._observed: Ordered[Observation] = Ordered()
@@ -163,12 +163,12 @@ class _Comparison:
                 variants=analysis.summaries,
             ),
             "comparisons": analysis.comparisons,
-            "verdict": _with_reuse(_with_stop(analysis.verdict, run.get("sequential")), run.get("control_reused")),
+            "verdict": _with_reuse(_with_stop(analysis.verdict, run.sequential), run.control_reused),
             "audit": analysis.audit,
         }
 
 
-def comparison_section(overrides: dict[str, Any] | None = None, gold: StoredGold | None = None) -> SectionBuilder:
+def comparison_section(overrides: ReportOverrides = NO_OVERRIDES, gold: StoredGold | None = None) -> SectionBuilder:
     """A ``SectionBuilder`` adding ``statistics``, ``comparisons``, ``verdict`` and ``audit``
     (its human-aligned badge from ``gold``, the run's stored gold comparison)."""
     return lambda run: _Comparison(run, overrides, gold)

@@ -8,7 +8,7 @@ from array import array
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any, Generic, Protocol, TypeVar
 
-from knowmeter.store import TaskRecord
+from knowmeter.store import RunRecord, TaskRecord
 
 #: A task's place in the report's order: (repeat, sample_id, variant).
 TaskKey = tuple[int, str, str]
@@ -26,7 +26,7 @@ class Section(Protocol):
 
 
 #: A section made for a run (from its run.json record).
-SectionBuilder = Callable[[dict[str, Any]], Section]
+SectionBuilder = Callable[[RunRecord], Section]
 
 
 class Ordered(Generic[T]):

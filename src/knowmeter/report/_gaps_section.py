@@ -10,16 +10,15 @@ from knowmeter._record import RecordError
 from knowmeter.analysis import Coverage, GapSummary, GapTally, TaskGaps, coverage, knowledge_files
 from knowmeter.report._fold import First, Ordered, SectionBuilder, Shared, TaskKey
 from knowmeter.report._model import CoverageSection, GapsSection
-from knowmeter.store import TaskRecord, TraceMetaRecord
-from knowmeter.watermark import Watermark
+from knowmeter.store import RunRecord, RunVariant, TaskRecord, TraceMetaRecord
 
 #: artifact deliveries that put the artifact into every request (a ``skill`` is loaded only when invoked)
 IN_CONTEXT_DELIVERIES = frozenset({"system_prompt", "agents_md"})
 
 
-def variant_root(run: dict[str, Any], variant: dict[str, Any]) -> Path:
+def variant_root(run: RunRecord, variant: RunVariant) -> Path:
     """The working directory a variant's agent ran in (its cwd, else the config's folder)."""
-    return Path(variant["cwd"]) if variant.get("cwd") else Path(run["config"]["base_dir"])
+    return Path(variant.cwd) if variant.cwd else Path(run.config.base_dir)
 
 
 @dataclass
@@ -35,7 +34,7 @@ class _VariantTasks:
     skill_folder: First = field(default_factory=First)
     memory: set[str] | None = None  # memory files delivered in every task so far
 
-    def add(self, key: TaskKey, task: TaskRecord, variant: dict[str, Any]) -> None:
+    def add(self, key: TaskKey, task: TaskRecord, variant: RunVariant) -> None:
         analysis = task.analysis
         if analysis is not None and analysis.gaps:
             gaps = _task_gaps(task, analysis.gaps)
@@ -59,9 +58,9 @@ class _Gaps:
     """``gaps``: per-variant gap rate, weighted gap rate, inventory; ``coverage``: per-variant
     knowledge-file coverage. Both carry the sample-set watermark."""
 
-    def __init__(self, run: dict[str, Any]) -> None:
+    def __init__(self, run: RunRecord) -> None:
         self._run = run
-        self._by_name = {v["name"]: v for v in run["variants"]}
+        self._by_name = {v.name: v for v in run.variants}
         self._acc = {name: _VariantTasks() for name in self._by_name}
 
     def add(self, key: TaskKey, task: TaskRecord) -> None:
@@ -70,26 +69,26 @@ class _Gaps:
 
     def result(self) -> dict[str, Any]:
         run = self._run
-        watermark = Watermark.from_dict(run["watermark"])
-        cfg = run["config"]
-        base = Path(cfg["base_dir"])
+        watermark = run.watermark
+        cfg = run.config
+        base = Path(cfg.base_dir)
         gap_rows: list[GapSummary] = []
         coverage_rows: list[Coverage] = []
-        for v in run["variants"]:
-            mine = self._acc.pop(v["name"])  # freed once its rows are made
+        for v in run.variants:
+            mine = self._acc.pop(v.name)  # freed once its rows are made
             files = knowledge_files(
                 variant_root(run, v),
-                artifact=v.get("path"),
-                knowledge_dirs=[(base / d).resolve() for d in cfg.get("knowledge_dirs") or []],
+                artifact=v.path,
+                knowledge_dirs=[(base / d).resolve() for d in cfg.knowledge_dirs],
                 # the name the artifact was installed (and is invoked) under, else the variant's name
-                skill_name=None if v["kind"] == "baseline" else mine.skill_folder.first() or str(v["name"]),
+                skill_name=None if v.kind == "baseline" else mine.skill_folder.first() or v.name,
                 artifact_in_context=bool(mine.tasks) and mine.all_in_context,
             )
             for gaps in mine.gapped:
                 mine.tally.add(gaps)
-            gap_rows.append(mine.tally.summary(watermark, variant=v["name"]))
+            gap_rows.append(mine.tally.summary(watermark, variant=v.name))
             coverage_rows.append(
-                coverage(files, mine.accesses, watermark, variant=v["name"], injected=mine.memory or set())
+                coverage(files, mine.accesses, watermark, variant=v.name, injected=mine.memory or set())
             )
         return {
             "gaps": GapsSection(watermark=watermark, variants=gap_rows),
@@ -101,12 +100,12 @@ class _Gaps:
 gaps_section: SectionBuilder = _Gaps
 
 
-def _artifact_delivery(meta: TraceMetaRecord | None, variant: dict[str, Any]) -> str | None:
+def _artifact_delivery(meta: TraceMetaRecord | None, variant: RunVariant) -> str | None:
     """How the task's executor delivered the artifact, as it reported; executors that report
     nothing (offline, script, model APIs) pass it as the system text."""
     if meta is not None and "artifact_delivery" in meta.model_fields_set:
         return meta.artifact_delivery
-    return None if variant["kind"] == "baseline" else "system_prompt"
+    return None if variant.kind == "baseline" else "system_prompt"
 
 
 def _task_gaps(task: TaskRecord, gaps: dict[str, Any]) -> TaskGaps:

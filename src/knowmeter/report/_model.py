@@ -27,10 +27,23 @@ from knowmeter.compare import (
 from knowmeter.compare import (
     VariantSummary as VariantStatistics,
 )
+from knowmeter.config import RunConfig
 from knowmeter.gates import Gates
 from knowmeter.report._decision import Decision, Incompleteness, incompleteness
 from knowmeter.stats import BootstrapResult
-from knowmeter.store import JoinedTasks, StoredTasks, TaskRecord
+from knowmeter.store import (
+    BudgetStatus,
+    ControlReused,
+    Git,
+    JoinedTasks,
+    JudgeInfo,
+    RunExecutor,
+    SampleSetInfo,
+    ShardInfo,
+    StoredTasks,
+    SubsetInfo,
+    TaskRecord,
+)
 from knowmeter.watermark import Watermark
 
 #: The version of report.json this code writes and reads.
@@ -46,22 +59,10 @@ class _M(StoredModel):
     pass
 
 
-class ExecutorInfo(_M):
-    """Who produced the answers."""
+class ExecutorInfo(RunExecutor):
+    """Who produced the answers (run.json's ``executor``), and what kind of agent that is."""
 
-    name: str
-    identity: str
-    non_llm: bool
-    model: str | None
     label: str = Field(description="What kind of agent produced the answers, as far as knowmeter knows.")
-    #: True: each task's agent was sealed from the others; False: run with --unsealed;
-    #: None: the executor runs no agent process of its own (offline, script, model APIs)
-    sealed: bool | None = None
-
-
-class Git(_M):
-    commit: str | None
-    dirty: bool | None
 
 
 class Partial(_M):
@@ -70,89 +71,6 @@ class Partial(_M):
     reason: str
     tasks_missing: int = Field(ge=0)
     variants_without_results: list[str]
-
-
-class CallSpend(_M):
-    known_cost: int
-    unknown_cost: int
-    spent_known_usd: float
-    max_cost_usd: float | None = Field(
-        default=None, description="The highest cost one call reported (None: none reported one)."
-    )
-
-
-class BudgetStatus(_M):
-    """What the run spent against its budget (``runner.Budget``)."""
-
-    total_usd: float | None
-    per_task_usd: float | None
-    spent_known_usd: float
-    tasks_with_known_cost: int
-    tasks_with_unknown_cost: int
-    tasks_not_started_for_budget: int
-    calls: dict[str, CallSpend] = Field(description="Model calls by kind (agent, judge, hedging, grader).")
-    calls_one_at_a_time: int = Field(
-        default=0,
-        ge=0,
-        description="Calls the budget ran one at a time because a cost it needed to size their "
-        "reservation was not known yet (every call, when the executor never reports its cost).",
-    )
-    in_flight_calls: int = Field(
-        default=0, ge=0, description="Calls in flight when a leg of the run was killed, charged by a later leg."
-    )
-    in_flight_charged_usd: float = Field(
-        default=0.0,
-        ge=0,
-        description="What those calls were charged: their reservations (their real cost is unknown).",
-    )
-    in_flight_unknown_cost: int = Field(
-        default=0,
-        ge=0,
-        description="Of those calls, the ones charged nothing: no reservation and no known cost of their kind.",
-    )
-    overshoot_usd: float | None
-    note: str | None
-
-
-class JudgeInfo(_M):
-    name: str
-    executor: str
-    model: str | None
-
-
-class SampleSetInfo(_M):
-    """What kind of sample set the watermark names: written by people, made by knowmeter probe,
-    or a mix (gap-signal spec §9: the two gap rates are shown side by side, never merged)."""
-
-    kind: Literal["human", "probe", "mixed"]
-    probe_samples: int
-    generators: list[str]
-    prompt_hashes: list[str]
-    kb_sha256: list[str] = Field(description="Hashes of the knowledge bases the probe questions were made from.")
-
-
-class SubsetInfo(_M):
-    """The part of the sample set a debugging run ran (eval --limit N / --sample ID)."""
-
-    samples: int = Field(ge=0, description="Samples run.")
-    of: int = Field(ge=0, description="Samples in the sample files.")
-    sample_ids: list[str] = Field(description="The --sample ids asked for (empty: none).")
-    limit: int | None = Field(description="The --limit asked for (None: none).")
-
-
-class ShardInfo(_M):
-    """Which shard of which plan a run is."""
-
-    index: int = Field(ge=1)
-    count: int = Field(ge=1)
-    plan_hash: str = Field(description="sha256 of the plan (config, samples, variants, executor, seed).")
-    plan_tasks: int = Field(ge=0, description="Tasks of the whole plan (all shards).")
-
-
-class ControlReused(_M):
-    run: str = Field(description="The run the control arm's results were taken from.")
-    created_at: str = Field(description="When that run was made.")
-    tasks: int = Field(ge=0, description="Control tasks reused.")
 
 
 class RunInfo(_M):
@@ -173,7 +91,7 @@ class RunInfo(_M):
         description="The sample set's kind (human / probe / mixed); None for runs made before "
         "knowmeter recorded it (their samples were written by people).",
     )
-    config: dict[str, Any] = Field(description="The run's configuration as stored in run.json (secrets redacted).")
+    config: RunConfig = Field(description="The run's configuration as stored in run.json (secrets redacted).")
     budget: BudgetStatus | None
     tasks_total: int = Field(ge=0)
     tasks_done: int = Field(ge=0)

@@ -10,7 +10,8 @@ from typing import Any
 
 from knowmeter.compare import ResourceUse, compare_resources
 from knowmeter.report._fold import SectionBuilder, TaskKey
-from knowmeter.store import TaskRecord
+from knowmeter.report._overrides import NO_OVERRIDES, ReportOverrides, given
+from knowmeter.store import RunRecord, TaskRecord
 
 
 def _tokens(task: TaskRecord) -> float | None:
@@ -58,7 +59,7 @@ class _Resources:
     """The resources section folded over a run's task records (in any order: the comparison pairs
     tasks by sample and repeat, and sorts the pairs)."""
 
-    def __init__(self, run: dict[str, Any], overrides: dict[str, Any] | None) -> None:
+    def __init__(self, run: RunRecord, overrides: ReportOverrides) -> None:
         self._run, self._overrides = run, overrides
         self._uses = _Uses()
 
@@ -68,23 +69,23 @@ class _Resources:
     def result(self) -> dict[str, Any]:
         run, uses, self._uses = self._run, self._uses, _Uses()
         present = uses.variants
-        names = [v["name"] for v in run["variants"] if v["name"] in present]
-        control = next((v["name"] for v in run["variants"] if v["role"] == "control"), names[0] if names else None)
+        names = [v.name for v in run.variants if v.name in present]
+        control = run.control.name if run.control is not None else names[0] if names else None
         if control not in present or len(names) < 2:
             return {"resources": None}
-        cfg = {**run["config"], **{k: v for k, v in (self._overrides or {}).items() if v is not None}}
+        ov = self._overrides
         return {
             "resources": compare_resources(
                 uses,
                 control=control,
                 treatments=[n for n in names if n != control],
-                b=cfg["bootstrap_samples"],
-                seed=cfg["seed"],
+                b=given(ov.bootstrap_samples, run.config.bootstrap_samples),
+                seed=given(ov.seed, run.config.seed),
             )
         }
 
 
-def resources_section(overrides: dict[str, Any] | None = None) -> SectionBuilder:
+def resources_section(overrides: ReportOverrides = NO_OVERRIDES) -> SectionBuilder:
     """A ``SectionBuilder`` adding ``resources`` (None for a run with one variant), seeded and
     resampled as the run's comparison is (``knowmeter report`` overrides included)."""
     return lambda run: _Resources(run, overrides)

@@ -115,7 +115,7 @@ def _render_variants(report: Report, out: Printer) -> None:
         out.line(f"scored from {sets or 'nothing'} · agent cost {cost_txt} · latency p50 {latency}", indent=_INDENT)
         out.line(f"{_pass_rates(report, v.name, v.assertion_pass_rate)}", indent=_INDENT)
         if v.outputs_truncated:
-            limit = report.run.config.get("max_graded_output_chars")
+            limit = report.run.config.max_graded_output_chars
             out.line(
                 f"{v.outputs_truncated} output(s) longer than maxGradedOutputChars ({limit}) were graded and "
                 "judged on their first characters only (stored whole)",

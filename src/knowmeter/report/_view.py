@@ -355,7 +355,17 @@ class ReportView:
 
     @property
     def config(self) -> Json:
-        return self._run.config
+        return self._run.config.model_dump(mode="json")
+
+    @property
+    def repeats(self) -> int:
+        """Repeats of each sample (each case and arm, for a comprehension run)."""
+        return self._run.config.repeat
+
+    @property
+    def judge_repeat(self) -> int:
+        """Calls of each judge (each grader) per answer."""
+        return self._run.config.judge_repeat
 
     @property
     def budget(self) -> Json:

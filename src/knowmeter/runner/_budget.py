@@ -17,6 +17,7 @@ import anyio
 
 from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError, ExecutorWrapper
 from knowmeter.runner._ledger import LEDGER_FILE, Ledger, StoredSpend, read_ledger
+from knowmeter.store import BudgetStatus
 
 #: A reservation is this many times the highest cost seen so far (for calls of the same kind),
 #: so costs that rise during a run still stay under the total.
@@ -192,22 +193,22 @@ class Budget:
         if self.ledger is not None:
             await self.ledger.on_disk()
 
-    def continue_from(self, earlier: Mapping[str, Any]) -> None:
-        """Count what earlier legs of the run spent (their ``to_dict`` record, from run.json)
+    def continue_from(self, earlier: BudgetStatus) -> None:
+        """Count what earlier legs of the run spent (their ``record``, from run.json)
         against this budget, so a resumed run has one budget and one record that adds up. The
         number of tasks the budget did not start is this leg's alone (those tasks run again)."""
-        for kind, spent in (earlier.get("calls") or {}).items():
+        for kind, spent in earlier.calls.items():
             calls = self.calls.setdefault(kind, _Calls())
-            calls.known += spent["known_cost"]
-            calls.unknown += spent["unknown_cost"]
-            calls.spent_usd += spent["spent_known_usd"]
-            calls.max_seen_usd = spent.get("max_cost_usd")
-        self.spent_usd += earlier["spent_known_usd"]
-        self.one_at_a_time += earlier.get("calls_one_at_a_time") or 0
-        self.in_flight_calls += earlier.get("in_flight_calls") or 0
-        self.in_flight_usd += earlier.get("in_flight_charged_usd") or 0.0
-        self.in_flight_unknown += earlier.get("in_flight_unknown_cost") or 0
-        if earlier.get("overshoot_usd") and self.total_usd is not None:
+            calls.known += spent.known_cost
+            calls.unknown += spent.unknown_cost
+            calls.spent_usd += spent.spent_known_usd
+            calls.max_seen_usd = spent.max_cost_usd
+        self.spent_usd += earlier.spent_known_usd
+        self.one_at_a_time += earlier.calls_one_at_a_time
+        self.in_flight_calls += earlier.in_flight_calls
+        self.in_flight_usd += earlier.in_flight_charged_usd
+        self.in_flight_unknown += earlier.in_flight_unknown_cost
+        if earlier.overshoot_usd and self.total_usd is not None:
             self.overshoot_usd = max(0.0, self.charged_usd - self.total_usd)
 
     def add_unrecorded(self, stored: Mapping[str, StoredSpend]) -> None:
@@ -259,6 +260,10 @@ class Budget:
             self.in_flight_unknown += 1
         else:
             self.in_flight_usd += usd
+
+    def record(self) -> BudgetStatus:
+        """``to_dict`` as run.json's ``budget`` block."""
+        return BudgetStatus.model_validate(self.to_dict())
 
     def to_dict(self) -> dict[str, object]:
         agent = self.calls.get("agent", _Calls())

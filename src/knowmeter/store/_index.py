@@ -15,7 +15,7 @@ from knowmeter._damaged import set_aside
 from knowmeter._faults import environment_fault
 from knowmeter._secrets import scrub_value
 from knowmeter.errors import InputError
-from knowmeter.store._rundir import RESULTS_FILE, RUN_FILE, RunDir, read_json
+from knowmeter.store._rundir import RESULTS_FILE, RUN_FILE, RunDir
 
 INDEX_FILE = "index.sqlite"
 RUN_COLUMNS = (
@@ -262,23 +262,23 @@ def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
         if run_path.name in indexed:
             continue
         try:
-            run = read_json(run_file)
-            shard = run.get("shard")
-            row = {
-                **dict.fromkeys(RUN_COLUMNS),
-                "id": run_path.name,
-                "created_at": run.get("created_at"),
-                "status": "running" if RunDir(run_path).executing else "killed",
-                "dir": str(run_path.resolve()),
-                "executor": (run.get("executor") or {}).get("name"),
-                "sample_set_id": (run.get("watermark") or {}).get("id"),
-                "tasks_total": run.get("tasks_total"),
-                "tasks_done": _stored_tasks(run_path / RESULTS_FILE),
-                "cost_unknown_tasks": 0,
-                "shard": f"{shard['index']}/{shard['count']}" if shard else None,
-            }
-        except (InputError, AttributeError, KeyError, TypeError):
+            run = RunDir(run_path).read_run()
+        except InputError:
             continue
+        shard = run.shard
+        row = {
+            **dict.fromkeys(RUN_COLUMNS),
+            "id": run_path.name,
+            "created_at": run.created_at,
+            "status": "running" if RunDir(run_path).executing else "killed",
+            "dir": str(run_path.resolve()),
+            "executor": run.executor.name,
+            "sample_set_id": run.watermark.id,
+            "tasks_total": run.tasks_total,
+            "tasks_done": _stored_tasks(run_path / RESULTS_FILE),
+            "cost_unknown_tasks": 0,
+            "shard": f"{shard.index}/{shard.count}" if shard else None,
+        }
         rows.append(row)
     return rows
 

@@ -8,33 +8,32 @@ import os
 import secrets
 import shutil
 from pathlib import Path
-from typing import Any
 
 from knowmeter import jsonio
 from knowmeter.errors import InputError
-from knowmeter.store._rundir import ResultsWriter, RunDir, new_run_id, write_json_atomic
-from knowmeter.store._runrecord import plan_hash, plan_parts, utc_timestamp
+from knowmeter.store._rundir import ResultsWriter, RunDir, new_run_id
+from knowmeter.store._runrecord import MergedShard, RunRecord, ShardInfo, plan_hash, plan_parts, utc_timestamp
 from knowmeter.store._storedtasks import task_records
 
 
-def _shard_record(run_dir: RunDir) -> dict[str, Any]:
-    """The run.json of a shard, checked to be one (and unedited)."""
+def _shard_record(run_dir: RunDir) -> tuple[RunRecord, ShardInfo]:
+    """The run.json of a shard and its shard block, checked to be one (and unedited)."""
     record = run_dir.read_run()
-    shard = record.get("shard")
+    shard = record.shard
     if shard is None:
         raise InputError(
             f"run {run_dir.id} is not a shard (it was not run with knowmeter eval --shard I/N); "
             "merge takes every shard of one sharded plan"
         )
-    if plan_hash(record) != shard["plan_hash"]:
+    if plan_hash(record) != shard.plan_hash:
         raise InputError(
             f"run {run_dir.id}: its run.json does not match the plan hash recorded in it; "
             "the file was edited or damaged"
         )
-    return record
+    return record, shard
 
 
-def _differences(a: Any, b: Any, path: str = "") -> list[str]:
+def _differences(a: object, b: object, path: str = "") -> list[str]:
     """Where two plans differ, to the setting: ``config.repeat 1 vs 2``."""
     if isinstance(a, dict) and isinstance(b, dict):
         keys = sorted(a.keys() | b.keys())
@@ -42,27 +41,30 @@ def _differences(a: Any, b: Any, path: str = "") -> list[str]:
     return [] if a == b else [f"{path} {jsonio.shown(a)} vs {jsonio.shown(b)}"]
 
 
-def _check_plan(runs: list[tuple[RunDir, dict[str, Any]]]) -> list[tuple[RunDir, dict[str, Any]]]:
+_Shard = tuple[RunDir, RunRecord, ShardInfo]
+
+
+def _check_plan(runs: list[_Shard]) -> list[_Shard]:
     """The shards sorted by index, after checking they are exactly shards 1..N of one plan."""
-    first_dir, first = runs[0]
-    count = first["shard"]["count"]
-    for run_dir, record in runs[1:]:
-        if record["shard"]["plan_hash"] != first["shard"]["plan_hash"]:
+    first_dir, first, first_shard = runs[0]
+    count = first_shard.count
+    for run_dir, record, shard in runs[1:]:
+        if shard.plan_hash != first_shard.plan_hash:
             differ = ", ".join(_differences(plan_parts(first), plan_parts(record)))
             raise InputError(
                 f"runs {first_dir.id} and {run_dir.id} are shards of different plans (they differ "
                 f"in: {differ}); merge the shards of one plan (same config, samples, variants, "
                 "executor and seed)"
             )
-        if record["shard"]["count"] != count:
+        if shard.count != count:
             raise InputError(
-                f"run {first_dir.id} is shard {first['shard']['index']}/{count} but run {run_dir.id} "
-                f"is shard {record['shard']['index']}/{record['shard']['count']}; merge the shards "
+                f"run {first_dir.id} is shard {first_shard.index}/{count} but run {run_dir.id} "
+                f"is shard {shard.index}/{shard.count}; merge the shards "
                 "of one split"
             )
     by_index: dict[int, RunDir] = {}
-    for run_dir, record in runs:
-        index = record["shard"]["index"]
+    for run_dir, _, shard in runs:
+        index = shard.index
         if index in by_index:
             raise InputError(
                 f"shard {index}/{count} is given twice (runs {by_index[index].id} and {run_dir.id}); "
@@ -75,40 +77,39 @@ def _check_plan(runs: list[tuple[RunDir, dict[str, Any]]]) -> list[tuple[RunDir,
             f"shard {', '.join(missing)} of {count} is missing (given: "
             f"{', '.join(str(i) for i in sorted(by_index))}); pass all {count} shards"
         )
-    return sorted(runs, key=lambda r: int(r[1]["shard"]["index"]))
+    return sorted(runs, key=lambda r: r[2].index)
 
 
-def _merged_record(run_id: str, shards: list[tuple[RunDir, dict[str, Any]]], done: int) -> dict[str, Any]:
+def _merged_record(run_id: str, shards: list[_Shard], done: int) -> RunRecord:
     """run.json of the merged run: the first shard's, as one unsharded run of the whole plan."""
-    record = dict(shards[0][1])
-    total = sum(int(r["tasks_total"]) for _, r in shards)
-    complete = all(r.get("status") == "complete" for _, r in shards) and done >= total
-    record.update(
-        run_id=run_id,
-        created_at=utc_timestamp(),
-        status="complete" if complete else "incomplete",
-        config={**record["config"], "shard": None},
-        tasks_total=total,
-        wall_s=None,  # the shards ran in separate jobs: no one wall time covers them
-        budget=None,  # each shard had its own budget: see merged_from
-        merged_from=[
-            {
-                "run_id": d.id,
-                "shard": f"{r['shard']['index']}/{r['shard']['count']}",
-                "status": r.get("status"),
-                "created_at": r["created_at"],
-                "finished_at": r.get("finished_at"),
-                "tasks_total": r["tasks_total"],
-                "wall_s": r.get("wall_s"),
-                "budget": r.get("budget"),
-                "git": r["git"],
-            }
-            for d, r in shards
-        ],
-        plan_hash=shards[0][1]["shard"]["plan_hash"],
-    )
-    record.pop("shard")
-    record.pop("finished_at", None)
+    first, first_shard = shards[0][1], shards[0][2]
+    total = sum(r.tasks_total for _, r, _ in shards)
+    complete = all(r.status == "complete" for _, r, _ in shards) and done >= total
+    record = first.model_copy()
+    record.run_id, record.created_at = run_id, utc_timestamp()
+    record.status = "complete" if complete else "incomplete"
+    record.config = first.config.model_copy()
+    record.config.shard = None
+    record.tasks_total = total
+    record.wall_s = None  # the shards ran in separate jobs: no one wall time covers them
+    record.budget = None  # each shard had its own budget: see merged_from
+    record.merged_from = [
+        MergedShard(
+            run_id=d.id,
+            shard=f"{s.index}/{s.count}",
+            status=r.status,
+            created_at=r.created_at,
+            finished_at=r.finished_at,
+            tasks_total=r.tasks_total,
+            wall_s=r.wall_s,
+            budget=r.budget,
+            git=r.git,
+        )
+        for d, r, s in shards
+    ]
+    record.plan_hash = first_shard.plan_hash
+    record.unset("shard")
+    record.unset("finished_at")
     return record
 
 
@@ -119,7 +120,7 @@ def merge_shards(run_dirs: list[RunDir], runs_root: Path) -> tuple[RunDir, list[
     when a check refuses the merge."""
     if not run_dirs:
         raise InputError("no runs to merge; pass the run of every shard")
-    shards = _check_plan([(d, _shard_record(d)) for d in run_dirs])
+    shards = _check_plan([(d, *_shard_record(d)) for d in run_dirs])
     runs_root.mkdir(parents=True, exist_ok=True)
     tmp = RunDir(runs_root / f".merge-{secrets.token_hex(4)}")
     tmp.path.mkdir()
@@ -127,7 +128,7 @@ def merge_shards(run_dirs: list[RunDir], runs_root: Path) -> tuple[RunDir, list[
     try:
         owner: dict[str, str] = {}
         with ResultsWriter(tmp.results_file) as writer:
-            for run_dir, _ in shards:
+            for run_dir, _, _ in shards:
                 problems: list[str] = []
                 for result in task_records(run_dir.results_file, problems):
                     task = result.task_id
@@ -142,7 +143,7 @@ def merge_shards(run_dirs: list[RunDir], runs_root: Path) -> tuple[RunDir, list[
         run_id = new_run_id()
         while (runs_root / run_id).exists():
             run_id = new_run_id()
-        write_json_atomic(tmp.run_file, _merged_record(run_id, shards, len(owner)))
+        tmp.write_run(_merged_record(run_id, shards, len(owner)))
         os.rename(tmp.path, runs_root / run_id)
     except BaseException:
         shutil.rmtree(tmp.path, ignore_errors=True)

@@ -22,6 +22,7 @@ from knowmeter._secrets import scrub_bytes
 from knowmeter.errors import InputError
 
 if TYPE_CHECKING:
+    from knowmeter.store._runrecord import RunRecord
     from knowmeter.store._taskrecord import TaskRecord
 
 RUN_FILE = "run.json"
@@ -337,11 +338,15 @@ class RunDir:
             except FileExistsError:
                 continue
 
-    def read_run(self) -> dict[str, Any]:
+    def read_run(self) -> RunRecord:
         """``run.json``, checked (one ``InputError`` line for an edited or damaged file)."""
         from knowmeter.store._runrecord import check_run_record
 
         return check_run_record(read_json(self.run_file), str(self.run_file))
+
+    def write_run(self, record: RunRecord) -> None:
+        """Write ``record`` as ``run.json`` (atomically; the keys it was read or built with)."""
+        write_json_atomic(self.run_file, record.stored())
 
     def results(self, problems: list[str] | None = None) -> Iterator[dict[str, Any]]:
         return iter_results(self.results_file, problems=problems)

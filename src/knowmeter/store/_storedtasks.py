@@ -22,6 +22,7 @@ from knowmeter import jsonio
 from knowmeter.config import first_error
 from knowmeter.errors import InputError
 from knowmeter.store._rundir import iter_lines_at, iter_results_at, json_object
+from knowmeter.store._runrecord import RunRecord
 from knowmeter.store._taskrecord import TaskRecord, task_id
 
 
@@ -29,14 +30,13 @@ class _Plan:
     """What a run planned (from its run.json): which variants in which role, how many repeats and
     how many samples. A stored record outside it was edited in, or belongs to another run."""
 
-    def __init__(self, run: dict[str, Any]) -> None:
-        self.roles = {v["name"]: v["role"] for v in run["variants"]}
-        self.repeats = int(run["config"].get("repeat") or 1)
-        self.samples = -(-int(run["tasks_total"]) // (len(self.roles) * self.repeats))
-        sequential = run.get("sequential")
-        if isinstance(sequential, dict) and isinstance(sequential.get("planned_samples"), int):
+    def __init__(self, run: RunRecord) -> None:
+        self.roles = {v.name: v.role for v in run.variants}
+        self.repeats = run.config.repeat
+        self.samples = -(-run.tasks_total // (len(self.roles) * self.repeats))
+        if run.sequential is not None:
             # a sequential run stopped early keeps a reused control's records of the later samples
-            self.samples = max(self.samples, sequential["planned_samples"])
+            self.samples = max(self.samples, run.sequential.planned_samples)
 
     def problem(self, task: TaskRecord) -> str | None:
         """Why ``task`` is not one of the plan's tasks (None when it is)."""
@@ -69,7 +69,7 @@ class StoredTasks(Sequence[TaskRecord]):
     def __init__(
         self,
         results_file: Path,
-        run: dict[str, Any],
+        run: RunRecord,
         visit: Callable[[tuple[int, str, str], TaskRecord], None] | None = None,
     ) -> None:
         plan = _Plan(run)
@@ -146,7 +146,7 @@ class JoinedTasks(Sequence[TaskRecord]):
     ``read_run`` gives) when first used: a reader of report.json that shows only the aggregates
     never reads the task records it refers to."""
 
-    def __init__(self, results_file: Path, read_run: Callable[[], dict[str, Any]]) -> None:
+    def __init__(self, results_file: Path, read_run: Callable[[], RunRecord]) -> None:
         self._path, self._read_run = results_file, read_run
         self._tasks: StoredTasks | None = None
 
