@@ -181,7 +181,7 @@ def fold_pass(run_dir: Any, repeats: int) -> dict[str, float]:
 
     run = run_dir.read_run()
     makers: dict[str, Callable[[], Any]] = {
-        "operations summary": lambda: OperationsSummary([v["name"] for v in run["variants"]])
+        "operations summary": lambda: OperationsSummary([v.name for v in run.variants])
     }
     for builder in report_sections(run=run):
         makers[type(builder(run)).__name__.strip("_").lower() + " section"] = functools.partial(builder, run)
