@@ -181,7 +181,7 @@ def fold_pass(run_dir: Any, repeats: int) -> dict[str, float]:
 
     run = run_dir.read_run()
     makers: dict[str, Callable[[], Any]] = {
-        "operations summary": lambda: OperationsSummary([v["name"] for v in run["variants"]])
+        "operations summary": lambda: OperationsSummary([v.name for v in run.variants])
     }
     for builder in report_sections(run=run):
         makers[type(builder(run)).__name__.strip("_").lower() + " section"] = functools.partial(builder, run)
@@ -206,16 +206,20 @@ def finish_alone(samples: int, repeats: int) -> None:
     from knowmeter import jsonio
     from knowmeter.pipeline import finalize
     from knowmeter.report import write_outputs
-    from knowmeter.store import RunDir
+    from knowmeter.store import RunDir, TaskRecord
 
     tasks = samples * 2
     rows: dict[str, list[tuple[float, float]]] = {"finalize": [], "report.html": []}
-    loads = jsonio.loads
+    loads, from_json = jsonio.loads, TaskRecord.model_validate_json
     parsed = [0]
 
     def counting(data: bytes | str) -> Any:
         parsed[0] += 1
         return loads(data)
+
+    def counting_records(data: bytes | str) -> TaskRecord:  # a record parsed straight from its line
+        parsed[0] += 1
+        return from_json(data)
 
     with tempfile.TemporaryDirectory() as tmp:
         original = stored_run(Path(tmp) / "project", samples)
@@ -224,11 +228,11 @@ def finish_alone(samples: int, repeats: int) -> None:
             shutil.copytree(original, copy)
             run_dir = RunDir(copy)
             parsed[0] = 0
-            jsonio.loads = counting
+            jsonio.loads, TaskRecord.model_validate_json = counting, counting_records  # type: ignore[method-assign,assignment]
             try:
                 cpu, wall, report = timed(lambda: finalize(run_dir, status="complete"))  # noqa: B023
             finally:
-                jsonio.loads = loads
+                jsonio.loads, TaskRecord.model_validate_json = loads, from_json  # type: ignore[method-assign]
             rows["finalize"].append((cpu, wall))
             cpu, wall, _ = timed(lambda: write_outputs(report, html=copy / "report.html"))  # noqa: B023
             rows["report.html"].append((cpu, wall))

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 from knowmeter import defaults
 
 if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report stack
+    from pydantic import JsonValue
+
     from knowmeter.activation import ActivationReport
     from knowmeter.config import RunConfig
     from knowmeter.dryrun import DryRun
@@ -31,7 +33,7 @@ if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report
     from knowmeter.probe import ProbeResult
     from knowmeter.report import Report
     from knowmeter.runner import Backend, Budget, ExecutionStats, PostProcess, StoredSpend, Task
-    from knowmeter.store import BudgetStatus, RunDir, RunRecord
+    from knowmeter.store import BudgetStatus, RunDir, RunRecord, TaskRecord
 
 __all__ = [
     "Listener",
@@ -74,7 +76,7 @@ class Listener:
         """The tasks start now, every model call charged to ``budget`` (live: e.g. its
         ``one_at_a_time_now`` says whether calls are kept one at a time to learn a cost)."""
 
-    def record(self, record: dict[str, Any]) -> None:
+    def record(self, record: TaskRecord) -> None:
         """One task finished (its stored record)."""
 
     def executed(self) -> None:
@@ -539,14 +541,11 @@ def _stored_spend(run_dir: RunDir, judge_kind: str) -> dict[str, StoredSpend]:
     cache cost nothing) and the judges' calls (one total per task: ``grade.judge_cost_usd``, or a
     comprehension run's ``comprehension.cost_usd``), known and unknown."""
     from knowmeter.runner import StoredSpend
+    from knowmeter.store import task_records
 
     tallies: dict[str, list[Any]] = {"agent": [0, 0, 0.0], judge_kind: [0, 0, 0.0]}
-    for record in run_dir.results():
-        judged = record.get("grade") or record.get("comprehension") or {}
-        costs = {
-            "agent": 0.0 if record.get("cached") else (record.get("exec") or {}).get("cost_usd"),
-            judge_kind: judged.get("judge_cost_usd", judged.get("cost_usd", 0.0)),
-        }
+    for record in task_records(run_dir.results_file):
+        costs = {"agent": 0.0 if record.cached else record.exec.cost_usd, judge_kind: _judge_cost(record)}
         for kind, cost in costs.items():
             if kind != "agent" and cost == 0.0:
                 continue  # no judge call (none configured, or not asked): nothing spent
@@ -557,6 +556,16 @@ def _stored_spend(run_dir: RunDir, judge_kind: str) -> dict[str, StoredSpend]:
             else:
                 tally[1] += 1
     return {kind: StoredSpend(*tally) for kind, tally in tallies.items() if tally[0] or tally[1]}
+
+
+def _judge_cost(record: TaskRecord) -> JsonValue:
+    """What the judges of ``record`` cost: its grade's ``judge_cost_usd``, or a comprehension
+    run's ``comprehension.cost_usd`` (0.0: none was asked; None: unknown)."""
+    if record.grade is not None:
+        return record.grade.judge_cost_usd
+    if record.comprehension is not None:
+        return record.comprehension.get("cost_usd", 0.0)
+    return 0.0
 
 
 def halt_note(run_id: str, reason: str, not_started: int, comprehension: bool = False) -> str:

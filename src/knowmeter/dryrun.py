@@ -32,7 +32,7 @@ from knowmeter import defaults
 from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared
 from knowmeter.stats import minimum_detectable_effect, n_for_effect
-from knowmeter.store import RunDir, RunRecord
+from knowmeter.store import RunDir, RunRecord, TaskRecord, task_records
 
 #: Characters a token, lowest and highest (English and code text), and output tokens a task.
 CHARS_PER_TOKEN = (3.0, 5.0)
@@ -184,7 +184,7 @@ def _runs(prepared: Prepared) -> list[tuple[Path, RunRecord]]:
     return [(p, r) for p, r in found if r.comprehension is None]
 
 
-_Stored = tuple[str, RunRecord, list[dict[str, Any]]]
+_Stored = tuple[str, RunRecord, list[TaskRecord]]
 
 
 def _matching_runs(prepared: Prepared) -> list[_Stored]:
@@ -208,31 +208,21 @@ def _matching_runs(prepared: Prepared) -> list[_Stored]:
     return out
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
-    records = []
+def _records(path: Path) -> list[TaskRecord]:
+    """The stored tasks of a results file that did not error (none when the file was edited)."""
     try:
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(rec, dict) and not (rec.get("exec") or {}).get("error"):
-                    records.append(rec)
-    except OSError:
+        return [rec for rec in task_records(path) if not rec.exec.error]
+    except (OSError, InputError):
         return []
-    return records
 
 
 def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _task_figures(rec: dict[str, Any]) -> tuple[float | None, float | None]:
+def _task_figures(rec: TaskRecord) -> tuple[float | None, float | None]:
     """A stored task's agent cost (of its answer, cached or not) and its judges' cost."""
-    agent = _number((rec.get("exec") or {}).get("cost_usd"))
-    judge = _number((rec.get("grade") or {}).get("judge_cost_usd", 0.0))
-    return agent, judge
+    return rec.exec.cost_usd, rec.grade.judge_cost_usd if rec.grade is not None else 0.0
 
 
 def _from_stored(
@@ -275,7 +265,7 @@ def _wall(stored: list[_Stored], paid: int, concurrency: int, source: str) -> Es
     per_round = []
     for _, run, records in stored:
         wall, conc = run.wall_s, run.config.concurrency
-        ran = sum(1 for rec in records if not rec.get("cached"))
+        ran = sum(1 for rec in records if not rec.cached)
         if wall is not None and conc > 0 and ran:
             per_round.append(wall / math.ceil(ran / conc))
     if not per_round:

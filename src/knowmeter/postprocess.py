@@ -5,7 +5,6 @@ none of the report stack (``knowmeter.pipeline``), which is imported once the ta
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from knowmeter.analysis import HedgingClassifier, accessed_files, analyze_task
 from knowmeter.config import RunConfig
@@ -14,6 +13,7 @@ from knowmeter.executors import ExecResult
 from knowmeter.grading import GradingConfig, JudgeSpec, grade
 from knowmeter.judges import executor_for
 from knowmeter.runner import Budget, MeteredExecutor, PostProcess, Task
+from knowmeter.store import AnalysisRecord, Processed
 
 
 def hedging_classifier(config: RunConfig, budget: Budget) -> HedgingClassifier | None:
@@ -38,7 +38,7 @@ def make_post_process(prepared: Prepared, budget: Budget) -> PostProcess:
     classifier = hedging_classifier(cfg, budget)
     judges = [JudgeSpec(j.name, MeteredExecutor(j.executor, budget, "judge"), j.model) for j in prepared.judges]
 
-    async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
+    async def post_process(task: Task, result: ExecResult) -> Processed:
         meta_root = result.trace.meta.get("workspace_root")
         root = Path(meta_root) if meta_root else task.workspace
         gaps = analyze_task(
@@ -55,10 +55,10 @@ def make_post_process(prepared: Prepared, budget: Budget) -> PostProcess:
             gaps = await classifier.apply(gaps)
         prefixes = result.trace.meta.get("path_prefixes")
         access = accessed_files(result.trace, root, prefixes=prefixes if isinstance(prefixes, dict) else None)
-        analysis = {"gaps": gaps.to_dict(), "access": access}
+        analysis = AnalysisRecord(gaps=gaps.to_dict(), access=access)
         if result.error is not None:
             # a failed execution is not graded: it is an error, not a low score
-            return {"grade": None, "analysis": analysis}
+            return Processed(grade=None, analysis=analysis)
         g = await grade(
             task.sample,
             result,
@@ -67,6 +67,6 @@ def make_post_process(prepared: Prepared, budget: Budget) -> PostProcess:
             config=grading,
             task_id=task.id,
         )
-        return {"grade": g.to_dict(), "analysis": analysis}
+        return Processed(grade=g, analysis=analysis)
 
     return post_process

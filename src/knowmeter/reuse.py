@@ -6,10 +6,10 @@ repeat) and run.json records where they came from (``control_reused``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from knowmeter.errors import InputError
-from knowmeter.store import ControlReused, ResultsWriter, find_run, iter_results
+from knowmeter.store import ControlReused, ResultsWriter, TaskRecord, find_run, task_records
 
 if TYPE_CHECKING:
     from knowmeter.config import RunConfig
@@ -50,7 +50,7 @@ def control_fingerprint(record: RunRecord) -> dict[str, object]:
     }
 
 
-def stored_control(prepared: Prepared, new_record: RunRecord, run: str) -> tuple[RunDir, list[dict[str, Any]]]:
+def stored_control(prepared: Prepared, new_record: RunRecord, run: str) -> tuple[RunDir, list[TaskRecord]]:
     """The stored run ``run`` and its control records for this plan's control tasks; refuses
     (``InputError``) a run whose fingerprint differs or that lacks some of those tasks."""
     run_dir = find_run(prepared.config.output_path(), run)
@@ -63,7 +63,7 @@ def stored_control(prepared: Prepared, new_record: RunRecord, run: str) -> tuple
             + "; ".join(differ)
         )
     wanted = {t.id for t in prepared.tasks if t.variant.role == "control"}
-    found = {r["task_id"]: r for r in iter_results(run_dir.results_file) if r.get("task_id") in wanted}
+    found = {r.task_id: r for r in task_records(run_dir.results_file) if r.task_id in wanted}
     missing = len(wanted) - len(found)
     if missing:
         raise InputError(
@@ -73,7 +73,7 @@ def stored_control(prepared: Prepared, new_record: RunRecord, run: str) -> tuple
     return run_dir, [found[task_id] for task_id in sorted(found)]
 
 
-def adopt_control(prepared: Prepared, run_dir: RunDir, source: RunDir, records: list[dict[str, Any]]) -> list[Task]:
+def adopt_control(prepared: Prepared, run_dir: RunDir, source: RunDir, records: list[TaskRecord]) -> list[Task]:
     """Store ``records`` (the control's, from ``source``) in the new run and record where they came
     from; returns the tasks still to run (the treatments')."""
     with ResultsWriter(run_dir.results_file) as writer:

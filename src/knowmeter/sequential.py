@@ -13,7 +13,7 @@ import numpy as np
 
 from knowmeter.compare import Observation, SequentialRecord, new_record, take_look
 from knowmeter.runner import ExecutionStats
-from knowmeter.store import TaskRecord, iter_results
+from knowmeter.store import task_records
 
 if TYPE_CHECKING:
     from knowmeter.evaluation import Prepared
@@ -45,7 +45,7 @@ def _look(prepared: Prepared, run_dir: RunDir, record: SequentialRecord) -> None
 
     run = run_dir.read_run()
     by_variant: dict[str, list[Observation]] = {v.name: [] for v in prepared.variants}
-    for obs in observations(TaskRecord.model_validate(r) for r in iter_results(run_dir.results_file)):
+    for obs in observations(task_records(run_dir.results_file)):
         by_variant.setdefault(obs.variant, []).append(obs)
     control = next((v.name for v in prepared.variants if v.role == "control"), prepared.variants[0].name)
     treatments = {name: obs for name, obs in by_variant.items() if name != control}

@@ -17,6 +17,7 @@ import yaml
 
 from knowmeter import Listener, evaluate
 from knowmeter.runner import Budget
+from knowmeter.store import TaskRecord
 from tests.support.cli import Ran, init_demo, km
 
 #: The first call costs $0.01, every later one $0.40 (a model whose cost rises mid-run).
@@ -126,7 +127,7 @@ class _Watch(Listener):
     def executing(self, budget: Budget) -> None:
         self.budget = budget
 
-    def record(self, record: dict[str, Any]) -> None:
+    def record(self, record: TaskRecord) -> None:
         assert self.budget is not None
         self.alone.append(self.budget.one_at_a_time_now)
 

@@ -87,7 +87,7 @@ def test_grade_round_trips_through_json() -> None:
     g = run(s, make_result("SQL", tools=TOOLS), load(raw), [judge([reply(4)])])
     d = g.to_dict()
     text = json.dumps(d, ensure_ascii=False)
-    back = Grade.from_dict(json.loads(text))
+    back = Grade.model_validate(json.loads(text))
     assert back == g
     assert set(d) == {
         "assertions",

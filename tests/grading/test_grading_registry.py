@@ -176,7 +176,9 @@ def test_assert_set(raw: dict[str, Any], expected: bool) -> None:
     g = run(sample(), make_result("alpha beta"), load([raw]))
     assert g.assertions[0].passed is expected
     assert g.assertions[0].details is not None
-    assert len(g.assertions[0].details["assertions"]) == len(raw["assertions"])
+    members = g.assertions[0].details["assertions"]
+    assert isinstance(members, list)
+    assert len(members) == len(raw["assertions"])
 
 
 def test_assert_set_counts_once_with_its_weight() -> None:

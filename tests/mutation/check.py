@@ -85,6 +85,10 @@ T_GRADE_KEYS = "tests/grading/test_grading_grade.py::test_grade_round_trips_thro
 T_OVERRIDES = "tests/config/test_flag_passthrough.py::test_every_override_changes_the_run_configuration"
 T_REPORT = "tests/cli/test_cli_e2e.py::test_report_overrides_recompute_the_verdict"
 T_CAPS = "tests/executors/test_executor_capabilities.py"
+COMPAT = "tests/store/test_task_record_compat.py"
+T_OLDER_LINES = f"{COMPAT}::test_lines_written_by_an_earlier_version_read_back_as_stored"
+T_OLDER_GAPS = f"{COMPAT}::test_the_gap_analysis_an_earlier_version_stored_reads_back_as_stored"
+T_EXEC_STORED = "tests/runner/test_task_record_written.py::test_every_field_the_executor_returned_is_stored_and_heard"
 T_LOCAL = "tests/store/test_run_record.py::test_the_local_settings_are_configuration_fields"
 RENAME, PASS_THROUGH, CAPABILITY = "rename a stored field", "drop a pass-through", "drop a capability"
 
@@ -197,9 +201,9 @@ MUTATIONS = (
     Mutation(
         "B",
         RENAME,
-        "Grade.judge_cost_usd renamed as an IDE would (every Python use, not the stored key)",
+        "Grade.judge_cost_usd renamed as an IDE would (every Python use; Grade is the stored type)",
         (Rename("judge_cost_usd", "judges_cost_usd"),),
-        (T_JUDGE_COST, T_GRADE_KEYS),
+        (T_JUDGE_COST, T_GRADE_KEYS, T_OLDER_LINES),
     ),
     Mutation(
         "B2",
@@ -207,6 +211,40 @@ MUTATIONS = (
         "Grade.judge_error renamed as an IDE would",
         (Rename("judge_error", "judging_error"),),
         (T_GRADE_KEYS,),
+    ),
+    Mutation(
+        "B3",
+        RENAME,
+        "the stored exec field cost_usd renamed at the record's declaration only",
+        (
+            Edit(
+                "src/knowmeter/store/_taskrecord.py",
+                "    cost_usd: Amount | None = None\n",
+                "    cost: Amount | None = None\n",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "B4",
+        RENAME,
+        "ExecResult.cost_usd renamed as an IDE would (the exec record, the grade's judges and every reader too)",
+        (Rename("cost_usd", "usd_cost", ("src",)),),
+        (T_OLDER_LINES,),
+    ),
+    Mutation(
+        "B5",
+        RENAME,
+        "the exec record builder stores the executor's num_turns no more (its line dropped)",
+        (Edit("src/knowmeter/runner/_execute.py", "        num_turns=result.num_turns,\n"),),
+        (T_EXEC_STORED,),
+    ),
+    Mutation(
+        "B6",
+        RENAME,
+        "a gap field (TaskGaps.hedging_dropped) renamed as an IDE would",
+        (Rename("hedging_dropped", "hedges_dropped", ("src",)),),
+        (T_OLDER_GAPS,),
     ),
     Mutation(
         "C",

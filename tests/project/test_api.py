@@ -19,6 +19,7 @@ import pytest
 import knowmeter
 from knowmeter.exit_codes import EXIT_INTERRUPTED, EXIT_NOT_PASSED, EXIT_OK
 from knowmeter.samples import Sample
+from knowmeter.store import TaskRecord
 from tests.support.cli import km
 
 
@@ -185,7 +186,7 @@ class StopAfter(knowmeter.Listener):
         self.seen = 0
         self.lines: list[str] = []
 
-    def record(self, record: dict[str, Any]) -> None:
+    def record(self, record: TaskRecord) -> None:
         self.seen += 1
         if self.seen == self.n:
             raise KeyboardInterrupt

@@ -5,7 +5,6 @@ form to the reader."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,8 @@ from knowmeter.api import _stored_spend
 from knowmeter.cli._progress import Progress
 from knowmeter.dryrun import _task_figures
 from knowmeter.grading import Grade
-from knowmeter.store import RunDir
+from knowmeter.store import RunDir, TaskRecord
+from tests.support.records import task_record
 
 
 @pytest.mark.slow
@@ -29,18 +29,15 @@ def test_each_gap_rate_limit_given_to_the_run_gates_it(tmp_path: Path) -> None:
     assert again.gates is not None and [r.gate for r in again.gates.results] == ["gap_rate_regression"]
 
 
-def _record(grade: Grade, agent_cost: float) -> dict[str, object]:
-    return {"task_id": "t", "exec": {"cost_usd": agent_cost, "error": None}, "grade": grade.to_dict()}
-
-
 def test_the_judges_cost_a_grade_stores_is_what_progress_resume_and_dry_run_count(tmp_path: Path) -> None:
-    record = json.loads(json.dumps(_record(Grade(judge_cost_usd=0.25), 0.5)))
+    line = task_record(cost=0.5, grade=Grade(judge_cost_usd=0.25)).line()
+    record = TaskRecord.model_validate_json(line)  # what a reader of the stored line gets
     progress = Progress(1, 1, None, tty=False)
     progress.tick(record)
     assert progress.cost_known == pytest.approx(0.75)
     assert _task_figures(record) == (0.5, 0.25)
     run_dir = RunDir(tmp_path / "r")
     run_dir.path.mkdir()
-    run_dir.results_file.write_text(json.dumps(record) + "\n")
+    run_dir.results_file.write_bytes(line + b"\n")
     spend = _stored_spend(run_dir, "judge")
     assert spend["judge"].known == 1 and spend["judge"].spent_usd == pytest.approx(0.25)

@@ -17,7 +17,7 @@ import pytest
 from knowmeter import jsonio
 from knowmeter.pipeline import finalize, rebuild_report
 from knowmeter.report import REPORT_SCHEMA_VERSION, Report, ReportView, joined_report, read_report
-from knowmeter.store import RunDir, iter_results
+from knowmeter.store import RunDir, TaskRecord, iter_results
 
 
 def _copy(run: Path, tmp_path: Path) -> RunDir:
@@ -28,17 +28,24 @@ def _copy(run: Path, tmp_path: Path) -> RunDir:
 
 
 def _records_parsed(monkeypatch: pytest.MonkeyPatch, action: Callable[[], Report]) -> tuple[int, Report]:
-    """(how many task records were parsed from JSON while ``action`` ran, its report)."""
-    loads, parsed = jsonio.loads, [0]
+    """(how many task records were parsed from JSON while ``action`` ran — into JSON objects, or
+    straight into ``TaskRecord`` — and its report)."""
+    loads, from_json, parsed = jsonio.loads, TaskRecord.model_validate_json, [0]
 
     def counting(data: bytes | str) -> Any:
         value = loads(data)
         parsed[0] += isinstance(value, dict) and "task_id" in value
         return value
 
+    def counting_records(data: bytes | str) -> TaskRecord:
+        parsed[0] += 1
+        return from_json(data)
+
     monkeypatch.setattr(jsonio, "loads", counting)
+    monkeypatch.setattr(TaskRecord, "model_validate_json", counting_records)
     report = action()
     monkeypatch.setattr(jsonio, "loads", loads)
+    monkeypatch.setattr(TaskRecord, "model_validate_json", from_json)
     return parsed[0], report
 
 

@@ -19,6 +19,8 @@ import pytest
 
 from knowmeter.cli._progress import Progress
 from knowmeter.demo import scaffold
+from knowmeter.store import Grade, TaskRecord
+from tests.support.records import task_record
 
 
 class Clock:
@@ -31,12 +33,9 @@ class Clock:
 
 def _record(
     *, cost: float | None = 0.01, error: str | None = None, cached: bool = False, judge_cost: float | None = 0.0
-) -> dict[str, object]:
-    return {
-        "exec": {"cost_usd": cost, "error": error},
-        "cached": cached,
-        "grade": None if error else {"judge_cost_usd": judge_cost},
-    }
+) -> TaskRecord:
+    grade = None if error else Grade(judge_cost_usd=judge_cost)
+    return task_record(cost=cost, error=error, cached=cached, grade=grade)
 
 
 def test_plain_lines_every_interval_with_counts_cost_and_eta() -> None:

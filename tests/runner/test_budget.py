@@ -23,7 +23,7 @@ from knowmeter.runner import (
     budget_warnings,
     execute_tasks,
 )
-from knowmeter.store import ResultsWriter, iter_results
+from knowmeter.store import Grade, Processed, ResultsWriter, iter_results
 from knowmeter.traces import Trace
 from tests.support.cli import init_demo, km
 
@@ -51,14 +51,14 @@ class CostAgent(Executor):
 
 
 def _run(tmp_path: Path, tasks, agent, budget: Budget, judge=None, concurrency: int = 4):
-    async def post(task, result):
+    async def post(task, result) -> Processed:
         if judge is None:
-            return {}
+            return Processed()
         try:
             await judge.run(ExecRequest(task_id=task.id, sample_id="s", prompt="p", system=None))
         except ExecutorError as exc:
-            return {"judge_error": str(exc)}
-        return {}
+            return Processed(grade=Grade(judge_error=str(exc)))
+        return Processed(grade=Grade())
 
     path = tmp_path / "results.jsonl"
     path.unlink(missing_ok=True)
@@ -119,8 +119,8 @@ def test_judge_calls_are_charged_and_stop_the_run(tmp_path: Path) -> None:
     stats, records = _run(tmp_path, setup(tmp_path, n=10), CostAgent([0.0] * 100, []), budget, judge)
     assert budget.calls["judge"].spent_usd == pytest.approx(budget.spent_usd) and budget.spent_usd <= 0.05
     assert stats.not_started and budget.exhausted  # tasks stop once their grading can't be paid
-    refused = [r for r in records if "judge_error" in r]
-    assert all("budget" in r["judge_error"] for r in refused)
+    refused = [r for r in records if r["grade"].get("judge_error")]
+    assert all("budget" in r["grade"]["judge_error"] for r in refused)
 
 
 def test_a_refused_call_is_not_made(tmp_path: Path) -> None:

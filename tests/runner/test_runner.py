@@ -14,6 +14,7 @@ from knowmeter.runner import Budget, ExecutionSettings, ResponseCache, execute_t
 from knowmeter.samples import Sample
 from knowmeter.store import ResultsWriter, iter_results
 from knowmeter.traces import Trace
+from tests.support.records import task_record
 
 
 class FakeAgent(Executor):
@@ -136,11 +137,11 @@ def test_unknown_cost_is_counted_as_unknown(tmp_path: Path) -> None:
 def test_results_writer_cuts_a_partial_last_line(tmp_path: Path, cut: int) -> None:
     path = tmp_path / "r.jsonl"
     with ResultsWriter(path) as w:
-        w.append({"task_id": "a"})
-        w.append({"task_id": "b", "pad": "x" * 40})
+        w.append(task_record("a"))
+        w.append(task_record("b", output="x" * 40))
     data = path.read_bytes()
     path.write_bytes(data[: len(data) - cut])  # a killed writer left half a line
-    assert [r["task_id"] for r in iter_results(path)] == ["a"]
+    assert [r["task_id"] for r in iter_results(path)] == ["a::a::r0"]
     with ResultsWriter(path) as w:
-        w.append({"task_id": "c"})
-    assert [r["task_id"] for r in iter_results(path)] == ["a", "c"]
+        w.append(task_record("c"))
+    assert [r["task_id"] for r in iter_results(path)] == ["a::a::r0", "c::a::r0"]

@@ -12,6 +12,7 @@ import pytest
 
 from knowmeter.store import _rundir
 from knowmeter.store._rundir import ResultsWriter
+from tests.support.records import task_record
 
 
 @pytest.fixture
@@ -33,12 +34,12 @@ def test_fsync_cadence(tmp_path: Path, fsyncs: list[int], monkeypatch: pytest.Mo
     path = tmp_path / "results.jsonl"
     with ResultsWriter(path) as writer:
         for i in range(10):  # ten lines within one second: flushed each, not fsynced yet
-            writer.append({"task_id": str(i)})
+            writer.append(task_record(str(i)))
             assert path.read_bytes().count(b"\n") == i + 1
         assert fsyncs == []
         now[0] += _rundir.FSYNC_EVERY_S
-        writer.append({"task_id": "late"})  # a second later: fsynced
+        writer.append(task_record("late"))  # a second later: fsynced
         assert len(fsyncs) == 1
-        writer.append({"task_id": "again"})
+        writer.append(task_record("again"))
         assert len(fsyncs) == 1
     assert len(fsyncs) == 2  # and on close

@@ -21,7 +21,7 @@ from knowmeter.activation._stats import arm_figures
 from knowmeter.decision import NOT_MEASURED_SHARE
 from knowmeter.errors import InputError
 from knowmeter.exit_codes import EXIT_NOT_PASSED, EXIT_OK
-from knowmeter.store import RunActivation, RunDir, atomic_file, write_json_atomic
+from knowmeter.store import RunActivation, RunDir, atomic_file, task_records, write_json_atomic
 
 __all__ = ["ACTIVATION_FILE", "HTML_FILE", "activation_report"]
 
@@ -44,7 +44,7 @@ def activation_report(run_dir: RunDir, *, write: bool = True) -> ActivationRepor
         raise InputError(f"run {run_dir.id} is not an activation run; see it with knowmeter report {run_dir.id}")
     skill = act.skill
     cases = _cases(act)
-    arms = trials_of(list(run_dir.results()), cases, skill)
+    arms = trials_of(task_records(run_dir.results_file), cases, skill)
     kw = {"b": cfg.bootstrap_samples, "seed": run.seed}
     figures: list[ArmFigures] = [arm_figures(name, skill, trials, **kw) for name, trials in sorted(arms.items())]
     comparisons, split = [], None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,15 @@ from knowmeter.evaluation import Prepared, _executor_from, run_record
 from knowmeter.executors import ExecResult, SkillInstall
 from knowmeter.runner import PostProcess, Task
 from knowmeter.samples import Sample, SampleSet, sample_set_hash
-from knowmeter.store import ActivationTarget, CaseFileInfo, RunActivation, RunDir, StoredActivationCase
+from knowmeter.store import (
+    ActivationTarget,
+    CaseFileInfo,
+    Processed,
+    RunActivation,
+    RunDir,
+    StoredActivationCase,
+    TaskRecord,
+)
 from knowmeter.watermark import Watermark
 
 __all__ = ["CONTROL", "SKILL_EXECUTORS", "TREATMENT", "ActivationPlan", "Target", "prepare_activation", "trials_of"]
@@ -284,10 +293,10 @@ def start_activation(plan: ActivationPlan, runs_root: Path) -> RunDir:
 def make_detector(plan: ActivationPlan) -> PostProcess:
     """Read each finished task's trace for the skills it loaded (stored as ``activation``)."""
 
-    async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
+    async def post_process(task: Task, result: ExecResult) -> Processed:
         names = [plan.skill, *(s.name for s in task.skills)]
         detection = detect_activations(result.trace, names, plan.target.counts)
-        return {"grade": None, "activation": detection.to_dict()}
+        return Processed(grade=None, activation=detection.to_dict())
 
     return post_process
 
@@ -297,20 +306,20 @@ def _how(d: Detection, skill: str) -> str | None:
     return "both" if tool and read else "skill-tool" if tool else "read" if read else None
 
 
-def trials_of(records: list[dict[str, Any]], cases: dict[str, ActivationCase], skill: str) -> dict[str, list[Trial]]:
+def trials_of(records: Iterable[TaskRecord], cases: dict[str, ActivationCase], skill: str) -> dict[str, list[Trial]]:
     """The trials of each arm from the run's stored task records."""
     arms: dict[str, list[Trial]] = {}
     for rec in records:
-        case = cases.get(rec["sample_id"])
+        case = cases.get(rec.sample_id)
         if case is None:
             continue
-        error = rec.get("exec", {}).get("error")
-        stored = rec.get("activation")
+        error = rec.exec.error
+        stored = rec.activation
         d = Detection.from_dict(stored) if stored and not error else None
-        arms.setdefault(rec["variant"], []).append(
+        arms.setdefault(rec.variant, []).append(
             Trial(
-                rec["sample_id"],
-                int(rec["repeat"]),
+                rec.sample_id,
+                rec.repeat,
                 case.should_trigger,
                 None if d is None else d.activated(skill),
                 () if d is None else d.order,

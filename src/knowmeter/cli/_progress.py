@@ -11,7 +11,10 @@ import os
 import shutil
 import time
 from collections.abc import Callable
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
+
+if TYPE_CHECKING:
+    from knowmeter.store import TaskRecord
 
 #: a terminal bar is redrawn at most this often (seconds)
 REDRAW_S = 0.1
@@ -60,17 +63,15 @@ class Progress:
         #: live: True while the run's budget starts calls one at a time (to learn a cost)
         self.one_at_a_time: Callable[[], bool] = lambda: False
 
-    def tick(self, record: dict[str, Any]) -> None:
+    def tick(self, record: TaskRecord) -> None:
         """One finished task (its stored record)."""
         self.done += 1
-        ex = record.get("exec") or {}
-        if ex.get("error"):
+        if record.exec.error:
             self.failed += 1
         # a cached answer cost nothing in this run; its judges' calls did (a cached reply is 0)
-        costs = [] if record.get("cached") else [ex.get("cost_usd")]
-        grade = record.get("grade")
-        if grade is not None and "judge_cost_usd" in grade:
-            costs.append(grade["judge_cost_usd"])
+        costs = [] if record.cached else [record.exec.cost_usd]
+        if record.grade is not None:
+            costs.append(record.grade.judge_cost_usd)
         if any(c is None for c in costs):
             self.cost_unknown_tasks += 1
         self.cost_known += sum(float(c) for c in costs if c is not None)

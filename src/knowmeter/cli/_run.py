@@ -20,7 +20,7 @@ from knowmeter.executors import use_pidfd_child_watcher
 from knowmeter.printable import printable
 from knowmeter.runner import Budget
 from knowmeter.settings import overrides_from
-from knowmeter.store import RunDir
+from knowmeter.store import RunDir, TaskRecord
 
 if TYPE_CHECKING:  # the report stack (pydantic models, numpy) is imported once the tasks ran
     from knowmeter.report import Report
@@ -67,7 +67,7 @@ class _Terminal(Listener):
         if self.progress is not None:
             self.progress.one_at_a_time = lambda: budget.one_at_a_time_now
 
-    def record(self, record: dict[str, Any]) -> None:
+    def record(self, record: TaskRecord) -> None:
         if self.progress is not None:
             self.progress.tick(record)
 

@@ -35,6 +35,7 @@ from knowmeter.store import (
     ComprehensionSkill,
     ComprehensionTarget,
     Grader,
+    Processed,
     RunComprehension,
     RunDir,
     RunRecord,
@@ -224,12 +225,12 @@ def make_grader(plan: ComprehensionPlan, budget: Budget) -> PostProcess:
         JudgeSpec(j.name, MeteredExecutor(j.executor, budget, GRADER_KIND), j.model) for j in plan.prepared.judges
     ]
 
-    async def post_process(task: Task, result: ExecResult) -> dict[str, Any]:
+    async def post_process(task: Task, result: ExecResult) -> Processed:
         case = cases[task.sample.sample_id]
         if result.error is not None:
-            return {"grade": None, "comprehension": unanswered(case, f"the agent failed: {result.error}")}
+            return Processed(grade=None, comprehension=unanswered(case, f"the agent failed: {result.error}"))
         site = CallSite(task.id, task.sample.sample_id, cfg.timeout_s)
         comp = await grade_answer(case, result.output, judges, judge_repeat=cfg.judge_repeat, site=site)
-        return {"grade": None, "comprehension": comp}
+        return Processed(grade=None, comprehension=comp)
 
     return post_process

@@ -13,7 +13,7 @@ from knowmeter.gold import GoldEvidence, StoredGold, gold_evidence
 from knowmeter.report._fold import Ordered, SectionBuilder, Shared, TaskKey
 from knowmeter.report._model import Statistics
 from knowmeter.report._overrides import NO_OVERRIDES, ReportOverrides, given
-from knowmeter.store import ControlReused, ExecRecord, GradeRecord, JudgeRecord, RunRecord, TaskRecord
+from knowmeter.store import ControlReused, ExecRecord, Grade, JudgeOutcome, Layers, RunRecord, TaskRecord
 
 
 class _Observer:
@@ -45,7 +45,7 @@ class _Observer:
 
 
 #: The grade of a task that has none (its execution failed).
-_UNGRADED = GradeRecord()
+_UNGRADED = Grade()
 
 
 def observations(tasks: Iterable[TaskRecord]) -> list[Observation]:
@@ -58,8 +58,10 @@ def _judged(task: TaskRecord) -> TaskRecord:
     """What the gold audit reads of a task (``knowmeter.gold.judge_scores``): the rest (its
     answer and trace) is not kept."""
     grade = task.grade
-    judges = [JudgeRecord(judge=j.judge, model=j.model) for j in grade.judges] if grade else []
-    kept = GradeRecord(layers={"judge": grade.layers.get("judge")} if grade else {}, judges=judges)
+    judges = (
+        [JudgeOutcome(judge=j.judge, model=j.model, prompt_hash=j.prompt_hash) for j in grade.judges] if grade else []
+    )
+    kept = Grade(layers=Layers(judge=grade.layers.judge) if grade else Layers(), judges=judges)
     return task.model_copy(update={"grade": kept, "exec": _NO_EXEC, "analysis": None})
 
 

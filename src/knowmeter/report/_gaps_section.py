@@ -45,7 +45,7 @@ class _VariantTasks:
         if analysis is not None and analysis.access is not None:
             access = analysis.access
             self.accesses.append(self.shared.one(tuple(access.items()), access))  # equal counts share one
-        meta = task.exec.trace.meta if task.exec.trace is not None else None
+        meta = task.exec.trace.known if task.exec.trace is not None else None
         self.tasks += 1
         self.all_in_context = self.all_in_context and _artifact_delivery(meta, variant) in IN_CONTEXT_DELIVERIES
         if meta is not None and meta.skill_folder is not None:

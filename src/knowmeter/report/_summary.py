@@ -13,7 +13,7 @@ import numpy as np
 
 from knowmeter import defaults
 from knowmeter.report._fold import First, TaskKey
-from knowmeter.store import ExecRecord, GradeRecord, TaskRecord
+from knowmeter.store import ExecRecord, Grade, TaskRecord
 
 #: Why a task errored, from its stored error: the runner's timeout, an exception inside
 #: knowmeter or the executor (``TypeError: …``), or an error the executor reported.
@@ -62,7 +62,7 @@ class _Acc:
     judge_errors: First = field(default_factory=First)
     warnings: First = field(default_factory=First)  # kind (first message)
 
-    def judging(self, key: TaskKey, grade: GradeRecord) -> None:
+    def judging(self, key: TaskKey, grade: Grade) -> None:
         """Count what the judges did for one graded task."""
         error = grade.judge_error
         if grade.layers.get("judge") is not None:
@@ -92,7 +92,7 @@ class _Acc:
             self.causes.add(key, error_cause(ex), ex.error[:200])
         elif grade is not None:
             self.judging(key, grade)
-        meta = ex.trace.meta if ex.trace is not None else None
+        meta = ex.trace.known if ex.trace is not None else None
         for w in (meta.warnings if meta is not None else None) or []:
             self.warnings.add(key, str(w.kind), str(w.message)[:300])
         cost = ex.cost_usd
@@ -118,9 +118,8 @@ class _Acc:
             self.assertions_total.append(det.weight)
             self.assertions_passed.append(det.weight if det.passed else 0.0)
         if not ex.error:
-            layers = grade.layers if grade is not None else {}
             for layer in defaults.LAYERS:
-                value = layers.get(layer)
+                value = grade.layers.get(layer) if grade is not None else None
                 if value is not None:
                     self.layer_values.setdefault(layer, array("d")).append(value)
             if grade is not None and grade.composite is not None:

@@ -8,7 +8,6 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 import anyio
 
@@ -18,15 +17,15 @@ from knowmeter.runner._breaker import ErrorBreaker
 from knowmeter.runner._budget import Budget, invalid_cost
 from knowmeter.runner._cache import ResponseCache, task_cache_key
 from knowmeter.runner._plan import Task, directory_fingerprint
-from knowmeter.store import ResultsWriter, utc_timestamp
+from knowmeter.store import ExecRecord, Processed, ResultsWriter, TaskRecord, TraceRecord, utc_timestamp
 from knowmeter.traces import Trace
 
 #: Extra seconds the runner waits for an executor that enforces the task's timeout itself (it
 #: kills the agent's process group, with a grace of its own, and parses what was written so far).
 TIMEOUT_GRACE_S = 30.0
 
-PostProcess = Callable[[Task, ExecResult], Awaitable[dict[str, Any]]]
-OnRecord = Callable[[dict[str, Any]], None]
+PostProcess = Callable[[Task, ExecResult], Awaitable[Processed]]
+OnRecord = Callable[[TaskRecord], None]
 
 
 @dataclass
@@ -54,6 +53,25 @@ class ExecutionStats:
     halted: str | None = None
     #: the tasks not started because of it
     halted_tasks: list[str] = field(default_factory=list)
+
+
+_NOTHING = Processed()
+
+
+def exec_record(result: ExecResult) -> ExecRecord:
+    """``result`` as stored: its fields by name (a rename on either side fails mypy here)."""
+    trace = result.trace.to_dict()
+    return ExecRecord(
+        output=result.output,
+        usage=dict(result.usage),
+        cost_usd=result.cost_usd,
+        latency_ms=result.latency_ms,
+        duration_api_ms=result.duration_api_ms,
+        num_turns=result.num_turns,
+        error=result.error,
+        timed_out=result.timed_out,
+        trace=TraceRecord(source=trace["source"], meta=trace["meta"], events=trace["events"]),
+    )
 
 
 def build_request(task: Task, settings: ExecutionSettings, budget: Budget) -> ExecRequest:
@@ -158,21 +176,25 @@ async def execute_tasks(
             result = ExecResult("", Trace(source=executor.name), error=f"{type(exc).__name__}: {exc}")
         finally:
             budget.settle(reserved, 0.0 if cached else None if result is None else result.cost_usd, key=task.id)
-        record: dict[str, Any] = {
-            "task_id": task.id,
-            "sample_id": task.sample.sample_id,
-            "variant": task.variant.name,
-            "role": task.variant.role,
-            "repeat": task.repeat,
-            "attempts": attempts,
-            "cached": cached,
-            "started_at": t0,
-            "finished_at": utc_timestamp(),
-            "prompt": request.prompt,
-            "exec": result.to_dict(),
-        }
-        if post_process is not None:
-            record.update(await post_process(task, result))
+        finished = utc_timestamp()
+        done = _NOTHING if post_process is None else await post_process(task, result)
+        record = TaskRecord(
+            task_id=task.id,
+            sample_id=task.sample.sample_id,
+            variant=task.variant.name,
+            role=task.variant.role,
+            repeat=task.repeat,
+            attempts=attempts,
+            cached=cached,
+            started_at=t0,
+            finished_at=finished,
+            prompt=request.prompt,
+            exec=exec_record(result),
+            grade=done.grade,
+            analysis=done.analysis,
+            comprehension=done.comprehension,
+            activation=done.activation,
+        )
         writer.append(record)
         stats.done += 1
         stats.errors += result.error is not None

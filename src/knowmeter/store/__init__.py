@@ -1,5 +1,13 @@
 """Run storage: run directories (run.json, results.jsonl, report.json) and the SQLite index."""
 
+from knowmeter.store._graderecord import (
+    AssertionResult,
+    DimensionOutcome,
+    Grade,
+    JudgeOutcome,
+    Layers,
+    OutputCut,
+)
 from knowmeter.store._index import INDEX_FILE, list_runs, open_index, upsert_run, variant_history
 from knowmeter.store._merge import merge_shards
 from knowmeter.store._rundir import (
@@ -41,15 +49,14 @@ from knowmeter.store._runrecord import (
     resume_command,
     utc_timestamp,
 )
-from knowmeter.store._storedtasks import JoinedTasks, StoredTasks, finished_task_ids
+from knowmeter.store._storedtasks import JoinedTasks, StoredTasks, finished_task_ids, task_records
 from knowmeter.store._taskrecord import (
     AnalysisRecord,
-    AssertionRecord,
     ExecRecord,
-    GradeRecord,
-    JudgeRecord,
+    Processed,
     TaskRecord,
     TraceMetaRecord,
+    TraceRecord,
     WarningRecord,
     task_id,
 )
@@ -60,20 +67,24 @@ __all__ = [
     "RUN_SCHEMA_VERSION",
     "ActivationTarget",
     "AnalysisRecord",
-    "AssertionRecord",
+    "AssertionResult",
     "BudgetStatus",
     "CaseFileInfo",
     "ComprehensionSkill",
     "ComprehensionTarget",
     "ControlReused",
+    "DimensionOutcome",
     "ExecRecord",
     "Git",
-    "GradeRecord",
+    "Grade",
     "Grader",
     "JoinedTasks",
     "JudgeInfo",
-    "JudgeRecord",
+    "JudgeOutcome",
+    "Layers",
     "MergedShard",
+    "OutputCut",
+    "Processed",
     "ResultsWriter",
     "RunActivation",
     "RunComprehension",
@@ -89,6 +100,7 @@ __all__ = [
     "SubsetInfo",
     "TaskRecord",
     "TraceMetaRecord",
+    "TraceRecord",
     "WarningRecord",
     "atomic_file",
     "check_schema_version",
@@ -104,6 +116,7 @@ __all__ = [
     "read_json",
     "resume_command",
     "task_id",
+    "task_records",
     "upsert_run",
     "utc_timestamp",
     "variant_history",

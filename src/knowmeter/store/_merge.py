@@ -13,6 +13,7 @@ from knowmeter import jsonio
 from knowmeter.errors import InputError
 from knowmeter.store._rundir import ResultsWriter, RunDir, new_run_id
 from knowmeter.store._runrecord import MergedShard, RunRecord, ShardInfo, plan_hash, plan_parts, utc_timestamp
+from knowmeter.store._storedtasks import task_records
 
 
 def _shard_record(run_dir: RunDir) -> tuple[RunRecord, ShardInfo]:
@@ -129,13 +130,8 @@ def merge_shards(run_dirs: list[RunDir], runs_root: Path) -> tuple[RunDir, list[
         with ResultsWriter(tmp.results_file) as writer:
             for run_dir, _, _ in shards:
                 problems: list[str] = []
-                for result in run_dir.results(problems):
-                    task = result.get("task_id")
-                    if not isinstance(task, str):
-                        raise InputError(
-                            f"{run_dir.results_file}: a record without a task_id; the results file "
-                            "was edited or damaged"
-                        )
+                for result in task_records(run_dir.results_file, problems):
+                    task = result.task_id
                     earlier = owner.setdefault(task, run_dir.id)
                     if earlier != run_dir.id:
                         raise InputError(

@@ -23,6 +23,7 @@ from knowmeter.errors import InputError
 
 if TYPE_CHECKING:
     from knowmeter.store._runrecord import RunRecord
+    from knowmeter.store._taskrecord import TaskRecord
 
 RUN_FILE = "run.json"
 RESULTS_FILE = "results.jsonl"
@@ -133,10 +134,9 @@ def iter_results(path: Path, *, strict: bool = False, problems: list[str] | None
         yield record
 
 
-def iter_results_at(
-    path: Path, *, strict: bool = False, problems: list[str] | None = None
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``iter_results`` with each record's byte offset in the file (to read it again later)."""
+def iter_lines_at(path: Path, *, problems: list[str] | None = None) -> Iterator[tuple[int, int, bytes]]:
+    """The complete, non-blank lines of a results file as ``(byte offset, line number, line)``;
+    a truncated last line (from a killed run) is skipped and described in ``problems``."""
     if not path.exists():
         return
     offset = 0
@@ -147,22 +147,40 @@ def iter_results_at(
                 if problems is not None:
                     problems.append(f"line {number}: cut off (the run was stopped while writing it); not counted")
                 return  # the line being written when the run died
-            if not line.strip():
-                continue
-            try:
-                record = jsonio.loads(line)
-            except ValueError:
-                if strict:
-                    raise InputError(f"{path}: line {number}: not valid JSON; the results file is damaged") from None
-                if problems is not None:
-                    problems.append(f"line {number}: not valid JSON; not counted")
-                continue
-            if isinstance(record, dict):
-                yield at, record
-            elif strict:
-                raise InputError(f"{path}: line {number}: expected a JSON object per line")
-            elif problems is not None:
-                problems.append(f"line {number}: not a JSON object; not counted")
+            if line.strip():
+                yield at, number, line
+
+
+def iter_results_at(
+    path: Path, *, strict: bool = False, problems: list[str] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``iter_results`` with each record's byte offset in the file (to read it again later)."""
+    for at, number, line in iter_lines_at(path, problems=problems):
+        record = json_object(path, number, line, strict=strict, problems=problems)
+        if record is not None:
+            yield at, record
+
+
+def json_object(
+    path: Path, number: int, line: bytes, *, strict: bool = False, problems: list[str] | None = None
+) -> dict[str, Any] | None:
+    """Line ``number`` of a results file as its JSON object; None (said in ``problems``) when it
+    is not JSON or not an object — or with ``strict`` one ``InputError`` naming the line."""
+    try:
+        record = jsonio.loads(line)
+    except ValueError:
+        if strict:
+            raise InputError(f"{path}: line {number}: not valid JSON; the results file is damaged") from None
+        if problems is not None:
+            problems.append(f"line {number}: not valid JSON; not counted")
+        return None
+    if isinstance(record, dict):
+        return record
+    if strict:
+        raise InputError(f"{path}: line {number}: expected a JSON object per line")
+    if problems is not None:
+        problems.append(f"line {number}: not a JSON object; not counted")
+    return None
 
 
 #: results.jsonl is fsynced at most this often while a run appends to it, and when it is closed: a
@@ -181,9 +199,9 @@ class ResultsWriter:
         self._fh: IO[bytes] = path.open("ab")
         self._synced = time.monotonic()
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: TaskRecord) -> None:
         with _naming(self.path):
-            self._fh.write(scrub_bytes(jsonio.dumps(record)) + b"\n")
+            self._fh.write(scrub_bytes(record.line()) + b"\n")
             self._fh.flush()
             if time.monotonic() - self._synced >= FSYNC_EVERY_S:
                 os.fsync(self._fh.fileno())

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from knowmeter import jsonio
 from knowmeter.config import first_error
 from knowmeter.errors import InputError
-from knowmeter.store._rundir import iter_results_at
+from knowmeter.store._rundir import iter_lines_at, iter_results_at, json_object
 from knowmeter.store._runrecord import RunRecord
 from knowmeter.store._taskrecord import TaskRecord, task_id
 
@@ -84,10 +84,13 @@ class StoredTasks(Sequence[TaskRecord]):
         first_at: dict[tuple[int, str, str], int] = {}  # each kept task's offset, by its report-order key
         extra: dict[tuple[int, str, str], int] = {}  # duplicate records of a task, not counted
         samples: set[str] = set()
-        for n, (offset, rec) in enumerate(iter_results_at(results_file, problems=self.problems), start=1):
-            task = _checked(results_file, rec, n, plan, self.problems)
-            if task is None:
+        for offset, task in _read(results_file, self.problems):
+            if isinstance(task, str):
+                self.problems.append(f"{task}; not counted, a --resume runs it again")
                 continue
+            problem = plan.problem(task)
+            if problem:
+                raise InputError(f"{results_file}: task {task.task_id!r}: {problem}; {_FIX}")
             # one key per task, shared by every fold; its names interned (a sample's tasks share them)
             key = (task.repeat, sys.intern(task.sample_id), sys.intern(task.variant))
             if key in first_at:
@@ -123,12 +126,13 @@ class StoredTasks(Sequence[TaskRecord]):
     def __getitem__(self, index: int | slice) -> TaskRecord | list[TaskRecord]:
         with self.path.open("rb") as fh:
             if isinstance(index, slice):
-                return [TaskRecord.model_validate(_read_at(fh, at)) for at in self._offsets[index]]
-            return TaskRecord.model_validate(_read_at(fh, self._offsets[index]))
+                return [_task_at(fh, at) for at in self._offsets[index]]
+            return _task_at(fh, self._offsets[index])
 
     def __iter__(self) -> Iterator[TaskRecord]:
-        for rec in self.records():
-            yield TaskRecord.model_validate(rec)
+        with self.path.open("rb") as fh:
+            for at in self._offsets:
+                yield _task_at(fh, at)
 
     def records(self) -> Iterator[dict[str, Any]]:
         """The records as stored (JSON objects), one at a time."""
@@ -206,6 +210,51 @@ def finished_task_ids(results_file: Path) -> set[str]:
     return done
 
 
+def task_records(results_file: Path, problems: list[str] | None = None) -> Iterator[TaskRecord]:
+    """Every complete task record of ``results_file`` in file order, checked as ``TaskRecord``; a
+    line that is cut off, not JSON or lacks a field is skipped (said in ``problems``), one whose
+    field was edited to the wrong type raises one ``InputError`` line naming the task and field."""
+    for _, task in _read(results_file, problems):
+        if isinstance(task, TaskRecord):
+            yield task
+        elif problems is not None:
+            problems.append(f"{task}; not counted")
+
+
+def _read(path: Path, problems: list[str] | None) -> Iterator[tuple[int, TaskRecord | str]]:
+    """``(byte offset, task)`` for each record of a results file, or why the record is incomplete
+    (``_task_of``). A line is checked straight from its bytes (``model_validate_json``: no JSON
+    objects are built); only a line that does not pass is parsed again to say why."""
+    n = 0
+    for at, number, line in iter_lines_at(path, problems=problems):
+        try:
+            fast: TaskRecord | None = TaskRecord.model_validate_json(line)
+        except ValidationError:
+            fast = None
+        task: TaskRecord | str
+        if fast is not None and "grade" in fast.model_fields_set:
+            task = fast
+        else:  # parsed again, to name the problem
+            rec = json_object(path, number, line, problems=problems)
+            if rec is None:
+                continue
+            task = _task_of(path, rec, n + 1)
+        n += 1
+        if isinstance(task, TaskRecord):
+            _check_known(path, task)
+        yield at, task
+
+
+def _task_at(fh: IO[bytes], offset: int) -> TaskRecord:
+    """The record stored at ``offset`` (checked when the file was first read)."""
+    fh.seek(offset)
+    line = fh.readline()
+    try:
+        return TaskRecord.model_validate_json(line)
+    except ValidationError:  # a NaN token or a lone surrogate escape: read as when it was checked
+        return TaskRecord.model_validate(jsonio.loads(line))
+
+
 def _read_at(fh: IO[bytes], offset: int) -> dict[str, Any]:
     fh.seek(offset)
     rec: dict[str, Any] = jsonio.loads(fh.readline())
@@ -215,10 +264,10 @@ def _read_at(fh: IO[bytes], offset: int) -> dict[str, Any]:
 _FIX = "the results file was edited or damaged: restore it or run knowmeter eval again"
 
 
-def _checked(path: Path, rec: dict[str, Any], n: int, plan: _Plan, problems: list[str]) -> TaskRecord | None:
-    """The record as a ``TaskRecord`` of the plan; None (said in ``problems``) for an incomplete
-    record — a field missing: its task is missing, and a resume runs it again; one line naming
-    the task and field when it does not fit otherwise."""
+def _task_of(path: Path, rec: dict[str, Any], n: int) -> TaskRecord | str:
+    """The stored line ``rec`` (record ``n``) as a ``TaskRecord``, or why it is incomplete — a
+    field missing: its task is missing, and a resume runs it again. One ``InputError`` line naming
+    the task and field when it does not fit otherwise (a value edited to the wrong type)."""
     where = f"task {rec['task_id']!r}" if isinstance(rec.get("task_id"), str) else f"record {n}"
     lacks = _lacking(rec)
     try:
@@ -227,10 +276,12 @@ def _checked(path: Path, rec: dict[str, Any], n: int, plan: _Plan, problems: lis
         if not incomplete(exc):
             raise InputError(f"{path}: {where}: {first_error(exc)}; {_FIX}") from None
         lacks = lacks or first_error(exc)
-    if lacks:
-        problems.append(f"record {n} ({where}): incomplete ({lacks}); not counted, a --resume runs it again")
-        return None
-    problem = plan.problem(task)
-    if problem:
-        raise InputError(f"{path}: {where}: {problem}; {_FIX}")
-    return task
+    return f"record {n} ({where}): incomplete ({lacks})" if lacks else task
+
+
+def _check_known(path: Path, task: TaskRecord) -> None:
+    """One ``InputError`` line when the trace metadata the report reads has a wrong type."""
+    try:
+        _ = task.exec.trace.known if task.exec.trace is not None else None
+    except ValidationError as exc:
+        raise InputError(f"{path}: task {task.task_id!r}: exec.trace.meta.{first_error(exc)}; {_FIX}") from None

@@ -1,33 +1,39 @@
-"""The shape of one stored task (a line of ``results.jsonl``): the exec result with its trace,
-the grade and the analysis. The fields readers rely on are typed; the rest is free (a trace's
-events, an executor's extras). Every record is checked against it when a run is read back."""
+"""The one type of a stored task (a line of ``results.jsonl``): ``TaskRecord``, with the exec
+result and its trace, the grade (``Grade``, as grading produces it), the analysis and a
+comprehension run's grading. The runner builds it, ``ResultsWriter`` writes it, the run's listener
+hears it and every reader gets it back (``StoredTasks``). No model takes keys it does not know:
+what is genuinely free (a trace's events, an executor's metadata, an assertion's details) is a
+typed free field (``FreeObject``). Lines written by earlier versions (schema 2) have this shape
+already: tests/store/fixtures holds some, read back as stored."""
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from knowmeter.store._graderecord import Amount, FreeObject, Grade
 
 
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class _Closed(BaseModel):
+    model_config = ConfigDict(extra="forbid")
 
 
-#: A score on the 1–5 scale every layer, composite and judge uses.
-Score = Annotated[float, Field(ge=1, le=5, allow_inf_nan=False)]
-#: A cost, latency or count: finite and never negative.
-Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-
-
-class WarningRecord(_Open):
+class WarningRecord(BaseModel):
     """A warning an executor recorded with the trace (counted per kind in the operations summary)."""
+
+    model_config = ConfigDict(extra="ignore")
 
     kind: str | None = None
     message: str | None = None
 
 
-class TraceMetaRecord(_Open):
-    """A trace's metadata: what the report reads of it is typed."""
+class TraceMetaRecord(BaseModel):
+    """What the report reads of a trace's metadata (the executor's own keys beside them are not
+    part of this view; they stay in ``TraceRecord.meta``)."""
+
+    model_config = ConfigDict(extra="ignore")
 
     warnings: list[WarningRecord] | None = None
     artifact_delivery: str | None = Field(
@@ -37,67 +43,70 @@ class TraceMetaRecord(_Open):
     memory_delivered: list[str] | None = Field(default=None, description="Memory files delivered with the task.")
 
 
-class TraceRecord(_Open):
-    """A trace as stored: its events stay free; its metadata is a mapping the readers look into."""
-
-    meta: TraceMetaRecord | None = None
+_META = TypeAdapter(TraceMetaRecord)
 
 
-class ExecRecord(_Open):
-    """What the agent run gave (the fields the report reads are typed; the rest is free)."""
+class TraceRecord(_Closed):
+    """A trace as stored: where it came from, its metadata (the executor's own, free; the part the
+    report reads is read through ``known``, checked when the record is read: ``check_known``) and
+    its events (free: ``knowmeter.traces`` reads them back)."""
 
-    error: str | None = None
-    trace: TraceRecord | None = None
-    timed_out: bool = False
+    model_config = ConfigDict(extra="forbid", ignored_types=(cached_property,))
+
+    source: str = "unknown"
+    meta: FreeObject = Field(default_factory=dict)
+    events: list[FreeObject] = Field(default_factory=list)
+
+    @cached_property
+    def known(self) -> TraceMetaRecord:
+        """The metadata the report reads, typed."""
+        return _META.validate_python(self.meta)
+
+
+class ExecRecord(_Closed):
+    """What the agent run gave (``knowmeter.executors.ExecResult`` as stored)."""
+
+    output: str = ""
+    usage: dict[str, Annotated[int, Field(ge=0)] | None] | None = None
     cost_usd: Amount | None = None
     latency_ms: Amount | None = None
-    usage: dict[str, Annotated[int, Field(ge=0)] | None] | None = None
+    duration_api_ms: Amount | None = None
+    num_turns: Annotated[int, Field(ge=0)] | None = None
+    error: str | None = None
+    timed_out: bool = False
+    trace: TraceRecord | None = None
 
 
-class AssertionRecord(_Open):
-    """One assertion's outcome; ``passed`` None when it could not be decided."""
+class AnalysisRecord(_Closed):
+    """A task's analysis: gap signals (``knowmeter.analysis.TaskGaps`` as stored, checked by the
+    report's gaps section) and the files the agent read, by path."""
 
-    passed: bool | None = None
-    weight: Amount = 1.0
-    message: str | None = None
-    details: dict[str, Any] | None = None
-
-
-class JudgeRecord(_Open):
-    """One judge's scores of the answer."""
-
-    judge: str
-    mean: Score | None = None
-    model: str | None = None
-
-
-class GradeRecord(_Open):
-    """The grade of one task: per-layer scores, composite, assertions and judges."""
-
-    layers: dict[str, Score | None] = Field(default_factory=dict)
-    composite: Score | None = None
-    layers_used: list[str] = Field(default_factory=list)
-    passed: bool | None = None
-    assertions: list[AssertionRecord] = Field(default_factory=list)
-    judges: list[JudgeRecord] = Field(default_factory=list)
-    judge_error: str | None = None
-    output_truncated: dict[str, Any] | None = Field(default=None, description="What of the output was cut for grading.")
-
-
-class AnalysisRecord(_Open):
-    """A task's analysis: gap signals (checked by the gaps section) and file accesses."""
-
-    gaps: dict[str, Any] | None = None
+    gaps: FreeObject | None = None
     access: dict[str, Annotated[int, Field(ge=0)]] | None = None
 
 
-class TaskRecord(BaseModel):
-    """One finished task as stored in results.jsonl (exec result with trace, grade, analysis).
+def _none(value: object) -> bool:
+    return value is None
 
-    Written back exactly as stored (``stored()``): defaults of fields the line did not have are
-    not added."""
 
-    model_config = ConfigDict(extra="allow")
+class Processed(_Closed):
+    """What a run's post-processing adds to a finished task's record (all optional; ``grade`` is
+    stored even when None, the others only when set)."""
+
+    grade: Grade | None = None
+    analysis: AnalysisRecord | None = Field(default=None, exclude_if=_none)
+    comprehension: FreeObject | None = Field(
+        default=None,
+        exclude_if=_none,
+        description="A comprehension run's grading of this answer (knowmeter comprehend).",
+    )
+    activation: FreeObject | None = Field(
+        default=None, exclude_if=_none, description="The skills an activation run's task loaded (knowmeter activation)."
+    )
+
+
+class _Task(_Closed):
+    """Which task, how it ran and what the agent gave (the fields before ``Processed``'s)."""
 
     task_id: str
     sample_id: str
@@ -114,15 +123,22 @@ class TaskRecord(BaseModel):
         "records written before it was stored have none.",
     )
     exec: ExecRecord
-    grade: GradeRecord | None = None
-    analysis: AnalysisRecord | None = None
-    comprehension: dict[str, Any] | None = Field(
-        default=None, description="A comprehension run's grading of this answer (knowmeter comprehend)."
-    )
+
+
+class TaskRecord(Processed, _Task):
+    """One finished task as stored in results.jsonl (exec result with trace, grade, analysis; its
+    fields in that order).
+
+    Written as built, and back exactly as stored (``stored()``): defaults of fields the line did
+    not have are not added."""
 
     def stored(self) -> dict[str, Any]:
         """The JSON form, as it was stored."""
         return self.model_dump(mode="json", exclude_unset=True)
+
+    def line(self) -> bytes:
+        """The JSON line of the record (without its newline), as ``results.jsonl`` stores it."""
+        return self.__pydantic_serializer__.to_json(self, exclude_unset=True)
 
 
 def task_id(sample_id: str, variant: str, repeat: int) -> str:
