@@ -58,3 +58,17 @@ def test_stored_tasks_counts_distinct_complete_lines(tmp_path: Path) -> None:
         b'{"task_id":"a","x":1}\n{"task_id": "b"}\n{"x": 1, "task_id": "c"}\n{"task_id":"a"}\ngarbage\n{"task_id":"d"'
     )
     assert _stored_tasks(results) == 3  # a (twice), b, c; not the garbage nor the cut d
+
+
+def test_a_run_json_without_a_status_is_reported_and_listed_as_killed(stored: tuple[Path, RunDir]) -> None:
+    """run.json always gets a status when the run starts; one without (null) never finished, as a
+    killed run: its report is rebuilt and ``runs`` lists it killed (the index once failed on it)."""
+    project, run = stored
+    record = json.loads(run.run_file.read_text())
+    record["status"] = None
+    run.run_file.write_text(json.dumps(record))
+    r = km("report", "latest", "--bootstrap-samples", "100", cwd=project)
+    assert r.returncode != 0 and "internal error" not in r.stderr, r.stderr
+    listed = km("runs", "--json", cwd=project)
+    assert listed.returncode == 0, listed.stderr
+    assert [row["status"] for row in json.loads(listed.stdout)] == ["killed"]
