@@ -23,8 +23,6 @@ from typing import TYPE_CHECKING, Any
 from knowmeter import defaults
 
 if TYPE_CHECKING:  # imported when used: observe_traces needs none of the report stack
-    from pydantic import JsonValue
-
     from knowmeter.activation import ActivationReport
     from knowmeter.config import RunConfig
     from knowmeter.dryrun import DryRun
@@ -558,13 +556,13 @@ def _stored_spend(run_dir: RunDir, judge_kind: str) -> dict[str, StoredSpend]:
     return {kind: StoredSpend(*tally) for kind, tally in tallies.items() if tally[0] or tally[1]}
 
 
-def _judge_cost(record: TaskRecord) -> JsonValue:
+def _judge_cost(record: TaskRecord) -> float | None:
     """What the judges of ``record`` cost: its grade's ``judge_cost_usd``, or a comprehension
     run's ``comprehension.cost_usd`` (0.0: none was asked; None: unknown)."""
     if record.grade is not None:
         return record.grade.judge_cost_usd
     if record.comprehension is not None:
-        return record.comprehension.get("cost_usd", 0.0)
+        return record.comprehension.cost_usd
     return 0.0
 
 

@@ -23,6 +23,7 @@ from knowmeter.comprehension import (
 )
 from knowmeter.comprehension._criteria import Behavior
 from knowmeter.judges import build_judges
+from knowmeter.store import ComprehensionResult
 
 from .test_verbatim import C1_FAIL, C1_PASS
 
@@ -156,7 +157,7 @@ def test_prompt_has_appendix_a_sections_in_order_and_fences_the_answer() -> None
     assert GRADER_TEMPLATE.hash == "7a898dfbd8e3"  # wording changes must bump the version
 
 
-def _grade(case: Any, answer: str, judge: str, judge_repeat: int = 1) -> dict[str, Any]:
+def _grade(case: Any, answer: str, judge: str, judge_repeat: int = 1) -> ComprehensionResult:
     judges = build_judges([judge])
     site = CallSite("t1", case.case_id, 60.0)
     return anyio.run(lambda: grade_answer(case, answer, judges, judge_repeat=judge_repeat, site=site))
@@ -173,24 +174,24 @@ def cases(type_safety_skill: Path, type_safety_evals: Path) -> dict[str, Any]:
 
 def test_verbatim_check_overrides_a_grader_that_passes_everything(cases: dict[str, Any]) -> None:
     out = _grade(cases["1"], C1_FAIL, _script("pass-all"))
-    assert out["graded"] and out["verdict"] == "FAIL"
-    verbatim = next(b for b in out["behavior_verdicts"] if b["id"] == "no_verbatim_span")
-    assert verbatim["verdict"] == "FAIL" and verbatim["override"].startswith("verbatim check failed")
-    assert out["overlap"]["passed"] is False and out["overlap"]["overlap_ngrams"]
+    assert out.graded and out.verdict == "FAIL"
+    verbatim = next(b for b in out.behavior_verdicts if b.id == "no_verbatim_span")
+    assert verbatim.verdict == "FAIL" and (verbatim.override or "").startswith("verbatim check failed")
+    assert out.overlap is not None and out.overlap.passed is False and out.overlap.overlap_ngrams
     # the §5.2 pass answer is not overridden
-    assert _grade(cases["1"], C1_PASS, _script("pass-all"))["verdict"] == "PASS"
+    assert _grade(cases["1"], C1_PASS, _script("pass-all")).verdict == "PASS"
 
 
 def test_a_rejected_reply_is_reasked_once(cases: dict[str, Any]) -> None:
     out = _grade(cases["1"], C1_PASS, _script("fix-on-reask"))
-    assert out["graded"] and out["calls"][0]["attempts"] == 2
+    assert out.graded and out.calls[0].attempts == 2
 
 
 @pytest.mark.parametrize("mode", ["bad-quote", "skip", "hedge-fail", "not-json"])
 def test_a_reply_rejected_twice_leaves_the_case_ungraded(cases: dict[str, Any], mode: str) -> None:
     out = _grade(cases["1"], C1_PASS, _script(mode))
-    assert out["graded"] is False and out["verdict"] is None and out["behavior_pass_fraction"] is None
-    assert "after 1 retry" in out["ungraded_reason"] and out["calls"][0]["attempts"] == 2
+    assert out.graded is False and out.verdict is None and out.behavior_pass_fraction is None
+    assert "after 1 retry" in (out.ungraded_reason or "") and out.calls[0].attempts == 2
 
 
 @pytest.mark.parametrize("answer", ["", "  \n\t "])
@@ -198,12 +199,10 @@ def test_an_empty_answer_fails_every_behavior_without_asking_the_grader(cases: d
     # §8.9 "assumed verification" / RULE-9: no evidence is a FAIL, never an omission; the grader
     # (one that passes everything) is not asked
     out = _grade(cases["7"], answer, _script("pass-all"))
-    assert out["graded"] is True and out["verdict"] == "FAIL" and out["behavior_pass_fraction"] == 0.0
-    assert out["calls"] == [] and out["ungraded_reason"] is None
-    assert [b["id"] for b in out["behavior_verdicts"]] == [b.id for b in cases["7"].behaviors]
-    assert {(b["verdict"], b["rationale"]) for b in out["behavior_verdicts"]} == {
-        ("FAIL", "no answer: the output is empty")
-    }
+    assert out.graded is True and out.verdict == "FAIL" and out.behavior_pass_fraction == 0.0
+    assert out.calls == [] and out.ungraded_reason is None
+    assert [b.id for b in out.behavior_verdicts] == [b.id for b in cases["7"].behaviors]
+    assert {(b.verdict, b.rationale) for b in out.behavior_verdicts} == {("FAIL", "no answer: the output is empty")}
 
 
 def test_a_misconception_case_is_graded_per_behavior_not_zeroed(cases: dict[str, Any]) -> None:
@@ -214,16 +213,16 @@ def test_a_misconception_case_is_graded_per_behavior_not_zeroed(cases: dict[str,
         "Keep the Zod schemas at the I/O boundary."
     )
     out = _grade(c7, answer, "scripted-grader")
-    assert out["graded"] is True
-    assert [b["id"] for b in out["behavior_verdicts"]] == [b.id for b in c7.behaviors]
-    assert 0 < out["behavior_pass_fraction"] < 1
+    assert out.graded is True
+    assert [b.id for b in out.behavior_verdicts] == [b.id for b in c7.behaviors]
+    assert out.behavior_pass_fraction is not None and 0 < out.behavior_pass_fraction < 1
 
 
 def test_ensemble_majority_per_behavior(cases: dict[str, Any]) -> None:
     judges = build_judges([_script("pass-all"), "scripted-grader", "scripted-grader"])
     site = CallSite("t1", "3", 60.0)
     out = anyio.run(lambda: grade_answer(cases["3"], "Types prevent bugs.", judges, judge_repeat=1, site=site))
-    assert out["graded"] and len(out["calls"]) == 3
-    assert all(b["gradings"] == 3 for b in out["behavior_verdicts"])
+    assert out.graded and len(out.calls) == 3
+    assert all(b.gradings == 3 for b in out.behavior_verdicts)
     # two deterministic FAIL votes outvote one PASS
-    assert out["behavior_verdicts"][0]["passes"] == 1 and out["behavior_verdicts"][0]["verdict"] == "FAIL"
+    assert out.behavior_verdicts[0].passes == 1 and out.behavior_verdicts[0].verdict == "FAIL"

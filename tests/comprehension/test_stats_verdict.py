@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 from scipy import stats as sps
@@ -174,20 +174,41 @@ def test_model_family(executor: str, model: str | None, family: str | None) -> N
 
 def _record(case: int, role: str, passed: bool) -> dict[str, object]:
     """A stored task record of one graded answer (C2, one behavior)."""
-    return {
-        "role": role,
-        "repeat": 0,
-        "comprehension": {
-            "case_id": str(case),
-            "dimension": "C2",
-            "concept_field": "mental_model",
-            "behaviors": [{"id": "b"}],
-            "derived_behaviors": [],
-            "graded": True,
-            "verdict": "PASS" if passed else "FAIL",
-            "behavior_pass_fraction": 1.0 if passed else 0.0,
-        },
-    }
+    from knowmeter.store import BehaviorOutcome, CaseBehavior, ComprehensionResult
+
+    verdict: Literal["PASS", "FAIL"] = "PASS" if passed else "FAIL"
+    graded = ComprehensionResult(
+        case_id=str(case),
+        dimension="C2",
+        concept_field="mental_model",
+        transfer=None,
+        behaviors=[CaseBehavior(id="b", kind="positive", description="b", derived=False)],
+        derived_behaviors=[],
+        verbatim_behavior=None,
+        overlap=None,
+        calls=[],
+        cost_usd=0.0,
+        graded=True,
+        ungraded_reason=None,
+        behavior_verdicts=[
+            BehaviorOutcome(
+                id="b",
+                kind="positive",
+                derived=False,
+                verdict=verdict,
+                passes=int(passed),
+                gradings=1,
+                evidence_quote="x",
+                rationale="",
+                override=None,
+                review=None,
+            )
+        ],
+        behavior_pass_fraction=1.0 if passed else 0.0,
+        verdict=verdict,
+        review=[],
+    )
+    return {"role": role, "repeat": 0, "comprehension": graded.model_dump(mode="json")}
 
 
 def _folded(section: Any, run: RunRecord, records: list[dict[str, Any]]) -> dict[str, Any]:

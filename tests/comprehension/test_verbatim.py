@@ -202,4 +202,4 @@ def test_a_failed_verbatim_check_does_not_override_an_unrelated_quote_behavior()
             site=CallSite("t1", "5", 60.0),
         )
     )
-    assert out["verdict"] == "PASS" and [b["override"] for b in out["behavior_verdicts"]] == [None, None]
+    assert out.verdict == "PASS" and [b.override for b in out.behavior_verdicts] == [None, None]

@@ -247,6 +247,52 @@ MUTATIONS = (
         (T_OLDER_GAPS,),
     ),
     Mutation(
+        "B7",
+        RENAME,
+        "the comprehension grader's cost_usd renamed at its producer (grade_answer's stored result)",
+        (
+            Edit(
+                "src/knowmeter/comprehension/_grade.py",
+                "        cost_usd=cost_usd,\n",
+                "        judge_cost_usd=cost_usd,\n",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "B8",
+        RENAME,
+        "ComprehensionResult.cost_usd renamed at its declaration only (a resumed run read it as $0 by key)",
+        (
+            Edit(
+                "src/knowmeter/store/_comprehensionrecord.py",
+                "    cost_usd: Amount | None\n    graded: bool\n",
+                "    grader_cost_usd: Amount | None\n    graded: bool\n",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "B9",
+        RENAME,
+        "a comprehension result field (behavior_pass_fraction) renamed as an IDE would",
+        (Rename("behavior_pass_fraction", "pass_fraction", ("src",)),),
+        (T_OLDER_LINES,),
+    ),
+    Mutation(
+        "B10",
+        RENAME,
+        "the activation detection's order renamed at its producer (detect_activations)",
+        (
+            Edit(
+                "src/knowmeter/activation/_detect.py",
+                "Detection(skill_tool=tool, read=read, order=tuple(order))",
+                "Detection(skill_tool=tool, read=read, loaded=tuple(order))",
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
         "C",
         PASS_THROUGH,
         "--stability-limit: its override dropped where the run configuration is resolved",

@@ -6,9 +6,9 @@ which of the two make an activation; both are always recorded."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
+from knowmeter.store import Detection
 from knowmeter.traces import ToolCallEvent, Trace
 
 __all__ = ["COUNTS", "Counts", "Detection", "detect_activations"]
@@ -16,31 +16,6 @@ __all__ = ["COUNTS", "Counts", "Detection", "detect_activations"]
 Counts = Literal["skill-tool", "read", "either"]
 COUNTS: tuple[Counts, ...] = ("skill-tool", "read", "either")
 _SHELL_KEYS = ("command", "cmd")
-
-
-@dataclass(frozen=True, slots=True)
-class Detection:
-    """Per installed skill, how it was loaded in one task (``skill_tool`` / ``read`` flags), and
-    ``order``: the skills that count as activated, in the order they were first loaded."""
-
-    skill_tool: dict[str, bool]
-    read: dict[str, bool]
-    order: tuple[str, ...]
-
-    def activated(self, skill: str) -> bool:
-        return skill in self.order
-
-    @property
-    def first(self) -> str | None:
-        """The skill loaded first (a routing case's winner), or None."""
-        return self.order[0] if self.order else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"skill_tool": self.skill_tool, "read": self.read, "order": list(self.order)}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Detection:
-        return cls(dict(d["skill_tool"]), dict(d["read"]), tuple(d["order"]))
 
 
 def _skill_called(call: ToolCallEvent, skill: str) -> bool:
@@ -75,4 +50,4 @@ def detect_activations(trace: Trace, skills: list[str], counts: Counts = "either
             counted = by_tool if counts == "skill-tool" else by_read if counts == "read" else by_tool or by_read
             if counted and skill not in order:
                 order.append(skill)
-    return Detection(tool, read, tuple(order))
+    return Detection(skill_tool=tool, read=read, order=tuple(order))

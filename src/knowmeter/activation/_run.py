@@ -296,7 +296,7 @@ def make_detector(plan: ActivationPlan) -> PostProcess:
     async def post_process(task: Task, result: ExecResult) -> Processed:
         names = [plan.skill, *(s.name for s in task.skills)]
         detection = detect_activations(result.trace, names, plan.target.counts)
-        return Processed(grade=None, activation=detection.to_dict())
+        return Processed(grade=None, activation=detection)
 
     return post_process
 
@@ -314,8 +314,7 @@ def trials_of(records: Iterable[TaskRecord], cases: dict[str, ActivationCase], s
         if case is None:
             continue
         error = rec.exec.error
-        stored = rec.activation
-        d = Detection.from_dict(stored) if stored and not error else None
+        d = rec.activation if not error else None
         arms.setdefault(rec.variant, []).append(
             Trial(
                 rec.sample_id,

@@ -116,8 +116,8 @@ async def calibrate(
     for a in anchors:
         site = CallSite(f"calibration::{a.id}", a.case_id, None)
         graded = await grade_answer(cases[a.case_id], a.answer, judges, judge_repeat=judge_repeat, site=site)
-        fraction = graded.get("behavior_pass_fraction") if graded.get("graded") else None
-        out.append(AnchorResult(a, fraction, graded.get("ungraded_reason")))
+        fraction = graded.behavior_pass_fraction if graded.graded else None
+        out.append(AnchorResult(a, fraction, graded.ungraded_reason))
     return out
 
 

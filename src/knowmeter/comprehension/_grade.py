@@ -12,14 +12,21 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any
 
 from knowmeter.ask import Asked, CallSite, ask_json, sum_costs
 from knowmeter.comprehension._case import GraderCase
 from knowmeter.comprehension._prompt import GRADER_TEMPLATE, reask_prompt, render_grader_prompt
-from knowmeter.comprehension._reply import BehaviorVerdict, GraderVerdict, parse_grader_reply
+from knowmeter.comprehension._reply import BehaviorVerdict, GraderVerdict, Verdict, parse_grader_reply
 from knowmeter.grading import JudgeSpec, gather
 from knowmeter.skillgraph import Overlap
+from knowmeter.store import (
+    BehaviorOutcome,
+    CallBehavior,
+    CaseBehavior,
+    ComprehensionResult,
+    GraderCall,
+    OverlapRecord,
+)
 
 
 def _forced(verdict: GraderVerdict, case: GraderCase, overlap: Overlap) -> GraderVerdict:
@@ -37,82 +44,117 @@ def _forced(verdict: GraderVerdict, case: GraderCase, overlap: Overlap) -> Grade
     return GraderVerdict(tuple(out), verdict.grader_dimension_verdict)
 
 
-def _call_record(judge: str, repeat: int, asked: Asked[GraderVerdict]) -> dict[str, Any]:
+def _call_record(judge: str, repeat: int, asked: Asked[GraderVerdict]) -> GraderCall:
     v = asked.value
-    rec: dict[str, Any] = {
-        "judge": judge,
-        "repeat": repeat,
-        "attempts": asked.attempts,
-        "cost_usd": sum_costs(asked.costs),
-        "error": asked.error,
-    }
-    if v is not None:
-        rec["behavior_verdicts"] = [b.to_dict() for b in v.behaviors]
-        rec["dimension_verdict"] = "PASS" if all(b.verdict == "PASS" for b in v.behaviors) else "FAIL"
-        rec["grader_dimension_verdict"] = v.grader_dimension_verdict
-    return rec
+    cost = sum_costs(asked.costs)
+    if v is None:
+        return GraderCall(judge=judge, repeat=repeat, attempts=asked.attempts, cost_usd=cost, error=asked.error)
+    return GraderCall(
+        judge=judge,
+        repeat=repeat,
+        attempts=asked.attempts,
+        cost_usd=cost,
+        error=asked.error,
+        behavior_verdicts=[
+            CallBehavior(
+                id=b.id,
+                verdict=b.verdict,
+                evidence_quote=b.evidence_quote,
+                rationale=b.rationale,
+                review=b.review,
+                override=b.override,
+            )
+            for b in v.behaviors
+        ],
+        dimension_verdict="PASS" if all(b.verdict == "PASS" for b in v.behaviors) else "FAIL",
+        grader_dimension_verdict=v.grader_dimension_verdict,
+    )
 
 
-def _combine(case: GraderCase, verdicts: list[GraderVerdict]) -> list[dict[str, Any]]:
+def _combine(case: GraderCase, verdicts: list[GraderVerdict]) -> list[BehaviorOutcome]:
     """Per behavior: PASS when more than half the accepted gradings passed it (a tie FAILs)."""
     out = []
     for i, b in enumerate(case.behaviors):
         votes: list[BehaviorVerdict] = [v.behaviors[i] for v in verdicts]
         passes = sum(bv.verdict == "PASS" for bv in votes)
-        final = "PASS" if 2 * passes > len(votes) else "FAIL"
-        shown = (
-            next(bv for bv in votes if bv.verdict == final) if any(bv.verdict == final for bv in votes) else votes[0]
-        )
+        final: Verdict = "PASS" if 2 * passes > len(votes) else "FAIL"
+        shown = next((bv for bv in votes if bv.verdict == final), votes[0])
         out.append(
-            {
-                "id": b.id,
-                "kind": b.kind,
-                "derived": b.derived,
-                "verdict": final,
-                "passes": passes,
-                "gradings": len(votes),
-                "evidence_quote": shown.evidence_quote,
-                "rationale": shown.rationale,
-                "override": next((bv.override for bv in votes if bv.override), None),
-                "review": next((bv.review for bv in votes if bv.review), None),
-            }
+            BehaviorOutcome(
+                id=b.id,
+                kind=b.kind,
+                derived=b.derived,
+                verdict=final,
+                passes=passes,
+                gradings=len(votes),
+                evidence_quote=shown.evidence_quote,
+                rationale=shown.rationale,
+                override=next((bv.override for bv in votes if bv.override), None),
+                review=next((bv.review for bv in votes if bv.review), None),
+            )
         )
     return out
 
 
-def _verdicts(combined: list[dict[str, Any]]) -> dict[str, Any]:
-    """The graded part of a result: the behaviors' verdicts and the case's, computed from them."""
-    passed = sum(b["verdict"] == "PASS" for b in combined)
-    return {
-        "graded": True,
-        "ungraded_reason": None,
-        "behavior_verdicts": combined,
-        "behavior_pass_fraction": passed / len(combined),
-        "verdict": "PASS" if passed == len(combined) else "FAIL",
-        "review": [f"{b['id']}: {b['review']}" for b in combined if b["review"]],
-    }
+def _result(
+    case: GraderCase,
+    *,
+    overlap: Overlap | None,
+    calls: list[GraderCall],
+    cost_usd: float | None,
+    combined: list[BehaviorOutcome] | None,
+    ungraded_reason: str | None = None,
+    prompt_hash: str | None = None,
+) -> ComprehensionResult:
+    """The stored result: the case, the verbatim check, the calls and the verdicts computed from
+    the behaviors' (``combined`` None: ungraded, ``ungraded_reason`` says why)."""
+    passed = sum(b.verdict == "PASS" for b in combined or [])
+    return ComprehensionResult(
+        case_id=case.case_id,
+        dimension=case.dimension,
+        concept_field=case.concept_name,
+        transfer=case.transfer,
+        behaviors=[
+            CaseBehavior(id=b.id, kind=b.kind, description=b.description, derived=b.derived) for b in case.behaviors
+        ],
+        derived_behaviors=[b.id for b in case.behaviors if b.derived],
+        verbatim_behavior=case.verbatim_behavior,
+        application=case.application,
+        prompt_hash=prompt_hash,
+        overlap=None
+        if overlap is None
+        else OverlapRecord(passed=overlap.passed, n=overlap.n, overlap_ngrams=list(overlap.ngrams)),
+        calls=calls,
+        cost_usd=cost_usd,
+        graded=combined is not None,
+        ungraded_reason=ungraded_reason,
+        behavior_verdicts=combined or [],
+        behavior_pass_fraction=None if combined is None else passed / len(combined),
+        verdict=None if combined is None else "PASS" if passed == len(combined) else "FAIL",
+        review=[f"{b.id}: {b.review}" for b in combined or [] if b.review],
+    )
 
 
-def unanswered(case: GraderCase, why: str) -> dict[str, Any]:
+def unanswered(case: GraderCase, why: str) -> ComprehensionResult:
     """The stored result of an answer that is not there (``why``: the output is empty, the agent
     failed …): every behavior FAILs with the rationale ``no answer: <why>``; no grader is asked."""
     rationale = f"no answer: {why}"
     combined = [
-        {
-            "id": b.id,
-            "kind": b.kind,
-            "derived": b.derived,
-            "verdict": "FAIL",
-            "passes": 0,
-            "gradings": 0,
-            "evidence_quote": None,
-            "rationale": rationale,
-            "override": None,
-            "review": None,
-        }
+        BehaviorOutcome(
+            id=b.id,
+            kind=b.kind,
+            derived=b.derived,
+            verdict="FAIL",
+            passes=0,
+            gradings=0,
+            evidence_quote=None,
+            rationale=rationale,
+            override=None,
+            review=None,
+        )
         for b in case.behaviors
     ]
-    return {**case.describe(), "overlap": None, "calls": [], "cost_usd": 0.0, **_verdicts(combined)}
+    return _result(case, overlap=None, calls=[], cost_usd=0.0, combined=combined)
 
 
 async def grade_answer(
@@ -123,7 +165,7 @@ async def grade_answer(
     judge_repeat: int,
     site: CallSite,
     concurrency: int | None = None,
-) -> dict[str, Any]:
+) -> ComprehensionResult:
     """Grade ``answer`` to ``case`` with every judge ``judge_repeat`` times; the stored result
     (an empty or blank answer is ``unanswered``: no judge is asked)."""
     if not answer.strip():
@@ -163,22 +205,23 @@ async def grade_answer(
         _call_record(j.name, r, replace(a, value=_forced(a.value, case, overlap)) if a.value else a)
         for (j, r), a in zip(jobs, asked, strict=True)
     ]
-    result: dict[str, Any] = {
-        **case.describe(),
-        "prompt_hash": GRADER_TEMPLATE.hash,
-        "overlap": overlap.to_dict(),
-        "calls": calls,
-        "cost_usd": sum_costs([c for a in asked for c in a.costs]),
-    }
+    cost = sum_costs([c for a in asked for c in a.costs])
     if not accepted:
-        reasons = "; ".join(f"{c['judge']} r{c['repeat']}: {c['error']}" for c in calls) or "no grader configured"
-        return {
-            **result,
-            "graded": False,
-            "ungraded_reason": reasons,
-            "behavior_verdicts": [],
-            "behavior_pass_fraction": None,
-            "verdict": None,
-            "review": [],
-        }
-    return {**result, **_verdicts(_combine(case, accepted))}
+        reasons = "; ".join(f"{c.judge} r{c.repeat}: {c.error}" for c in calls) or "no grader configured"
+        return _result(
+            case,
+            overlap=overlap,
+            calls=calls,
+            cost_usd=cost,
+            combined=None,
+            ungraded_reason=reasons,
+            prompt_hash=GRADER_TEMPLATE.hash,
+        )
+    return _result(
+        case,
+        overlap=overlap,
+        calls=calls,
+        cost_usd=cost,
+        combined=_combine(case, accepted),
+        prompt_hash=GRADER_TEMPLATE.hash,
+    )

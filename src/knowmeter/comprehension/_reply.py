@@ -58,16 +58,6 @@ class BehaviorVerdict:
     review: str | None = None
     override: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "verdict": self.verdict,
-            "evidence_quote": self.evidence_quote,
-            "rationale": self.rationale,
-            "review": self.review,
-            "override": self.override,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class GraderVerdict:

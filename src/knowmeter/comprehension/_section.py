@@ -8,7 +8,7 @@ from typing import Any
 
 from knowmeter._record import RecordError
 from knowmeter.ask import unusable_reply
-from knowmeter.comprehension._stats import StatsConfig, comprehension_stats, graded_rows
+from knowmeter.comprehension._stats import Answer, StatsConfig, comprehension_stats, graded_rows
 from knowmeter.comprehension._verdict import Parties, skill_verdict
 from knowmeter.report import NO_OVERRIDES, Ordered, ReportOverrides, SectionBuilder, TaskKey, given
 from knowmeter.skillgraph import Dimension
@@ -21,57 +21,59 @@ class _Comprehension:
 
     def __init__(self, run: RunRecord, overrides: ReportOverrides) -> None:
         self._run, self._overrides = run, overrides
-        self._records: Ordered[dict[str, Any]] = Ordered()
+        self._records: Ordered[Answer] = Ordered()
 
     def add(self, key: TaskKey, task: TaskRecord) -> None:
         # what the section reads of a task (the rest — the answer, its trace — is not kept)
-        self._records.add(key, {"role": task.role, "repeat": task.repeat, "comprehension": task.comprehension})
+        if task.comprehension is not None:
+            self._records.add(key, Answer(task.role, task.repeat, task.comprehension))
 
     def result(self) -> dict[str, Any]:
         return _fields(self._run, list(self._records), self._overrides)
 
 
-def _arm(role: str) -> str:
-    return "baseline" if role == "control" else "with_skill"
-
-
-def _grading(rec: dict[str, Any]) -> dict[str, Any]:
-    comp = rec["comprehension"]
+def _grading(answer: Answer) -> dict[str, Any]:
+    comp = answer.result
     return {
-        "repeat": rec["repeat"],
-        "graded": bool(comp.get("graded")),
-        "verdict": comp.get("verdict"),
-        "ungraded_reason": comp.get("ungraded_reason"),
-        "behavior_pass_fraction": comp.get("behavior_pass_fraction"),
-        "overlap_ngrams": (comp.get("overlap") or {}).get("overlap_ngrams", []),
+        "repeat": answer.repeat,
+        "graded": comp.graded,
+        "verdict": comp.verdict,
+        "ungraded_reason": comp.ungraded_reason,
+        "behavior_pass_fraction": comp.behavior_pass_fraction,
+        "overlap_ngrams": comp.overlap.overlap_ngrams if comp.overlap else [],
         "behaviors": [
-            {k: b.get(k) for k in ("id", "verdict", "evidence_quote", "rationale", "override", "review")}
-            for b in comp.get("behavior_verdicts") or []
+            {
+                "id": b.id,
+                "verdict": b.verdict,
+                "evidence_quote": b.evidence_quote,
+                "rationale": b.rationale,
+                "override": b.override,
+                "review": b.review,
+            }
+            for b in comp.behavior_verdicts
         ],
     }
 
 
-def case_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def case_rows(answers: Iterable[Answer]) -> list[dict[str, Any]]:
     """One row per case: its dimension, behaviors (derived ones named) and each arm's gradings."""
     rows: dict[str, dict[str, Any]] = {}
-    for rec in records:
-        comp = rec.get("comprehension")
-        if not isinstance(comp, dict):
-            continue
+    for answer in answers:
+        comp = answer.result
         row = rows.setdefault(
-            str(comp["case_id"]),
+            comp.case_id,
             {
-                "case_id": str(comp["case_id"]),
-                "dimension": comp["dimension"],
-                "concept_field": comp["concept_field"],
-                "transfer": comp.get("transfer"),
-                "behaviors": [b["id"] for b in comp["behaviors"]],
-                "derived_behaviors": comp["derived_behaviors"],
+                "case_id": comp.case_id,
+                "dimension": comp.dimension,
+                "concept_field": comp.concept_field,
+                "transfer": comp.transfer,
+                "behaviors": [b.id for b in comp.behaviors],
+                "derived_behaviors": comp.derived_behaviors,
                 "baseline": [],
                 "with_skill": [],
             },
         )
-        row[_arm(rec["role"])].append(_grading(rec))
+        row[answer.arm].append(_grading(answer))
     return sorted(rows.values(), key=lambda r: (int(r["dimension"][1:]), r["case_id"].zfill(12)))
 
 
@@ -81,7 +83,7 @@ def comprehension_section(overrides: ReportOverrides = NO_OVERRIDES) -> SectionB
     return lambda run: _Comprehension(run, overrides)
 
 
-def _fields(run: RunRecord, records: list[dict[str, Any]], ov: ReportOverrides) -> dict[str, Any]:
+def _fields(run: RunRecord, records: list[Answer], ov: ReportOverrides) -> dict[str, Any]:
     """The section's fields from the records in the report's order."""
     info = run.comprehension
     if info is None:
@@ -101,7 +103,7 @@ def _fields(run: RunRecord, records: list[dict[str, Any]], ov: ReportOverrides) 
         not executor.non_llm,
         tuple((g.name, g.model, not g.non_llm) for g in info.graders),
     )
-    reviews = sum(len(c.get("review") or []) for r in records if isinstance(c := r.get("comprehension"), dict))
+    reviews = sum(len(r.result.review) for r in records)
     cases = case_rows(records)
     ungraded = [
         f"case {c['case_id']} ({c['dimension']}, {arm.replace('_', '-')}, repeat {g['repeat']}): {g['ungraded_reason']}"

@@ -23,6 +23,7 @@ from typing import Any
 
 from knowmeter import defaults
 from knowmeter.stats import holm, mcnemar_exact, minimum_detectable_effect, paired_bootstrap, wilson_interval
+from knowmeter.store import ComprehensionResult
 
 ARMS = ("baseline", "with_skill")
 
@@ -52,24 +53,35 @@ class Graded:
     fraction: float | None
 
 
-def graded_rows(records: Iterable[dict[str, Any]]) -> list[Graded]:
-    """The gradings in stored task records (``role`` control → baseline, treatment → with-skill);
-    ungraded only when the grader failed (an answer that is not there is graded FAIL)."""
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What the statistics and the section read of a stored task: the role of its variant, its
+    repeat and its grading."""
+
+    role: str
+    repeat: int
+    result: ComprehensionResult
+
+    @property
+    def arm(self) -> str:
+        """``control`` → baseline, treatment → with_skill."""
+        return "baseline" if self.role == "control" else "with_skill"
+
+
+def graded_rows(answers: Iterable[Answer]) -> list[Graded]:
+    """The gradings of stored answers; ungraded only when the grader failed (an answer that is
+    not there is graded FAIL)."""
     rows = []
-    for rec in records:
-        comp = rec.get("comprehension")
-        if not isinstance(comp, dict):
-            continue
-        arm = "baseline" if rec["role"] == "control" else "with_skill"
-        ok = bool(comp.get("graded"))
+    for a in answers:
+        comp, ok = a.result, a.result.graded
         rows.append(
             Graded(
-                str(comp["case_id"]),
-                str(comp["dimension"]),
-                arm,
-                int(rec["repeat"]),
-                comp.get("verdict") == "PASS" if ok else None,
-                comp.get("behavior_pass_fraction") if ok else None,
+                comp.case_id,
+                comp.dimension,
+                a.arm,
+                a.repeat,
+                comp.verdict == "PASS" if ok else None,
+                comp.behavior_pass_fraction if ok else None,
             )
         )
     return rows

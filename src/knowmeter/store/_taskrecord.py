@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from knowmeter.store._comprehensionrecord import ComprehensionResult, Detection
 from knowmeter.store._graderecord import Amount, FreeObject, Grade
 
 
@@ -95,12 +96,12 @@ class Processed(_Closed):
 
     grade: Grade | None = None
     analysis: AnalysisRecord | None = Field(default=None, exclude_if=_none)
-    comprehension: FreeObject | None = Field(
+    comprehension: ComprehensionResult | None = Field(
         default=None,
         exclude_if=_none,
         description="A comprehension run's grading of this answer (knowmeter comprehend).",
     )
-    activation: FreeObject | None = Field(
+    activation: Detection | None = Field(
         default=None, exclude_if=_none, description="The skills an activation run's task loaded (knowmeter activation)."
     )
 
