@@ -21,7 +21,14 @@ from pydantic import Field
 
 from knowmeter import defaults
 from knowmeter.compare._results import _Model
-from knowmeter.stats import BootstrapEstimate, bootstrap_mean, paired_relative_change
+from knowmeter.stats import (
+    BootstrapEstimate,
+    FloatArray,
+    announce_means,
+    announce_relative_change,
+    bootstrap_mean,
+    paired_relative_change,
+)
 
 Resource = Literal["cost_usd", "latency_ms", "tokens"]
 RESOURCES: tuple[Resource, ...] = ("cost_usd", "latency_ms", "tokens")
@@ -77,32 +84,64 @@ def compare_resources(
     level: float = defaults.CI_LEVEL,
 ) -> list[ResourceComparison]:
     """Every treatment's paired cost, latency and tokens against ``control``."""
-    by_variant: dict[str, dict[tuple[str, int], ResourceUse]] = {}
-    for use in uses:
-        if use.ok:
-            by_variant.setdefault(use.variant, {})[(use.sample_id, use.repeat)] = use
-    base = by_variant.get(control, {})
-    return [
-        ResourceComparison(
-            control=control,
-            treatment=name,
-            resources=[
-                _diff(resource, base, by_variant.get(name, {}), b=b, seed=seed, level=level) for resource in RESOURCES
-            ],
+    pairs = ResourcePairs.build(uses, control=control, treatments=treatments)
+    pairs.announce(b=b, seed=seed)
+    return pairs.compare(b=b, seed=seed, level=level)
+
+
+@dataclass(frozen=True)
+class _Known:
+    """One resource of one treatment: the pairs with both values known."""
+
+    resource: Resource
+    control: FloatArray
+    treatment: FloatArray
+    samples: list[str]
+    n_unknown: int
+
+
+class ResourcePairs:
+    """The paired values of every treatment and resource, ready to resample: ``announce`` tells a
+    ``shared_resamples`` block what ``compare`` will resample, so a draw made earlier (the
+    comparison's) serves them too."""
+
+    def __init__(self, control: str, pairs: dict[str, list[_Known]]) -> None:
+        self._control, self._pairs = control, pairs
+
+    @classmethod
+    def build(cls, uses: Iterable[ResourceUse], *, control: str, treatments: Sequence[str]) -> ResourcePairs:
+        by_variant: dict[str, dict[tuple[str, int], ResourceUse]] = {}
+        for use in uses:
+            if use.ok:
+                by_variant.setdefault(use.variant, {})[(use.sample_id, use.repeat)] = use
+        base = by_variant.get(control, {})
+        return cls(
+            control,
+            {name: [_known(r, base, by_variant.get(name, {})) for r in RESOURCES] for name in treatments},
         )
-        for name in treatments
-    ]
+
+    def announce(self, *, b: int, seed: int) -> None:
+        for known in self._pairs.values():
+            for k in known:
+                announce_means(k.treatment - k.control, k.samples, b=b, seed=seed)
+                announce_relative_change(k.control, k.treatment, k.samples, b=b, seed=seed)
+
+    def compare(self, *, b: int, seed: int, level: float = defaults.CI_LEVEL) -> list[ResourceComparison]:
+        return [
+            ResourceComparison(
+                control=self._control,
+                treatment=name,
+                resources=[_diff(k, b=b, seed=seed, level=level) for k in known],
+            )
+            for name, known in self._pairs.items()
+        ]
 
 
-def _diff(
+def _known(
     resource: Resource,
     control: Mapping[tuple[str, int], ResourceUse],
     treatment: Mapping[tuple[str, int], ResourceUse],
-    *,
-    b: int,
-    seed: int,
-    level: float,
-) -> ResourceDiff:
+) -> _Known:
     keys = sorted(control.keys() & treatment.keys())
     known_c, known_t, samples = array("d"), array("d"), []  # the pairs with both values known
     for key in keys:
@@ -113,12 +152,17 @@ def _diff(
             samples.append(key[0])
     c = np.array(known_c, dtype=np.float64)
     t = np.array(known_t, dtype=np.float64)
+    return _Known(resource, c, t, samples, len(keys) - len(samples))
+
+
+def _diff(known: _Known, *, b: int, seed: int, level: float) -> ResourceDiff:
+    c, t, samples = known.control, known.treatment, known.samples
     diff = bootstrap_mean(t - c, samples, b=b, seed=seed, level=level)
     rel = paired_relative_change(c, t, samples, b=b, seed=seed, level=level)
     return ResourceDiff(
-        resource=resource,
+        resource=known.resource,
         n_pairs=len(samples),
-        n_unknown=len(keys) - len(samples),
+        n_unknown=known.n_unknown,
         control_mean=float(c.mean()) if c.size else None,
         treatment_mean=float(t.mean()) if t.size else None,
         difference=BootstrapEstimate.from_result(diff, n_non_finite=0),

@@ -8,7 +8,7 @@ from array import array
 from collections.abc import Iterator
 from typing import Any
 
-from knowmeter.compare import ResourceUse, compare_resources
+from knowmeter.compare import ResourcePairs, ResourceUse
 from knowmeter.report._fold import SectionBuilder, TaskKey
 from knowmeter.report._overrides import NO_OVERRIDES, ReportOverrides, given
 from knowmeter.store import RunRecord, TaskRecord
@@ -60,29 +60,34 @@ class _Resources:
     tasks by sample and repeat, and sorts the pairs)."""
 
     def __init__(self, run: RunRecord, overrides: ReportOverrides) -> None:
-        self._run, self._overrides = run, overrides
+        self._run = run
+        self._b = given(overrides.bootstrap_samples, run.config.bootstrap_samples)
+        self._seed = given(overrides.seed, run.config.seed)
         self._uses = _Uses()
+        self._pairs: ResourcePairs | None = None
+        self._announced = False
 
     def add(self, key: TaskKey, task: TaskRecord) -> None:
         self._uses.add(key, task)
 
-    def result(self) -> dict[str, Any]:
+    def announce(self) -> None:
+        """Pair the tasks read so far and tell the report's ``shared_resamples`` block what
+        ``result`` will resample, so a draw made before (the comparison's) serves them."""
         run, uses, self._uses = self._run, self._uses, _Uses()
         present = uses.variants
         names = [v.name for v in run.variants if v.name in present]
         control = run.control.name if run.control is not None else names[0] if names else None
-        if control not in present or len(names) < 2:
-            return {"resources": None}
-        ov = self._overrides
-        return {
-            "resources": compare_resources(
-                uses,
-                control=control,
-                treatments=[n for n in names if n != control],
-                b=given(ov.bootstrap_samples, run.config.bootstrap_samples),
-                seed=given(ov.seed, run.config.seed),
-            )
-        }
+        self._pairs, self._announced = None, True
+        if control is not None and control in present and len(names) >= 2:
+            treatments = [n for n in names if n != control]
+            self._pairs = ResourcePairs.build(uses, control=control, treatments=treatments)
+            self._pairs.announce(b=self._b, seed=self._seed)
+
+    def result(self) -> dict[str, Any]:
+        if not self._announced:
+            self.announce()
+        pairs, self._pairs, self._announced = self._pairs, None, False
+        return {"resources": pairs.compare(b=self._b, seed=self._seed) if pairs else None}
 
 
 def resources_section(overrides: ReportOverrides = NO_OVERRIDES) -> SectionBuilder:
