@@ -16,6 +16,7 @@ from knowmeter.compare._resources import (
     ResourceComparison,
     ResourceDiff,
     ResourcePairs,
+    ResourceTable,
     ResourceUse,
     compare_resources,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "ResourceComparison",
     "ResourceDiff",
     "ResourcePairs",
+    "ResourceTable",
     "ResourceUse",
     "Saturation",
     "SaturationPoint",

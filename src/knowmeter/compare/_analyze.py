@@ -12,7 +12,7 @@ from knowmeter.compare._summary import announce_summary, summarize_variant
 from knowmeter.compare._verdict import decide_verdict
 from knowmeter.errors import InputError
 from knowmeter.gold import GoldEvidence
-from knowmeter.stats import shared_resamples
+from knowmeter.stats import draw_announced, shared_resamples
 
 
 def analyze(
@@ -50,6 +50,7 @@ def analyze(
             announce_summary(name, by_variant[name], config)
         if control is not None and chosen:
             announce_comparisons(by_variant[control], {t: by_variant[t] for t in chosen}, config, control=control)
+        draw_announced()  # the vectors announced (the report's resources too) are not held from here on
         summaries = {name: summarize_variant(name, by_variant[name], config) for name in ordered}
         comparisons = (
             compare_all(by_variant[control], {t: by_variant[t] for t in chosen}, config, control=control)

@@ -17,7 +17,7 @@ from knowmeter.stats._agreement import (
     repeat_variance,
     weighted_kappa,
 )
-from knowmeter.stats._arrays import FloatArray, resample_counts, shared_resamples
+from knowmeter.stats._arrays import FloatArray, draw_announced, resample_counts, shared_resamples
 from knowmeter.stats._binary import ClusteredWilson, McNemarResult, mcnemar_exact, wilson_clustered, wilson_interval
 from knowmeter.stats._bootstrap import (
     BootstrapResult,
@@ -65,6 +65,7 @@ __all__ = [
     "cohen_dz",
     "conditional_power",
     "crossing_probabilities",
+    "draw_announced",
     "finite",
     "gatekept",
     "haybittle_peto_boundaries",

@@ -145,6 +145,10 @@ class ResampleMemo:
     def dots(self, key: ResampleKey, name: bytes) -> FloatArray | None:
         return self._dots.get((key, name))
 
+    def announced(self) -> list[ResampleKey]:
+        """The keys with announced vectors not resampled yet."""
+        return [key for key, wanted in self._wanted.items() if wanted]
+
     def pending(self, key: ResampleKey) -> dict[bytes, FloatArray]:
         """The announced vectors of ``key`` not resampled yet (taken: the caller resamples them)."""
         return self._wanted.pop(key, {})
@@ -161,10 +165,11 @@ _memo: ContextVar[ResampleMemo | None] = ContextVar("knowmeter_resample_memo", d
 
 @contextmanager
 def shared_resamples(max_bytes: int | None = None) -> Iterator[ResampleMemo]:
-    """Within this block, ``resample_counts`` draws each ``(k, b, seed)`` once (see
-    ``ResampleMemo``, ``MEMO_BYTES`` unless ``max_bytes``); the numbers are identical to drawing
-    them again. A block inside another
-    shares the outer one's memo (a report's sections and the comparison inside one of them)."""
+    """Within this block, ``resample_counts`` draws each ``(k, b, seed)`` once while its counts
+    fit ``max_bytes`` (``MEMO_BYTES`` unless given), and ``resampled_dots`` at any size for what
+    was announced (see ``ResampleMemo``); the numbers are identical to drawing them again. A
+    block inside another shares the outer one's memo (a report's sections and the comparison
+    inside one of them)."""
     outer = _memo.get()
     if outer is not None:
         yield outer
@@ -233,11 +238,25 @@ def resampled_dots(k: int, b: int, seed: int, vectors: Sequence[FloatArray]) -> 
     kept = {name: memo.dots(key, name) for name in names}
     todo = {name: v for name, v in zip(names, vecs, strict=True) if kept[name] is None}
     if todo:
-        todo = {**memo.pending(key), **todo}
-        for name, sums in zip(todo, _dot_pass(k, b, seed, list(todo.values())), strict=True):
-            memo.keep_dots(key, name, sums)
-            kept[name] = sums
+        kept.update(_draw(memo, key, {**memo.pending(key), **todo}))
     return [sums for sums in (kept[name] for name in names) if sums is not None]
+
+
+def draw_announced() -> None:
+    """Inside ``shared_resamples``: resample every vector announced so far now, one pass per
+    ``(k, b, seed)``, so that the vectors are not held while the statistics are computed."""
+    memo = _memo.get()
+    if memo is not None:
+        for key in memo.announced():
+            _draw(memo, key, memo.pending(key))
+
+
+def _draw(memo: ResampleMemo, key: ResampleKey, todo: dict[bytes, FloatArray]) -> dict[bytes, FloatArray]:
+    """The resampled sums of the vectors ``todo`` (by name), from one pass, kept in ``memo``."""
+    drawn = dict(zip(todo, _dot_pass(*key, list(todo.values())), strict=True))
+    for name, sums in drawn.items():
+        memo.keep_dots(key, name, sums)
+    return drawn
 
 
 def _dot_pass(k: int, b: int, seed: int, vecs: list[FloatArray]) -> list[FloatArray]:
