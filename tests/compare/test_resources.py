@@ -87,3 +87,22 @@ def test_a_dearer_treatment_shows_its_cost_in_every_output(tmp_path: Path) -> No
     assert "skill vs baseline:" in flat and " points" in flat and "tokens +" in flat
     assert md(line) in (tmp_path / "summary.md").read_text()
     assert line in (run / "report.html").read_text()
+
+
+def test_the_pairs_do_not_depend_on_the_order_of_the_tasks_and_a_later_task_replaces_an_earlier() -> None:
+    """The columns pair by (sample, repeat) in sorted order whatever order the tasks came in
+    (issue 32: pairing without a record per task); a second task with the same key replaces the
+    first, as a re-run's record does."""
+    uses = [
+        use(f"s{i}", v, 0.01 * (i % 7) + (0.02 if v == "t" else 0.0), repeat=r)
+        for i in range(40)
+        for r in (0, 1)
+        for v in ("c", "t")
+    ]
+    uses.append(use("zz", "t", 1.0))  # a treatment task with no control task
+    shuffled = uses[::-1][::3] + uses[::-1][1::3] + uses[::-1][2::3]
+    first, again = (compare_resources(u, control="c", treatments=["t"], b=300, seed=2) for u in (uses, shuffled))
+    assert first == again and first[0].resources[0].n_pairs == 80
+    replaced = compare_resources([*uses, use("s0", "t", 5.0)], control="c", treatments=["t"], b=300, seed=2)
+    before, cost = first[0].resources[0].treatment_mean, replaced[0].resources[0]
+    assert before is not None and cost.n_pairs == 80 and cost.treatment_mean == pytest.approx(before + 4.98 / 80)

@@ -88,6 +88,29 @@ def test_the_report_s_sections_draw_each_set_of_resamples_once(
     assert len(draws) == len(set(draws)) == 1
 
 
+def test_the_report_s_sections_draw_each_set_of_resamples_once_when_they_do_not_fit_the_memo(
+    demo_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the memo's size (about 4,800 samples at 48 MB) the count matrices are not kept: every
+    section announces what it will resample, and the one draw resamples it all in one pass —
+    with the same numbers as a report whose draws all fit."""
+    from knowmeter.stats import _arrays
+
+    fitting = _decided(rebuild_report(_copy(demo_run, tmp_path / "fitting")))
+    chunk_rows, draws = _arrays.chunk_rows, []
+
+    def counting(total_rows: int, k: int) -> Any:
+        draws.append((total_rows, k))
+        return chunk_rows(total_rows, k)
+
+    monkeypatch.setattr(_arrays, "chunk_rows", counting)
+    monkeypatch.setattr(_arrays.ResampleMemo, "fits", lambda memo, k, b: False)  # no count matrix fits
+    report = rebuild_report(_copy(demo_run, tmp_path / "tight"))
+    assert report.statistics is not None and report.resources
+    assert len(draws) == len(set(draws)) == 1
+    assert _decided(report) == fitting
+
+
 def _decided(report: Report) -> dict[str, Any]:
     data = report.to_dict(tasks=False)
     del data["run"]["reported_at"]

@@ -11,7 +11,15 @@ from knowmeter.compare._analyze import analyze
 from knowmeter.compare._audit import methodology_audit
 from knowmeter.compare._inputs import METRICS, CompareConfig, Observation
 from knowmeter.compare._pair import compare_all, compare_pair
-from knowmeter.compare._resources import RESOURCES, ResourceComparison, ResourceDiff, ResourceUse, compare_resources
+from knowmeter.compare._resources import (
+    RESOURCES,
+    ResourceComparison,
+    ResourceDiff,
+    ResourcePairs,
+    ResourceTable,
+    ResourceUse,
+    compare_resources,
+)
 from knowmeter.compare._results import (
     Analysis,
     AuditCheck,
@@ -71,6 +79,8 @@ __all__ = [
     "RepeatStability",
     "ResourceComparison",
     "ResourceDiff",
+    "ResourcePairs",
+    "ResourceTable",
     "ResourceUse",
     "Saturation",
     "SaturationPoint",

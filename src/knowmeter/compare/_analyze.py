@@ -6,13 +6,13 @@ from collections.abc import Iterable, Sequence
 
 from knowmeter.compare._audit import methodology_audit
 from knowmeter.compare._inputs import CompareConfig, Observation
-from knowmeter.compare._pair import compare_all
+from knowmeter.compare._pair import announce_comparisons, compare_all
 from knowmeter.compare._results import Analysis
-from knowmeter.compare._summary import summarize_variant
+from knowmeter.compare._summary import announce_summary, summarize_variant
 from knowmeter.compare._verdict import decide_verdict
 from knowmeter.errors import InputError
 from knowmeter.gold import GoldEvidence
-from knowmeter.stats import shared_resamples
+from knowmeter.stats import draw_announced, shared_resamples
 
 
 def analyze(
@@ -46,6 +46,11 @@ def analyze(
         chosen = []
     ordered = [*([control] if control else []), *chosen, *(n for n in names if n != control and n not in chosen)]
     with shared_resamples():  # summaries and comparisons resample the same samples with one seed
+        for name in ordered:  # announced first: the first draw serves them all, at any size
+            announce_summary(name, by_variant[name], config)
+        if control is not None and chosen:
+            announce_comparisons(by_variant[control], {t: by_variant[t] for t in chosen}, config, control=control)
+        draw_announced()  # the vectors announced (the report's resources too) are not held from here on
         summaries = {name: summarize_variant(name, by_variant[name], config) for name in ordered}
         comparisons = (
             compare_all(by_variant[control], {t: by_variant[t] for t in chosen}, config, control=control)

@@ -31,11 +31,13 @@ from knowmeter.compare._results import (
     PairComparison,
     PermutationTest,
 )
-from knowmeter.compare._saturation import saturation_curve
+from knowmeter.compare._saturation import announce_saturation, saturation_curve
 from knowmeter.stats import (
     BootstrapEstimate,
     BootstrapResult,
+    FloatArray,
     PermutationResult,
+    announce_means,
     bootstrap_means,
     cohen_dz,
     finite,
@@ -95,7 +97,29 @@ def _present(arm: Arm, metric: str) -> bool:
     return any(o.score(metric) is not None for o in arm.scored)
 
 
-def _compare(control: Arm, treatment: Arm, config: CompareConfig) -> PairComparison:
+def announce_comparisons(
+    control_obs: Iterable[Observation],
+    treatments: Mapping[str, Iterable[Observation]],
+    config: CompareConfig,
+    *,
+    control: str,
+) -> None:
+    """Inside ``shared_resamples``: ``compare_all`` will resample these paired differences and
+    their saturation (``knowmeter.stats.announce_means``), so one draw of the same resamples
+    serves them all."""
+    control_arm = Arm.build(control, control_obs)
+    for name, obs in treatments.items():
+        _, paired, diffs, samples = _differences(control_arm, Arm.build(name, obs))
+        announce_means(diffs, samples, b=config.bootstrap_samples, seed=config.seed)
+        if "composite" in paired:  # its saturation curve
+            pm = paired["composite"]
+            c, t = pm.arrays()
+            announce_saturation(t - c, pm.samples(), [k[1] for k in pm.keys], config)
+
+
+def _differences(control: Arm, treatment: Arm) -> tuple[list[str], dict[str, PairedMetric], FloatArray, list[str]]:
+    """The metrics both arms have, their aligned pairs, the paired differences (one row per
+    (sample, repeat) key, one column per metric; NaN: not paired) and each row's sample."""
     compared = [m for m in METRICS if _present(control, m) and _present(treatment, m)]
     paired = align(control, treatment, compared)
     keys = sorted({key for pm in paired.values() for key in pm.keys})
@@ -104,7 +128,11 @@ def _compare(control: Arm, treatment: Arm, config: CompareConfig) -> PairCompari
     for j, metric in enumerate(compared):
         c, t = paired[metric].arrays()
         diffs[[row[k] for k in paired[metric].keys], j] = t - c
-    samples = [k[0] for k in keys]
+    return compared, paired, diffs, [k[0] for k in keys]
+
+
+def _compare(control: Arm, treatment: Arm, config: CompareConfig) -> PairComparison:
+    compared, paired, diffs, samples = _differences(control, treatment)
     boots = bootstrap_means(diffs, samples, b=config.bootstrap_samples, seed=config.seed, level=config.test_ci_level)
     perms = sign_flip_tests(diffs, samples, n_resamples=config.permutation_samples, seed=config.seed)
     metrics = {m: _metric(paired[m], boot, perm, config) for m, boot, perm in zip(compared, boots, perms, strict=True)}

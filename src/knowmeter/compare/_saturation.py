@@ -14,14 +14,15 @@ steps disagreeing → low.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from knowmeter.compare._inputs import CompareConfig
 from knowmeter.compare._results import Saturation, SaturationPoint
-from knowmeter.stats import BootstrapEstimate, FloatArray, bootstrap_mean
+from knowmeter.stats import BootstrapEstimate, FloatArray, announce_means, bootstrap_mean
 
 
 def saturation_curve(
@@ -35,21 +36,37 @@ def saturation_curve(
     """Saturation of ``metric`` from per-observation ``values`` (NaN excluded) with their sample
     ids and repeat indices; ``full`` is the already computed estimate over all repeats."""
     method = config.ci_method
-    rep = np.asarray(repeats)
-    labels = np.asarray(samples)
-    distinct = sorted(set(rep.tolist()))
     points = []
-    for count in range(1, len(distinct)):
-        mask = np.isin(rep, distinct[:count])
+    for count, subset, labels in _first_repeats(values, samples, repeats):
         result = BootstrapEstimate.from_result(
-            bootstrap_mean(
-                values[mask], labels[mask], b=config.bootstrap_samples, seed=config.seed, level=config.ci_level
-            ),
+            bootstrap_mean(subset, labels, b=config.bootstrap_samples, seed=config.seed, level=config.ci_level),
             n_non_finite=0,
         )
         points.append(SaturationPoint(repeats=count, n=result.n, ci_width=result.interval(method).width))
-    points.append(SaturationPoint(repeats=len(distinct), n=full.n, ci_width=full.interval(method).width))
+    points.append(SaturationPoint(repeats=len(set(repeats)), n=full.n, ci_width=full.interval(method).width))
     return _call(metric, method, points, config.saturation_tolerance)
+
+
+def announce_saturation(
+    values: FloatArray, samples: Sequence[str], repeats: Sequence[int], config: CompareConfig
+) -> None:
+    """Inside ``shared_resamples``: ``saturation_curve`` will resample these subsets
+    (``knowmeter.stats.announce_means``), so an earlier draw of the same resamples serves them."""
+    for _, subset, labels in _first_repeats(values, samples, repeats):
+        announce_means(subset, labels, b=config.bootstrap_samples, seed=config.seed)
+
+
+def _first_repeats(
+    values: FloatArray, samples: Sequence[str], repeats: Sequence[int]
+) -> Iterator[tuple[int, FloatArray, npt.NDArray[Any]]]:
+    """Per count of repeats short of all: the values of the first ``count`` repeats, with their
+    sample ids."""
+    rep = np.asarray(repeats)
+    labels = np.asarray(samples)
+    distinct = sorted(set(rep.tolist()))
+    for count in range(1, len(distinct)):
+        mask = np.isin(rep, distinct[:count])
+        yield count, values[mask], labels[mask]
 
 
 def _narrowing(before: float | None, after: float | None) -> float | None:

@@ -18,9 +18,11 @@ from knowmeter.compare._results import (
     RepeatStability,
     VariantSummary,
 )
-from knowmeter.compare._saturation import saturation_curve
+from knowmeter.compare._saturation import announce_saturation, saturation_curve
 from knowmeter.stats import (
     BootstrapEstimate,
+    FloatArray,
+    announce_means,
     bootstrap_means,
     finite,
     krippendorff_alpha,
@@ -29,6 +31,28 @@ from knowmeter.stats import (
     repeat_variance,
     wilson_clustered,
 )
+
+
+def announce_summary(variant: str, observations: Iterable[Observation], config: CompareConfig) -> None:
+    """Inside ``shared_resamples``: ``summarize_variant`` will resample these metric means and
+    their saturation (``knowmeter.stats.announce_means``), so one draw of the same resamples
+    serves them all."""
+    arm = Arm.build(variant, observations)
+    samples, matrix, present = _scores(arm)
+    if present:
+        announce_means(matrix[:, present], samples, b=config.bootstrap_samples, seed=config.seed)
+    if 0 in present:  # the composite's saturation curve
+        announce_saturation(matrix[:, 0], samples, [o.repeat for o in arm.scored], config)
+
+
+def _scores(arm: Arm) -> tuple[list[str], FloatArray, list[int]]:
+    """The scored observations' sample ids, their metric matrix (NaN: no score) and the columns
+    of the metrics some observation has."""
+    scored = arm.scored
+    samples = [o.sample_id for o in scored]
+    matrix = np.array([[value(o, m) for m in METRICS] for o in scored]).reshape(len(scored), len(METRICS))
+    present = [j for j, m in enumerate(METRICS) if any(o.score(m) is not None for o in scored)]
+    return samples, matrix, present
 
 
 def summarize_variant(
@@ -42,9 +66,7 @@ def summarize_variant(
     config = config or CompareConfig()
     arm = Arm.build(variant, observations)
     scored = arm.scored
-    samples = [o.sample_id for o in scored]
-    matrix = np.array([[value(o, m) for m in METRICS] for o in scored]).reshape(len(scored), len(METRICS))
-    present = [j for j, m in enumerate(METRICS) if any(o.score(m) is not None for o in scored)]
+    samples, matrix, present = _scores(arm)
     results = (
         bootstrap_means(
             matrix[:, present], samples, b=config.bootstrap_samples, seed=config.seed, level=config.ci_level

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
@@ -22,6 +22,14 @@ from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
 from knowmeter.report._summary import OperationsSummary
 from knowmeter.stats import shared_resamples
 from knowmeter.store import RunDir, RunExecutor, RunRecord, StoredTasks, TaskRecord, atomic_file, resume_command
+
+
+@runtime_checkable
+class Announcing(Protocol):
+    """A section that can say what it will resample before any section's ``result`` is asked
+    for (``knowmeter.stats.shared_resamples``): at any size, each set of resamples is drawn once."""
+
+    def announce(self) -> None: ...
 
 
 def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = None) -> Report:
@@ -93,6 +101,9 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
         "variants": variants,
     }
     with shared_resamples():  # the sections resample the same samples with one seed: drawn once
+        for fold in folds:  # what later sections resample rides along the first section's draw
+            if isinstance(fold, Announcing):
+                fold.announce()
         for fold in folds:
             try:
                 fields.update(fold.result())

@@ -3,12 +3,9 @@ tokens) → each treatment's paired difference from the control (``knowmeter.com
 
 from __future__ import annotations
 
-import math
-from array import array
-from collections.abc import Iterator
 from typing import Any
 
-from knowmeter.compare import ResourceUse, compare_resources
+from knowmeter.compare import ResourcePairs, ResourceTable
 from knowmeter.report._fold import SectionBuilder, TaskKey
 from knowmeter.report._overrides import NO_OVERRIDES, ReportOverrides, given
 from knowmeter.store import RunRecord, TaskRecord
@@ -21,68 +18,44 @@ def _tokens(task: TaskRecord) -> float | None:
     return None if tokens_in is None or tokens_out is None else float(tokens_in + tokens_out)
 
 
-def _known(value: float) -> float | None:
-    return None if math.isnan(value) else value
-
-
-class _Uses:
-    """What the finished tasks took, as columns: a sample id and variant shared with the task's
-    key, its repeat, and cost, latency and tokens (unknown: NaN) — 48 bytes a task."""
-
-    def __init__(self) -> None:
-        self.variants: set[str] = set()  # with a task, finished or not
-        self._samples: list[str] = []
-        self._repeats: array[int] = array("q")
-        self._names: list[str] = []
-        self._values: array[float] = array("d")  # cost, latency, tokens of each task in turn
-
-    def add(self, key: TaskKey, task: TaskRecord) -> None:
-        repeat, sample, variant = key
-        self.variants.add(variant)
-        ex = task.exec
-        if ex.error or task.grade is None:  # not compared: only the variant's presence counts
-            return
-        self._samples.append(sample)
-        self._repeats.append(repeat)
-        self._names.append(variant)
-        for value in (ex.cost_usd, ex.latency_ms, _tokens(task)):
-            self._values.append(math.nan if value is None else value)
-
-    def __iter__(self) -> Iterator[ResourceUse]:
-        values = self._values
-        for i, (sample, repeat, variant) in enumerate(zip(self._samples, self._repeats, self._names, strict=True)):
-            cost, latency, tokens = (_known(v) for v in values[3 * i : 3 * i + 3])
-            yield ResourceUse(sample, repeat, variant, True, cost, latency, tokens)
-
-
 class _Resources:
     """The resources section folded over a run's task records (in any order: the comparison pairs
     tasks by sample and repeat, and sorts the pairs)."""
 
     def __init__(self, run: RunRecord, overrides: ReportOverrides) -> None:
-        self._run, self._overrides = run, overrides
-        self._uses = _Uses()
+        self._run = run
+        self._b = given(overrides.bootstrap_samples, run.config.bootstrap_samples)
+        self._seed = given(overrides.seed, run.config.seed)
+        self._table = ResourceTable()
+        self._variants: set[str] = set()  # with a task, finished or not
+        self._pairs: ResourcePairs | None = None
+        self._announced = False
 
     def add(self, key: TaskKey, task: TaskRecord) -> None:
-        self._uses.add(key, task)
+        repeat, sample, variant = key
+        self._variants.add(variant)
+        ex = task.exec
+        if not ex.error and task.grade is not None:  # only finished tasks are compared
+            self._table.add(sample, repeat, variant, (ex.cost_usd, ex.latency_ms, _tokens(task)))
 
-    def result(self) -> dict[str, Any]:
-        run, uses, self._uses = self._run, self._uses, _Uses()
-        present = uses.variants
+    def announce(self) -> None:
+        """Pair the tasks read so far and tell the report's ``shared_resamples`` block what
+        ``result`` will resample, so a draw made before (the comparison's) serves them."""
+        run, table, present = self._run, self._table, self._variants
+        self._table, self._variants = ResourceTable(), set()
         names = [v.name for v in run.variants if v.name in present]
         control = run.control.name if run.control is not None else names[0] if names else None
-        if control not in present or len(names) < 2:
-            return {"resources": None}
-        ov = self._overrides
-        return {
-            "resources": compare_resources(
-                uses,
-                control=control,
-                treatments=[n for n in names if n != control],
-                b=given(ov.bootstrap_samples, run.config.bootstrap_samples),
-                seed=given(ov.seed, run.config.seed),
-            )
-        }
+        self._pairs, self._announced = None, True
+        if control is not None and control in present and len(names) >= 2:
+            treatments = [n for n in names if n != control]
+            self._pairs = table.pairs(control=control, treatments=treatments)
+            self._pairs.announce(b=self._b, seed=self._seed)
+
+    def result(self) -> dict[str, Any]:
+        if not self._announced:
+            self.announce()
+        pairs, self._pairs, self._announced = self._pairs, None, False
+        return {"resources": pairs.compare(b=self._b, seed=self._seed) if pairs else None}
 
 
 def resources_section(overrides: ReportOverrides = NO_OVERRIDES) -> SectionBuilder:

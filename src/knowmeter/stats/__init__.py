@@ -17,10 +17,11 @@ from knowmeter.stats._agreement import (
     repeat_variance,
     weighted_kappa,
 )
-from knowmeter.stats._arrays import FloatArray, resample_counts, shared_resamples
+from knowmeter.stats._arrays import FloatArray, draw_announced, resample_counts, shared_resamples
 from knowmeter.stats._binary import ClusteredWilson, McNemarResult, mcnemar_exact, wilson_clustered, wilson_interval
 from knowmeter.stats._bootstrap import (
     BootstrapResult,
+    announce_means,
     bootstrap_mean,
     bootstrap_means,
     paired_bootstrap,
@@ -35,7 +36,7 @@ from knowmeter.stats._effect import (
 from knowmeter.stats._estimate import BootstrapEstimate, ConfidenceInterval, finite
 from knowmeter.stats._multiple import gatekept, holm
 from knowmeter.stats._permutation import PermutationResult, sign_flip_test, sign_flip_tests
-from knowmeter.stats._ratio import paired_relative_change
+from knowmeter.stats._ratio import announce_relative_change, paired_relative_change
 from knowmeter.stats._sequential import (
     INTERIM_CAP,
     conditional_power,
@@ -57,11 +58,14 @@ __all__ = [
     "McNemarResult",
     "PermutationResult",
     "RepeatVariance",
+    "announce_means",
+    "announce_relative_change",
     "bootstrap_mean",
     "bootstrap_means",
     "cohen_dz",
     "conditional_power",
     "crossing_probabilities",
+    "draw_announced",
     "finite",
     "gatekept",
     "haybittle_peto_boundaries",

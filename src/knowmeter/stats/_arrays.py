@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -16,6 +17,14 @@ IntArray = npt.NDArray[np.int64]
 
 #: Elements per resampling chunk: keeps memory flat (a few MB) whatever B and the cluster count.
 CHUNK_ELEMENTS = 262_144
+
+#: What a ``shared_resamples`` block keeps of count matrices (larger ones are not kept).
+MEMO_BYTES = 48 * 2**20
+
+#: What it keeps of resampled sums (``resampled_dots``: B floats per vector, whatever the size).
+DOTS_BYTES = 16 * 2**20
+
+ResampleKey = tuple[int, int, int]  # (k, b, seed)
 
 
 def as_columns(values: npt.ArrayLike) -> FloatArray:
@@ -96,35 +105,71 @@ def chunk_rows(total_rows: int, k: int) -> Iterator[tuple[int, int]]:
 
 
 class ResampleMemo:
-    """Count matrices of resamples already drawn, for reuse by later calls with the same
-    ``(k, b, seed)``: a run's variant summaries, its paired comparisons and their saturation
-    curves all draw the same resamples. Stored as the smallest unsigned integer type that holds
-    the counts, within ``max_bytes``; what does not fit is drawn again when asked for."""
+    """Resamples already drawn, for reuse by later calls with the same ``(k, b, seed)``: a run's
+    variant summaries, its paired comparisons, its resources and their saturation curves all
+    draw the same resamples.
 
-    def __init__(self, max_bytes: int = 48 * 2**20) -> None:
-        self.max_bytes = max_bytes
+    Two stores. Count matrices, as the smallest unsigned integer type that holds the counts,
+    within ``max_bytes`` (what does not fit is drawn again when asked for). And resampled sums
+    (``resampled_dots``: B floats per vector, whatever k), within ``DOTS_BYTES``: a vector
+    ``announce``d before its resamples are drawn gets its sums in the same pass as the first
+    vector asked for, so large runs, whose counts do not fit, still draw each set once."""
+
+    def __init__(self, max_bytes: int | None = None) -> None:
+        self.max_bytes = MEMO_BYTES if max_bytes is None else max_bytes
         self.used = 0
-        self._chunks: dict[tuple[int, int, int], list[npt.NDArray[np.unsignedinteger[Any]]]] = {}
+        self.dots_used = 0
+        self._chunks: dict[ResampleKey, list[npt.NDArray[np.unsignedinteger[Any]]]] = {}
+        self._dots: dict[tuple[ResampleKey, bytes], FloatArray] = {}
+        self._wanted: dict[ResampleKey, dict[bytes, FloatArray]] = {}
 
-    def get(self, key: tuple[int, int, int]) -> list[npt.NDArray[np.unsignedinteger[Any]]] | None:
+    def get(self, key: ResampleKey) -> list[npt.NDArray[np.unsignedinteger[Any]]] | None:
         return self._chunks.get(key)
 
     def fits(self, k: int, b: int) -> bool:
         return self.used + k * b <= self.max_bytes  # at one byte per count (the usual case)
 
-    def keep(self, key: tuple[int, int, int], chunks: list[npt.NDArray[np.unsignedinteger[Any]]]) -> None:
+    def keep(self, key: ResampleKey, chunks: list[npt.NDArray[np.unsignedinteger[Any]]]) -> None:
         self.used += sum(c.nbytes for c in chunks)
         self._chunks[key] = chunks
+
+    def announce(self, key: ResampleKey, vectors: Sequence[FloatArray]) -> None:
+        """``vectors`` will be asked for with ``key``: resample them with the first that is."""
+        wanted = self._wanted.setdefault(key, {})
+        for v in vectors:
+            vec = _vector(v)
+            name = _name(vec)
+            if (key, name) not in self._dots:
+                wanted.setdefault(name, vec)
+
+    def dots(self, key: ResampleKey, name: bytes) -> FloatArray | None:
+        return self._dots.get((key, name))
+
+    def announced(self) -> list[ResampleKey]:
+        """The keys with announced vectors not resampled yet."""
+        return [key for key, wanted in self._wanted.items() if wanted]
+
+    def pending(self, key: ResampleKey) -> dict[bytes, FloatArray]:
+        """The announced vectors of ``key`` not resampled yet (taken: the caller resamples them)."""
+        return self._wanted.pop(key, {})
+
+    def keep_dots(self, key: ResampleKey, name: bytes, sums: FloatArray) -> None:
+        if self.dots_used + sums.nbytes <= DOTS_BYTES:
+            sums.setflags(write=False)
+            self.dots_used += sums.nbytes
+            self._dots[(key, name)] = sums
 
 
 _memo: ContextVar[ResampleMemo | None] = ContextVar("knowmeter_resample_memo", default=None)
 
 
 @contextmanager
-def shared_resamples(max_bytes: int = 48 * 2**20) -> Iterator[ResampleMemo]:
-    """Within this block, ``resample_counts`` draws each ``(k, b, seed)`` once (see
-    ``ResampleMemo``); the numbers are identical to drawing them again. A block inside another
-    shares the outer one's memo (a report's sections and the comparison inside one of them)."""
+def shared_resamples(max_bytes: int | None = None) -> Iterator[ResampleMemo]:
+    """Within this block, ``resample_counts`` draws each ``(k, b, seed)`` once while its counts
+    fit ``max_bytes`` (``MEMO_BYTES`` unless given), and ``resampled_dots`` at any size for what
+    was announced (see ``ResampleMemo``); the numbers are identical to drawing them again. A
+    block inside another shares the outer one's memo (a report's sections and the comparison
+    inside one of them)."""
     outer = _memo.get()
     if outer is not None:
         yield outer
@@ -167,3 +212,65 @@ def resample_counts(k: int, b: int, seed: int) -> Iterator[tuple[int, int, Float
         yield start, stop, counts.astype(np.float64)
     if memo is not None and keep is not None:
         memo.keep(key, keep)
+
+
+def announce_resamples(k: int, b: int, seed: int, vectors: Sequence[FloatArray]) -> None:
+    """Inside ``shared_resamples``: ``resampled_dots(k, b, seed, ...)`` will be asked for
+    ``vectors``, so the first pass that draws these resamples computes their sums too (no-op
+    outside a block, or for fewer than two clusters, which are never resampled)."""
+    memo = _memo.get()
+    if memo is not None and k >= 2:
+        memo.announce((k, b, seed), vectors)
+
+
+def resampled_dots(k: int, b: int, seed: int, vectors: Sequence[FloatArray]) -> list[FloatArray]:
+    """Per vector ``v`` (length ``k``), its resampled sums ``counts @ v`` over the ``b`` resamples
+    of ``resample_counts(k, b, seed)`` (one matrix-vector product per vector and chunk, so a
+    vector's sums never depend on which others are resampled with it). Inside
+    ``shared_resamples`` the sums are kept, and the pass that draws the resamples also resamples
+    every vector announced for them (``announce_resamples``): the draws are made once."""
+    vecs = [_vector(v) for v in vectors]
+    memo = _memo.get()
+    if memo is None:
+        return _dot_pass(k, b, seed, vecs)
+    key = (k, b, seed)
+    names = [_name(v) for v in vecs]
+    kept = {name: memo.dots(key, name) for name in names}
+    todo = {name: v for name, v in zip(names, vecs, strict=True) if kept[name] is None}
+    if todo:
+        kept.update(_draw(memo, key, {**memo.pending(key), **todo}))
+    return [sums for sums in (kept[name] for name in names) if sums is not None]
+
+
+def draw_announced() -> None:
+    """Inside ``shared_resamples``: resample every vector announced so far now, one pass per
+    ``(k, b, seed)``, so that the vectors are not held while the statistics are computed."""
+    memo = _memo.get()
+    if memo is not None:
+        for key in memo.announced():
+            _draw(memo, key, memo.pending(key))
+
+
+def _draw(memo: ResampleMemo, key: ResampleKey, todo: dict[bytes, FloatArray]) -> dict[bytes, FloatArray]:
+    """The resampled sums of the vectors ``todo`` (by name), from one pass, kept in ``memo``."""
+    drawn = dict(zip(todo, _dot_pass(*key, list(todo.values())), strict=True))
+    for name, sums in drawn.items():
+        memo.keep_dots(key, name, sums)
+    return drawn
+
+
+def _dot_pass(k: int, b: int, seed: int, vecs: list[FloatArray]) -> list[FloatArray]:
+    out = [np.empty(b) for _ in vecs]
+    for start, stop, counts in resample_counts(k, b, seed):
+        for sums, v in zip(out, vecs, strict=True):
+            sums[start:stop] = counts @ v
+    return out
+
+
+def _vector(v: npt.ArrayLike) -> FloatArray:
+    return np.ascontiguousarray(v, dtype=np.float64)
+
+
+def _name(vec: FloatArray) -> bytes:
+    """A vector's identity in the memo: its exact bytes, hashed."""
+    return hashlib.blake2b(vec.tobytes(), digest_size=20).digest()

@@ -29,11 +29,12 @@ from knowmeter import defaults
 from knowmeter.stats._arrays import (
     ClusterColumn,
     FloatArray,
+    announce_resamples,
     as_columns,
     cluster_codes,
     group_by_clusters,
     reduce_columns,
-    resample_counts,
+    resampled_dots,
 )
 from knowmeter.stats._special import norm_cdf, norm_ppf
 
@@ -160,6 +161,29 @@ def _check(b: int, level: float) -> None:
         raise ValueError(f"the confidence level must be between 0 and 1, got {level}")
 
 
+def announce_means(
+    values: npt.ArrayLike,
+    clusters: Sequence[Any] | npt.ArrayLike | None = None,
+    *,
+    b: int = defaults.BOOTSTRAP_SAMPLES,
+    seed: int = 0,
+) -> None:
+    """Inside ``shared_resamples``: ``bootstrap_means`` will be asked for these ``values``, so
+    the first pass that draws their resamples computes theirs too (``announce_resamples``)."""
+    matrix = as_columns(values)
+    columns = reduce_columns(matrix, cluster_codes(clusters, matrix.shape[0]))
+    for members in group_by_clusters(columns).values():
+        group = [columns[j] for j in members]
+        announce_resamples(group[0].k, b, seed, _vectors(group))
+
+
+def _vectors(group: list[ClusterColumn]) -> list[FloatArray]:
+    """What the resampled means of columns sharing one cluster set are made of: each column's
+    cluster sums, then (unless every cluster has the same size) each column's cluster sizes."""
+    equal = all(col.equal_sizes for col in group)
+    return [col.sums for col in group] + ([] if equal else [col.sizes for col in group])
+
+
 def _resampled_means(group: list[ClusterColumn], b: int, seed: int) -> list[FloatArray | None]:
     """Bootstrap distributions (length b) of the means of columns sharing one cluster set."""
     k = group[0].k
@@ -167,13 +191,12 @@ def _resampled_means(group: list[ClusterColumn], b: int, seed: int) -> list[Floa
         return [None] * len(group)
     # One matrix-vector product per column (not one matrix product for all) so that a column's
     # numbers never depend, even in the last bit, on which other columns were passed with it.
-    equal = all(col.equal_sizes for col in group)
+    sums = resampled_dots(k, b, seed, _vectors(group))
     theta = np.empty((b, len(group)))
-    for start, stop, counts in resample_counts(k, b, seed):
-        for i, col in enumerate(group):
-            # With equal cluster sizes every draw holds the same number of observations.
-            size = col.sizes[0] * k if equal else counts @ col.sizes
-            theta[start:stop, i] = (counts @ col.sums) / size
+    for i, col in enumerate(group):
+        # With equal cluster sizes every draw holds the same number of observations.
+        size = sums[len(group) + i] if len(sums) > len(group) else col.sizes[0] * k
+        theta[:, i] = sums[i] / size
     return [theta[:, i] for i in range(len(group))]
 
 
