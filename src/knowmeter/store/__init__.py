@@ -1,5 +1,6 @@
 """Run storage: run directories (run.json, results.jsonl, report.json) and the SQLite index."""
 
+from knowmeter.store._gapsrecord import GapsRecord, SignalRecord, VerdictRecord
 from knowmeter.store._graderecord import (
     AssertionResult,
     DimensionOutcome,
@@ -75,6 +76,7 @@ __all__ = [
     "ControlReused",
     "DimensionOutcome",
     "ExecRecord",
+    "GapsRecord",
     "Git",
     "Grade",
     "Grader",
@@ -95,12 +97,14 @@ __all__ = [
     "RunVariant",
     "SampleSetInfo",
     "ShardInfo",
+    "SignalRecord",
     "StoredActivationCase",
     "StoredTasks",
     "SubsetInfo",
     "TaskRecord",
     "TraceMetaRecord",
     "TraceRecord",
+    "VerdictRecord",
     "WarningRecord",
     "atomic_file",
     "check_schema_version",
