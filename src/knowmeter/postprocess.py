@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knowmeter.analysis import HedgingClassifier, accessed_files, analyze_task
+from knowmeter.analysis import GapSignal, HedgingClassifier, TaskGaps, accessed_files, analyze_task
 from knowmeter.config import RunConfig
 from knowmeter.evaluation import Prepared
 from knowmeter.executors import ExecResult
 from knowmeter.grading import GradingConfig, JudgeSpec, grade
 from knowmeter.judges import executor_for
 from knowmeter.runner import Budget, MeteredExecutor, PostProcess, Task
-from knowmeter.store import AnalysisRecord, Processed
+from knowmeter.store import AnalysisRecord, GapsRecord, Processed, SignalRecord
 
 
 def hedging_classifier(config: RunConfig, budget: Budget) -> HedgingClassifier | None:
@@ -55,7 +55,7 @@ def make_post_process(prepared: Prepared, budget: Budget) -> PostProcess:
             gaps = await classifier.apply(gaps)
         prefixes = result.trace.meta.get("path_prefixes")
         access = accessed_files(result.trace, root, prefixes=prefixes if isinstance(prefixes, dict) else None)
-        analysis = AnalysisRecord(gaps=gaps.to_dict(), access=access)
+        analysis = AnalysisRecord(gaps=stored_gaps(gaps), access=access)
         if result.error is not None:
             # a failed execution is not graded: it is an error, not a low score
             return Processed(grade=None, analysis=analysis)
@@ -70,3 +70,41 @@ def make_post_process(prepared: Prepared, budget: Budget) -> PostProcess:
         return Processed(grade=g, analysis=analysis)
 
     return post_process
+
+
+def stored_gaps(gaps: TaskGaps) -> GapsRecord:
+    """The stored form of a task's gap analysis, built field by field (a field renamed in
+    ``TaskGaps`` or in ``GapsRecord`` fails mypy here)."""
+    return {
+        "sample_id": gaps.sample_id,
+        "repeat": gaps.repeat,
+        "ok": gaps.ok,
+        "signals": [_stored_signal(s) for s in gaps.signals],
+        "hedging_mode": gaps.hedging_mode,
+        "hedging_dropped": gaps.hedging_dropped,
+        "excluded": dict(gaps.excluded),
+        "retried": [_stored_signal(s) for s in gaps.retried],
+        "hedging_unjudged": gaps.hedging_unjudged,
+    }
+
+
+def _stored_signal(s: GapSignal) -> SignalRecord:
+    """One signal as stored: its fields that are None are left out."""
+    out: SignalRecord = {"sample_id": s.sample_id, "repeat": s.repeat, "turn": s.turn, "source": s.source}
+    out["weight"] = s.weight
+    if s.tool is not None:
+        out["tool"] = s.tool
+    out["target"], out["context"], out["occurrences"] = s.target, s.context, s.occurrences
+    if s.note is not None:
+        out["note"] = s.note
+    if s.window is not None:
+        out["window"] = s.window
+    if (v := s.classifier_verdict) is not None:
+        out["classifier_verdict"] = {
+            "is_uncertainty": v.is_uncertainty,
+            "confidence": v.confidence,
+            "reason": v.reason,
+            "origin": v.origin,
+        }
+    out["calls"] = list(s.calls)
+    return out

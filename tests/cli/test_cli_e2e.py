@@ -247,9 +247,9 @@ def test_hedging_classifier_from_the_command_line(tmp_path: Path) -> None:
         ),
         (
             lambda r: r["analysis"]["gaps"].__setitem__("signals", [{"sample_id": "a", "source": "bogus"}]),
-            "analysis.gaps: TaskGaps.signals[0].source: expected one of",
+            "analysis.gaps.signals.0.source: Input should be",
         ),
-        (lambda r: r["analysis"]["gaps"].pop("sample_id"), "analysis.gaps: TaskGaps: missing field(s) sample_id"),
+        (lambda r: r["analysis"]["gaps"].pop("sample_id"), "analysis.gaps.sample_id: Field required"),
     ],
 )
 def test_a_damaged_results_file_is_one_line_naming_task_and_field(

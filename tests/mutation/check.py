@@ -88,6 +88,9 @@ T_CAPS = "tests/executors/test_executor_capabilities.py"
 COMPAT = "tests/store/test_task_record_compat.py"
 T_OLDER_LINES = f"{COMPAT}::test_lines_written_by_an_earlier_version_read_back_as_stored"
 T_OLDER_GAPS = f"{COMPAT}::test_the_gap_analysis_an_earlier_version_stored_reads_back_as_stored"
+STORED_GAPS = "tests/store/test_stored_gaps.py"
+T_DEMO_GAPS = f"{STORED_GAPS}::test_the_stored_gaps_of_a_real_run_are_rebuilt_exactly"
+T_GAPS_WRITTEN = f"{STORED_GAPS}::test_a_written_gap_analysis_reads_back_as_built"
 T_EXEC_STORED = "tests/runner/test_task_record_written.py::test_every_field_the_executor_returned_is_stored_and_heard"
 T_LOCAL = "tests/store/test_run_record.py::test_the_local_settings_are_configuration_fields"
 RENAME, PASS_THROUGH, CAPABILITY = "rename a stored field", "drop a pass-through", "drop a capability"
@@ -244,7 +247,27 @@ MUTATIONS = (
         RENAME,
         "a gap field (TaskGaps.hedging_dropped) renamed as an IDE would",
         (Rename("hedging_dropped", "hedges_dropped", ("src",)),),
-        (T_OLDER_GAPS,),
+        (MYPY, T_OLDER_GAPS),
+    ),
+    Mutation(
+        "B11",
+        RENAME,
+        "a gap signal field (GapSignal.occurrences) renamed at its producer as an IDE would",
+        (Rename("occurrences", "repeats_seen", ("src",)),),
+        (MYPY, T_DEMO_GAPS),
+    ),
+    Mutation(
+        "B12",
+        RENAME,
+        "the stored gap field hedging_unjudged renamed at its declaration (GapsRecord) only",
+        (
+            Edit(
+                "src/knowmeter/store/_gapsrecord.py",
+                "    hedging_unjudged: NotRequired[_Count]\n",
+                "    unjudged: NotRequired[_Count]\n",
+            ),
+        ),
+        (MYPY, T_GAPS_WRITTEN),
     ),
     Mutation(
         "B7",

@@ -62,7 +62,7 @@ def _task_lines(task: Any, role: str) -> list[tuple[str, str]]:
     out.append(("  ", f"trace: {len(task.events)} event(s)"))
     out += [("    ", _event(ev)) for ev in task.events]
     for sig in task.gap_signals:
-        out.append(("  ", f"gap signal {sig.get('source')}: {sig.get('context') or sig.get('target') or ''}"))
+        out.append(("  ", f"gap signal {sig['source']}: {sig.get('context') or sig.get('target', '')}"))
     return out
 
 

@@ -7,10 +7,19 @@ from pathlib import Path
 from typing import Any
 
 from knowmeter._record import RecordError
-from knowmeter.analysis import Coverage, GapSummary, GapTally, TaskGaps, coverage, knowledge_files
+from knowmeter.analysis import (
+    Coverage,
+    GapSignal,
+    GapSummary,
+    GapTally,
+    HedgingVerdict,
+    TaskGaps,
+    coverage,
+    knowledge_files,
+)
 from knowmeter.report._fold import First, Ordered, SectionBuilder, Shared, TaskKey
 from knowmeter.report._model import CoverageSection, GapsSection
-from knowmeter.store import RunRecord, RunVariant, TaskRecord, TraceMetaRecord
+from knowmeter.store import GapsRecord, RunRecord, RunVariant, SignalRecord, TaskRecord, TraceMetaRecord
 
 #: artifact deliveries that put the artifact into every request (a ``skill`` is loaded only when invoked)
 IN_CONTEXT_DELIVERIES = frozenset({"system_prompt", "agents_md"})
@@ -108,8 +117,46 @@ def _artifact_delivery(meta: TraceMetaRecord | None, variant: RunVariant) -> str
     return None if variant.kind == "baseline" else "system_prompt"
 
 
-def _task_gaps(task: TaskRecord, gaps: dict[str, Any]) -> TaskGaps:
+def _task_gaps(task: TaskRecord, gaps: GapsRecord) -> TaskGaps:
+    """The stored gap analysis as ``TaskGaps`` (its types and bounds were checked when the record
+    was read; a signal's weight that is not its source's is one line naming the task)."""
     try:
-        return TaskGaps.from_dict(gaps)
-    except RecordError as exc:
+        return TaskGaps(
+            sample_id=gaps["sample_id"],
+            repeat=gaps.get("repeat", 0),
+            ok=gaps.get("ok", True),
+            signals=tuple(_signal(s) for s in gaps.get("signals", ())),
+            hedging_mode=gaps.get("hedging_mode", "regex-only"),
+            hedging_dropped=gaps.get("hedging_dropped", 0),
+            excluded=gaps.get("excluded", {}),
+            retried=tuple(_signal(s) for s in gaps.get("retried", ())),
+            hedging_unjudged=gaps.get("hedging_unjudged", 0),
+        )
+    except ValueError as exc:
         raise RecordError(f"task {task.task_id!r}: analysis.gaps: {exc}") from None
+
+
+def _signal(s: SignalRecord) -> GapSignal:
+    v = s.get("classifier_verdict")
+    return GapSignal(
+        sample_id=s["sample_id"],
+        repeat=s.get("repeat", 0),
+        turn=s.get("turn", 0),
+        source=s["source"],
+        weight=s.get("weight", -1.0),
+        tool=s.get("tool"),
+        target=s.get("target", ""),
+        context=s.get("context", ""),
+        occurrences=s.get("occurrences", 1),
+        note=s.get("note"),
+        window=s.get("window"),
+        classifier_verdict=None
+        if v is None
+        else HedgingVerdict(
+            is_uncertainty=v["is_uncertainty"],
+            confidence=v["confidence"],
+            reason=v.get("reason", ""),
+            origin=v.get("origin", "llm"),
+        ),
+        calls=tuple(s.get("calls", ())),
+    )

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from knowmeter.report._model import Report
 from knowmeter.stats import BootstrapEstimate
+from knowmeter.store import GapsRecord, SignalRecord
 from knowmeter.watermark import Watermark
 
 Json = Mapping[str, Any]
@@ -174,7 +175,7 @@ class TaskView:
     judges: list[Json]
     judge_error: str | None
     events: list[Json]
-    gap_signals: list[Json]
+    gap_signals: list[SignalRecord]
     layers: Json = field(default_factory=dict)
     #: the sample's prompt as the task stored it (None in records from before it was stored)
     sample_prompt: str | None = None
@@ -547,7 +548,7 @@ def _task_view(rec: Json) -> TaskView:
     grade = rec.get("grade") or {}
     trace = ex.get("trace")
     events = trace.get("events") if isinstance(trace, Mapping) else None
-    signals = ((rec.get("analysis") or {}).get("gaps") or {}).get("signals")
+    gaps: GapsRecord | None = (rec.get("analysis") or {}).get("gaps")
     return TaskView(
         task_id=rec["task_id"],
         sample_id=rec["sample_id"],
@@ -564,7 +565,7 @@ def _task_view(rec: Json) -> TaskView:
         judges=list(grade.get("judges") or []),
         judge_error=_str(grade.get("judge_error")),
         events=[e for e in events if isinstance(e, Mapping)] if isinstance(events, list) else [],
-        gap_signals=[s for s in signals if isinstance(s, Mapping)] if isinstance(signals, list) else [],
+        gap_signals=list(gaps.get("signals", [])) if gaps is not None else [],
         layers=dict(grade.get("layers") or {}),
         sample_prompt=_str(rec.get("prompt")),
     )

@@ -9,6 +9,7 @@ from knowmeter.store._comprehensionrecord import (
     GraderCall,
     OverlapRecord,
 )
+from knowmeter.store._gapsrecord import GapsRecord, SignalRecord, VerdictRecord
 from knowmeter.store._graderecord import (
     AssertionResult,
     DimensionOutcome,
@@ -89,6 +90,7 @@ __all__ = [
     "Detection",
     "DimensionOutcome",
     "ExecRecord",
+    "GapsRecord",
     "Git",
     "Grade",
     "Grader",
@@ -111,12 +113,14 @@ __all__ = [
     "RunVariant",
     "SampleSetInfo",
     "ShardInfo",
+    "SignalRecord",
     "StoredActivationCase",
     "StoredTasks",
     "SubsetInfo",
     "TaskRecord",
     "TraceMetaRecord",
     "TraceRecord",
+    "VerdictRecord",
     "WarningRecord",
     "atomic_file",
     "check_schema_version",

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from knowmeter.store._comprehensionrecord import ComprehensionResult, Detection
+from knowmeter.store._gapsrecord import GapsRecord
 from knowmeter.store._graderecord import Amount, FreeObject, Grade
 
 
@@ -79,10 +80,10 @@ class ExecRecord(_Closed):
 
 
 class AnalysisRecord(_Closed):
-    """A task's analysis: gap signals (``knowmeter.analysis.TaskGaps`` as stored, checked by the
-    report's gaps section) and the files the agent read, by path."""
+    """A task's analysis: gap signals (``knowmeter.analysis.TaskGaps`` as stored: ``GapsRecord``)
+    and the files the agent read, by path."""
 
-    gaps: FreeObject | None = None
+    gaps: GapsRecord | None = None
     access: dict[str, Annotated[int, Field(ge=0)]] | None = None
 
 

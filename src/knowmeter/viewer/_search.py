@@ -107,7 +107,7 @@ class RunIndex:
                     t.composite,
                     t.error,
                     t.passed,
-                    tuple(str(s.get("context") or s.get("source") or "") for s in t.gap_signals),
+                    tuple(s.get("context") or s["source"] for s in t.gap_signals),
                     bool(t.failed_assertions),
                 )
                 for name, t in row.tasks.items()

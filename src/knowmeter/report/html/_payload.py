@@ -126,7 +126,7 @@ def _task(task: TaskView) -> dict[str, Any]:
         ],
         "j": [_judge(j) for j in task.judges],
         "je": task.judge_error,
-        "gaps": [str(s.get("context") or s.get("source") or "") for s in task.gap_signals],
+        "gaps": [s.get("context") or s["source"] for s in task.gap_signals],
         "tl": _timeline(task),
     }
 
