@@ -3,7 +3,7 @@ flag, help and bounds, and the commands that take it.
 
 ``eval``, ``report`` and ``comprehend`` build their options from these fields
 (``knowmeter.cli._settings``), and a command's parsed options become an ``Overrides`` by field
-name (``overrides_from``, ``given``): adding a setting is adding a field here and reading it
+name (``given``; ``knowmeter.cli._options``): adding a setting is adding a field here and reading it
 where the run configuration is resolved (``evaluation.resolve_config``; a test sets each field
 and checks the resolved ``RunConfig`` changes). The bounds are the ones ``RunConfig`` checks
 (``bounds``). Import-light: ``--help`` reads it.
@@ -404,17 +404,13 @@ def settings_of(command: str) -> list[str]:
 
 def given(opts: Mapping[str, object], command: str) -> dict[str, Any]:
     """``command``'s parsed options that are settings, by field name: a repeatable flag given no
-    time is None (not given), as every absent option is."""
+    time is None (not given), as every absent option is. A setting ``opts`` lacks is a ``KeyError``:
+    the command's option and the setting disagree on its name."""
     out: dict[str, Any] = {}
     for name in settings_of(command):
-        value = opts.get(name)
+        value = opts[name]
         out[name] = (list(value) or None) if isinstance(value, tuple | list) else value
     return out
-
-
-def overrides_from(opts: Mapping[str, object]) -> Overrides:
-    """The ``Overrides`` of ``eval``'s parsed options."""
-    return Overrides(**given(opts, EVAL))
 
 
 def bounds(name: str) -> Any:

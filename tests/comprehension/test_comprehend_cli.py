@@ -476,3 +476,31 @@ def test_a_secret_in_the_agent_command_is_not_stored_and_resume_takes_it_back(pr
     assert r.returncode == 1 and "8 of 20 tasks left" in r.stderr, r.stderr
     stored = [json.loads(line) for line in results.read_text().splitlines()]
     assert len(stored) == 20 and not any(rec["exec"].get("error") for rec in stored)  # the real command ran
+
+
+#: each comprehend setting given on the command line, and where and how run.json's config stores it
+SETTINGS = {
+    "model": (["--model", "m-1"], "model", "m-1"),
+    "executor_options": (["-O", "temperature=0"], "executor_options", {"temperature": 0}),
+    "concurrency": (["--concurrency", "3"], "concurrency", 3),
+    "timeout_s": (["--timeout", "30"], "timeout_s", 30.0),
+    "retry": (["--retry", "2"], "retry", 2),
+    "no_cache": (["--no-cache"], "no_cache", True),
+    "budget_usd": (["--budget-usd", "5"], "budget_total_usd", 5.0),
+    "seed": (["--seed", "11"], "seed", 11),
+    "output_dir": (["--output-dir", "elsewhere"], "output_dir", "elsewhere"),
+}
+
+
+def test_every_setting_comprehend_takes_reaches_the_stored_run(tmp_path: Path) -> None:
+    """comprehend hands each of its settings on by name (issue 36): one dropped there is ignored
+    silently, so each is given here and read back from run.json. The demo's skill (files of the
+    repository: the mutation check runs it in a copy of the tree)."""
+    from knowmeter.settings import COMPREHEND, settings_of
+
+    project = init_demo(tmp_path) / "comprehension"
+    args = [a for name in settings_of(COMPREHEND) for a in SETTINGS[name][0]]
+    r = km("skills/refund-policy", "--judge", "scripted-grader", *args, cwd=project)
+    assert r.returncode in (0, 1), r.stderr
+    config = json.loads(next((project / "elsewhere" / "runs").glob("*/run.json")).read_text())["config"]
+    assert {key: config[key] for _, key, _ in SETTINGS.values()} == {key: v for _, key, v in SETTINGS.values()}

@@ -19,10 +19,11 @@ from knowmeter import defaults
 from knowmeter.api import comprehend, rescore
 from knowmeter.cli._comprehend import comprehend_cmd
 from knowmeter.cli._eval import eval_cmd
+from knowmeter.cli._options import EvalOptions
 from knowmeter.cli._report import report_cmd
 from knowmeter.config import RunConfig
 from knowmeter.evaluation import resolve_config
-from knowmeter.settings import COMPREHEND, EVAL, REPORT, Overrides, bounds, flag_of, overrides_from, settings_of
+from knowmeter.settings import COMPREHEND, EVAL, REPORT, Overrides, bounds, flag_of, settings_of
 
 COMMANDS = {EVAL: eval_cmd, REPORT: report_cmd, COMPREHEND: comprehend_cmd}
 
@@ -82,7 +83,7 @@ def test_each_command_takes_the_settings_its_definition_gives_it(command: str) -
 
 def test_every_eval_flag_reaches_its_override() -> None:
     opts = {p.name: _given(p) for p in eval_cmd.params if p.name}
-    overrides = overrides_from(opts)
+    overrides = EvalOptions.of(opts).settings
     missing = [f.name for f in dataclasses.fields(Overrides) if getattr(overrides, f.name) is None]
     assert missing == [], f"eval flags that never reach Overrides: {missing}"
 

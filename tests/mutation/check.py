@@ -93,6 +93,10 @@ T_DEMO_GAPS = f"{STORED_GAPS}::test_the_stored_gaps_of_a_real_run_are_rebuilt_ex
 T_GAPS_WRITTEN = f"{STORED_GAPS}::test_a_written_gap_analysis_reads_back_as_built"
 T_EXEC_STORED = "tests/runner/test_task_record_written.py::test_every_field_the_executor_returned_is_stored_and_heard"
 T_LOCAL = "tests/store/test_run_record.py::test_the_local_settings_are_configuration_fields"
+T_OPTIONS = "tests/cli/test_cli_options.py::test_the_click_parameters_are_the_fields_of_the_options_type"
+T_COMPREHEND_SETTINGS = (
+    "tests/comprehension/test_comprehend_cli.py::test_every_setting_comprehend_takes_reaches_the_stored_run"
+)
 RENAME, PASS_THROUGH, CAPABILITY = "rename a stored field", "drop a pass-through", "drop a capability"
 
 MUTATIONS = (
@@ -343,6 +347,33 @@ MUTATIONS = (
         "report --stability-limit: dropped between knowmeter.rescore and the rebuilt report",
         (Edit("src/knowmeter/api.py", "        stability_limit=stability_limit,\n"),),
         (T_REPORT,),
+    ),
+    Mutation(
+        "F",
+        RENAME,
+        "--junit's click parameter renamed in its decorator (read by key, eval then wrote no JUnit file)",
+        (Edit("src/knowmeter/cli/_output.py", '        "--junit",\n', '        "--junit",\n        "junit_xml",\n'),),
+        (T_OPTIONS,),
+    ),
+    Mutation(
+        "F2",
+        RENAME,
+        "EvalOptions.quiet renamed at its declaration only",
+        (
+            Edit(
+                "src/knowmeter/cli/_options.py",
+                "    quiet: bool\n    report_only: bool\n",
+                "    silent: bool\n    report_only: bool\n",
+            ),
+        ),
+        (MYPY, T_OPTIONS),
+    ),
+    Mutation(
+        "C4",
+        PASS_THROUGH,
+        "comprehend --seed: dropped where comprehend hands its settings to knowmeter.comprehend",
+        (Edit("src/knowmeter/cli/_comprehend_run.py", "            seed=settings.seed,\n"),),
+        (T_COMPREHEND_SETTINGS,),
     ),
     Mutation(
         "D",

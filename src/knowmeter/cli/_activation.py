@@ -107,5 +107,6 @@ def activation_cmd(**opts: Any) -> None:
     tasks mostly failed (NOT MEASURED); 2 bad input.
     """
     from knowmeter.cli._activation_run import run
+    from knowmeter.cli._options import ActivationOptions
 
-    sys.exit(run(opts))
+    sys.exit(run(ActivationOptions.of(opts)))

@@ -114,5 +114,6 @@ def comprehend_cmd(**opts: Any) -> None:
     stored and the agent's answers are cached, so the same command re-grades).
     """
     from knowmeter.cli._comprehend_run import run_comprehend
+    from knowmeter.cli._options import ComprehendOptions
 
-    sys.exit(run_comprehend(opts))
+    sys.exit(run_comprehend(ComprehendOptions.of(opts)))

@@ -10,6 +10,7 @@ import click
 from knowmeter import defaults
 from knowmeter.api import Listener, RunInterrupted, comprehend, resume
 from knowmeter.ask import unusable_reply
+from knowmeter.cli._options import ComprehendOptions
 from knowmeter.cli._output import interrupted_line
 from knowmeter.comprehension import grader_model, state_update, summary_lines, write_state
 from knowmeter.decision import command_exit_code
@@ -17,7 +18,6 @@ from knowmeter.errors import InputError
 from knowmeter.evaluation import Prepared, parse_option_flags
 from knowmeter.exit_codes import EXIT_INPUT, EXIT_NOT_PASSED
 from knowmeter.report import Report
-from knowmeter.settings import COMPREHEND, given
 from knowmeter.store import RunDir, find_run
 
 if TYPE_CHECKING:
@@ -45,17 +45,17 @@ class _Terminal(Listener):
         click.echo(line, err=True)
 
 
-def run_comprehend(opts: dict[str, Any]) -> int:
+def run_comprehend(opts: ComprehendOptions) -> int:
     """Run (or resume) a comprehension measurement; returns the exit code (after Ctrl-C or
     SIGTERM, ``EXIT_INTERRUPTED`` / ``EXIT_TERMINATED``: the finished tasks are kept and reported,
     and the line that resumes the run is printed)."""
     terminal = _Terminal()
     flags: list[str] = []
     notes: list[str] = []
-    if opts.get("calibrate"):
+    if opts.calibrate:
         headline, flag = _calibrate(opts)
         notes.append(headline)
-        if flag is not None and opts.get("on_miscalibration", "refuse") == "refuse":
+        if flag is not None and opts.on_miscalibration == "refuse":
             click.echo(
                 f"knowmeter: {flag}: not grading with this grader (--on-miscalibration flag grades anyway and flags "
                 "the run)",
@@ -67,10 +67,10 @@ def run_comprehend(opts: dict[str, Any]) -> int:
         report = _run(opts, terminal, flags, notes)
     except RunInterrupted as stop:
         _print(stop.report, terminal, opts)
-        click.echo(interrupted_line(stop, opts.get("output_dir")), err=True)
+        click.echo(interrupted_line(stop, opts.settings.output_dir), err=True)
         return command_exit_code(stop.report.decision, stop=stop)
     run_dir = _print(report, terminal, opts)
-    if opts.get("write_state"):
+    if opts.write_state:
         _write_state(run_dir, report)
     code = command_exit_code(report.decision)
     broken = [
@@ -85,45 +85,46 @@ def run_comprehend(opts: dict[str, Any]) -> int:
     return code  # the run's one decision (report.json's, and knowmeter report's)
 
 
-def _calibrate(opts: dict[str, Any]) -> tuple[str, str | None]:
+def _calibrate(opts: ComprehendOptions) -> tuple[str, str | None]:
     """Grade the anchors before anything runs and print how each landed; the headline (the run
     records it) and the run's flag when one missed."""
     from knowmeter.comprehension import calibration_flag, calibration_summary, run_calibration
 
-    if opts.get("resume") or not opts.get("skill"):
+    if opts.resume or not opts.skill:
         raise InputError("--calibrate checks the grader before a new run: give SKILL (not --resume)")
     results = run_calibration(
-        Path(opts["skill"]),
-        Path(opts["evals"]) if opts.get("evals") else None,
-        ngram=int(opts["ngram"]),
-        judges=list(opts["judges"]),
-        judge_repeat=int(opts["judge_repeat"]),
-        anchors=Path(opts["anchors"]) if opts.get("anchors") else None,
+        Path(opts.skill),
+        Path(opts.evals) if opts.evals else None,
+        ngram=opts.ngram,
+        judges=list(opts.judges),
+        judge_repeat=opts.judge_repeat,
+        anchors=Path(opts.anchors) if opts.anchors else None,
     )
-    lines = calibration_summary(results, ", ".join(opts["judges"]))
+    lines = calibration_summary(results, ", ".join(opts.judges))
     for line in lines:
         click.echo(line, err=True)
     return lines[0], calibration_flag(results)
 
 
-def _run(opts: dict[str, Any], terminal: _Terminal, flags: list[str], notes: list[str]) -> Report:
+def _run(opts: ComprehendOptions, terminal: _Terminal, flags: list[str], notes: list[str]) -> Report:
     """The run made or resumed as the options say."""
-    if opts.get("resume"):
-        run_dir = find_run(Path(opts.get("output_dir") or defaults.OUTPUT_DIR), str(opts["resume"]))
+    settings = opts.settings
+    if opts.resume:
+        run_dir = find_run(Path(settings.output_dir or defaults.OUTPUT_DIR), opts.resume)
         stored = run_dir.read_run().comprehension
         if stored is None:
             raise InputError(f"run {run_dir.id} is not a comprehension run; resume it with knowmeter eval --resume")
-        if opts.get("write_state"):
+        if opts.write_state:
             _state_home(Path(stored.skill.path))
-        report = resume(run_dir.path, listener=terminal, budget_usd=opts.get("budget_usd"))
-    elif not opts.get("skill"):
+        report = resume(run_dir.path, listener=terminal, budget_usd=settings.budget_usd)
+    elif not opts.skill:
         raise InputError("comprehend needs a SKILL (a SKILL.md or its folder), or --resume RUN")
     else:
-        if opts.get("write_state"):
+        if opts.write_state:
             from knowmeter.skillgraph import find_case_files
 
-            skill = _state_home(Path(opts["skill"]))
-            no_evals = not opts.get("evals") and not find_case_files(skill)
+            skill = _state_home(Path(opts.skill))
+            no_evals = not opts.evals and not find_case_files(skill)
             if no_evals and skill.audit_state_path is not None:  # nothing to measure: Skill Graph's NA
                 before, _ = write_state(skill.audit_state_path, {"comprehension_verdict": "NA"})
                 click.echo(
@@ -131,18 +132,24 @@ def _run(opts: dict[str, Any], terminal: _Terminal, flags: list[str], notes: lis
                     f"{before['comprehension_verdict']} → NA (the skill has no comprehension eval file)",
                     err=True,
                 )
-        settings = given(opts, COMPREHEND)
-        settings["executor_options"] = parse_option_flags(settings["executor_options"])
         report = comprehend(
-            str(opts["skill"]),
-            evals=opts.get("evals"),
-            ngram=int(opts["ngram"]),
-            cwd=opts.get("cwd"),
-            executor=opts["executor"],
-            judges=list(opts["judges"]),
-            repeat=opts["repeat"],
-            judge_repeat=opts["judge_repeat"],
-            **settings,
+            opts.skill,
+            evals=opts.evals,
+            ngram=opts.ngram,
+            cwd=opts.cwd,
+            executor=opts.executor,
+            judges=list(opts.judges),
+            repeat=opts.repeat,
+            judge_repeat=opts.judge_repeat,
+            model=settings.model,
+            executor_options=parse_option_flags(settings.executor_options),
+            concurrency=settings.concurrency,
+            timeout_s=settings.timeout_s,
+            retry=settings.retry,
+            no_cache=settings.no_cache,
+            budget_usd=settings.budget_usd,
+            seed=settings.seed,
+            output_dir=settings.output_dir,
             listener=terminal,
             flags=flags,
             notes=notes,
@@ -150,14 +157,14 @@ def _run(opts: dict[str, Any], terminal: _Terminal, flags: list[str], notes: lis
     return report
 
 
-def _print(report: Report, terminal: _Terminal, opts: dict[str, Any]) -> RunDir:
+def _print(report: Report, terminal: _Terminal, opts: ComprehendOptions) -> RunDir:
     """report.html beside report.json, then the summary (or the JSON) on stdout; the run's folder."""
     assert terminal.run_dir is not None
     run_dir = terminal.run_dir
     from knowmeter.report import write_outputs
 
     written = write_outputs(report, html=run_dir.path / "report.html")
-    if opts.get("as_json"):
+    if opts.as_json:
         from knowmeter.cli._output import print_json
 
         print_json(report.to_dict())

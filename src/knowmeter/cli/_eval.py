@@ -83,6 +83,7 @@ def eval_cmd(**opts: object) -> None:
     terminated (SIGTERM — a CI cancel, timeout, docker stop — handled as Ctrl-C is). With
     --report-only 0 unless interrupted, terminated, bad input or a crash.
     """
+    from knowmeter.cli._options import EvalOptions
     from knowmeter.cli._run import run_eval
 
-    sys.exit(run_eval(opts))
+    sys.exit(run_eval(EvalOptions.of(opts)))

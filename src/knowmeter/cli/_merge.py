@@ -65,5 +65,5 @@ def merge_cmd(
         f"merged {len(runs)} shards into run {report.run.id}: {report.run.tasks_done}/{report.run.tasks_total} tasks",
         soft_wrap=True,
     )
-    print_report(report, run_dir / "report.json", written, {"as_json": as_json})
+    print_report(report, run_dir / "report.json", written, quiet=False, as_json=as_json)
     sys.exit(command_exit_code(report.decision, report_only=report_only))

@@ -5,13 +5,13 @@ from __future__ import annotations
 import gc
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 
-from knowmeter import defaults
 from knowmeter.api import Listener, RunInterrupted, evaluate, resume
+from knowmeter.cli._options import EvalOptions
 from knowmeter.cli._output import console as make_console
 from knowmeter.cli._output import interrupted_line
 from knowmeter.cli._progress import Progress
@@ -19,7 +19,6 @@ from knowmeter.evaluation import Prepared, resolve_config
 from knowmeter.executors import use_pidfd_child_watcher
 from knowmeter.printable import printable
 from knowmeter.runner import Budget
-from knowmeter.settings import overrides_from
 from knowmeter.store import RunDir, TaskRecord
 
 if TYPE_CHECKING:  # the report stack (pydantic models, numpy) is imported once the tasks ran
@@ -76,57 +75,58 @@ class _Terminal(Listener):
             self.progress.close()
 
 
-def run_eval(opts: dict[str, Any]) -> int:
+def run_eval(opts: EvalOptions) -> int:
     """Run (or resume) an evaluation; returns its exit code (``knowmeter.decision.command_exit_code``:
     the run's decision's, 0 with ``--report-only``, or ``EXIT_INTERRUPTED`` after Ctrl-C and
     ``EXIT_TERMINATED`` after SIGTERM — the finished tasks are kept and reported)."""
-    if opts.get("dry_run"):
+    if opts.dry_run:
         return _dry_run(opts)
+    settings = opts.settings
     err = make_console(stderr=True)
-    err.quiet = bool(opts.get("quiet"))
+    err.quiet = opts.quiet
     terminal = _Terminal(err, err.quiet)
     use_pidfd_child_watcher()
-    backend, ray_address = str(opts.get("backend") or defaults.BACKEND), opts.get("ray_address")
     try:
-        if opts.get("resume"):
+        if opts.resume:
             report = resume(
-                str(opts["resume"]),
-                output_dir=opts.get("output_dir"),
+                opts.resume,
+                output_dir=settings.output_dir,
                 listener=terminal,
-                backend=backend,
-                ray_address=ray_address,
-                budget_usd=opts.get("budget_usd"),
-                max_errors=opts.get("max_errors"),
+                backend=opts.backend,
+                ray_address=opts.ray_address,
+                budget_usd=settings.budget_usd,
+                max_errors=settings.max_errors,
             )
         else:
-            resolved = resolve_config(overrides_from(opts), Path.cwd())
-            report = evaluate(resolved, listener=terminal, backend=backend, ray_address=ray_address)
+            resolved = resolve_config(settings, Path.cwd())
+            report = evaluate(resolved, listener=terminal, backend=opts.backend, ray_address=opts.ray_address)
     except RunInterrupted as stop:
         from knowmeter.decision import command_exit_code  # the report stack: loaded once the tasks ran
 
         report, run_dir = stop.report, terminal.stored()
-        print_report(report, run_dir.report_file, _write_files(report, run_dir, opts), opts)
+        written = _write_files(report, run_dir, opts)
+        print_report(report, run_dir.report_file, written, quiet=opts.quiet, as_json=opts.as_json)
         err.quiet = False  # even --quiet says how to continue
-        err.print(interrupted_line(stop, opts.get("output_dir")), soft_wrap=True)
+        err.print(interrupted_line(stop, settings.output_dir), soft_wrap=True)
         return command_exit_code(report.decision, stop=stop)
     from knowmeter.decision import command_exit_code
 
     run_dir = terminal.stored()
     written = _write_files(report, run_dir, opts)
     gc.freeze()  # the records stay alive to the exit: spare the interpreter's last full collection
-    print_report(report, run_dir.report_file, written, opts)
-    return command_exit_code(report.decision, report_only=bool(opts.get("report_only")))
+    print_report(report, run_dir.report_file, written, quiet=opts.quiet, as_json=opts.as_json)
+    return command_exit_code(report.decision, report_only=opts.report_only)
 
 
-def _dry_run(opts: dict[str, Any]) -> int:
+def _dry_run(opts: EvalOptions) -> int:
     """``eval --dry-run``: print the plan and its estimates; nothing runs."""
     from knowmeter.api import dry_run
     from knowmeter.errors import InputError
 
-    if opts.get("resume"):
+    if opts.resume:
         raise InputError("--dry-run plans a new run; to see what a stored run still needs, use knowmeter runs")
-    plan = dry_run(resolve_config(overrides_from(opts), Path.cwd()))
-    if opts.get("as_json"):
+    plan = dry_run(resolve_config(opts.settings, Path.cwd()))
+    if opts.as_json:
         from knowmeter.cli._output import print_json
 
         print_json(plan.to_dict())
@@ -136,24 +136,22 @@ def _dry_run(opts: dict[str, Any]) -> int:
     return 0
 
 
-def _write_files(report: Report, run_dir: RunDir, opts: dict[str, Any]) -> list[tuple[str, Path]]:
+def _write_files(report: Report, run_dir: RunDir, opts: EvalOptions) -> list[tuple[str, Path]]:
     """report.html beside report.json, and the --junit / --markdown / --csv files when asked for."""
     from knowmeter.report import write_outputs
 
     return write_outputs(
-        report,
-        html=run_dir.path / "report.html",
-        junit=opts.get("junit"),
-        markdown=opts.get("markdown"),
-        csv=opts.get("csv"),
+        report, html=run_dir.path / "report.html", junit=opts.junit, markdown=opts.markdown, csv=opts.csv
     )
 
 
-def print_report(report: Report, report_file: Path, written: list[tuple[str, Path]], opts: dict[str, Any]) -> None:
+def print_report(
+    report: Report, report_file: Path, written: list[tuple[str, Path]], *, quiet: bool, as_json: bool
+) -> None:
     """The outcome line (``quiet``), report.json (``as_json``) or the summary with the files written."""
-    if opts.get("quiet") and not opts.get("as_json"):
+    if quiet and not as_json:
         click.echo(printable(report.decision.headline if report.decision else "no decision"))
-    elif opts.get("as_json"):
+    elif as_json:
         from knowmeter.cli._output import print_json
 
         print_json(report.to_dict())
