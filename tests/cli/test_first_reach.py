@@ -93,7 +93,7 @@ def test_csv_holds_a_row_per_task_with_the_reports_numbers(judged: Path) -> None
     for row in rows:
         task = tasks[(row["sample_id"], row["variant"])]
         grade = task.stored()["grade"]
-        assert float(row["composite"]) == pytest.approx(grade["composite"])
+        assert grade is not None and float(row["composite"]) == pytest.approx(grade["composite"])
         assert float(row["judge"]) == 4.0 and row["role"] in ("control", "treatment")
         assert row["output"] == task.stored()["exec"]["output"]
         assert row["agent_cost_usd"] == "0.0"  # the offline agent costs nothing

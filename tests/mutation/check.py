@@ -320,6 +320,32 @@ MUTATIONS = (
         (MYPY,),
     ),
     Mutation(
+        "B13",
+        RENAME,
+        "the page's task view reads the agent's cost under a key the stored record does not have",
+        (
+            Edit(
+                "src/knowmeter/report/_view.py",
+                '        cost_usd=ex.get("cost_usd"),\n',
+                '        cost_usd=ex.get("cost"),\n',
+            ),
+        ),
+        (MYPY,),
+    ),
+    Mutation(
+        "B14",
+        RENAME,
+        "a stored grade field (Grade.judge_error) renamed at its declaration only",
+        (
+            Edit(
+                "src/knowmeter/store/_graderecord.py",
+                "    judge_error: str | None = None\n",
+                "    judging_error: str | None = None\n",
+            ),
+        ),
+        (MYPY, "tests/store/test_task_json.py"),
+    ),
+    Mutation(
         "C",
         PASS_THROUGH,
         "--stability-limit: its override dropped where the run configuration is resolved",

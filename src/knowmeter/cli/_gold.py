@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -12,7 +12,7 @@ from knowmeter import defaults
 from knowmeter.cli._errors import input_errors
 from knowmeter.cli._output import output_dir_option
 from knowmeter.errors import InputError
-from knowmeter.store import iter_results
+from knowmeter.store import TaskJSON, iter_results
 
 RESULTS = "results.jsonl"
 
@@ -107,7 +107,7 @@ def compare_cmd(
     with input_errors():
         gold = load_gold(gold_dir)
         path = _results_path(run, output_dir)
-        scores = judge_scores(iter_results(path, strict=True), path)
+        scores = judge_scores((cast("TaskJSON", rec) for rec in iter_results(path, strict=True)), path)
         if variant is not None and variant not in scores:
             raise InputError(f"{path}: no results for variant {variant!r}; variants: {', '.join(scores) or 'none'}")
         if not scores:

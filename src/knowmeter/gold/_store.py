@@ -11,18 +11,17 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from knowmeter.errors import InputError
 from knowmeter.gold._load import ANNOTATIONS, METADATA
 from knowmeter.gold._model import GoldComparison, GoldSet
-from knowmeter.store import read_json, write_json_atomic
+from knowmeter.store import GradeJSON, LayersJSON, TaskJSON, read_json, write_json_atomic
 
 GOLD_FILE = "gold.json"
 GOLD_SCHEMA_VERSION = 1
@@ -74,23 +73,26 @@ def gold_sha256(gold: GoldSet) -> str:
     return h.hexdigest()[:16]
 
 
-def judge_scores(records: Iterable[Mapping[str, Any]], where: Path | str) -> JudgeScores:
+def judge_scores(records: Iterable[TaskJSON], where: Path | str) -> JudgeScores:
     """Per variant: the mean judge-layer score of each sample over its repeats, and the judges
-    (names and models) that scored. ``where`` names the results file in errors."""
+    (names and models) that scored. ``where`` names the results file in errors. The records are
+    read as stored, each value's type checked here: the gold CLI also takes a results file no run
+    wrote (its lines never checked against ``TaskRecord``)."""
     sums: dict[str, dict[str, list[float]]] = {}
     judges: dict[str, set[str]] = {}
     for number, rec in enumerate(records, start=1):
         variant, sample = rec.get("variant"), rec.get("sample_id")
         if not isinstance(variant, str) or not isinstance(sample, str):
             raise InputError(f"{where}: record {number}: missing variant or sample_id")
-        grade = rec.get("grade") or {}
-        score = (grade.get("layers") or {}).get("judge")
+        grade = rec.get("grade") or GradeJSON()
+        score = (grade.get("layers") or LayersJSON()).get("judge")
         per_sample = sums.setdefault(variant, {})
         names = judges.setdefault(variant, set())
         if isinstance(score, int | float) and not isinstance(score, bool) and math.isfinite(score):
             per_sample.setdefault(sample, []).append(float(score))
         for outcome in grade.get("judges") or []:
-            names.update(str(outcome[k]) for k in ("judge", "model") if isinstance(outcome, dict) and outcome.get(k))
+            if isinstance(outcome, dict):
+                names.update(str(name) for name in (outcome.get("judge"), outcome.get("model")) if name)
     return {v: ({s: sum(xs) / len(xs) for s, xs in sorted(per.items())}, judges[v]) for v, per in sums.items()}
 
 
@@ -150,7 +152,7 @@ def read_stored_gold(run_path: Path) -> StoredGold | None:
 
 
 def gold_evidence(
-    stored: StoredGold | None, records: Iterable[Mapping[str, Any]], where: Path | str = "results"
+    stored: StoredGold | None, records: Iterable[TaskJSON], where: Path | str = "results"
 ) -> GoldEvidence | None:
     """``stored`` checked against the run's current ``records`` (None when nothing is stored);
     ``where`` names the records in errors."""

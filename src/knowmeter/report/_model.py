@@ -42,6 +42,7 @@ from knowmeter.store import (
     ShardInfo,
     StoredTasks,
     SubsetInfo,
+    TaskJSON,
     TaskRecord,
 )
 from knowmeter.watermark import Watermark
@@ -512,7 +513,7 @@ class Report(_M):
             data["tasks"] = list(self.stored_tasks())
         return data
 
-    def stored_tasks(self) -> Iterator[dict[str, Any]]:
+    def stored_tasks(self) -> Iterator[TaskJSON]:
         """The task records as stored (JSON objects), one at a time, in report order: a report
         built from a run or read from report.json reads them from its results.jsonl
         (``StoredTasks``, ``JoinedTasks``), so they are never all in memory."""

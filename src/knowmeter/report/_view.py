@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from knowmeter.report._model import Report
 from knowmeter.stats import BootstrapEstimate
-from knowmeter.store import GapsRecord, SignalRecord
+from knowmeter.store import AnalysisJSON, AssertionJSON, GradeJSON, JudgeJSON, LayersJSON, SignalRecord, TaskJSON
 from knowmeter.watermark import Watermark
 
 Json = Mapping[str, Any]
@@ -171,12 +171,12 @@ class TaskView:
     cached: bool
     cost_usd: float | None
     latency_ms: float | None
-    assertions: list[Json]
-    judges: list[Json]
+    assertions: list[AssertionJSON]
+    judges: list[JudgeJSON]
     judge_error: str | None
     events: list[Json]
     gap_signals: list[SignalRecord]
-    layers: Json = field(default_factory=dict)
+    layers: LayersJSON = field(default_factory=LayersJSON)
     #: the sample's prompt as the task stored it (None in records from before it was stored)
     sample_prompt: str | None = None
 
@@ -543,12 +543,12 @@ class ReportView:
         return self._r.statistics.control if self._r.statistics else None
 
 
-def _task_view(rec: Json) -> TaskView:
+def _task_view(rec: TaskJSON) -> TaskView:
     ex = rec["exec"]
-    grade = rec.get("grade") or {}
+    grade = rec.get("grade") or GradeJSON()
     trace = ex.get("trace")
-    events = trace.get("events") if isinstance(trace, Mapping) else None
-    gaps: GapsRecord | None = (rec.get("analysis") or {}).get("gaps")
+    events = trace.get("events") if trace is not None else None
+    gaps = (rec.get("analysis") or AnalysisJSON()).get("gaps")
     return TaskView(
         task_id=rec["task_id"],
         sample_id=rec["sample_id"],
@@ -566,6 +566,6 @@ def _task_view(rec: Json) -> TaskView:
         judge_error=_str(grade.get("judge_error")),
         events=[e for e in events if isinstance(e, Mapping)] if isinstance(events, list) else [],
         gap_signals=list(gaps.get("signals", [])) if gaps is not None else [],
-        layers=dict(grade.get("layers") or {}),
+        layers=grade.get("layers") or LayersJSON(),
         sample_prompt=_str(rec.get("prompt")),
     )

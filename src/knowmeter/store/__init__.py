@@ -60,6 +60,7 @@ from knowmeter.store._runrecord import (
     utc_timestamp,
 )
 from knowmeter.store._storedtasks import JoinedTasks, StoredTasks, finished_task_ids, task_records
+from knowmeter.store._taskjson import AnalysisJSON, AssertionJSON, GradeJSON, JudgeJSON, LayersJSON, TaskJSON
 from knowmeter.store._taskrecord import (
     AnalysisRecord,
     ExecRecord,
@@ -76,7 +77,9 @@ __all__ = [
     "LOCAL_SETTINGS",
     "RUN_SCHEMA_VERSION",
     "ActivationTarget",
+    "AnalysisJSON",
     "AnalysisRecord",
+    "AssertionJSON",
     "AssertionResult",
     "BehaviorOutcome",
     "BudgetStatus",
@@ -93,12 +96,15 @@ __all__ = [
     "GapsRecord",
     "Git",
     "Grade",
+    "GradeJSON",
     "Grader",
     "GraderCall",
     "JoinedTasks",
     "JudgeInfo",
+    "JudgeJSON",
     "JudgeOutcome",
     "Layers",
+    "LayersJSON",
     "MergedShard",
     "OutputCut",
     "OverlapRecord",
@@ -117,6 +123,7 @@ __all__ = [
     "StoredActivationCase",
     "StoredTasks",
     "SubsetInfo",
+    "TaskJSON",
     "TaskRecord",
     "TraceMetaRecord",
     "TraceRecord",

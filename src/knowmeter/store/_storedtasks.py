@@ -14,7 +14,7 @@ import sys
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any, overload
+from typing import IO, Any, cast, overload
 
 from pydantic import ValidationError
 
@@ -23,6 +23,7 @@ from knowmeter.config import first_error
 from knowmeter.errors import InputError
 from knowmeter.store._rundir import iter_lines_at, iter_results_at, json_object
 from knowmeter.store._runrecord import RunRecord
+from knowmeter.store._taskjson import TaskJSON
 from knowmeter.store._taskrecord import TaskRecord, task_id
 
 
@@ -134,11 +135,11 @@ class StoredTasks(Sequence[TaskRecord]):
             for at in self._offsets:
                 yield _task_at(fh, at)
 
-    def records(self) -> Iterator[dict[str, Any]]:
-        """The records as stored (JSON objects), one at a time."""
+    def records(self) -> Iterator[TaskJSON]:
+        """The records as stored (JSON objects, checked when the file was read), one at a time."""
         with self.path.open("rb") as fh:
             for at in self._offsets:
-                yield _read_at(fh, at)
+                yield cast("TaskJSON", _read_at(fh, at))
 
 
 class JoinedTasks(Sequence[TaskRecord]):
@@ -172,7 +173,7 @@ class JoinedTasks(Sequence[TaskRecord]):
     def __iter__(self) -> Iterator[TaskRecord]:
         return iter(self.stored)
 
-    def records(self) -> Iterator[dict[str, Any]]:
+    def records(self) -> Iterator[TaskJSON]:
         """The records as stored (JSON objects), one at a time, in report order."""
         return self.stored.records()
 

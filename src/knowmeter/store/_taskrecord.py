@@ -9,13 +9,14 @@ already: tests/store/fixtures holds some, read back as stored."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Annotated, Any
+from typing import Annotated, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from knowmeter.store._comprehensionrecord import ComprehensionResult, Detection
 from knowmeter.store._gapsrecord import GapsRecord
 from knowmeter.store._graderecord import Amount, FreeObject, Grade
+from knowmeter.store._taskjson import TaskJSON
 
 
 class _Closed(BaseModel):
@@ -134,9 +135,9 @@ class TaskRecord(Processed, _Task):
     Written as built, and back exactly as stored (``stored()``): defaults of fields the line did
     not have are not added."""
 
-    def stored(self) -> dict[str, Any]:
+    def stored(self) -> TaskJSON:
         """The JSON form, as it was stored."""
-        return self.model_dump(mode="json", exclude_unset=True)
+        return cast("TaskJSON", self.model_dump(mode="json", exclude_unset=True))
 
     def line(self) -> bytes:
         """The JSON line of the record (without its newline), as ``results.jsonl`` stores it."""
