@@ -12,7 +12,7 @@ from typing import Any
 
 from knowmeter.report._model import Report, VariantOperations
 from knowmeter.report._read import read_report
-from knowmeter.store import RunDir, open_index
+from knowmeter.store import listed_status, open_index
 
 
 def composite_layer_set(variant: VariantOperations) -> str | None:
@@ -35,15 +35,6 @@ def not_comparable(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
     return out
 
 
-def _indexed_status(status: str | None, run_path: Path) -> str:
-    """The status the index lists: run.json still says running when its process was killed (kill
-    -9: nobody holds its lock), and one without a status never finished either (as
-    ``incompleteness`` reads it)."""
-    if status not in ("running", None):
-        return status
-    return "running" if RunDir(run_path).executing else "killed"
-
-
 def index_rows(report: Report, run_path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The index rows (the run, its variants) of a report."""
     run, wm = report.run, report.run.watermark
@@ -54,7 +45,7 @@ def index_rows(report: Report, run_path: Path) -> tuple[dict[str, Any], list[dic
         "id": run.id,
         "created_at": run.created_at,
         "finished_at": run.finished_at,
-        "status": _indexed_status(run.status, run_path),
+        "status": listed_status(run_path, run.status),
         "dir": str(run_path.resolve()),
         "git_commit": run.git.commit,
         "git_dirty": None if run.git.dirty is None else int(run.git.dirty),

@@ -18,7 +18,7 @@ from knowmeter.store._graderecord import (
     Layers,
     OutputCut,
 )
-from knowmeter.store._index import INDEX_FILE, list_runs, open_index, upsert_run, variant_history
+from knowmeter.store._index import INDEX_FILE, list_runs, listed_status, open_index, upsert_run, variant_history
 from knowmeter.store._merge import merge_shards
 from knowmeter.store._rundir import (
     ResultsWriter,
@@ -135,6 +135,7 @@ __all__ = [
     "finished_task_ids",
     "iter_results",
     "list_runs",
+    "listed_status",
     "merge_shards",
     "new_run_id",
     "open_index",

@@ -250,6 +250,15 @@ def list_runs(conn: sqlite3.Connection, limit: int = 50, runs_root: Path | None 
     return rows[:limit]
 
 
+def listed_status(run_path: Path, status: str | None) -> str:
+    """The status a run is listed with, from its run.json ``status``: a run that never finished
+    (None, or ``running`` — run.json still says so when its process was killed by kill -9) is
+    ``running`` while a process holds its lock, else ``killed`` (as ``incompleteness`` reads it)."""
+    if status not in ("running", None):
+        return status
+    return "running" if RunDir(run_path).executing else "killed"
+
+
 def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
     """Run directories under ``runs_root`` not in ``indexed``, as ``runs`` rows from their run.json:
     a run gets its row when it finishes, so these are still running (status ``running``: a
@@ -270,7 +279,7 @@ def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
             **dict.fromkeys(RUN_COLUMNS),
             "id": run_path.name,
             "created_at": run.created_at,
-            "status": "running" if RunDir(run_path).executing else "killed",
+            "status": listed_status(run_path, None),  # unindexed: not finished
             "dir": str(run_path.resolve()),
             "executor": run.executor.name,
             "sample_set_id": run.watermark.id,
