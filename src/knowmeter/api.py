@@ -362,9 +362,9 @@ def rescore(
 
     with one_blas_thread():
         from knowmeter.pipeline import rebuild_report
+        from knowmeter.report import ReportOverrides
 
-    return rebuild_report(
-        _find(run, output_dir),
+    overrides = ReportOverrides(
         threshold=threshold,
         seed=seed,
         bootstrap_samples=bootstrap_samples,
@@ -372,6 +372,7 @@ def rescore(
         min_pairs=min_pairs,
         stability_limit=stability_limit,
     )
+    return rebuild_report(_find(run, output_dir), overrides)
 
 
 def merge(

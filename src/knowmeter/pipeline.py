@@ -43,16 +43,7 @@ def finalize(
     return _store_report(run_dir, build_report(run_dir, sections=sections))
 
 
-def rebuild_report(
-    run_dir: RunDir,
-    *,
-    threshold: float | None = None,
-    seed: int | None = None,
-    bootstrap_samples: int | None = None,
-    max_mde: float | None = None,
-    min_pairs: int | None = None,
-    stability_limit: float | None = None,
-) -> Report:
+def rebuild_report(run_dir: RunDir, overrides: ReportOverrides = NO_OVERRIDES) -> Report:
     """Recompute report.json from stored results (``knowmeter report``), with overrides; refused
     (``InputError``) while a process executes the run (it writes the report when it ends)."""
     if run_dir.executing:
@@ -60,14 +51,6 @@ def rebuild_report(
             f"run {run_dir.id} is still being executed by another knowmeter process; its report is written "
             "when it finishes: wait for it (knowmeter runs shows it running), then run this again"
         )
-    overrides = ReportOverrides(
-        threshold=threshold,
-        seed=seed,
-        bootstrap_samples=bootstrap_samples,
-        max_mde=max_mde,
-        min_pairs=min_pairs,
-        stability_limit=stability_limit,
-    )
     sections = report_sections(overrides, run=run_dir.read_run(), gold=read_stored_gold(run_dir.path))
     return _store_report(run_dir, build_report(run_dir, sections=sections))
 

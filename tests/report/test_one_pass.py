@@ -16,7 +16,7 @@ import pytest
 
 from knowmeter import jsonio
 from knowmeter.pipeline import finalize, rebuild_report
-from knowmeter.report import REPORT_SCHEMA_VERSION, Report, ReportView, joined_report, read_report
+from knowmeter.report import REPORT_SCHEMA_VERSION, Report, ReportOverrides, ReportView, joined_report, read_report
 from knowmeter.store import RunDir, TaskRecord, iter_results
 
 
@@ -64,7 +64,7 @@ def test_knowmeter_report_parses_each_task_record_once(
 ) -> None:
     run_dir = _copy(demo_run, tmp_path)
     stored = sum(1 for _ in iter_results(run_dir.results_file))
-    parsed, report = _records_parsed(monkeypatch, lambda: rebuild_report(run_dir, seed=7))
+    parsed, report = _records_parsed(monkeypatch, lambda: rebuild_report(run_dir, ReportOverrides(seed=7)))
     assert parsed == stored and report.statistics is not None and report.statistics.config.seed == 7
 
 
