@@ -58,6 +58,7 @@ class _Terminal(Listener):
             tasks, prepared.config.concurrency, None if self.quiet else sys.stderr, tty=sys.stderr.isatty()
         )
         gc.freeze()  # modules, config, samples and the plan live to the end: the cyclic GC need not rescan them
+        gc.enable()  # paused through start-up (eval_cmd)
 
     def note(self, line: str) -> None:
         self.err.print(printable(line))
@@ -80,6 +81,7 @@ def run_eval(opts: EvalOptions) -> int:
     the run's decision's, 0 with ``--report-only``, or ``EXIT_INTERRUPTED`` after Ctrl-C and
     ``EXIT_TERMINATED`` after SIGTERM — the finished tasks are kept and reported)."""
     if opts.dry_run:
+        gc.enable()  # no run starts: the pause of start-up (eval_cmd) ends here
         return _dry_run(opts)
     settings = opts.settings
     err = make_console(stderr=True)
