@@ -35,7 +35,7 @@ def spawned(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
         calls.append(args)
         return real(args, **kwargs)
 
-    monkeypatch.setattr(_provenance.subprocess, "run", run)
+    monkeypatch.setattr(subprocess, "run", run)
     return calls
 
 
