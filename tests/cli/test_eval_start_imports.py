@@ -1,7 +1,8 @@
 """``knowmeter eval`` starts its tasks without importing what only the end of the run needs (the
-report stack: the pydantic ``Report`` model, the comparison, the statistics and numpy) nor what this
-run never uses (the other executors, the YAML parser without an eval.yaml), and without the cyclic
-GC rescanning its start-up. Checked in a process of its own, read the moment the tasks start."""
+report stack: the pydantic ``Report`` model, the comparison, the statistics and numpy) nor what
+this run never uses (the other executors, the YAML parser without an eval.yaml, rich when
+--quiet), and without the cyclic GC rescanning its start-up. Checked in a process of its own, read
+the moment the tasks start."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ import pytest
 
 #: The modules that must not be loaded before the first task runs.
 END_OF_RUN = ("numpy", "knowmeter.report", "knowmeter.compare", "knowmeter.stats", "knowmeter.pipeline")
-#: ... nor, in a run of the echo executor without an eval.yaml, at all before it.
+#: ... nor, in a --quiet run of the echo executor without an eval.yaml, at all before it.
 UNUSED = (
     "yaml",
+    "rich",
     "knowmeter.executors._claude_cli",
     "knowmeter.executors._codex_cli",
     "knowmeter.executors._claude_sdk",
@@ -80,7 +82,7 @@ def test_eval_imports_no_report_model_or_numpy_before_its_tasks_run(project: Pat
     assert "knowmeter.report" in seen["at_end"]  # the run went on to its report
 
 
-def test_eval_without_eval_yaml_imports_neither_yaml_nor_other_executors_before_its_tasks(project: Path) -> None:
+def test_a_quiet_eval_without_eval_yaml_imports_no_yaml_rich_or_other_executor_before_its_tasks(project: Path) -> None:
     seen = _probe(project, "--samples", "eval-samples.jsonl", "--control", "a.md", "--treatment", "b.md")
     assert seen["at_start"] == []
 
