@@ -6,6 +6,7 @@ the moment the tasks start."""
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -93,3 +94,15 @@ def test_the_cyclic_gc_is_paused_through_start_up_and_resumed_when_the_tasks_sta
     seen = _probe(project, "--samples", "eval-samples.jsonl", "--control", "a.md", "--treatment", "b.md")
     assert seen["gc_while_preparing"] is False
     assert seen["gc_at_start"] is True and seen["frozen_at_start"] is True
+
+
+def test_bad_input_before_the_run_starts_leaves_the_gc_running(tmp_path: Path) -> None:
+    """An embedding process (here click's runner, in this process) keeps its collector."""
+    from click.testing import CliRunner
+
+    from knowmeter.cli import cli
+
+    assert gc.isenabled()
+    done = CliRunner().invoke(cli, ["eval", "--samples", str(tmp_path / "missing.jsonl"), "--control", "a.md"])
+    assert done.exit_code == 2 and "sample file not found" in done.output
+    assert gc.isenabled()

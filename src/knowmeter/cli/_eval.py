@@ -85,9 +85,14 @@ def eval_cmd(**opts: object) -> None:
     --report-only 0 unless interrupted, terminated, bad input or a crash.
     """
     # Start-up (imports, config, samples, plan) allocates much and frees little: the cyclic GC is
-    # paused until the run starts, where ``_Terminal.started`` freezes what it made and resumes it.
+    # paused until the run starts, where ``_Terminal.started`` freezes what it made and resumes it
+    # (and resumed here whatever happened: bad input stops a run before it starts).
     gc.disable()
-    from knowmeter.cli._options import EvalOptions
-    from knowmeter.cli._run import run_eval
+    try:
+        from knowmeter.cli._options import EvalOptions
+        from knowmeter.cli._run import run_eval
 
-    sys.exit(run_eval(EvalOptions.of(opts)))
+        code = run_eval(EvalOptions.of(opts))
+    finally:
+        gc.enable()
+    sys.exit(code)
