@@ -47,6 +47,9 @@ extern char **environ;
 
 enum { QUEUED, RUNNING, DONE };
 
+/* seconds after its start from which a command's exit is watched even while stdout is open */
+#define WATCH_EXIT_AFTER_S 0.05
+
 struct batch;
 
 typedef struct job {
@@ -238,8 +241,8 @@ static void atfork_child(void) {
 static int append_output(job *j, int fd) {
     /* read what is there; returns 1 at end of file (or on an error), 0 when it would block */
     for (;;) {
-        if (j->out_cap - j->out_len < 16384) {
-            size_t cap = j->out_cap ? j->out_cap * 2 : 65536;
+        if (j->out_cap - j->out_len < 8192) {
+            size_t cap = j->out_cap ? j->out_cap * 2 : 32768;
             char *grown = realloc(j->out, cap);
             if (grown == NULL) return 1; /* out of memory: the reply is what was read */
             j->out = grown;
@@ -306,7 +309,7 @@ static int spawn(job *j, int in_r, int out_w, pid_t *pid) {
     char **envp = j->envp ? j->envp : environ;
     int rc = ENOENT, first = 0;
     for (char **exe = j->exes; *exe; exe++) {
-        if ((*exe)[0] == '/' && access(*exe, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
+        if (exe[1] && (*exe)[0] == '/' && access(*exe, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
             rc = errno; /* not there: no process made to find out */
             continue;
         }
@@ -371,23 +374,19 @@ static void run_job(job *j) {
     killed = j->killed;
     pthread_mutex_unlock(&b->lock);
     if (killed) killpg(pid, SIGKILL); /* cancelled while it started */
-    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    /* The exit is watched (a pidfd) only once stdout ended with stdin still being written, or the
+     * command runs on WATCH_EXIT_AFTER_S: most commands end stdout and exit together, and are
+     * then reaped at once (no pidfd, no wake-up more). */
+    int pidfd = -1, exited = 0, status = 0;
+    double started = now_s(), exited_at = 0;
     fcntl(out[0], F_SETFL, O_NONBLOCK);
-    int exited = 0, status = 0;
-    double exited_at = 0;
     while (!exited || out[0] >= 0) {
-        if (!exited && pidfd < 0 && out[0] < 0) { /* no pidfd (out of descriptors): wait for it here */
-            close_fd(&in[1]);
+        if (!exited && out[0] < 0 && in[1] < 0) { /* only the exit is left: wait for it here */
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
             }
             exited = 1;
             break;
         }
-        struct pollfd fds[3];
-        int n = 0, at_out = -1, at_pid = -1, at_in = -1;
-        if (out[0] >= 0) fds[at_out = n++] = (struct pollfd){out[0], POLLIN, 0};
-        if (!exited && pidfd >= 0) fds[at_pid = n++] = (struct pollfd){pidfd, POLLIN, 0};
-        if (in[1] >= 0) fds[at_in = n++] = (struct pollfd){in[1], POLLOUT, 0};
         int timeout = -1;
         if (exited) { /* stdout still open: what it left running holds it */
             double left = exited_at + j->grace - now_s();
@@ -396,7 +395,19 @@ static void run_job(job *j) {
                 break;
             }
             timeout = (int)(left * 1000) + 1;
+        } else if (pidfd < 0) {
+            double left = started + WATCH_EXIT_AFTER_S - now_s();
+            if (left <= 0 || out[0] < 0) {
+                pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+                if (pidfd < 0) timeout = 50; /* out of descriptors: look again later */
+            } else
+                timeout = (int)(left * 1000) + 1;
         }
+        struct pollfd fds[3];
+        int n = 0, at_out = -1, at_pid = -1, at_in = -1;
+        if (out[0] >= 0) fds[at_out = n++] = (struct pollfd){out[0], POLLIN, 0};
+        if (!exited && pidfd >= 0) fds[at_pid = n++] = (struct pollfd){pidfd, POLLIN, 0};
+        if (in[1] >= 0) fds[at_in = n++] = (struct pollfd){in[1], POLLOUT, 0};
         if (poll(fds, (nfds_t)n, timeout) < 0) continue; /* EINTR (signals are blocked here anyway) */
         if (at_in >= 0 && fds[at_in].revents && feed_input(j, in[1], &written)) close_fd(&in[1]);
         if (at_out >= 0 && fds[at_out].revents && append_output(j, out[0])) close_fd(&out[0]);
@@ -412,10 +423,6 @@ static void run_job(job *j) {
             j->reaped = 1;
             pthread_mutex_unlock(&b->lock);
             close_fd(&in[1]); /* what it did not read is dropped */
-        }
-    }
-    if (!exited) { /* cannot happen: the loop ends once it exited */
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }
     }
     pthread_mutex_lock(&b->lock);
