@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -151,3 +152,22 @@ def test_each_event_loop_has_its_own_batch(native: ModuleType) -> None:
 
     assert anyio.run(twice) == [(0, b"0\n"), (0, b"1\n")]
     assert anyio.run(twice) == [(0, b"0\n"), (0, b"1\n")]  # a second loop: a batch of its own
+
+
+def test_the_worker_threads_block_every_signal_so_sigint_reaches_python(native: ModuleType) -> None:
+    previous = native.configure(idle_s=30)
+    try:
+        with tempfile.TemporaryFile() as err:
+            assert anyio.run(lambda: run_command(["true"], b"", cwd=None, env=None, stderr=err)) == (0, b"")
+        workers = native.pool_state()[0]
+        sigint = 1 << (signal.SIGINT - 1)
+        blocking = 0
+        for task in Path("/proc/self/task").iterdir():
+            status = (task / "status").read_text().split()
+            blocked = int(status[status.index("SigBlk:") + 1], 16)
+            if int(task.name) == os.getpid():
+                assert not blocked & sigint  # the main thread takes SIGINT (Ctrl-C stops a run)
+            blocking += bool(blocked & sigint)
+        assert workers >= 1 and blocking >= workers
+    finally:
+        native.configure(idle_s=previous[1])
