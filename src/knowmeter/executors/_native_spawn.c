@@ -177,6 +177,7 @@ static void run_job(job *j);
 
 static void *worker(void *unused) {
     (void)unused;
+    pthread_setname_np(pthread_self(), "knowmeter-spawn"); /* (15 characters: the kernel's limit) */
     pthread_mutex_lock(&pool.lock);
     for (;;) {
         while (pool.head == NULL) {

@@ -94,7 +94,7 @@ def _search_path(program: str, path: str | None) -> tuple[bytes, ...]:
 def executables(program: str, env: Mapping[str, str] | None) -> tuple[bytes, ...] | None:
     """The paths to try for ``program``: None when it names a path (used as it is), else a PATH
     lookup in the *given* environment's PATH (the process's when ``env`` is None)."""
-    if os.path.dirname(program):
+    if os.sep in program:
         return None
     return _search_path(program, (os.environ if env is None else env).get("PATH"))
 
