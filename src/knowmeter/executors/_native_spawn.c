@@ -307,6 +307,8 @@ static int spawn(job *j, int in_r, int out_w, pid_t *pid) {
     sigaddset(&set, SIGPIPE); /* ignored by Python: back to the default, as subprocess's restore_signals */
     sigaddset(&set, SIGXFSZ);
     posix_spawnattr_setsigdefault(&attr, &set);
+    /* no env given: the process's environment as it is now (Python changes it only with the GIL
+     * held, through putenv, as subprocess's vfork start reads it too) */
     char **envp = j->envp ? j->envp : environ;
     int rc = ENOENT, first = 0;
     for (char **exe = j->exes; *exe; exe++) {
