@@ -4,7 +4,8 @@ Every call of a run has the same limit, so the calls' deadlines come in the orde
 started: the watchdog sleeps until the oldest running call's deadline (or one limit when none
 runs: a call started meanwhile ends no sooner) and cancels the calls that overran. A call runs in
 a plain cancel scope; ``anyio.fail_after`` would schedule and cancel an event-loop timer for
-each call instead (bench/bench_finish.py: ~10 µs a task of the runner's window)."""
+each call instead: ~6 µs more CPU a task in the echo executor's window (94.7 → 88.3 µs a task
+at 8,000 tasks, in-process, interleaved)."""
 
 from __future__ import annotations
 
