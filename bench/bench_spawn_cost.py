@@ -2,9 +2,11 @@
 
 The agent of ``bench/bench_runner.py`` (a shell script that reads its stdin and prints a reply) is
 run COUNT times, 8 at a time, each with the payload on its stdin and its stdout read to end of
-file, in three ways, rounds interleaved:
+file, in four ways, rounds interleaved:
 
-- knowmeter's ``run_command`` on the event loop (what the script executor does for each task);
+- knowmeter's ``run_command`` (what the script executor does for each task) on its native path
+  (``_native_spawn``: C worker threads, start to reap; "unknown" when the extension is not built)
+  and on its pure-Python pidfd path (``KNOWMETER_SPAWN=python``);
 - 8 Python threads, each ``subprocess.Popen(...).communicate()`` (the plain blocking way);
 - ``bench/native/spawn_floor.c``: 8 C threads with ``posix_spawn``, no interpreter (built with the
   machine's C compiler; "unknown" when there is none).
@@ -34,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_runner import PAYLOAD, SCRIPT, spawn_floor
 
+from knowmeter.executors import _spawn
 from knowmeter.executors._spawn import use_pidfd_child_watcher
 
 CONCURRENCY = 8
@@ -48,9 +51,19 @@ def _self_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def knowmeter_loop(agent: Path, count: int) -> tuple[float, float]:
-    wall, cpu = asyncio.run(spawn_floor(agent, count, CONCURRENCY, lean=True))
-    return cpu, wall
+def knowmeter_loop(native: bool) -> Measure:
+    """``run_command`` on its native path (``native``) or its pure-Python one."""
+
+    def measure(agent: Path, count: int) -> tuple[float, float]:
+        saved = _spawn.NATIVE
+        _spawn.NATIVE = saved if native else None
+        try:
+            wall, cpu = asyncio.run(spawn_floor(agent, count, CONCURRENCY, lean=True))
+        finally:
+            _spawn.NATIVE = saved
+        return cpu, wall
+
+    return measure
 
 
 def python_threads(agent: Path, count: int) -> tuple[float, float]:
@@ -102,7 +115,8 @@ def main() -> None:
         agent.chmod(0o755)
         binary = build_native(folder)
         ways: dict[str, Measure | None] = {
-            "knowmeter run_command (event loop)": knowmeter_loop,
+            "knowmeter run_command, native (C threads)": knowmeter_loop(True) if _spawn.NATIVE else None,
+            "knowmeter run_command, Python (pidfd)": knowmeter_loop(False),
             "Python threads, Popen.communicate": python_threads,
             "C threads, posix_spawn (no interpreter)": native(binary) if binary else None,
         }
@@ -114,7 +128,7 @@ def main() -> None:
     print(f"{args.count} spawns of a shell-script agent, {CONCURRENCY} at a time; median of {args.rounds} rounds")
     for name, runs in seen.items():
         if not runs:
-            print(f"  {name:42s} unknown (no C compiler on this machine)")
+            print(f"  {name:42s} unknown (not built: no C compiler on this machine)")
             continue
         cpu = statistics.median(c for c, _ in runs) / args.count * 1000
         wall = statistics.median(w for _, w in runs)

@@ -143,10 +143,9 @@ def test_timeouts_are_counted_by_cause_with_their_first_message(demo: Path) -> N
 
 def test_runner_records_attempts_when_the_executor_raises(tmp_path: Path) -> None:
     """An exception that is not an ExecutorError (an SDK's connection error) still counts its attempt."""
-    import anyio
-
     from knowmeter.executors import ExecRequest, ExecResult, Executor
-    from knowmeter.runner._execute import ExecutionSettings, ExecutionStats, _run_with_retries
+    from knowmeter.runner import ExecutionSettings
+    from tests.support.retries import run_with_retries
 
     class Unreachable(Executor):
         name, non_llm = "unreachable", False
@@ -157,14 +156,7 @@ def test_runner_records_attempts_when_the_executor_raises(tmp_path: Path) -> Non
         async def run(self, request: ExecRequest) -> ExecResult:
             raise ConnectionError("model API unreachable")
 
-    result, attempts = anyio.run(
-        lambda: _run_with_retries(
-            Unreachable(),
-            ExecRequest("t", "s", "p", None),
-            ExecutionSettings(),
-            ExecutionStats(),
-        )
-    )
+    result, attempts = run_with_retries(Unreachable(), ExecRequest("t", "s", "p", None), ExecutionSettings())
     assert attempts == 1 and result.error == "ConnectionError: model API unreachable"
 
 

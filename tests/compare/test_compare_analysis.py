@@ -7,6 +7,7 @@ import math
 import subprocess
 import sys
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -177,3 +178,42 @@ def test_observation_and_config_validation() -> None:
         CompareConfig(power=0.01, alpha=0.05)
     with pytest.raises(ValidationError):
         CompareConfig(ci_method="basic")  # type: ignore[arg-type]
+
+
+def test_each_variant_is_indexed_scored_and_paired_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The announcements and the results share one index, one score matrix and one pairing per
+    variant (issue 32: each was built again for the announcement, the summary and the test)."""
+    from knowmeter.compare import _align, _pair
+
+    built: list[str] = []
+    aligned: list[int] = []
+    build, align = _align.Arm.build.__func__, _pair.align  # type: ignore[attr-defined]
+
+    def counting_build(cls: type[_align.Arm], variant: str, observed: Any) -> _align.Arm:
+        built.append(variant)
+        return build(cls, variant, observed)  # type: ignore[no-any-return]
+
+    def counting_align(*args: Any) -> Any:
+        aligned.append(1)
+        return align(*args)
+
+    monkeypatch.setattr(_align.Arm, "build", classmethod(counting_build))
+    monkeypatch.setattr(_pair, "align", counting_align)
+    analysis = analyze(_run(repeats=2), control="control", config=FAST)
+    assert sorted(built) == ["control", "treatment"] and len(aligned) == 1
+    assert analysis.comparisons[0].metrics["composite"].n_pairs == 60
+
+
+def test_observations_checked_on_the_fast_path_as_before() -> None:
+    """Layer lists already in canonical order are kept as given (shared, not copied); any other
+    is put in order or refused, and score keys are checked, whichever path checks them."""
+    given = ("fact", "judge")
+    assert Observation(sample_id="s", variant="v", layers_used=given).layers_used is given
+    assert Observation(sample_id="s", variant="v", layers_used=("judge", "behavior")).layers_used == (
+        "behavior",
+        "judge",
+    )
+    with pytest.raises(ValueError, match=r"unknown layer\(s\) \['x'\]"):
+        Observation(sample_id="s", variant="v", layers_used=("judge", "x"))
+    with pytest.raises(ValueError, match=r"unknown score key\(s\) \['zz'\]"):
+        Observation(sample_id="s", variant="v", scores={"fact": 1.0, "zz": 2.0})

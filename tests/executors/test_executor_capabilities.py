@@ -29,11 +29,11 @@ from knowmeter.executors._codex_cli import CodexCliExecutor
 from knowmeter.executors._model_api import ApiExecutor
 from knowmeter.executors._offline import OfflineAgent
 from knowmeter.executors._script import ScriptExecutor
-from knowmeter.runner import Budget
+from knowmeter.runner import Budget, ExecutionSettings
 from knowmeter.runner._budget import MeteredExecutor
-from knowmeter.runner._execute import ExecutionSettings, ExecutionStats, _run_with_retries
 from knowmeter.runner._ray import RayExecutor
 from knowmeter.traces import Trace
+from tests.support.retries import run_with_retries
 
 #: the capabilities: the protocol's attributes that have a default
 CAPABILITIES = [name for name in Executor.__annotations__ if name in vars(Executor)]
@@ -119,13 +119,8 @@ def test_wrappers_forward_every_capability(wrap, tmp_path: Path) -> None:
 @pytest.mark.parametrize(("stops_itself", "output"), [(True, "partial"), (False, "")])
 def test_the_runner_waits_longer_for_an_executor_that_stops_its_task_itself(stops_itself: bool, output: str) -> None:
     """Its partial answer is kept; any other executor is stopped by the runner at the timeout."""
-    result, _ = anyio.run(
-        lambda: _run_with_retries(
-            _Slow(0.3, stops_itself=stops_itself),
-            ExecRequest("t", "s", "p", None),
-            ExecutionSettings(timeout_s=0.05),
-            ExecutionStats(),
-        )
+    result, _ = run_with_retries(
+        _Slow(0.3, stops_itself=stops_itself), ExecRequest("t", "s", "p", None), ExecutionSettings(timeout_s=0.05)
     )
     assert result.output == output and result.timed_out
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from knowmeter.artifacts import BASELINE, Variant
 from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError
-from knowmeter.runner import Budget, ExecutionSettings, ResponseCache, execute_tasks, plan_tasks
+from knowmeter.runner import Budget, ExecutionSettings, ExecutionStats, ResponseCache, execute_tasks, plan_tasks
 from knowmeter.samples import Sample
 from knowmeter.store import ResultsWriter, iter_results
 from knowmeter.traces import Trace
@@ -109,6 +111,53 @@ def test_errors_are_never_cached_and_retries_back_off(tmp_path: Path) -> None:
 def test_timeout_is_an_error_result(tmp_path: Path) -> None:
     _, records = run(tmp_path, setup(tmp_path, n=1)[:1], FakeAgent(sleep=5), timeout_s=0.05, cache=False)
     assert records[0]["exec"]["error"] == "timed out after 0.05s"
+
+
+class SlowOn(FakeAgent):
+    """Sleeps ``sleep`` seconds on the samples in ``slow``; answers the others at once."""
+
+    def __init__(self, slow: set[str], sleep: float) -> None:
+        super().__init__()
+        self.slow = slow
+        self.slow_sleep = sleep
+
+    async def run(self, request: ExecRequest) -> ExecResult:
+        if request.sample_id in self.slow:
+            await anyio.sleep(self.slow_sleep)
+        return await super().run(request)
+
+
+def test_only_the_calls_that_overran_time_out(tmp_path: Path) -> None:
+    tasks = setup(tmp_path, n=6)
+    stats, records = run(tmp_path, tasks, SlowOn({"s1", "s4"}, 5), timeout_s=0.2, concurrency=3, cache=False)
+    errors = {r["task_id"]: r["exec"]["error"] for r in records}
+    assert stats.done == 12
+    assert {t for t, e in errors.items() if e is not None} == {f"s{i}::{v}::r0" for i in (1, 4) for v in "ab"}
+    assert {e for e in errors.values() if e is not None} == {"timed out after 0.2s"}
+
+
+def test_calls_schedule_no_timer_each(tmp_path: Path) -> None:
+    """The runner's timeout is one watchdog for the run: its calls schedule no event-loop timer
+    each (a timer per call cost ~6 µs a task of the echo executor's window)."""
+    timers: list[float] = []
+
+    async def counted() -> ExecutionStats:
+        loop = asyncio.get_running_loop()
+        call_at = loop.call_at
+
+        def counting(when: float, *args: Any, **kwargs: Any) -> asyncio.TimerHandle:
+            timers.append(when)
+            return call_at(when, *args, **kwargs)
+
+        loop.call_at = counting  # type: ignore[method-assign,assignment]
+        with ResultsWriter(tmp_path / "results.jsonl") as w:
+            return await execute_tasks(
+                setup(tmp_path, n=20), FakeAgent(), writer=w, settings=ExecutionSettings(), budget=Budget(), cache=None
+            )
+
+    stats = anyio.run(counted)
+    assert stats.done == 40 and stats.errors == 0
+    assert len(timers) <= 2
 
 
 def test_budget_total_is_never_exceeded(tmp_path: Path) -> None:

@@ -69,3 +69,16 @@ def test_a_statistic_not_announced_draws_again_only_when_the_counts_do_not_fit(
         assert [bootstrap_means(values[:, j], b=800, seed=1) for j in (0, 1)] == alone
         assert bootstrap_means(values[:, 0], b=800, seed=1) == alone[0]  # its sums were kept
     assert draws == [(800, 200), (800, 200)]
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 7, 50, 1001])
+def test_resample_counts_are_the_draws_counted(k: int) -> None:
+    """Each chunk's counts are, row by row, how often ``default_rng(seed).integers(0, k, (b, k))``
+    drew each cluster — counted into floats (issue 32) exactly as the integer count matrix was."""
+    b, seed = 700, 11
+    draws = np.random.default_rng(seed)
+    for start, stop, counts in _arrays.resample_counts(k, b, seed):
+        idx = draws.integers(0, k, size=(stop - start, k))
+        expected = np.stack([np.bincount(row, minlength=k) for row in idx]).astype(np.float64)
+        assert counts.dtype == np.float64 and counts.flags.c_contiguous
+        np.testing.assert_array_equal(counts, expected)

@@ -13,11 +13,19 @@ import os.path
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 _HOME_VAR = re.compile(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)")
 _PWD_VAR = re.compile(r"^\$(?:PWD|\{PWD\})(?=/|$)")
 # a home folder at the start of an absolute path: where ``~`` most likely points
 _HOME_OF = re.compile(r"^(/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
+
+
+class _Frame(NamedTuple):
+    roots: tuple[str, ...]
+    cwd: str | None
+    home: str | None
+    prefixes: tuple[tuple[str, str], ...]
 
 
 class PathKeyer:
@@ -36,33 +44,41 @@ class PathKeyer:
         prefixes: Mapping[str, str] | None = None,
         home: str | None = None,
     ) -> None:
-        self._roots = list(_root_forms(str(workspace_root))) if workspace_root is not None else []
-        self._cwd = _norm(cwd) if cwd else (self._roots[-1] if self._roots else None)
-        guess = _HOME_OF.match(self._cwd or "") or _HOME_OF.match(self._roots[-1] if self._roots else "")
-        self._home = home or (guess.group(1) if guess else None)
-        self._prefixes = sorted(
+        self._given = (workspace_root, cwd, prefixes, home)
+
+    @functools.cached_property
+    def _frame(self) -> _Frame:
+        """The roots, cwd, home and prefixes paths are keyed against: worked out on the first
+        ``key`` (most traces' tasks key no path: a one-message answer)."""
+        workspace_root, cwd, prefixes, home = self._given
+        roots = _root_forms(str(workspace_root)) if workspace_root is not None else ()
+        base = _norm(cwd) if cwd else (roots[-1] if roots else None)
+        guess = _HOME_OF.match(base or "") or _HOME_OF.match(roots[-1] if roots else "")
+        mapped = sorted(
             ((_norm(k), v.strip("/")) for k, v in (prefixes or {}).items()), key=lambda kv: len(kv[0]), reverse=True
         )
+        return _Frame(roots, base, home or (guess.group(1) if guess else None), tuple(mapped))
 
     def key(self, raw: str, cwd: str | None = None) -> str:
         """The key of ``raw``: relative paths resolve against ``cwd`` (where the call ran, when the
         trace says: ``ToolCallEvent.cwd``), else the agent's cwd."""
+        frame = self._frame
         p = raw.strip().strip("'\"")
         if p.startswith("file://"):
             p = p[len("file://") :]
         p = _HOME_VAR.sub("~", p)
         if _PWD_VAR.match(p):
             p = _PWD_VAR.sub("", p).lstrip("/") or "."
-        if p.startswith("~") and self._prefixes:  # ``~/…``: only a prefix given in that form can place it
+        if p.startswith("~") and frame.prefixes:  # ``~/…``: only a prefix given in that form can place it
             mapped = self._mapped(_norm(p))
             if mapped is not None:
                 return mapped
         if p == "~" or p.startswith("~/"):
-            if not self._home:
+            if not frame.home:
                 return _norm(p)  # whose home is unknown: kept as written
-            p = self._home + p[1:]
+            p = frame.home + p[1:]
         if not p.startswith("/"):
-            base = _norm(cwd) if cwd else self._cwd
+            base = _norm(cwd) if cwd else frame.cwd
             if base is None:
                 return _norm(p)
             p = f"{base}/{p}"
@@ -70,7 +86,7 @@ class PathKeyer:
         mapped = self._mapped(ap)
         if mapped is not None:
             return mapped
-        for root in self._roots:
+        for root in frame.roots:
             if ap == root:
                 return "."
             if ap.startswith(root.rstrip("/") + "/"):
@@ -78,7 +94,7 @@ class PathKeyer:
         return ap
 
     def _mapped(self, path: str) -> str | None:
-        for prefix, key in self._prefixes:
+        for prefix, key in self._frame.prefixes:
             if path == prefix or path.startswith(prefix + "/"):
                 return (key + path[len(prefix) :]) if key else path[len(prefix) + 1 :]
         return None

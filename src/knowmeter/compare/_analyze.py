@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from knowmeter.compare._align import Arm
 from knowmeter.compare._audit import methodology_audit
 from knowmeter.compare._inputs import CompareConfig, Observation
-from knowmeter.compare._pair import announce_comparisons, compare_all
+from knowmeter.compare._pair import Pairing, announce_comparisons, compare_pairings
 from knowmeter.compare._results import Analysis
-from knowmeter.compare._summary import announce_summary, summarize_variant
+from knowmeter.compare._summary import ArmScores, announce_summary, summarize_arm
 from knowmeter.compare._verdict import decide_verdict
 from knowmeter.errors import InputError
 from knowmeter.gold import GoldEvidence
@@ -45,18 +46,16 @@ def analyze(
     if control is None:
         chosen = []
     ordered = [*([control] if control else []), *chosen, *(n for n in names if n != control and n not in chosen)]
+    # each variant's observations indexed, scored and paired once, for the announcements and the results
+    arms = {name: ArmScores.of(Arm.build(name, by_variant[name])) for name in ordered}
+    pairings = [Pairing.of(arms[control].arm, arms[t].arm) for t in chosen] if control is not None else []
     with shared_resamples():  # summaries and comparisons resample the same samples with one seed
         for name in ordered:  # announced first: the first draw serves them all, at any size
-            announce_summary(name, by_variant[name], config)
-        if control is not None and chosen:
-            announce_comparisons(by_variant[control], {t: by_variant[t] for t in chosen}, config, control=control)
+            announce_summary(arms[name], config)
+        announce_comparisons(pairings, config)
         draw_announced()  # the vectors announced (the report's resources too) are not held from here on
-        summaries = {name: summarize_variant(name, by_variant[name], config) for name in ordered}
-        comparisons = (
-            compare_all(by_variant[control], {t: by_variant[t] for t in chosen}, config, control=control)
-            if control is not None and chosen
-            else []
-        )
+        summaries = {name: summarize_arm(arms[name], config) for name in ordered}
+        comparisons = compare_pairings(pairings, config) if pairings else []
     return Analysis(
         config=config,
         control=control if comparisons else None,

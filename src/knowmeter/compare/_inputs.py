@@ -13,6 +13,12 @@ from knowmeter import defaults
 
 #: Score layers in canonical order, and the metrics compared (the composite first).
 METRICS: tuple[str, ...] = ("composite", *defaults.LAYERS)
+_METRIC_KEYS = frozenset(METRICS)
+#: Every layer list already in canonical order (each subset of the layers, in their order).
+_CANONICAL = frozenset(
+    tuple(layer for i, layer in enumerate(defaults.LAYERS) if mask >> i & 1)
+    for mask in range(2 ** len(defaults.LAYERS))
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,9 +53,11 @@ class Observation:
             )
         if self.repeat < 0:
             raise ValueError(f"observation {self.sample_id!r}: repeat must be >= 0, got {self.repeat}")
-        unknown = sorted(set(self.scores) - set(METRICS))
-        if unknown:
+        if not self.scores.keys() <= _METRIC_KEYS:
+            unknown = sorted(set(self.scores) - _METRIC_KEYS)
             raise ValueError(f"unknown score key(s) {unknown}; expected some of {list(METRICS)}")
+        if self.layers_used in _CANONICAL:  # the usual case, checked at once (a run makes one per task)
+            return
         unknown = sorted(set(self.layers_used) - set(defaults.LAYERS))
         if unknown:
             raise ValueError(f"unknown layer(s) {unknown}; expected some of {list(defaults.LAYERS)}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -75,11 +76,15 @@ def compare_all(
 ) -> list[PairComparison]:
     """Compare every treatment with the control; p-values are adjusted hierarchically (the
     composite first, then the layers; see the module docstring)."""
-    config = config or CompareConfig()
     control_list = list(control_obs)
     control_arm = Arm.build(_variant_name(control_list, control, "control"), control_list)
-    raw = [_compare(control_arm, Arm.build(name, obs), config) for name, obs in treatments.items()]
-    return _adjust(raw, config)
+    return compare_pairings([Pairing.of(control_arm, Arm.build(name, obs)) for name, obs in treatments.items()], config)
+
+
+def compare_pairings(pairings: Sequence[Pairing], config: CompareConfig | None = None) -> list[PairComparison]:
+    """``compare_all`` of the control paired with each treatment (``Pairing``)."""
+    config = config or CompareConfig()
+    return _adjust([_compare(pairing, config) for pairing in pairings], config)
 
 
 def _variant_name(observations: Sequence[Observation], given: str | None, role: str) -> str:
@@ -97,42 +102,48 @@ def _present(arm: Arm, metric: str) -> bool:
     return any(o.score(metric) is not None for o in arm.scored)
 
 
-def announce_comparisons(
-    control_obs: Iterable[Observation],
-    treatments: Mapping[str, Iterable[Observation]],
-    config: CompareConfig,
-    *,
-    control: str,
-) -> None:
-    """Inside ``shared_resamples``: ``compare_all`` will resample these paired differences and
-    their saturation (``knowmeter.stats.announce_means``), so one draw of the same resamples
+@dataclass(frozen=True)
+class Pairing:
+    """The control and one treatment paired: the metrics both arms have, their aligned pairs, the
+    paired differences (one row per (sample, repeat) key, one column per metric; NaN: not
+    paired) and each row's sample. Made once per treatment, for the announcement and the test."""
+
+    control: Arm
+    treatment: Arm
+    compared: list[str]
+    paired: dict[str, PairedMetric]
+    diffs: FloatArray
+    samples: list[str]
+
+    @classmethod
+    def of(cls, control: Arm, treatment: Arm) -> Pairing:
+        compared = [m for m in METRICS if _present(control, m) and _present(treatment, m)]
+        paired = align(control, treatment, compared)
+        keys = sorted({key for pm in paired.values() for key in pm.keys})
+        row = {key: i for i, key in enumerate(keys)}
+        diffs = np.full((len(keys), len(compared)), np.nan)
+        for j, metric in enumerate(compared):
+            c, t = paired[metric].arrays()
+            diffs[[row[k] for k in paired[metric].keys], j] = t - c
+        return cls(control, treatment, compared, paired, diffs, [k[0] for k in keys])
+
+
+def announce_comparisons(pairings: Sequence[Pairing], config: CompareConfig) -> None:
+    """Inside ``shared_resamples``: ``compare_pairings`` will resample these paired differences
+    and their saturation (``knowmeter.stats.announce_means``), so one draw of the same resamples
     serves them all."""
-    control_arm = Arm.build(control, control_obs)
-    for name, obs in treatments.items():
-        _, paired, diffs, samples = _differences(control_arm, Arm.build(name, obs))
-        announce_means(diffs, samples, b=config.bootstrap_samples, seed=config.seed)
+    for pairing in pairings:
+        paired = pairing.paired
+        announce_means(pairing.diffs, pairing.samples, b=config.bootstrap_samples, seed=config.seed)
         if "composite" in paired:  # its saturation curve
             pm = paired["composite"]
             c, t = pm.arrays()
             announce_saturation(t - c, pm.samples(), [k[1] for k in pm.keys], config)
 
 
-def _differences(control: Arm, treatment: Arm) -> tuple[list[str], dict[str, PairedMetric], FloatArray, list[str]]:
-    """The metrics both arms have, their aligned pairs, the paired differences (one row per
-    (sample, repeat) key, one column per metric; NaN: not paired) and each row's sample."""
-    compared = [m for m in METRICS if _present(control, m) and _present(treatment, m)]
-    paired = align(control, treatment, compared)
-    keys = sorted({key for pm in paired.values() for key in pm.keys})
-    row = {key: i for i, key in enumerate(keys)}
-    diffs = np.full((len(keys), len(compared)), np.nan)
-    for j, metric in enumerate(compared):
-        c, t = paired[metric].arrays()
-        diffs[[row[k] for k in paired[metric].keys], j] = t - c
-    return compared, paired, diffs, [k[0] for k in keys]
-
-
-def _compare(control: Arm, treatment: Arm, config: CompareConfig) -> PairComparison:
-    compared, paired, diffs, samples = _differences(control, treatment)
+def _compare(pairing: Pairing, config: CompareConfig) -> PairComparison:
+    control, treatment = pairing.control, pairing.treatment
+    compared, paired, diffs, samples = pairing.compared, pairing.paired, pairing.diffs, pairing.samples
     boots = bootstrap_means(diffs, samples, b=config.bootstrap_samples, seed=config.seed, level=config.test_ci_level)
     perms = sign_flip_tests(diffs, samples, n_resamples=config.permutation_samples, seed=config.seed)
     metrics = {m: _metric(paired[m], boot, perm, config) for m, boot, perm in zip(compared, boots, perms, strict=True)}

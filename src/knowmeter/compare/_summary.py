@@ -6,6 +6,7 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -33,26 +34,38 @@ from knowmeter.stats import (
 )
 
 
-def announce_summary(variant: str, observations: Iterable[Observation], config: CompareConfig) -> None:
-    """Inside ``shared_resamples``: ``summarize_variant`` will resample these metric means and
+@dataclass(frozen=True)
+class ArmScores:
+    """One variant's observations (``Arm``) and what its summary resamples: the scored
+    observations' sample ids, their metric matrix (NaN: no score) and the columns of the metrics
+    some observation has. Made once per variant, for the announcement and the summary."""
+
+    arm: Arm
+    scored: list[Observation]
+    samples: list[str]
+    matrix: FloatArray
+    present: list[int]
+
+    @classmethod
+    def of(cls, arm: Arm) -> ArmScores:
+        scored = arm.scored
+        rows: dict[int, list[float]] = {}  # observations share their score maps: one row per map
+        matrix = np.array(
+            [rows.get(id(o.scores)) or rows.setdefault(id(o.scores), [value(o, m) for m in METRICS]) for o in scored]
+        ).reshape(len(scored), len(METRICS))
+        present = [j for j, m in enumerate(METRICS) if any(o.score(m) is not None for o in scored)]
+        return cls(arm, scored, [o.sample_id for o in scored], matrix, present)
+
+
+def announce_summary(scores: ArmScores, config: CompareConfig) -> None:
+    """Inside ``shared_resamples``: ``summarize_arm`` will resample these metric means and
     their saturation (``knowmeter.stats.announce_means``), so one draw of the same resamples
     serves them all."""
-    arm = Arm.build(variant, observations)
-    samples, matrix, present = _scores(arm)
+    samples, matrix, present = scores.samples, scores.matrix, scores.present
     if present:
         announce_means(matrix[:, present], samples, b=config.bootstrap_samples, seed=config.seed)
     if 0 in present:  # the composite's saturation curve
-        announce_saturation(matrix[:, 0], samples, [o.repeat for o in arm.scored], config)
-
-
-def _scores(arm: Arm) -> tuple[list[str], FloatArray, list[int]]:
-    """The scored observations' sample ids, their metric matrix (NaN: no score) and the columns
-    of the metrics some observation has."""
-    scored = arm.scored
-    samples = [o.sample_id for o in scored]
-    matrix = np.array([[value(o, m) for m in METRICS] for o in scored]).reshape(len(scored), len(METRICS))
-    present = [j for j, m in enumerate(METRICS) if any(o.score(m) is not None for o in scored)]
-    return samples, matrix, present
+        announce_saturation(matrix[:, 0], samples, [o.repeat for o in scores.scored], config)
 
 
 def summarize_variant(
@@ -63,10 +76,12 @@ def summarize_variant(
     Errored results are counted in ``n_errors`` and left out of every mean; NaN / infinite
     scores are left out and counted per metric (``n_non_finite``).
     """
-    config = config or CompareConfig()
-    arm = Arm.build(variant, observations)
-    scored = arm.scored
-    samples, matrix, present = _scores(arm)
+    return summarize_arm(ArmScores.of(Arm.build(variant, observations)), config or CompareConfig())
+
+
+def summarize_arm(scores: ArmScores, config: CompareConfig) -> VariantSummary:
+    """``summarize_variant`` of one variant's observations (its ``ArmScores``)."""
+    arm, scored, samples, matrix, present = scores.arm, scores.scored, scores.samples, scores.matrix, scores.present
     results = (
         bootstrap_means(
             matrix[:, present], samples, b=config.bootstrap_samples, seed=config.seed, level=config.ci_level
@@ -83,7 +98,7 @@ def summarize_variant(
     if composite is not None and composite.n:
         saturation = saturation_curve("composite", matrix[:, 0], samples, [o.repeat for o in scored], composite, config)
     return VariantSummary(
-        variant=variant,
+        variant=arm.variant,
         n_results=len(arm.by_key),
         n_samples=len({k[0] for k in arm.by_key}),
         repeats=max(Counter(k[0] for k in arm.by_key).values(), default=0),

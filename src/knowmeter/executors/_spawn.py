@@ -3,7 +3,29 @@ stdout) and, for the executors that use asyncio's subprocess API, ``use_pidfd_ch
 
 ``run_command`` is the hot path of a run with a ``script`` agent, where thousands of commands may each
 live a few milliseconds, so it does the least the kernel needs (``bench/bench_runner.py`` compares
-it with asyncio's subprocess transports; the figures are in design/decisions.md):
+it with asyncio's subprocess transports; the figures are in design/decisions.md). It takes the
+first of three paths that works here:
+
+1. **native** (``_native_spawn.c``, built at install when there is a C compiler; Linux, glibc >=
+   2.34, pidfds): C worker threads — a pool that grows on demand up to a cap, a queue past it,
+   every signal blocked in them, idle ones exit after a while — each run one command from start to
+   reap: pipes, stdin prefilled then written as the child reads (the rest dropped when it closes
+   stdin), ``posix_spawn`` in a new session with SIGPIPE/SIGXFSZ back to default, an empty signal
+   mask, the working directory, stdin/stdout/stderr, every other descriptor closed (as
+   ``subprocess`` with ``close_fds``; a bare ``argv[0]`` is looked up in the *given* environment's
+   PATH, as ``subprocess`` does), then poll stdout, a pidfd and stdin, with the same
+   ``EXIT_GRACE_S`` rule as below. A finished command goes on its batch's completion list (one
+   batch per event loop) and the batch's eventfd is signalled; one loop callback drains them all
+   (``_spawn_native``). The workers never hold the GIL: the interpreter's CPU a command is the
+   submit and the future (issue 32: the parent's CPU a spawn is what an eval's wall time is made of
+   on a 2-core machine whose agents keep it busy);
+2. **pidfd** (pure Python, Linux >= 5.3), described below;
+3. **asyncio**'s subprocess API, the last resort.
+
+``KNOWMETER_SPAWN=python`` in the environment (read at import) skips the native path: for tests,
+and for a user who meets a problem with it.
+
+The pidfd path:
 
 - stdin is a pipe filled *before* the child starts; only a payload larger than the pipe's
   buffer is written on from the loop as the child reads it;
@@ -41,6 +63,9 @@ from typing import IO
 
 import anyio
 
+from knowmeter.executors._spawn_native import load as load_native
+from knowmeter.executors._spawn_native import run_native
+
 
 def _pidfds_work() -> bool:
     if not hasattr(os, "pidfd_open"):
@@ -54,6 +79,10 @@ def _pidfds_work() -> bool:
 
 #: Whether exits are awaited through pidfds (else asyncio's subprocess API is used).
 USE_PIDFD = _pidfds_work()
+
+
+#: The native spawner's ``Batch`` (``_native_spawn``), or None: the Python paths are used.
+NATIVE = load_native() if USE_PIDFD else None
 
 
 def use_pidfd_child_watcher() -> bool:
@@ -78,6 +107,8 @@ async def run_command(
     when the command cannot be started. Cancellation kills the command's process group and
     reaps it before the cancellation propagates.
     """
+    if NATIVE is not None:
+        return await run_native(NATIVE, argv, stdin, cwd, env, stderr, EXIT_GRACE_S)
     if USE_PIDFD:
         return await _run_pidfd(argv, stdin, cwd, env, stderr)
     return await _run_asyncio(argv, stdin, cwd, env, stderr)

@@ -19,6 +19,7 @@ from knowmeter.errors import InputError
 from knowmeter.report._decision import incompleteness
 from knowmeter.report._fold import SectionBuilder, TaskKey
 from knowmeter.report._model import REPORT_SCHEMA_VERSION, Report
+from knowmeter.report._rows import RowMarks
 from knowmeter.report._summary import OperationsSummary
 from knowmeter.stats import shared_resamples
 from knowmeter.store import RunDir, RunExecutor, RunRecord, StoredTasks, TaskRecord, atomic_file, resume_command
@@ -40,10 +41,12 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
     run = run_dir.read_run()
     names = [v.name for v in run.variants]
     operations = OperationsSummary(names)
+    rows = RowMarks()  # what the page ranks its rows by: it reads only the rows it shows
     folds = [section(run) for section in sections or []]
 
     def visit(key: TaskKey, task: TaskRecord) -> None:
         operations.add(key, task)
+        rows.add(key, task)
         for fold in folds:
             fold.add(key, task)
 
@@ -119,6 +122,7 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
             f"{run_dir.path}: {first_error(exc)}; run.json or results.jsonl was edited or damaged"
         ) from None
     report.tasks = tasks  # each record was checked against TaskRecord as StoredTasks read the file
+    report.keep_row_index(rows.index())
     report.tasks_file = run_dir.results_file.name  # report.json names it instead of repeating the tasks
     return report
 

@@ -9,10 +9,10 @@ decides it): one type per thing, whether it is computed or read back."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, computed_field, field_serializer
+from pydantic import ConfigDict, Field, PrivateAttr, computed_field, field_serializer
 
 from knowmeter._stored import StoredModel
 from knowmeter.analysis import Coverage, GapSummary
@@ -30,6 +30,7 @@ from knowmeter.compare import (
 from knowmeter.config import RunConfig
 from knowmeter.gates import Gates
 from knowmeter.report._decision import Decision, Incompleteness, incompleteness
+from knowmeter.report._rows import RowIndex
 from knowmeter.stats import BootstrapResult
 from knowmeter.store import (
     BudgetStatus,
@@ -493,6 +494,7 @@ class Report(_M):
         description="Every stored task record, as stored, in report order (repeat, sample, variant): only in "
         "the joined view (`knowmeter report --json`) and in report.json files of schema_version 2.",
     )  # a report built from a run, or read from report.json: its StoredTasks
+    _rows: RowIndex | None = PrivateAttr(default=None)  # see row_index
 
     @computed_field(description="The exit code of eval / report: decision.exit_code, read from it.")  # type: ignore[prop-decorator]
     @property
@@ -522,6 +524,24 @@ class Report(_M):
         else:  # embedded (an older report.json, or the joined view read back): put in report order
             for task in sorted(self.tasks or [], key=lambda t: (t.repeat, t.sample_id, t.variant)):
                 yield task.stored()
+
+    def row_index(self) -> RowIndex | None:
+        """The sample rows of ``tasks`` with their review rank, noted as the report was built from
+        its run (``build_report``); None for a report read from report.json."""
+        return self._rows
+
+    def keep_row_index(self, rows: RowIndex) -> None:
+        """Keep the rows ``build_report`` noted of this report's ``StoredTasks``."""
+        if not isinstance(self.tasks, StoredTasks):
+            raise TypeError("a row index describes the StoredTasks of a report built from its run")
+        self._rows = rows
+
+    def stored_tasks_at(self, positions: Iterable[int]) -> Iterator[TaskJSON]:
+        """The task records at ``positions`` of the report order, as stored (a report with a
+        ``row_index``: read from its results.jsonl, the others are not read)."""
+        if not isinstance(self.tasks, StoredTasks):
+            raise TypeError("only the tasks of a report built from its run are read by position")
+        return self.tasks.records_at(positions)
 
     def gated_variants(self) -> list[str]:
         """The variants a gate applies to: the treatments (the variants under test), or the only

@@ -6,13 +6,14 @@ it picks the stored figures out of the report. Parts the templates print as they
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
 from knowmeter.report._model import Report
+from knowmeter.report._rows import RowIndex, TaskFlags
 from knowmeter.stats import BootstrapEstimate
 from knowmeter.store import AnalysisJSON, AssertionJSON, GradeJSON, JudgeJSON, LayersJSON, SignalRecord, TaskJSON
 from knowmeter.watermark import Watermark
@@ -194,6 +195,16 @@ class TaskView:
     @property
     def failed_assertions(self) -> list[Json]:
         return [a for a in self.assertions if a.get("passed") is False]
+
+    @property
+    def flags(self) -> TaskFlags:
+        """What the ranking of its row reads of it (as ``TaskFlags.of_record`` reads the record)."""
+        return TaskFlags(
+            passed=self.passed,
+            ran=self.error is None,
+            troubled=bool(self.error or self.judge_error or self.failed_assertions),
+            gaps=bool(self.gap_signals),
+        )
 
 
 @dataclass(frozen=True)
@@ -525,22 +536,41 @@ class ReportView:
             yield _task_view(rec)
 
     def samples(self) -> Iterator[SampleRow]:
-        """Tasks grouped by (sample, repeat), in the report's order, one row at a time. The
-        report keeps a sample's variants together (ordered by repeat, sample, variant), so a row
-        is complete when the next task belongs to another sample or repeat."""
-        row: SampleRow | None = None
-        for t in self.tasks():
-            if row is None or (row.sample_id, row.repeat) != (t.sample_id, t.repeat):
-                if row is not None:
-                    yield row
-                row = SampleRow(t.sample_id, t.repeat)
-            row.tasks[t.variant] = t
-        if row is not None:
-            yield row
+        """Tasks grouped by (sample, repeat), in the report's order, one row at a time."""
+        return _rows(self.tasks())
+
+    def row_index(self) -> RowIndex | None:
+        """The rows of ``samples`` with their review rank, without reading a task (``Report.row_index``;
+        None for a report read from report.json)."""
+        return self._r.row_index()
+
+    def samples_at(self, rows: Iterable[int]) -> Iterator[SampleRow]:
+        """The rows of ``samples`` at the positions ``rows`` (ascending; a report with a
+        ``row_index``): only their tasks are read."""
+        index = self._r.row_index()
+        if index is None:
+            raise TypeError("rows are read by position only from a report built from its run")
+        positions = (task for row in rows for task in index.tasks(row))
+        return _rows(_task_view(rec) for rec in self._r.stored_tasks_at(positions))
 
     @property
     def control(self) -> str | None:
         return self._r.statistics.control if self._r.statistics else None
+
+
+def _rows(tasks: Iterable[TaskView]) -> Iterator[SampleRow]:
+    """``tasks`` (in the report's order) grouped by (sample, repeat). The report keeps a sample's
+    variants together (ordered by repeat, sample, variant), so a row is complete when the next
+    task belongs to another sample or repeat."""
+    row: SampleRow | None = None
+    for t in tasks:
+        if row is None or (row.sample_id, row.repeat) != (t.sample_id, t.repeat):
+            if row is not None:
+                yield row
+            row = SampleRow(t.sample_id, t.repeat)
+        row.tasks[t.variant] = t
+    if row is not None:
+        yield row
 
 
 def _task_view(rec: TaskJSON) -> TaskView:

@@ -16,6 +16,7 @@ from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError
 from knowmeter.runner._breaker import ErrorBreaker
 from knowmeter.runner._budget import Budget, invalid_cost
 from knowmeter.runner._cache import ResponseCache, task_cache_key
+from knowmeter.runner._deadlines import Deadlines
 from knowmeter.runner._plan import Task, directory_fingerprint
 from knowmeter.store import ExecRecord, Processed, ResultsWriter, TaskRecord, TraceRecord, utc_timestamp
 from knowmeter.traces import Trace
@@ -94,16 +95,21 @@ def build_request(task: Task, settings: ExecutionSettings, budget: Budget) -> Ex
     )
 
 
+def call_limit(executor: Executor, settings: ExecutionSettings) -> float:
+    """How long the runner lets one executor call run (seconds)."""
+    return settings.timeout_s + (TIMEOUT_GRACE_S if executor.enforces_timeout else 0.0)
+
+
 async def _run_with_retries(
-    executor: Executor, request: ExecRequest, settings: ExecutionSettings, stats: ExecutionStats
+    executor: Executor, request: ExecRequest, settings: ExecutionSettings, stats: ExecutionStats, deadlines: Deadlines
 ) -> tuple[ExecResult, int]:
     attempt = 0
-    limit = settings.timeout_s + (TIMEOUT_GRACE_S if executor.enforces_timeout else 0.0)
+    limit = deadlines.limit_s
     while True:
         attempt += 1
         started = time.perf_counter()
         try:
-            with anyio.fail_after(limit):
+            with deadlines.call():
                 result = await executor.run(request)
             if result.latency_ms is None:
                 result.latency_ms = (time.perf_counter() - started) * 1000
@@ -149,6 +155,9 @@ async def execute_tasks(
     started = time.perf_counter()
     next_index = 0
     breaker = ErrorBreaker(settings.max_errors)
+    workers = max(1, settings.concurrency)
+    deadlines = Deadlines(call_limit(executor, settings))
+    stopped = 0  # workers that ran out of tasks: the last one stops the deadlines' watchdog
 
     fingerprint = functools.cache(directory_fingerprint)  # each workspace hashed once a run
 
@@ -166,7 +175,7 @@ async def execute_tasks(
         try:
             if result is None:
                 await budget.on_disk()  # its reservation: a kill -9 during the call leaves it charged
-                result, attempts = await _run_with_retries(executor, request, settings, stats)
+                result, attempts = await _run_with_retries(executor, request, settings, stats, deadlines)
                 problem = invalid_cost(result.cost_usd)
                 if problem is not None:  # rejected as an executor error; what it spent is unknown
                     result = replace(result, cost_usd=None, error=f"executor error: {problem}")
@@ -206,6 +215,15 @@ async def execute_tasks(
             on_record(record)
 
     async def worker() -> None:
+        nonlocal stopped
+        try:
+            await take_tasks()
+        finally:
+            stopped += 1
+            if stopped == workers:
+                deadlines.stop()
+
+    async def take_tasks() -> None:
         nonlocal next_index
         while next_index < len(tasks):
             if breaker.tripped:
@@ -227,7 +245,8 @@ async def execute_tasks(
 
     try:
         async with anyio.create_task_group() as tg:
-            for _ in range(max(1, settings.concurrency)):
+            tg.start_soon(deadlines.watch)
+            for _ in range(workers):
                 tg.start_soon(worker)
     finally:
         if cache is not None:

@@ -206,10 +206,12 @@ def resample_counts(k: int, b: int, seed: int) -> Iterator[tuple[int, int, Float
         rows = stop - start
         idx = rng.integers(0, k, size=(rows, k))
         idx += (np.arange(rows, dtype=np.int64) * k)[:, None]
-        counts = np.bincount(idx.ravel(), minlength=rows * k).reshape(rows, k)
+        flat = np.zeros(rows * k)  # counted straight into floats: no integer matrix to convert
+        np.add.at(flat, idx.ravel(), 1.0)
+        counts = flat.reshape(rows, k)
         if keep is not None:
-            keep.append(counts.astype(np.min_scalar_type(counts.max(initial=0))))
-        yield start, stop, counts.astype(np.float64)
+            keep.append(counts.astype(np.min_scalar_type(int(counts.max(initial=0)))))
+        yield start, stop, counts
     if memo is not None and keep is not None:
         memo.keep(key, keep)
 

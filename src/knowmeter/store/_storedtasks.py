@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, cast, overload
 
@@ -137,9 +137,14 @@ class StoredTasks(Sequence[TaskRecord]):
 
     def records(self) -> Iterator[TaskJSON]:
         """The records as stored (JSON objects, checked when the file was read), one at a time."""
+        return self.records_at(range(len(self._offsets)))
+
+    def records_at(self, positions: Iterable[int]) -> Iterator[TaskJSON]:
+        """The records at ``positions`` of the report order, as stored, one at a time (the other
+        records are not read)."""
         with self.path.open("rb") as fh:
-            for at in self._offsets:
-                yield cast("TaskJSON", _read_at(fh, at))
+            for i in positions:
+                yield cast("TaskJSON", _read_at(fh, self._offsets[i]))
 
 
 class JoinedTasks(Sequence[TaskRecord]):

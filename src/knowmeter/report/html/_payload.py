@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from knowmeter.report._rows import rank
 from knowmeter.report._view import ReportView, SampleRow, TaskView
 
 #: a prompt or message longer than this is cut (the cut is stated on the page)
@@ -145,23 +146,37 @@ def payload(
     (None when no variant has that role: nothing is compared), the detail of at most ``limit``
     sample × repeat rows within ``budget`` (bytes of JSON without traces, bytes of traces) — the
     first ``limit`` by :func:`row_rank`, then report order, and :func:`_within` of those; shown in
-    the report's order; the tasks are read once, holding at most ``limit`` rows — ``total``
+    the report's order. A report built from its run ranked its rows as it was built, so only the
+    rows shown are read; one read from report.json reads every task once, holding at most
+    ``limit`` rows. Also ``total``
     (every row of the report), ``shown`` (how many are in ``rows``) and ``traced`` (how many of
     those carry their traces; the others' ``tl`` is None)."""
     roles = {v.name: v.role for v in view.variants}
     control, order = variant_order(view)
     head = {"variants": order, "roles": roles, "control": control}
-    total = 0
-    kept: list[tuple[int, int, dict[str, Any]]] = []  # a max-heap of the best ``limit`` rows, by (rank, order)
-    for total, row in enumerate(view.samples(), start=1):  # one pass over the tasks
-        rank = (row_rank(row), total - 1)
-        if len(kept) < limit:
-            heapq.heappush(kept, (-rank[0], -rank[1], detail_row(row, order)))
-        elif limit and rank < (-kept[0][0], -kept[0][1]):
-            heapq.heapreplace(kept, (-rank[0], -rank[1], detail_row(row, order)))
-    ranked = [(-r, data) for r, _, data in sorted(kept, key=lambda k: -k[1])]
+    index = view.row_index()
+    if index is not None:  # ranked as the report was built: only the rows shown are read
+        total = len(index)
+        best = sorted(heapq.nsmallest(limit, range(total), key=lambda i: (index.ranks[i], i)))
+        ranked = [(index.ranks[i], detail_row(row, order)) for i, row in zip(best, view.samples_at(best), strict=True)]
+    else:
+        total, ranked = _ranked(view, order, limit)
     rows, traced = _within(ranked, budget)
     return {**head, "rows": rows, "total": total, "shown": len(rows), "traced": traced}
+
+
+def _ranked(view: ReportView, order: list[str], limit: int) -> tuple[int, list[tuple[int, dict[str, Any]]]]:
+    """How many rows the report has, and the detail of the best ``limit`` by (rank, order), in
+    the report's order, with their rank: one pass over the tasks, holding at most ``limit`` rows."""
+    total = 0
+    kept: list[tuple[int, int, dict[str, Any]]] = []  # a max-heap of the best ``limit`` rows, by (rank, order)
+    for total, row in enumerate(view.samples(), start=1):
+        place = (row_rank(row), total - 1)
+        if len(kept) < limit:
+            heapq.heappush(kept, (-place[0], -place[1], detail_row(row, order)))
+        elif limit and place < (-kept[0][0], -kept[0][1]):
+            heapq.heapreplace(kept, (-place[0], -place[1], detail_row(row, order)))
+    return total, [(-r, data) for r, _, data in sorted(kept, key=lambda k: -k[1])]
 
 
 def _within(ranked: list[tuple[int, dict[str, Any]]], budget: tuple[int, int]) -> tuple[list[dict[str, Any]], int]:
@@ -189,17 +204,10 @@ def _within(ranked: list[tuple[int, dict[str, Any]]], budget: tuple[int, int]) -
 
 
 def row_rank(row: SampleRow) -> int:
-    """How much a row needs a reviewer: 0 the variants disagree (one passes and another does not,
-    or one has an execution error and another none), 1 an execution error, a judge error or a
-    failed assertion, 2 a gap signal (the gap inventory links to it), 3 the rest."""
-    tasks = list(row.tasks.values())
-    if len({t.passed for t in tasks}) > 1 or len({t.error is None for t in tasks}) > 1:
-        return 0
-    if any(t.error or t.judge_error or t.failed_assertions for t in tasks):
-        return 1
-    if any(t.gap_signals for t in tasks):
-        return 2
-    return 3
+    """How much a row needs a reviewer (``report._rows.rank`` of its tasks' flags): 0 the
+    variants disagree, 1 an execution error, a judge error or a failed assertion, 2 a gap signal
+    (the gap inventory links to it), 3 the rest."""
+    return rank(t.flags for t in row.tasks.values())
 
 
 def detail_row(row: SampleRow, order: list[str]) -> dict[str, Any]:
