@@ -12,22 +12,25 @@ from knowmeter._version import __version__
 
 
 def git_state(directory: Path) -> dict[str, Any]:
-    """``{commit, dirty}`` of the git checkout containing ``directory`` (None when not in git)."""
-
-    def run(*args: str) -> str | None:
-        try:
-            proc = subprocess.run(
-                ["git", *args], cwd=directory, capture_output=True, text=True, timeout=10, check=False
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return proc.stdout if proc.returncode == 0 else None
-
-    commit = run("rev-parse", "HEAD")
-    if commit is None:
+    """``{commit, dirty}`` of the git checkout containing ``directory`` (None when not in git, or
+    before its first commit), from one ``git status``: its ``branch.oid`` header is the commit,
+    any change to a tracked file makes it dirty."""
+    try:
+        proc = subprocess.run(
+            ["git", "status", "--porcelain=v2", "--branch", "--no-ahead-behind", "--untracked-files=no"],
+            cwd=directory,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
         return {"commit": None, "dirty": None}
-    status = run("status", "--porcelain", "--untracked-files=no")
-    return {"commit": commit.strip(), "dirty": bool(status and status.strip()) if status is not None else None}
+    lines = proc.stdout.splitlines() if proc.returncode == 0 else []
+    commit = next((line.split()[2] for line in lines if line.startswith("# branch.oid ")), "(initial)")
+    if commit == "(initial)":
+        return {"commit": None, "dirty": None}
+    return {"commit": commit, "dirty": any(not line.startswith("#") for line in lines)}
 
 
 def git_toplevel(directory: Path) -> Path | None:

@@ -91,6 +91,9 @@ def check_shape(data: Any, path: Path | str, *, max_depth: int = MAX_DEPTH, max_
         stack.extend((c, depth + 1, False) for c in children if isinstance(c, dict | list) and id(c) not in sizes)
 
 
+#: A surrogate code point (text read as UTF-8 holds none; a str made otherwise might)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 #: ``[[[[…`` / ``{{{{…`` opening more levels than ``MAX_DEPTH`` in a row
 _DEEP_FLOW = re.compile(rf"(?:[\[{{]\s*){{{MAX_DEPTH + 1}}}")
 
@@ -178,5 +181,20 @@ def parse_json(text: str | bytes, path: Path | str, where: str = "") -> Any:
         raise InputError(f"{path}: {at}not UTF-8 text ({exc.reason}); save it as UTF-8") from None
     except ValueError as exc:  # a number past Python's digit limit
         raise InputError(f"{path}: {at}cannot read a value ({str(exc).split(';')[0][:200]})") from None
-    check_shape(data, f"{path}: {where}" if where else path)
-    return without_lone_surrogates(data)
+    # each walk of the data only when its text could need it (a JSONL file's lines mostly cannot)
+    if _brackets(text) > MAX_DEPTH:  # fewer cannot nest deeper
+        check_shape(data, f"{path}: {where}" if where else path)
+    return without_lone_surrogates(data) if _may_hold_surrogates(text) else data
+
+
+def _brackets(text: str | bytes) -> int:
+    """The ``[`` and ``{`` in ``text``: no more levels than that can nest in what it parses to."""
+    if isinstance(text, bytes):
+        return text.count(b"[") + text.count(b"{")
+    return text.count("[") + text.count("{")
+
+
+def _may_hold_surrogates(text: str | bytes) -> bool:
+    """Whether JSON parsed from ``text`` may hold a lone surrogate: only a ``\\u`` escape or the
+    text itself can put one there (json.loads decodes bytes with surrogatepass)."""
+    return isinstance(text, bytes) or "\\u" in text or _SURROGATE.search(text) is not None

@@ -90,10 +90,12 @@ def _first(*values: Any) -> Any:
 
 def parse_option_flags(flags: list[str] | None) -> dict[str, Any]:
     """``-O KEY=VALUE`` flags as options; a value is read as YAML (``true``, ``3``, ``[a, b]``)."""
-    import yaml
-
     options: dict[str, Any] = {}
-    for flag in flags or ():
+    if not flags:
+        return options
+    import yaml  # only for flags: a run without them need not load the YAML parser
+
+    for flag in flags:
         key, eq, value = flag.partition("=")
         if not eq or not key.strip():
             raise InputError(f"--executor-option {flag!r}: expected KEY=VALUE, e.g. base_url=http://127.0.0.1:8080")

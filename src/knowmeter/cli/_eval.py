@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import click
@@ -83,7 +84,15 @@ def eval_cmd(**opts: object) -> None:
     terminated (SIGTERM — a CI cancel, timeout, docker stop — handled as Ctrl-C is). With
     --report-only 0 unless interrupted, terminated, bad input or a crash.
     """
-    from knowmeter.cli._options import EvalOptions
-    from knowmeter.cli._run import run_eval
+    # Start-up (imports, config, samples, plan) allocates much and frees little: the cyclic GC is
+    # paused until the run starts, where ``_Terminal.started`` freezes what it made and resumes it
+    # (and resumed here whatever happened: bad input stops a run before it starts).
+    gc.disable()
+    try:
+        from knowmeter.cli._options import EvalOptions
+        from knowmeter.cli._run import run_eval
 
-    sys.exit(run_eval(EvalOptions.of(opts)))
+        code = run_eval(EvalOptions.of(opts))
+    finally:
+        gc.enable()
+    sys.exit(code)

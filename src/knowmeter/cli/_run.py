@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
 from knowmeter.api import Listener, RunInterrupted, evaluate, resume
 from knowmeter.cli._options import EvalOptions
@@ -22,15 +21,17 @@ from knowmeter.runner import Budget
 from knowmeter.store import RunDir, TaskRecord
 
 if TYPE_CHECKING:  # the report stack (pydantic models, numpy) is imported once the tasks ran
+    from rich.console import Console
+
     from knowmeter.report import Report
 
 
 class _Terminal(Listener):
     """Prints the run's plan and notes to stderr and draws its progress."""
 
-    def __init__(self, err: Console, quiet: bool) -> None:
-        self.err = err
+    def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
+        self.err: Console | None = None  # made for the first line printed: --quiet never imports rich
         self.progress: Progress | None = None
         self.run_dir: RunDir | None = None
 
@@ -42,15 +43,15 @@ class _Terminal(Listener):
     def started(self, prepared: Prepared, run_dir: RunDir, tasks: int, *, resumed: bool) -> None:
         self.run_dir = run_dir
         if resumed:
-            self.err.print(f"resuming run {run_dir.id}: {tasks} of {len(prepared.tasks)} tasks left")
+            self.say(f"resuming run {run_dir.id}: {tasks} of {len(prepared.tasks)} tasks left")
         else:
-            self.err.print(
+            self.say(
                 f"run {run_dir.id}: {len(prepared.sample_set.samples)} samples × "
                 f"{len(prepared.variants)} variants × {prepared.config.repeat} repeat(s) = "
                 f"{prepared.plan_tasks} tasks ({prepared.executor.name})"
             )
             if prepared.shard is not None:
-                self.err.print(
+                self.say(
                     f"shard {prepared.shard}: {tasks} of the {prepared.plan_tasks} tasks "
                     "(combine the shards with knowmeter merge)"
                 )
@@ -58,9 +59,18 @@ class _Terminal(Listener):
             tasks, prepared.config.concurrency, None if self.quiet else sys.stderr, tty=sys.stderr.isatty()
         )
         gc.freeze()  # modules, config, samples and the plan live to the end: the cyclic GC need not rescan them
+        gc.enable()  # paused through start-up (eval_cmd)
+
+    def say(self, line: str, *, soft_wrap: bool = False) -> None:
+        """One line to stderr, wrapped to its width (nothing with --quiet)."""
+        if self.quiet:
+            return
+        if self.err is None:
+            self.err = make_console(stderr=True)
+        self.err.print(line, soft_wrap=soft_wrap)
 
     def note(self, line: str) -> None:
-        self.err.print(printable(line))
+        self.say(printable(line))
 
     def executing(self, budget: Budget) -> None:
         if self.progress is not None:
@@ -80,11 +90,10 @@ def run_eval(opts: EvalOptions) -> int:
     the run's decision's, 0 with ``--report-only``, or ``EXIT_INTERRUPTED`` after Ctrl-C and
     ``EXIT_TERMINATED`` after SIGTERM — the finished tasks are kept and reported)."""
     if opts.dry_run:
+        gc.enable()  # no run starts: the pause of start-up (eval_cmd) ends here
         return _dry_run(opts)
     settings = opts.settings
-    err = make_console(stderr=True)
-    err.quiet = opts.quiet
-    terminal = _Terminal(err, err.quiet)
+    terminal = _Terminal(opts.quiet)
     use_pidfd_child_watcher()
     try:
         if opts.resume:
@@ -106,8 +115,8 @@ def run_eval(opts: EvalOptions) -> int:
         report, run_dir = stop.report, terminal.stored()
         written = _write_files(report, run_dir, opts)
         print_report(report, run_dir.report_file, written, quiet=opts.quiet, as_json=opts.as_json)
-        err.quiet = False  # even --quiet says how to continue
-        err.print(interrupted_line(stop, settings.output_dir), soft_wrap=True)
+        terminal.quiet = False  # even --quiet says how to continue
+        terminal.say(interrupted_line(stop, settings.output_dir), soft_wrap=True)
         return command_exit_code(report.decision, stop=stop)
     from knowmeter.decision import command_exit_code
 

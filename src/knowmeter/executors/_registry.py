@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import shlex
 import shutil
@@ -31,7 +32,19 @@ class ExecutorSpec:
 Factory = Callable[[ExecutorSpec], Executor]
 
 _REGISTRY: dict[str, Factory] = {}
-_BUILTINS_LOADED = False
+
+#: Each built-in executor's name → the module that registers it, imported when that name is first
+#: built: a run imports its own executor, not every agent's (a test keeps this table true)
+BUILTIN_MODULES: dict[str, str] = {
+    "offline": "_offline",
+    "echo": "_echo",
+    "script": "_script",
+    "claude": "_claude_cli",
+    "codex": "_codex_cli",
+    "claude-sdk": "_claude_sdk",
+    "openai": "_openai_api",
+    "anthropic": "_anthropic_api",
+}
 
 
 def register_executor(name: str) -> Callable[[Factory], Factory]:
@@ -44,25 +57,16 @@ def register_executor(name: str) -> Callable[[Factory], Factory]:
     return deco
 
 
-def _load_builtins() -> None:
-    global _BUILTINS_LOADED
-    if _BUILTINS_LOADED:
-        return
-    _BUILTINS_LOADED = True
-    import importlib
-
-    for module in ("offline", "echo", "script", "agents"):
-        try:
-            importlib.import_module(f"knowmeter.executors._{module}")
-        except ModuleNotFoundError as exc:  # an optional executor module not written yet
-            if exc.name != f"knowmeter.executors._{module}":
-                raise
+def _factory(name: str) -> Factory | None:
+    """The factory registered under ``name``, importing its built-in module on first use."""
+    if name not in _REGISTRY and name in BUILTIN_MODULES:
+        importlib.import_module(f"knowmeter.executors.{BUILTIN_MODULES[name]}")
+    return _REGISTRY.get(name)
 
 
 def executor_names() -> list[str]:
-    """The registered executor names."""
-    _load_builtins()
-    return sorted(_REGISTRY)
+    """The registered executor names (the built-in ones and any registered since)."""
+    return sorted({*_REGISTRY, *BUILTIN_MODULES})
 
 
 def resolve_argv(argv: list[str], folder: Path) -> list[str]:
@@ -82,8 +86,7 @@ def resolve_argv(argv: list[str], folder: Path) -> list[str]:
 def command_given_in(command: str, folder: Path) -> str:
     """``command`` (a registry name or a command line) with its relative paths made absolute
     against ``folder`` (``resolve_argv``); a registry name is returned as it is."""
-    _load_builtins()
-    if command in _REGISTRY:
+    if command in _REGISTRY or command in BUILTIN_MODULES:
         return command
     argv = shlex.split(command)
     resolved = resolve_argv(argv, folder)
@@ -97,8 +100,7 @@ class UnknownExecutor(ValueError):
 def create_executor(spec: ExecutorSpec) -> Executor:
     """Build the executor for ``spec``: a registry name, or any command (which then speaks the
     ``script`` protocol, as omk's custom executors do)."""
-    _load_builtins()
-    factory = _REGISTRY.get(spec.name)
+    factory = _factory(spec.name)
     if factory is not None:
         executor = factory(spec)
         if not isinstance(executor, Executor):  # a plugin's class written before capabilities were part of the protocol
@@ -112,7 +114,9 @@ def create_executor(spec: ExecutorSpec) -> Executor:
     if argv and (shutil.which(argv[0]) is not None or "/" in argv[0]):
         options = dict(spec.options)
         options["command"] = spec.name
-        return _REGISTRY["script"](ExecutorSpec("script", spec.model, options, base_dir=spec.base_dir))
+        script = _factory("script")
+        assert script is not None
+        return script(ExecutorSpec("script", spec.model, options, base_dir=spec.base_dir))
     raise UnknownExecutor(
         f"unknown executor {spec.name!r}: not a registered executor ({', '.join(executor_names())}) "
         "and not a command on PATH"
