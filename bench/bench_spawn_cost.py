@@ -11,7 +11,10 @@ file, in four ways, rounds interleaved:
 - ``bench/native/spawn_floor.c``: 8 C threads with ``posix_spawn``, no interpreter (built with the
   machine's C compiler; "unknown" when there is none).
 
-It prints each way's parent CPU a spawn (user + system, the children excluded) and wall seconds.
+It prints each way's parent CPU a spawn (user + system, the children excluded) and wall seconds;
+for the native path also how that CPU splits between the event loop's thread and the C worker
+threads (each thread's run time from ``/proc/self/task/*/schedstat``; "unknown" where the kernel
+does not keep it).
 On a 2-core machine whose children are CPU-bound, the parent's CPU a task is what the whole eval's
 ratio to the spawn floor is made of (issue 32's note): this shows how much of it is the interpreter.
 
@@ -45,22 +48,46 @@ NATIVE_SOURCE = Path(__file__).resolve().parent / "native" / "spawn_floor.c"
 #: (parent CPU seconds, wall seconds) of one way's COUNT spawns
 Measure = Callable[[Path, int], tuple[float, float]]
 
+#: the name of the native spawner's worker threads (``_native_spawn.c``)
+WORKER_THREAD = "knowmeter-spawn"
+
 
 def _self_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 
 
-def knowmeter_loop(native: bool) -> Measure:
-    """``run_command`` on its native path (``native``) or its pure-Python one."""
+def worker_threads_cpu() -> float | None:
+    """CPU seconds the native spawner's worker threads alive now have run, or None when the kernel
+    keeps no per-thread run time here."""
+    total = 0
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            if (task / "comm").read_text().strip() == WORKER_THREAD:
+                total += int((task / "schedstat").read_text().split()[0])
+        except FileNotFoundError:  # (the thread exited)
+            continue
+        except (OSError, ValueError, IndexError):
+            return None
+    return total / 1e9
+
+
+def knowmeter_loop(native: bool, workers: list[float | None] | None = None) -> Measure:
+    """``run_command`` on its native path (``native``) or its pure-Python one; ``workers`` gets the
+    native worker threads' CPU seconds of each measure (they live on between rounds: an idle one
+    exits only after seconds without work)."""
 
     def measure(agent: Path, count: int) -> tuple[float, float]:
         saved = _spawn.NATIVE
         _spawn.NATIVE = saved if native else None
+        before = worker_threads_cpu()
         try:
             wall, cpu = asyncio.run(spawn_floor(agent, count, CONCURRENCY, lean=True))
         finally:
             _spawn.NATIVE = saved
+        after = worker_threads_cpu()
+        if workers is not None:
+            workers.append(None if before is None or after is None else after - before)
         return cpu, wall
 
     return measure
@@ -114,8 +141,9 @@ def main() -> None:
         agent.write_text(SCRIPT)
         agent.chmod(0o755)
         binary = build_native(folder)
+        workers: list[float | None] = []
         ways: dict[str, Measure | None] = {
-            "knowmeter run_command, native (C threads)": knowmeter_loop(True) if _spawn.NATIVE else None,
+            "knowmeter run_command, native (C threads)": knowmeter_loop(True, workers) if _spawn.NATIVE else None,
             "knowmeter run_command, Python (pidfd)": knowmeter_loop(False),
             "Python threads, Popen.communicate": python_threads,
             "C threads, posix_spawn (no interpreter)": native(binary) if binary else None,
@@ -133,6 +161,15 @@ def main() -> None:
         cpu = statistics.median(c for c, _ in runs) / args.count * 1000
         wall = statistics.median(w for _, w in runs)
         print(f"  {name:42s} parent CPU {cpu:6.3f} ms a spawn, wall {wall:5.2f} s")
+        if name.endswith("native (C threads)"):
+            split = [(c, w) for (c, _), w in zip(runs, workers, strict=True) if w is not None]
+            if len(split) < len(runs):
+                print(f"  {'  of which worker threads / loop thread':42s} unknown (no per-thread run time here)")
+                continue
+            in_workers = statistics.median(w for _, w in split) / args.count * 1000
+            on_loop = statistics.median(c - w for c, w in split) / args.count * 1000
+            label = "  of which the C worker threads"
+            print(f"  {label:42s} {in_workers:6.3f} ms, the loop's thread {on_loop:6.3f} ms")
 
 
 if __name__ == "__main__":

@@ -168,3 +168,50 @@ def test_the_worker_threads_block_every_signal_so_sigint_reaches_python(native: 
         assert workers >= 1 and blocking >= workers
     finally:
         native.configure(idle_s=previous[1])
+
+
+POLICY_PROBE = ["sh", "-c", "sed -n 's/^policy *: *//p' /proc/self/sched"]
+
+
+def workers_policies() -> set[int]:
+    return {
+        os.sched_getscheduler(int(task.name))
+        for task in Path("/proc/self/task").iterdir()
+        if (task / "comm").read_text().strip() == "knowmeter-spawn"
+    }
+
+
+def test_the_workers_yield_their_cpu_but_the_commands_run_with_the_normal_policy(native: ModuleType) -> None:
+    """A woken worker does not preempt the loop or an agent (SCHED_BATCH); the agent it starts
+    gets the process's normal policy back."""
+    if os.sched_getscheduler(0) != os.SCHED_OTHER:
+        pytest.skip("this process does not run with the normal policy")
+    previous = native.configure(idle_s=30)
+    try:
+        with tempfile.TemporaryFile() as err:
+            code, out = anyio.run(lambda: run_command(POLICY_PROBE, b"", cwd=None, env=None, stderr=err))
+        assert (code, int(out)) == (0, os.SCHED_OTHER)
+        assert workers_policies() == {os.SCHED_BATCH}
+    finally:
+        native.configure(idle_s=previous[1])
+
+
+def test_under_another_policy_the_workers_and_the_commands_keep_it(native: ModuleType) -> None:
+    """Run under SCHED_IDLE (``chrt -i``): nothing is switched, the commands inherit it as before."""
+    probe = (
+        "import anyio, os, tempfile\n"
+        "from knowmeter.executors._spawn import run_command\n"
+        "from tests.executors.test_spawn_native import POLICY_PROBE, workers_policies\n"
+        "with tempfile.TemporaryFile() as err:\n"
+        "    code, out = anyio.run(lambda: run_command(POLICY_PROBE, b'', cwd=None, env=None, stderr=err))\n"
+        "print(int(out), *workers_policies())\n"
+    )
+    idle = os.sched_param(0)
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        preexec_fn=lambda: os.sched_setscheduler(0, os.SCHED_IDLE, idle),
+    )
+    assert out.stdout.split() == [str(os.SCHED_IDLE)] * 2

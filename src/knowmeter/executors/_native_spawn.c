@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -175,9 +176,20 @@ static double now_s(void) {
 
 static void run_job(job *j);
 
+/* this worker runs as SCHED_BATCH: its commands are started with SCHED_OTHER (spawn()) */
+static __thread int batch_policy;
+
 static void *worker(void *unused) {
     (void)unused;
     pthread_setname_np(pthread_self(), "knowmeter-spawn"); /* (15 characters: the kernel's limit) */
+    /* SCHED_BATCH: a worker woken (a job, a child's output) does not preempt the thread running
+     * on its CPU -- the event loop, or an agent -- but waits for its turn; each such preemption
+     * cost the loop a context switch and a cold cache (issue 32, bench/bench_spawn_cost.py). Only
+     * from the normal policy (a worker inherits its creator's); its commands get that one back. */
+    int policy;
+    struct sched_param param;
+    if (pthread_getschedparam(pthread_self(), &policy, &param) == 0 && policy == SCHED_OTHER)
+        batch_policy = pthread_setschedparam(pthread_self(), SCHED_BATCH, &param) == 0;
     pthread_mutex_lock(&pool.lock);
     for (;;) {
         while (pool.head == NULL) {
@@ -300,7 +312,14 @@ static int spawn(job *j, int in_r, int out_w, pid_t *pid) {
     if (j->cwd) posix_spawn_file_actions_addchdir_np(&actions, j->cwd);
     posix_spawn_file_actions_addclosefrom_np(&actions, 3);
     posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    short flags = POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+    if (batch_policy) { /* back to the policy the worker had (worker()) */
+        struct sched_param none = {0};
+        posix_spawnattr_setschedpolicy(&attr, SCHED_OTHER);
+        posix_spawnattr_setschedparam(&attr, &none);
+        flags |= POSIX_SPAWN_SETSCHEDULER;
+    }
+    posix_spawnattr_setflags(&attr, flags);
     sigset_t set;
     sigemptyset(&set);
     posix_spawnattr_setsigmask(&attr, &set);
@@ -752,8 +771,10 @@ static PyObject *Batch_submit(BatchObject *self, PyObject *args, PyObject *kwds)
     else pool.head = j;
     pool.tail = j;
     pool.queued++;
-    if (pool.idle >= pool.queued) pthread_cond_signal(&pool.wake);
-    else if (pool.threads < pool.max_threads && add_thread() != 0 && pool.threads == 0) {
+    /* an idle worker is signalled once the lock is released (signalled under it, it would wake
+     * only to block on the lock) */
+    int wake = pool.idle >= pool.queued;
+    if (!wake && pool.threads < pool.max_threads && add_thread() != 0 && pool.threads == 0) {
         /* no thread at all to run it: take it back and fail */
         pthread_mutex_lock(&b->lock);
         kill_locked(j);
@@ -765,6 +786,7 @@ static PyObject *Batch_submit(BatchObject *self, PyObject *args, PyObject *kwds)
         goto out;
     }
     pthread_mutex_unlock(&pool.lock);
+    if (wake) pthread_cond_signal(&pool.wake);
     result = PyLong_FromUnsignedLongLong(j->id);
     j = NULL;
 out:

@@ -8,13 +8,15 @@ first of three paths that works here:
 
 1. **native** (``_native_spawn.c``, built at install when there is a C compiler; Linux, glibc >=
    2.34, pidfds): C worker threads — a pool that grows on demand up to a cap, a queue past it,
-   every signal blocked in them, idle ones exit after a while — each run one command from start to
+   every signal blocked in them, idle ones exit after a while, running as ``SCHED_BATCH`` (a worker
+   woken does not preempt the loop or an agent: that preemption cost the loop a context switch and
+   a cold cache a task) when the process has the normal policy — each run one command from start to
    reap: pipes, stdin prefilled then written as the child reads (the rest dropped when it closes
    stdin), ``posix_spawn`` in a new session with SIGPIPE/SIGXFSZ back to default, an empty signal
-   mask, the working directory, stdin/stdout/stderr, every other descriptor closed (as
-   ``subprocess`` with ``close_fds``; a bare ``argv[0]`` is looked up in the *given* environment's
-   PATH, as ``subprocess`` does), then poll stdout, a pidfd and stdin, with the same
-   ``EXIT_GRACE_S`` rule as below. A finished command goes on its batch's completion list (one
+   mask, the normal scheduling policy back, the working directory, stdin/stdout/stderr, every
+   other descriptor closed (as ``subprocess`` with ``close_fds``; a bare ``argv[0]`` is looked up
+   in the *given* environment's PATH, as ``subprocess`` does), then poll stdout, a pidfd and
+   stdin, with the same ``EXIT_GRACE_S`` rule as below. A finished command goes on its batch's completion list (one
    batch per event loop) and the batch's eventfd is signalled; one loop callback drains them all
    (``_spawn_native``). The workers never hold the GIL: the interpreter's CPU a command is the
    submit and the future (issue 32: the parent's CPU a spawn is what an eval's wall time is made of
