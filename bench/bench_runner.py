@@ -5,7 +5,8 @@ concurrency 8, no judge. Measures knowmeter's wall time, tasks/s and peak RSS (t
 a child process, so its ru_maxrss is its own), and — in the same run, on the same machine — the
 bare process-spawn floor: the same script spawned 4,000 times, 8 at a time, with nothing else
 done — measured two ways: with asyncio's ``create_subprocess_exec`` + ``communicate`` (the standard
-library's way) and with knowmeter's own ``run_command`` (prefilled stdin pipe, pidfd exit; what
+library's way) and with knowmeter's own ``run_command`` (the native C spawner when built, else prefilled stdin pipe and
+pidfd exit from Python — ``KNOWMETER_SPAWN=python`` measures that path; what
 the script executor uses). The first is the floor the target is stated against; the second
 shows what grading, analysis, storage and the report cost on top of spawning alone. Then the
 same workload with an in-process executor (no spawning) for the runner's own overhead. Each
