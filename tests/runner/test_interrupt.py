@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import init_demo, km, km_started
-from tests.support.held import HELD_AGENT
+from tests.support.held import held_run
 
 pytestmark = pytest.mark.slow
 
@@ -78,29 +77,9 @@ def test_ctrl_c_keeps_the_tasks_prints_the_resume_command_and_exits_130(tmp_path
     assert listed["status"] == "complete" and listed["tasks_done"] == 46
 
 
-def _held_run(demo: Path) -> tuple[subprocess.Popen[str], Path]:
-    """``knowmeter eval`` of the demo with the held agent, once it stored three tasks."""
-    (demo / "agent.py").write_text(HELD_AGENT)
-    (demo / "hold").touch()
-    proc = km_started(
-        "eval",
-        *("--executor", f"{sys.executable} {demo / 'agent.py'}", "--concurrency", "1", "--no-cache"),
-        cwd=demo,
-        env={**os.environ, "COLUMNS": "200"},
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        results = list(demo.glob(".knowmeter/runs/*/results.jsonl"))
-        if results and len(results[0].read_text().splitlines()) >= 3:
-            return proc, results[0].parent
-        time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("the run never stored three tasks")
-
-
 def test_sigterm_is_handled_like_ctrl_c_and_exits_143(tmp_path: Path) -> None:
     demo = init_demo(tmp_path / "d")
-    proc, run = _held_run(demo)
+    proc, run = held_run(demo)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=120)
     (demo / "hold").unlink()
@@ -114,7 +93,7 @@ def test_sigterm_is_handled_like_ctrl_c_and_exits_143(tmp_path: Path) -> None:
 
 def test_runs_lists_a_running_and_a_killed_run_before_they_have_an_index_row(tmp_path: Path) -> None:
     demo = init_demo(tmp_path / "d")
-    proc, run = _held_run(demo)
+    proc, run = held_run(demo)
     try:
         running = json.loads(km("runs", "--json", cwd=demo).stdout)
         assert [(r["id"], r["status"], r["outcome"]) for r in running] == [(run.name, "running", "not decided yet")]
@@ -138,7 +117,7 @@ def test_a_resume_after_kill_9_counts_what_the_killed_leg_spent(tmp_path: Path) 
     """The killed leg recorded no spend; its stored results say what it was, and the budget of the
     resumed run counts it: room for one more $0.01 task, not for the whole run again."""
     demo = init_demo(tmp_path / "d")
-    proc, run = _held_run(demo)
+    proc, run = held_run(demo)
     proc.kill()
     proc.communicate(timeout=60)
     (demo / "hold").unlink()

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-__all__ = ["HELD_AGENT"]
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.support.cli import km_started
+
+__all__ = ["HELD_AGENT", "held_run"]
 
 # Answers at once (for $0.01) while the file "hold" beside it is absent, else waits for it to go:
 # the test holds the run mid-way, and lets a stalled agent finish (no orphan left) by deleting it.
@@ -16,3 +24,24 @@ while os.path.getsize(os.path.join(here, "calls")) > 3 and os.path.exists(os.pat
     time.sleep(0.05)
 print(json.dumps({"output": "Refunds are possible within 30 days of purchase.", "costUSD": 0.01}))
 """
+
+
+def held_run(demo: Path, *flags: str, columns: str = "200") -> tuple[subprocess.Popen[str], Path]:
+    """``knowmeter eval`` of the demo in ``demo`` with the held agent (and ``flags``), once it
+    stored three tasks: the process and its run directory."""
+    (demo / "agent.py").write_text(HELD_AGENT)
+    (demo / "hold").touch()
+    proc = km_started(
+        "eval",
+        *("--executor", f"{sys.executable} {demo / 'agent.py'}", "--concurrency", "1", "--no-cache", *flags),
+        cwd=demo,
+        env={**os.environ, "COLUMNS": columns},
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        results = list(demo.glob(".knowmeter/runs/*/results.jsonl"))
+        if results and len(results[0].read_text().splitlines()) >= 3:
+            return proc, results[0].parent
+        time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("the run never stored three tasks")
