@@ -16,6 +16,11 @@ planning and the report) is printed beside its whole wall time, and so is the ev
 per task inside that window and outside it: on a machine whose cores the agents keep busy, every
 CPU-ms the parent spends costs wall time, so these say where the window stands even when wall
 times drift.
+With no neighbour, each size ends with its CPU accounting: the CPU seconds of the agents (every
+process the eval reaped) and of the parent, the bound they set on the wall time (no run of that
+much CPU ends sooner than its CPU seconds / the cores, whatever overlaps), and the parent CPU the
+target leaves once the agents are paid: where a bar is out of the harness's reach on this machine,
+this shows it.
 Targets: wall ≤ 1.2 × spawn floor (≤ 1.5 × with a CPU-bound neighbour), peak RSS ≤ 150 MB, in-process ≥ 500 tasks/s.
 
     python bench/bench_runner.py [--samples 1000 2000 4000] [--repeats 3] [--budget-usd 1000] [--cpu-neighbour]
@@ -38,6 +43,7 @@ import argparse
 import asyncio
 import json
 import math
+import os
 import resource
 import statistics
 import subprocess
@@ -164,11 +170,13 @@ class EvalRun:
     window_s: float
     #: the process's CPU seconds inside that window (all its threads; NaN: not measured)
     window_cpu_s: float
+    #: the CPU seconds of the agents it spawned (every process it reaped)
+    agents_cpu_s: float
 
 
 def run_eval(root: Path, agent: Path, budget_usd: float | None) -> EvalRun:
     """Run ``knowmeter eval`` on the project in ``root`` and measure it."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(
         [
@@ -184,12 +192,19 @@ def run_eval(root: Path, agent: Path, budget_usd: float | None) -> EvalRun:
         text=True,
     )
     wall = time.perf_counter() - t0
-    rss_mb = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rss_mb = max(before.ru_maxrss, after.ru_maxrss) / 1024
     cpu, window_cpu = next(
         map(float, line.split()[1:]) for line in done.stderr.splitlines() if line.startswith("own-cpu ")
     )
     newest = max((root / ".knowmeter" / "runs").glob("*/run.json"), key=lambda p: p.stat().st_mtime)
-    return EvalRun(wall, rss_mb, cpu, float(json.loads(newest.read_text())["wall_s"]), window_cpu)
+    agents_cpu = children_cpu(after) - children_cpu(before) - cpu
+    return EvalRun(wall, rss_mb, cpu, float(json.loads(newest.read_text())["wall_s"]), window_cpu, agents_cpu)
+
+
+def children_cpu(usage: resource.struct_rusage) -> float:
+    """User + system CPU seconds of a RUSAGE_CHILDREN reading."""
+    return usage.ru_utime + usage.ru_stime
 
 
 IN_PROCESS = textwrap.dedent("""
@@ -220,14 +235,17 @@ def compile_bytecode() -> None:
     compileall.compile_dir(Path(knowmeter.__file__).parent, quiet=1)
 
 
-def xargs_floor(agent: Path, count: int, concurrency: int) -> float:
-    """Wall seconds of ``seq COUNT | xargs -P CONCURRENCY -n 1 AGENT``: the shell's bare spawn floor
-    (each child's stdin is /dev/null, its stdout discarded; nothing is parsed)."""
+def xargs_floor(agent: Path, count: int, concurrency: int) -> tuple[float, float]:
+    """Wall and CPU seconds (xargs and its agents) of ``seq COUNT | xargs -P CONCURRENCY -n 1 AGENT``:
+    the shell's bare spawn floor (each child's stdin is /dev/null, its stdout discarded; nothing is
+    parsed)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run(
         f"seq {count} | xargs -P {concurrency} -n 1 {agent} >/dev/null", shell=True, check=True, executable="/bin/sh"
     )
-    return time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    return wall, children_cpu(resource.getrusage(resource.RUSAGE_CHILDREN)) - children_cpu(before)
 
 
 @dataclass
@@ -238,6 +256,7 @@ class Size:
     root: Path
     agent: Path
     xargs: list[float] = field(default_factory=list)
+    xargs_cpus: list[float] = field(default_factory=list)
     floors: list[tuple[float, float]] = field(default_factory=list)
     leans: list[tuple[float, float]] = field(default_factory=list)
     evals: list[EvalRun] = field(default_factory=list)
@@ -247,15 +266,18 @@ class Size:
         return self.samples * 2
 
     def round(self, budget_usd: float | None) -> None:
-        self.xargs.append(xargs_floor(self.agent, self.tasks, 8))
+        wall, cpu = xargs_floor(self.agent, self.tasks, 8)
+        self.xargs.append(wall)
+        self.xargs_cpus.append(cpu)
         self.floors.append(asyncio.run(spawn_floor(self.agent, self.tasks, 8, lean=False)))
         self.leans.append(asyncio.run(spawn_floor(self.agent, self.tasks, 8, lean=True)))
         self.evals.append(run_eval(self.root, self.agent, budget_usd))
 
 
-def report_size(size: Size, target: float) -> None:
+def report_size(size: Size, target: float, cores: int | None) -> None:
     """Print one size's figures: the fastest of its rounds, and the ratio eval / floor within each
-    round (the machine's speed drifts between rounds; a ratio within a round does not)."""
+    round (the machine's speed drifts between rounds; a ratio within a round does not); with
+    ``cores`` (no neighbour running), what the CPU spent says of the best wall time possible."""
     tasks = size.tasks
     xargs = min(size.xargs)
     (floor, floor_cpu), (lean, lean_cpu) = min(size.floors), min(size.leans)
@@ -299,6 +321,30 @@ def report_size(size: Size, target: float) -> None:
         f"   eval / floor within each round: xargs median {statistics.median(r[0] for r in per_round):.2f} "
         f"(range {min(r[0] for r in per_round):.2f}–{max(r[0] for r in per_round):.2f}), asyncio median "
         f"{statistics.median(r[1] for r in per_round):.2f} (target ≤ {target:.2f})"
+    )
+    if cores is not None:
+        report_cpu_accounting(size, target, cores)
+
+
+def report_cpu_accounting(size: Size, target: float, cores: int) -> None:
+    """Print the bound the CPU the eval spends sets on its wall time: agents and parent together
+    cannot finish before their CPU seconds / the cores, however well they overlap; and the parent
+    CPU the target leaves once the agents' own CPU is paid (medians of the rounds)."""
+    tasks = size.tasks
+    rounds = list(zip(size.xargs, size.xargs_cpus, size.evals, strict=True))
+    busy = statistics.median(cpu / (cores * wall) for wall, cpu, _ in rounds)
+    agents = statistics.median(e.agents_cpu_s for e in size.evals)
+    parent = statistics.median(e.cpu_s for e in size.evals)
+    bound = statistics.median((e.agents_cpu_s + e.cpu_s) / cores / wall for wall, _, e in rounds)
+    allowed = statistics.median(target * wall * cores - e.agents_cpu_s for wall, _, e in rounds)
+    print(
+        f"   CPU accounting ({cores} cores; medians of the rounds): the xargs floor keeps {busy:.0%} of the cores "
+        f"busy; the eval spends {agents + parent:.2f} CPU-s = agents {agents:.2f} + parent {parent:.2f}"
+    )
+    print(
+        f"     so even with no core ever idle it cannot end before {bound:.2f} × the xargs floor; the target "
+        f"leaves the parent ≤ {allowed:.2f} CPU-s = {allowed / tasks * 1000:.3f} ms a task (now "
+        f"{parent / tasks * 1000:.3f}), and only if all of it overlaps the agents"
     )
 
 
@@ -346,8 +392,9 @@ def main() -> None:
         f"{'a CPU-bound neighbour running; ' if args.cpu_neighbour else ''}"
         f"{args.repeats} rounds interleaved across the sizes; target whole eval ≤ {target:.1f} × the spawn floor"
     )
+    cores = None if args.cpu_neighbour else len(os.sched_getaffinity(0))
     for size in sizes:
-        report_size(size, target)
+        report_size(size, target, cores)
     rss = max(e.rss_mb for size in sizes for e in size.evals)
     print(f"peak RSS (eval, any size): {rss:7.1f} MB (target ≤ 150)")
     print(
