@@ -1,5 +1,6 @@
-"""Faults of the machine rather than of knowmeter: a full disk, a read-only or forbidden folder
-(and a path the file system cannot take — too long, a NUL byte — from a name in the input).
+"""Faults of the machine rather than of knowmeter: a full disk, a read-only or forbidden folder,
+no file descriptor left (and a path the file system cannot take — too long, a NUL byte — from a
+name in the input).
 
 ``environment_fault`` finds one anywhere in an exception (an ``ExceptionGroup`` from a task
 group, a ``__cause__`` / ``__context__`` chain) and says in one line what the user can do; the
@@ -16,6 +17,8 @@ from pathlib import Path
 
 _FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 _DENIED = frozenset({errno.EACCES, errno.EPERM})
+#: what every later task would hit too, so a run stops on it instead of recording it as a task's failure
+_EVERY_TASK = frozenset({"full", "process-files", "system-files"})
 
 
 def environment_fault(exc: BaseException) -> str | None:
@@ -31,6 +34,16 @@ def environment_fault(exc: BaseException) -> str | None:
         then = _then(Path(str(path)) if path else None)
         if kind == "too-long":
             return f"a file name or path is too long{where}: use a shorter name"
+        if kind == "process-files":
+            return (
+                f"too many open files: this process may hold {_open_files_limit()} at once (ulimit -n); raise the "
+                f"limit (e.g. ulimit -n 4096) or run fewer tasks at once (--concurrency), then {then}"
+            )
+        if kind == "system-files":
+            return (
+                "the system's table of open files is full (ENFILE): close other programs or raise the system's "
+                f"limit (fs.file-max), then {then}"
+            )
         if kind == "nul":
             return "a file name or path holds a NUL character (\\0): remove it from the input"
         if kind == "full":
@@ -45,6 +58,20 @@ def environment_fault(exc: BaseException) -> str | None:
             f"--output-dir at a folder you can write), then {then}"
         )
     return None
+
+
+def stops_every_task(exc: BaseException) -> bool:
+    """True when ``exc`` (or one of its causes) is a fault of the machine that every later task
+    would hit too — a full disk, no file descriptor left — so that a run stops on it (resumable)
+    instead of recording it as one task's failure."""
+    return any(_kind(cause) in _EVERY_TASK for cause in _causes(exc))
+
+
+def _open_files_limit() -> str:
+    import resource  # POSIX only; read when the fault is met
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return "any number" if soft == resource.RLIM_INFINITY else f"{soft:,}"
 
 
 def _causes(exc: BaseException) -> Iterator[BaseException]:
@@ -72,6 +99,10 @@ def _kind(exc: BaseException) -> str | None:
         return "denied"
     if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
         return "too-long"
+    if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
+        return "process-files"
+    if isinstance(exc, OSError) and exc.errno == errno.ENFILE:
+        return "system-files"
     if isinstance(exc, sqlite3.OperationalError):
         text = str(exc).lower()
         if "disk is full" in text or "disk full" in text:

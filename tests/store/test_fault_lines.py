@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from knowmeter._faults import environment_fault
+from knowmeter._faults import environment_fault, stops_every_task
 from knowmeter.cli._errors import MAX_LINE_CHARS, error_line
 
 
@@ -33,6 +33,8 @@ def test_a_full_disk_inside_a_task_group_names_the_run_to_resume(tmp_path: Path)
         (ValueError("embedded null byte"), "NUL"),
         (sqlite3.OperationalError("database or disk is full"), "no space left"),
         (sqlite3.OperationalError("attempt to write a readonly database"), "read-only"),
+        (OSError(errno.EMFILE, "Too many open files", "/x/agent.sh"), "too many open files"),
+        (OSError(errno.ENFILE, "Too many open files in system"), "table of open files is full"),
     ],
 )
 def test_machine_faults_get_one_line(exc: BaseException, words: str) -> None:
@@ -61,3 +63,13 @@ def test_a_long_error_line_is_cut_and_kept_whole_in_a_log(tmp_path: Path, monkey
     assert line.startswith("knowmeter: error: bad value \\ud800") and len(line) < MAX_LINE_CHARS + 200
     (log,) = tmp_path.glob("knowmeter-error-*.log")
     assert str(log) in line and log.read_text().endswith(" END")
+
+
+def test_what_every_later_task_would_hit_stops_a_run_and_nothing_else_does() -> None:
+    group = ExceptionGroup("unhandled errors in a TaskGroup", [OSError(errno.EMFILE, "Too many open files")])
+    assert stops_every_task(group) and stops_every_task(OSError(errno.ENOSPC, "No space left on device"))
+    assert stops_every_task(OSError(errno.ENFILE, "Too many open files in system"))
+    # one task's own trouble (an agent that is not there or not executable) is that task's failure
+    assert not stops_every_task(OSError(errno.ENOENT, "No such file or directory", "/x/agent"))
+    assert not stops_every_task(PermissionError(errno.EACCES, "Permission denied", "/x/agent"))
+    assert not stops_every_task(KeyError("x"))

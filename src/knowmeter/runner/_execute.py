@@ -12,11 +12,13 @@ from pathlib import Path
 import anyio
 
 from knowmeter import defaults
+from knowmeter._faults import stops_every_task
 from knowmeter.executors import ExecRequest, ExecResult, Executor, ExecutorError, SkillInstall
 from knowmeter.runner._breaker import ErrorBreaker
 from knowmeter.runner._budget import Budget, invalid_cost
 from knowmeter.runner._cache import ResponseCache, task_cache_key
 from knowmeter.runner._deadlines import Deadlines
+from knowmeter.runner._open_files import make_room
 from knowmeter.runner._plan import Task, directory_fingerprint
 from knowmeter.store import ExecRecord, Processed, ResultsWriter, TaskRecord, TraceRecord, utc_timestamp
 from knowmeter.traces import Trace
@@ -131,6 +133,8 @@ async def _run_with_retries(
             stats.retries += 1
             await anyio.sleep(min(settings.backoff_s * 2 ** (attempt - 1), 30.0))
         except Exception as exc:  # an executor bug (or an SDK's own exception) fails the task, with its attempts
+            if stops_every_task(exc):  # a full disk, no descriptor left: not this task's failure
+                raise
             return ExecResult(
                 "",
                 Trace(source=executor.name),
@@ -151,6 +155,7 @@ async def execute_tasks(
     on_record: OnRecord | None = None,
 ) -> ExecutionStats:
     """Run ``tasks`` and append one record per finished task to ``writer``."""
+    make_room(settings.concurrency)
     stats = ExecutionStats()
     started = time.perf_counter()
     next_index = 0
@@ -182,6 +187,8 @@ async def execute_tasks(
                 if cache is not None and key is not None:
                     cache.put(key, result)
         except Exception as exc:  # an executor bug must not kill the run: record it on the task
+            if stops_every_task(exc):  # the machine's fault: the run stops, what finished stays (resumable)
+                raise
             result = ExecResult("", Trace(source=executor.name), error=f"{type(exc).__name__}: {exc}")
         finally:
             budget.settle(reserved, 0.0 if cached else None if result is None else result.cost_usd, key=task.id)
