@@ -1,5 +1,5 @@
 """Faults of the machine rather than of knowmeter: a full disk, a read-only or forbidden folder,
-no file descriptor left (and a path the file system cannot take — too long, a NUL byte — from a
+no file descriptor or memory left (and a path the file system cannot take — too long, a NUL byte — from a
 name in the input).
 
 ``environment_fault`` finds one anywhere in an exception (an ``ExceptionGroup`` from a task
@@ -43,6 +43,10 @@ def environment_fault(exc: BaseException) -> str | None:
             return (
                 "the system's table of open files is full (ENFILE): close other programs or raise the system's "
                 f"limit (fs.file-max), then {then}"
+            )
+        if kind == "memory":
+            return (
+                f"out of memory: free memory, or raise this process's limit (ulimit -v) or the container's, then {then}"
             )
         if kind == "nul":
             return "a file name or path holds a NUL character (\\0): remove it from the input"
@@ -91,6 +95,10 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
 def _kind(exc: BaseException) -> str | None:
     if isinstance(exc, ValueError) and str(exc) == "embedded null byte":  # os.stat of such a path
         return "nul"
+    if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM):
+        return "memory"
+    if isinstance(exc, ImportError) and "failed to map segment" in str(exc):  # a library's code could not be mapped
+        return "memory"
     if isinstance(exc, OSError) and exc.errno in _FULL:
         return "full"
     if isinstance(exc, OSError) and exc.errno == errno.EROFS:

@@ -35,6 +35,9 @@ def test_a_full_disk_inside_a_task_group_names_the_run_to_resume(tmp_path: Path)
         (sqlite3.OperationalError("attempt to write a readonly database"), "read-only"),
         (OSError(errno.EMFILE, "Too many open files", "/x/agent.sh"), "too many open files"),
         (OSError(errno.ENFILE, "Too many open files in system"), "table of open files is full"),
+        (MemoryError(), "out of memory"),
+        (OSError(errno.ENOMEM, "Cannot allocate memory"), "out of memory"),
+        (ImportError("numpy failed: libopenblas.so: failed to map segment from shared object"), "out of memory"),
     ],
 )
 def test_machine_faults_get_one_line(exc: BaseException, words: str) -> None:
