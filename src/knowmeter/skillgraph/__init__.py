@@ -36,7 +36,14 @@ from knowmeter.skillgraph._lint_skill import lint_skill
 from knowmeter.skillgraph._locate import eval_folders, find_case_files, find_skill_file
 from knowmeter.skillgraph._markdown import Section, slugs
 from knowmeter.skillgraph._schema import SchemaProblem, frontmatter_problems, sidecar_problems
-from knowmeter.skillgraph._skill import UNDERSTANDING_FIELDS, ConceptText, Shape, Skill, load_skill
+from knowmeter.skillgraph._skill import (
+    UNDERSTANDING_FIELDS,
+    ConceptText,
+    Shape,
+    Skill,
+    load_skill,
+    read_audit_state,
+)
 from knowmeter.skillgraph._truth import ResolvedTruthSource, TruthSource, resolve_truth_source
 from knowmeter.skillgraph._verbatim import (
     STOPWORDS,
@@ -92,6 +99,7 @@ __all__ = [
     "lint_skill",
     "load_cases",
     "load_skill",
+    "read_audit_state",
     "resolve_truth_source",
     "sidecar_problems",
     "slugs",

@@ -139,7 +139,7 @@ def load_cases(path: Path) -> CaseFile:
     """Read one eval file in any of the three formats (see the module doc)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark in front is not part of the text
     except FileNotFoundError:
         raise SkillFormatError(path, "eval file not found") from None
     except UnicodeDecodeError as exc:

@@ -183,7 +183,7 @@ def _schema(repo_root: Path | None, name: str, builtin: dict[str, Any]) -> dict[
 @cache
 def _load(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError):
         return None  # an unreadable schema of the repository: the built-in rules apply
     return data if isinstance(data, dict) else None

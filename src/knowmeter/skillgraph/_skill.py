@@ -154,7 +154,7 @@ def load_skill(path: Path) -> Skill:
     if path.is_dir():
         path = path / "SKILL.md"
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark in front is not part of the text
     except FileNotFoundError:
         raise SkillFormatError(path, "file not found; pass a SKILL.md or the folder that holds one") from None
     except UnicodeDecodeError as exc:
@@ -173,7 +173,7 @@ def load_skill(path: Path) -> Skill:
     if not isinstance(name, str) or not name.strip():
         raise SkillFormatError(path, "frontmatter has no 'name'; add name: <skill-name>", line=2)
     audit_path = path.parent / AUDIT_STATE_FILE
-    audit = _read_audit_state(audit_path) if audit_path.is_file() else None
+    audit = read_audit_state(audit_path) if audit_path.is_file() else None
     export = _export_format(data)
     sections = parse_sections(split.body, split.body_line)
     concept, exported = _concept_fields(data, key_lines, path)
@@ -364,13 +364,23 @@ def _key_lines(padded: str) -> dict[str, int]:
     return out
 
 
-def _read_audit_state(path: Path) -> dict[str, Any]:
+def read_audit_state(path: Path) -> dict[str, Any]:
+    """The parsed ``audit-state.json`` at ``path`` as Skill Graph's ``JSON.parse`` reads it (a
+    byte-order mark in front allowed): ``SkillFormatError`` (one line) for invalid JSON — ``NaN``
+    and ``Infinity`` included —, non-UTF-8 text, nesting too deep, or anything but an object."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"), parse_constant=_not_json)
     except json.JSONDecodeError as exc:
         raise SkillFormatError(path, f"invalid JSON ({exc.msg}), column {exc.colno}", line=exc.lineno) from None
     except UnicodeDecodeError as exc:
         raise SkillFormatError(path, f"not UTF-8 text ({exc.reason}); save it as UTF-8") from None
+    except (RecursionError, ValueError) as exc:  # nested too deeply, NaN, a number past the digit limit
+        what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+        raise SkillFormatError(path, f"cannot read the JSON ({what}); fix the file") from None
     if not isinstance(data, dict):
         raise SkillFormatError(path, "audit-state.json must be a JSON object (the v8 sidecar)", line=1)
     return data
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON number: write a number or null")
