@@ -9,22 +9,25 @@ with-skill pass rate × 5, not rounded to a whole point), ``eval_failed_ids`` st
 for a non-LLM grader), ``receipt`` the report's path relative to the skill's folder (portable
 with the skill) and ``receipt_hash`` its SHA-256. The update is checked against the sidecar's
 rules (:func:`knowmeter.skillgraph.sidecar_problems`) before anything is written; the file is
-rewritten atomically with Skill Graph's two-space indentation.
+rewritten atomically in its own layout (indentation, line breaks, byte-order mark, final line
+break; Skill Graph's own files: two spaces and a final newline).
 """
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from knowmeter.errors import InputError
 from knowmeter.report import ComprehensionVerdict, GraderInfo
-from knowmeter.skillgraph import sidecar_problems
-from knowmeter.store import write_json_atomic
+from knowmeter.skillgraph import read_audit_state, sidecar_problems
+from knowmeter.store import atomic_file
 
 OWNED_FIELDS = ("comprehension_verdict", "eval_score", "eval_failed_ids", "eval_last_run")
 #: verdict level → eval_last_run.status (the schema's pass | fail | mixed)
@@ -79,20 +82,37 @@ def write_state(path: Path, update: dict[str, Any]) -> tuple[dict[str, Any], lis
     if unknown:
         raise ValueError(f"not fields --write-state owns: {sorted(unknown)}")
     try:
-        state = json.loads(path.read_text(encoding="utf-8"))
+        state = read_audit_state(path)
     except FileNotFoundError:
         raise InputError(
             f"{path}: no audit-state.json beside the SKILL.md; --write-state updates a Skill Graph v8 "
             "sidecar and does not create one"
         ) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not valid JSON ({exc}); fix the file before --write-state") from None
-    if not isinstance(state, dict):
-        raise InputError(f"{path}: expected a JSON object, got {type(state).__name__}")
     before = {k: state.get(k) for k in OWNED_FIELDS}
     merged = {**state, **update}
     caused = [p for p in sidecar_problems(merged) if p.field.split(".")[0] in OWNED_FIELDS]
     if caused:  # a bug here, never the author's: refuse rather than write a file Skill Graph rejects
         raise ValueError(f"the update breaks the audit-state schema: {caused[0].message}")
-    write_json_atomic(path, merged, indent=2)
+    raw = path.read_bytes()
+    with atomic_file(path) as fh:
+        fh.write(_as_written(merged, raw))
     return before, [p.message for p in sidecar_problems(merged)]
+
+
+def _as_written(state: dict[str, Any], raw: bytes) -> bytes:
+    """``state`` as JSON in the layout of the file it replaces (``raw``): its byte-order mark, line
+    break (CRLF stays CRLF), indentation (two spaces, four, a tab — or one line), ``\\u`` escapes
+    of a file that spells every non-ASCII character so, and its final line break or none."""
+    bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
+    text = raw[len(bom) :].decode("utf-8")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    indent_match = re.search(r"^([ \t]+)\S", text, flags=re.MULTILINE)
+    indent: str | None = indent_match.group(1) if indent_match else ("  " if "\n" in text.strip() else None)
+    ascii_only = text.isascii() and "\\u" in text
+    if indent is None:
+        spaced = re.search(r'"\s*:\s', text) is not None  # {"a": 1, "b": 2} rather than {"a":1,"b":2}
+        out = json.dumps(state, ensure_ascii=ascii_only, separators=(", ", ": ") if spaced else (",", ":"))
+    else:
+        out = json.dumps(state, ensure_ascii=ascii_only, indent=indent).replace("\n", newline)
+    final = text[len(text.rstrip("\r\n")) :]
+    return bom + (out + final).encode("utf-8")

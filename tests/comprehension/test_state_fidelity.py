@@ -1,0 +1,167 @@
+"""``--write-state`` as Skill Graph's auditors check it: on every real reference SKILL.md and on the
+variants authors really have (CRLF, a byte-order mark, a receipt already in the frontmatter with a
+comment after it, a sidecar indented its own way), the written file validates against Skill
+Graph's own schema for that shape, reads back as written, and keeps every byte of the author's
+that the update does not own — their keys in their order, their comments, line endings and layout."""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from knowmeter.comprehension import (
+    frontmatter_refusal,
+    frontmatter_update,
+    skill_verdict,
+    state_update,
+    write_frontmatter_state,
+    write_state,
+)
+from knowmeter.report import ComprehensionVerdict
+from knowmeter.skillgraph import load_skill
+from tests.comprehension.test_state import PARTIES, _stats
+
+SKILLS = ("a11y", "debugging", "type-safety")  # the v4 reference skills (documentation is v3)
+SCHEMA_FILES = {"v4": "v0.5.6-skill.v4.schema.json", "v6": "v0.5.6-skill.schema.json"}
+
+
+class _Strings(yaml.SafeLoader):
+    """YAML as a JSON Schema validator sees it: dates stay the strings the author wrote."""
+
+
+_Strings.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _frontmatter(raw: bytes) -> dict[str, Any]:
+    text = raw.decode("utf-8-sig").replace("\r\n", "\n")
+    data: dict[str, Any] = yaml.load(re.split(r"^---[ \t]*$", text, flags=re.M)[1], Loader=_Strings)
+    return data
+
+
+def _schema_errors(doc: dict[str, Any], schema_file: Path) -> list[str]:
+    schema = json.loads(schema_file.read_text())
+    validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    return [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(doc)]
+
+
+def _update(skill_dir: Path) -> dict[str, Any]:
+    receipt = skill_dir.parent.parent / "report.json"
+    receipt.write_text("{}")
+    verdict = ComprehensionVerdict.model_validate(skill_verdict(_stats(9, 10, 2), PARTIES))
+    return state_update(
+        verdict, at="2026-11-27T11:00:00Z", runner="knowmeter comprehend (claude)", model="openai:gpt-5",
+        receipt=receipt, skill_dir=skill_dir,
+    )  # fmt: skip
+
+
+def _skill_copy(tmp_path: Path, raw: bytes, name: str) -> Path:
+    folder = tmp_path / "skills" / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_bytes(raw)
+    return folder
+
+
+RECEIPT_MID = (
+    "eval_last_run:\n  at: '2026-01-01T00:00:00Z'\n  status: pass\n  runner: by hand\n"
+    "# --- classification (kept: a comment of the author's) ---\n"
+)
+
+
+@pytest.mark.parametrize("name", SKILLS)
+@pytest.mark.parametrize("variant", ["as-is", "crlf-bom", "receipt-mid", "v6"])
+def test_every_reference_skill_written_twice_validates_and_keeps_the_authors_bytes(
+    tmp_path: Path, skill_graph: Path, name: str, variant: str
+) -> None:
+    original = (skill_graph / "skills" / name / "SKILL.md").read_text()
+    if variant == "receipt-mid":  # a receipt of an earlier run in the middle, a comment after it
+        original = re.sub(r"(\nversion: [^\n]*\n)", lambda m: m.group(1) + RECEIPT_MID, original, count=1)
+    if variant == "v6":
+        original = original.replace("schema_version: 4\n", "schema_version: 6\n", 1)
+    raw = original.encode()
+    if variant == "crlf-bom":
+        raw = codecs.BOM_UTF8 + original.replace("\n", "\r\n").encode()
+    folder = _skill_copy(tmp_path, raw, name)
+    skill = load_skill(folder)  # a byte-order mark is not "no frontmatter"
+    shape = "v6" if variant == "v6" else "v4"
+    assert skill.shape == shape and frontmatter_refusal(skill) is None
+    fields = frontmatter_update(skill, _update(folder))
+    assert list(fields) == (["eval_last_run"] if shape == "v4" else ["eval_score", "eval_failed_ids", "eval_last_run"])
+    for _ in range(2):  # a second write on top of the first changes nothing more
+        write_frontmatter_state(load_skill(folder), fields)
+    written = (folder / "SKILL.md").read_bytes()
+    front = _frontmatter(written)
+    assert _schema_errors(front, skill_graph / "schemas" / SCHEMA_FILES[shape]) == []
+    assert {k: load_skill(folder).frontmatter[k] for k in fields} == fields  # read back as written
+    # the author's keys in their order — a receipt already there stays where it was
+    assert list(front) == [*_frontmatter(raw), *(k for k in fields if k not in _frontmatter(raw))]
+    # every line of the author's that is not an owned value, byte for byte and in order
+    owned = re.compile(r"^(eval_last_run|eval_score|eval_failed_ids):|^  (at|status|runner):")
+    kept = [line for line in raw.split(b"\n") if not owned.match(line.decode("utf-8-sig"))]
+    lines = written.split(b"\n")
+    assert [line for line in lines if line in kept] == kept
+    assert written.startswith(codecs.BOM_UTF8) == raw.startswith(codecs.BOM_UTF8)
+    if variant == "crlf-bom":
+        assert all(line.endswith(b"\r") for line in lines[:-1])  # every line still ends in CRLF
+    assert written.endswith(raw.split(b"\n---", 1)[1])  # the closing fence and the body untouched
+
+
+def test_a_v3_skill_has_no_field_for_a_receipt(tmp_path: Path, skill_graph: Path) -> None:
+    """The documentation skill is schema_version 3, whose schema (additionalProperties: false) has
+    no eval_last_run: --write-state refuses it, naming the fix, instead of writing a key its lint
+    rejects."""
+    original = (skill_graph / "skills" / "documentation" / "SKILL.md").read_bytes()
+    folder = _skill_copy(tmp_path, original, "documentation")
+    skill = load_skill(folder)
+    refusal = frontmatter_refusal(skill)
+    assert refusal is not None and refusal.startswith("schema_version 3 frontmatter has no field for an eval receipt")
+    assert "migrate the skill to schema_version 4" in refusal
+    assert frontmatter_update(skill, _update(folder)) == {}
+
+
+def _sidecar(skill_graph: Path) -> dict[str, Any]:
+    state: dict[str, Any] = json.loads(
+        (skill_graph / "comprehension-json" / "type-safety" / "audit-state.json").read_text()
+    )
+    state.pop("application_verdict")  # the one field today's schema no longer declares
+    return state
+
+
+LAYOUTS = {
+    "skill-graph": lambda s: json.dumps(s, indent=2, ensure_ascii=False) + "\n",
+    "crlf-bom": lambda s: "\ufeff" + (json.dumps(s, indent=2) + "\n").replace("\n", "\r\n"),
+    "four-spaces-no-final-newline": lambda s: json.dumps(s, indent=4),
+    "tabs": lambda s: json.dumps(s, indent="\t") + "\n",
+    "one-line": lambda s: json.dumps(s, separators=(",", ":")),
+    "ascii-escapes": lambda s: json.dumps({**s, "owner": "Jörg"}, indent=2, ensure_ascii=True) + "\n",
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_the_sidecar_keeps_its_layout_and_validates(tmp_path: Path, skill_graph: Path, layout: str) -> None:
+    """The sidecar is rewritten in the author's layout (it was always re-indented with two spaces,
+    CRLF turned LF, a final newline added, a byte-order mark refused as invalid JSON): only the
+    owned fields' text changes; the result validates against Skill Graph's sidecar schema."""
+    folder = tmp_path / "skills" / "type-safety"
+    folder.mkdir(parents=True)
+    path = folder / "audit-state.json"
+    state = _sidecar(skill_graph)
+    if layout == "ascii-escapes":
+        state["owner"] = "Jörg"
+    path.write_bytes(LAYOUTS[layout](state).encode())
+    update = _update(folder)
+    write_state(path, update)
+    write_state(path, update)
+    merged = {**state, **update}
+    assert path.read_bytes() == LAYOUTS[layout](merged).encode()
+    schema = skill_graph / "schemas" / "head-skill-audit-state.schema.json"
+    assert _schema_errors(json.loads(path.read_text(encoding="utf-8-sig")), schema) == []
