@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from knowmeter.comprehension import (
+    frontmatter_fields,
     frontmatter_refusal,
     frontmatter_update,
     skill_verdict,
@@ -126,6 +127,24 @@ def test_a_v3_skill_has_no_field_for_a_receipt(tmp_path: Path, skill_graph: Path
     assert refusal is not None and refusal.startswith("schema_version 3 frontmatter has no field for an eval receipt")
     assert "migrate the skill to schema_version 4" in refusal
     assert frontmatter_update(skill, _update(folder)) == {}
+
+
+@pytest.mark.parametrize(
+    ("version", "fields"),
+    [
+        ("3", ()),
+        ("4", ("eval_last_run",)),
+        ("'4'", ("eval_last_run",)),
+        ("5", ("eval_last_run",)),  # v5's schema has eval_last_run, not yet the v6 Health Block
+        ("6", ("eval_score", "eval_failed_ids", "eval_last_run")),
+    ],
+)
+def test_the_fields_written_follow_the_schema_version(
+    tmp_path: Path, skill_graph: Path, version: str, fields: tuple[str, ...]
+) -> None:
+    text = (skill_graph / "skills" / "type-safety" / "SKILL.md").read_text()
+    folder = _skill_copy(tmp_path, text.replace("schema_version: 4\n", f"schema_version: {version}\n", 1).encode(), "t")
+    assert frontmatter_fields(load_skill(folder)) == fields
 
 
 def _sidecar(skill_graph: Path) -> dict[str, Any]:
