@@ -184,3 +184,27 @@ def test_the_sidecar_keeps_its_layout_and_validates(tmp_path: Path, skill_graph:
     assert path.read_bytes() == LAYOUTS[layout](merged).encode()
     schema = skill_graph / "schemas" / "head-skill-audit-state.schema.json"
     assert _schema_errors(json.loads(path.read_text(encoding="utf-8-sig")), schema) == []
+
+
+def test_the_repositorys_own_sidecar_schema_decides(tmp_path: Path, skill_graph: Path) -> None:
+    """Skill Graph's lint checks a sidecar against the repository's ``schemas/skill-audit-state.schema.json``:
+    --write-state checks its update against that one too (it used the built-in rules only, so a
+    repository whose schema has no SHALLOW level got a sidecar its own lint rejects)."""
+    from knowmeter.errors import InputError
+
+    (tmp_path / ".git").mkdir()
+    schema = json.loads((skill_graph / "schemas" / "head-skill-audit-state.schema.json").read_text())
+    levels = schema["properties"]["comprehension_verdict"]["enum"]
+    levels.remove("SHALLOW")
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / "skill-audit-state.schema.json").write_text(json.dumps(schema))
+    folder = tmp_path / "skills" / "type-safety"
+    folder.mkdir(parents=True)
+    path = folder / "audit-state.json"
+    path.write_text(json.dumps(_sidecar(skill_graph), indent=2) + "\n")
+    before = path.read_bytes()
+    update = _update(folder)
+    assert update["comprehension_verdict"] == "SHALLOW"
+    with pytest.raises(InputError, match=r"audit-state\.json: not written: enum-fail: `comprehension_verdict` must be"):
+        write_state(path, update)
+    assert path.read_bytes() == before

@@ -143,6 +143,9 @@ def test_missing_name_and_bad_field_type(tmp_path: Path) -> None:
     path.write_text("---\ndescription: x\n---\n")
     with pytest.raises(SkillFormatError, match="no 'name'"):
         load_skill(path)
+    path.write_text("---\ndescription: x\nname: 2026-01-01\n---\n")  # YAML reads a date, not the name 'missing'
+    with pytest.raises(SkillFormatError, match=r"SKILL\.md:3: field 'name': must be text, got date \(2026-01-01\)"):
+        load_skill(path)
     path.write_text("---\nname: x\nconcept:\n  purpose:\n    - a list\n---\n")
     with pytest.raises(SkillFormatError, match=r"SKILL\.md:4: field 'concept\.purpose': must be text"):
         load_skill(path)

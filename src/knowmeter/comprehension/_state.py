@@ -26,7 +26,7 @@ from typing import Any
 
 from knowmeter.errors import InputError
 from knowmeter.report import ComprehensionVerdict, GraderInfo
-from knowmeter.skillgraph import read_audit_state, sidecar_problems
+from knowmeter.skillgraph import find_repo_root, read_audit_state, sidecar_problems
 from knowmeter.store import atomic_file
 
 OWNED_FIELDS = ("comprehension_verdict", "eval_score", "eval_failed_ids", "eval_last_run")
@@ -77,7 +77,8 @@ def write_state(path: Path, update: dict[str, Any]) -> tuple[dict[str, Any], lis
     """Merge ``update`` (owned fields only) into the audit-state file at ``path``; returns the
     previous values of those fields and the sidecar's own problems the update did not cause (its
     other fields are the author's: kept as they are, and named). ``InputError`` when the file is
-    missing or not a JSON object; ``ValueError`` when the update itself breaks the schema."""
+    missing or not a JSON object, and when the update itself breaks the schema the skill's
+    repository holds (Skill Graph's lint reads that one; else the built-in rules)."""
     unknown = set(update) - set(OWNED_FIELDS)
     if unknown:
         raise ValueError(f"not fields --write-state owns: {sorted(unknown)}")
@@ -90,13 +91,17 @@ def write_state(path: Path, update: dict[str, Any]) -> tuple[dict[str, Any], lis
         ) from None
     before = {k: state.get(k) for k in OWNED_FIELDS}
     merged = {**state, **update}
-    caused = [p for p in sidecar_problems(merged) if p.field.split(".")[0] in OWNED_FIELDS]
-    if caused:  # a bug here, never the author's: refuse rather than write a file Skill Graph rejects
-        raise ValueError(f"the update breaks the audit-state schema: {caused[0].message}")
+    repo_root = find_repo_root(path)  # its schemas/skill-audit-state.schema.json, as Skill Graph's lint reads it
+    caused = [p for p in sidecar_problems(merged, repo_root) if p.field.split(".")[0] in OWNED_FIELDS]
+    if caused:  # e.g. a repository whose schema predates a verdict level: refuse rather than write what it rejects
+        raise InputError(
+            f"{path}: not written: {caused[0].message}, by the audit-state schema of {repo_root}; "
+            "update the repository's schemas/ to Skill Graph's current sidecar schema, or run without --write-state"
+        )
     raw = path.read_bytes()
     with atomic_file(path) as fh:
         fh.write(_as_written(merged, raw))
-    return before, [p.message for p in sidecar_problems(merged)]
+    return before, [p.message for p in sidecar_problems(merged, repo_root)]
 
 
 def _as_written(state: dict[str, Any], raw: bytes) -> bytes:

@@ -35,6 +35,7 @@ from knowmeter.skillgraph._lint_cases import lint_cases
 from knowmeter.skillgraph._lint_skill import lint_skill
 from knowmeter.skillgraph._locate import eval_folders, find_case_files, find_skill_file
 from knowmeter.skillgraph._markdown import Section, slugs
+from knowmeter.skillgraph._paths import find_repo_root
 from knowmeter.skillgraph._schema import SchemaProblem, frontmatter_problems, sidecar_problems
 from knowmeter.skillgraph._skill import (
     UNDERSTANDING_FIELDS,
@@ -92,6 +93,7 @@ __all__ = [
     "application_text",
     "eval_folders",
     "find_case_files",
+    "find_repo_root",
     "find_skill_file",
     "frontmatter_problems",
     "lint_cases",

@@ -171,7 +171,14 @@ def load_skill(path: Path) -> Skill:
     key_lines = _key_lines(padded)
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise SkillFormatError(path, "frontmatter has no 'name'; add name: <skill-name>", line=2)
+        if name is None or isinstance(name, str):
+            raise SkillFormatError(path, "frontmatter has no 'name'; add name: <skill-name>", line=2)
+        raise SkillFormatError(  # YAML read 42, 2026-01-01 or [a, b]: not a name
+            path,
+            f'must be text, got {type(name).__name__} ({name!s}); quote it: name: "<skill-name>"',
+            line=key_lines.get("name"),
+            field="name",
+        )
     audit_path = path.parent / AUDIT_STATE_FILE
     audit = read_audit_state(audit_path) if audit_path.is_file() else None
     export = _export_format(data)
