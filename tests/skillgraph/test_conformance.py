@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from knowmeter.cli import cli
-from knowmeter.skillgraph import lint_paths, sidecar_problems
+from knowmeter.skillgraph import frontmatter_problems, lint_paths, sidecar_problems
+from knowmeter.skillgraph._schema import BUILTIN_FRONTMATTER_SCHEMA
 
 BODY = """
 # {title}
@@ -217,3 +218,22 @@ def test_a_v8_folder_not_named_after_the_skill_is_an_error(tmp_path: Path) -> No
     folder = _skill(tmp_path, "conformant", FRONT, SIDECAR).rename(tmp_path / "skills" / "elsewhere")
     (hit,) = lint_paths([folder]).findings
     assert (hit.rule, hit.severity) == ("name-folder", "error")  # skill-lint.js fails it; a v4 skill only warns
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        FRONT,
+        {**FRONT, "schema_version": 8},  # moved to the sidecar: the v8 frontmatter schema has no such key
+        {**FRONT, "eval_artifacts": "present"},
+        {**FRONT, "subject": "cooking"},
+        {**FRONT, "relations": {"related": ["x"]}, "keywords": ["k"], "license": "MIT"},
+        {key: value for key, value in FRONT.items() if key != "public"},
+    ],
+)
+def test_the_builtin_frontmatter_rules_agree_with_the_published_schema(doc: dict[str, Any], ref: Path) -> None:
+    """The built-in v8 frontmatter rules accept and reject what Skill Graph's published schema does
+    on these documents — a key the schema does not declare included (it passed silently)."""
+    schema = json.loads((ref / "schemas" / "head-SKILL_METADATA_PROTOCOL_schema.json").read_text())
+    assert (frontmatter_problems(doc) == []) == jsonschema.Draft202012Validator(schema).is_valid(doc)
+    assert set(BUILTIN_FRONTMATTER_SCHEMA["properties"]) == set(schema["properties"])

@@ -123,8 +123,17 @@ BUILTIN_SIDECAR_SCHEMA: dict[str, Any] = {
     "allOf": [_when("passing"), _when("monitored")],
 }
 
+#: every other key the published v8 frontmatter schema declares (it allows no key beyond these:
+#: ``schema_version``, ``owner``, ``eval_*`` … moved to the sidecar)
+_V8_OTHER_KEYS = (
+    "taxonomy_domain", "project", "stability", "superseded_by", "license", "compatibility", "allowed-tools",
+    "triggers", "keywords", "examples", "anti_examples", "paths", "dependencies", "codebase_layer",
+    "applicable_tasks", "project_adoption_stage", "environment", "internal_tools", "relations", "grounding",
+)  # fmt: skip
+
 BUILTIN_FRONTMATTER_SCHEMA: dict[str, Any] = {
     "type": "object",
+    "additionalProperties": False,
     "required": ["name", "description", *V8_CLASSIFICATION],
     "properties": {
         "name": {"type": "string"},
@@ -134,6 +143,7 @@ BUILTIN_FRONTMATTER_SCHEMA: dict[str, Any] = {
         "public": {"type": "boolean"},
         "scope": {"type": "string"},
         **{f: {"type": "string"} for f in ("mental_model", "purpose", "concept_boundary", "analogy", "misconception")},
+        **{key: {} for key in _V8_OTHER_KEYS},
     },
 }
 
