@@ -208,3 +208,21 @@ def test_the_repositorys_own_sidecar_schema_decides(tmp_path: Path, skill_graph:
     with pytest.raises(InputError, match=r"audit-state\.json: not written: enum-fail: `comprehension_verdict` must be"):
         write_state(path, update)
     assert path.read_bytes() == before
+
+
+ODD = "a\u2028b\x85c\x7fd\u00e9\U0001f680e"  # YAML line breaks, a character YAML cannot hold raw, é, an emoji
+
+
+def test_odd_characters_read_back_as_written(tmp_path: Path, skill_graph: Path) -> None:
+    """A runner or model name (user text) with characters YAML reads as line breaks or refuses
+    raw: the SKILL.md still loads and gives back the same strings (U+2028 was folded to a space,
+    DEL made the whole SKILL.md unreadable); a sidecar field holding a lone surrogate escape
+    (valid JSON) is kept (it crashed the write)."""
+    folder = _skill_copy(tmp_path, (skill_graph / "skills" / "type-safety" / "SKILL.md").read_bytes(), "t")
+    run = {"at": "2026-11-27T11:00:00Z", "status": "pass", "runner": ODD, "model": ODD}
+    write_frontmatter_state(load_skill(folder), {"eval_last_run": run})
+    assert load_skill(folder).frontmatter["eval_last_run"] == run
+    path = folder / "audit-state.json"
+    path.write_text('{"owner": "lone \\ud800 half", "n": 1}\n')
+    write_state(path, {"eval_last_run": run})
+    assert json.loads(path.read_text()) == {"owner": "lone \ud800 half", "n": 1, "eval_last_run": run}

@@ -104,6 +104,17 @@ def write_state(path: Path, update: dict[str, Any]) -> tuple[dict[str, Any], lis
     return before, [p.message for p in sidecar_problems(merged, repo_root)]
 
 
+#: characters a JSON text may hold raw that YAML reads otherwise (line breaks \x85 \u2028 \u2029,
+#: characters outside YAML's printable set) or UTF-8 cannot hold (a lone surrogate, e.g. from "\ud800")
+_ESCAPE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
+def json_text(value: Any, **options: Any) -> str:
+    """``json.dumps(value, **options)`` with every character of ``_ESCAPE`` written as a ``\\uXXXX``
+    escape, so the text is valid UTF-8 and reads back — as JSON or as a YAML flow value — as ``value``."""
+    return _ESCAPE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json.dumps(value, **options))
+
+
 def _as_written(state: dict[str, Any], raw: bytes) -> bytes:
     """``state`` as JSON in the layout of the file it replaces (``raw``): its byte-order mark, line
     break (CRLF stays CRLF), indentation (two spaces, four, a tab — or one line), ``\\u`` escapes
@@ -116,8 +127,8 @@ def _as_written(state: dict[str, Any], raw: bytes) -> bytes:
     ascii_only = text.isascii() and "\\u" in text
     if indent is None:
         spaced = re.search(r'"\s*:\s', text) is not None  # {"a": 1, "b": 2} rather than {"a":1,"b":2}
-        out = json.dumps(state, ensure_ascii=ascii_only, separators=(", ", ": ") if spaced else (",", ":"))
+        out = json_text(state, ensure_ascii=ascii_only, separators=(", ", ": ") if spaced else (",", ":"))
     else:
-        out = json.dumps(state, ensure_ascii=ascii_only, indent=indent).replace("\n", newline)
+        out = json_text(state, ensure_ascii=ascii_only, indent=indent).replace("\n", newline)
     final = text[len(text.rstrip("\r\n")) :]
     return bom + (out + final).encode("utf-8")

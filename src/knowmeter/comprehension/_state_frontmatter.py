@@ -17,10 +17,10 @@ atomically.
 from __future__ import annotations
 
 import codecs
-import json
 import re
 from typing import Any
 
+from knowmeter.comprehension._state import json_text
 from knowmeter.skillgraph import Skill
 from knowmeter.store import atomic_file
 
@@ -81,7 +81,7 @@ def write_frontmatter_state(skill: Skill, update: dict[str, Any]) -> dict[str, A
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement) in ``front``
     appended: list[str] = []
     for key, value in update.items():
-        line = f"{key}: {json.dumps(value, ensure_ascii=False)}"
+        line = f"{key}: {json_text(value, ensure_ascii=False)}"
         if key in spans:
             begin, end, ending = spans[key]
             edits.append((begin, end, line + (ending or newline)))
