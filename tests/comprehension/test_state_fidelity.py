@@ -226,3 +226,34 @@ def test_odd_characters_read_back_as_written(tmp_path: Path, skill_graph: Path) 
     path.write_text('{"owner": "lone \\ud800 half", "n": 1}\n')
     write_state(path, {"eval_last_run": run})
     assert json.loads(path.read_text()) == {"owner": "lone \ud800 half", "n": 1, "eval_last_run": run}
+
+
+def test_the_repositorys_schema_for_the_version_decides_the_frontmatter_write(
+    tmp_path: Path, skill_graph: Path
+) -> None:
+    """With ``schemas/skill.v4.schema.json`` in the repository, that schema is asked before the run:
+    Skill Graph's own v4 schema takes the receipt; one without ``eval_last_run`` (an older revision)
+    gets a refusal naming the key, before anything runs, and a direct write changes nothing."""
+    from knowmeter.errors import InputError
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "schemas").mkdir()
+    schema = json.loads((skill_graph / "schemas" / "v0.5.6-skill.v4.schema.json").read_text())
+    (tmp_path / "schemas" / "skill.v4.schema.json").write_text(json.dumps(schema))
+    folder = _skill_copy(tmp_path, (skill_graph / "skills" / "type-safety" / "SKILL.md").read_bytes(), "type-safety")
+    assert frontmatter_refusal(load_skill(folder)) is None
+    other = tmp_path / "older"
+    (other / ".git").mkdir(parents=True)
+    (other / "schemas").mkdir()
+    del schema["properties"]["eval_last_run"]
+    (other / "schemas" / "skill.v4.schema.json").write_text(json.dumps(schema))
+    folder = _skill_copy(other, (skill_graph / "skills" / "type-safety" / "SKILL.md").read_bytes(), "type-safety")
+    skill = load_skill(folder)
+    refusal = frontmatter_refusal(skill)
+    assert refusal is not None and refusal.startswith(
+        "additionalProperty: `eval_last_run` is not declared in the v4 frontmatter schema; the repository's schema"
+    )
+    before = (folder / "SKILL.md").read_bytes()
+    with pytest.raises(InputError, match="not written: additionalProperty: `eval_last_run`"):
+        write_frontmatter_state(skill, frontmatter_update(skill, _update(folder)))
+    assert (folder / "SKILL.md").read_bytes() == before

@@ -21,7 +21,8 @@ import re
 from typing import Any
 
 from knowmeter.comprehension._state import json_text
-from knowmeter.skillgraph import Skill
+from knowmeter.errors import InputError
+from knowmeter.skillgraph import Skill, versioned_frontmatter_problems
 from knowmeter.store import atomic_file
 
 #: the eval fields each frontmatter ``schema_version``'s schema declares (v0.5.6 and its history)
@@ -34,6 +35,12 @@ _BY_VERSION: dict[int, tuple[str, ...]] = {
 #: without a readable ``schema_version``: by the shape the fields show
 _BY_SHAPE: dict[str, tuple[str, ...]] = {"v4": _BY_VERSION[4], "v6": _BY_VERSION[6]}
 _LINE_END = re.compile(r"\r\n|\r|\n")
+#: values of the shape --write-state writes, to ask the repository's schema before a run
+_SAMPLE: dict[str, Any] = {
+    "eval_score": 0.0,
+    "eval_failed_ids": [],
+    "eval_last_run": {"at": "2026-01-01T00:00:00Z", "status": "mixed", "runner": "knowmeter"},
+}
 
 
 def frontmatter_fields(skill: Skill) -> tuple[str, ...]:
@@ -54,6 +61,10 @@ def frontmatter_refusal(skill: Skill) -> str | None:
             "schema for it allows no eval_last_run); migrate the skill to schema_version 4 or later, add an "
             "audit-state.json beside it, or run without --write-state"
         )
+    sample = {k: v for k, v in _SAMPLE.items() if k in frontmatter_fields(skill)}
+    caused = _caused(skill, sample)
+    if caused:
+        return f"{caused}; the repository's schema for it has no room for the eval receipt: run without --write-state"
     if _root_is_flow(skill):
         return (
             "the frontmatter is one flow mapping ({...}); --write-state edits block-style frontmatter "
@@ -69,7 +80,12 @@ def frontmatter_update(skill: Skill, update: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_frontmatter_state(skill: Skill, update: dict[str, Any]) -> dict[str, Any]:
-    """Set ``update``'s keys (top-level frontmatter keys) in the SKILL.md; returns their previous values."""
+    """Set ``update``'s keys (top-level frontmatter keys) in the SKILL.md; returns their previous
+    values. ``InputError``, nothing written, when the repository's schema for the skill's
+    ``schema_version`` (``schemas/skill.v<N>.schema.json``) rejects the values written."""
+    caused = _caused(skill, update)
+    if caused:
+        raise InputError(f"{skill.path}: not written: {caused}; run without --write-state")
     raw = skill.path.read_bytes()
     bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
     text = raw[len(bom) :].decode("utf-8")
@@ -96,6 +112,15 @@ def write_frontmatter_state(skill: Skill, update: dict[str, Any]) -> dict[str, A
     with atomic_file(skill.path) as fh:
         fh.write(bom + new.encode("utf-8"))
     return before
+
+
+def _caused(skill: Skill, update: dict[str, Any]) -> str | None:
+    """What the repository's schema for the skill's ``schema_version`` (when it has one) says
+    against ``update``'s keys set in the frontmatter; ``None`` when nothing."""
+    merged = {**skill.frontmatter, **update}
+    problems = versioned_frontmatter_problems(merged, skill.repo_root) or []
+    caused = [p.message for p in problems if p.field.split(".")[0] in update]
+    return caused[0] if caused else None
 
 
 def _frontmatter_span(text: str) -> tuple[int, int]:

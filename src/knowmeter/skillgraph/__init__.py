@@ -36,7 +36,12 @@ from knowmeter.skillgraph._lint_skill import lint_skill
 from knowmeter.skillgraph._locate import eval_folders, find_case_files, find_skill_file
 from knowmeter.skillgraph._markdown import Section, slugs
 from knowmeter.skillgraph._paths import find_repo_root
-from knowmeter.skillgraph._schema import SchemaProblem, frontmatter_problems, sidecar_problems
+from knowmeter.skillgraph._schema import (
+    SchemaProblem,
+    frontmatter_problems,
+    sidecar_problems,
+    versioned_frontmatter_problems,
+)
 from knowmeter.skillgraph._skill import (
     UNDERSTANDING_FIELDS,
     ConceptText,
@@ -108,4 +113,5 @@ __all__ = [
     "source_grams",
     "tokens",
     "verbatim_overlap",
+    "versioned_frontmatter_problems",
 ]
