@@ -257,3 +257,51 @@ def test_the_repositorys_schema_for_the_version_decides_the_frontmatter_write(
     with pytest.raises(InputError, match="not written: additionalProperty: `eval_last_run`"):
         write_frontmatter_state(skill, frontmatter_update(skill, _update(folder)))
     assert (folder / "SKILL.md").read_bytes() == before
+
+
+_VALUES = (
+    "plain text", '"quoted: text"', "|\n  line one\n  line two", ">-\n  folded\n  text\n", "[a, b, {c: d}]",
+    "{x: 1, y: [2, 3]}", "\n  - a\n  - b: c\n    d: e", "\n  k: v\n  nested:\n    deep: 1\n  # inner\n  last: x",
+    "2026-01-01", "", "12  # trailing comment", "|+\n  keep\n",
+    "\n  at: '2026-01-01T00:00:00Z'\n  status: pass",
+)  # fmt: skip
+
+
+@pytest.mark.slow
+def test_random_frontmatters_keep_every_other_key_value_comment_and_line_ending(tmp_path: Path) -> None:
+    """300 seeded random frontmatters — block / flow / literal / folded values, comments and blank
+    lines between keys, the owned keys anywhere or absent, CRLF, a byte-order mark: after the write
+    every other key has its value and place, every top-level comment is there, the owned keys read
+    back as written, line endings and the mark are kept."""
+    import random
+
+    rng = random.Random(20261127)
+    update: dict[str, Any] = {"eval_last_run": {"at": "2026-11-27T11:00:00Z", "status": "fail"}, "eval_score": 4.5}
+    for i in range(300):
+        keys = ["name", *(f"k{j}" for j in range(rng.randint(1, 6))), *(k for k in update if rng.random() < 0.5)]
+        rng.shuffle(keys)
+        lines: list[str] = []
+        for key in keys:
+            if rng.random() < 0.3:
+                lines.append(rng.choice(["# a comment", "", "#"]))
+            value = "sk" if key == "name" else rng.choice(_VALUES)
+            lines.append(f"{key}:{'' if value.startswith(chr(10)) else ' '}{value}")
+        nl = rng.choice(["\n", "\r\n"])
+        text = ("\ufeff" if rng.random() < 0.2 else "") + "\n".join(["---", *lines, "# closing", "---", "# Body", ""])
+        text = text.replace("\n", nl)
+        folder = tmp_path / str(i) / "sk"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_bytes(text.encode())
+        skill = load_skill(folder)
+        write_frontmatter_state(skill, update)
+        written = (folder / "SKILL.md").read_bytes().decode()
+        again = load_skill(folder).frontmatter
+        assert {k: again[k] for k in update} == update, text
+        assert [(k, v) for k, v in again.items() if k not in update] == [
+            (k, v) for k, v in skill.frontmatter.items() if k not in update
+        ], text
+        assert list(again) == [*skill.frontmatter, *(k for k in update if k not in skill.frontmatter)], text
+        comments = [line for line in text.lstrip("\ufeff").split(nl) if line.startswith("#")]
+        assert [line for line in written.lstrip("\ufeff").split(nl) if line.startswith("#")] == comments, text
+        assert written.startswith("\ufeff") == text.startswith("\ufeff")
+        assert nl == "\n" or re.search(r"(?<!\r)\n", written) is None, text
