@@ -305,3 +305,22 @@ def test_random_frontmatters_keep_every_other_key_value_comment_and_line_ending(
         assert [line for line in written.lstrip("\ufeff").split(nl) if line.startswith("#")] == comments, text
         assert written.startswith("\ufeff") == text.startswith("\ufeff")
         assert nl == "\n" or re.search(r"(?<!\r)\n", written) is None, text
+
+
+def test_a_symlinked_skill_and_sidecar_stay_links(tmp_path: Path, skill_graph: Path) -> None:
+    """Libraries link skills into place: the write goes to the file the link names, and the links
+    stay (the rename replaced each link by a copy, leaving the real file as it was)."""
+    real = _skill_copy(tmp_path / "real", (skill_graph / "skills" / "type-safety" / "SKILL.md").read_bytes(), "t")
+    (real / "audit-state.json").write_text(json.dumps(_sidecar(skill_graph), indent=2) + "\n")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    for name in ("SKILL.md", "audit-state.json"):
+        (linked / name).symlink_to(real / name)
+    update = _update(linked)
+    write_state(linked / "audit-state.json", update)
+    run = update["eval_last_run"]
+    (linked / "audit-state.json").unlink()  # the v4 frontmatter path: no sidecar beside it
+    write_frontmatter_state(load_skill(linked), {"eval_last_run": run})
+    assert (linked / "SKILL.md").is_symlink()
+    assert json.loads((real / "audit-state.json").read_text())["eval_last_run"] == run
+    assert load_skill(real).frontmatter["eval_last_run"] == run

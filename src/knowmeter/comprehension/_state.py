@@ -99,7 +99,7 @@ def write_state(path: Path, update: dict[str, Any]) -> tuple[dict[str, Any], lis
             "update the repository's schemas/ to Skill Graph's current sidecar schema, or run without --write-state"
         )
     raw = path.read_bytes()
-    with atomic_file(path) as fh:
+    with atomic_file(path.resolve()) as fh:  # a symlinked sidecar stays a link: its target is rewritten
         fh.write(_as_written(merged, raw))
     return before, [p.message for p in sidecar_problems(merged, repo_root)]
 

@@ -109,7 +109,7 @@ def write_frontmatter_state(skill: Skill, update: dict[str, Any]) -> dict[str, A
         front += newline
     new = text[:start] + front + "".join(appended) + text[close:]
     before = {k: skill.frontmatter.get(k) for k in update}
-    with atomic_file(skill.path) as fh:
+    with atomic_file(skill.path.resolve()) as fh:  # a symlinked SKILL.md stays a link
         fh.write(bom + new.encode("utf-8"))
     return before
 
