@@ -324,3 +324,25 @@ def test_a_symlinked_skill_and_sidecar_stay_links(tmp_path: Path, skill_graph: P
     assert (linked / "SKILL.md").is_symlink()
     assert json.loads((real / "audit-state.json").read_text())["eval_last_run"] == run
     assert load_skill(real).frontmatter["eval_last_run"] == run
+
+
+def test_the_authors_text_is_not_scrubbed_nor_its_permissions_changed(tmp_path: Path, skill_graph: Path) -> None:
+    """A database skill documents connection strings and example keys: the write kept secrets out
+    of the whole file, so ``postgres://app:s3cret@db`` in the body became ``postgres://[redacted]@db``
+    and the sidecar's own text likewise, and a 0640 file came back 0644. Now only knowmeter's own
+    values are scrubbed (a runner naming an API key)."""
+    text = (skill_graph / "skills" / "type-safety" / "SKILL.md").read_text()
+    body = "\n## Connecting\n\nUse `postgres://app:s3cret@db:5432/app` and `API_KEY=sk-test-123456`.\n"
+    folder = _skill_copy(tmp_path, (text + body).encode(), "type-safety")
+    (folder / "SKILL.md").chmod(0o640)
+    secret_runner = {"at": "2026-11-27T11:00:00Z", "status": "pass", "runner": "agent --api-key sk-live-abcdef123"}
+    write_frontmatter_state(load_skill(folder), {"eval_last_run": secret_runner})
+    written = (folder / "SKILL.md").read_text()
+    assert written.endswith(body) and (folder / "SKILL.md").stat().st_mode & 0o777 == 0o640
+    assert load_skill(folder).frontmatter["eval_last_run"]["runner"] == "agent --api-key [redacted]"
+    path = folder / "audit-state.json"
+    state = {**_sidecar(skill_graph), "owner": "ops (pager: https://ops:hunter22@pager.example)"}
+    path.write_text(json.dumps(state, indent=2) + "\n")
+    path.chmod(0o600)
+    write_state(path, {"eval_last_run": secret_runner})
+    assert json.loads(path.read_text())["owner"] == state["owner"] and path.stat().st_mode & 0o777 == 0o600

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from knowmeter._secrets import scrub_value
 from knowmeter.errors import InputError
 from knowmeter.report import ComprehensionVerdict, GraderInfo
 from knowmeter.skillgraph import find_repo_root, read_audit_state, sidecar_problems
@@ -90,7 +91,7 @@ def write_state(path: Path, update: dict[str, Any]) -> tuple[dict[str, Any], lis
             "sidecar and does not create one"
         ) from None
     before = {k: state.get(k) for k in OWNED_FIELDS}
-    merged = {**state, **update}
+    merged = {**state, **scrub_value(update)}  # knowmeter's values scrubbed; the author's kept as they are
     repo_root = find_repo_root(path)  # its schemas/skill-audit-state.schema.json, as Skill Graph's lint reads it
     caused = [p for p in sidecar_problems(merged, repo_root) if p.field.split(".")[0] in OWNED_FIELDS]
     if caused:  # e.g. a repository whose schema predates a verdict level: refuse rather than write what it rejects
@@ -99,7 +100,7 @@ def write_state(path: Path, update: dict[str, Any]) -> tuple[dict[str, Any], lis
             "update the repository's schemas/ to Skill Graph's current sidecar schema, or run without --write-state"
         )
     raw = path.read_bytes()
-    with atomic_file(path.resolve()) as fh:  # a symlinked sidecar stays a link: its target is rewritten
+    with atomic_file(path.resolve(), scrub=False) as fh:  # a symlinked sidecar stays a link: its target is rewritten
         fh.write(_as_written(merged, raw))
     return before, [p.message for p in sidecar_problems(merged, repo_root)]
 

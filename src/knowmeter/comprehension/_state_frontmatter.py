@@ -20,6 +20,7 @@ import codecs
 import re
 from typing import Any
 
+from knowmeter._secrets import scrub_value
 from knowmeter.comprehension._state import json_text
 from knowmeter.errors import InputError
 from knowmeter.skillgraph import Skill, versioned_frontmatter_problems
@@ -82,7 +83,9 @@ def frontmatter_update(skill: Skill, update: dict[str, Any]) -> dict[str, Any]:
 def write_frontmatter_state(skill: Skill, update: dict[str, Any]) -> dict[str, Any]:
     """Set ``update``'s keys (top-level frontmatter keys) in the SKILL.md; returns their previous
     values. ``InputError``, nothing written, when the repository's schema for the skill's
-    ``schema_version`` (``schemas/skill.v<N>.schema.json``) rejects the values written."""
+    ``schema_version`` (``schemas/skill.v<N>.schema.json``) rejects the values written. The values
+    are scrubbed of secrets; the author's text is written back as it was."""
+    update = scrub_value(update)
     caused = _caused(skill, update)
     if caused:
         raise InputError(f"{skill.path}: not written: {caused}; run without --write-state")
@@ -109,7 +112,7 @@ def write_frontmatter_state(skill: Skill, update: dict[str, Any]) -> dict[str, A
         front += newline
     new = text[:start] + front + "".join(appended) + text[close:]
     before = {k: skill.frontmatter.get(k) for k in update}
-    with atomic_file(skill.path.resolve()) as fh:  # a symlinked SKILL.md stays a link
+    with atomic_file(skill.path.resolve(), scrub=False) as fh:  # a symlinked SKILL.md stays a link
         fh.write(bom + new.encode("utf-8"))
     return before
 
