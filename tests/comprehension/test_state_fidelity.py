@@ -346,3 +346,18 @@ def test_the_authors_text_is_not_scrubbed_nor_its_permissions_changed(tmp_path: 
     path.chmod(0o600)
     write_state(path, {"eval_last_run": secret_runner})
     assert json.loads(path.read_text())["owner"] == state["owner"] and path.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_sidecar_with_a_key_twice_is_refused_not_halved(tmp_path: Path, skill_graph: Path) -> None:
+    """JSON.parse keeps the last of two equal keys, so the rewrite would drop the first one the
+    author wrote: refused in one line naming the key, the file untouched."""
+    from knowmeter.errors import InputError
+
+    folder = tmp_path / "skills" / "type-safety"
+    folder.mkdir(parents=True)
+    path = folder / "audit-state.json"
+    text = json.dumps(_sidecar(skill_graph), indent=2).replace('"owner": ', '"owner": "first",\n  "owner": ', 1)
+    path.write_text(text)
+    with pytest.raises(InputError, match=r"audit-state\.json: cannot read the JSON \(the key 'owner' appears twice"):
+        write_state(path, _update(folder))
+    assert path.read_text() == text

@@ -195,6 +195,7 @@ def test_a_byte_order_mark_or_crlf_changes_nothing_read(tmp_path: Path, ref: Pat
     [
         ('{"x": ' + "[" * 5000 + "]" * 5000 + "}", "cannot read the JSON (nested too deeply)"),
         ('{"schema_version": 8, "eval_score": NaN}', "NaN is not a JSON number"),
+        ('{"schema_version": 8, "eval_score": 1e400}', "the number 1e400 is past the range of a float"),
     ],
 )
 def test_an_audit_state_json_cannot_parse_is_one_line(tmp_path: Path, content: str, problem: str) -> None:

@@ -193,7 +193,11 @@ def _state_home(skill_path: Path) -> Skill:
             "--write-state updates a Skill Graph sidecar and does not create one (run without --write-state, "
             "or add the file)"
         )
-    if skill.audit_state_path is None:
+    if skill.audit_state_path is not None:
+        from knowmeter.skillgraph import read_audit_state
+
+        read_audit_state(skill.audit_state_path, unique_keys=True)  # what the rewrite would drop: refused now
+    else:
         from knowmeter.comprehension import frontmatter_refusal
 
         refusal = frontmatter_refusal(skill)

@@ -84,7 +84,7 @@ def write_state(path: Path, update: dict[str, Any]) -> tuple[dict[str, Any], lis
     if unknown:
         raise ValueError(f"not fields --write-state owns: {sorted(unknown)}")
     try:
-        state = read_audit_state(path)
+        state = read_audit_state(path, unique_keys=True)
     except FileNotFoundError:
         raise InputError(
             f"{path}: no audit-state.json beside the SKILL.md; --write-state updates a Skill Graph v8 "

@@ -29,6 +29,7 @@ source SKILL.md; ``archetype`` is ``type`` / ``archetype`` (v4 / v6; default ``c
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -371,12 +372,19 @@ def _key_lines(padded: str) -> dict[str, int]:
     return out
 
 
-def read_audit_state(path: Path) -> dict[str, Any]:
+def read_audit_state(path: Path, *, unique_keys: bool = False) -> dict[str, Any]:
     """The parsed ``audit-state.json`` at ``path`` as Skill Graph's ``JSON.parse`` reads it (a
     byte-order mark in front allowed): ``SkillFormatError`` (one line) for invalid JSON — ``NaN``
-    and ``Infinity`` included —, non-UTF-8 text, nesting too deep, or anything but an object."""
+    and ``Infinity`` included, and a number past a float's range, which would be written back as
+    ``Infinity`` —, non-UTF-8 text, nesting too deep, or anything but an object. ``unique_keys``
+    (a file about to be rewritten): a key twice in one object, which the rewrite would drop, too."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"), parse_constant=_not_json)
+        data = json.loads(
+            path.read_text(encoding="utf-8-sig"),
+            parse_constant=_not_json,
+            parse_float=_finite,
+            object_pairs_hook=_unique_object if unique_keys else None,
+        )
     except json.JSONDecodeError as exc:
         raise SkillFormatError(path, f"invalid JSON ({exc.msg}), column {exc.colno}", line=exc.lineno) from None
     except UnicodeDecodeError as exc:
@@ -391,3 +399,18 @@ def read_audit_state(path: Path) -> dict[str, Any]:
 
 def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not a JSON number: write a number or null")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:24]} is past the range of a float: write a smaller one")
+    return value
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
+    if twice is not None:
+        raise ValueError(f"the key {twice!r} appears twice in one object (Skill Graph reads the last): keep one")
+    return dict(pairs)
