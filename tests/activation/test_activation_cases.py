@@ -182,3 +182,16 @@ def test_two_distractors_of_one_name_are_refused(tmp_path: Path, sg_skills: Path
     )
     r = km("activation", str(sg_skills / "a11y"), "--cases", "c.yaml", "--output-dir", "out", cwd=tmp_path)
     assert r.returncode == 2 and "c.yaml: case 'a': two distractors are named 'documentation'" in r.stderr
+
+
+def test_a_skill_saved_with_a_byte_order_mark_and_crlf_is_read(tmp_path: Path, sg_skills: Path) -> None:
+    """The real a11y skill as a Windows editor saves it: its name and examples are found (it was
+    "the frontmatter has no 'name'", exit 2) and the run measures what the plain file measures."""
+    from tests.support.cli import km
+
+    (tmp_path / "a11y").mkdir()
+    raw = (sg_skills / "a11y" / "SKILL.md").read_bytes()
+    (tmp_path / "a11y" / "SKILL.md").write_bytes(b"\xef\xbb\xbf" + raw.replace(b"\n", b"\r\n"))
+    r = km("activation", "a11y", "--output-dir", "out", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "recall" in r.stdout and "over 4 case(s)" in r.stdout

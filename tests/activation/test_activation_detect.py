@@ -9,7 +9,7 @@ import pytest
 from knowmeter.activation import detect_activations
 from knowmeter.errors import InputError
 from knowmeter.executors import SkillInstall
-from knowmeter.executors._offline import choose_skill, description_score
+from knowmeter.executors._offline import choose_skill, description_score, skill_description, skill_name
 from knowmeter.traces import MessageEvent, ToolCallEvent, Trace
 
 
@@ -74,3 +74,13 @@ def test_offline_skill_delivery_in_a_trace_and_a_bad_delivery_option(tmp_path: P
     assert detect_activations(anyio.run(agent.run, request).trace, ["debugging", "documentation"]).order == ()
     with pytest.raises(InputError, match="option delivery must be system or skill"):
         create_executor(ExecutorSpec("offline", None, {"delivery": "bogus"}))
+
+
+def test_offline_agent_reads_a_skill_saved_with_a_byte_order_mark(sg_skills: Path) -> None:
+    """The real debugging skill with a byte-order mark: its frontmatter name and description are
+    found (the description was the first line, "---"), so the same prompt loads it."""
+    text = (sg_skills / "debugging" / "SKILL.md").read_text()
+    plain, marked = SkillInstall("x", None, text), SkillInstall("x", None, "\ufeff" + text)
+    assert (skill_name(marked), skill_description(marked)) == ("debugging", skill_description(plain))
+    docs = _skill("documentation", "Use when writing reference docs and a README.")
+    assert choose_skill("my test is failing in CI", [marked, docs]) is marked

@@ -154,6 +154,10 @@ def test_install_skill_adds_frontmatter_only_when_asked_and_missing(tmp_path: Pa
     assert (install_skill(tmp_path / "b", plain) / "SKILL.md").read_text() == plain.text
     fm = SkillInstall("x", None, "---\nname: x\ndescription: y\n---\nbody")
     assert (install_skill(tmp_path / "c", fm, ensure_frontmatter=True) / "SKILL.md").read_text() == fm.text
+    # saved on Windows (byte-order mark, CRLF): it has its frontmatter — not given a second one in front
+    windows = SkillInstall("x", None, "\ufeff---\r\nname: release-notes\r\ndescription: y\r\n---\r\nbody\r\n")
+    dest = install_skill(tmp_path / "d", windows, ensure_frontmatter=True)
+    assert dest.name == "release-notes" and (dest / "SKILL.md").read_bytes() == windows.text.encode()
 
 
 _SPAWN_CHILD = "import subprocess, sys, time; subprocess.Popen(['sleep', sys.argv[1]]); time.sleep(60)"

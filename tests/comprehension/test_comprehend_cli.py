@@ -428,6 +428,25 @@ def test_write_state_on_a_v4_skill_without_a_sidecar_writes_its_frontmatter(proj
     assert front["eval_last_run"]["status"] == "fail" and front["eval_last_run"]["receipt"].endswith("/report.json")
 
 
+def test_write_state_on_a_v3_skill_is_refused_before_anything_runs(project: Path, skill_graph: Path) -> None:
+    """The real documentation skill is schema_version 3: its schema has no eval_last_run, so the
+    receipt was written where Skill Graph's lint rejects it. Now: one line naming the file and the
+    fix, exit 2, no task run and the SKILL.md byte for byte as it was."""
+    folder = project / "skills" / "documentation"
+    folder.mkdir()
+    shutil.copy(skill_graph / "skills" / "documentation" / "SKILL.md", folder / "SKILL.md")
+    shutil.copy(skill_graph / "evals" / "comprehension.json", project / "evals" / "comprehension.json")
+    before = (folder / "SKILL.md").read_bytes()
+    r = km("skills/documentation", "--evals", "evals/comprehension.json", "--judge", "scripted-grader",
+           "--write-state", cwd=project)  # fmt: skip
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "knowmeter: error: skills/documentation/SKILL.md: schema_version 3 frontmatter has no field for an eval receipt"
+    )
+    assert (folder / "SKILL.md").read_bytes() == before and not (project / ".knowmeter" / "runs").exists()
+
+
 def test_sigterm_keeps_the_answers_and_names_the_comprehend_resume(project: Path) -> None:
     """A comprehension run stopped mid-way prints what is stored and the command that resumes it
     (it printed only 'knowmeter: interrupted'), exits 143, and that command finishes it."""

@@ -64,6 +64,12 @@ def test_watermark_ignores_formatting_but_not_content(tmp_path: Path) -> None:
         ("empty.yaml", "samples: []\n", "no samples"),
         ("scalar.yaml", "hello\n", "expected a list of samples"),
         (
+            "skill.json",
+            '{"skill_name": "s", "evals": [{"id": 1, "prompt": "x"}]}',
+            "skill.json: a Skill Graph eval file ('evals' list of cases), not a sample file; measure the skill with "
+            "it: knowmeter comprehend path/to/SKILL.md --evals ",
+        ),
+        (
             "typo.yaml",
             "- {sample_id: a, prompt: x, assertion: [{type: contains, value: y}]}\n",
             "sample 'a': unknown sample key 'assertion' (did you mean 'assertions'?); known keys: sample_id, prompt,",

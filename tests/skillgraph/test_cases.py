@@ -224,6 +224,7 @@ def test_every_accepted_metadata_value_loads(tmp_path: Path) -> None:
         ("{", "x.json:1: invalid JSON"),
         ([], "an eval file is a JSON object with an 'evals' list"),
         ({"evals": [_CASE]}, "field 'skill_name': missing 'skill_name'"),
+        ({"skill_name": 7, "evals": [_CASE]}, "x.json:2: field 'skill_name': must be text, got 7; write"),
         ({"skill_name": "s", "evals": [_CASE, _CASE]}, "case 7: field 'id': duplicate id (first at case #1)"),
         ({"skill_name": "s", "evals": ["text"]}, "case #1: a case must be a JSON object"),
     ],

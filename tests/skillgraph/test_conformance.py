@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from knowmeter.cli import cli
-from knowmeter.skillgraph import lint_paths, sidecar_problems
+from knowmeter.skillgraph import frontmatter_problems, lint_paths, sidecar_problems
+from knowmeter.skillgraph._schema import BUILTIN_FRONTMATTER_SCHEMA
 
 BODY = """
 # {title}
@@ -217,3 +218,56 @@ def test_a_v8_folder_not_named_after_the_skill_is_an_error(tmp_path: Path) -> No
     folder = _skill(tmp_path, "conformant", FRONT, SIDECAR).rename(tmp_path / "skills" / "elsewhere")
     (hit,) = lint_paths([folder]).findings
     assert (hit.rule, hit.severity) == ("name-folder", "error")  # skill-lint.js fails it; a v4 skill only warns
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        FRONT,
+        {**FRONT, "schema_version": 8},  # moved to the sidecar: the v8 frontmatter schema has no such key
+        {**FRONT, "eval_artifacts": "present"},
+        {**FRONT, "subject": "cooking"},
+        {**FRONT, "relations": {"related": ["x"]}, "keywords": ["k"], "license": "MIT"},
+        {key: value for key, value in FRONT.items() if key != "public"},
+    ],
+)
+def test_the_builtin_frontmatter_rules_agree_with_the_published_schema(doc: dict[str, Any], ref: Path) -> None:
+    """The built-in v8 frontmatter rules accept and reject what Skill Graph's published schema does
+    on these documents — a key the schema does not declare included (it passed silently)."""
+    schema = json.loads((ref / "schemas" / "head-SKILL_METADATA_PROTOCOL_schema.json").read_text())
+    assert (frontmatter_problems(doc) == []) == jsonschema.Draft202012Validator(schema).is_valid(doc)
+    assert set(BUILTIN_FRONTMATTER_SCHEMA["properties"]) == set(schema["properties"])
+
+
+@pytest.mark.parametrize(
+    ("schema_files", "version", "extra", "reason"),
+    [
+        ({"skill.v4.schema.json": "v0.5.6-skill.v4.schema.json"}, 4, "", None),
+        ({"skill.v4.schema.json": "v0.5.6-skill.v4.schema.json"}, 4, "eval_score: 3\n", "`eval_score` is not declared"),
+        ({"skill.schema.json": "v0.5.6-skill.schema.json"}, 6, "", None),  # v0.5.6's canonical schema is v6
+        ({"skill.schema.json": "v0.5.6-skill.schema.json"}, 6, "eval_score: 7\n", "maximum-fail: `eval_score`"),
+        ({"skill.schema.json": "v0.5.6-skill.schema.json"}, 4, "eval_score: 3\n", None),  # no schema for v4 here
+    ],
+)
+def test_a_v4_or_v6_skill_meets_the_repositorys_schema_for_its_version(
+    tmp_path: Path, ref: Path, schema_files: dict[str, str], version: int, extra: str, reason: str | None
+) -> None:
+    """The v0.5.6 lint validates a SKILL.md against the schema of its schema_version: with that
+    schema in the repository, knowmeter does too — the real type-safety skill passes (its YAML
+    dates are the strings written), a key the schema does not declare or a value past its bound
+    is an error, as it is for Skill Graph (knowmeter did not look)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "schemas").mkdir()
+    for name, source in schema_files.items():
+        (tmp_path / "schemas" / name).write_bytes((ref / "schemas" / source).read_bytes())
+    folder = tmp_path / "skills" / "type-safety"
+    folder.mkdir(parents=True)
+    text = (ref / "skills" / "type-safety" / "SKILL.md").read_text()
+    text = text.replace("schema_version: 4\n", f"schema_version: {version}\n{extra}", 1)
+    (folder / "SKILL.md").write_text(text)
+    found = [f for f in lint_paths([folder]).findings if f.rule == "frontmatter-schema"]
+    if reason is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and reason in found[0].message and found[0].severity == "error", found
+        assert found[0].line == 4  # the offending key's line (after --- , the schema comment and schema_version)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -142,6 +143,9 @@ def test_missing_name_and_bad_field_type(tmp_path: Path) -> None:
     path.write_text("---\ndescription: x\n---\n")
     with pytest.raises(SkillFormatError, match="no 'name'"):
         load_skill(path)
+    path.write_text("---\ndescription: x\nname: 2026-01-01\n---\n")  # YAML reads a date, not the name 'missing'
+    with pytest.raises(SkillFormatError, match=r"SKILL\.md:3: field 'name': must be text, got date \(2026-01-01\)"):
+        load_skill(path)
     path.write_text("---\nname: x\nconcept:\n  purpose:\n    - a list\n---\n")
     with pytest.raises(SkillFormatError, match=r"SKILL\.md:4: field 'concept\.purpose': must be text"):
         load_skill(path)
@@ -160,3 +164,45 @@ def test_bad_audit_state(tmp_path: Path) -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(SkillFormatError, match="file not found"):
         load_skill(tmp_path / "nope")
+
+
+@pytest.mark.parametrize("name", ["a11y", "debugging", "documentation", "type-safety"])
+def test_a_byte_order_mark_or_crlf_changes_nothing_read(tmp_path: Path, ref: Path, name: str) -> None:
+    """Editors on Windows save SKILL.md and eval files with a byte-order mark and CRLF: each real
+    reference skill and eval file so saved reads as the original does (a SKILL.md with a mark was
+    "no YAML frontmatter", an eval file with one "invalid JSON"), lint included."""
+    from knowmeter.skillgraph import lint_paths, load_cases
+
+    eval_name = "comprehension.json" if name == "documentation" else f"{name}.json"
+    for base, saved in (("plain", lambda b: b), ("windows", lambda b: b"\xef\xbb\xbf" + b.replace(b"\n", b"\r\n"))):
+        folder = tmp_path / base / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_bytes(saved((ref / "skills" / name / "SKILL.md").read_bytes()))
+        (tmp_path / base / "evals").mkdir()
+        (tmp_path / base / "evals" / eval_name).write_bytes(saved((ref / "evals" / eval_name).read_bytes()))
+    plain, windows = (load_skill(tmp_path / b / "skills" / name) for b in ("plain", "windows"))
+    assert (windows.frontmatter, windows.concept) == (plain.frontmatter, plain.concept)
+    assert windows.sections == plain.sections
+    files = [load_cases(tmp_path / b / "evals" / eval_name) for b in ("plain", "windows")]
+    cases = [[{k: v for k, v in asdict(c).items() if k != "file"} for c in f.cases] for f in files]
+    assert cases[0] == cases[1] and cases[0]
+    linted = [lint_paths([tmp_path / b / "skills" / name]) for b in ("plain", "windows")]
+    assert linted[1].unreadable == [] and len(linted[1].findings) == len(linted[0].findings)
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ('{"x": ' + "[" * 5000 + "]" * 5000 + "}", "cannot read the JSON (nested too deeply)"),
+        ('{"schema_version": 8, "eval_score": NaN}', "NaN is not a JSON number"),
+        ('{"schema_version": 8, "eval_score": 1e400}', "the number 1e400 is past the range of a float"),
+    ],
+)
+def test_an_audit_state_json_cannot_parse_is_one_line(tmp_path: Path, content: str, problem: str) -> None:
+    """A sidecar nested past Python's recursion limit was a RecursionError traceback; one with NaN
+    (which Skill Graph's JSON.parse refuses) was read, and written back, as if it were JSON."""
+    (tmp_path / "SKILL.md").write_text("---\nname: x\n---\n")
+    (tmp_path / "audit-state.json").write_text(content)
+    with pytest.raises(SkillFormatError) as err:
+        load_skill(tmp_path)
+    assert problem in str(err.value) and "audit-state.json" in str(err.value) and "\n" not in str(err.value)

@@ -88,7 +88,7 @@ def _frontmatter_name(path: Path, text: str) -> str:
 
 def _install(path: Path) -> tuple[SkillInstall, str]:
     md = _skill_md(path)
-    text = md.read_text(encoding="utf-8")
+    text = md.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the frontmatter
     name = _frontmatter_name(md, text)
     return SkillInstall(name, md.parent, text), name
 

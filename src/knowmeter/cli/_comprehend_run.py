@@ -181,8 +181,8 @@ def _print(report: Report, terminal: _Terminal, opts: ComprehendOptions) -> RunD
 
 def _state_home(skill_path: Path) -> Skill:
     """Where --write-state can record the run, checked before any task runs (and is paid for):
-    the v8 ``audit-state.json``, else a v4 / v6 source frontmatter; a v8 skill without its sidecar
-    and a marketplace export are refused."""
+    the v8 ``audit-state.json``, else a v4 / v6 source frontmatter; a v8 skill without its sidecar,
+    a marketplace export and a frontmatter whose schema has no eval field (v3) are refused."""
     from knowmeter.skillgraph import load_skill
 
     skill = load_skill(skill_path)
@@ -193,6 +193,16 @@ def _state_home(skill_path: Path) -> Skill:
             "--write-state updates a Skill Graph sidecar and does not create one (run without --write-state, "
             "or add the file)"
         )
+    if skill.audit_state_path is not None:
+        from knowmeter.skillgraph import read_audit_state
+
+        read_audit_state(skill.audit_state_path, unique_keys=True)  # what the rewrite would drop: refused now
+    else:
+        from knowmeter.comprehension import frontmatter_refusal
+
+        refusal = frontmatter_refusal(skill)
+        if refusal is not None:
+            raise InputError(f"{skill.path}: {refusal}")
     return skill
 
 

@@ -49,7 +49,12 @@ from knowmeter.comprehension._run import (
 from knowmeter.comprehension._scripted import ScriptedGrader, scripted_reply
 from knowmeter.comprehension._section import comprehension_section
 from knowmeter.comprehension._state import OWNED_FIELDS, grader_model, state_update, write_state
-from knowmeter.comprehension._state_frontmatter import FRONTMATTER_FIELDS, frontmatter_update, write_frontmatter_state
+from knowmeter.comprehension._state_frontmatter import (
+    frontmatter_fields,
+    frontmatter_refusal,
+    frontmatter_update,
+    write_frontmatter_state,
+)
 from knowmeter.comprehension._stats import Graded, StatsConfig, comprehension_stats, graded_rows
 from knowmeter.comprehension._terminal import summary_lines
 from knowmeter.comprehension._verdict import LEVELS, Parties, model_family, skill_verdict
@@ -58,7 +63,6 @@ from knowmeter.skillgraph import STOPWORDS, Overlap, SourceGrams, tokens, verbat
 __all__ = [
     "BASELINE_ARM",
     "FAIL_HEDGES",
-    "FRONTMATTER_FIELDS",
     "GRADER_KIND",
     "GRADER_TEMPLATE",
     "LEVELS",
@@ -90,6 +94,8 @@ __all__ = [
     "comprehension_section",
     "comprehension_stats",
     "default_anchor_file",
+    "frontmatter_fields",
+    "frontmatter_refusal",
     "frontmatter_update",
     "grade_answer",
     "graded_rows",

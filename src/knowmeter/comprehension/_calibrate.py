@@ -68,7 +68,7 @@ def load_anchors(path: Path, cases: dict[str, GraderCase], skill_name: str) -> t
     """Read and check an anchor file against the cases being graded; ``InputError`` (one line
     naming the file and the anchor) for anything wrong."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise InputError(
             f"{path}: no anchor file; --calibrate needs anchors (--anchors FILE, or this file beside the eval file)"

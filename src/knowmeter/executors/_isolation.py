@@ -129,7 +129,9 @@ def minimal_env(
 
 
 def _has_frontmatter(text: str) -> bool:
-    return text.startswith("---\n") and "\n---" in text[3:]
+    """A SKILL.md that opens with a ``---`` line and closes it (after a byte-order mark, CRLF too)."""
+    text = text.removeprefix("\ufeff")
+    return text.startswith(("---\n", "---\r\n")) and "\n---" in text[3:]
 
 
 def _with_frontmatter(name: str, text: str) -> str:

@@ -253,14 +253,14 @@ class OfflineAgent(Executor):
 
 def skill_name(skill: SkillInstall) -> str:
     """The skill's frontmatter ``name``, else the install's name."""
-    head = skill.text.split("\n---", 1)[0] if skill.text.startswith("---") else ""
+    head = _frontmatter_head(skill.text)
     match = re.search(r"^name:[ \t]*(.+)$", head, re.M)
     return match.group(1).strip().strip("\"'") if match else skill.name
 
 
 def skill_description(skill: SkillInstall) -> str:
     """The skill's frontmatter ``description`` (one line, quotes dropped), else its first line."""
-    head = skill.text.split("\n---", 1)[0] if skill.text.startswith("---") else ""
+    head = _frontmatter_head(skill.text)
     match = _DESCRIPTION.search(head)
     if match:
         return match.group(1).strip().strip("\"'")
@@ -294,8 +294,15 @@ def _best_guidance(artifact: str, prompt_set: set[str]) -> list[str]:
     return [line for score, line in scored if score == best and best > 0]
 
 
+def _frontmatter_head(text: str) -> str:
+    """The text up to a leading frontmatter's closing ``---`` ("" without one; a byte-order mark aside)."""
+    text = text.removeprefix("\ufeff")
+    return text.split("\n---", 1)[0] if text.startswith("---") else ""
+
+
 def _strip_frontmatter(text: str) -> str:
     """Drop a leading YAML front-matter block (``---`` … ``---``): metadata, not guidance."""
+    text = text.removeprefix("\ufeff")
     if text.startswith("---"):
         end = text.find("\n---", 3)
         if end != -1:

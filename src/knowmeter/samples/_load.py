@@ -57,6 +57,11 @@ def _records(path: Path) -> tuple[Iterator[tuple[int, Any]], dict[str, Any] | No
     del text
     requires: dict[str, Any] | None = None
     if isinstance(data, dict):
+        if "samples" not in data and isinstance(data.get("evals"), list):  # Skill Graph's shape, not a sample file
+            raise InputError(
+                f"{path}: a Skill Graph eval file ('evals' list of cases), not a sample file; measure the skill "
+                "with it: knowmeter comprehend path/to/SKILL.md --evals " + str(path)
+            )
         if "samples" not in data:
             raise InputError(f"{path}: expected a list of samples or a mapping with a 'samples' key")
         req = data.get("requires")

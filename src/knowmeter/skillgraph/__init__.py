@@ -35,8 +35,21 @@ from knowmeter.skillgraph._lint_cases import lint_cases
 from knowmeter.skillgraph._lint_skill import lint_skill
 from knowmeter.skillgraph._locate import eval_folders, find_case_files, find_skill_file
 from knowmeter.skillgraph._markdown import Section, slugs
-from knowmeter.skillgraph._schema import SchemaProblem, frontmatter_problems, sidecar_problems
-from knowmeter.skillgraph._skill import UNDERSTANDING_FIELDS, ConceptText, Shape, Skill, load_skill
+from knowmeter.skillgraph._paths import find_repo_root
+from knowmeter.skillgraph._schema import (
+    SchemaProblem,
+    frontmatter_problems,
+    sidecar_problems,
+    versioned_frontmatter_problems,
+)
+from knowmeter.skillgraph._skill import (
+    UNDERSTANDING_FIELDS,
+    ConceptText,
+    Shape,
+    Skill,
+    load_skill,
+    read_audit_state,
+)
 from knowmeter.skillgraph._truth import ResolvedTruthSource, TruthSource, resolve_truth_source
 from knowmeter.skillgraph._verbatim import (
     STOPWORDS,
@@ -85,6 +98,7 @@ __all__ = [
     "application_text",
     "eval_folders",
     "find_case_files",
+    "find_repo_root",
     "find_skill_file",
     "frontmatter_problems",
     "lint_cases",
@@ -92,10 +106,12 @@ __all__ = [
     "lint_skill",
     "load_cases",
     "load_skill",
+    "read_audit_state",
     "resolve_truth_source",
     "sidecar_problems",
     "slugs",
     "source_grams",
     "tokens",
     "verbatim_overlap",
+    "versioned_frontmatter_problems",
 ]

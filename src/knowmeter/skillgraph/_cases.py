@@ -139,7 +139,7 @@ def load_cases(path: Path) -> CaseFile:
     """Read one eval file in any of the three formats (see the module doc)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark in front is not part of the text
     except FileNotFoundError:
         raise SkillFormatError(path, "eval file not found") from None
     except UnicodeDecodeError as exc:
@@ -162,11 +162,9 @@ def load_cases(path: Path) -> CaseFile:
     if skill_name is None and fmt == "evals-json" and path.parent.name == "evals":
         skill_name = path.parent.parent.name
     if not isinstance(skill_name, str) or not skill_name.strip():
+        what = "missing 'skill_name'" if skill_name is None else f"must be text, got {json.dumps(skill_name)}"
         raise SkillFormatError(
-            path,
-            'missing \'skill_name\'; add "skill_name": "<the SKILL.md name>"',
-            line=name_line or 1,
-            field="skill_name",
+            path, f'{what}; write "skill_name": "<the SKILL.md name>"', line=name_line or 1, field="skill_name"
         )
     lines = _case_lines(text, len(raw_cases))
     reader = _CaseReader(path, fmt, skill_name.strip())

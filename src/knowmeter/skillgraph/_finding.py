@@ -15,7 +15,8 @@ RULES: dict[str, tuple[Severity, str]] = {
     "required-section": ("error", "a body section the skill's shape / type requires is missing, empty or misplaced"),
     "frontmatter-schema": (
         "error",
-        "the v8 frontmatter breaks its schema (a required field, the subject shelf, a type)",
+        "the frontmatter breaks its schema (a required field, the subject shelf, a type, an undeclared key): "
+        "v8 always, v3–v7 when the repository has schemas/skill.v<N>.schema.json",
     ),
     "sidecar-schema": ("error", "audit-state.json breaks its schema (a required field, an enum value, a type)"),
     "sidecar-verdicts": ("warning", "audit-state.json has no structural / truth / comprehension verdict yet"),

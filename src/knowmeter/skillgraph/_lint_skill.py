@@ -27,7 +27,7 @@ from knowmeter.skillgraph._finding import Finding
 from knowmeter.skillgraph._lint_graph import graph_findings
 from knowmeter.skillgraph._locate import eval_folders, find_case_files
 from knowmeter.skillgraph._markdown import Section
-from knowmeter.skillgraph._schema import frontmatter_problems, sidecar_problems
+from knowmeter.skillgraph._schema import frontmatter_problems, sidecar_problems, versioned_frontmatter_problems
 from knowmeter.skillgraph._skill import UNDERSTANDING_FIELDS, Skill
 
 _MIN_SECTION_CHARS = 50  # Skill Graph warned below 50 non-whitespace characters
@@ -73,10 +73,21 @@ def lint_skill(skill: Skill) -> list[Finding]:
         out += _v8_sections(skill)
         out += graph_findings(skill)
     elif skill.export is None:
+        out += _versioned_schema(skill)
         out += _understanding(skill)
         out += _sections(skill)
     out += _eval_bookkeeping(skill)
     return out
+
+
+def _versioned_schema(skill: Skill) -> list[Finding]:
+    """A v3–v7 frontmatter against the repository's schema for its ``schema_version``, as the
+    v0.5.6 lint validates it (nothing when the repository has no such schema file)."""
+    problems = versioned_frontmatter_problems(skill.frontmatter, skill.repo_root) or []
+    return [
+        Finding(skill.path, skill.key_lines.get(p.field.split(".")[0], 2), "frontmatter-schema", p.message)
+        for p in problems
+    ]
 
 
 def _v8_frontmatter(skill: Skill) -> list[Finding]:

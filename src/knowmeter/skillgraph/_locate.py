@@ -74,7 +74,7 @@ def _roots(path: Path, repo_root: Path) -> list[Path]:
 def _names_skill(path: Path, name: str) -> bool:
     """An eval file (an ``evals`` list, so not a routing file or sidecar) whose ``skill_name`` is ``name``."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError):
         return False  # a broken eval file is reported when it is linted itself
     return isinstance(data, dict) and data.get("skill_name") == name and isinstance(data.get("evals"), list)

@@ -123,8 +123,17 @@ BUILTIN_SIDECAR_SCHEMA: dict[str, Any] = {
     "allOf": [_when("passing"), _when("monitored")],
 }
 
+#: every other key the published v8 frontmatter schema declares (it allows no key beyond these:
+#: ``schema_version``, ``owner``, ``eval_*`` … moved to the sidecar)
+_V8_OTHER_KEYS = (
+    "taxonomy_domain", "project", "stability", "superseded_by", "license", "compatibility", "allowed-tools",
+    "triggers", "keywords", "examples", "anti_examples", "paths", "dependencies", "codebase_layer",
+    "applicable_tasks", "project_adoption_stage", "environment", "internal_tools", "relations", "grounding",
+)  # fmt: skip
+
 BUILTIN_FRONTMATTER_SCHEMA: dict[str, Any] = {
     "type": "object",
+    "additionalProperties": False,
     "required": ["name", "description", *V8_CLASSIFICATION],
     "properties": {
         "name": {"type": "string"},
@@ -134,6 +143,7 @@ BUILTIN_FRONTMATTER_SCHEMA: dict[str, Any] = {
         "public": {"type": "boolean"},
         "scope": {"type": "string"},
         **{f: {"type": "string"} for f in ("mental_model", "purpose", "concept_boundary", "analogy", "misconception")},
+        **{key: {} for key in _V8_OTHER_KEYS},
     },
 }
 
@@ -172,6 +182,40 @@ def frontmatter_problems(frontmatter: dict[str, Any], repo_root: Path | None = N
     return _problems(frontmatter, schema, "the v8 frontmatter schema")
 
 
+def versioned_frontmatter_problems(frontmatter: dict[str, Any], repo_root: Path) -> list[SchemaProblem] | None:
+    """What is wrong with a v4–v7 frontmatter by the repository's own schema for its
+    ``schema_version`` (``schemas/skill.v<N>.schema.json``, else ``schemas/skill.schema.json`` when
+    that one is for N, as Skill Graph v0.5.6 ships them); ``None`` when the repository has neither.
+    YAML dates are checked as the ISO strings the author wrote."""
+    version = frontmatter.get("schema_version")
+    if isinstance(version, bool) or not (isinstance(version, int) or (isinstance(version, str) and version.isdigit())):
+        return None
+    number = int(version)
+    named, canonical = (
+        repo_root / "schemas" / f"skill.v{number}.schema.json",
+        repo_root / "schemas" / "skill.schema.json",
+    )
+    schema = _load(named) if named.is_file() else None
+    if schema is None and canonical.is_file():
+        loaded = _load(canonical)
+        declared = (loaded or {}).get("properties", {}).get("schema_version")
+        schema = loaded if isinstance(declared, dict) and _accepts(declared, version) else None
+    if schema is None:
+        return None
+    return _problems(json.loads(json.dumps(frontmatter, default=_iso)), schema, f"the v{number} frontmatter schema")
+
+
+def _accepts(subschema: dict[str, Any], value: Any) -> bool:
+    from jsonschema import Draft202012Validator
+
+    return bool(Draft202012Validator(subschema).is_valid(value))
+
+
+def _iso(value: Any) -> str:
+    """A YAML date / timestamp as the ISO text it was written as; anything else as ``str``."""
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
 def _schema(repo_root: Path | None, name: str, builtin: dict[str, Any]) -> dict[str, Any]:
     if repo_root is not None and (repo_root / "schemas" / name).is_file():
         loaded = _load(repo_root / "schemas" / name)
@@ -183,7 +227,7 @@ def _schema(repo_root: Path | None, name: str, builtin: dict[str, Any]) -> dict[
 @cache
 def _load(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError):
         return None  # an unreadable schema of the repository: the built-in rules apply
     return data if isinstance(data, dict) else None

@@ -29,6 +29,7 @@ source SKILL.md; ``archetype`` is ``type`` / ``archetype`` (v4 / v6; default ``c
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,7 +155,7 @@ def load_skill(path: Path) -> Skill:
     if path.is_dir():
         path = path / "SKILL.md"
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark in front is not part of the text
     except FileNotFoundError:
         raise SkillFormatError(path, "file not found; pass a SKILL.md or the folder that holds one") from None
     except UnicodeDecodeError as exc:
@@ -171,9 +172,16 @@ def load_skill(path: Path) -> Skill:
     key_lines = _key_lines(padded)
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise SkillFormatError(path, "frontmatter has no 'name'; add name: <skill-name>", line=2)
+        if name is None or isinstance(name, str):
+            raise SkillFormatError(path, "frontmatter has no 'name'; add name: <skill-name>", line=2)
+        raise SkillFormatError(  # YAML read 42, 2026-01-01 or [a, b]: not a name
+            path,
+            f'must be text, got {type(name).__name__} ({name!s}); quote it: name: "<skill-name>"',
+            line=key_lines.get("name"),
+            field="name",
+        )
     audit_path = path.parent / AUDIT_STATE_FILE
-    audit = _read_audit_state(audit_path) if audit_path.is_file() else None
+    audit = read_audit_state(audit_path) if audit_path.is_file() else None
     export = _export_format(data)
     sections = parse_sections(split.body, split.body_line)
     concept, exported = _concept_fields(data, key_lines, path)
@@ -364,13 +372,45 @@ def _key_lines(padded: str) -> dict[str, int]:
     return out
 
 
-def _read_audit_state(path: Path) -> dict[str, Any]:
+def read_audit_state(path: Path, *, unique_keys: bool = False) -> dict[str, Any]:
+    """The parsed ``audit-state.json`` at ``path`` as Skill Graph's ``JSON.parse`` reads it (a
+    byte-order mark in front allowed): ``SkillFormatError`` (one line) for invalid JSON — ``NaN``
+    and ``Infinity`` included, and a number past a float's range, which would be written back as
+    ``Infinity`` —, non-UTF-8 text, nesting too deep, or anything but an object. ``unique_keys``
+    (a file about to be rewritten): a key twice in one object, which the rewrite would drop, too."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(
+            path.read_text(encoding="utf-8-sig"),
+            parse_constant=_not_json,
+            parse_float=_finite,
+            object_pairs_hook=_unique_object if unique_keys else None,
+        )
     except json.JSONDecodeError as exc:
         raise SkillFormatError(path, f"invalid JSON ({exc.msg}), column {exc.colno}", line=exc.lineno) from None
     except UnicodeDecodeError as exc:
         raise SkillFormatError(path, f"not UTF-8 text ({exc.reason}); save it as UTF-8") from None
+    except (RecursionError, ValueError) as exc:  # nested too deeply, NaN, a number past the digit limit
+        what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+        raise SkillFormatError(path, f"cannot read the JSON ({what}); fix the file") from None
     if not isinstance(data, dict):
         raise SkillFormatError(path, "audit-state.json must be a JSON object (the v8 sidecar)", line=1)
     return data
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON number: write a number or null")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:24]} is past the range of a float: write a smaller one")
+    return value
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
+    if twice is not None:
+        raise ValueError(f"the key {twice!r} appears twice in one object (Skill Graph reads the last): keep one")
+    return dict(pairs)

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import secrets
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -52,14 +53,18 @@ class ScrubbedFile:
 
 
 @contextmanager
-def atomic_file(path: Path) -> Iterator[ScrubbedFile]:
-    """A file to write ``path``'s new content to (secrets scrubbed): it replaces ``path``
-    (fsynced) when the block ends without an error, so a reader never sees half a file."""
+def atomic_file(path: Path, *, scrub: bool = True) -> Iterator[ScrubbedFile | IO[bytes]]:
+    """A file to write ``path``'s new content to (secrets scrubbed, unless ``scrub`` is false: a
+    user's own file rewritten, whose text is theirs): it replaces ``path`` (fsynced, with the
+    permission bits of the file it replaces) when the block ends without an error, so a reader
+    never sees half a file."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with _naming(path), tmp.open("wb") as fh:
-            yield ScrubbedFile(fh)
+            yield ScrubbedFile(fh) if scrub else fh
             fh.flush()
+            if path.exists():
+                os.fchmod(fh.fileno(), stat.S_IMODE(path.stat().st_mode))
             os.fsync(fh.fileno())
         with _naming(path):
             os.replace(tmp, path)
