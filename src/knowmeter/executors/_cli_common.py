@@ -81,6 +81,9 @@ class CliOptions(ExecutorOptions):
     #: host folders (or files) a sealed agent may read besides the system's and its own sandbox
     #: (a tool's config, a shared dataset); read-only
     seal_allow: list[Path] = Field(default_factory=list)
+    #: more URLs (or host:port) a sealed agent may connect to besides its API and the proxies its
+    #: environment names (a Bedrock or Vertex endpoint, a local model server); see ``_netseal``
+    seal_endpoints: list[str] = Field(default_factory=list)
 
 
 def find_binary(name: str, configured: str | None, install_hint: str) -> Path:
@@ -283,6 +286,17 @@ class CliAgentExecutor(Executor, ABC, Generic[CliOptionsT]):
         """Fixed variables of this CLI (set before ``options.env`` and the request's env)."""
         return {}
 
+    def cli_api_urls(self) -> dict[str, str]:
+        """The API this CLI is configured to reach (what it is → URL)."""
+        return {}
+
+    def api_urls(self) -> dict[str, str]:
+        """Every URL a sealed agent may reach (see ``_netseal``): the CLI's API and option
+        ``seal_endpoints``; ``*_BASE_URL`` and proxy variables of the agent's environment are
+        added per task."""
+        extra = {f"option seal_endpoints[{i}]": u for i, u in enumerate(self.options.seal_endpoints)}
+        return {**self.cli_api_urls(), **extra}
+
     @abstractmethod
     async def prepare(self, request: ExecRequest, sandbox: TaskSandbox) -> tuple[list[str], Path | None]:
         """Install the artifact in the sandbox; return the argv and a file to feed on stdin."""
@@ -315,6 +329,7 @@ class CliAgentExecutor(Executor, ABC, Generic[CliOptionsT]):
             keep=opts.keep_temp,
             sealed=self.sealed,
             expose=[*needed_folders(self.binary), *opts.seal_allow],
+            api_urls=self.api_urls(),
         )
 
     async def run(self, request: ExecRequest) -> ExecResult:

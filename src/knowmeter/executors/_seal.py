@@ -21,9 +21,11 @@ a folder the agent is given (a sample file under ``/opt``, say) are blanked as w
 of the sandbox exist only as empty directories, so no ``CLAUDE.md`` / ``AGENTS.md`` above the
 workspace can be found by a CLI walking up from its working directory.
 
-The network is shared (the agent must reach its model API; ``/etc/resolv.conf`` is followed when
-it is a link). Where bubblewrap is missing or cannot create namespaces, ``seal_problem`` says
-why; the executors then refuse to start unless the user opted out of sealing (``unsealed``).
+The network is the agent's own (``--unshare-net``: only its own loopback), so no two sealed tasks
+can talk (a loopback server or an abstract unix socket of one arm is not there for the other);
+its model API and the proxies its environment names are relayed in (``_netseal``). Where
+bubblewrap is missing or cannot create these namespaces, ``seal_problem`` says why; the executors
+then refuse to start unless the user opted out of sealing (``unsealed``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from knowmeter.executors._netseal import Endpoint, interpreter_folders, relay_argv
 
 __all__ = ["INSTALL_HINT", "SYSTEM_DIRS", "Seal", "install_root", "needed_folders", "seal_problem"]
 
@@ -58,8 +62,9 @@ _SYSTEM_SECRETS: tuple[str, ...] = (
 #: Scratch folders every agent gets empty and writable (CLIs and their own sandboxes need them).
 _SCRATCH_DIRS: tuple[str, ...] = ("/tmp", "/var/tmp")
 #: The namespaces every seal starts from (the probe tries exactly these). Root inside is root of
-#: its own user namespace only: no device nodes, no mounts of the host's devices.
-_NAMESPACES = ("--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc")
+#: its own user namespace only: no device nodes, no mounts of the host's devices; the network is
+#: its own (loopback only, plus the relayed endpoints).
+_NAMESPACES = ("--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net")
 #: The agent runs one user namespace further in, so every mount of the seal is locked to the one
 #: beneath it: no blank can be unmounted to uncover what it covers (mount_namespaces(7)).
 _LOCK = ("bwrap", "--die-with-parent", "--unshare-user", "--dev-bind", "/", "/")
@@ -74,11 +79,6 @@ def _system_args() -> list[str]:
             args += ["--symlink", os.readlink(path), name]
         elif path.is_dir():
             args += ["--ro-bind", name, name]
-    resolv = Path("/etc/resolv.conf")
-    if resolv.is_symlink() and resolv.exists():  # e.g. /run/systemd/resolve/stub-resolv.conf
-        target = resolv.resolve()
-        if not any(_under(target, Path(d)) for d in SYSTEM_DIRS):
-            args += ["--ro-bind", str(target), str(target)]
     args += ["--ro-bind-try", "/sys", "/sys", "--dev", "/dev", "--proc", "/proc"]
     for scratch in _SCRATCH_DIRS:
         args += ["--tmpfs", scratch]
@@ -164,12 +164,17 @@ def _is_system(path: Path) -> bool:
 @dataclass(frozen=True, slots=True)
 class Seal:
     """How to seal one task: its sandbox ``root`` (made in the run's temporary root), paths to
-    blank if they lie in a visible folder (``hide``), and host folders the agent needs back
-    read-only (``expose``)."""
+    blank if they lie in a visible folder (``hide``), host folders the agent needs back read-only
+    (``expose``), and the endpoints it may reach from its own network (``endpoints``, relayed
+    through the unix sockets in ``net_dir``; host names mapped by the ``hosts`` file; see
+    ``_netseal``)."""
 
     root: Path
     hide: tuple[Path, ...] = ()
     expose: tuple[Path, ...] = ()
+    endpoints: tuple[Endpoint, ...] = ()
+    net_dir: Path | None = None
+    hosts: Path | None = None
 
     def argv(self, command: Sequence[str], *, cwd: Path) -> list[str]:
         """``command`` wrapped in ``bwrap`` with this seal, starting in ``cwd``. A program given by
@@ -186,7 +191,9 @@ class Seal:
         # this task's sandbox; the skeleton read-only — and the agent one user namespace further
         # in, where none of it can be undone
         args = ["bwrap", *_NAMESPACES, *_system_args(), "--tmpfs", str(shared)]
-        exposed = sorted({p.resolve() for p in self.expose if p.exists()})
+        relay = self.endpoints and self.net_dir is not None
+        needed = [*self.expose, *(interpreter_folders() if relay else ())]
+        exposed = sorted({p.resolve() for p in needed if p.exists()})
         hidden = [p.resolve() for p in [*_system_secrets(), *self.hide] if p.exists()]
         hidden = [p for p in hidden if _is_system(p) or any(_under(p, f) for f in exposed)]
         args += _blank_args(p for p in hidden if _is_system(p))
@@ -194,8 +201,15 @@ class Seal:
             if not _is_system(folder) or any(_under(folder, h) for h in hidden):
                 args += ["--ro-bind", str(folder), str(folder)]
         args += _blank_args(p for p in hidden if any(_under(p, f) and p != f for f in exposed))
-        args += ["--bind", str(self.root), str(self.root), "--remount-ro", "/"]
-        return [*args, "--", *_LOCK, "--chdir", str(cwd), "--", *command]
+        args += ["--bind", str(self.root), str(self.root)]
+        if self.hosts is not None:
+            args += ["--ro-bind", str(self.hosts), "/etc/hosts"]
+        prefix: list[str] = []
+        if relay:
+            assert self.net_dir is not None
+            args += ["--bind", str(self.net_dir), str(self.net_dir)]
+            prefix = relay_argv(self.endpoints, self.net_dir)
+        return [*args, "--remount-ro", "/", "--", *prefix, *_LOCK, "--chdir", str(cwd), "--", *command]
 
 
 def _blank_args(paths: Iterable[Path]) -> list[str]:
