@@ -222,8 +222,9 @@ async def task_sandbox(
     (its install, folders the user allows) read-only, and its own sandbox; ``request.protected``
     is blanked should it lie inside one of those. A sealed agent has a network of its own where only
     ``api_urls`` (what each is → URL) and the proxies its environment names are reachable."""
-    prefix = "knowmeter-" + _SAFE_NAME.sub("-", request.task_id)[:40] + "-"
-    root = Path(await anyio.to_thread.run_sync(lambda: tempfile.mkdtemp(prefix=prefix, dir=tmp_root)))
+    # the folder's name says nothing of the task: the agent's working directory is in its prompt,
+    # and a variant's name there ("baseline", "with-skill") would tell the model which arm it is in
+    root = Path(await anyio.to_thread.run_sync(lambda: tempfile.mkdtemp(prefix="knowmeter-task-", dir=tmp_root)))
     try:
         home, tmp, work = root / "home", root / "tmp", root / "work"
 
