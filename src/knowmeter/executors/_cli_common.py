@@ -215,12 +215,30 @@ _SKILL_DIRS = {
 }
 
 
-def context_files(sandbox: TaskSandbox) -> dict[str, str]:
-    """What the agent can load at start (``work/CLAUDE.md``, ``home/.claude/skills/x/SKILL.md`` …)
-    with each file's sha256[:8]: in a sealed task nothing outside the sandbox exists, so this is
-    everything; recorded in the trace so two arms' contexts can be compared."""
-    roots = {"work": sandbox.workspace, "home": sandbox.home}
+#: Host-wide (administrator) folders the CLIs read whatever HOME is — managed settings, policy,
+#: instructions, skills. They stay visible in the seal (an administrator's policy may be what lets
+#: the agent run at all), the same in both arms, and every file in them is recorded.
+MANAGED_DIRS: dict[str, Path] = {"etc/claude-code": Path("/etc/claude-code"), "etc/codex": Path("/etc/codex")}
+_MANAGED_MAX = 50
+
+
+def _managed_files() -> dict[str, str]:
     found: dict[str, str] = {}
+    for label, folder in MANAGED_DIRS.items():
+        if folder.is_dir():
+            for path in sorted(p for p in folder.rglob("*") if p.is_file())[:_MANAGED_MAX]:
+                key = f"{label}/{path.relative_to(folder).as_posix()}"
+                found[key] = hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+    return found
+
+
+def context_files(sandbox: TaskSandbox) -> dict[str, str]:
+    """What the agent can load at start (``work/CLAUDE.md``, ``home/.claude/skills/x/SKILL.md``,
+    ``etc/claude-code/managed-settings.json`` …) with each file's sha256[:8]: in a sealed task
+    nothing else outside the sandbox exists, so this is everything; recorded in the trace so two
+    arms' contexts can be compared."""
+    roots = {"work": sandbox.workspace, "home": sandbox.home}
+    found: dict[str, str] = _managed_files()
     for label, root in roots.items():
         names = [*_CONTEXT_FILES[label]]
         for skills in _SKILL_DIRS[label]:
