@@ -29,7 +29,7 @@ import yaml
 from tests.agents.test_agents_seal import ANSWER, FRUIT, SECRET, SKILL
 from tests.agents.test_agents_seal import _eval as seal_eval
 from tests.agents.test_agents_seal import _project as seal_project
-from tests.support.agents import agent_cli
+from tests.support.agents import agent_cli, executor_model, executor_options
 from tests.support.mock_model import MockModelServer, ServerFactory
 
 pytestmark = pytest.mark.agents
@@ -300,3 +300,36 @@ def test_a_machine_that_cannot_seal_is_refused_in_one_line(missing: str, tmp_pat
     assert line.startswith("knowmeter: error: claude: cannot seal tasks from each other: ") and why in line, line
     assert line.endswith("--unsealed") and "Traceback" not in r.stderr
     assert not list((tmp_path / ".knowmeter").glob("runs/*/results.jsonl"))
+
+
+@pytest.mark.slow
+def test_a_node_in_a_home_folder_exposes_its_bin_and_lib_not_the_folder_above(
+    tmp_path: Path, mock_server: ServerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """codex is a ``#!/usr/bin/env node`` script: the seal shows the interpreter's install. A node
+    in ``~/.local/bin`` (a user's own install) exposed all of ``~/.local`` — its ``share`` holds
+    keyrings and other programs' data. Only ``bin`` and ``lib`` beside it are needed (nvm's layout),
+    and codex still runs with them."""
+    import anyio
+
+    from knowmeter.executors import ExecRequest, ExecutorSpec, create_executor
+    from knowmeter.executors._seal import needed_folders
+
+    local = tmp_path / "home" / ".local"
+    (local / "bin").mkdir(parents=True)
+    os.link(shutil.which("node") or "/usr/bin/node", local / "bin" / "node")
+    (local / "share" / "keyrings").mkdir(parents=True)
+    (local / "share" / "keyrings" / "login.keyring").write_text(f"{SECRET}\n")
+    monkeypatch.setenv("PATH", f"{local / 'bin'}:{os.environ['PATH']}")
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "fruits.txt").write_text(f"{FRUIT}\n")
+    script = f"cat {local}/share/keyrings/login.keyring; cat fruits.txt"
+    srv = mock_server({"steps": [{"shell": script}, {"text": "ok"}]})
+    spec = ExecutorSpec("codex", executor_model("codex"), executor_options("codex", srv))
+    request = ExecRequest(task_id="s1::v::r0", sample_id="s1", prompt="fruit?", system=None, workspace=tmp_path / "ws")
+    result = anyio.run(create_executor(spec).run, request)
+    assert result.error is None, result.error
+    (output,) = [e.output for e in result.trace.events if e.kind == "tool_result"]
+    assert FRUIT in output and SECRET not in output, output
+    # the node codex starts on is the one in ~/.local/bin: its bin and lib are what the seal shows
+    assert needed_folders(agent_cli("codex"))[1:] == [local / "bin", local / "lib"]

@@ -148,8 +148,9 @@ def needed_folders(binary: Path, path_env: str | None = None) -> list[Path]:
     interpreter = _interpreter(binary.resolve(), path_env if path_env is not None else os.environ.get("PATH", ""))
     if interpreter is not None:
         real = interpreter.resolve()
-        # node under ~/.nvm/versions/node/vX/bin/node needs vX/lib as well
-        folders.append(real.parent.parent if real.parent.name == "bin" else real.parent)
+        folders.append(real.parent)
+        if real.parent.name == "bin":  # node under ~/.nvm/versions/node/vX/bin needs vX/lib; not
+            folders.append(real.parent.parent / "lib")  # all of vX: in ~/.local that is ~/.local/share
     return folders
 
 
