@@ -333,3 +333,27 @@ def test_a_node_in_a_home_folder_exposes_its_bin_and_lib_not_the_folder_above(
     assert FRUIT in output and SECRET not in output, output
     # the node codex starts on is the one in ~/.local/bin: its bin and lib are what the seal shows
     assert needed_folders(agent_cli("codex"))[1:] == [local / "bin", local / "lib"]
+
+
+@pytest.mark.slow
+def test_a_cli_binary_kept_in_home_exposes_itself_not_home(tmp_path: Path, mock_server: ServerFactory) -> None:
+    """A CLI outside any ``node_modules`` (codex's own build, downloaded to HOME) showed its whole
+    folder to the agent — all of HOME. Now only the binary itself is shown, and it still runs."""
+    import anyio
+
+    from knowmeter.executors import ExecRequest, ExecutorSpec, create_executor
+
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(f"{SECRET}\n")
+    vendor = next((agent_cli("codex").resolve().parents[2]).glob("codex-linux-*/vendor/*/bin/codex"))
+    os.link(vendor, home / "codex")
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "fruits.txt").write_text(f"{FRUIT}\n")
+    srv = mock_server({"steps": [{"shell": f"ls -A {home}; cat {home}/.ssh/id_rsa; cat fruits.txt"}, {"text": "ok"}]})
+    spec = ExecutorSpec("codex", executor_model("codex"), executor_options("codex", srv, bin=str(home / "codex")))
+    request = ExecRequest(task_id="s1::v::r0", sample_id="s1", prompt="fruit?", system=None, workspace=tmp_path / "ws")
+    result = anyio.run(create_executor(spec).run, request)
+    assert result.error is None, result.error
+    (output,) = [e.output for e in result.trace.events if e.kind == "tool_result"]
+    assert FRUIT in output and SECRET not in output and output.splitlines()[0] == "codex", output  # ls HOME

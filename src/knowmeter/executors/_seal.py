@@ -5,8 +5,8 @@ Inside the seal the agent's file system is built from nothing. It holds only
 - the system's programs and libraries, read-only: ``/usr``, ``/bin``, ``/sbin``, ``/lib*``,
   ``/opt`` and ``/etc`` — with the host's secrets in ``/etc`` (``shadow``, ``gshadow``, SSH host
   keys, ``ssl/private``) blanked — and ``/sys`` read-only;
-- the agent CLI's own install (its ``node_modules``, or the folder of its binary) and the
-  interpreter a script CLI starts with (``#!/usr/bin/env node``), read-only;
+- the agent CLI's own install (its ``node_modules``, or its binary) and the interpreter a script
+  CLI starts with (``#!/usr/bin/env node``: its ``bin`` and ``lib``), read-only;
 - folders the user allows (executor option ``seal_allow``), read-only;
 - its own sandbox (workspace copy, private HOME, TMPDIR), read-write, at its real path so the paths
   in its trace are the real ones; nothing else of the folder the sandboxes are made in;
@@ -113,13 +113,14 @@ def seal_problem() -> str | None:
 
 
 def install_root(binary: Path) -> Path:
-    """The folder a CLI needs to run: the ``node_modules`` folder it was installed in (npm puts
-    the real binary in a sibling package), else the folder of the resolved binary."""
+    """What of the host a CLI needs to run: the ``node_modules`` folder it was installed in (npm
+    puts the real binary in a sibling package), else the resolved binary itself — not its folder,
+    which may be HOME or ``~/Downloads`` (claude's and codex's own builds are single files)."""
     real = binary.resolve()
     for parent in real.parents:
         if parent.name == "node_modules":
             return parent
-    return real.parent
+    return real
 
 
 def _interpreter(script: Path, path_env: str) -> Path | None:
