@@ -148,3 +148,20 @@ def test_two_sealed_tasks_cannot_talk_over_loopback_or_abstract_sockets(tmp_path
         server.kill()
         server.wait()
     assert MARKER not in out and out.count("REFUSED") == 2, out
+
+
+def test_an_error_inside_a_sealed_sandbox_comes_out_as_itself(tmp_path: Path) -> None:
+    """A retryable API failure is raised from inside the sandbox (``ExecutorError``, for
+    knowmeter's retry); the relays' task group must neither swallow it (an await in the cancelled
+    group replaced it with a cancellation: the run went on with no result) nor wrap it in a group."""
+    from knowmeter.executors import ExecutorError
+
+    (tmp_path / "ws").mkdir()
+    request = ExecRequest(task_id="s1::v::r0", sample_id="s1", prompt="", system=None, workspace=tmp_path / "ws")
+
+    async def go() -> None:
+        async with task_sandbox(request, tmp_root=tmp_path, sealed=True, api_urls={"api": "http://127.0.0.1:9"}):
+            raise ExecutorError("claude: rate limited (429)")
+
+    with pytest.raises(ExecutorError, match=r"rate limited \(429\)"):
+        anyio.run(go)

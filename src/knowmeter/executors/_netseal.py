@@ -200,16 +200,23 @@ async def serve_endpoints(socket_dir: Path, endpoints: Sequence[Endpoint]) -> As
     """Accept on ``socket_dir/<i>.sock`` for the i-th endpoint and connect each connection to the
     endpoint itself, while the block runs."""
     listeners = [await anyio.create_unix_listener(socket_dir / f"{i}.sock") for i in range(len(endpoints))]
-    async with anyio.create_task_group() as tg:
-        for listener, endpoint in zip(listeners, endpoints, strict=True):
+    try:
+        async with anyio.create_task_group() as tg:
+            for listener, endpoint in zip(listeners, endpoints, strict=True):
 
-            async def handler(client: SocketStream, endpoint: Endpoint = endpoint) -> None:
-                await _forward(client, endpoint)
+                async def handler(client: SocketStream, endpoint: Endpoint = endpoint) -> None:
+                    await _forward(client, endpoint)
 
-            tg.start_soon(listener.serve, handler)
-        try:
-            yield
-        finally:
-            tg.cancel_scope.cancel()
+                tg.start_soon(listener.serve, handler)
+            try:
+                yield
+            finally:
+                tg.cancel_scope.cancel()
+    except BaseExceptionGroup as group:  # the block's own error (the relays raise none), as it was
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
+    finally:  # after the group: an await in its cancelled scope would replace the block's error
+        with anyio.CancelScope(shield=True):
             for listener in listeners:
                 await listener.aclose()
