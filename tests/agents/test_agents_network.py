@@ -165,3 +165,13 @@ def test_an_error_inside_a_sealed_sandbox_comes_out_as_itself(tmp_path: Path) ->
 
     with pytest.raises(ExecutorError, match=r"rate limited \(429\)"):
         anyio.run(go)
+
+
+def test_an_api_the_seal_cannot_relay_is_refused_when_the_executor_is_made() -> None:
+    """Not at every task: the executor is unavailable, with the setting named in one line."""
+    from knowmeter.executors import ExecutorSpec, ExecutorUnavailable, create_executor
+    from tests.support.agents import agent_cli
+
+    options = {"bin": str(agent_cli("claude")), "base_url": "http://10.1.2.3:8080", "api_key": "dummy"}
+    with pytest.raises(ExecutorUnavailable, match=r"^claude: option base_url: 'http://10\.1\.2\.3:8080' is an IP"):
+        create_executor(ExecutorSpec("claude", None, options))

@@ -30,6 +30,7 @@ from knowmeter.executors._isolation import (
     run_process,
     task_sandbox,
 )
+from knowmeter.executors._netseal import endpoints_from
 from knowmeter.executors._options import ExecutorOptions, options_hash
 from knowmeter.executors._protocol import (
     ExecRequest,
@@ -286,6 +287,12 @@ class CliAgentExecutor(Executor, ABC, Generic[CliOptionsT]):
         self.model = model
         #: whether each task's agent runs sealed from every other task (see ``_seal``)
         self.sealed = sealed
+        if sealed:  # an endpoint the seal's network cannot relay: refused now, not at every task
+            env = {k: v for k, v in os.environ.items() if any(fnmatch.fnmatchcase(k, p) for p in self.pass_env())}
+            try:
+                endpoints_from(self.api_urls(), {**env, **self.base_env(), **options.env})
+            except ValueError as exc:
+                raise ExecutorUnavailable(f"{self.name}: {exc}") from None
 
     def pass_env(self) -> list[str]:
         """Names and globs of the variables copied from knowmeter's environment into the agent's."""

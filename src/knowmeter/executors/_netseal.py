@@ -138,7 +138,7 @@ def _endpoint(url: str, origin: str) -> Endpoint:
     if not endpoint.is_name and not ipaddress.ip_address(endpoint.host).is_loopback:
         raise ValueError(
             f"{origin}: {url!r} is an IP address outside this machine, which a sealed agent's network "
-            "cannot relay; give it by host name"
+            "cannot relay; give it by host name (a line in this machine's /etc/hosts will do)"
         )
     return endpoint
 
