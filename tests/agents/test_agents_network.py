@@ -175,3 +175,19 @@ def test_an_api_the_seal_cannot_relay_is_refused_when_the_executor_is_made() -> 
     options = {"bin": str(agent_cli("claude")), "base_url": "http://10.1.2.3:8080", "api_key": "dummy"}
     with pytest.raises(ExecutorUnavailable, match=r"^claude: option base_url: 'http://10\.1\.2\.3:8080' is an IP"):
         create_executor(ExecutorSpec("claude", None, options))
+
+
+def test_the_relays_interpreter_shows_its_binary_and_stdlib_not_their_folders(tmp_path: Path) -> None:
+    """The relay runs on knowmeter's own Python: the seal shows that binary and its prefix's
+    ``lib``, not the folders around them (a Python kept in HOME would have shown all of HOME)."""
+    import sys
+
+    from knowmeter.executors._seal import SYSTEM_DIRS
+
+    binary, prefix = Path(sys.executable).resolve(), Path(sys.base_prefix).resolve()
+    if any(binary.is_relative_to(d) for d in SYSTEM_DIRS):
+        pytest.skip("this Python is a system one: its folders are shown anyway")
+    out = _sealed(tmp_path, f"ls -A {binary.parent}; echo ---; ls -A {prefix}", {"api": "http://127.0.0.1:9"})
+    beside, around = (part.split() for part in out.split("---"))
+    holding = {binary.relative_to(prefix).parts[0]} if binary.is_relative_to(prefix) else set()
+    assert beside == [binary.name] and set(around) == {"lib", *holding}, out

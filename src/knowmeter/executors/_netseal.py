@@ -160,9 +160,9 @@ def hosts_file(endpoints: Iterable[Endpoint]) -> str | None:
 
 
 def interpreter_folders() -> list[Path]:
-    """What the relay's interpreter needs inside the seal: its binary's folder and its prefix."""
-    real = Path(sys.executable).resolve()
-    return [real.parent, Path(sys.base_prefix).resolve()]
+    """What the relay's interpreter needs inside the seal: its binary and its prefix's ``lib``
+    (the standard library) — not the folders around them, which may be HOME."""
+    return [Path(sys.executable).resolve(), Path(sys.base_prefix).resolve() / "lib"]
 
 
 def relay_argv(endpoints: Sequence[Endpoint], socket_dir: Path) -> list[str]:
