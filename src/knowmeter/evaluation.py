@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from knowmeter import _provenance, defaults
-from knowmeter.artifacts import Variant, resolve_variant
+from knowmeter.artifacts import Variant, copies_in, resolve_variant
 from knowmeter.config import (
     EvalFile,
     RunConfig,
@@ -396,6 +396,11 @@ def workspace_leak(tasks: list[Task], config: RunConfig, variants: list[Variant]
         for path, what in [*samples, *store, *others[variant]]:
             names = seen.setdefault(ws, {}).setdefault(what, [])
             if _inside(path, ws) and variant not in names:
+                names.append(variant)
+        # a hard link or a copy elsewhere in the workspace is copied into the sandbox all the same
+        for what in copies_in(ws, {p: w for p, w in [*samples, *others[variant]] if p.is_file()}):
+            names = seen[ws].setdefault(what, [])
+            if variant not in names:
                 names.append(variant)
     parts = []
     for ws, held in seen.items():

@@ -124,7 +124,18 @@ def _scenarios(name: str, root: Path, home: Path, tmp_root: Path) -> dict[str, A
     }
 
 
-def _eval(name: str, root: Path, srv: MockModelServer, home: Path, tmp_root: Path, *flags: str) -> dict[str, Any]:
+def _eval(
+    name: str,
+    root: Path,
+    srv: MockModelServer,
+    home: Path,
+    tmp_root: Path,
+    *flags: str,
+    treatment: str = "fruit-skill",
+    pass_fds: tuple[int, ...] = (),
+) -> dict[str, Any]:
+    """``knowmeter eval`` of the two arms (the treatment variant named ``treatment``), with
+    ``pass_fds`` left open in knowmeter's process."""
     options = executor_options(name, srv)  # each CLI's own sandbox at its default
     if name == "claude":
         options["setting_sources"] = "project"  # CLAUDE.md files are read: only the workspace's may be
@@ -132,11 +143,11 @@ def _eval(name: str, root: Path, srv: MockModelServer, home: Path, tmp_root: Pat
         "samples": "eval-samples.yaml",
         "variants": [
             {"name": "baseline", "role": "control", "artifact": "baseline", "cwd": "workspace"},
-            {"name": "fruit-skill", "role": "treatment", "artifact": "skills/fruit-skill/SKILL.md", "cwd": "workspace"},
+            {"name": treatment, "role": "treatment", "artifact": "skills/fruit-skill/SKILL.md", "cwd": "workspace"},
         ],
         "executor": {"name": name, "model": executor_model(name), "options": options},
         "concurrency": 2,
-        "timeoutMs": 120_000,
+        "timeoutMs": 240_000,
         "noCache": True,
     }
     (root / "eval.yaml").write_text(yaml.safe_dump(config))
@@ -147,8 +158,9 @@ def _eval(name: str, root: Path, srv: MockModelServer, home: Path, tmp_root: Pat
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
         check=False,
+        pass_fds=pass_fds,
     )
     assert r.returncode == 0, r.stderr[-2000:]
     report: dict[str, Any] = json.loads(r.stdout)

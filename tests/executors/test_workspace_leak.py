@@ -54,3 +54,24 @@ def test_script_agent_in_its_own_knowledge_folder_is_not_warned(tmp_path: Path) 
     _project(tmp_path, "    cwd: kb\n")
     r = km("eval", "--report-only", cwd=tmp_path)
     assert r.returncode in (0, 1) and "must not see" not in " ".join(r.stderr.split()), r.stderr
+
+
+def test_a_hard_link_or_copy_of_the_answer_key_or_another_arms_artifact_is_named(tmp_path: Path) -> None:
+    """The workspace copy copies file contents: a hard link of the sample file, or a copy of the
+    treatment's skill, inside the workspace reaches the agent although neither path is inside it."""
+    _project(tmp_path, "    cwd: kb\n")
+    (tmp_path / "kb" / "answers.json").hardlink_to(tmp_path / "eval-samples.json")
+    (tmp_path / "skill.md").write_text("# The treatment's rules\n")
+    (tmp_path / "kb" / "notes").mkdir()
+    (tmp_path / "kb" / "notes" / "draft.md").write_text("# The treatment's rules\n")
+    (tmp_path / "kb" / "empty.md").write_text("")
+    with (tmp_path / "eval.yaml").open("a") as f:
+        f.write("  - name: treat\n    artifact: skill.md\n    cwd: kb\n")
+    r = km("eval", "--report-only", cwd=tmp_path)
+    text = " ".join(r.stderr.split())
+    assert (
+        "variants 'base', 'treat': their workspace "  # the answer key reaches both arms
+        f"{(tmp_path / 'kb').resolve()} contains a copy of the sample file eval-samples.json (answers.json) and a "
+        f"copy of variant 'treat''s artifact {(tmp_path / 'skill.md').resolve()} (notes/draft.md), which" in text
+    ), r.stderr
+    assert "empty.md" not in text

@@ -1,5 +1,6 @@
 """Variants and their artifacts (files, directory skills, git revisions, baseline)."""
 
+from knowmeter.artifacts._copies import copies_in
 from knowmeter.artifacts._variant import (
     BASELINE,
     Artifact,
@@ -20,6 +21,7 @@ __all__ = [
     "artifact_from_dir",
     "artifact_from_file",
     "available_variants",
+    "copies_in",
     "hash_files",
     "resolve_variant",
 ]

@@ -121,6 +121,12 @@ class ClaudeCliExecutor(CliAgentExecutor[ClaudeOptions]):
             env["IS_SANDBOX"] = "1"  # Claude Code refuses bypassPermissions as root without it
         return env
 
+    def cli_api_urls(self) -> dict[str, str]:
+        """Option ``base_url``, else Anthropic's API."""
+        if self.options.base_url:
+            return {"option base_url": self.options.base_url}
+        return {"claude's default API": "https://api.anthropic.com"}
+
     def setting_sources(self) -> str:
         """``--setting-sources``: the option, else none ("") — "user" for skill delivery."""
         o = self.options

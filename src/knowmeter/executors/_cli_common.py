@@ -30,6 +30,7 @@ from knowmeter.executors._isolation import (
     run_process,
     task_sandbox,
 )
+from knowmeter.executors._netseal import endpoints_from
 from knowmeter.executors._options import ExecutorOptions, options_hash
 from knowmeter.executors._protocol import (
     ExecRequest,
@@ -81,6 +82,9 @@ class CliOptions(ExecutorOptions):
     #: host folders (or files) a sealed agent may read besides the system's and its own sandbox
     #: (a tool's config, a shared dataset); read-only
     seal_allow: list[Path] = Field(default_factory=list)
+    #: more URLs (or host:port) a sealed agent may connect to besides its API and the proxies its
+    #: environment names (a Bedrock or Vertex endpoint, a local model server); see ``_netseal``
+    seal_endpoints: list[str] = Field(default_factory=list)
 
 
 def find_binary(name: str, configured: str | None, install_hint: str) -> Path:
@@ -212,12 +216,30 @@ _SKILL_DIRS = {
 }
 
 
-def context_files(sandbox: TaskSandbox) -> dict[str, str]:
-    """What the agent can load at start (``work/CLAUDE.md``, ``home/.claude/skills/x/SKILL.md`` …)
-    with each file's sha256[:8]: in a sealed task nothing outside the sandbox exists, so this is
-    everything; recorded in the trace so two arms' contexts can be compared."""
-    roots = {"work": sandbox.workspace, "home": sandbox.home}
+#: Host-wide (administrator) folders the CLIs read whatever HOME is — managed settings, policy,
+#: instructions, skills. They stay visible in the seal (an administrator's policy may be what lets
+#: the agent run at all), the same in both arms, and every file in them is recorded.
+MANAGED_DIRS: dict[str, Path] = {"etc/claude-code": Path("/etc/claude-code"), "etc/codex": Path("/etc/codex")}
+_MANAGED_MAX = 50
+
+
+def _managed_files() -> dict[str, str]:
     found: dict[str, str] = {}
+    for label, folder in MANAGED_DIRS.items():
+        if folder.is_dir():
+            for path in sorted(p for p in folder.rglob("*") if p.is_file())[:_MANAGED_MAX]:
+                key = f"{label}/{path.relative_to(folder).as_posix()}"
+                found[key] = hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+    return found
+
+
+def context_files(sandbox: TaskSandbox) -> dict[str, str]:
+    """What the agent can load at start (``work/CLAUDE.md``, ``home/.claude/skills/x/SKILL.md``,
+    ``etc/claude-code/managed-settings.json`` …) with each file's sha256[:8]: in a sealed task
+    nothing else outside the sandbox exists, so this is everything; recorded in the trace so two
+    arms' contexts can be compared."""
+    roots = {"work": sandbox.workspace, "home": sandbox.home}
+    found: dict[str, str] = _managed_files()
     for label, root in roots.items():
         names = [*_CONTEXT_FILES[label]]
         for skills in _SKILL_DIRS[label]:
@@ -265,6 +287,12 @@ class CliAgentExecutor(Executor, ABC, Generic[CliOptionsT]):
         self.model = model
         #: whether each task's agent runs sealed from every other task (see ``_seal``)
         self.sealed = sealed
+        if sealed:  # an endpoint the seal's network cannot relay: refused now, not at every task
+            env = {k: v for k, v in os.environ.items() if any(fnmatch.fnmatchcase(k, p) for p in self.pass_env())}
+            try:
+                endpoints_from(self.api_urls(), {**env, **self.base_env(), **options.env})
+            except ValueError as exc:
+                raise ExecutorUnavailable(f"{self.name}: {exc}") from None
 
     def pass_env(self) -> list[str]:
         """Names and globs of the variables copied from knowmeter's environment into the agent's."""
@@ -282,6 +310,17 @@ class CliAgentExecutor(Executor, ABC, Generic[CliOptionsT]):
     def base_env(self) -> dict[str, str]:
         """Fixed variables of this CLI (set before ``options.env`` and the request's env)."""
         return {}
+
+    def cli_api_urls(self) -> dict[str, str]:
+        """The API this CLI is configured to reach (what it is → URL)."""
+        return {}
+
+    def api_urls(self) -> dict[str, str]:
+        """Every URL a sealed agent may reach (see ``_netseal``): the CLI's API and option
+        ``seal_endpoints``; ``*_BASE_URL`` and proxy variables of the agent's environment are
+        added per task."""
+        extra = {f"option seal_endpoints[{i}]": u for i, u in enumerate(self.options.seal_endpoints)}
+        return {**self.cli_api_urls(), **extra}
 
     @abstractmethod
     async def prepare(self, request: ExecRequest, sandbox: TaskSandbox) -> tuple[list[str], Path | None]:
@@ -315,6 +354,7 @@ class CliAgentExecutor(Executor, ABC, Generic[CliOptionsT]):
             keep=opts.keep_temp,
             sealed=self.sealed,
             expose=[*needed_folders(self.binary), *opts.seal_allow],
+            api_urls=self.api_urls(),
         )
 
     async def run(self, request: ExecRequest) -> ExecResult:

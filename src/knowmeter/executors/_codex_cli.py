@@ -94,6 +94,12 @@ class CodexCliExecutor(CliAgentExecutor[CodexOptions]):
             return {o.env_key or API_KEY_VAR: o.api_key}
         return {"CODEX_API_KEY": o.api_key}
 
+    def cli_api_urls(self) -> dict[str, str]:
+        """Option ``base_url``, else OpenAI's API (another built-in provider: option ``seal_endpoints``)."""
+        if self.options.base_url:
+            return {"option base_url": self.options.base_url}
+        return {"codex's default API": "https://api.openai.com"}
+
     def _provider_flags(self) -> list[str]:
         o = self.options
         if not o.base_url:

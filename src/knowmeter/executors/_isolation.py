@@ -43,6 +43,7 @@ import anyio
 from anyio.abc import ByteReceiveStream
 
 from knowmeter import defaults
+from knowmeter.executors._netseal import endpoints_from, hosts_file, serve_endpoints
 from knowmeter.executors._protocol import ExecRequest, SkillInstall
 from knowmeter.executors._seal import Seal
 
@@ -213,6 +214,7 @@ async def task_sandbox(
     keep: bool = False,
     sealed: bool = False,
     expose: Sequence[Path] = (),
+    api_urls: Mapping[str, str] | None = None,
 ) -> AsyncIterator[TaskSandbox]:
     """A private workspace copy, HOME and environment for one task; removed on exit unless
     ``keep``. Read whatever session files you need inside the ``async with`` block.
@@ -220,9 +222,11 @@ async def task_sandbox(
     The environment is ``minimal_env`` plus ``extra_env`` plus ``request.env`` (last wins).
     ``sealed`` adds a default-deny ``Seal``: the agent sees the system, the folders in ``expose``
     (its install, folders the user allows) read-only, and its own sandbox; ``request.protected``
-    is blanked should it lie inside one of those."""
-    prefix = "knowmeter-" + _SAFE_NAME.sub("-", request.task_id)[:40] + "-"
-    root = Path(await anyio.to_thread.run_sync(lambda: tempfile.mkdtemp(prefix=prefix, dir=tmp_root)))
+    is blanked should it lie inside one of those. A sealed agent has a network of its own where only
+    ``api_urls`` (what each is → URL) and the proxies its environment names are reachable."""
+    # the folder's name says nothing of the task: the agent's working directory is in its prompt,
+    # and a variant's name there ("baseline", "with-skill") would tell the model which arm it is in
+    root = Path(await anyio.to_thread.run_sync(lambda: tempfile.mkdtemp(prefix="knowmeter-task-", dir=tmp_root)))
     try:
         home, tmp, work = root / "home", root / "tmp", root / "work"
 
@@ -234,8 +238,27 @@ async def task_sandbox(
         await anyio.to_thread.run_sync(_prepare)
         env = minimal_env(home, tmp, pass_env=pass_env, extra={**(extra_env or {}), **request.env})
         env[SANDBOX_ENV_VAR] = str(root)
-        seal = Seal(root, hide=tuple(request.protected), expose=tuple(expose)) if sealed else None
-        yield TaskSandbox(root=root, workspace=work, home=home, env=env, seal=seal)
+        if not sealed:
+            yield TaskSandbox(root=root, workspace=work, home=home, env=env)
+            return
+        endpoints = endpoints_from(api_urls or {}, env)
+        hosts = hosts_file(endpoints)
+        if hosts is not None:
+            await anyio.Path(root / "hosts").write_text(hosts, encoding="utf-8")
+        net_dir = Path(await anyio.to_thread.run_sync(lambda: tempfile.mkdtemp(prefix="knowmeter-net-", dir="/tmp")))
+        try:
+            seal = Seal(
+                root,
+                hide=tuple(request.protected),
+                expose=tuple(expose),
+                endpoints=endpoints,
+                net_dir=net_dir,
+                hosts=root / "hosts" if hosts is not None else None,
+            )
+            async with serve_endpoints(net_dir, endpoints):
+                yield TaskSandbox(root=root, workspace=work, home=home, env=env, seal=seal)
+        finally:
+            await anyio.to_thread.run_sync(lambda: shutil.rmtree(net_dir, ignore_errors=True))
     finally:
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(kill_sandbox_processes, root)

@@ -5,8 +5,8 @@ Inside the seal the agent's file system is built from nothing. It holds only
 - the system's programs and libraries, read-only: ``/usr``, ``/bin``, ``/sbin``, ``/lib*``,
   ``/opt`` and ``/etc`` — with the host's secrets in ``/etc`` (``shadow``, ``gshadow``, SSH host
   keys, ``ssl/private``) blanked — and ``/sys`` read-only;
-- the agent CLI's own install (its ``node_modules``, or the folder of its binary) and the
-  interpreter a script CLI starts with (``#!/usr/bin/env node``), read-only;
+- the agent CLI's own install (its ``node_modules``, or its binary) and the interpreter a script
+  CLI starts with (``#!/usr/bin/env node``: its ``bin`` and ``lib``), read-only;
 - folders the user allows (executor option ``seal_allow``), read-only;
 - its own sandbox (workspace copy, private HOME, TMPDIR), read-write, at its real path so the paths
   in its trace are the real ones; nothing else of the folder the sandboxes are made in;
@@ -21,9 +21,11 @@ a folder the agent is given (a sample file under ``/opt``, say) are blanked as w
 of the sandbox exist only as empty directories, so no ``CLAUDE.md`` / ``AGENTS.md`` above the
 workspace can be found by a CLI walking up from its working directory.
 
-The network is shared (the agent must reach its model API; ``/etc/resolv.conf`` is followed when
-it is a link). Where bubblewrap is missing or cannot create namespaces, ``seal_problem`` says
-why; the executors then refuse to start unless the user opted out of sealing (``unsealed``).
+The network is the agent's own (``--unshare-net``: only its own loopback), so no two sealed tasks
+can talk (a loopback server or an abstract unix socket of one arm is not there for the other);
+its model API and the proxies its environment names are relayed in (``_netseal``). Where
+bubblewrap is missing or cannot create these namespaces, ``seal_problem`` says why; the executors
+then refuse to start unless the user opted out of sealing (``unsealed``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from knowmeter.executors._netseal import Endpoint, interpreter_folders, relay_argv
 
 __all__ = ["INSTALL_HINT", "SYSTEM_DIRS", "Seal", "install_root", "needed_folders", "seal_problem"]
 
@@ -58,8 +62,9 @@ _SYSTEM_SECRETS: tuple[str, ...] = (
 #: Scratch folders every agent gets empty and writable (CLIs and their own sandboxes need them).
 _SCRATCH_DIRS: tuple[str, ...] = ("/tmp", "/var/tmp")
 #: The namespaces every seal starts from (the probe tries exactly these). Root inside is root of
-#: its own user namespace only: no device nodes, no mounts of the host's devices.
-_NAMESPACES = ("--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc")
+#: its own user namespace only: no device nodes, no mounts of the host's devices; the network is
+#: its own (loopback only, plus the relayed endpoints).
+_NAMESPACES = ("--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net")
 #: The agent runs one user namespace further in, so every mount of the seal is locked to the one
 #: beneath it: no blank can be unmounted to uncover what it covers (mount_namespaces(7)).
 _LOCK = ("bwrap", "--die-with-parent", "--unshare-user", "--dev-bind", "/", "/")
@@ -74,11 +79,6 @@ def _system_args() -> list[str]:
             args += ["--symlink", os.readlink(path), name]
         elif path.is_dir():
             args += ["--ro-bind", name, name]
-    resolv = Path("/etc/resolv.conf")
-    if resolv.is_symlink() and resolv.exists():  # e.g. /run/systemd/resolve/stub-resolv.conf
-        target = resolv.resolve()
-        if not any(_under(target, Path(d)) for d in SYSTEM_DIRS):
-            args += ["--ro-bind", str(target), str(target)]
     args += ["--ro-bind-try", "/sys", "/sys", "--dev", "/dev", "--proc", "/proc"]
     for scratch in _SCRATCH_DIRS:
         args += ["--tmpfs", scratch]
@@ -113,13 +113,14 @@ def seal_problem() -> str | None:
 
 
 def install_root(binary: Path) -> Path:
-    """The folder a CLI needs to run: the ``node_modules`` folder it was installed in (npm puts
-    the real binary in a sibling package), else the folder of the resolved binary."""
+    """What of the host a CLI needs to run: the ``node_modules`` folder it was installed in (npm
+    puts the real binary in a sibling package), else the resolved binary itself — not its folder,
+    which may be HOME or ``~/Downloads`` (claude's and codex's own builds are single files)."""
     real = binary.resolve()
     for parent in real.parents:
         if parent.name == "node_modules":
             return parent
-    return real.parent
+    return real
 
 
 def _interpreter(script: Path, path_env: str) -> Path | None:
@@ -148,8 +149,9 @@ def needed_folders(binary: Path, path_env: str | None = None) -> list[Path]:
     interpreter = _interpreter(binary.resolve(), path_env if path_env is not None else os.environ.get("PATH", ""))
     if interpreter is not None:
         real = interpreter.resolve()
-        # node under ~/.nvm/versions/node/vX/bin/node needs vX/lib as well
-        folders.append(real.parent.parent if real.parent.name == "bin" else real.parent)
+        folders.append(real.parent)
+        if real.parent.name == "bin":  # node under ~/.nvm/versions/node/vX/bin needs vX/lib; not
+            folders.append(real.parent.parent / "lib")  # all of vX: in ~/.local that is ~/.local/share
     return folders
 
 
@@ -164,12 +166,17 @@ def _is_system(path: Path) -> bool:
 @dataclass(frozen=True, slots=True)
 class Seal:
     """How to seal one task: its sandbox ``root`` (made in the run's temporary root), paths to
-    blank if they lie in a visible folder (``hide``), and host folders the agent needs back
-    read-only (``expose``)."""
+    blank if they lie in a visible folder (``hide``), host folders the agent needs back read-only
+    (``expose``), and the endpoints it may reach from its own network (``endpoints``, relayed
+    through the unix sockets in ``net_dir``; host names mapped by the ``hosts`` file; see
+    ``_netseal``)."""
 
     root: Path
     hide: tuple[Path, ...] = ()
     expose: tuple[Path, ...] = ()
+    endpoints: tuple[Endpoint, ...] = ()
+    net_dir: Path | None = None
+    hosts: Path | None = None
 
     def argv(self, command: Sequence[str], *, cwd: Path) -> list[str]:
         """``command`` wrapped in ``bwrap`` with this seal, starting in ``cwd``. A program given by
@@ -186,7 +193,9 @@ class Seal:
         # this task's sandbox; the skeleton read-only — and the agent one user namespace further
         # in, where none of it can be undone
         args = ["bwrap", *_NAMESPACES, *_system_args(), "--tmpfs", str(shared)]
-        exposed = sorted({p.resolve() for p in self.expose if p.exists()})
+        relay = self.endpoints and self.net_dir is not None
+        needed = [*self.expose, *(interpreter_folders() if relay else ())]
+        exposed = sorted({p.resolve() for p in needed if p.exists()})
         hidden = [p.resolve() for p in [*_system_secrets(), *self.hide] if p.exists()]
         hidden = [p for p in hidden if _is_system(p) or any(_under(p, f) for f in exposed)]
         args += _blank_args(p for p in hidden if _is_system(p))
@@ -194,8 +203,15 @@ class Seal:
             if not _is_system(folder) or any(_under(folder, h) for h in hidden):
                 args += ["--ro-bind", str(folder), str(folder)]
         args += _blank_args(p for p in hidden if any(_under(p, f) and p != f for f in exposed))
-        args += ["--bind", str(self.root), str(self.root), "--remount-ro", "/"]
-        return [*args, "--", *_LOCK, "--chdir", str(cwd), "--", *command]
+        args += ["--bind", str(self.root), str(self.root)]
+        if self.hosts is not None:
+            args += ["--ro-bind", str(self.hosts), "/etc/hosts"]
+        prefix: list[str] = []
+        if relay:
+            assert self.net_dir is not None
+            args += ["--bind", str(self.net_dir), str(self.net_dir)]
+            prefix = relay_argv(self.endpoints, self.net_dir)
+        return [*args, "--remount-ro", "/", "--", *prefix, *_LOCK, "--chdir", str(cwd), "--", *command]
 
 
 def _blank_args(paths: Iterable[Path]) -> list[str]:
