@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
@@ -49,6 +50,25 @@ def test_plain_text_output_and_unknown_cost(tmp_path: Path) -> None:
 def test_nonzero_exit_is_an_error_carrying_stderr(tmp_path: Path) -> None:
     with pytest.raises(ExecutorError, match="exited with 3: boom happened"):
         run(agent(tmp_path, "sys.stderr.write('noise\\nboom happened\\n'); sys.exit(3)\n"))
+
+
+def test_a_command_killed_by_a_signal_names_it(tmp_path: Path) -> None:
+    with pytest.raises(ExecutorError, match=r"^python\S* was killed by SIGSEGV: about to crash$"):
+        run(
+            agent(
+                tmp_path,
+                "import os, signal\nsys.stderr.write('about to crash\\n'); sys.stderr.flush()\n"
+                "os.kill(os.getpid(), signal.SIGSEGV)\n",
+            )
+        )
+
+
+def test_a_reply_past_the_stdout_limit_fails_the_task_keeping_nothing(tmp_path: Path) -> None:
+    """An agent that prints 20 MiB is one failed task (not retried: it would print it again) with
+    a line saying what to fix — not hundreds of megabytes in memory and in results.jsonl."""
+    r = run(agent(tmp_path, "sys.stdout.write('{\"output\": \"' + 'x' * (20 << 20) + '\"}')\n"))
+    assert r.output == "" and r.error is not None
+    assert re.match(r"python\S* printed more than 16 MiB on stdout", r.error), r.error
 
 
 def test_ok_false_is_an_error(tmp_path: Path) -> None:

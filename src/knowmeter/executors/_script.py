@@ -12,6 +12,7 @@ import json
 import math
 import os
 import shlex
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import IO, Any
 from knowmeter import jsonio
 from knowmeter.executors._protocol import ExecRequest, ExecResult, Executor, ExecutorError
 from knowmeter.executors._registry import ExecutorSpec, UnknownExecutor, register_executor, resolve_argv
-from knowmeter.executors._spawn import run_command
+from knowmeter.executors._spawn import MAX_STDOUT_BYTES, run_command
 from knowmeter.traces import (
     MessageEvent,
     ToolCallEvent,
@@ -254,12 +255,30 @@ class ScriptExecutor(Executor):
                 errfile.seek(err_start)
                 detail = errfile.read().decode(errors="replace").strip().splitlines()
                 tail = detail[-1] if detail else "(no stderr)"
-                raise ExecutorError(f"{Path(self.argv[0]).name} exited with {code}: {tail}")
+                raise ExecutorError(f"{Path(self.argv[0]).name} {_ended(code)}: {tail}")
         finally:
             self._stderr_pool.append(errfile)
+        if len(stdout) > MAX_STDOUT_BYTES:  # the rest was dropped unread: no reply to parse (and no retry)
+            return ExecResult(
+                "",
+                Trace(source=self.name),
+                error=f"{Path(self.argv[0]).name} printed more than {MAX_STDOUT_BYTES >> 20} MiB on stdout (a reply is "
+                "one JSON object or the answer's text); nothing of it is kept — make the agent print its answer alone",
+                latency_ms=latency,
+            )
         result = parse_script_stdout(stdout.decode(errors="replace"))
         result.latency_ms = latency
         return result
+
+
+def _ended(code: int) -> str:
+    """How a command with exit status ``code`` ended: ``exited with 2``, ``was killed by SIGSEGV``."""
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with {code}"
 
 
 @register_executor("script")
