@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from knowmeter import jsonio
+from knowmeter._faults import WorkFolderLost
 from knowmeter.executors._protocol import ExecRequest, ExecResult, Executor, ExecutorError
 from knowmeter.executors._registry import ExecutorSpec, UnknownExecutor, register_executor, resolve_argv
 from knowmeter.executors._spawn import MAX_STDOUT_BYTES, run_command
@@ -246,9 +247,11 @@ class ScriptExecutor(Executor):
         try:
             try:
                 code, stdout = await run_command(self.argv, payload, cwd=cwd, env=env, stderr=errfile)
-            except FileNotFoundError:
-                raise ExecutorError(f"executor command not found: {self.argv[0]}") from None
-            except PermissionError:
+            except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+                if cwd is not None and exc.filename == cwd:  # every later task would meet it too: the run stops
+                    raise WorkFolderLost(exc.errno, exc.strerror, cwd) from exc
+                if isinstance(exc, FileNotFoundError):
+                    raise ExecutorError(f"executor command not found: {self.argv[0]}") from None
                 raise ExecutorError(f"executor command is not executable: {self.argv[0]}") from None
             latency = (time.perf_counter() - started) * 1000
             if code != 0:
