@@ -42,3 +42,11 @@ def test_a_command_started_without_stdout_and_stdin_runs_as_with_them(demo: Path
         preexec_fn=_close_stdout_and_stdin,
     )
     assert (r.returncode, r.stderr) == (0, "")
+
+
+def test_a_full_disk_under_stdout_is_one_line_naming_it(demo: Path) -> None:
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([*KNOWMETER, "eval", "--dry-run"], cwd=demo, stdout=full, stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 2
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("knowmeter: error: no space left on the device (standard output): free space"), line

@@ -39,7 +39,8 @@ class _ReaderGoneSafe(io.FileIO):
     """A standard stream's descriptor: after the reader closes the pipe, os.devnull."""
 
     def write(self, data: ReadableBuffer, /) -> int:
-        """Write ``data``; when the reader has gone, drop it and everything after it."""
+        """Write ``data``; when the reader has gone, drop it and everything after it. Another
+        failure (a full disk under ``> file``) names the stream, for the line that reports it."""
         try:
             return super().write(data)
         except BrokenPipeError:
@@ -49,6 +50,10 @@ class _ReaderGoneSafe(io.FileIO):
             finally:
                 os.close(devnull)
             return memoryview(data).nbytes
+        except OSError as exc:
+            if exc.filename is None:
+                exc.filename = "standard output" if self.fileno() == 1 else "standard error"
+            raise
 
 
 def _rebuilt(stream: io.TextIOWrapper) -> io.TextIOWrapper:
