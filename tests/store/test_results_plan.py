@@ -6,6 +6,7 @@ the task and the field, exit 2; a plan task without a readable record makes the 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -87,15 +88,31 @@ def test_a_record_outside_the_plan_or_the_scale_is_one_line(project: Path, tmp_p
     assert line.endswith("the results file was edited or damaged: restore it or run knowmeter eval again")
 
 
-def test_a_missing_results_file_is_one_line(project: Path, tmp_path: Path) -> None:
+def _fifo(path: Path) -> Path:
+    os.mkfifo(path)  # (a reader that opened it would wait for a writer forever)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("replace", "what"),
+    [
+        (Path.unlink, "missing"),
+        (lambda f: (f.unlink(), f.mkdir()), "not a regular file (a folder, a pipe or a device)"),
+        (lambda f: (f.unlink(), _fifo(f)), "not a regular file (a folder, a pipe or a device)"),
+    ],
+    ids=["deleted", "folder", "fifo"],
+)
+def test_a_missing_or_replaced_results_file_is_one_line(
+    project: Path, tmp_path: Path, replace: Callable[[Path], object], what: str
+) -> None:
     p = tmp_path / "p"
     shutil.copytree(project, p)
     f = _results(p)
-    f.unlink()
+    replace(f)
     r = km("report", "latest", cwd=p)
     assert r.returncode == 2
     assert r.stderr.strip() == (
-        f"knowmeter: error: {f.relative_to(p)}: missing — the run's results were deleted or moved: "
+        f"knowmeter: error: {f.relative_to(p)}: {what} — the run's results were deleted, moved or replaced: "
         "restore the file, or run knowmeter eval again"
     )
 
