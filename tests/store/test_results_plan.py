@@ -128,3 +128,21 @@ def test_a_complete_run_with_an_unreadable_record_is_incomplete(project: Path, t
     assert report["tasks_done"] == 45 and report["results_problems"] == ["line 1: not valid JSON; not counted"]
     assert report["partial"]["reason"].startswith("1 task(s) have no readable record in results.jsonl")
     assert "ended complete" not in report["partial"]["reason"]
+
+
+def test_a_finished_run_whose_report_is_damaged_is_listed_as_finished(project: Path, tmp_path: Path) -> None:
+    """With its report.json damaged and the index rebuilt (or lost), a complete run was listed as
+    killed and INCOMPLETE with a --resume to run; it is the status its run.json gives, its outcome
+    not known, and the command that writes the report again."""
+    p = tmp_path / "p"
+    shutil.copytree(project, p)
+    run = _results(p).parent
+    (run / "report.json").write_text("garbage\n")
+    (p / ".knowmeter" / "index.sqlite").unlink()
+    r = km("runs", cwd=p)
+    assert r.returncode == 0, r.stderr
+    first, _, hint = r.stdout.splitlines()[:3]
+    assert first.startswith(f"{run.name} · ") and " · complete · not known (no readable report) · 46/46 tasks" in first
+    assert hint.strip() == f"its report.json cannot be read: knowmeter report {run.name} writes it again"
+    assert km("report", run.name, "--bootstrap-samples", "200", cwd=p).returncode in (0, 1)
+    assert " · complete · PROGRESS · 46/46 tasks" in km("runs", cwd=p).stdout.splitlines()[0]

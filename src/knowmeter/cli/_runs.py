@@ -44,7 +44,9 @@ def run_outcome(r: Any) -> str:
         return "not decided yet"
     if r["status"] != "complete":
         return "INCOMPLETE"
-    return f"{r['verdict'] or 'no verdict'} (outcome not recorded)"
+    if not r["verdict"]:  # finished, but its report.json could not be read (listed from its folder)
+        return "not known (no readable report)"
+    return f"{r['verdict']} (outcome not recorded)"
 
 
 @click.command("runs")
@@ -81,6 +83,8 @@ def runs_cmd(output_dir: str, limit: int, as_json: bool) -> None:
             f"{r['tasks_done']}/{r['tasks_total']} tasks{shard}"
         )
         out.line(f"{r['executor'] or '-'} · sample set {r['sample_set_id'] or '-'} · cost {_cost(r)}", indent="  ")
+        where = "" if output_dir == defaults.OUTPUT_DIR else f" --output-dir {output_dir}"
         if r["status"] == "killed":
-            where = "" if output_dir == defaults.OUTPUT_DIR else f" --output-dir {output_dir}"
             out.line(f"stopped before it finished: continue with {_resume(r)}{where}", indent="  ")
+        elif r["status"] != "running" and not r["outcome"] and not r["verdict"]:
+            out.line(f"its report.json cannot be read: knowmeter report {r['id']}{where} writes it again", indent="  ")

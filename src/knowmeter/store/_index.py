@@ -262,9 +262,10 @@ def listed_status(run_path: Path, status: str | None) -> str:
 def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
     """Run directories under ``runs_root`` not in ``indexed``, as ``runs`` rows from their run.json:
     a run gets its row when it finishes, so these are still running (status ``running``: a
-    process holds the run's lock) or were killed (``killed``). Their outcome is not
-    decided yet; tasks done counts the stored results. A run.json that cannot be read is skipped
-    (``knowmeter report RUN`` names its problem)."""
+    process holds the run's lock) or were killed (``killed``) — or finished (the status run.json
+    gives) with a report.json the index could not read. Their outcome is not known (None); tasks
+    done counts the stored results. A run.json that cannot be read is skipped (``knowmeter
+    report RUN`` names its problem)."""
     rows = []
     for run_file in sorted(runs_root.glob(f"*/{RUN_FILE}")):
         run_path = run_file.parent
@@ -279,7 +280,7 @@ def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
             **dict.fromkeys(RUN_COLUMNS),
             "id": run_path.name,
             "created_at": run.created_at,
-            "status": listed_status(run_path, None),  # unindexed: not finished
+            "status": listed_status(run_path, run.status),
             "dir": str(run_path.resolve()),
             "executor": run.executor.name,
             "sample_set_id": run.watermark.id,
