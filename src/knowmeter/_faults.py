@@ -1,6 +1,6 @@
 """Faults of the machine rather than of knowmeter: a full disk, a read-only or forbidden folder,
 no file descriptor or memory left, the agents' working folder gone mid-run (and a path the file
-system cannot take — too long, a NUL byte — from a name in the input).
+system cannot take — too long, a NUL byte, a file where a folder is needed — from a name in the input).
 
 ``environment_fault`` finds one anywhere in an exception (an ``ExceptionGroup`` from a task
 group, a ``__cause__`` / ``__context__`` chain) and says in one line what the user can do; the
@@ -45,6 +45,8 @@ def environment_fault(exc: BaseException) -> str | None:
             )
         if kind == "too-long":
             return f"a file name or path is too long{where}: use a shorter name"
+        if kind == "not-a-folder":
+            return f"a file stands where a folder is needed{where}: move the file, or choose another path"
         if kind == "process-files":
             return (
                 f"too many open files: this process may hold {_open_files_limit()} at once (ulimit -n); raise the "
@@ -120,6 +122,8 @@ def _kind(exc: BaseException) -> str | None:
         return "denied"
     if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
         return "too-long"
+    if isinstance(exc, OSError) and exc.errno == errno.ENOTDIR:
+        return "not-a-folder"
     if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
         return "process-files"
     if isinstance(exc, OSError) and exc.errno == errno.ENFILE:
