@@ -114,3 +114,13 @@ def test_each_failure_reports_its_own_stderr(tmp_path: Path) -> None:
     first, fine, second = anyio.run(main)
     assert first.endswith("exited with 2: first failure") and fine == "ok"
     assert second.endswith("exited with 2: second failure")
+
+
+def test_a_failure_after_a_flood_of_stderr_keeps_the_end_of_its_last_line(tmp_path: Path) -> None:
+    """20 MiB on stderr then the reason, without a newline between: the error is the reason and a
+    bounded stretch before it — it held the whole 20 MiB line (stored in results.jsonl)."""
+    with pytest.raises(ExecutorError) as failed:
+        run(agent(tmp_path, "sys.stderr.write('e' * (20 << 20) + 'the real reason\\n'); sys.exit(3)\n"))
+    message = str(failed.value)
+    assert len(message) < 600, message[:200]
+    assert re.match(r"python\S* exited with 3: …e+the real reason$", message)

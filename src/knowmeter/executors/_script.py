@@ -255,10 +255,7 @@ class ScriptExecutor(Executor):
                 raise ExecutorError(f"executor command is not executable: {self.argv[0]}") from None
             latency = (time.perf_counter() - started) * 1000
             if code != 0:
-                errfile.seek(err_start)
-                detail = errfile.read().decode(errors="replace").strip().splitlines()
-                tail = detail[-1] if detail else "(no stderr)"
-                raise ExecutorError(f"{Path(self.argv[0]).name} {_ended(code)}: {tail}")
+                raise ExecutorError(f"{Path(self.argv[0]).name} {_ended(code)}: {_last_line(errfile, err_start)}")
         finally:
             self._stderr_pool.append(errfile)
         if len(stdout) > MAX_STDOUT_BYTES:  # the rest was dropped unread: no reply to parse (and no retry)
@@ -272,6 +269,23 @@ class ScriptExecutor(Executor):
         result = parse_script_stdout(stdout.decode(errors="replace"))
         result.latency_ms = latency
         return result
+
+
+#: How much of a failed command's stderr is read for its last line (bytes), and how much of that
+#: line the error keeps (characters, its end): an agent may print hundreds of megabytes there.
+_STDERR_TAIL = 1 << 16
+_ERROR_LINE_CHARS = 500
+
+
+def _last_line(errfile: IO[bytes], start: int) -> str:
+    """The last non-empty line a command wrote to ``errfile`` from ``start`` on (its end, when long)."""
+    end = errfile.seek(0, os.SEEK_END)
+    errfile.seek(max(start, end - _STDERR_TAIL))
+    lines = errfile.read().decode(errors="replace").strip().splitlines()
+    if not lines:
+        return "(no stderr)"
+    last = lines[-1].strip()
+    return last if len(last) <= _ERROR_LINE_CHARS else "…" + last[-_ERROR_LINE_CHARS:]
 
 
 def _ended(code: int) -> str:
