@@ -256,3 +256,18 @@ def test_stdin_defaults_to_dev_null(tmp_path: Path) -> None:
         )
 
     assert anyio.run(main).stdout.decode().strip() == "''"
+
+
+def test_run_process_keeps_the_end_of_a_flood_of_stderr(tmp_path: Path) -> None:
+    """An agent CLI that prints 50 MiB to stderr before failing: the outcome holds the last 64 KiB
+    (its tail is all that is ever shown), not 50 MiB per task in memory."""
+    code = "import sys; sys.stderr.write('e' * (50 << 20) + '\\nthe real reason\\n'); sys.exit(3)"
+
+    async def main() -> ProcessOutcome:
+        return await run_process(
+            [sys.executable, "-c", code], cwd=tmp_path, env=minimal_env(tmp_path, tmp_path), timeout_s=60
+        )
+
+    out = anyio.run(main)
+    assert out.returncode == 3 and len(out.stderr) == 1 << 16
+    assert out.stderr_tail().endswith("| the real reason")

@@ -266,7 +266,8 @@ def kill_sandbox_processes(root: Path) -> int:
 
 @dataclass(slots=True)
 class ProcessOutcome:
-    """How a process ended. ``returncode`` is negative when a signal ended it."""
+    """How a process ended. ``returncode`` is negative when a signal ended it; ``stderr`` is the
+    last ``STDERR_KEPT`` bytes the process wrote there."""
 
     returncode: int | None
     stdout: bytes
@@ -285,11 +286,19 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
         os.killpg(pid, sig)
 
 
-async def _drain(stream: ByteReceiveStream | None, buf: bytearray, done: anyio.Event) -> None:
+#: How much of an agent CLI's stderr is kept (bytes, its end): only its tail is ever shown, and an
+#: agent may print hundreds of megabytes there.
+STDERR_KEPT = 1 << 16
+
+
+async def _drain(stream: ByteReceiveStream | None, buf: bytearray, done: anyio.Event, keep: int | None = None) -> None:
+    """Read ``stream`` to its end into ``buf`` (only its last ``keep`` bytes, when given)."""
     try:
         if stream is not None:
             async for chunk in stream:
                 buf.extend(chunk)
+                if keep is not None and len(buf) > 2 * keep:
+                    del buf[:-keep]
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         pass
     finally:
@@ -314,7 +323,7 @@ async def run_process(
         with anyio.move_on_after(timeout_s) as scope:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_drain, proc.stdout, out, drained[0])
-                tg.start_soon(_drain, proc.stderr, err, drained[1])
+                tg.start_soon(_drain, proc.stderr, err, drained[1], STDERR_KEPT)
                 await proc.wait()
                 with anyio.move_on_after(_PIPE_DRAIN_S):
                     for event in drained:
@@ -334,4 +343,5 @@ async def run_process(
             _signal_group(proc.pid, signal.SIGKILL)
             await proc.wait()
             await proc.aclose()
-    return ProcessOutcome(proc.returncode, bytes(out), bytes(err), scope.cancelled_caught, time.monotonic() - started)
+    kept_err = bytes(err[-STDERR_KEPT:])
+    return ProcessOutcome(proc.returncode, bytes(out), kept_err, scope.cancelled_caught, time.monotonic() - started)
