@@ -32,6 +32,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
@@ -190,13 +191,23 @@ def _copy_workspace(src: Path | None, dest: Path, *, keep_skills: bool, ignore: 
     patterns = list(ignore)
 
     def _ignore(folder: str, names: list[str]) -> set[str]:
-        skipped = {n for n in names if patterns and _matches(n, patterns)}
+        skipped = {n for n in names if (patterns and _matches(n, patterns)) or _special(os.path.join(folder, n))}
         if not keep_skills:
             rel = Path(folder).relative_to(src)
             skipped |= {n for n in names if (rel / n).as_posix().removeprefix("./") in AGENT_SKILL_DIRS}
         return skipped
 
     shutil.copytree(src, dest, symlinks=True, ignore=_ignore)
+
+
+def _special(path: str) -> bool:
+    """Whether ``path`` is a named pipe, a socket or a device (none can be copied, and none is
+    knowledge: copying a pipe would wait for a writer); a symlink is copied as a link."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
 
 
 @asynccontextmanager
