@@ -146,3 +146,21 @@ def test_a_finished_run_whose_report_is_damaged_is_listed_as_finished(project: P
     assert hint.strip() == f"its report.json cannot be read: knowmeter report {run.name} writes it again"
     assert km("report", run.name, "--bootstrap-samples", "200", cwd=p).returncode in (0, 1)
     assert " · complete · PROGRESS · 46/46 tasks" in km("runs", cwd=p).stdout.splitlines()[0]
+
+
+def test_runs_says_which_run_folders_it_cannot_list(project: Path, tmp_path: Path) -> None:
+    """A run folder whose run.json is damaged was passed over in silence ("no runs yet" for a store
+    of nothing else); it is named on stderr, and --json stays the list."""
+    p = tmp_path / "p"
+    shutil.copytree(project, p)
+    run = _results(p).parent.name
+    damaged = p / ".knowmeter" / "runs" / "20260101-000000-abcdef"
+    damaged.mkdir()
+    (damaged / "run.json").write_text("{not json\n")
+    r = km("runs", cwd=p)
+    assert r.returncode == 0 and r.stdout.startswith(f"{run} · "), r.stdout
+    assert r.stderr.strip() == (
+        "⚠ 1 run folder(s) not listed: their run.json cannot be read (20260101-000000-abcdef); "
+        "knowmeter report ID names the problem"
+    )
+    assert [x["id"] for x in json.loads(km("runs", "--json", cwd=p).stdout)] == [run]

@@ -65,10 +65,20 @@ def runs_cmd(output_dir: str, limit: int, as_json: bool) -> None:
     from knowmeter.store import list_runs
 
     root = Path(output_dir)
-    rows = []
+    rows: list[dict[str, Any]] = []
+    unreadable: list[str] = []
     if root.is_dir():
         with open_run_index(root) as conn:
-            rows = list_runs(conn, limit, root / "runs")
+            rows = list_runs(conn, limit, root / "runs", unreadable)
+    if unreadable:  # said on stderr, so that --json stays the list
+        names = ", ".join(unreadable[:3]) + (f" and {len(unreadable) - 3} more" if len(unreadable) > 3 else "")
+        click.echo(
+            printable(
+                f"⚠ {len(unreadable)} run folder(s) not listed: their run.json cannot be read ({names}); "
+                "knowmeter report ID names the problem"
+            ),
+            err=True,
+        )
     if as_json:
         print_json([{**r, "outcome": run_outcome(r)} for r in rows])
         return

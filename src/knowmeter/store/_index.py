@@ -239,13 +239,16 @@ def upsert_run(conn: sqlite3.Connection, run: dict[str, Any], variants: list[dic
         conn.execute(f"INSERT INTO run_variants ({vcols}) VALUES ({vmarks})", v)
 
 
-def list_runs(conn: sqlite3.Connection, limit: int = 50, runs_root: Path | None = None) -> list[dict[str, Any]]:
+def list_runs(
+    conn: sqlite3.Connection, limit: int = 50, runs_root: Path | None = None, unreadable: list[str] | None = None
+) -> list[dict[str, Any]]:
     """The newest ``limit`` runs, newest first: the index's rows and, with ``runs_root``, the run
-    directories there that have no row yet (``unindexed_runs``)."""
+    directories there that have no row yet (``unindexed_runs``; those whose run.json cannot be
+    read are named in ``unreadable``)."""
     rows = [dict(r) for r in conn.execute("SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT ?", (limit,))]
     if runs_root is not None:
         indexed = {r[0] for r in conn.execute("SELECT id FROM runs")}
-        rows += unindexed_runs(runs_root, indexed)
+        rows += unindexed_runs(runs_root, indexed, unreadable)
     rows.sort(key=lambda r: (r["created_at"] or "", r["id"]), reverse=True)
     return rows[:limit]
 
@@ -259,13 +262,13 @@ def listed_status(run_path: Path, status: str | None) -> str:
     return "running" if RunDir(run_path).executing else "killed"
 
 
-def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
+def unindexed_runs(runs_root: Path, indexed: set[str], unreadable: list[str] | None = None) -> list[dict[str, Any]]:
     """Run directories under ``runs_root`` not in ``indexed``, as ``runs`` rows from their run.json:
     a run gets its row when it finishes, so these are still running (status ``running``: a
     process holds the run's lock) or were killed (``killed``) — or finished (the status run.json
     gives) with a report.json the index could not read. Their outcome is not known (None); tasks
-    done counts the stored results. A run.json that cannot be read is skipped (``knowmeter
-    report RUN`` names its problem)."""
+    done counts the stored results. A run.json that cannot be read is skipped, its folder's name
+    added to ``unreadable`` (``knowmeter report RUN`` names its problem)."""
     rows = []
     for run_file in sorted(runs_root.glob(f"*/{RUN_FILE}")):
         run_path = run_file.parent
@@ -274,6 +277,8 @@ def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
         try:
             run = RunDir(run_path).read_run()
         except InputError:
+            if unreadable is not None:
+                unreadable.append(run_path.name)
             continue
         shard = run.shard
         row = {
