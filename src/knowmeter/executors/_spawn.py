@@ -152,8 +152,8 @@ async def _run_asyncio(
         stderr=stderr,
         start_new_session=True,
     )
+    feeding = asyncio.ensure_future(_feed(proc, stdin))
     try:
-        feeding = asyncio.ensure_future(_feed(proc, stdin))
         kept = Kept(limit)
         assert proc.stdout is not None
         while chunk := await proc.stdout.read(65536):
@@ -161,6 +161,7 @@ async def _run_asyncio(
         await feeding
         await proc.wait()
     except BaseException:
+        feeding.cancel()
         _kill_group(proc.pid)
         with anyio.CancelScope(shield=True):
             await proc.wait()
