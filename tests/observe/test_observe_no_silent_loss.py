@@ -5,6 +5,7 @@ is absent, corrupt and truncated lines."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -116,3 +117,13 @@ def test_files_read_that_give_no_segment_are_listed(shared_dir: Path, tmp_path: 
     assert ts["files_without_segments"] == ["odd.jsonl", "user-only.jsonl"]
     text = _observe(str(folder)).output
     assert "2 file(s) read that gave no segment (no agent turn in them" in text
+
+
+def test_a_named_pipe_given_is_said_to_be_one(shared_dir: Path, tmp_path: Path) -> None:
+    """It was 'cannot read the folder (Not a directory) … check its permissions'."""
+    os.mkfifo(tmp_path / "live.jsonl")
+    log = shared_dir / CORPUS / "issue-437_00_planning_execute__999e5c6a.txt"
+    res = _observe(str(tmp_path / "live.jsonl"), str(log), "--json")
+    assert res.exit_code == 0, res.output
+    (line,) = json.loads(res.output)["trace_set"]["skipped_files"]
+    assert line.startswith(f"{tmp_path / 'live.jsonl'}: a named pipe or a device, not a trace file or folder; pass")
