@@ -1,6 +1,7 @@
 """Faults of the machine rather than of knowmeter: a full disk, a read-only or forbidden folder,
-no file descriptor or memory left, the agents' working folder gone mid-run (and a path the file
-system cannot take — too long, a NUL byte, a file where a folder is needed — from a name in the input).
+no file descriptor or memory left, the agents' working folder gone mid-run, a database another
+process holds locked (and a path the file system cannot take — too long, a NUL byte, a file where
+a folder is needed — from a name in the input).
 
 ``environment_fault`` finds one anywhere in an exception (an ``ExceptionGroup`` from a task
 group, a ``__cause__`` / ``__context__`` chain) and says in one line what the user can do; the
@@ -45,6 +46,11 @@ def environment_fault(exc: BaseException) -> str | None:
             )
         if kind == "too-long":
             return f"a file name or path is too long{where}: use a shorter name"
+        if kind == "busy":
+            return (
+                "a knowmeter database (the run index or the response cache) is locked by another process "
+                f"({cause}): wait for it to finish, or close the program holding it, then {then}"
+            )
         if kind == "not-a-folder":
             return f"a file stands where a folder is needed{where}: move the file, or choose another path"
         if kind == "process-files":
@@ -136,6 +142,8 @@ def _kind(exc: BaseException) -> str | None:
             return "read-only"
         if "unable to open database" in text:
             return "denied"
+        if "is locked" in text:  # another process holds it past the busy timeout: not damage
+            return "busy"
     return None
 
 

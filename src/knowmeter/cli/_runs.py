@@ -44,8 +44,8 @@ def run_outcome(r: Any) -> str:
         return "not decided yet"
     if r["status"] != "complete":
         return "INCOMPLETE"
-    if not r["verdict"]:  # finished, but its report.json could not be read (listed from its folder)
-        return "not known (no readable report)"
+    if not r["verdict"]:  # finished, but not in the index (listed from its folder)
+        return "not known (not indexed)"
     return f"{r['verdict']} (outcome not recorded)"
 
 
@@ -97,4 +97,8 @@ def runs_cmd(output_dir: str, limit: int, as_json: bool) -> None:
         if r["status"] == "killed":
             out.line(f"stopped before it finished: continue with {_resume(r)}{where}", indent="  ")
         elif r["status"] != "running" and not r["outcome"] and not r["verdict"]:
-            out.line(f"its report.json cannot be read: knowmeter report {r['id']}{where} writes it again", indent="  ")
+            out.line(
+                "not in the run index (its report.json unreadable, or the index locked or read-only when it "
+                f"finished): knowmeter report {r['id']}{where} writes both again",
+                indent="  ",
+            )

@@ -139,7 +139,7 @@ def open_index(output_dir: Path, *, rows_of: RowsOf | None = None) -> Iterator[s
         if fresh and (output_dir / "runs").is_dir():  # deleted or emptied: index what is there
             _rebuild(conn, output_dir / "runs", rows_of)
     except (OSError, sqlite3.DatabaseError) as exc:
-        if environment_fault(exc) is not None:  # a full disk, a read-only folder: go on without it
+        if environment_fault(exc) is not None:  # a full disk, a read-only folder, a lock held: go on without it
             conn = _in_memory(output_dir / "runs", rows_of)
             log.warning("knowmeter: %s cannot be written (%s); its runs are read from their folders", path, exc)
         elif isinstance(exc, sqlite3.DatabaseError):
