@@ -28,7 +28,7 @@ def test_latest_is_the_run_started_last_within_one_second(tmp_path: Path) -> Non
     assert find_run(tmp_path, "latest").path.name == started[-1]
 
 
-def test_latest_is_never_a_folder_copied_into_the_store(tmp_path: Path) -> None:
+def test_latest_is_never_a_folder_copied_into_the_store_beside_runs(tmp_path: Path) -> None:
     """A folder of ``runs/`` not named as knowmeter names runs (a backup, a colleague's copy) sorts
     after every run id; ``latest`` is still the newest run knowmeter made, and a named one is found."""
     newest = new_run_id(START)

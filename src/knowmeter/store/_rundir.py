@@ -365,8 +365,8 @@ def find_run(output_dir: Path, run: str) -> RunDir:
     if not runs_root.is_dir():
         raise InputError(f"no runs in {runs_root}; run knowmeter eval first")
     ids = sorted(p.name for p in runs_root.iterdir() if (p / RUN_FILE).is_file())
-    if run == "latest":  # the newest run knowmeter made (ids sort by start), not a folder copied in
-        made = [i for i in ids if RUN_ID.fullmatch(i)]
+    if run == "latest":  # the newest run knowmeter made (ids sort by start), not a folder copied in beside it
+        made = [i for i in ids if RUN_ID.fullmatch(i)] or ids
         if not made:
             raise InputError(f"no runs in {runs_root}; run knowmeter eval first")
         return RunDir(runs_root / made[-1])
