@@ -154,7 +154,7 @@ async def _run_asyncio(
     )
     feeding = asyncio.ensure_future(_feed(proc, stdin))
     try:
-        kept = Kept(limit)
+        kept = _Kept(limit)
         assert proc.stdout is not None
         while chunk := await proc.stdout.read(65536):
             kept.add(chunk)
@@ -178,7 +178,7 @@ async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
     proc.stdin.close()
 
 
-class Kept:
+class _Kept:
     """The first ``limit`` + 1 bytes of what a command printed (the rest is counted, not kept)."""
 
     def __init__(self, limit: int) -> None:
@@ -269,7 +269,7 @@ class _Child:
     with stdout still open (the group is then killed)."""
 
     def __init__(
-        self, loop: asyncio.AbstractEventLoop, stdin_fd: int | None, pending: memoryview, stdout_fd: int, kept: Kept
+        self, loop: asyncio.AbstractEventLoop, stdin_fd: int | None, pending: memoryview, stdout_fd: int, kept: _Kept
     ) -> None:
         self.loop = loop
         self.stdin_fd, self.pending, self.stdout_fd = stdin_fd, pending, stdout_fd
@@ -460,7 +460,7 @@ async def _run_pidfd(
         if not pending:
             os.close(in_w)
         os.set_blocking(out_r, False)
-        child = _Child(loop, in_w if pending else None, pending, out_r, Kept(limit))
+        child = _Child(loop, in_w if pending else None, pending, out_r, _Kept(limit))
     except BaseException:
         for fd in (in_r, in_w, out_r, out_w):
             with contextlib.suppress(OSError):
