@@ -1,6 +1,7 @@
 """Faults of the machine rather than of knowmeter: a full disk, a read-only or forbidden folder,
-no file descriptor or memory left (and a path the file system cannot take — too long, a NUL byte — from a
-name in the input).
+no file descriptor or memory left, the agents' working folder gone mid-run, a database another
+process holds locked (and a path the file system cannot take — too long, a NUL byte, a file where
+a folder is needed — from a name in the input).
 
 ``environment_fault`` finds one anywhere in an exception (an ``ExceptionGroup`` from a task
 group, a ``__cause__`` / ``__context__`` chain) and says in one line what the user can do; the
@@ -18,7 +19,12 @@ from pathlib import Path
 _FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 _DENIED = frozenset({errno.EACCES, errno.EPERM})
 #: what every later task would hit too, so a run stops on it instead of recording it as a task's failure
-_EVERY_TASK = frozenset({"full", "process-files", "system-files"})
+_EVERY_TASK = frozenset({"full", "process-files", "system-files", "work-folder"})
+
+
+class WorkFolderLost(OSError):
+    """The folder an agent is started in cannot be entered (deleted, moved or made unreadable
+    during the run): ``filename`` is the folder, ``strerror`` why."""
 
 
 def environment_fault(exc: BaseException) -> str | None:
@@ -32,8 +38,21 @@ def environment_fault(exc: BaseException) -> str | None:
         shown = str(path) if path and len(str(path)) <= 300 else f"{str(path)[:300]}…"
         where = f" ({shown})" if path else ""
         then = _then(Path(str(path)) if path else None)
+        if kind == "work-folder":
+            why = getattr(cause, "strerror", None) or "unusable"
+            return (
+                f"the agents' working folder {shown} cannot be entered ({why}): it was deleted, moved or made "
+                f"unreadable during the run; restore it, then {then}"
+            )
         if kind == "too-long":
             return f"a file name or path is too long{where}: use a shorter name"
+        if kind == "busy":
+            return (
+                "a knowmeter database (the run index or the response cache) is locked by another process "
+                f"({cause}): wait for it to finish, or close the program holding it, then {then}"
+            )
+        if kind == "not-a-folder":
+            return f"a file stands where a folder is needed{where}: move the file, or choose another path"
         if kind == "process-files":
             return (
                 f"too many open files: this process may hold {_open_files_limit()} at once (ulimit -n); raise the "
@@ -93,6 +112,8 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
 
 
 def _kind(exc: BaseException) -> str | None:
+    if isinstance(exc, WorkFolderLost):
+        return "work-folder"
     if isinstance(exc, ValueError) and str(exc) == "embedded null byte":  # os.stat of such a path
         return "nul"
     if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM):
@@ -107,6 +128,8 @@ def _kind(exc: BaseException) -> str | None:
         return "denied"
     if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
         return "too-long"
+    if isinstance(exc, OSError) and exc.errno == errno.ENOTDIR:
+        return "not-a-folder"
     if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
         return "process-files"
     if isinstance(exc, OSError) and exc.errno == errno.ENFILE:
@@ -119,6 +142,8 @@ def _kind(exc: BaseException) -> str | None:
             return "read-only"
         if "unable to open database" in text:
             return "denied"
+        if "is locked" in text:  # another process holds it past the busy timeout: not damage
+            return "busy"
     return None
 
 

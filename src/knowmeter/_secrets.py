@@ -8,7 +8,10 @@
 - the userinfo of a URL (``https://user:pass@host`` → ``https://[redacted]@host``);
 - a bearer / basic credential (``Authorization: Bearer …``);
 - the value of a secret-named ``key=value`` pair, ``--secret-option value`` or JSON
-  ``"api_key": "…"`` entry (a command string, a URL query, a crash log's command line).
+  ``"api_key": "…"`` entry (a command string, a URL query, a crash log's command line);
+- a credential by its published shape, whatever it is called (``sk-ant-…``, ``sk-proj-…``,
+  ``ghp_…``, ``github_pat_…``, ``xoxb-…``, ``AKIA…``, ``AIza…``, ``glpat-…``, ``hf_…``): an agent
+  that echoes ``$GH_PAT`` or a key it found on disk.
 
 Values shorter than ``MIN_SECRET_CHARS`` are not taken as secrets (``1``, ``true``).
 """
@@ -33,6 +36,13 @@ _WORDS = (
 SECRET_NAME = re.compile(rf"(?i){_WORDS}|(?:^|[-_])key$|^env$|^pass$")
 _VALUE = rb"(?!-)[^\s\"'\\&;:,()\[\]{}<>]{1,4096}"
 _WORDS_B = _WORDS.encode()
+#: credentials by their providers' published shapes (an OpenAI / Anthropic ``sk-`` key holds a digit,
+#: which kebab-case words such as ``task-…`` do not), each starting with one of ``_SHAPE_STARTS``
+_SHAPES = (
+    rb"sk-(?=[a-z_-]*\d)[\w-]{20,4096}|gh[pousr]_[a-z0-9]{30,255}|github_pat_\w{40,255}|xox[abposr]-[a-z0-9-]{10,255}"
+    rb"|akia[0-9a-z]{16}|aiza[\w-]{35}|glpat-[\w-]{20,255}|hf_[a-z0-9]{30,255}"
+)
+_SHAPE_STARTS = (b"sk-", b"gh", b"xox", b"akia", b"aiza", b"glpat-", b"hf_")
 # Every alternative starts at one of ``_TRIGGERS`` (``://``, a secret word, ``bearer``): the text
 # is searched for those with ``bytes.find`` (fast), and the pattern is tried only there. Every
 # repeat is bounded, so a megabyte line costs linear time. Only the value group (the last one of
@@ -45,12 +55,13 @@ _PATTERNS = re.compile(
             rb"(?P<json>(?:" + _WORDS_B + rb")[\w.-]{0,40}\"\s*:\s*\")(?P<jval>[^\"\\]{1,4096})(?=\")",
             rb"(?P<pair>(?:" + _WORDS_B + rb")[\w.-]{0,40}\s*=\s*|\b(?:key|pass)\s*=\s*)(?P<pval>" + _VALUE + rb")",
             rb"(?P<opt>(?:" + _WORDS_B + rb"|\bkey|\bpass)[\w.-]{0,40}\s+)(?P<oval>" + _VALUE + rb")",
+            rb"(?<![\w-])(?P<shaped>" + _SHAPES + rb")(?![\w-])",
         )
     ),
     re.IGNORECASE,
 )
 _TRIGGERS: tuple[bytes, ...] = (b"://", b"bearer", b"api", b"access", b"token", b"secret", b"pass", b"credential")
-_TRIGGERS += (b"auth", b"cookie", b"private", b"key")
+_TRIGGERS += (b"auth", b"cookie", b"private", b"key", *_SHAPE_STARTS)
 #: where the token an ``opt`` match is in starts: it is an option only when that token starts with -
 _TOKEN_START = re.compile(rb"\S{0,60}$")
 _REDACTED_B = REDACTED.encode()

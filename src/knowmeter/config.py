@@ -106,9 +106,15 @@ class EvalFile(_Strict):
 
 
 def find_config(directory: Path) -> Path | None:
+    """``eval.yaml`` (or ``eval.yml``) in ``directory``, None when there is none; one that is a
+    folder, a named pipe or a device is refused in one line (it was passed over in silence, and
+    the run then asked for variants the file would have given)."""
     for name in defaults.CONFIG_FILES:
-        if (directory / name).is_file():
-            return directory / name
+        path = directory / name
+        if path.is_file():
+            return path
+        if path.exists():
+            raise InputError(f"{path}: a folder, a named pipe or a device where the config file is read; rename it")
     return None
 
 

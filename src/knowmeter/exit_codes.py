@@ -5,7 +5,7 @@ input errors and interrupts are set by the command line."""
 
 from __future__ import annotations
 
-from signal import SIGTERM
+from signal import SIGINT
 
 #: PROGRESS (or a passing SOLO), complete, every gate passed — or ``--report-only``.
 EXIT_OK = 0
@@ -23,6 +23,8 @@ EXIT_TERMINATED = 143
 
 
 def stopped_exit_code(stop: BaseException) -> int:
-    """The exit code for an interrupted command: ``EXIT_TERMINATED`` after SIGTERM (an exception
-    carrying ``signum``, as ``RunInterrupted`` does), else ``EXIT_INTERRUPTED``."""
-    return EXIT_TERMINATED if getattr(stop, "signum", None) == SIGTERM else EXIT_INTERRUPTED
+    """The exit code for an interrupted command: 128 + the signal that stopped it (an exception
+    carrying ``signum``, as ``RunInterrupted`` does): ``EXIT_TERMINATED`` after SIGTERM, 129 after
+    SIGHUP, else ``EXIT_INTERRUPTED``."""
+    signum = getattr(stop, "signum", SIGINT)
+    return 128 + int(signum) if isinstance(signum, int) else EXIT_INTERRUPTED

@@ -4,6 +4,7 @@ installed, and process groups that die on timeout or cancellation."""
 from __future__ import annotations
 
 import os
+import socket
 import sys
 import time
 from pathlib import Path
@@ -46,6 +47,24 @@ def test_sandbox_copies_the_workspace_without_agent_skills_and_removes_itself(wo
     root = anyio.run(main)
     assert not root.exists()
     assert _tree(workspace) == before  # the variant's folder is never modified
+
+
+def test_sandbox_leaves_out_pipes_sockets_and_devices_of_the_workspace(workspace: Path) -> None:
+    """A knowledge base holding a named pipe or a socket (an app's, git fsmonitor's) failed every
+    task of an agent CLI (shutil cannot copy them; a pipe could block the copy): they are left
+    out, and a symlink — a dangling one too — is copied as a link."""
+    os.mkfifo(workspace / "pipe")
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(workspace / "app.sock"))
+        (workspace / "dangling").symlink_to(workspace / "nowhere")
+
+        async def main() -> set[str]:
+            async with task_sandbox(_request(workspace)) as sb:
+                assert os.readlink(sb.workspace / "dangling") == str(workspace / "nowhere")
+                return _tree(sb.workspace)
+
+        copied = anyio.run(main)
+    assert {"fruits.txt", "notes.md", "dangling"} <= copied and not {"pipe", "app.sock"} & copied
 
 
 def test_workspace_skills_are_kept_on_request(workspace: Path) -> None:
@@ -260,3 +279,18 @@ def test_stdin_defaults_to_dev_null(tmp_path: Path) -> None:
         )
 
     assert anyio.run(main).stdout.decode().strip() == "''"
+
+
+def test_run_process_keeps_the_end_of_a_flood_of_stderr(tmp_path: Path) -> None:
+    """An agent CLI that prints 50 MiB to stderr before failing: the outcome holds the last 64 KiB
+    (its tail is all that is ever shown), not 50 MiB per task in memory."""
+    code = "import sys; sys.stderr.write('e' * (50 << 20) + '\\nthe real reason\\n'); sys.exit(3)"
+
+    async def main() -> ProcessOutcome:
+        return await run_process(
+            [sys.executable, "-c", code], cwd=tmp_path, env=minimal_env(tmp_path, tmp_path), timeout_s=60
+        )
+
+    out = anyio.run(main)
+    assert out.returncode == 3 and len(out.stderr) == 1 << 16
+    assert out.stderr_tail().endswith("| the real reason")

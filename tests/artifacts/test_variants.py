@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -45,6 +46,16 @@ def test_unknown_variant_lists_what_exists(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         resolve(tmp_path, "nosuch")
     assert "available: baseline, dirskill, flat" in str(exc.value)
+
+
+def test_the_names_offered_are_the_ones_that_resolve(tmp_path: Path) -> None:
+    """A named pipe or a broken link named like a skill was offered as available, then refused."""
+    make_skills(tmp_path)
+    os.mkfifo(tmp_path / "skills" / "pipe.md")
+    (tmp_path / "skills" / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    with pytest.raises(InputError) as exc:
+        resolve(tmp_path, "pipe")
+    assert str(exc.value).endswith("available: baseline, dirskill, flat")
 
 
 def test_git_ref(tmp_path: Path) -> None:

@@ -113,3 +113,11 @@ def test_bad_config_is_one_line(tmp_path: Path, text: str, message: str) -> None
     with pytest.raises(InputError) as exc:
         resolve_config(Overrides(), tmp_path)
     assert message in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_an_eval_yaml_that_is_no_file_is_one_line(tmp_path: Path) -> None:
+    """A folder named eval.yaml was passed over in silence: the run then asked for the variants the
+    config would have given."""
+    (tmp_path / "eval.yaml").mkdir()
+    with pytest.raises(InputError, match=r"eval\.yaml: a folder, a named pipe or a device where the config file"):
+        resolve_config(Overrides(), tmp_path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
@@ -51,6 +52,25 @@ def test_nonzero_exit_is_an_error_carrying_stderr(tmp_path: Path) -> None:
         run(agent(tmp_path, "sys.stderr.write('noise\\nboom happened\\n'); sys.exit(3)\n"))
 
 
+def test_a_command_killed_by_a_signal_names_it(tmp_path: Path) -> None:
+    with pytest.raises(ExecutorError, match=r"^python\S* was killed by SIGSEGV: about to crash$"):
+        run(
+            agent(
+                tmp_path,
+                "import os, signal\nsys.stderr.write('about to crash\\n'); sys.stderr.flush()\n"
+                "os.kill(os.getpid(), signal.SIGSEGV)\n",
+            )
+        )
+
+
+def test_a_reply_past_the_stdout_limit_fails_the_task_keeping_nothing(tmp_path: Path) -> None:
+    """An agent that prints 20 MiB is one failed task (not retried: it would print it again) with
+    a line saying what to fix — not hundreds of megabytes in memory and in results.jsonl."""
+    r = run(agent(tmp_path, "sys.stdout.write('{\"output\": \"' + 'x' * (20 << 20) + '\"}')\n"))
+    assert r.output == "" and r.error is not None
+    assert re.match(r"python\S* printed more than 16 MiB on stdout", r.error), r.error
+
+
 def test_ok_false_is_an_error(tmp_path: Path) -> None:
     r = run(agent(tmp_path, "print(json.dumps({'output': '', 'ok': False, 'error': 'rate limited'}))\n"))
     assert r.error == "rate limited"
@@ -94,3 +114,13 @@ def test_each_failure_reports_its_own_stderr(tmp_path: Path) -> None:
     first, fine, second = anyio.run(main)
     assert first.endswith("exited with 2: first failure") and fine == "ok"
     assert second.endswith("exited with 2: second failure")
+
+
+def test_a_failure_after_a_flood_of_stderr_keeps_the_end_of_its_last_line(tmp_path: Path) -> None:
+    """20 MiB on stderr then the reason, without a newline between: the error is the reason and a
+    bounded stretch before it — it held the whole 20 MiB line (stored in results.jsonl)."""
+    with pytest.raises(ExecutorError) as failed:
+        run(agent(tmp_path, "sys.stderr.write('e' * (20 << 20) + 'the real reason\\n'); sys.exit(3)\n"))
+    message = str(failed.value)
+    assert len(message) < 600, message[:200]
+    assert re.match(r"python\S* exited with 3: …e+the real reason$", message)

@@ -323,6 +323,20 @@ def test_a_big_stdin_to_a_child_that_closes_it_early_and_a_big_stdout() -> None:
 
 
 @pytest.mark.usefixtures("path")
+def test_stdout_past_the_limit_is_read_and_dropped() -> None:
+    """A command that prints far more than the limit runs to its end (never blocked on a full pipe)
+    and its reply is the first ``limit`` + 1 bytes: the caller sees it was cut, memory stays bounded."""
+    with tempfile.TemporaryFile() as err:
+        script = "head -c 5000000 /dev/zero | tr '\\0' x; echo done >&2"
+        code, out = anyio.run(
+            lambda: run_command(["sh", "-c", script], b"", cwd=None, env=None, stderr=err, limit=1000)
+        )
+        err.seek(0)
+        assert (code, out, err.read()) == (0, b"x" * 1001, b"done\n")
+    assert run(["printf", "12345"], b"")[1] == b"12345"  # (the default limit: a reply kept whole)
+
+
+@pytest.mark.usefixtures("path")
 def test_start_failures_raise_as_popen_does(tmp_path: Path) -> None:
     script = tmp_path / "agent.sh"
     script.write_text("#!/bin/sh\necho hi\n")

@@ -125,7 +125,8 @@ def test_a_batch_whose_loop_is_gone_kills_and_reaps_what_it_ran(native: ModuleTy
     batch = native.Batch()
     with tempfile.TemporaryFile() as err:
         sh = executables("sh", None)
-        batch.submit(["sh", "-c", f"echo $$ > {pidfile}; exec sleep 30"], sh, None, None, b"", err.fileno(), 1.0)
+        command = ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 30"]
+        batch.submit(command, sh, None, None, b"", err.fileno(), 1.0, 1 << 20)
     for _ in range(200):
         if pidfile.exists() and pidfile.read_text().strip():
             break

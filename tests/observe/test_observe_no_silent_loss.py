@@ -5,6 +5,7 @@ is absent, corrupt and truncated lines."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -98,3 +99,31 @@ def test_japanese_hedging_candidates_are_said_not_judged(shared_dir: Path) -> No
     # candidates at all now (remarks on a document, not doubt), so nothing is said
     review = shared_dir / CORPUS / "issue-456_06_testing_review__5b4ba365.txt"
     assert "not judged" not in " ".join(_observe(str(review)).output.split())
+
+
+def test_files_read_that_give_no_segment_are_listed(shared_dir: Path, tmp_path: Path) -> None:
+    """A file that reads as a Claude session but holds no agent turn (only a user line, or an
+    assistant record whose message is not an object) is neither a session nor skipped: it was
+    counted in ``files`` and said nowhere, and the summary blamed the window and --skills."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(shared_dir / CORPUS / "issue-437_00_planning_execute__999e5c6a.txt", folder / "real.txt")
+    (folder / "user-only.jsonl").write_text('{"type":"user","message":{"content":"x"}}\n')
+    (folder / "odd.jsonl").write_text('{"type":"assistant","message":"not an object"}\n')
+    res = _observe(str(folder), "--json")
+    assert res.exit_code == 0, res.output
+    ts = json.loads(res.output)["trace_set"]
+    assert (ts["files"], ts["sessions"]) == (3, 1)
+    assert ts["files_without_segments"] == ["odd.jsonl", "user-only.jsonl"]
+    text = _observe(str(folder)).output
+    assert "2 file(s) read that gave no segment (no agent turn in them" in text
+
+
+def test_a_named_pipe_given_is_said_to_be_one(shared_dir: Path, tmp_path: Path) -> None:
+    """It was 'cannot read the folder (Not a directory) … check its permissions'."""
+    os.mkfifo(tmp_path / "live.jsonl")
+    log = shared_dir / CORPUS / "issue-437_00_planning_execute__999e5c6a.txt"
+    res = _observe(str(tmp_path / "live.jsonl"), str(log), "--json")
+    assert res.exit_code == 0, res.output
+    (line,) = json.loads(res.output)["trace_set"]["skipped_files"]
+    assert line.startswith(f"{tmp_path / 'live.jsonl'}: a named pipe or a device, not a trace file or folder; pass")

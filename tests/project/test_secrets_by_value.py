@@ -41,6 +41,13 @@ print(json.dumps({"output": json.dumps({"reasoning": "ok", "score": 4, "reason":
         ('{"api_key": "sk-1", "x": 1}', "sk-1"),
         ("http://x/?token=abc&q=1", "abc&"),
         ("--token=abc --password hunter2", "hunter2"),
+        # by shape, whatever the variable was called (an agent echoing $GH_PAT or a key it found)
+        ("ok ghp_abcdefghijklmnopqrstuvwxyz0123456789 done", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+        ('{"output": "raw sk-ant-api03-abcdefghijklmnopqrstuvwx."}', "sk-ant-api03-abcdefghij"),
+        ("key sk-proj-AbCdEf1hIjKlMnOpQrStUvWx in the answer", "sk-proj-AbCdEf1hIjKlMnOpQrStUvWx"),
+        ("slack xoxb-123456789012-abcdefABCDEF", "xoxb-123456789012-abcdefABCDEF"),
+        ("aws AKIAIOSFODNN7EXAMPLE,", "AKIAIOSFODNN7EXAMPLE"),
+        ("google AIzaSyA-1234567890abcdefghijklmnopqrstu", "AIzaSyA-1234567890abcdefghijklmnopqrstu"),
     ],
 )
 def test_text_patterns_redact(text: str, gone: str) -> None:
@@ -51,6 +58,8 @@ def test_text_patterns_redact(text: str, gone: str) -> None:
 def test_ordinary_text_stays() -> None:
     text = 'max_tokens=5 author=Bob "tokens_in": 3 the bearer of bad news; basic knowledge; --verbose'
     assert scrub(text) == text
+    words = "task-management-framework-for-you-123 risk-assessment-2024-report-final sk-learn-style-names ghp_short"
+    assert scrub(words) == words  # kebab-case words that merely contain a key's prefix
     assert scrub("python judge.py --api-key sk-abc123:model").endswith(":model")  # the model part stays
 
 

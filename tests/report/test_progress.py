@@ -106,6 +106,24 @@ def test_terminal_bar_redraws_in_place_at_most_ten_times_a_second(monkeypatch: p
     assert frames[0].startswith("█" * 6 + "░" * 18 + " 1/4 tasks")
 
 
+def test_on_a_dumb_terminal_the_bar_is_redrawn_without_escape_sequences(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TERM=dumb shows ``ESC[2K`` as text: the bar is redrawn after a carriage return alone, the
+    shorter line padded over the longer one it replaces."""
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("TERM", "dumb")
+    clock, out = Clock(), io.StringIO()
+    p = Progress(4, 2, out, tty=True, clock=clock)
+    p.tick(_record())
+    clock.now += 0.2
+    p.tick(_record())
+    p.close()
+    text = out.getvalue()
+    assert "\x1b" not in text and text.endswith("\n")
+    frames = text.rstrip("\n").split("\r")[1:]
+    assert len(frames) == 3 and len(frames[2]) == len(frames[1]) >= len(frames[0])
+    assert frames[-1].endswith("known  ") and "2/4 tasks · stopped, 2 not run" in frames[-1]  # (padded)
+
+
 @pytest.mark.parametrize("columns", [200, 120, 100, 80, 60, 40, 20, 3])
 @pytest.mark.parametrize("budget", [False, True])
 def test_the_bar_line_fits_the_terminal_width(columns: int, budget: bool) -> None:

@@ -77,14 +77,18 @@ def test_ctrl_c_keeps_the_tasks_prints_the_resume_command_and_exits_130(tmp_path
     assert listed["status"] == "complete" and listed["tasks_done"] == 46
 
 
-def test_sigterm_is_handled_like_ctrl_c_and_exits_143(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_are_handled_like_ctrl_c_and_exit_128_plus_the_signal(
+    tmp_path: Path, signum: signal.Signals, code: int
+) -> None:
     demo = init_demo(tmp_path / "d")
     proc, run = held_run(demo)
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signum)
     out, err = proc.communicate(timeout=120)
     (demo / "hold").unlink()
-    assert proc.returncode == 143, err
-    assert f"interrupted by SIGTERM: 3/46 tasks are stored; continue with: knowmeter eval --resume {run.name}" in err
+    assert proc.returncode == code, err
+    name = signum.name
+    assert f"interrupted by {name}: 3/46 tasks are stored; continue with: knowmeter eval --resume {run.name}" in err
     assert out.startswith("INCOMPLETE · 3/46 tasks"), out
     assert (run / "report.json").is_file()
     listed = json.loads(km("runs", "--json", cwd=demo).stdout)[0]

@@ -14,7 +14,7 @@ import pytest
 from knowmeter.runner import RunStopped, until_interrupted
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_unwinds_the_run_then_raises_keyboard_interrupt(signum: signal.Signals) -> None:
     unwound: list[str] = []
     before = signal.getsignal(signum)

@@ -12,6 +12,7 @@ import pytest
 
 from knowmeter._faults import environment_fault, stops_every_task
 from knowmeter.cli._errors import MAX_LINE_CHARS, error_line
+from tests.support.cli import km_process
 
 
 def test_a_full_disk_inside_a_task_group_names_the_run_to_resume(tmp_path: Path) -> None:
@@ -31,6 +32,7 @@ def test_a_full_disk_inside_a_task_group_names_the_run_to_resume(tmp_path: Path)
         (OSError(errno.EACCES, "Permission denied", "/x/.lock"), "permission denied"),
         (OSError(errno.ENAMETOOLONG, "File name too long", "a" * 5000), "too long"),
         (ValueError("embedded null byte"), "NUL"),
+        (NotADirectoryError(errno.ENOTDIR, "Not a directory", "notes.txt/activation"), "a file stands where a folder"),
         (sqlite3.OperationalError("database or disk is full"), "no space left"),
         (sqlite3.OperationalError("attempt to write a readonly database"), "read-only"),
         (OSError(errno.EMFILE, "Too many open files", "/x/agent.sh"), "too many open files"),
@@ -76,3 +78,10 @@ def test_what_every_later_task_would_hit_stops_a_run_and_nothing_else_does() -> 
     assert not stops_every_task(OSError(errno.ENOENT, "No such file or directory", "/x/agent"))
     assert not stops_every_task(PermissionError(errno.EACCES, "Permission denied", "/x/agent"))
     assert not stops_every_task(KeyError("x"))
+
+
+def test_init_into_a_file_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x\n")
+    r = km_process("init", "notes.txt", cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("knowmeter: error: a file stands where a folder is needed (notes.txt/"), r.stderr

@@ -6,6 +6,7 @@ the task and the field, exit 2; a plan task without a readable record makes the 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -87,15 +88,31 @@ def test_a_record_outside_the_plan_or_the_scale_is_one_line(project: Path, tmp_p
     assert line.endswith("the results file was edited or damaged: restore it or run knowmeter eval again")
 
 
-def test_a_missing_results_file_is_one_line(project: Path, tmp_path: Path) -> None:
+def _fifo(path: Path) -> Path:
+    os.mkfifo(path)  # (a reader that opened it would wait for a writer forever)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("replace", "what"),
+    [
+        (Path.unlink, "missing"),
+        (lambda f: (f.unlink(), f.mkdir()), "not a regular file (a folder, a pipe or a device)"),
+        (lambda f: (f.unlink(), _fifo(f)), "not a regular file (a folder, a pipe or a device)"),
+    ],
+    ids=["deleted", "folder", "fifo"],
+)
+def test_a_missing_or_replaced_results_file_is_one_line(
+    project: Path, tmp_path: Path, replace: Callable[[Path], object], what: str
+) -> None:
     p = tmp_path / "p"
     shutil.copytree(project, p)
     f = _results(p)
-    f.unlink()
+    replace(f)
     r = km("report", "latest", cwd=p)
     assert r.returncode == 2
     assert r.stderr.strip() == (
-        f"knowmeter: error: {f.relative_to(p)}: missing — the run's results were deleted or moved: "
+        f"knowmeter: error: {f.relative_to(p)}: {what} — the run's results were deleted, moved or replaced: "
         "restore the file, or run knowmeter eval again"
     )
 
@@ -111,3 +128,42 @@ def test_a_complete_run_with_an_unreadable_record_is_incomplete(project: Path, t
     assert report["tasks_done"] == 45 and report["results_problems"] == ["line 1: not valid JSON; not counted"]
     assert report["partial"]["reason"].startswith("1 task(s) have no readable record in results.jsonl")
     assert "ended complete" not in report["partial"]["reason"]
+
+
+def test_a_finished_run_whose_report_is_damaged_is_listed_as_finished(project: Path, tmp_path: Path) -> None:
+    """With its report.json damaged and the index rebuilt (or lost), a complete run was listed as
+    killed and INCOMPLETE with a --resume to run; it is the status its run.json gives, its outcome
+    not known, and the command that writes the report again."""
+    p = tmp_path / "p"
+    shutil.copytree(project, p)
+    run = _results(p).parent
+    (run / "report.json").write_text("garbage\n")
+    (p / ".knowmeter" / "index.sqlite").unlink()
+    r = km("runs", cwd=p)
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())  # (as the terminal's width wraps it)
+    assert text.startswith(f"{run.name} · ") and " · complete · not known (not indexed) · 46/46 tasks" in text
+    assert (
+        "not in the run index (its report.json unreadable, or the index locked or read-only when it finished): "
+        f"knowmeter report {run.name} writes both again"
+    ) in text
+    assert km("report", run.name, "--bootstrap-samples", "200", cwd=p).returncode in (0, 1)
+    assert " · complete · PROGRESS · 46/46 tasks" in km("runs", cwd=p).stdout.splitlines()[0]
+
+
+def test_runs_says_which_run_folders_it_cannot_list(project: Path, tmp_path: Path) -> None:
+    """A run folder whose run.json is damaged was passed over in silence ("no runs yet" for a store
+    of nothing else); it is named on stderr, and --json stays the list."""
+    p = tmp_path / "p"
+    shutil.copytree(project, p)
+    run = _results(p).parent.name
+    damaged = p / ".knowmeter" / "runs" / "20260101-000000-abcdef"
+    damaged.mkdir()
+    (damaged / "run.json").write_text("{not json\n")
+    r = km("runs", cwd=p)
+    assert r.returncode == 0 and r.stdout.startswith(f"{run} · "), r.stdout
+    assert r.stderr.strip() == (
+        "⚠ 1 run folder(s) not listed: their run.json cannot be read (20260101-000000-abcdef); "
+        "knowmeter report ID names the problem"
+    )
+    assert [x["id"] for x in json.loads(km("runs", "--json", cwd=p).stdout)] == [run]

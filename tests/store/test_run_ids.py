@@ -26,3 +26,14 @@ def test_latest_is_the_run_started_last_within_one_second(tmp_path: Path) -> Non
         (tmp_path / "runs" / run_id).mkdir(parents=True)
         (tmp_path / "runs" / run_id / "run.json").write_text("{}")
     assert find_run(tmp_path, "latest").path.name == started[-1]
+
+
+def test_latest_is_never_a_folder_copied_into_the_store_beside_runs(tmp_path: Path) -> None:
+    """A folder of ``runs/`` not named as knowmeter names runs (a backup, a colleague's copy) sorts
+    after every run id; ``latest`` is still the newest run knowmeter made, and a named one is found."""
+    newest = new_run_id(START)
+    for name in (new_run_id(START - 60), newest, "foreign", "zz-backup"):
+        (tmp_path / "runs" / name).mkdir(parents=True)
+        (tmp_path / "runs" / name / "run.json").write_text("{}")
+    assert find_run(tmp_path, "latest").path.name == newest
+    assert find_run(tmp_path, "foreign").path.name == "foreign"

@@ -106,8 +106,8 @@ def available_variants(skill_dir: Path) -> list[str]:
     """Names that ``<name>`` expressions can resolve in ``skill_dir``."""
     if not skill_dir.is_dir():
         return []
-    names = {p.stem for p in skill_dir.glob("*.md")}
-    names |= {p.parent.name for p in skill_dir.glob("*/SKILL.md")}
+    names = {p.stem for p in skill_dir.glob("*.md") if p.is_file()}  # (not a named pipe or a broken link)
+    names |= {p.parent.name for p in skill_dir.glob("*/SKILL.md") if p.is_file()}
     return sorted(names)
 
 

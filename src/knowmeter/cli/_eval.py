@@ -81,7 +81,8 @@ def eval_cmd(**opts: object) -> None:
     Exit codes: 0 PROGRESS (or a passing SOLO) with every task run and every gate passed; 1 any
     other outcome; 2 bad input; 3 internal error (a bug: one line naming a log with the traceback);
     130 interrupted (Ctrl-C: the finished tasks are kept, resume with --resume RUN); 143
-    terminated (SIGTERM — a CI cancel, timeout, docker stop — handled as Ctrl-C is). With
+    terminated (SIGTERM — a CI cancel, timeout, docker stop — handled as Ctrl-C is); 129 hung up
+    (SIGHUP: the terminal or SSH session closed, handled as Ctrl-C is). With
     --report-only 0 unless interrupted, terminated, bad input or a crash.
     """
     # Start-up (imports, config, samples, plan) allocates much and frees little: the cyclic GC is

@@ -1,6 +1,7 @@
-"""Live progress of ``eval`` on stderr: a redrawn bar on a terminal, a plain line every
-``interval`` seconds otherwise, nothing with ``--quiet``. ``tick`` runs once per finished task
-in the runner's event loop, so it only adds numbers and redraws at most ten times a second.
+"""Live progress of ``eval`` on stderr: a redrawn bar on a terminal (without escape sequences on
+``TERM=dumb``), a plain line every ``interval`` seconds otherwise, nothing with ``--quiet``.
+``tick`` runs once per finished task in the runner's event loop, so it only adds numbers and
+redraws at most ten times a second.
 
 The bar's line fits the terminal's width (read at each redraw): a line that wrapped would leave a
 stale row on every redraw, since a redraw clears only the row the cursor is on."""
@@ -50,6 +51,10 @@ class Progress:
         self.concurrency = concurrency
         self.stream = stream
         self.tty = tty
+        #: a terminal without escape sequences (TERM=dumb: Emacs' shell, some CI logs): the bar is
+        #: redrawn after a carriage return alone, padded over the longer line it replaces
+        self.dumb = os.environ.get("TERM") == "dumb"
+        self._drawn = 0
         self.interval = REDRAW_S if tty else interval
         self.clock = clock
         self.started = clock()
@@ -129,7 +134,11 @@ class Progress:
     def _draw(self) -> None:
         assert self.stream is not None
         self.next_draw = self.clock() + self.interval
-        if self.tty:
+        if self.tty and self.dumb:
+            bar = self.bar_line(self._columns())
+            self.stream.write(f"\r{bar.ljust(self._drawn)}")
+            self._drawn = len(bar)
+        elif self.tty:
             self.stream.write(f"\r\x1b[2K{self.bar_line(self._columns())}")
         else:
             self.stream.write(self.line() + "\n")

@@ -44,7 +44,9 @@ def run_outcome(r: Any) -> str:
         return "not decided yet"
     if r["status"] != "complete":
         return "INCOMPLETE"
-    return f"{r['verdict'] or 'no verdict'} (outcome not recorded)"
+    if not r["verdict"]:  # finished, but not in the index (listed from its folder)
+        return "not known (not indexed)"
+    return f"{r['verdict']} (outcome not recorded)"
 
 
 @click.command("runs")
@@ -63,10 +65,20 @@ def runs_cmd(output_dir: str, limit: int, as_json: bool) -> None:
     from knowmeter.store import list_runs
 
     root = Path(output_dir)
-    rows = []
+    rows: list[dict[str, Any]] = []
+    unreadable: list[str] = []
     if root.is_dir():
         with open_run_index(root) as conn:
-            rows = list_runs(conn, limit, root / "runs")
+            rows = list_runs(conn, limit, root / "runs", unreadable)
+    if unreadable:  # said on stderr, so that --json stays the list
+        names = ", ".join(unreadable[:3]) + (f" and {len(unreadable) - 3} more" if len(unreadable) > 3 else "")
+        click.echo(
+            printable(
+                f"⚠ {len(unreadable)} run folder(s) not listed: their run.json cannot be read ({names}); "
+                "knowmeter report ID names the problem"
+            ),
+            err=True,
+        )
     if as_json:
         print_json([{**r, "outcome": run_outcome(r)} for r in rows])
         return
@@ -81,6 +93,12 @@ def runs_cmd(output_dir: str, limit: int, as_json: bool) -> None:
             f"{r['tasks_done']}/{r['tasks_total']} tasks{shard}"
         )
         out.line(f"{r['executor'] or '-'} · sample set {r['sample_set_id'] or '-'} · cost {_cost(r)}", indent="  ")
+        where = "" if output_dir == defaults.OUTPUT_DIR else f" --output-dir {output_dir}"
         if r["status"] == "killed":
-            where = "" if output_dir == defaults.OUTPUT_DIR else f" --output-dir {output_dir}"
             out.line(f"stopped before it finished: continue with {_resume(r)}{where}", indent="  ")
+        elif r["status"] != "running" and not r["outcome"] and not r["verdict"]:
+            out.line(
+                "not in the run index (its report.json unreadable, or the index locked or read-only when it "
+                f"finished): knowmeter report {r['id']}{where} writes both again",
+                indent="  ",
+            )

@@ -32,6 +32,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
@@ -193,13 +194,23 @@ def _copy_workspace(src: Path | None, dest: Path, *, keep_skills: bool, ignore: 
     patterns = list(ignore)
 
     def _ignore(folder: str, names: list[str]) -> set[str]:
-        skipped = {n for n in names if patterns and _matches(n, patterns)}
+        skipped = {n for n in names if (patterns and _matches(n, patterns)) or _special(os.path.join(folder, n))}
         if not keep_skills:
             rel = Path(folder).relative_to(src)
             skipped |= {n for n in names if (rel / n).as_posix().removeprefix("./") in AGENT_SKILL_DIRS}
         return skipped
 
     shutil.copytree(src, dest, symlinks=True, ignore=_ignore)
+
+
+def _special(path: str) -> bool:
+    """Whether ``path`` is a named pipe, a socket or a device (none can be copied, and none is
+    knowledge: copying a pipe would wait for a writer); a symlink is copied as a link."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
 
 
 @asynccontextmanager
@@ -291,7 +302,8 @@ def kill_sandbox_processes(root: Path) -> int:
 
 @dataclass(slots=True)
 class ProcessOutcome:
-    """How a process ended. ``returncode`` is negative when a signal ended it."""
+    """How a process ended. ``returncode`` is negative when a signal ended it; ``stderr`` is the
+    last ``STDERR_KEPT`` bytes the process wrote there."""
 
     returncode: int | None
     stdout: bytes
@@ -310,11 +322,19 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
         os.killpg(pid, sig)
 
 
-async def _drain(stream: ByteReceiveStream | None, buf: bytearray, done: anyio.Event) -> None:
+#: How much of an agent CLI's stderr is kept (bytes, its end): only its tail is ever shown, and an
+#: agent may print hundreds of megabytes there.
+STDERR_KEPT = 1 << 16
+
+
+async def _drain(stream: ByteReceiveStream | None, buf: bytearray, done: anyio.Event, keep: int | None = None) -> None:
+    """Read ``stream`` to its end into ``buf`` (only its last ``keep`` bytes, when given)."""
     try:
         if stream is not None:
             async for chunk in stream:
                 buf.extend(chunk)
+                if keep is not None and len(buf) > 2 * keep:
+                    del buf[:-keep]
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         pass
     finally:
@@ -339,7 +359,7 @@ async def run_process(
         with anyio.move_on_after(timeout_s) as scope:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_drain, proc.stdout, out, drained[0])
-                tg.start_soon(_drain, proc.stderr, err, drained[1])
+                tg.start_soon(_drain, proc.stderr, err, drained[1], STDERR_KEPT)
                 await proc.wait()
                 with anyio.move_on_after(_PIPE_DRAIN_S):
                     for event in drained:
@@ -359,4 +379,5 @@ async def run_process(
             _signal_group(proc.pid, signal.SIGKILL)
             await proc.wait()
             await proc.aclose()
-    return ProcessOutcome(proc.returncode, bytes(out), bytes(err), scope.cancelled_caught, time.monotonic() - started)
+    kept_err = bytes(err[-STDERR_KEPT:])
+    return ProcessOutcome(proc.returncode, bytes(out), kept_err, scope.cancelled_caught, time.monotonic() - started)

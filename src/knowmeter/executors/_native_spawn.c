@@ -81,6 +81,7 @@ typedef struct job {
     int cancelled;  /* killed before it started: nothing ran */
     char *out;
     size_t out_len, out_cap;
+    size_t out_limit; /* stdout kept: at most out_limit + 1 bytes (the rest is read and dropped) */
 } job;
 
 typedef struct batch {
@@ -252,16 +253,27 @@ static void atfork_child(void) {
  */
 
 static int append_output(job *j, int fd) {
-    /* read what is there; returns 1 at end of file (or on an error), 0 when it would block */
+    /* read what is there; returns 1 at end of file (or on an error), 0 when it would block. Past
+     * out_limit + 1 bytes the rest is read and dropped, so the command is never blocked on a full
+     * pipe and its reply takes bounded memory */
+    char drop[8192];
     for (;;) {
-        if (j->out_cap - j->out_len < 8192) {
-            size_t cap = j->out_cap ? j->out_cap * 2 : 32768;
-            char *grown = realloc(j->out, cap);
-            if (grown == NULL) return 1; /* out of memory: the reply is what was read */
-            j->out = grown;
-            j->out_cap = cap;
+        char *into = drop;
+        size_t room = sizeof drop;
+        if (j->out_len <= j->out_limit) {
+            if (j->out_cap - j->out_len < 8192) {
+                size_t cap = j->out_cap ? j->out_cap * 2 : 32768;
+                char *grown = realloc(j->out, cap);
+                if (grown == NULL) return 1; /* out of memory: the reply is what was read */
+                j->out = grown;
+                j->out_cap = cap;
+            }
+            into = j->out + j->out_len;
+            room = j->out_cap - j->out_len;
+            if (room > j->out_limit + 1 - j->out_len) room = j->out_limit + 1 - j->out_len;
         }
-        ssize_t n = read(fd, j->out + j->out_len, j->out_cap - j->out_len);
+        ssize_t n = read(fd, into, room);
+        if (n > 0 && into == drop) continue;
         if (n > 0) {
             j->out_len += (size_t)n;
             continue;
@@ -691,14 +703,20 @@ static PyObject *Batch_fileno(BatchObject *self, PyObject *unused) {
 }
 
 static PyObject *Batch_submit(BatchObject *self, PyObject *args, PyObject *kwds) {
-    static char *keywords[] = {"argv", "executables", "env", "cwd", "stdin", "stderr", "grace", NULL};
+    static char *keywords[] = {"argv", "executables", "env", "cwd", "stdin", "stderr", "grace", "limit", NULL};
     PyObject *argv_obj, *exes_obj, *env_obj, *cwd_obj;
     Py_buffer input;
     int errfd;
     double grace;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOy*id:submit", keywords, &argv_obj, &exes_obj, &env_obj,
-                                     &cwd_obj, &input, &errfd, &grace))
+    Py_ssize_t limit;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOy*idn:submit", keywords, &argv_obj, &exes_obj, &env_obj,
+                                     &cwd_obj, &input, &errfd, &grace, &limit))
         return NULL;
+    if (limit < 0) {
+        PyBuffer_Release(&input);
+        PyErr_SetString(PyExc_ValueError, "limit is negative");
+        return NULL;
+    }
     if (!batch_usable(self)) {
         PyBuffer_Release(&input);
         return NULL;
@@ -756,6 +774,7 @@ static PyObject *Batch_submit(BatchObject *self, PyObject *args, PyObject *kwds)
     j->input_len = (size_t)input.len;
     memcpy(at, input.buf, (size_t)input.len);
     j->grace = grace;
+    j->out_limit = (size_t)limit;
     j->state = QUEUED;
     batch *b = self->b;
     pthread_mutex_lock(&pool.lock);

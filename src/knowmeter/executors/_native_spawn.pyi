@@ -16,10 +16,12 @@ class Batch:
         stdin: bytes,
         stderr: int,
         grace: float,
+        limit: int,
     ) -> int:
         """Hand a command to a worker thread; returns its job id at once. ``executables``: the
         paths to try in turn (None: ``argv[0]``); ``env`` None: the process's environment;
-        ``stderr``: a descriptor (duplicated); ``grace``: seconds stdout may stay open after the exit."""
+        ``stderr``: a descriptor (duplicated); ``grace``: seconds stdout may stay open after the exit;
+        ``limit``: stdout past its first ``limit`` + 1 bytes is read and dropped."""
     def drain(self) -> list[tuple[int, tuple[int, bytes] | None, tuple[int, bytes] | None]]:
         """Every command finished since the last drain: (job, (exit code, stdout) or None,
         (errno, the path it concerns) when it could not start, else None); both None: killed

@@ -12,15 +12,17 @@ import json
 import math
 import os
 import shlex
+import signal
 import tempfile
 import time
 from pathlib import Path
 from typing import IO, Any
 
 from knowmeter import jsonio
+from knowmeter._faults import WorkFolderLost
 from knowmeter.executors._protocol import ExecRequest, ExecResult, Executor, ExecutorError
 from knowmeter.executors._registry import ExecutorSpec, UnknownExecutor, register_executor, resolve_argv
-from knowmeter.executors._spawn import run_command
+from knowmeter.executors._spawn import MAX_STDOUT_BYTES, run_command
 from knowmeter.traces import (
     MessageEvent,
     ToolCallEvent,
@@ -245,21 +247,55 @@ class ScriptExecutor(Executor):
         try:
             try:
                 code, stdout = await run_command(self.argv, payload, cwd=cwd, env=env, stderr=errfile)
-            except FileNotFoundError:
-                raise ExecutorError(f"executor command not found: {self.argv[0]}") from None
-            except PermissionError:
+            except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+                if cwd is not None and exc.filename == cwd:  # every later task would meet it too: the run stops
+                    raise WorkFolderLost(exc.errno, exc.strerror, cwd) from exc
+                if isinstance(exc, FileNotFoundError):
+                    raise ExecutorError(f"executor command not found: {self.argv[0]}") from None
                 raise ExecutorError(f"executor command is not executable: {self.argv[0]}") from None
             latency = (time.perf_counter() - started) * 1000
             if code != 0:
-                errfile.seek(err_start)
-                detail = errfile.read().decode(errors="replace").strip().splitlines()
-                tail = detail[-1] if detail else "(no stderr)"
-                raise ExecutorError(f"{Path(self.argv[0]).name} exited with {code}: {tail}")
+                raise ExecutorError(f"{Path(self.argv[0]).name} {_ended(code)}: {_last_line(errfile, err_start)}")
         finally:
             self._stderr_pool.append(errfile)
+        if len(stdout) > MAX_STDOUT_BYTES:  # the rest was dropped unread: no reply to parse (and no retry)
+            return ExecResult(
+                "",
+                Trace(source=self.name),
+                error=f"{Path(self.argv[0]).name} printed more than {MAX_STDOUT_BYTES >> 20} MiB on stdout (a reply is "
+                "one JSON object or the answer's text); nothing of it is kept — make the agent print its answer alone",
+                latency_ms=latency,
+            )
         result = parse_script_stdout(stdout.decode(errors="replace"))
         result.latency_ms = latency
         return result
+
+
+#: How much of a failed command's stderr is read for its last line (bytes), and how much of that
+#: line the error keeps (characters, its end): an agent may print hundreds of megabytes there.
+_STDERR_TAIL = 1 << 16
+_ERROR_LINE_CHARS = 500
+
+
+def _last_line(errfile: IO[bytes], start: int) -> str:
+    """The last non-empty line a command wrote to ``errfile`` from ``start`` on (its end, when long)."""
+    end = errfile.seek(0, os.SEEK_END)
+    errfile.seek(max(start, end - _STDERR_TAIL))
+    lines = errfile.read().decode(errors="replace").strip().splitlines()
+    if not lines:
+        return "(no stderr)"
+    last = lines[-1].strip()
+    return last if len(last) <= _ERROR_LINE_CHARS else "…" + last[-_ERROR_LINE_CHARS:]
+
+
+def _ended(code: int) -> str:
+    """How a command with exit status ``code`` ended: ``exited with 2``, ``was killed by SIGSEGV``."""
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with {code}"
 
 
 @register_executor("script")

@@ -100,20 +100,32 @@ def use_pidfd_child_watcher() -> bool:
     return True
 
 
+#: How much of a command's stdout ``run_command`` keeps by default (bytes): an agent that prints
+#: hundreds of megabytes must not hold that much memory per task.
+MAX_STDOUT_BYTES = 16 << 20
+
+
 async def run_command(
-    argv: Sequence[str], stdin: bytes, *, cwd: str | None, env: Mapping[str, str] | None, stderr: IO[bytes]
+    argv: Sequence[str],
+    stdin: bytes,
+    *,
+    cwd: str | None,
+    env: Mapping[str, str] | None,
+    stderr: IO[bytes],
+    limit: int = MAX_STDOUT_BYTES,
 ) -> tuple[int, bytes]:
     """Run ``argv`` with ``stdin`` on its standard input; return (exit code, stdout).
 
-    stderr goes to ``stderr`` (an open file). Raises ``FileNotFoundError`` / ``PermissionError``
-    when the command cannot be started. Cancellation kills the command's process group and
-    reaps it before the cancellation propagates.
+    stderr goes to ``stderr`` (an open file). stdout past its first ``limit`` + 1 bytes is read
+    and dropped (a reply longer than ``limit`` was cut). Raises ``FileNotFoundError`` /
+    ``PermissionError`` when the command cannot be started. Cancellation kills the command's
+    process group and reaps it before the cancellation propagates.
     """
     if NATIVE is not None:
-        return await run_native(NATIVE, argv, stdin, cwd, env, stderr, EXIT_GRACE_S)
+        return await run_native(NATIVE, argv, stdin, cwd, env, stderr, EXIT_GRACE_S, limit)
     if USE_PIDFD:
-        return await _run_pidfd(argv, stdin, cwd, env, stderr)
-    return await _run_asyncio(argv, stdin, cwd, env, stderr)
+        return await _run_pidfd(argv, stdin, cwd, env, stderr, limit)
+    return await _run_asyncio(argv, stdin, cwd, env, stderr, limit)
 
 
 #: How long stdout may stay open once the command exited (seconds). A process it started in the
@@ -129,7 +141,7 @@ def _kill_group(pid: int) -> None:
 
 
 async def _run_asyncio(
-    argv: Sequence[str], stdin: bytes, cwd: str | None, env: Mapping[str, str] | None, stderr: IO[bytes]
+    argv: Sequence[str], stdin: bytes, cwd: str | None, env: Mapping[str, str] | None, stderr: IO[bytes], limit: int
 ) -> tuple[int, bytes]:
     proc = await asyncio.create_subprocess_exec(
         *argv,
@@ -140,14 +152,46 @@ async def _run_asyncio(
         stderr=stderr,
         start_new_session=True,
     )
+    feeding = asyncio.ensure_future(_feed(proc, stdin))
     try:
-        stdout, _ = await proc.communicate(stdin)
+        kept = _Kept(limit)
+        assert proc.stdout is not None
+        while chunk := await proc.stdout.read(65536):
+            kept.add(chunk)
+        await feeding
+        await proc.wait()
     except BaseException:
+        feeding.cancel()
         _kill_group(proc.pid)
         with anyio.CancelScope(shield=True):
             await proc.wait()
         raise
-    return proc.returncode or 0, stdout
+    return proc.returncode or 0, kept.data()
+
+
+async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
+    """Write ``data`` to the command's stdin and close it (a command that closed it early is fine)."""
+    assert proc.stdin is not None
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        proc.stdin.write(data)
+        await proc.stdin.drain()
+    proc.stdin.close()
+
+
+class _Kept:
+    """The first ``limit`` + 1 bytes of what a command printed (the rest is counted, not kept)."""
+
+    def __init__(self, limit: int) -> None:
+        self.room = limit + 1
+        self.chunks: list[bytes] = []
+
+    def add(self, chunk: bytes) -> None:
+        if self.room > 0:
+            self.chunks.append(chunk[: self.room])
+            self.room -= len(self.chunks[-1])
+
+    def data(self) -> bytes:
+        return b"".join(self.chunks)
 
 
 #: A start, run in a starter thread: it returns how it reports back (run once the thread is idle).
@@ -225,11 +269,11 @@ class _Child:
     with stdout still open (the group is then killed)."""
 
     def __init__(
-        self, loop: asyncio.AbstractEventLoop, stdin_fd: int | None, pending: memoryview, stdout_fd: int
+        self, loop: asyncio.AbstractEventLoop, stdin_fd: int | None, pending: memoryview, stdout_fd: int, kept: _Kept
     ) -> None:
         self.loop = loop
         self.stdin_fd, self.pending, self.stdout_fd = stdin_fd, pending, stdout_fd
-        self.chunks: list[bytes] = []
+        self.kept = kept
         self.lock = threading.Lock()
         self.proc: subprocess.Popen[bytes] | None = None  # set by the starter thread
         self.failed: BaseException | None = None  # ... or this
@@ -306,7 +350,7 @@ class _Child:
                 return
             if not chunk:
                 break
-            self.chunks.append(chunk)
+            self.kept.add(chunk)
         self.loop.remove_reader(self.stdout_fd)
         self.reading = False
         if self.failed is not None:  # (recorded before the pipe ends were closed)
@@ -406,7 +450,7 @@ def _prefill(fd: int, data: bytes) -> memoryview:
 
 
 async def _run_pidfd(
-    argv: Sequence[str], stdin: bytes, cwd: str | None, env: Mapping[str, str] | None, stderr: IO[bytes]
+    argv: Sequence[str], stdin: bytes, cwd: str | None, env: Mapping[str, str] | None, stderr: IO[bytes], limit: int
 ) -> tuple[int, bytes]:
     loop = asyncio.get_running_loop()
     in_r, in_w = os.pipe()
@@ -416,7 +460,7 @@ async def _run_pidfd(
         if not pending:
             os.close(in_w)
         os.set_blocking(out_r, False)
-        child = _Child(loop, in_w if pending else None, pending, out_r)
+        child = _Child(loop, in_w if pending else None, pending, out_r, _Kept(limit))
     except BaseException:
         for fd in (in_r, in_w, out_r, out_w):
             with contextlib.suppress(OSError):
@@ -430,7 +474,7 @@ async def _run_pidfd(
         child.close()
         raise
     try:
-        return await child.done, b"".join(child.chunks)
+        return await child.done, child.kept.data()
     except BaseException:
         with anyio.CancelScope(shield=True):
             await child.stop()

@@ -34,6 +34,7 @@ class Batch(Protocol):
         stdin: bytes,
         stderr: int,
         grace: float,
+        limit: int,
     ) -> int: ...
 
     def drain(self) -> list[tuple[int, tuple[int, bytes] | None, tuple[int, bytes] | None]]: ...
@@ -107,14 +108,16 @@ async def run_native(
     env: Mapping[str, str] | None,
     stderr: IO[bytes],
     grace_s: float,
+    limit: int,
 ) -> tuple[int, bytes]:
     """``run_command`` through the native spawner (``new_batch``: ``_native_spawn.Batch``);
-    ``grace_s`` is its ``EXIT_GRACE_S``."""
+    ``grace_s`` is its ``EXIT_GRACE_S``, ``limit`` its stdout limit."""
     loop = asyncio.get_running_loop()
     batch = _BATCHES.get(loop)
     if batch is None:
         batch = _BATCHES[loop] = _LoopBatch(new_batch, loop)
-    job = batch.batch.submit(argv, executables(os.fsdecode(argv[0]), env), env, cwd, stdin, stderr.fileno(), grace_s)
+    exes = executables(os.fsdecode(argv[0]), env)
+    job = batch.batch.submit(argv, exes, env, cwd, stdin, stderr.fileno(), grace_s, limit)
     done: asyncio.Future[_Reply] = loop.create_future()
     batch.waiting[job] = done
     try:

@@ -65,6 +65,9 @@ def _found(root: Path, unreadable: list[str]) -> list[tuple[Path, str, os.stat_r
         except OSError as exc:
             unreadable.append(f"{root}: cannot read ({exc.strerror or exc}); check its permissions")
         return []
+    if not root.is_dir():  # a named pipe or a device: reading it could wait forever
+        unreadable.append(f"{root}: a named pipe or a device, not a trace file or folder; pass {_WHAT}")
+        return []
     return [(p, p.relative_to(root).as_posix(), st) for p, st in _candidate_files(root, unreadable)]
 
 

@@ -76,6 +76,7 @@ class Merger:
         self.notes: list[str] = []
         self.bad_lines: list[str] = []
         self.orphans: list[str] = []
+        self.empty: list[str] = []
 
     def add(self, res: SessionResult) -> None:
         if res.note is not None:
@@ -93,6 +94,8 @@ class Merger:
         self.bytes += res.size
         self.undated += res.undated
         if res.fingerprint is None:
+            if res.status == "no_segments":
+                self.empty.append(res.key)
             return
         self.sessions += 1
         self._fingerprints.append((res.key, res.fingerprint))

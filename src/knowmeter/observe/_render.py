@@ -184,6 +184,11 @@ def notes(report: HealthReport) -> list[str]:
     out += _capped(
         ts.bad_lines, f"{len(ts.bad_lines)} file(s) with corrupt or truncated lines (each passed over, the rest read):"
     )
+    out += _capped(
+        ts.files_without_segments,
+        f"{len(ts.files_without_segments)} file(s) read that gave no segment (no agent turn in them, or none "
+        "in the window or for --skills; --json lists all):",
+    )
     unjudged = sum(h.gaps.hedging_unjudged for h in report.skills)
     if unjudged:
         out.append(

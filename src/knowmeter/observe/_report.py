@@ -115,7 +115,8 @@ class TraceSet(Record):
     the reason; ``partly_read_files``: a run repeated or several runs in one file, with what was
     counted; ``bad_lines``: per file, the corrupt or truncated lines passed over;
     ``orphan_subagents``: subagent transcripts whose session file is absent, analysed as sessions
-    of their own)."""
+    of their own; ``files_without_segments``: files read that gave no segment — no agent turn, or
+    none in the window or for ``--skills``)."""
 
     paths: list[str]
     files: int
@@ -126,6 +127,7 @@ class TraceSet(Record):
     partly_read_files: list[str]
     bad_lines: list[str] = dataclasses.field(default_factory=list)
     orphan_subagents: list[str] = dataclasses.field(default_factory=list)
+    files_without_segments: list[str] = dataclasses.field(default_factory=list)
     skipped_by_mtime: int
     undated_sessions: int
     window: dict[str, str | None]
@@ -204,6 +206,7 @@ def build_report(
         partly_read_files=sorted(m.notes),
         bad_lines=sorted(m.bad_lines),
         orphan_subagents=sorted(m.orphans),
+        files_without_segments=sorted(m.empty),
         skipped_by_mtime=m.mtime_skips,
         undated_sessions=m.undated,
         window=window,

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from knowmeter import defaults
 from knowmeter._damaged import set_aside
+from knowmeter._faults import environment_fault
 from knowmeter._secrets import scrub_value
 from knowmeter.executors import ExecResult
 
@@ -92,6 +93,8 @@ class ResponseCache:
         try:
             self._conn = _connect(path)
         except sqlite3.DatabaseError as exc:
+            if environment_fault(exc) is not None:  # locked by another process, a full disk: not damage
+                raise
             damaged = set_aside(path)
             log.warning("knowmeter: %s was damaged (%s): moved to %s; the cache starts empty", path, exc, damaged.name)
             self._conn = _connect(path)

@@ -21,12 +21,13 @@ from anyio.abc import TaskGroup
 
 T = TypeVar("T")
 
-#: The signals that stop a run the way Ctrl-C does.
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: The signals that stop a run the way Ctrl-C does (SIGHUP: the terminal or the SSH session closed,
+#: whose default action killed the process with nothing reported and its agents left running).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class RunStopped(KeyboardInterrupt):
-    """The run was stopped by ``signum`` (SIGINT or SIGTERM) and has unwound."""
+    """The run was stopped by ``signum`` (one of ``STOP_SIGNALS``) and has unwound."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
@@ -34,7 +35,7 @@ class RunStopped(KeyboardInterrupt):
 
 
 async def until_interrupted(run: Callable[[], Awaitable[T]]) -> T:
-    """Await ``run()``; a SIGINT or SIGTERM cancels it and raises ``RunStopped`` once it has
+    """Await ``run()``; a SIGINT, SIGTERM or SIGHUP cancels it and raises ``RunStopped`` once it has
     unwound. Outside the main thread (where no signal handler can be installed) ``run()`` is
     awaited as is."""
     if threading.current_thread() is not threading.main_thread():

@@ -21,6 +21,7 @@ from knowmeter.store._graderecord import (
 from knowmeter.store._index import INDEX_FILE, list_runs, listed_status, open_index, upsert_run, variant_history
 from knowmeter.store._merge import merge_shards
 from knowmeter.store._rundir import (
+    RUN_ID,
     ResultsWriter,
     RunDir,
     atomic_file,
@@ -75,6 +76,7 @@ from knowmeter.store._taskrecord import (
 __all__ = [
     "INDEX_FILE",
     "LOCAL_SETTINGS",
+    "RUN_ID",
     "RUN_SCHEMA_VERSION",
     "ActivationTarget",
     "AnalysisJSON",

@@ -139,7 +139,7 @@ def open_index(output_dir: Path, *, rows_of: RowsOf | None = None) -> Iterator[s
         if fresh and (output_dir / "runs").is_dir():  # deleted or emptied: index what is there
             _rebuild(conn, output_dir / "runs", rows_of)
     except (OSError, sqlite3.DatabaseError) as exc:
-        if environment_fault(exc) is not None:  # a full disk, a read-only folder: go on without it
+        if environment_fault(exc) is not None:  # a full disk, a read-only folder, a lock held: go on without it
             conn = _in_memory(output_dir / "runs", rows_of)
             log.warning("knowmeter: %s cannot be written (%s); its runs are read from their folders", path, exc)
         elif isinstance(exc, sqlite3.DatabaseError):
@@ -239,13 +239,16 @@ def upsert_run(conn: sqlite3.Connection, run: dict[str, Any], variants: list[dic
         conn.execute(f"INSERT INTO run_variants ({vcols}) VALUES ({vmarks})", v)
 
 
-def list_runs(conn: sqlite3.Connection, limit: int = 50, runs_root: Path | None = None) -> list[dict[str, Any]]:
+def list_runs(
+    conn: sqlite3.Connection, limit: int = 50, runs_root: Path | None = None, unreadable: list[str] | None = None
+) -> list[dict[str, Any]]:
     """The newest ``limit`` runs, newest first: the index's rows and, with ``runs_root``, the run
-    directories there that have no row yet (``unindexed_runs``)."""
+    directories there that have no row yet (``unindexed_runs``; those whose run.json cannot be
+    read are named in ``unreadable``)."""
     rows = [dict(r) for r in conn.execute("SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT ?", (limit,))]
     if runs_root is not None:
         indexed = {r[0] for r in conn.execute("SELECT id FROM runs")}
-        rows += unindexed_runs(runs_root, indexed)
+        rows += unindexed_runs(runs_root, indexed, unreadable)
     rows.sort(key=lambda r: (r["created_at"] or "", r["id"]), reverse=True)
     return rows[:limit]
 
@@ -259,12 +262,13 @@ def listed_status(run_path: Path, status: str | None) -> str:
     return "running" if RunDir(run_path).executing else "killed"
 
 
-def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
+def unindexed_runs(runs_root: Path, indexed: set[str], unreadable: list[str] | None = None) -> list[dict[str, Any]]:
     """Run directories under ``runs_root`` not in ``indexed``, as ``runs`` rows from their run.json:
     a run gets its row when it finishes, so these are still running (status ``running``: a
-    process holds the run's lock) or were killed (``killed``). Their outcome is not
-    decided yet; tasks done counts the stored results. A run.json that cannot be read is skipped
-    (``knowmeter report RUN`` names its problem)."""
+    process holds the run's lock) or were killed (``killed``) — or finished (the status run.json
+    gives) with a report.json the index could not read. Their outcome is not known (None); tasks
+    done counts the stored results. A run.json that cannot be read is skipped, its folder's name
+    added to ``unreadable`` (``knowmeter report RUN`` names its problem)."""
     rows = []
     for run_file in sorted(runs_root.glob(f"*/{RUN_FILE}")):
         run_path = run_file.parent
@@ -273,13 +277,15 @@ def unindexed_runs(runs_root: Path, indexed: set[str]) -> list[dict[str, Any]]:
         try:
             run = RunDir(run_path).read_run()
         except InputError:
+            if unreadable is not None:
+                unreadable.append(run_path.name)
             continue
         shard = run.shard
         row = {
             **dict.fromkeys(RUN_COLUMNS),
             "id": run_path.name,
             "created_at": run.created_at,
-            "status": listed_status(run_path, None),  # unindexed: not finished
+            "status": listed_status(run_path, run.status),
             "dir": str(run_path.resolve()),
             "executor": run.executor.name,
             "sample_set_id": run.watermark.id,

@@ -32,6 +32,10 @@ REPORT_FILE = "report.json"
 LOCK_FILE = ".lock"
 
 
+#: a run id as ``new_run_id`` makes them (a folder of ``runs/`` named otherwise was not made by knowmeter)
+RUN_ID = re.compile(r"^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$")
+
+
 def new_run_id(now: float | None = None) -> str:
     """``YYYYMMDD-HHMMSS-<6 hex>``: the millisecond as 3 hex digits, then 3 random ones, so ids
     sort in the order the runs started (``latest`` is the newest even within one second) and two
@@ -366,10 +370,11 @@ def find_run(output_dir: Path, run: str) -> RunDir:
     if not runs_root.is_dir():
         raise InputError(f"no runs in {runs_root}; run knowmeter eval first")
     ids = sorted(p.name for p in runs_root.iterdir() if (p / RUN_FILE).is_file())
-    if run == "latest":
-        if not ids:
+    if run == "latest":  # the newest run knowmeter made (ids sort by start), not a folder copied in beside it
+        made = [i for i in ids if RUN_ID.fullmatch(i)] or ids
+        if not made:
             raise InputError(f"no runs in {runs_root}; run knowmeter eval first")
-        return RunDir(runs_root / ids[-1])
+        return RunDir(runs_root / made[-1])
     matches = [i for i in ids if i == run] or [i for i in ids if i.startswith(run)]
     if len(matches) == 1:
         return RunDir(runs_root / matches[0])

@@ -78,8 +78,9 @@ class StoredTasks(Sequence[TaskRecord]):
         self.problems: list[str] = []
         self.variants: set[str] = set()
         if not results_file.is_file():
+            what = "not a regular file (a folder, a pipe or a device)" if results_file.exists() else "missing"
             raise InputError(
-                f"{results_file}: missing — the run's results were deleted or moved: restore the file, or "
+                f"{results_file}: {what} — the run's results were deleted, moved or replaced: restore the file, or "
                 "run knowmeter eval again"
             )
         first_at: dict[tuple[int, str, str], int] = {}  # each kept task's offset, by its report-order key

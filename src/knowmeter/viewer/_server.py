@@ -28,12 +28,11 @@ from knowmeter._secrets import scrub
 from knowmeter.errors import InputError
 from knowmeter.report import Report, ReportView
 from knowmeter.report.html import assets
+from knowmeter.store import RUN_ID
 from knowmeter.viewer._data import Store, UnreadableIndex
 from knowmeter.viewer._pages import CSP, compare_csp, compare_page, error_page, runs_page, trends_page
 from knowmeter.viewer._search import IndexCache, RunIndex, parse_query
 
-#: a run id as ``new_run_id`` makes them (also what the index holds)
-RUN_ID = re.compile(r"^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$")
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 #: a run's report links back to the viewer's pages
 VIEWER_LINKS = (("/", "Runs"), ("/trends", "Trends"))
