@@ -23,7 +23,7 @@ labelled units counted as misses. ``--classifier-cmd CMD`` runs hedging through 
 LLM second pass (broad recall, then the classifier) with ``CMD`` as a ``script`` executor
 (stdin ``{"model","system","prompt"}``, stdout the verdict JSON) and scores both modes.
 
-    python bench/bench_gap_labels.py [--labels PATH] [--split dev] [--classifier-cmd CMD] [--quiet]
+    python bench/bench_gap_labels.py [--labels PATH] [--split dev] [--batch 3] [--classifier-cmd CMD] [--quiet]
 """
 
 from __future__ import annotations
@@ -354,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--labels", type=Path, default=LABELS, help="the labels JSONL (default: %(default)s)")
     parser.add_argument("--shared", type=Path, default=SHARED, help="the folder holding reference/")
     parser.add_argument("--split", choices=("dev", "heldout"), help="only this split")
+    parser.add_argument("--batch", type=int, choices=(1, 3), help="only this labelling batch (3: the audit)")
     parser.add_argument("--classifier-cmd", help="a script-executor command judging hedging candidates")
     parser.add_argument("--quiet", action="store_true", help="no list of false positives / negatives")
     args = parser.parse_args(argv)
@@ -363,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
     labels = [json.loads(x) for x in args.labels.read_text(encoding="utf-8").splitlines() if x.strip()]
     if args.split:
         labels = [x for x in labels if x["split"] == args.split]
+    if args.batch:
+        labels = [x for x in labels if x.get("batch", 1) == args.batch]
     rows, refused = analyse(labels, args.shared)
     report(rows, refused, title="regex-only hedging", quiet=args.quiet)
     if args.classifier_cmd:

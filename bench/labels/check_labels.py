@@ -11,6 +11,9 @@ under ``--root`` (default: the ``KNOWMETER_REFERENCE`` variable or
   exact substring of the message it names, and every call of a repeated
   failure / retried command is labelled.
 
+An entry with ``"batch": 3`` is a batch-2 log later labelled for every other signal, blind
+(rules §12); it keeps its batch-2 split.
+
 An entry with ``labelled`` (a list of signal names) was labelled for those
 signals only (batch 2: hedging); its other signal fields are absent, not empty.
 Such entries carry ``hedging_messages``: one ``{message, label, reason}`` per
@@ -38,6 +41,7 @@ import dump_log
 FIXTURE = Path(__file__).parents[2] / "tests/analysis/fixtures/corpus_labels.jsonl"
 KEY_ORDER = (
     "source",
+    "batch",
     "labelled",
     "split",
     "language",
@@ -82,9 +86,12 @@ def labelled(entry: dict[str, Any]) -> set[str]:
 def stratum(entry: dict[str, Any]) -> str:
     """Split stratum: language, and whether the log has a hedge / a failed search (rules §8); a
     log not labelled for failed searches is its own stratum (``failed=?``), so adding a hedging-only
-    batch never moves an earlier log between dev and heldout."""
+    batch never moves an earlier log between dev and heldout; batch 3 keeps that stratum, so
+    labelling a batch-2 log for more signals never moves it either (its hedging labels were
+    scored as dev or heldout before)."""
     hedge = any(not h.get("uncertain") for h in entry["hedging"])
-    failed = bool(entry["failed_searches"]) if "failed_searches" in labelled(entry) else "?"
+    known = "failed_searches" in labelled(entry) and entry.get("batch") != 3
+    failed = bool(entry["failed_searches"]) if known else "?"
     return f"{entry['language']}/hedge={hedge}/failed={failed}"
 
 

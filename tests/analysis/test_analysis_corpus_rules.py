@@ -115,3 +115,48 @@ def test_a_failed_status_without_output_is_still_judged(tb):
         .build()
     )
     assert _failed(analyze_task(trace, sample_id="s")) == [("Bash", "docs/missing")]
+
+
+def test_a_search_inside_a_shell_loop_is_judged_like_any_search(shared_dir):
+    # 455_06 turn 8: `for file in a.groovy …; do echo … && grep "password('GITHUB_TOKEN'" "$file" |
+    # head -1 && …; done` ran from the wrong folder, and `$file` expanded empty: ten times
+    # `grep: : No such file or directory`. `for` / `do` / `done` are shell grammar, not programs:
+    # the loop body is a grep, and its miss is a failed search (a command bug the spec accepts as
+    # noise, labelling rules §1.4)
+    gaps = _gaps(shared_dir, "issue-455_06_testing_execute__8a803f09.txt")
+    assert ("Bash", "password('GITHUB_TOKEN'") in _failed(gaps)
+
+
+def test_shell_keywords_are_not_verbs():
+    from knowmeter.analysis._commands import parse_command
+
+    loop = parse_command('for f in a.md b.md; do cat "$f"; done')
+    assert [s.verb for s in loop.stages] == ["cat"] and loop.is_search
+    cond = parse_command("if [ -f a.md ]; then head -3 a.md; else echo none; fi")
+    assert [s.verb for s in cond.stages] == ["[", "head", "echo"]
+    assert [s.verb for s in parse_command("while read l; do grep -q x a.md; done < list").stages] == [
+        "read",
+        "grep",
+    ]
+
+
+def test_a_cd_into_a_missing_folder_is_navigation_not_a_failed_search(shared_dir, tb):
+    # 455_06 turn 6: `cd jenkins/jobs/dsl/ai-workflow && for file in …; do … grep …; done` failed
+    # at the `cd` (a parallel call had already moved the shell there): the grep never ran
+    gaps = _gaps(shared_dir, "issue-455_06_testing_execute__8a803f09.txt")
+    assert "toolu_01WJLC6p1ZiTPQzF5mMpJNk7" not in {c for s in gaps.signals for c in s.calls}
+    assert gaps.excluded.get("navigation") == 1
+    trace = tb().bash("cd docs && grep -rn revenue .", "bash: line 1: cd: docs: No such file or directory", exit_code=1)
+    assert _failed(analyze_task(trace.build(), sample_id="s")) == []
+
+
+def test_what_a_command_echoes_itself_is_not_what_its_searches_said():
+    from knowmeter.analysis._commands import parse_command
+
+    cmd = parse_command('for f in a b; do echo "=== $f ===" && grep x "$f"; done; ls c || echo "c is gone"')
+    out = "=== a ===\ngrep: a: No such file or directory\n===  ===\nls: cannot access 'c'\nc is gone"
+    assert cmd.searches_said(out).splitlines() == [
+        "grep: a: No such file or directory",
+        "ls: cannot access 'c'",
+        "c is gone",  # an `|| echo` fallback answers the search: it stays
+    ]

@@ -91,3 +91,15 @@ def test_hedging_is_scored_per_message_language_and_the_japanese_net_apart(share
     ja, en, net = views["hedging[ja msg]"], views["hedging[en msg]"], views["ja-net (not counted)"]
     assert (ja.pred, ja.gold, en.pred, en.gold) == (0, 1, 0, 0)
     assert (net.tp_pred, net.pred, net.tp_gold, net.gold) == (1, 1, 1, 1)
+
+
+def test_batch_scores_one_labelling_batch_alone(shared_dir: Path, tmp_path: Path, capsys):
+    bench = _bench()
+    labels = _labels()
+    labels[0]["batch"] = 3  # the audit batch: scored alone with --batch 3
+    path = tmp_path / "labels.jsonl"
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in labels) + "\n", encoding="utf-8")
+    assert bench.main(["--labels", str(path), "--shared", str(shared_dir), "--batch", "3", "--quiet"]) == 0
+    assert "regex-only hedging: 1 labelled logs" in capsys.readouterr().out
+    assert bench.main(["--labels", str(path), "--shared", str(shared_dir), "--batch", "1", "--quiet"]) == 0
+    assert f"regex-only hedging: {len(labels) - 1} labelled logs" in capsys.readouterr().out

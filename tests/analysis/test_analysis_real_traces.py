@@ -82,8 +82,9 @@ def test_claude_session_venv_hunt_is_a_collapsed_failed_search_and_a_repeated_fa
     rf = [s for s in gaps.signals if s.source == "repeated_failure"]
     assert [(s.tool, s.target, s.turn) for s in rf] == [("path lookup", fs[1].target, fs[1].turn)]
     # before the hunt, `uv run python -c …` failed in turns 14, 15 and 16 (exit 1 twice, then a
-    # missing cd target): a retried command, reported apart — not a search, not in the gap rate
-    assert [(s.source, s.target, s.turn) for s in gaps.retried] == [("retried_command", "uv run && cat", 14)]
+    # missing cd target): a retried command, reported apart — not a search, not in the gap rate;
+    # named by the program `uv run` launched
+    assert [(s.source, s.target, s.turn) for s in gaps.retried] == [("retried_command", "python && cat", 14)]
     assert "failed 3× in 3 turns (14–16" in gaps.retried[0].context
     assert _by_source(gaps) == Counter({"failed_search": 2, "repeated_failure": 1})
 
@@ -158,3 +159,21 @@ def test_inventory_over_real_traces(shared_dir, watermark):
     text = render_inventory(s)
     assert 'Sample claude_failures / turn 2 / [failed search]\n  Grep "kiwi" → no results' in text
     assert "Bash: cat missing.txt → not found (exit 1)" in text
+
+
+def test_sdk_repr_pytest_denied_three_times_is_one_retried_command_whatever_the_launcher(shared_dir):
+    # tielec 304_05 (SDK repr, held out): `pytest tests/unit/ … | head`, `pytest tests/unit/ -v
+    # --tb=short`, then `python -m pytest tests/unit/ -v`, each refused by the permission policy in
+    # turns 19, 20 and 22. `python -m pytest` is pytest run through a launcher — the same action
+    # (labelling rules §3), so the three refusals are one retried command, not two runs too short
+    # to fire.
+    gaps = analyze_task(
+        _trace(shared_dir, "traces/claude-agent-sdk-python-repr/tielec_issue-304_05_testing_execute.txt"),
+        sample_id="304",
+    )
+    assert [(s.target, s.calls) for s in gaps.retried] == [
+        (
+            "pytest",
+            ("toolu_01CmtPHp9dFaR4GyWBwZbyXn", "toolu_019TqAqEeRbg3N8U1ZVGYhoz", "toolu_01PxBTvz2sQA7zrgsqeL8XX4"),
+        )
+    ]

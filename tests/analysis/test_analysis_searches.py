@@ -456,3 +456,22 @@ def test_the_same_folder_failing_in_three_turns_is_a_repeated_failure(shared_dir
     # across turns, files of one folder stay separate gaps (the agent saw the failure and tried again)
     assert sum(1 for s in gaps.signals if s.source == "failed_search") == 3
     assert "repeated_failure" in by and "turns 1–3" in by["repeated_failure"].context
+
+
+@pytest.mark.parametrize(
+    ("command", "action"),
+    [
+        ("python -m pytest tests/unit/ -v", "Bash pytest"),
+        ("uv run python -m pytest -x", "Bash pytest"),
+        ("cd app && poetry run pytest", "Bash pytest"),
+        ("npx --yes prettier --check .", "Bash prettier"),
+        ("python3 -m pip install -r req.txt", "Bash pip install"),
+        ("python script.py", "Bash python"),
+        ("uv sync", "Bash uv sync"),
+    ],
+)
+def test_a_launcher_is_not_the_action_of_a_retried_command(tb, command, action):
+    from knowmeter.analysis._retries import action_key
+
+    inv = tb().bash(command, "boom", exit_code=1).build().invocations()[0]
+    assert action_key(inv) == action

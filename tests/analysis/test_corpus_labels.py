@@ -78,8 +78,8 @@ def test_every_corpus_log_is_labelled_for_hedging_message_by_message(shared_dir:
     listed = {Path(e["source"]).name for e in entries if e["source"].startswith("traces-corpus/")}
     on_disk = {p.name for p in (shared_dir / "reference" / "traces-corpus" / "tielec").iterdir()}
     assert listed == on_disk
-    batch2 = [e for e in entries if "labelled" in e]
-    assert len(batch2) == 88 and all(e["labelled"] == ["hedging"] for e in batch2)
+    batch2 = [e for e in entries if "hedging_messages" in e]
+    assert len(batch2) == 88 and all("labelled" not in e or e["labelled"] == ["hedging"] for e in batch2)
     # a message list that skips a message, or marks a quoted hedge "no", is a problem
     broken = copy.deepcopy(next(e for e in batch2 if e["hedging"]))
     broken["hedging_messages"][0]["label"] = "no"
@@ -94,3 +94,14 @@ def test_a_hedging_only_batch_keeps_the_earlier_split() -> None:
     full = [e for e in entries if "labelled" not in e]
     alone = checker.split_of([(e["source"], checker.stratum(e)) for e in full])
     assert {e["source"]: e["split"] for e in full} == alone
+
+
+def test_the_audit_batch_labels_every_signal_and_keeps_the_batch_2_split() -> None:
+    checker = _checker()
+    entries = _entries()
+    batch3 = [e for e in entries if e.get("batch") == 3]
+    assert len(batch3) >= 25 and all("labelled" not in e and "hedging_messages" in e for e in batch3)
+    assert all(set(checker.SIGNALS) <= e.keys() for e in batch3)
+    # labelling a hedging-only log for more signals must not move it between dev and heldout
+    as_batch2 = [{**e, "labelled": ["hedging"]} for e in batch3]
+    assert [checker.stratum(e) for e in batch3] == [checker.stratum(e) for e in as_batch2]

@@ -79,7 +79,7 @@ def test_retried_commands_are_apart_unless_counted(shared_dir: Path) -> None:
     # a758 turns 14–16: `uv run python -c …` failing three times — a retried command, not a gap
     res = _observe(str(shared_dir / A758), "--json")
     gaps = json.loads(res.output)["skills"][0]["gaps"]
-    assert [s["target"] for s in gaps["retried"]] == ["uv run && cat"]
+    assert [s["target"] for s in gaps["retried"]] == ["python && cat"]
     assert "retried_command" not in gaps["signals_by_source"]
     assert "1 retried command(s)" in " ".join(_observe(str(shared_dir / A758)).output.split())
     counted = json.loads(_observe(str(shared_dir / A758), "--json", "--count-retried-commands").output)

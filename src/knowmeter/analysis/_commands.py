@@ -78,6 +78,12 @@ _VALUED_OPTIONS.update(
 _FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex"})
 _SHELL_WRAPPER = re.compile(r"^\s*(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\s+-l?c\s+(?P<rest>.+)$", re.S)
 _SEPARATORS = frozenset(";&|\n()")
+_VARIABLE = re.compile(r"\$\{?\w+\}?")
+# shell grammar, not programs: keywords that lead a command (``do grep …``, ``then cat …``),
+# loop / case headers (``for f in a b``) and closing words (``done``, ``fi``)
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{"})
+_HEADERS = frozenset({"for", "select", "case", "function"})
+_CLOSERS = frozenset({"done", "fi", "esac", "}"})
 _QUIET_FLAGS = frozenset({"-q", "--quiet", "--silent"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _PWD = re.compile(r"^\$(?:PWD|\{PWD\})(?=/|$)")
@@ -139,6 +145,21 @@ class ShellCommand:
             return False  # (a long output is more than fallback lines: no need to split it)
         lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
         return bool(lines) and all(line in self.fallbacks for line in lines)
+
+    def searches_said(self, output: str) -> str:
+        """``output`` without the lines the command's own ``echo`` / ``printf`` statements
+        printed (``echo "=== $f ==="`` headers of a loop; a ``$variable`` matches any text):
+        what its searches said. ``|| echo`` fallbacks stay: they answer the search (see
+        ``only_fallback``)."""
+        said = [
+            _echo_line(st)
+            for p in self.pipelines
+            for st in p
+            if st.verb in ("echo", "printf") and _echo_text(st) not in self.fallbacks
+        ]
+        if not said:
+            return output
+        return "\n".join(x for x in output.splitlines() if not any(e.fullmatch(x.strip()) for e in said))
 
     @property
     def relevant(self) -> tuple[Statement, ...]:
@@ -342,7 +363,7 @@ def parse_command(text: str) -> ShellCommand:
             if st.verb == "cd" and not after_pipe:
                 cwd = _cd(cwd, st.args)
             elif after_or and st.verb in ("echo", "printf"):
-                fallbacks.append(" ".join(a for a in st.args if not a.startswith("-")).strip())
+                fallbacks.append(_echo_text(st))
         current.clear()
 
     for tok in _tokens(text):
@@ -372,6 +393,15 @@ def parse_command(text: str) -> ShellCommand:
         current.append(tok)
     flush()
     return ShellCommand(text, tuple(tuple(p) for p in pipelines), tuple(f for f in fallbacks if f))
+
+
+def _echo_text(st: Statement) -> str:
+    return " ".join(a for a in st.args if not a.startswith("-")).strip()
+
+
+def _echo_line(st: Statement) -> re.Pattern[str]:
+    """What an ``echo`` / ``printf`` statement prints, as a pattern (``$x`` / ``${x}`` any text)."""
+    return re.compile(".*".join(re.escape(part.strip()) for part in _VARIABLE.split(_echo_text(st))))
 
 
 def _cd(cwd: str, args: tuple[str, ...]) -> str:
@@ -406,9 +436,9 @@ def _tokens(text: str) -> list[str]:
 
 def _statement(words: list[str], redirected: bool = False, cwd: str = "") -> Statement | None:
     i = 0
-    while i < len(words) and (_ASSIGNMENT.match(words[i]) or words[i] in _WRAPPERS):
+    while i < len(words) and (_ASSIGNMENT.match(words[i]) or words[i] in _WRAPPERS or words[i] in _KEYWORDS):
         i += 1
-    if i >= len(words):
+    if i >= len(words) or words[i] in _HEADERS or words[i] in _CLOSERS:
         return None
     verb = PurePosixPath(words[i]).name
     rest = words[i + 1 :]

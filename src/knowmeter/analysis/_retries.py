@@ -5,8 +5,10 @@ reported beside the gap signals and counted in the gap rate only when the user a
 
 Rule: calls that are not searches (``search_class`` is None) are keyed by agent, tool and, for
 Bash, the command's *action*: its programs other than ``cd`` / ``echo`` …, each with its
-subcommand (``git add && git commit``, ``npm test``, ``uv run && cat``) — whichever of them
-failed, the agent ran the same thing again. An action fails when its result is a
+subcommand (``git add && git commit``, ``npm test``, ``python && cat``) — whichever of them
+failed, the agent ran the same thing again. A launcher is not the action: ``uv run X``,
+``poetry run X``, ``npx X`` and ``python -m X`` key as ``X``, so ``pytest`` and
+``python -m pytest`` refused in turn after turn are one run. An action fails when its result is a
 failure that says something about the task (a non-zero exit, a missing path, a refusal by a
 hook or policy, any other error); a missing program (exit 127), a timeout, a cancelled sibling,
 a user's rejection, tool misuse and API errors are not counted and do not interrupt. A success
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import dropwhile
 
 from knowmeter.analysis._commands import command_text, parse_command
 from knowmeter.analysis._model import GapSignal
@@ -40,6 +43,10 @@ _NOT_COUNTED = frozenset(
         ErrorKind.EMPTY_SEARCH,
     }
 )
+#: ``X run PROGRAM`` launchers and ``X PROGRAM`` executors: the action is the program
+_RUNNERS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye", "pipx"})
+_EXECUTORS = frozenset({"npx", "pnpx", "bunx", "uvx"})
+_PYTHON = re.compile(r"^python[0-9.]*$")
 _SUBCOMMAND = re.compile(r"^[a-z][a-z0-9-]*$")
 _ERROR_WORD = re.compile(r"\b(?:error|failed|fatal|denied|rejected)\b", re.I)  # the line worth quoting
 
@@ -50,11 +57,30 @@ def action_key(inv: ToolInvocation) -> str:
         return inv.call.tool
     steps: list[str] = []
     for st in parse_command(command_text(inv.call.input)).relevant:
-        first = next((a for a in st.args if not a.startswith("-")), "")
-        step = f"{st.verb} {first}" if _SUBCOMMAND.match(first) else st.verb
+        verb, args = _launched(st.verb, st.args)
+        first = next((a for a in args if not a.startswith("-")), "")
+        step = f"{verb} {first}" if _SUBCOMMAND.match(first) else verb
         if not steps or steps[-1] != step:
             steps.append(step)
     return " ".join(["Bash", " && ".join(steps)]) if steps else "Bash"
+
+
+def _launched(verb: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """The program a launcher runs (``uv run pytest`` → ``pytest``, ``python -m pytest`` →
+    ``pytest``); any other command as it is."""
+    while True:
+        if verb in _RUNNERS and args[:1] == ("run",):
+            rest = args[1:]
+        elif verb in _EXECUTORS:
+            rest = args
+        elif _PYTHON.match(verb) and args[:1] == ("-m",) and len(args) > 1:
+            rest = args[1:]
+        else:
+            return verb, args
+        rest = tuple(dropwhile(lambda a: a.startswith("-"), rest))
+        if not rest:
+            return verb, args
+        verb, args = rest[0].rsplit("/", 1)[-1], rest[1:]
 
 
 def retry_signals(invocations: Sequence[ToolInvocation], *, sample_id: str) -> list[GapSignal]:

@@ -72,6 +72,8 @@ _EXIT_KINDS = {
 }
 _EMPTY_TEXTS = ("no matches found", "no files found", "no results found", "(bash completed with no output)")
 _NOT_FOUND = re.compile(r"no such file or directory|cannot access|cannot open|does not exist|not found", re.I)
+# a ``cd`` into a missing folder (``cd x && grep …`` stops there): navigation, not a search
+_CD_FAILED = re.compile(r"^(?:\S*: )?(?:line \d+: )?cd: .*(?:No such file or directory|Not a directory)", re.M)
 # a line of a command's output that is itself an error message (``ls: cannot access 'x': …``), as
 # opposed to a match line that merely contains the words (``./a.txt:3:No such file …``)
 _NOT_FOUND_ERROR_LINE = re.compile(r"^[\w./-]+: (?:.*No such file or directory|cannot access|cannot open)", re.I)
@@ -192,6 +194,8 @@ def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKe
         assert ek is not None
         return _Outcome(inv, cls, "excluded", ek.value)
     if r.status == ToolStatus.FAILURE:
+        if cls == "Bash search" and _CD_FAILED.search(r.output):
+            return _Outcome(inv, cls, "excluded", "navigation")  # the search never ran
         not_found = ek == ErrorKind.NOT_FOUND or bool(_NOT_FOUND.search(r.output))
         if cls == "Read" and not not_found:
             return _Outcome(inv, cls, "excluded", (ek or ErrorKind.OTHER).value)
@@ -200,7 +204,10 @@ def _classify(inv: ToolInvocation, cls: str, given: Sequence[str], keyer: PathKe
         reason = "empty"
     elif cls == "Bash search" and parse_command(command_text(inv.call.input)).only_fallback(r.output):
         reason = "fallback"  # ``grep x . || echo "not found"``: exit 0, but only the fallback spoke
-    elif ek == ErrorKind.NOT_FOUND or (cls == "Bash search" and _all_not_found_lines(r.output.strip())):
+    elif ek == ErrorKind.NOT_FOUND or (
+        cls == "Bash search"
+        and _all_not_found_lines(parse_command(command_text(inv.call.input)).searches_said(r.output).strip())
+    ):
         reason = "not_found"
     else:
         return _Outcome(inv, cls, "found", "")
