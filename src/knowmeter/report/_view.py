@@ -180,6 +180,9 @@ class TaskView:
     layers: LayersJSON = field(default_factory=LayersJSON)
     #: the sample's prompt as the task stored it (None in records from before it was stored)
     sample_prompt: str | None = None
+    #: whether its gap signals were looked for (False: the task failed to run, or has no analysis —
+    #: its gap signals are unknown, not none)
+    gaps_analysed: bool = True
 
     @property
     def prompt(self) -> str | None:
@@ -598,4 +601,5 @@ def _task_view(rec: TaskJSON) -> TaskView:
         gap_signals=list(gaps.get("signals", [])) if gaps is not None else [],
         layers=grade.get("layers") or LayersJSON(),
         sample_prompt=_str(rec.get("prompt")),
+        gaps_analysed=gaps is not None and gaps.get("ok", True) is True,
     )
