@@ -129,3 +129,15 @@ def test_sample_table_gap_cell_of_a_failed_task_is_unknown(browser: Browser, str
         gap = cells.nth(cells.count() - 1).inner_text()
         assert gap == ("unknown" if sample in FAILED else "none"), sample
     assert browser.errors == []
+
+
+@pytest.mark.slow
+def test_markdown_names_each_p_values_test(straight: Path, project: Path) -> None:
+    r = km_process("report", straight.name, "--markdown", "pr.md", cwd=project)
+    assert r.returncode == 1, r.stderr
+    text = (project / "pr.md").read_text()
+    stored = joined_report(straight)["comparisons"][0]["metrics"]["composite"]["permutation"]
+    assert stored["method"] == "exact"  # 8 pairs: 256 sign flips, all enumerated
+    row = next(line for line in text.splitlines() if line.startswith("| composite |"))
+    assert "(exact, every sign flip)" in row
+    assert "- p, family composite: paired permutation (sign-flip) test of composite at α 0.05 — single test" in text

@@ -26,6 +26,15 @@ _ESCAPES = (
 )
 
 
+def _family(family: Mapping[str, Any]) -> str:
+    """How one family of p-values was tested and adjusted, as report.html's statistics say it."""
+    gate = f"; {family['gate']}" if family.get("gate") else ""
+    return (
+        f"p, family {family.get('name')}: paired permutation (sign-flip) test of "
+        f"{', '.join(family.get('metrics', []))} at α {family.get('level')} — {family.get('method')}{gate}"
+    )
+
+
 def md(value: Any) -> str:
     """Text safe in a Markdown table cell (one line, no live markup)."""
     text = " ".join(str(value).split())
@@ -86,7 +95,10 @@ def markdown_summary(report: Report) -> str:
         out += ["", f"### {md(c.treatment)} vs {md(c.control)}", ""]
         if not c.comparable and c.comparability_note:
             out += [f"⚠ {md(c.comparability_note)}", ""]
-        out += ["| metric | pairs | Δ | CI | p (adj., composite first) | significant |", "|---|---|---|---|---|---|"]
+        out += [
+            "| metric | pairs | Δ | CI | permutation p (adj., composite first) | significant |",
+            "|---|---|---|---|---|---|",
+        ]
         for m in c.metrics:
             ci = (
                 "unknown"
@@ -96,8 +108,9 @@ def markdown_summary(report: Report) -> str:
             sig = "unknown" if m.significant is None else ("yes" if m.significant else "no")
             out.append(
                 f"| {md(m.metric)} | {m.n_pairs} | {_num(m.diff.estimate, '+.2f')} | {ci} | "
-                f"{_num(m.p_adjusted, '.4f')} | {sig} |"
+                f"{_num(m.p_adjusted, '.4f')}{f' ({m.p_method})' if m.p_method else ''} | {sig} |"
             )
+        out += ["", *(f"- {md(_family(f))}" for f in c.families)]
     if view.tradeoffs:
         out += ["", "### Trade-off", "", f"> {md(TRADEOFF_HEADER)}", "", *(f"- {md(line)}" for line in view.tradeoffs)]
     if view.gaps:

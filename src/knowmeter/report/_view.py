@@ -102,6 +102,17 @@ class MetricRow:
     mde: float | None
     n_needed: int | None
     dropped: int | None
+    #: how its p was computed: "exact, 2^n sign flips" or "10000 random sign flips, seed S" (None: no test)
+    p_method: str | None = None
+
+
+def _p_method(method: str | None, n_permutations: int, seed: int | None) -> str | None:
+    """``MetricRow.p_method`` from a stored permutation test."""
+    if method == "exact":
+        return "exact, every sign flip"
+    if method == "monte_carlo":
+        return f"{n_permutations} random sign flips, seed {'unknown' if seed is None else seed}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -461,6 +472,7 @@ class ReportView:
                         mde=m.mde,
                         n_needed=m.n_needed,
                         dropped=m.dropped.total,
+                        p_method=_p_method(m.permutation.method, m.permutation.n_permutations, m.permutation.seed),
                     )
                     for name, m in c.metrics.items()
                 ],
