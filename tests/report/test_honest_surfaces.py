@@ -141,3 +141,15 @@ def test_markdown_names_each_p_values_test(straight: Path, project: Path) -> Non
     row = next(line for line in text.splitlines() if line.startswith("| composite |"))
     assert "(exact, every sign flip)" in row
     assert "- p, family composite: paired permutation (sign-flip) test of composite at α 0.05 — single test" in text
+
+
+@pytest.mark.slow
+def test_summary_runs_and_trends_say_the_cost_in_dollars_and_unknown_tasks(straight: Path, project: Path) -> None:
+    # the control: 5 tasks reported $0.01 each, 5 reported nothing; the run: 9 and 11
+    said = {
+        "summary": (km_process("report", straight.name, cwd=project).stdout, "$0.0500 (+5 tasks unknown)"),
+        "trends": (km_process("trends", cwd=project).stdout, "$0.0500 (+5 tasks unknown)"),
+        "runs": (km_process("runs", cwd=project).stdout, "$0.0900 (+11 tasks unknown)"),
+    }
+    for surface, (text, cost) in said.items():
+        assert cost in " ".join(text.split()), surface
