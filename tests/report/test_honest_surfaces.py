@@ -111,6 +111,10 @@ def test_merged_shards_spend_what_the_straight_run_spent(straight: Path, project
     md = km_process("report", merged.name, "--markdown", "merged.md", cwd=project)
     assert md.returncode == 1, md.stderr
     assert spend[0] in (project / "merged.md").read_text()
+    # its own times are the merge's: the page names the shards it was made from, with theirs
+    page = (merged / "report.html").read_text()
+    for index, shard in enumerate(shards, 1):
+        assert f"merged from shard {index}/2</th><td>run {shard} · complete · created" in page
 
 
 @pytest.mark.slow

@@ -373,6 +373,14 @@ class ReportView:
             ("git dirty", "unknown" if dirty is None else ("yes" if dirty else "no")),
             ("wall time", "unknown" if run.wall_s is None else f"{run.wall_s} s"),
         ]
+        rows += [
+            (
+                f"merged from shard {m.shard}",
+                f"run {m.run_id} · {m.status or 'status unknown'} · created {m.created_at} · finished "
+                f"{m.finished_at or 'unknown'} · wall time {'unknown' if m.wall_s is None else f'{m.wall_s} s'}",
+            )
+            for m in run.merged_from or []
+        ]
         rows += [(f"version {k}", v) for k, v in run.versions.items()]
         rows += [(f"variant {v.name}", f"{v.kind} {v.expression} · sha256 {v.artifact_hash}") for v in self.variants]
         rows += [(f"prompt hash {k}", v) for k, v in run.prompt_hashes.items()]
