@@ -15,6 +15,7 @@ import pytest
 from knowmeter.report import joined_report
 from tests.report.conftest import Browser
 from tests.report.report_support import latest_run
+from tests.report.test_viewer import request, served
 from tests.support.cli import km_process
 
 #: answers "ok" (the treatment always, the control on two samples of three); the treatment fails
@@ -148,12 +149,14 @@ def test_markdown_names_each_p_values_test(straight: Path, project: Path) -> Non
 
 
 @pytest.mark.slow
-def test_summary_runs_and_trends_say_the_cost_in_dollars_and_unknown_tasks(straight: Path, project: Path) -> None:
+def test_summary_runs_trends_and_view_say_the_cost_in_dollars_and_unknown_tasks(straight: Path, project: Path) -> None:
     # the control: 5 tasks reported $0.01 each, 5 reported nothing; the run: 9 and 11
     said = {
         "summary": (km_process("report", straight.name, cwd=project).stdout, "$0.0500 (+5 tasks unknown)"),
         "trends": (km_process("trends", cwd=project).stdout, "$0.0500 (+5 tasks unknown)"),
         "runs": (km_process("runs", cwd=project).stdout, "$0.0900 (+11 tasks unknown)"),
     }
+    with served(project / ".knowmeter") as server:
+        said["view"] = (request(server, "GET", "/")[1], "$0.0900 (+11 tasks unknown)")
     for surface, (text, cost) in said.items():
         assert cost in " ".join(text.split()), surface
