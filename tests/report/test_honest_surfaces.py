@@ -160,3 +160,13 @@ def test_summary_runs_trends_and_view_say_the_cost_in_dollars_and_unknown_tasks(
         said["view"] = (request(server, "GET", "/")[1], "$0.0900 (+11 tasks unknown)")
     for surface, (text, cost) in said.items():
         assert cost in " ".join(text.split()), surface
+
+
+@pytest.mark.slow
+def test_markdown_gap_rate_carries_its_confidence(straight: Path, project: Path) -> None:
+    # the script agent gives no trace: a 0% gap rate here is of low confidence, as the summary says
+    r = km_process("report", straight.name, "--markdown", "gaps.md", cwd=project)
+    assert r.returncode == 1, r.stderr
+    rows = [line for line in (project / "gaps.md").read_text().splitlines() if line.startswith("| a | 0.0%")]
+    assert rows == ["| a | 0.0% (0/10) | low | regex-only | 100.0% (1/1) | none |"]
+    assert "confidence low · hedging regex-only" in " ".join(r.stdout.split())

@@ -120,8 +120,8 @@ def markdown_summary(report: Report) -> str:
             "",
             f"> depends on sample set {md(wm.id)} ({wm.count} samples). ⚠ {md(wm.warning)}",
             "",
-            "| variant | gap rate | coverage | uncovered files |",
-            "|---|---|---|---|",
+            "| variant | gap rate | confidence | hedging | coverage | uncovered files |",
+            "|---|---|---|---|---|---|",
         ]
         for g in view.gaps:
             row = view.coverage_for(g.variant)
@@ -130,7 +130,10 @@ def markdown_summary(report: Report) -> str:
                 cov = f"{_pct(row.rate)} ({row.covered}/{row.total})"
                 more = f" +{len(row.uncovered) - 5}" if len(row.uncovered) > 5 else ""
                 unc = (", ".join(md(u) for u in row.uncovered[:5]) or "none") + more
-            out.append(f"| {md(g.variant)} | {_pct(g.gap_rate)} ({g.samples_with_gap}/{g.executed}) | {cov} | {unc} |")
+            out.append(
+                f"| {md(g.variant)} | {_pct(g.gap_rate)} ({g.samples_with_gap}/{g.executed}) | "
+                f"{g.confidence or 'unknown'} | {g.hedging_mode or 'unknown'} | {cov} | {unc} |"
+            )
     return "\n".join(out) + "\n"
 
 
