@@ -157,6 +157,35 @@ def _recommendation(blocker: Blocker, run: RunInfo, comprehension: bool) -> str:
     return f"DO NOT SHIP — a gate failed: {blocker.message}."
 
 
+#: what to do after a comprehension verdict (by its rule, else its level): a comprehension verdict
+#: carries no ship recommendation of its own, and an empty "what to do" tells the reader nothing
+_COMPREHENSION_ADVICE = {
+    "PASS": "THE SKILL PASSES — the agent understood it on every graded dimension, better than without it.",
+    "PROVISIONAL": "PASSES WITH CAVEATS — every graded case passes; confirm it under the caveats above "
+    "(Skill Graph's PASS needs two independent grader models).",
+    "SHALLOW": "FIX THE SKILL — with it the agent fails the dimensions named above; rework what they test.",
+    "REDUNDANT": "THE SKILL CHANGES NOTHING MEASURABLE — the agent does as well without it.",
+    "SKIPPED_BASELINE_HIGH": "WRITE HARDER CASES — the agent passes every case without the skill, so this eval "
+    "cannot show what the skill teaches.",
+    "cannot_tell": "NOT VERIFIED — the run cannot tell the skill from the baseline: add cases or repeats (--repeat).",
+    "ungraded": "NOT VERIFIED — some answers were not graded: run the same command again to grade them "
+    "(the answers are cached).",
+    "nothing_graded": "NOT VERIFIED — nothing was graded: fix the grader (see above) and run knowmeter "
+    "comprehend again.",
+}
+
+
+def _advice(report: Report) -> str:
+    """The recommendation of a decision with nothing blocking: the verdict's own, or for a
+    comprehension verdict the advice for its rule or level."""
+    if report.verdict is not None:
+        return report.verdict.ship_recommendation
+    comp = report.comprehension.verdict if report.comprehension else None
+    if comp is None:
+        return ""
+    return _COMPREHENSION_ADVICE.get(comp.rule) or _COMPREHENSION_ADVICE.get(str(comp.level), "")
+
+
 def decide(report: Report) -> Decision:
     """The decision for a built report (its ``run``, ``variants``, verdict and ``gates``)."""
     run, variants = report.run, report.variants
@@ -186,7 +215,7 @@ def decide(report: Report) -> Decision:
         code = (
             verdict.exit_code if verdict is not None and verdict.exit_code in (EXIT_OK, EXIT_INPUT) else EXIT_NOT_PASSED
         )
-        recommendation = getattr(verdict, "ship_recommendation", "") or ""
+        recommendation = _advice(report)
         # no verdict and nothing blocking: only a report built without its analysis sections
         outcome = cast(Outcome, level) if level else "NOT MEASURED"
         return Decision(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from knowmeter.activation._model import ActivationReport, ArmFigures, PairedChange, Rate
-from knowmeter.activation._outputs import wrong_line
+from knowmeter.activation._outputs import intervals_note, wrong_line
 
 __all__ = ["html_report", "runs_index_html"]
 
@@ -77,9 +77,7 @@ def html_report(report: ActivationReport) -> str:
         f"<h1>{escape(report.verdict)} — activation of <code>{skill}</code></h1><p>{report.cases} case(s) × "
         f"{report.repeats} repeat(s), executor {escape(report.executor)}"
         f"{'' if report.model is None else ' (' + escape(report.model) + ')'}; activation counted from "
-        f"{report.counts}; 95% intervals clustered by case (Wilson on the effective n; F1 and changes: cluster "
-        f"bootstrap, B={report.arms[0].b if report.arms else 0}, seed {report.arms[0].seed if report.arms else 0})"
-        f"</p><p><small>run {escape(report.run_id)} · distractors: "
+        f"{report.counts}; {escape(intervals_note(report))}</p><p><small>run {escape(report.run_id)} · distractors: "
         f"{escape(', '.join(report.distractors) or 'none')}</small></p>"
     )
     arms = "".join(_arm(f, f"version {f.arm}" if len(report.arms) > 1 else "figures") for f in report.arms)

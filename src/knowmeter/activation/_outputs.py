@@ -51,13 +51,25 @@ def _arm_table(f: ArmFigures) -> list[str]:
     return lines
 
 
+def intervals_note(report: ActivationReport) -> str:
+    """How the report's intervals were computed — level, method, B and seed, as its arms record
+    them — the same words on every surface; without an arm there is no interval to describe."""
+    if not report.arms:
+        return "no intervals (no version was measured)"
+    arm = report.arms[0]
+    return (
+        f"{arm.level:.0%} intervals clustered by case (Wilson on the effective n; F1 and changes: "
+        f"cluster bootstrap, B={arm.b}, seed {arm.seed})"
+    )
+
+
 def markdown_summary(report: ActivationReport) -> str:
     """The report as Markdown: verdict, per-version figures, the A/B changes, the reasons."""
     lines = [
         f"## knowmeter activation: {report.verdict} — skill `{report.skill}`",
         "",
         f"{report.cases} case(s) × {report.repeats} repeat(s), executor {report.executor}; activation counted "
-        f"from: {report.counts}; intervals clustered by case (run `{report.run_id}`)",
+        f"from: {report.counts}; {intervals_note(report)} (run `{report.run_id}`)",
     ]
     for f in report.arms:
         lines += ["", f"### version {f.arm}" if len(report.arms) > 1 else "### figures", "", *_arm_table(f)]

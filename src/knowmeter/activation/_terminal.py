@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from knowmeter.activation._model import ActivationReport, ArmFigures, Rate
+from knowmeter.activation._outputs import intervals_note
 
 __all__ = ["summary_lines"]
 
@@ -40,11 +41,9 @@ def _arm(f: ArmFigures, label: str) -> list[str]:
 def summary_lines(report: ActivationReport) -> list[str]:
     """Headline, per-arm figures (intervals: clustered Wilson at the report's level), the A/B
     changes and the verdict's reasons."""
-    level = report.arms[0].level if report.arms else 0.95
     lines = [
         f"{report.verdict} — activation of skill {report.skill!r}: {report.cases} case(s) × {report.repeats} "
-        f"repeat(s), {report.executor}; activation counted from: {report.counts}; intervals {level:.0%}, "
-        "clustered by case",
+        f"repeat(s), {report.executor}; activation counted from: {report.counts}; {intervals_note(report)}",
     ]
     names = {"A": "A (control)", "B": "B (treatment)"}
     for f in report.arms:

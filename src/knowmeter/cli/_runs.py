@@ -14,8 +14,9 @@ from knowmeter.cli._output import output_dir_option
 
 
 def _cost(r: Any) -> str:
-    cost = "unknown" if r["cost_known_usd"] is None else f"{r['cost_known_usd']:.4f}"
-    return cost + (f" (+{r['cost_unknown_tasks']} unknown)" if r["cost_unknown_tasks"] else "")
+    from knowmeter.report import known_cost_text
+
+    return known_cost_text(r["cost_known_usd"], r["cost_unknown_tasks"])
 
 
 def _resume(r: Any) -> str:

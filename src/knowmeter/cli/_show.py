@@ -36,9 +36,21 @@ def _event(ev: dict[str, Any]) -> str:
     return f"{turn} {ev.get('role', '?')}: {_clip(str(ev.get('text') or ''))}"
 
 
+def _layer(task: Any, name: str, value: Any) -> str:
+    """A layer's score; a layer the task has nothing for — no assertion of it, no judge — is
+    ``absent`` (as the summary says), one whose grading was there but gave no score ``unknown``."""
+    if value is not None:
+        return _score(value)
+    if name == "judge":
+        there = bool(task.judges or task.judge_error)
+    else:
+        there = any(a.get("layer") == name for a in task.assertions)
+    return "unknown" if there else "absent"
+
+
 def _task_lines(task: Any, role: str) -> list[tuple[str, str]]:
     """(indent, text) lines of one task."""
-    layers = " · ".join(f"{name} {_score(v)}" for name, v in task.layers.items())
+    layers = " · ".join(f"{name} {_layer(task, name, v)}" for name, v in task.layers.items())
     cost = "unknown" if task.cost_usd is None else f"${task.cost_usd:.4f}"
     latency = "unknown" if task.latency_ms is None else f"{task.latency_ms:.0f} ms"
     cached = " · from the response cache" if task.cached else ""

@@ -41,7 +41,7 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_
     from knowmeter.cli._output import console, print_json
     from knowmeter.cli._runs import short_time
     from knowmeter.printable import Printer, printable
-    from knowmeter.report import not_comparable, open_run_index, percent
+    from knowmeter.report import known_cost_text, not_comparable, open_run_index, percent
     from knowmeter.store import variant_history
     from knowmeter.watermark import WATERMARK_WARNING
 
@@ -88,9 +88,7 @@ def trends_cmd(variant: str | None, sample_set: str | None, output_dir: str, as_
         flagged = not_comparable(group)
         for r in group:
             commit = (r["git_commit"] or "-")[:10] + ("+dirty" if r["git_dirty"] else "")
-            cost = "unknown" if r["cost_known_usd"] is None else f"{r['cost_known_usd']:.4f}"
-            if r["cost_unknown_tasks"]:
-                cost += f" (+{r['cost_unknown_tasks']} unknown)"
+            cost = known_cost_text(r["cost_known_usd"], r["cost_unknown_tasks"])
             composite = "unknown" if r["composite"] is None else f"{r['composite']:.2f}"
             mark = " ⚠" if r["variant"] in flagged else ""
             out.line(f"{short_time(r['created_at'])} · {r['run_id']} · commit {commit} · {r['variant']}")

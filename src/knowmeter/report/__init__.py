@@ -4,6 +4,7 @@ Schema), the terminal summary."""
 from knowmeter.gates import Gates
 from knowmeter.report._build import build_report, write_report
 from knowmeter.report._compare_section import compare_config, comparison_section, observations
+from knowmeter.report._cost_text import known_cost_text
 from knowmeter.report._decision import OUTCOMES, Blocker, BlockerKind, Decision, Incompleteness, Outcome, incompleteness
 from knowmeter.report._fold import Ordered, Section, SectionBuilder, TaskKey
 from knowmeter.report._gaps_section import gaps_section, variant_root
@@ -74,6 +75,7 @@ __all__ = [
     "incompleteness",
     "index_rows",
     "joined_report",
+    "known_cost_text",
     "not_comparable",
     "observations",
     "open_run_index",

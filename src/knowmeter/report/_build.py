@@ -97,6 +97,7 @@ def build_report(run_dir: RunDir, *, sections: list[SectionBuilder] | None = Non
             "judges": run.judges,
             "prompt_hashes": run.prompt_hashes,
             "shard": run.shard,
+            "merged_from": run.merged_from,
             "sequential": run.sequential,
             "control_reused": run.control_reused,
             "subset": run.subset,

@@ -1,5 +1,6 @@
 """Per-sample results as CSV (``--csv FILE``): one row per sample × variant × repeat, for a
-spreadsheet or pandas. An unknown value (no score, no reported cost) is an empty cell, never 0.
+spreadsheet or pandas. An unknown value (no score, no reported cost; the assertion counts and gap
+signals of a task that failed to run) is an empty cell, never 0.
 Text from the agent and the samples is untrusted: a cell that a spreadsheet would read as a
 formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) is prefixed with
 ``'``."""
@@ -47,6 +48,7 @@ def _number(value: Any) -> str:
 
 def _row(task: TaskView, role: str) -> list[str]:
     decided = [a.get("passed") for a in task.assertions if a.get("passed") is not None]
+    graded = task.error is None  # a task that failed to run was not graded: its counts are unknown
     return [
         _text(task.sample_id),
         _text(task.variant),
@@ -55,10 +57,10 @@ def _row(task: TaskView, role: str) -> list[str]:
         _text(task.error),
         _number(task.composite),
         *(_number(task.layers.get(layer)) for layer in defaults.LAYERS),
-        str(sum(1 for p in decided if p)),
-        str(sum(1 for p in decided if not p)),
+        str(sum(1 for p in decided if p)) if graded else "",
+        str(sum(1 for p in decided if not p)) if graded else "",
         "" if task.passed is None else str(task.passed).lower(),
-        str(len(task.gap_signals)),
+        str(len(task.gap_signals)) if task.gaps_analysed else "",
         _number(task.cost_usd),
         _number(task.latency_ms),
         str(task.cached).lower(),

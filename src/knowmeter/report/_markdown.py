@@ -26,6 +26,15 @@ _ESCAPES = (
 )
 
 
+def _family(family: Mapping[str, Any]) -> str:
+    """How one family of p-values was tested and adjusted, as report.html's statistics say it."""
+    gate = f"; {family['gate']}" if family.get("gate") else ""
+    return (
+        f"p, family {family.get('name')}: paired permutation (sign-flip) test of "
+        f"{', '.join(family.get('metrics', []))} at α {family.get('level')} — {family.get('method')}{gate}"
+    )
+
+
 def md(value: Any) -> str:
     """Text safe in a Markdown table cell (one line, no live markup)."""
     text = " ".join(str(value).split())
@@ -86,7 +95,10 @@ def markdown_summary(report: Report) -> str:
         out += ["", f"### {md(c.treatment)} vs {md(c.control)}", ""]
         if not c.comparable and c.comparability_note:
             out += [f"⚠ {md(c.comparability_note)}", ""]
-        out += ["| metric | pairs | Δ | CI | p (adj., composite first) | significant |", "|---|---|---|---|---|---|"]
+        out += [
+            "| metric | pairs | Δ | CI | permutation p (adj., composite first) | significant |",
+            "|---|---|---|---|---|---|",
+        ]
         for m in c.metrics:
             ci = (
                 "unknown"
@@ -96,8 +108,9 @@ def markdown_summary(report: Report) -> str:
             sig = "unknown" if m.significant is None else ("yes" if m.significant else "no")
             out.append(
                 f"| {md(m.metric)} | {m.n_pairs} | {_num(m.diff.estimate, '+.2f')} | {ci} | "
-                f"{_num(m.p_adjusted, '.4f')} | {sig} |"
+                f"{_num(m.p_adjusted, '.4f')}{f' ({m.p_method})' if m.p_method else ''} | {sig} |"
             )
+        out += ["", *(f"- {md(_family(f))}" for f in c.families)]
     if view.tradeoffs:
         out += ["", "### Trade-off", "", f"> {md(TRADEOFF_HEADER)}", "", *(f"- {md(line)}" for line in view.tradeoffs)]
     if view.gaps:
@@ -107,8 +120,8 @@ def markdown_summary(report: Report) -> str:
             "",
             f"> depends on sample set {md(wm.id)} ({wm.count} samples). ⚠ {md(wm.warning)}",
             "",
-            "| variant | gap rate | coverage | uncovered files |",
-            "|---|---|---|---|",
+            "| variant | gap rate | confidence | hedging | coverage | uncovered files |",
+            "|---|---|---|---|---|---|",
         ]
         for g in view.gaps:
             row = view.coverage_for(g.variant)
@@ -117,7 +130,10 @@ def markdown_summary(report: Report) -> str:
                 cov = f"{_pct(row.rate)} ({row.covered}/{row.total})"
                 more = f" +{len(row.uncovered) - 5}" if len(row.uncovered) > 5 else ""
                 unc = (", ".join(md(u) for u in row.uncovered[:5]) or "none") + more
-            out.append(f"| {md(g.variant)} | {_pct(g.gap_rate)} ({g.samples_with_gap}/{g.executed}) | {cov} | {unc} |")
+            out.append(
+                f"| {md(g.variant)} | {_pct(g.gap_rate)} ({g.samples_with_gap}/{g.executed}) | "
+                f"{g.confidence or 'unknown'} | {g.hedging_mode or 'unknown'} | {cov} | {unc} |"
+            )
     return "\n".join(out) + "\n"
 
 

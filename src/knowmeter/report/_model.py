@@ -38,6 +38,7 @@ from knowmeter.store import (
     Git,
     JoinedTasks,
     JudgeInfo,
+    MergedShard,
     RunExecutor,
     SampleSetInfo,
     ShardInfo,
@@ -115,6 +116,11 @@ class RunInfo(_M):
         default=None,
         description="Set for a run of one shard of a plan (eval --shard I/N). knowmeter merge "
         "combines the shards into one run.",
+    )
+    merged_from: list[MergedShard] | None = Field(
+        default=None,
+        description="Set for a run knowmeter merge made: the shards it was made from (each with its "
+        "own times, wall time and budget); the run's own times are the merge's.",
     )
     sequential: SequentialRecord | None = Field(
         default=None,

@@ -17,6 +17,7 @@ from rich.console import Console
 
 from knowmeter import defaults
 from knowmeter.printable import Printer
+from knowmeter.report._cost_text import known_cost_text
 from knowmeter.report._decision import LABELS
 from knowmeter.report._model import ProbeComparison, Report
 from knowmeter.report._tradeoff import TRADEOFF_HEADER
@@ -100,9 +101,7 @@ def _render_variants(report: Report, out: Printer) -> None:
     out.line(COMPOSITE_NOTE, indent=_INDENT)
     for v in report.variants:
         means = v.layer_means
-        cost_txt = _fmt(v.cost.known_usd, ".4f")
-        if v.cost.tasks_with_unknown_cost:
-            cost_txt += f" (+{v.cost.tasks_with_unknown_cost} unknown)"
+        cost_txt = known_cost_text(v.cost.known_usd, v.cost.tasks_with_unknown_cost)
         cached = f" · {v.cached} from the response cache" if v.cached else ""
         out.line(f"{v.name} · {v.role} · {v.tasks} tasks · {v.errors} errors{cached}")
         layers = " · ".join(

@@ -102,6 +102,17 @@ class MetricRow:
     mde: float | None
     n_needed: int | None
     dropped: int | None
+    #: how its p was computed: "exact, 2^n sign flips" or "10000 random sign flips, seed S" (None: no test)
+    p_method: str | None = None
+
+
+def _p_method(method: str | None, n_permutations: int, seed: int | None) -> str | None:
+    """``MetricRow.p_method`` from a stored permutation test."""
+    if method == "exact":
+        return "exact, every sign flip"
+    if method == "monte_carlo":
+        return f"{n_permutations} random sign flips, seed {'unknown' if seed is None else seed}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -180,6 +191,9 @@ class TaskView:
     layers: LayersJSON = field(default_factory=LayersJSON)
     #: the sample's prompt as the task stored it (None in records from before it was stored)
     sample_prompt: str | None = None
+    #: whether its gap signals were looked for (False: the task failed to run, or has no analysis —
+    #: its gap signals are unknown, not none)
+    gaps_analysed: bool = True
 
     @property
     def prompt(self) -> str | None:
@@ -359,6 +373,14 @@ class ReportView:
             ("git dirty", "unknown" if dirty is None else ("yes" if dirty else "no")),
             ("wall time", "unknown" if run.wall_s is None else f"{run.wall_s} s"),
         ]
+        rows += [
+            (
+                f"merged from shard {m.shard}",
+                f"run {m.run_id} · {m.status or 'status unknown'} · created {m.created_at} · finished "
+                f"{m.finished_at or 'unknown'} · wall time {'unknown' if m.wall_s is None else f'{m.wall_s} s'}",
+            )
+            for m in run.merged_from or []
+        ]
         rows += [(f"version {k}", v) for k, v in run.versions.items()]
         rows += [(f"variant {v.name}", f"{v.kind} {v.expression} · sha256 {v.artifact_hash}") for v in self.variants]
         rows += [(f"prompt hash {k}", v) for k, v in run.prompt_hashes.items()]
@@ -458,6 +480,7 @@ class ReportView:
                         mde=m.mde,
                         n_needed=m.n_needed,
                         dropped=m.dropped.total,
+                        p_method=_p_method(m.permutation.method, m.permutation.n_permutations, m.permutation.seed),
                     )
                     for name, m in c.metrics.items()
                 ],
@@ -598,4 +621,5 @@ def _task_view(rec: TaskJSON) -> TaskView:
         gap_signals=list(gaps.get("signals", [])) if gaps is not None else [],
         layers=grade.get("layers") or LayersJSON(),
         sample_prompt=_str(rec.get("prompt")),
+        gaps_analysed=gaps is not None and gaps.get("ok", True) is True,
     )

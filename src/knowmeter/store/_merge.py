@@ -12,7 +12,16 @@ from pathlib import Path
 from knowmeter import jsonio
 from knowmeter.errors import InputError
 from knowmeter.store._rundir import ResultsWriter, RunDir, new_run_id
-from knowmeter.store._runrecord import MergedShard, RunRecord, ShardInfo, plan_hash, plan_parts, utc_timestamp
+from knowmeter.store._runrecord import (
+    BudgetStatus,
+    CallSpend,
+    MergedShard,
+    RunRecord,
+    ShardInfo,
+    plan_hash,
+    plan_parts,
+    utc_timestamp,
+)
 from knowmeter.store._storedtasks import task_records
 
 
@@ -80,6 +89,57 @@ def _check_plan(runs: list[_Shard]) -> list[_Shard]:
     return sorted(runs, key=lambda r: r[2].index)
 
 
+def _merged_calls(budgets: list[BudgetStatus]) -> dict[str, CallSpend]:
+    """The shards' model calls by kind, added up (the highest single cost is the highest of any)."""
+    calls: dict[str, CallSpend] = {}
+    for budget in budgets:
+        for kind, c in budget.calls.items():
+            was = calls.get(kind)
+            if was is None:
+                calls[kind] = c.model_copy()
+                continue
+            highest = [m for m in (was.max_cost_usd, c.max_cost_usd) if m is not None]
+            calls[kind] = CallSpend(
+                known_cost=was.known_cost + c.known_cost,
+                unknown_cost=was.unknown_cost + c.unknown_cost,
+                spent_known_usd=was.spent_known_usd + c.spent_known_usd,
+                max_cost_usd=max(highest) if highest else None,
+            )
+    return calls
+
+
+def _merged_budget(shards: list[_Shard]) -> BudgetStatus | None:
+    """What the shards spent, added up — the merged run's spend, as a straight run of the plan
+    records it. The limits were each shard's own: the total is theirs added up (None when a shard
+    had none); each shard's record stays in ``merged_from``. None when a shard recorded no spend
+    (a knowmeter from before it did): the sum would be unknown."""
+    budgets = [r.budget for _, r, _ in shards]
+    if any(b is None for b in budgets):
+        return None
+    known = [b for b in budgets if b is not None]
+    totals = [b.total_usd for b in known]
+    total = None if any(t is None for t in totals) else sum(t for t in totals if t is not None)
+    per_task = {b.per_task_usd for b in known}
+    spent = sum(b.spent_known_usd for b in known)
+    notes = [f"shard {s.index}/{s.count}: {r.budget.note}" for _, r, s in shards if r.budget and r.budget.note]
+    return BudgetStatus(
+        total_usd=total,
+        per_task_usd=per_task.pop() if len(per_task) == 1 else None,
+        spent_known_usd=spent,
+        tasks_with_known_cost=sum(b.tasks_with_known_cost for b in known),
+        tasks_with_unknown_cost=sum(b.tasks_with_unknown_cost for b in known),
+        tasks_not_started_for_budget=sum(b.tasks_not_started_for_budget for b in known),
+        calls=_merged_calls(known),
+        calls_one_at_a_time=sum(b.calls_one_at_a_time for b in known),
+        in_flight_calls=sum(b.in_flight_calls for b in known),
+        in_flight_charged_usd=sum(b.in_flight_charged_usd for b in known),
+        in_flight_unknown_cost=sum(b.in_flight_unknown_cost for b in known),
+        overshoot_usd=(max(0.0, spent - total) or None) if total is not None else None,
+        note=f"summed over {len(shards)} shards, each under its own budget (merged_from)"
+        + (": " + "; ".join(notes) if notes else ""),
+    )
+
+
 def _merged_record(run_id: str, shards: list[_Shard], done: int) -> RunRecord:
     """run.json of the merged run: the first shard's, as one unsharded run of the whole plan."""
     first, first_shard = shards[0][1], shards[0][2]
@@ -92,7 +152,7 @@ def _merged_record(run_id: str, shards: list[_Shard], done: int) -> RunRecord:
     record.config.shard = None
     record.tasks_total = total
     record.wall_s = None  # the shards ran in separate jobs: no one wall time covers them
-    record.budget = None  # each shard had its own budget: see merged_from
+    record.budget = _merged_budget(shards)
     record.merged_from = [
         MergedShard(
             run_id=d.id,

@@ -19,6 +19,7 @@ from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from knowmeter import defaults
+from knowmeter.report._cost_text import known_cost_text
 from knowmeter.report._model import Report
 from knowmeter.report._view import Comparison, ReportView
 from knowmeter.report.html._inventory import INVENTORY_ROWS, inventories
@@ -145,6 +146,7 @@ def environment() -> Environment:
     env.filters["fmt"] = fmt
     env.filters["pct"] = pct
     env.filters["usd"] = usd
+    env.filters["known_cost"] = known_cost_text
     env.filters["by_id"] = by_id
     env.globals["layers"] = defaults.LAYERS
     return env

@@ -8,15 +8,22 @@ from __future__ import annotations
 from knowmeter.report._view import Comparison, MetricRow, ReportView, VariantRow
 
 
-def _correct(v: VariantRow) -> tuple[str, str] | None:
-    """("21 of 23", "samples") — answers whose assertions all passed — or None when no task was
-    decided by assertions. With repeats the unit is answers (each sample answered several times)."""
+def _failed(v: VariantRow) -> str:
+    """ " (4 more failed to run)" — the tasks a pass rate leaves out — or "" when none failed."""
+    return f" ({v.errors} more failed to run)" if v.errors else ""
+
+
+def _correct(v: VariantRow) -> tuple[str, str, str] | None:
+    """("21 of 23", "samples", failed) — answers whose assertions all passed, and ``_failed`` — or
+    None when no task was decided by assertions. With repeats the unit is answers (each sample
+    answered several times). Tasks that failed to run are not in the count: ``failed`` says how
+    many there were."""
     passed, n = v.pass_rate_counts
     if passed is None or not n:
         return None
     if v.pass_rate_samples is not None and v.pass_rate_samples != n:
-        return f"{passed} of {n}", f"answers ({v.pass_rate_samples} samples, each repeated)"
-    return f"{passed} of {n}", "samples"
+        return f"{passed} of {n}", f"answers ({v.pass_rate_samples} samples, each repeated)", _failed(v)
+    return f"{passed} of {n}", "samples", _failed(v)
 
 
 def _chance(m: MetricRow | None) -> str:
@@ -45,7 +52,10 @@ def comparison_sentence(comp: Comparison, variants: dict[str, VariantRow]) -> st
         return f"{comp.treatment} vs {comp.control}: {_chance(composite)}."
     t, c = _correct(treat), _correct(ctrl)
     if t and c:
-        what = f"The treatment {treat.name} answered {t[0]} {t[1]} correctly vs {c[0]} for the control {ctrl.name}"
+        what = (
+            f"The treatment {treat.name} answered {t[0]} {t[1]} correctly{t[2]} "
+            f"vs {c[0]}{c[2]} for the control {ctrl.name}"
+        )
     else:
         what = _scores(treat, ctrl)
     return f"{what}; {_chance(composite)}."
@@ -59,5 +69,5 @@ def plain_summary(view: ReportView) -> list[str]:
         return sentences
     only = next(iter(variants.values()))
     done = _correct(only)
-    said = f"answered {done[0]} {done[1]} correctly" if done else "ran"
+    said = f"answered {done[0]} {done[1]} correctly{done[2]}" if done else "ran"
     return [f"{only.name} {said}; there is no control to compare it with."]

@@ -223,7 +223,7 @@
     idCell.appendChild(opener);
     tr.appendChild(idCell);
     tr.appendChild(el("td", null, row.r));
-    var gaps = 0;
+    var gaps = 0, unrun = 0;  // unrun: variants whose task failed (or is absent): gap signals not looked for
     variants.forEach(function (n) {
       var t = row.v[n], st = status(t), td = el("td");
       if (comprehension) {
@@ -233,10 +233,12 @@
         if (t) td.appendChild(el("span", "sub", " " + num(t.c)));
       }
       if (t) gaps += t.gaps.length;
+      if (!t || t.err) unrun += 1;
       tr.appendChild(td);
     });
     if (dHead) tr.appendChild(el("td", null, row.d === null ? "unknown" : (row.d >= 0 ? "+" : "") + row.d.toFixed(2)));
-    tr.appendChild(el("td", gaps ? "gapmark" : "sub", gaps ? String(gaps) : "none"));
+    var gapCell = tr.appendChild(el("td", gaps ? "gapmark" : unrun ? "unk" : "sub", gaps ? String(gaps) + (unrun ? "+?" : "") : unrun ? "unknown" : "none"));
+    if (unrun) gapCell.title = unrun + " variant(s) did not run here: their gap signals are unknown";
     tr.addEventListener("click", function () { toggle(tr, row); });
     return tr;
   }
