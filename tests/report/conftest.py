@@ -18,6 +18,7 @@ import pytest
 
 from tests.report.report_support import ARTIFACTS, HOSTILE, latest_run
 from tests.support.cli import km_process
+from tests.support.projects import write_skills
 
 #: a script-protocol agent: echoes the prompt and the payloads, reports hostile tool calls
 AGENT = r"""
@@ -142,9 +143,7 @@ def review_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project whose two-variant run (repeat 2) holds the cases above."""
     root = tmp_path_factory.mktemp("html-review")
     (root / "agent.py").write_text(REVIEW_AGENT)
-    (root / "skills").mkdir()
-    (root / "skills" / "c.md").write_text("CONTROL\n")
-    (root / "skills" / "t.md").write_text("TREATMENT\n")
+    write_skills(root, {"c": "CONTROL\n", "t": "TREATMENT\n"})
     samples = [
         {"sample_id": i, "prompt": p, "assertions": [{"type": "icontains", "value": w}]} for i, p, w in REVIEW_SAMPLES
     ]

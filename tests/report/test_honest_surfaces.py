@@ -17,6 +17,7 @@ from tests.report.conftest import Browser
 from tests.report.report_support import latest_run
 from tests.report.test_viewer import request, served
 from tests.support.cli import km_process
+from tests.support.projects import write_skills
 
 #: answers "ok" (the treatment always, the control on two samples of three); the treatment fails
 #: on samples 3 and 8; the cost and tokens are reported on even samples only
@@ -41,9 +42,7 @@ FAILED = {"s03", "s08"}
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("honest")
     (root / "agent.py").write_text(AGENT)
-    (root / "skills").mkdir()
-    (root / "skills" / "a.md").write_text("SOMETIMES\n")
-    (root / "skills" / "b.md").write_text("ALWAYS\n")
+    write_skills(root, {"a": "SOMETIMES\n", "b": "ALWAYS\n"})
     with (root / "eval-samples.jsonl").open("w") as fh:
         for i in range(SAMPLES):
             assertion = {"type": "contains", "value": "ok"}

@@ -23,6 +23,7 @@ from knowmeter.runner._open_files import make_room, needed
 from knowmeter.store import ResultsWriter, iter_results
 from tests.runner.test_runner import FakeAgent, setup
 from tests.support.cli import KNOWMETER
+from tests.support.projects import write_skills
 
 AGENT = '#!/bin/sh\ncat >/dev/null\necho \'{"output":"ok"}\'\n'
 SAMPLES = "".join(json.dumps({"sample_id": f"s{i}", "prompt": f"q{i}"}) + "\n" for i in range(40))
@@ -98,9 +99,7 @@ def test_the_soft_limit_is_raised_to_what_the_concurrency_needs(nofile_limit: Ca
 
 def project(root: Path) -> Path:
     (root / "eval-samples.jsonl").write_text(SAMPLES)
-    (root / "skills").mkdir()
-    (root / "skills" / "a.md").write_text("Skill A.\n")
-    (root / "skills" / "b.md").write_text("Skill B.\n")
+    write_skills(root, {"a": "Skill A.\n", "b": "Skill B.\n"})
     agent = root / "agent.sh"
     agent.write_text(AGENT)
     agent.chmod(0o755)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import KNOWMETER
+from tests.support.projects import write_skills
 
 pytestmark = pytest.mark.slow
 
@@ -46,9 +47,7 @@ def test_a_working_folder_deleted_mid_run_stops_it_with_one_line_and_it_resumes(
     (tmp_path / "eval-samples.jsonl").write_text(
         "".join(json.dumps({"sample_id": f"s{i}", "prompt": f"q{i}"}) + "\n" for i in range(5))
     )
-    (tmp_path / "skills").mkdir()
-    (tmp_path / "skills" / "a.md").write_text("Skill A.\n")
-    (tmp_path / "skills" / "b.md").write_text("Skill B.\n")
+    write_skills(tmp_path, {"a": "Skill A.\n", "b": "Skill B.\n"})
     (tmp_path / "kb").mkdir()
     (tmp_path / "eval.yaml").write_text(CONFIG)
     (tmp_path / "agent.sh").write_text(AGENT)
