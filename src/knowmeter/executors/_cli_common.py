@@ -288,9 +288,9 @@ class CliAgentExecutor(Executor, ABC, Generic[CliOptionsT]):
         #: whether each task's agent runs sealed from every other task (see ``_seal``)
         self.sealed = sealed
         if sealed:  # an endpoint the seal's network cannot relay: refused now, not at every task
-            env = {k: v for k, v in os.environ.items() if any(fnmatch.fnmatchcase(k, p) for p in self.pass_env())}
+            env = minimal_env(Path(), Path(), pass_env=self.pass_env(), extra=self.extra_env())
             try:
-                endpoints_from(self.api_urls(), {**env, **self.base_env(), **options.env})
+                endpoints_from(self.api_urls(), env)
             except ValueError as exc:
                 raise ExecutorUnavailable(f"{self.name}: {exc}") from None
 
@@ -310,6 +310,11 @@ class CliAgentExecutor(Executor, ABC, Generic[CliOptionsT]):
     def base_env(self) -> dict[str, str]:
         """Fixed variables of this CLI (set before ``options.env`` and the request's env)."""
         return {}
+
+    def extra_env(self) -> dict[str, str]:
+        """The variables set in every task's environment over those passed through: ``base_env``,
+        then option ``env``."""
+        return {**self.base_env(), **self.options.env}
 
     def cli_api_urls(self) -> dict[str, str]:
         """The API this CLI is configured to reach (what it is → URL)."""
@@ -348,7 +353,7 @@ class CliAgentExecutor(Executor, ABC, Generic[CliOptionsT]):
         return task_sandbox(
             request,
             pass_env=self.pass_env(),
-            extra_env={**self.base_env(), **opts.env},
+            extra_env=self.extra_env(),
             keep_workspace_skills=opts.keep_workspace_skills,
             workspace_ignore=opts.workspace_ignore,
             keep=opts.keep_temp,
