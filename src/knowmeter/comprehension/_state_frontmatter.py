@@ -23,7 +23,7 @@ from typing import Any
 from knowmeter._secrets import scrub_value
 from knowmeter.comprehension._state import json_text
 from knowmeter.errors import InputError
-from knowmeter.skillgraph import Skill, versioned_frontmatter_problems
+from knowmeter.skillgraph import Skill, schema_version_number, versioned_frontmatter_problems
 from knowmeter.store import atomic_file
 
 #: the eval fields each frontmatter ``schema_version``'s schema declares (v0.5.6 and its history)
@@ -46,9 +46,8 @@ _SAMPLE: dict[str, Any] = {
 
 def frontmatter_fields(skill: Skill) -> tuple[str, ...]:
     """The eval fields ``skill``'s frontmatter schema has room for (empty: none, e.g. v3)."""
-    version = skill.schema_version
-    number = int(version) if isinstance(version, int) or (isinstance(version, str) and version.isdigit()) else None
-    if number is None or isinstance(version, bool):
+    number = schema_version_number(skill.schema_version)
+    if number is None:
         return _BY_SHAPE.get(skill.shape, ())
     return () if number < 4 else _BY_VERSION.get(number, ())
 

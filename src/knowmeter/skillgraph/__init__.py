@@ -39,6 +39,7 @@ from knowmeter.skillgraph._paths import find_repo_root
 from knowmeter.skillgraph._schema import (
     SchemaProblem,
     frontmatter_problems,
+    schema_version_number,
     sidecar_problems,
     versioned_frontmatter_problems,
 )
@@ -108,6 +109,7 @@ __all__ = [
     "load_skill",
     "read_audit_state",
     "resolve_truth_source",
+    "schema_version_number",
     "sidecar_problems",
     "slugs",
     "source_grams",

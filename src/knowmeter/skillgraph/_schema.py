@@ -182,15 +182,25 @@ def frontmatter_problems(frontmatter: dict[str, Any], repo_root: Path | None = N
     return _problems(frontmatter, schema, "the v8 frontmatter schema")
 
 
+def schema_version_number(value: object) -> int | None:
+    """A ``schema_version`` as a number (``6`` or ``"6"``); ``None`` when it is none (absent, a
+    boolean, other text)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    return int(value) if isinstance(value, str) and value.isdigit() else None
+
+
 def versioned_frontmatter_problems(frontmatter: dict[str, Any], repo_root: Path) -> list[SchemaProblem] | None:
     """What is wrong with a v4–v7 frontmatter by the repository's own schema for its
     ``schema_version`` (``schemas/skill.v<N>.schema.json``, else ``schemas/skill.schema.json`` when
     that one is for N, as Skill Graph v0.5.6 ships them); ``None`` when the repository has neither.
     YAML dates are checked as the ISO strings the author wrote."""
     version = frontmatter.get("schema_version")
-    if isinstance(version, bool) or not (isinstance(version, int) or (isinstance(version, str) and version.isdigit())):
+    number = schema_version_number(version)
+    if number is None:
         return None
-    number = int(version)
     named, canonical = (
         repo_root / "schemas" / f"skill.v{number}.schema.json",
         repo_root / "schemas" / "skill.schema.json",

@@ -41,6 +41,7 @@ from knowmeter.skillgraph._dimension import CONCEPT_FIELDS, ConceptField, Dimens
 from knowmeter.skillgraph._errors import SkillFormatError
 from knowmeter.skillgraph._markdown import Section, parse_sections, split_frontmatter
 from knowmeter.skillgraph._paths import find_repo_root
+from knowmeter.skillgraph._schema import schema_version_number
 
 Shape = Literal["v4", "v6", "v8"]
 AUDIT_STATE_FILE = "audit-state.json"
@@ -232,7 +233,7 @@ def _shape(data: dict[str, Any], has_sidecar: bool) -> Shape:
     exported = meta if isinstance(meta, dict) else {}
     packed = _packed(data)
     version = data.get("schema_version", packed.get("schema_version"))
-    number = int(version) if isinstance(version, int) or (isinstance(version, str) and version.isdigit()) else None
+    number = schema_version_number(version)
     relations = data.get("relations")
     suppresses = isinstance(relations, dict) and "suppresses" in relations
     marked = any(k in data or k in exported for k in _V8_MARKERS)
